@@ -1,0 +1,65 @@
+// Request input: query string and body, parsed by Content-Type.
+// A repeated key becomes an array, so a contract expecting one string rejects it
+// instead of silently keeping one of the values.
+import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from "./errors.ts";
+
+export type Input = Record<string, string | string[]>;
+
+export function parse_pairs(search: string): Input {
+  const out: Input = Object.create(null);
+  if (search.length === 0) return out;
+  for (const [key, value] of new URLSearchParams(search)) {
+    const seen = out[key];
+    if (seen === undefined) out[key] = value;
+    else if (typeof seen === "string") out[key] = [seen, value];
+    else seen.push(value);
+  }
+  return out;
+}
+
+/** First value of each key: the `params` view of a query string. */
+export function first_values(input: Input, into: Record<string, string>): void {
+  for (const key in input) {
+    const value = input[key]!;
+    into[key] = typeof value === "string" ? value : value[0]!;
+  }
+}
+
+function media_type(header: string): string {
+  const semi = header.indexOf(";");
+  return (semi === -1 ? header : header.slice(0, semi)).trim().toLowerCase();
+}
+
+/**
+ * Reads and parses the body. Returns undefined when there is none.
+ * JSON must be an object; forms become string/array records; other types are 415.
+ */
+export async function read_body(request: Request, limit: number): Promise<Record<string, unknown> | undefined> {
+  const length = request.headers.get("content-length");
+  if (length !== null && Number(length) > limit) throw new PayloadTooLarge(`Body larger than ${limit} bytes`);
+  const content_type = request.headers.get("content-type");
+  if (request.body === null) return undefined;
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > limit) throw new PayloadTooLarge(`Body larger than ${limit} bytes`);
+  if (bytes.byteLength === 0) return undefined;
+  if (content_type === null) throw new UnsupportedMediaType("A body needs a Content-Type: application/json or application/x-www-form-urlencoded");
+  const type = media_type(content_type);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new BadRequest("The body is not valid UTF-8");
+  }
+  if (type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"))) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new BadRequest("Malformed JSON body");
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new BadRequest("The JSON body must be an object");
+    return value as Record<string, unknown>;
+  }
+  if (type === "application/x-www-form-urlencoded") return parse_pairs(text);
+  throw new UnsupportedMediaType(`Unsupported Content-Type ${type}: use application/json or application/x-www-form-urlencoded`);
+}

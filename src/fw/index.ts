@@ -1,0 +1,40 @@
+// Fw: a small typed endpoint framework on Bun.serve. Knows nothing of OpenID.
+import { App, build, parse_route, start, type FwConfig, type Item, type Running } from "./app.ts";
+import type { Context, Params } from "./context.ts";
+import { Endpoint, EndpointBase } from "./endpoint.ts";
+import * as errors from "./errors.ts";
+import { ErrorHandler, Handler, LoggingHandler, RequestIdHandler, escape_html } from "./handlers.ts";
+import { negotiate } from "./negotiate.ts";
+import { EmptyRequest, Request, snake_case } from "./request.ts";
+import { Bytes, Empty, FileDownload, Html, Json, Redirect, Stream, Text } from "./response.ts";
+import { Router } from "./router/index.ts";
+import { Renderable, ViewEngine, read_templates } from "./views.ts";
+
+export const Fw = {
+  Endpoint,
+  EndpointBase,
+  Request,
+  EmptyRequest,
+  Response: { Json, Text, Html, Empty, Bytes, Redirect, Stream, FileDownload },
+  Renderable,
+  ViewEngine,
+  read_templates,
+  Handler,
+  ErrorHandler,
+  LoggingHandler,
+  RequestIdHandler,
+  Router,
+  App,
+  build,
+  start,
+  parse_route,
+  negotiate,
+  snake_case,
+  escape_html,
+  ...errors,
+} as const;
+
+export type { Context, FwConfig, Item, Params, Running };
+export type { FieldIssue } from "./errors.ts";
+export type { Next } from "./handlers.ts";
+export { HttpError } from "./errors.ts";

@@ -1,0 +1,143 @@
+// Response contracts. An endpoint's call() returns one of these; the app turns it
+// into a web Response. Custom contracts implement `render(): string` (and may set
+// `content_type`).
+import { resolve, sep } from "node:path";
+import type { Context } from "./context.ts";
+import { NotFound } from "./errors.ts";
+
+export const CONTENT_TYPES = {
+  json: "application/json; charset=utf-8",
+  html: "text/html; charset=utf-8",
+  text: "text/plain; charset=utf-8",
+  octet: "application/octet-stream",
+} as const;
+
+/** A response the app knows how to send. */
+export interface Sendable {
+  to_response(context: Context): Response | Promise<Response>;
+}
+
+/** A custom response contract: anything with render(). */
+export interface Rendered {
+  render(): string;
+  readonly content_type?: string;
+  readonly status?: number;
+}
+
+export function finish(context: Context, body: BodyInit | null, content_type: string | null, status?: number): Response {
+  const headers = context.response.headers;
+  if (content_type !== null && !headers.has("content-type")) headers.set("content-type", content_type);
+  return new Response(body, { status: status ?? context.response.status, headers });
+}
+
+export class Json<T = unknown> implements Sendable {
+  /** Optional allow-list: a zod-like parser applied before serialising (see Json.of). */
+  static schema: { parse(value: unknown): unknown } | undefined;
+  constructor(readonly value: T, readonly status?: number) {}
+  to_response(context: Context): Response {
+    const schema = (this.constructor as typeof Json).schema;
+    const value = schema ? schema.parse(this.value) : this.value;
+    return finish(context, JSON.stringify(value), CONTENT_TYPES.json, this.status);
+  }
+  /** A Json contract that serialises only what `schema` declares (unknown keys stripped). */
+  static of(schema: { parse(value: unknown): unknown }): typeof Json {
+    return class extends Json {
+      static override schema = schema;
+    };
+  }
+}
+
+export class Text implements Sendable {
+  constructor(readonly value: string, readonly status?: number) {}
+  to_response(context: Context): Response {
+    return finish(context, this.value, CONTENT_TYPES.text, this.status);
+  }
+}
+
+export class Html implements Sendable {
+  constructor(readonly value: string, readonly status?: number) {}
+  to_response(context: Context): Response {
+    return finish(context, this.value, CONTENT_TYPES.html, this.status);
+  }
+}
+
+/** 204 No Content, no body. */
+export class Empty implements Sendable {
+  to_response(context: Context): Response {
+    return finish(context, null, null, 204);
+  }
+}
+
+/** Precomputed bytes with their content type (and optional ETag): the fastest path. */
+export class Bytes implements Sendable {
+  constructor(readonly bytes: Uint8Array | string, readonly content_type: string, readonly status?: number) {}
+  to_response(context: Context): Response {
+    return finish(context, this.bytes, this.content_type, this.status);
+  }
+}
+
+export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export class Redirect implements Sendable {
+  constructor(readonly location: string, readonly status = 302) {
+    if (!REDIRECT_STATUSES.has(status)) throw new RangeError(`Not a redirect status: ${status}`);
+  }
+  to_response(context: Context): Response {
+    context.response.headers.set("location", this.location);
+    return finish(context, null, null, this.status);
+  }
+}
+
+export type StreamSource = AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>;
+
+/** Chunked response; every part is flushed to the client as soon as it is produced. */
+export class Stream implements Sendable {
+  constructor(readonly source: StreamSource, readonly content_type: string = CONTENT_TYPES.text) {}
+  to_response(context: Context): Response {
+    const source = this.source;
+    const body = new ReadableStream({
+      type: "direct",
+      async pull(controller) {
+        for await (const part of source) {
+          controller.write(part);
+          await controller.flush();
+        }
+        controller.close();
+      },
+    } as unknown as UnderlyingDefaultSource);
+    context.response.headers.set("transfer-encoding", "chunked");
+    return finish(context, body, this.content_type);
+  }
+}
+
+/** `attachment; filename="..."` with an ASCII fallback and the RFC 6266/8187 UTF-8 form. */
+export function content_disposition(filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, "_").replace(/[\r\n]/g, "_");
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/** A file from inside `root`, sent as a download. Paths escaping `root` and missing files are NotFound. */
+export class FileDownload implements Sendable {
+  constructor(readonly root: string, readonly path: string, readonly filename?: string) {}
+  async to_response(context: Context): Promise<Response> {
+    const base = resolve(this.root);
+    const full = resolve(base, this.path.replace(/^[/\\]+/, ""));
+    if (this.path.includes("\0") || (full !== base && !full.startsWith(base + sep))) throw new NotFound(context.request.path);
+    const file = Bun.file(full);
+    if (full === base || !(await file.exists())) throw new NotFound(context.request.path);
+    const name = this.filename ?? full.slice(full.lastIndexOf(sep) + 1);
+    context.response.headers.set("content-disposition", content_disposition(name));
+    return finish(context, file, CONTENT_TYPES.octet);
+  }
+}
+
+export type ResponseClass = abstract new (...args: never[]) => Sendable | Rendered;
+
+export function is_sendable(value: unknown): value is Sendable {
+  return typeof value === "object" && value !== null && typeof (value as Sendable).to_response === "function";
+}
+
+export function render_custom(context: Context, value: Rendered): Response {
+  return finish(context, value.render(), value.content_type ?? CONTENT_TYPES.text, value.status);
+}

@@ -1,0 +1,139 @@
+// Configuration: defaults < optional JSON config file (IDP_CONFIG) < environment.
+// Parsed once at start with zod; a bad value stops the start with a message naming the key.
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+
+const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
+const bool = (fallback: boolean) =>
+  z.preprocess((v) => (typeof v === "string" ? ["1", "true", "yes", "on"].includes(v.toLowerCase()) : v), z.boolean()).default(fallback);
+
+const issuer = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//.test(v), "must be an http(s) URL")
+  .refine((v) => !v.includes("?") && !v.includes("#"), "must not have a query or fragment (OIDC Discovery §3)")
+  .transform((v) => v.replace(/\/+$/, ""));
+
+export const ConfigSchema = z.object({
+  issuer: issuer.default("http://localhost:3000"),
+  port: z.coerce.number().int().min(0).max(65535).default(3000),
+  host: z.string().min(1).default("127.0.0.1"),
+  database_url: z.string().regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, "must start with sqlite:, postgres:// or postgresql://").default("sqlite:./data/idp.sqlite"),
+  database_pool_size: z.coerce.number().int().min(1).max(1000).default(10),
+  production: bool(false),
+  tokens: z
+    .object({
+      code_ttl: seconds(60).refine((v) => v <= 600, "RFC 6749 §4.1.2: codes must be short-lived (at most 600 s)"),
+      access_token_ttl: seconds(3600),
+      id_token_ttl: seconds(3600),
+      refresh_token_ttl: seconds(30 * 24 * 3600),
+      session_ttl: seconds(14 * 24 * 3600),
+      interaction_ttl: seconds(900),
+    })
+    .prefault({}),
+  router: z.object({ path_cache_size: z.coerce.number().int().min(0).max(1_000_000).default(1024) }).prefault({}),
+  body_limit: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(64 * 1024),
+  argon2: z
+    .object({
+      memory_kib: z.coerce.number().int().min(1024).max(4 * 1024 * 1024).default(19456),
+      time_cost: z.coerce.number().int().min(1).max(20).default(2),
+    })
+    .prefault({}),
+  signing_algs: z
+    .preprocess(
+      (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
+      z.array(z.enum(["RS256", "PS256", "ES256", "EdDSA"])).min(1),
+    )
+    .default(["RS256", "PS256", "ES256", "EdDSA"])
+    .refine((v) => v.includes("RS256"), "must include RS256 (OIDC Core §15.1)"),
+  registration: z.enum(["open", "token", "off"]).default("token"),
+  trust_proxy: bool(false),
+  metrics_token: z.string().min(16).optional(),
+  log_requests: bool(true),
+});
+
+export type Config = z.output<typeof ConfigSchema>;
+
+/** Environment variable → config path. */
+export const ENV_KEYS: Record<string, string> = {
+  IDP_ISSUER: "issuer",
+  PORT: "port",
+  HOST: "host",
+  DATABASE_URL: "database_url",
+  DATABASE_POOL_SIZE: "database_pool_size",
+  IDP_PRODUCTION: "production",
+  IDP_CODE_TTL: "tokens.code_ttl",
+  IDP_ACCESS_TOKEN_TTL: "tokens.access_token_ttl",
+  IDP_ID_TOKEN_TTL: "tokens.id_token_ttl",
+  IDP_REFRESH_TOKEN_TTL: "tokens.refresh_token_ttl",
+  IDP_SESSION_TTL: "tokens.session_ttl",
+  IDP_INTERACTION_TTL: "tokens.interaction_ttl",
+  IDP_ROUTER_PATH_CACHE_SIZE: "router.path_cache_size",
+  IDP_BODY_LIMIT: "body_limit",
+  IDP_ARGON2_MEMORY_KIB: "argon2.memory_kib",
+  IDP_ARGON2_TIME_COST: "argon2.time_cost",
+  IDP_SIGNING_ALGS: "signing_algs",
+  IDP_REGISTRATION: "registration",
+  IDP_TRUST_PROXY: "trust_proxy",
+  IDP_METRICS_TOKEN: "metrics_token",
+  IDP_LOG_REQUESTS: "log_requests",
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+function set_path(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split(".");
+  let node = target;
+  for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+  node[parts[parts.length - 1]!] = value;
+}
+
+function env_name(path: string): string | undefined {
+  return Object.entries(ENV_KEYS).find(([, p]) => p === path)?.[0];
+}
+
+/** Builds the configuration from a file (optional), the environment and explicit overrides. */
+export function load_config(env: Record<string, string | undefined> = process.env, overrides: Record<string, unknown> = {}): Config {
+  let raw: Record<string, unknown> = {};
+  const file = env.IDP_CONFIG;
+  if (file) {
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      throw new ConfigError(`Cannot read config file IDP_CONFIG=${file}: ${(error as Error).message}`);
+    }
+  }
+  if (env.NODE_ENV === "production") set_path(raw, "production", true);
+  for (const [name, path] of Object.entries(ENV_KEYS)) {
+    const value = env[name];
+    if (value !== undefined && value !== "") set_path(raw, path, value);
+  }
+  for (const [path, value] of Object.entries(overrides)) set_path(raw, path, value);
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const path = issue.path.join(".");
+      const name = env_name(path);
+      return `  ${path}${name ? ` (${name})` : ""}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}
+
+/** The effective configuration with secrets masked (for `idp config check`). */
+export function masked(config: Config): Record<string, unknown> {
+  const copy = structuredClone(config) as Record<string, unknown>;
+  if (copy.metrics_token) copy.metrics_token = "********";
+  copy.database_url = String(copy.database_url).replace(/\/\/([^:/@]+):([^@]+)@/, "//$1:********@");
+  return copy;
+}
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** True when the issuer host is a loopback address (http is acceptable only there). */
+export function is_loopback_issuer(config: Config): boolean {
+  return LOOPBACK.has(new URL(config.issuer).hostname);
+}
