@@ -6,7 +6,7 @@ import { type ConcreteEndpoint, is_endpoint_class } from "./endpoint.ts";
 import { BadRequest, MethodNotAllowed, NotFound, URITooLong } from "./errors.ts";
 import { ErrorHandler, Handler } from "./handlers.ts";
 import { issues_of, type RequestContract } from "./request.ts";
-import { is_sendable, render_custom, type Rendered } from "./response.ts";
+import { Json, is_sendable, render_custom, type Rendered } from "./response.ts";
 import { METHODS, Router, type Method } from "./router/index.ts";
 import type { ViewEngine } from "./views.ts";
 
@@ -32,7 +32,15 @@ type Compiled = {
   endpoint: ConcreteEndpoint;
   contract: RequestContract;
   reads_body: boolean;
+  /** The allow-list of a Json.of(schema) response contract: undeclared fields never leak. */
+  json_schema: { parse(value: unknown): unknown } | undefined;
 };
+
+function json_schema_of(contract: ConcreteEndpoint["response_contract"]): Compiled["json_schema"] {
+  const classes = Array.isArray(contract) ? contract : [contract];
+  for (const c of classes) if (c === Json || c.prototype instanceof Json) return (c as typeof Json).schema;
+  return undefined;
+}
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -89,7 +97,7 @@ export class App {
     if (typeof endpoint.prototype.call !== "function") throw new Error(`${name} must implement call()`);
     const { methods, path } = parse_route(endpoint.route, name);
     const contract = endpoint.request_contract;
-    const compiled: Compiled = { endpoint, contract, reads_body: contract.reads_body };
+    const compiled: Compiled = { endpoint, contract, reads_body: contract.reads_body, json_schema: json_schema_of(endpoint.response_contract) };
     for (const method of methods) this.router.add(method, path, compiled);
   }
 
@@ -157,6 +165,8 @@ export class App {
     }
     let result: unknown = instance.call();
     if (result instanceof Promise) result = await result;
+    const schema = found.handler.json_schema;
+    if (schema !== undefined && result instanceof Json) result = new Json(schema.parse(result.value), result.status);
     if (is_sendable(result)) return result.to_response(context);
     if (typeof result === "object" && result !== null && typeof (result as Rendered).render === "function") return render_custom(context, result as Rendered);
     throw new Error(`${endpoint.name}.call() returned something that is not a response`);

@@ -89,7 +89,8 @@ export type EndpointClass<Req extends RequestContract = RequestContract, Res ext
 } & (abstract new () => EndpointBase<Res> & ContractValue<Req>);
 
 /** Any class made by Fw.Endpoint (used by mixins such as Renderable). */
-export type AnyEndpointClass = abstract new () => EndpointBase;
+// biome-ignore lint: a mixin base must take `any[]` (TypeScript's mixin rule).
+export type AnyEndpointClass = abstract new (...args: any[]) => EndpointBase;
 
 /** Concrete endpoint class as registered: has a route and implements call(). */
 export type ConcreteEndpoint = {

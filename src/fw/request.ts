@@ -38,7 +38,7 @@ export function Request<const N extends string, S extends z.ZodType>(
     name,
     property: snake_case(name) as SnakeCase<N>,
     schema,
-    on_invalid: options.on_invalid ?? ((issues) => new UnprocessableEntity(issues)),
+    on_invalid: options.on_invalid ?? ((issues: FieldIssue[]) => new UnprocessableEntity(issues)),
     reads_body: true,
   });
 }

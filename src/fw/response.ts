@@ -31,23 +31,25 @@ export function finish(context: Context, body: BodyInit | null, content_type: st
 }
 
 export class Json<T = unknown> implements Sendable {
-  /** Optional allow-list: a zod-like parser applied before serialising (see Json.of). */
+  /** Brand: keeps response types distinct for the compiler (they are otherwise alike). */
+  readonly kind = "json" as const;
+  /** Optional allow-list applied by the app before serialising (see Json.of). */
   static schema: { parse(value: unknown): unknown } | undefined;
   constructor(readonly value: T, readonly status?: number) {}
   to_response(context: Context): Response {
-    const schema = (this.constructor as typeof Json).schema;
-    const value = schema ? schema.parse(this.value) : this.value;
-    return finish(context, JSON.stringify(value), CONTENT_TYPES.json, this.status);
+    return finish(context, JSON.stringify(this.value), CONTENT_TYPES.json, this.status);
   }
   /** A Json contract that serialises only what `schema` declares (unknown keys stripped). */
   static of(schema: { parse(value: unknown): unknown }): typeof Json {
-    return class extends Json {
+    const Contract = class extends Json {
       static override schema = schema;
     };
+    return Contract as unknown as typeof Json;
   }
 }
 
 export class Text implements Sendable {
+  readonly kind = "text" as const;
   constructor(readonly value: string, readonly status?: number) {}
   to_response(context: Context): Response {
     return finish(context, this.value, CONTENT_TYPES.text, this.status);
@@ -55,6 +57,7 @@ export class Text implements Sendable {
 }
 
 export class Html implements Sendable {
+  readonly kind = "html" as const;
   constructor(readonly value: string, readonly status?: number) {}
   to_response(context: Context): Response {
     return finish(context, this.value, CONTENT_TYPES.html, this.status);
@@ -63,6 +66,7 @@ export class Html implements Sendable {
 
 /** 204 No Content, no body. */
 export class Empty implements Sendable {
+  readonly kind = "empty" as const;
   to_response(context: Context): Response {
     return finish(context, null, null, 204);
   }
@@ -70,15 +74,17 @@ export class Empty implements Sendable {
 
 /** Precomputed bytes with their content type (and optional ETag): the fastest path. */
 export class Bytes implements Sendable {
+  readonly kind = "bytes" as const;
   constructor(readonly bytes: Uint8Array | string, readonly content_type: string, readonly status?: number) {}
   to_response(context: Context): Response {
-    return finish(context, this.bytes, this.content_type, this.status);
+    return finish(context, this.bytes as BodyInit, this.content_type, this.status);
   }
 }
 
 export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export class Redirect implements Sendable {
+  readonly kind = "redirect" as const;
   constructor(readonly location: string, readonly status = 302) {
     if (!REDIRECT_STATUSES.has(status)) throw new RangeError(`Not a redirect status: ${status}`);
   }
@@ -88,16 +94,24 @@ export class Redirect implements Sendable {
   }
 }
 
+/** Bun's direct-stream controller: write() then flush() sends a part at once. */
+interface DirectController {
+  write(part: string | Uint8Array): unknown;
+  flush(): unknown;
+  close(): void;
+}
+
 export type StreamSource = AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>;
 
 /** Chunked response; every part is flushed to the client as soon as it is produced. */
 export class Stream implements Sendable {
+  readonly kind = "stream" as const;
   constructor(readonly source: StreamSource, readonly content_type: string = CONTENT_TYPES.text) {}
   to_response(context: Context): Response {
     const source = this.source;
     const body = new ReadableStream({
       type: "direct",
-      async pull(controller) {
+      async pull(controller: DirectController) {
         for await (const part of source) {
           controller.write(part);
           await controller.flush();
@@ -119,6 +133,7 @@ export function content_disposition(filename: string): string {
 
 /** A file from inside `root`, sent as a download. Paths escaping `root` and missing files are NotFound. */
 export class FileDownload implements Sendable {
+  readonly kind = "file" as const;
   constructor(readonly root: string, readonly path: string, readonly filename?: string) {}
   async to_response(context: Context): Promise<Response> {
     const base = resolve(this.root);
