@@ -1,0 +1,231 @@
+/**
+ * Column specs of every table and the conversions between rows of the interface and what each
+ * database stores. SQLite keeps JSON as text and booleans as 0/1; PostgreSQL keeps jsonb,
+ * boolean and bigint (which Bun.SQL returns as a string). Decoding is an allow-list: columns
+ * that are not in the spec (such as users.username_key) never reach a row.
+ */
+import type {
+  AuditEvent,
+  ClientRow,
+  CodeRow,
+  GrantRow,
+  InitialAccessTokenRow,
+  InteractionRow,
+  KeyRow,
+  SessionRow,
+  TokenRow,
+  UserRow,
+} from "./types.ts";
+
+export type ColumnKind = "text" | "int" | "bool" | "json";
+export type TableSpec<Row> = { readonly [K in keyof Row]-?: ColumnKind };
+
+export const userSpec: TableSpec<UserRow> = {
+  id: "text",
+  username: "text",
+  password_hash: "text",
+  name: "text",
+  given_name: "text",
+  family_name: "text",
+  picture: "text",
+  email: "text",
+  email_verified: "bool",
+  phone_number: "text",
+  phone_number_verified: "bool",
+  address: "json",
+  totp_secret: "text",
+  totp_enabled_at: "int",
+  created_at: "int",
+  updated_at: "int",
+};
+
+export const clientSpec: TableSpec<ClientRow> = {
+  client_id: "text",
+  client_secret_hash: "text",
+  client_secret_expires_at: "int",
+  client_id_issued_at: "int",
+  registration_access_token_hash: "text",
+  metadata: "json",
+  created_at: "int",
+  updated_at: "int",
+};
+
+export const sessionSpec: TableSpec<SessionRow> = {
+  id_hash: "text",
+  user_id: "text",
+  auth_time: "int",
+  amr: "json",
+  acr: "text",
+  created_at: "int",
+  expires_at: "int",
+  last_seen_at: "int",
+};
+
+export const interactionSpec: TableSpec<InteractionRow> = {
+  id: "text",
+  params: "json",
+  session_id_hash: "text",
+  result: "json",
+  created_at: "int",
+  expires_at: "int",
+};
+
+export const grantSpec: TableSpec<GrantRow> = {
+  user_id: "text",
+  client_id: "text",
+  scopes: "json",
+  claims: "json",
+  created_at: "int",
+  updated_at: "int",
+};
+
+export const codeSpec: TableSpec<CodeRow> = {
+  code_hash: "text",
+  client_id: "text",
+  user_id: "text",
+  session_id_hash: "text",
+  redirect_uri: "text",
+  scope: "text",
+  nonce: "text",
+  code_challenge: "text",
+  code_challenge_method: "text",
+  auth_time: "int",
+  acr: "text",
+  amr: "json",
+  claims: "json",
+  grant_id: "text",
+  created_at: "int",
+  expires_at: "int",
+  consumed_at: "int",
+};
+
+export const tokenSpec: TableSpec<TokenRow> = {
+  token_hash: "text",
+  kind: "text",
+  client_id: "text",
+  user_id: "text",
+  scope: "text",
+  grant_id: "text",
+  family_id: "text",
+  session_id_hash: "text",
+  auth_time: "int",
+  acr: "text",
+  amr: "json",
+  claims: "json",
+  nonce: "text",
+  created_at: "int",
+  expires_at: "int",
+  revoked_at: "int",
+  rotated_at: "int",
+};
+
+export const keySpec: TableSpec<KeyRow> = {
+  kid: "text",
+  alg: "text",
+  use: "text",
+  private_jwk: "json",
+  public_jwk: "json",
+  status: "text",
+  created_at: "int",
+  activated_at: "int",
+  retire_at: "int",
+  updated_at: "int",
+};
+
+export const initialAccessTokenSpec: TableSpec<InitialAccessTokenRow> = {
+  token_hash: "text",
+  created_at: "int",
+  expires_at: "int",
+};
+
+export const auditSpec: TableSpec<AuditEvent> = {
+  id: "int",
+  at: "int",
+  type: "text",
+  user_id: "text",
+  client_id: "text",
+  ip: "text",
+  outcome: "text",
+  details: "json",
+};
+
+/** The column names of a spec, in declaration order. */
+export function columns<Row>(spec: TableSpec<Row>): string[] {
+  return Object.keys(spec);
+}
+
+function decodeValue(kind: ColumnKind, value: unknown): unknown {
+  if (value === null || value === undefined) return kind === "bool" ? false : null;
+  switch (kind) {
+    case "text":
+      return String(value);
+    case "int":
+      return Number(value);
+    case "bool":
+      return value === true || value === 1 || value === "1" || value === "t";
+    case "json":
+      // Our JSON columns always hold objects or arrays, so a string means SQLite's text form.
+      return typeof value === "string" ? JSON.parse(value) : value;
+  }
+}
+
+/** Builds a typed row from a raw database row, keeping only the spec's columns. */
+export function decode<Row>(spec: TableSpec<Row>, raw: unknown): Row {
+  const source = raw as Record<string, unknown>;
+  const row: Record<string, unknown> = {};
+  for (const [name, kind] of Object.entries(spec) as [string, ColumnKind][]) {
+    row[name] = decodeValue(kind, source[name]);
+  }
+  return row as Row;
+}
+
+export function decodeOrNull<Row>(spec: TableSpec<Row>, raw: unknown): Row | null {
+  return raw === null || raw === undefined ? null : decode(spec, raw);
+}
+
+export type SqliteValue = string | number | null;
+
+/** Bind values for bun:sqlite named parameters (`$column`). */
+export function encodeSqlite<Row>(spec: TableSpec<Row>, row: Partial<Row>): Record<string, SqliteValue> {
+  const out: Record<string, SqliteValue> = {};
+  const source = row as Record<string, unknown>;
+  for (const [name, kind] of Object.entries(spec) as [string, ColumnKind][]) {
+    const value = source[name];
+    if (value === undefined || value === null) out[name] = kind === "bool" ? 0 : null;
+    else if (kind === "json") out[name] = JSON.stringify(value);
+    else if (kind === "bool") out[name] = value ? 1 : 0;
+    else out[name] = value as string | number;
+  }
+  return out;
+}
+
+export type PgValue = string | number | boolean | null | object;
+
+/**
+ * Values for Bun.SQL's `sql(object)` helper. JSON stays a JS value: Bun encodes parameters the
+ * server types as jsonb, so a pre-stringified value would be stored as a JSON string.
+ */
+export function encodePostgres<Row>(spec: TableSpec<Row>, row: Partial<Row>): Record<string, PgValue> {
+  const out: Record<string, PgValue> = {};
+  const source = row as Record<string, unknown>;
+  for (const [name, kind] of Object.entries(spec) as [string, ColumnKind][]) {
+    if (!(name in source)) continue;
+    const value = source[name];
+    if (value === undefined) continue;
+    if (value === null) out[name] = kind === "bool" ? false : null;
+    else if (kind === "bool") out[name] = Boolean(value);
+    else out[name] = value as PgValue;
+  }
+  return out;
+}
+
+/** Keeps the defined fields of a patch that the spec knows and that may change. */
+export function pickPatch<Row>(spec: TableSpec<Row>, patch: NoInfer<Partial<Row>>, immutable: NoInfer<readonly (keyof Row & string)[]>): Partial<Row> {
+  const out: Partial<Row> = {};
+  for (const name of Object.keys(spec) as (keyof Row & string)[]) {
+    if (immutable.includes(name)) continue;
+    const value = patch[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,225 @@
+/**
+ * Complete rows from the `New*` inputs of the interface, shared by both adapters so they store
+ * exactly the same defaults.
+ */
+import type {
+  AuditEvent,
+  ClientRow,
+  CodeRow,
+  ConsumeCodeResult,
+  GrantRow,
+  InteractionRow,
+  KeyRow,
+  KeyStatus,
+  NewAuditEvent,
+  NewClient,
+  NewCode,
+  NewInteraction,
+  NewKey,
+  NewSession,
+  NewToken,
+  NewUser,
+  RotateRefreshResult,
+  SessionRow,
+  TokenRow,
+  UnixSeconds,
+  UserRow,
+} from "./types.ts";
+
+export function nowSeconds(): UnixSeconds {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** Usernames are unique and looked up case-insensitively through this key. */
+export function usernameKey(username: string): string {
+  return username.normalize("NFC").toLowerCase();
+}
+
+export function userRow(input: NewUser): UserRow {
+  const now = nowSeconds();
+  return {
+    id: input.id ?? crypto.randomUUID(),
+    username: input.username,
+    password_hash: input.password_hash,
+    name: input.name ?? null,
+    given_name: input.given_name ?? null,
+    family_name: input.family_name ?? null,
+    picture: input.picture ?? null,
+    email: input.email ?? null,
+    email_verified: input.email_verified ?? false,
+    phone_number: input.phone_number ?? null,
+    phone_number_verified: input.phone_number_verified ?? false,
+    address: input.address ?? null,
+    totp_secret: input.totp_secret ?? null,
+    totp_enabled_at: input.totp_enabled_at ?? null,
+    created_at: input.created_at ?? now,
+    updated_at: input.updated_at ?? input.created_at ?? now,
+  };
+}
+
+export function clientRow(input: NewClient): ClientRow {
+  const now = nowSeconds();
+  const created = input.created_at ?? now;
+  return {
+    client_id: input.client_id,
+    client_secret_hash: input.client_secret_hash ?? null,
+    client_secret_expires_at: input.client_secret_expires_at ?? 0,
+    client_id_issued_at: input.client_id_issued_at ?? created,
+    registration_access_token_hash: input.registration_access_token_hash ?? null,
+    metadata: input.metadata,
+    created_at: created,
+    updated_at: input.updated_at ?? created,
+  };
+}
+
+export function sessionRow(input: NewSession): SessionRow {
+  const created = input.created_at ?? nowSeconds();
+  return {
+    id_hash: input.id_hash,
+    user_id: input.user_id,
+    auth_time: input.auth_time,
+    amr: input.amr,
+    acr: input.acr ?? null,
+    created_at: created,
+    expires_at: input.expires_at,
+    last_seen_at: input.last_seen_at ?? created,
+  };
+}
+
+export function interactionRow(input: NewInteraction): InteractionRow {
+  return {
+    id: input.id,
+    params: input.params,
+    session_id_hash: input.session_id_hash ?? null,
+    result: input.result ?? null,
+    created_at: input.created_at ?? nowSeconds(),
+    expires_at: input.expires_at,
+  };
+}
+
+/** Set union keeping the existing order first (grants only ever gain scopes by upsert). */
+export function mergeScopes(existing: readonly string[], added: readonly string[]): string[] {
+  return [...new Set([...existing, ...added])];
+}
+
+export function grantRow(existing: GrantRow | null, input: { user_id: string; client_id: string; scopes: string[]; claims?: GrantRow["claims"]; now?: UnixSeconds }): GrantRow {
+  const now = input.now ?? nowSeconds();
+  return {
+    user_id: input.user_id,
+    client_id: input.client_id,
+    scopes: mergeScopes(existing?.scopes ?? [], input.scopes),
+    claims: input.claims !== undefined ? input.claims : (existing?.claims ?? null),
+    created_at: existing?.created_at ?? now,
+    updated_at: now,
+  };
+}
+
+export function codeRow(input: NewCode): CodeRow {
+  return {
+    code_hash: input.code_hash,
+    client_id: input.client_id,
+    user_id: input.user_id,
+    session_id_hash: input.session_id_hash ?? null,
+    redirect_uri: input.redirect_uri,
+    scope: input.scope,
+    nonce: input.nonce ?? null,
+    code_challenge: input.code_challenge ?? null,
+    code_challenge_method: input.code_challenge_method ?? null,
+    auth_time: input.auth_time,
+    acr: input.acr ?? null,
+    amr: input.amr ?? [],
+    claims: input.claims ?? null,
+    grant_id: input.grant_id,
+    created_at: input.created_at ?? nowSeconds(),
+    expires_at: input.expires_at,
+    consumed_at: null,
+  };
+}
+
+export function tokenRow(input: NewToken): TokenRow {
+  return {
+    token_hash: input.token_hash,
+    kind: input.kind,
+    client_id: input.client_id,
+    user_id: input.user_id ?? null,
+    scope: input.scope,
+    grant_id: input.grant_id,
+    family_id: input.family_id ?? null,
+    session_id_hash: input.session_id_hash ?? null,
+    auth_time: input.auth_time ?? null,
+    acr: input.acr ?? null,
+    amr: input.amr ?? [],
+    claims: input.claims ?? null,
+    nonce: input.nonce ?? null,
+    created_at: input.created_at ?? nowSeconds(),
+    expires_at: input.expires_at,
+    revoked_at: null,
+    rotated_at: null,
+  };
+}
+
+export function keyRow(input: NewKey): KeyRow {
+  const created = input.created_at ?? nowSeconds();
+  return {
+    kid: input.kid,
+    alg: input.alg,
+    use: input.use ?? "sig",
+    private_jwk: input.private_jwk,
+    public_jwk: input.public_jwk,
+    status: input.status,
+    created_at: created,
+    activated_at: input.activated_at ?? (input.status === "active" ? created : null),
+    retire_at: input.retire_at ?? null,
+    updated_at: created,
+  };
+}
+
+export function auditRow(input: NewAuditEvent): Omit<AuditEvent, "id"> {
+  return {
+    at: input.at ?? nowSeconds(),
+    type: input.type,
+    user_id: input.user_id ?? null,
+    client_id: input.client_id ?? null,
+    ip: input.ip ?? null,
+    outcome: input.outcome,
+    details: input.details ?? null,
+  };
+}
+
+export const DEFAULT_PURGE_BATCH = 1000;
+export const DEFAULT_AUDIT_LIMIT = 100;
+
+/** The answer of consumeCode, from the row the atomic UPDATE returned or else the stored row. */
+export function codeOutcome(consumed: CodeRow | null, stored: CodeRow | null, now: UnixSeconds): ConsumeCodeResult {
+  if (consumed) return consumed.expires_at <= now ? { status: "expired", code: consumed } : { status: "ok", code: consumed };
+  return stored ? { status: "reused", code: stored } : { status: "not_found" };
+}
+
+/** The answer of rotateRefreshToken, from the row the atomic UPDATE returned or else the stored row. */
+export function refreshOutcome(rotated: TokenRow | null, stored: TokenRow | null): RotateRefreshResult {
+  if (rotated) return { status: "ok", token: rotated };
+  if (!stored || stored.kind !== "refresh") return { status: "not_found" };
+  if (stored.rotated_at !== null) return { status: "reused", token: stored };
+  if (stored.revoked_at !== null) return { status: "revoked", token: stored };
+  return { status: "expired", token: stored };
+}
+
+/**
+ * The key row after a status change: activation time is stamped when a key first becomes active,
+ * unless the caller gives the times explicitly.
+ */
+export function keyStatusChange(
+  current: KeyRow,
+  status: KeyStatus,
+  times: { activated_at?: UnixSeconds | null; retire_at?: UnixSeconds | null; now?: UnixSeconds } = {},
+): KeyRow {
+  const now = times.now ?? nowSeconds();
+  const activatedAt = times.activated_at !== undefined ? times.activated_at : status === "active" && current.activated_at === null ? now : current.activated_at;
+  return {
+    ...current,
+    status,
+    activated_at: activatedAt,
+    retire_at: times.retire_at !== undefined ? times.retire_at : current.retire_at,
+    updated_at: now,
+  };
+}

@@ -1,0 +1,77 @@
+/** Connecting to PostgreSQL through Bun.SQL, its migrations, and the mapping of its errors. */
+import { SQL } from "bun";
+import { errorCode, errorMessage } from "../guard.ts";
+import { pendingMigrations } from "../migrations/index.ts";
+import { nowSeconds } from "../defaults.ts";
+import {
+  StoreConflictError,
+  StoreError,
+  StoreReferenceError,
+  StoreUnavailableError,
+  type MigrationResult,
+  type OpenStoreOptions,
+} from "../types.ts";
+
+export function createPool(url: string, options: OpenStoreOptions): SQL {
+  return new SQL(url, {
+    max: options.max ?? 10,
+    // Fail fast (then 503) rather than hang when the server is down; Bun.SQL reconnects later.
+    connectionTimeout: options.connectionTimeout ?? 5,
+    idleTimeout: options.idleTimeout ?? 30,
+  });
+}
+
+// pg_advisory_xact_lock(int, int) key: "idp!" and 1 (migrations). Held until the transaction ends.
+const MIGRATION_LOCK = [0x69647021, 1] as const;
+
+/**
+ * Applies pending migrations in one transaction under an advisory lock, so instances that start
+ * together wait for each other and each migration is applied exactly once.
+ */
+export async function migratePostgres(sql: SQL): Promise<MigrationResult> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK[0]}::int, ${MIGRATION_LOCK[1]}::int)`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`;
+    const rows: { version: number }[] = await tx`SELECT version FROM schema_migrations`;
+    const applied = new Set(rows.map((r) => Number(r.version)));
+    const done: number[] = [];
+    for (const migration of pendingMigrations(applied)) {
+      await tx.unsafe(migration.postgres);
+      await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${migration.version}, ${migration.name}, ${nowSeconds()})`;
+      applied.add(migration.version);
+      done.push(migration.version);
+    }
+    return { applied: done, version: Math.max(0, ...applied) };
+  });
+}
+
+/** The applied schema version, 0 for an empty database. */
+export async function postgresSchemaVersion(sql: SQL): Promise<number> {
+  const [exists] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`;
+  if (!exists?.present) return 0;
+  const [row] = await sql`SELECT max(version) AS version FROM schema_migrations`;
+  return Number(row?.version ?? 0);
+}
+
+// SQLSTATE classes meaning "the database is not there right now": connection exceptions (08),
+// operator intervention / shutdown (57P), insufficient resources (53), authentication (28),
+// unknown database (3D000).
+const UNAVAILABLE_SQLSTATE = /^(08|57P|53|28|3D000)/;
+const UNAVAILABLE_CODE = /^(ERR_POSTGRES_(CONNECTION|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS|AUTHENTICATION|SASL|CHANNEL_BINDING|UNSUPPORTED_AUTHENTICATION)|E(CONN|TIMEDOUT|HOSTUNREACH|NETUNREACH|PIPE|AI_AGAIN|NOTFOUND))/;
+
+export function mapPostgresError(error: unknown): unknown {
+  if (error instanceof StoreError) return error;
+  const code = errorCode(error);
+  const fields = (typeof error === "object" && error !== null ? error : {}) as { errno?: unknown; constraint?: unknown };
+  const sqlstate = typeof fields.errno === "string" ? fields.errno : "";
+  const message = errorMessage(error);
+  if (sqlstate === "23505") {
+    const constraint = typeof fields.constraint === "string" ? fields.constraint : undefined;
+    return new StoreConflictError(`already exists: ${constraint ?? message}`, constraint, { cause: error });
+  }
+  if (sqlstate === "23503") return new StoreReferenceError("refers to a row that does not exist", { cause: error });
+  if (UNAVAILABLE_SQLSTATE.test(sqlstate) || UNAVAILABLE_CODE.test(code)) {
+    return new StoreUnavailableError(`PostgreSQL unavailable: ${message}`, { cause: error });
+  }
+  return error;
+}

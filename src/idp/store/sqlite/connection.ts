@@ -1,0 +1,72 @@
+/** Opening a SQLite database, its migrations, and the mapping of its errors. */
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { errorCode, errorMessage } from "../guard.ts";
+import { pendingMigrations } from "../migrations/index.ts";
+import { nowSeconds } from "../defaults.ts";
+import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError, type MigrationResult } from "../types.ts";
+
+/** Opens (creating if needed) the database file; `:memory:` gives a private in-memory one. */
+export function openSqliteDatabase(path: string, busyTimeoutMs: number): Database {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  let db: Database;
+  try {
+    db = new Database(path, { create: true, strict: true });
+  } catch (error) {
+    throw new StoreUnavailableError(`cannot open SQLite database ${path}: ${errorMessage(error)}`, { cause: error });
+  }
+  // busy_timeout first: setting WAL itself needs the lock when another process holds it.
+  db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA foreign_keys = ON");
+  return db;
+}
+
+/**
+ * Applies pending migrations in one IMMEDIATE transaction: the write lock is taken before the
+ * applied versions are read, so two processes opening the same file apply each migration once.
+ */
+export function migrateSqlite(db: Database): MigrationResult {
+  const run = db.transaction((): MigrationResult => {
+    db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT");
+    const rows = db.query("SELECT version FROM schema_migrations").all() as { version: number }[];
+    const applied = new Set(rows.map((r) => r.version));
+    const done: number[] = [];
+    const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($version, $name, $at)");
+    for (const migration of pendingMigrations(applied)) {
+      db.exec(migration.sqlite);
+      record.run({ version: migration.version, name: migration.name, at: nowSeconds() });
+      applied.add(migration.version);
+      done.push(migration.version);
+    }
+    return { applied: done, version: Math.max(0, ...applied) };
+  });
+  return run.immediate();
+}
+
+/** The applied schema version, 0 for an empty database. */
+export function sqliteSchemaVersion(db: Database): number {
+  const table = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (!table) return 0;
+  const row = db.query("SELECT max(version) AS version FROM schema_migrations").get() as { version: number | null } | null;
+  return row?.version ?? 0;
+}
+
+export function mapSqliteError(error: unknown): unknown {
+  if (error instanceof StoreError) return error;
+  const code = errorCode(error);
+  const message = errorMessage(error);
+  if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+    const constraint = /constraint failed: (.*)$/.exec(message)?.[1];
+    return new StoreConflictError(`already exists: ${constraint ?? message}`, constraint, { cause: error });
+  }
+  if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+    return new StoreReferenceError("refers to a row that does not exist", { cause: error });
+  }
+  if (/^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY)/.test(code) || code === "ERR_SQLITE_CONNECTION_CLOSED") {
+    return new StoreUnavailableError(`SQLite database unavailable: ${message}`, { cause: error });
+  }
+  return error;
+}
