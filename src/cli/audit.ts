@@ -1,0 +1,52 @@
+/**
+ * `idp audit list`: the audit log, newest first (store.listAuditEvents).
+ */
+import { expect_positionals, int_option, parse_args } from "./args.ts";
+import type { CliContext } from "./context.ts";
+import { UsageError } from "./errors.ts";
+import { format_time, write_table } from "./output.ts";
+
+/** `--since`: unix seconds, or an ISO 8601 date/time (a date alone means midnight UTC). */
+export function parse_since(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms)) throw new UsageError(`--since "${value}" is neither unix seconds nor an ISO 8601 date (2025-01-31 or 2025-01-31T12:00:00Z)`);
+  return Math.floor(ms / 1000);
+}
+
+async function list(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, {
+    user: { type: "string" },
+    client: { type: "string" },
+    type: { type: "string" },
+    since: { type: "string" },
+    limit: { type: "string" },
+  });
+  expect_positionals(positionals, []);
+  const since = parse_since(flags.since);
+  const limit = int_option("limit", flags.limit, { min: 1, max: 100_000 }) ?? 100;
+  const store = await ctx.store();
+  // --user takes a username or an id; events of deleted users are still found by their id.
+  const user_id = flags.user === undefined ? undefined : ((await store.getUserByUsername(flags.user))?.id ?? flags.user);
+  const events = await store.listAuditEvents({
+    ...(user_id !== undefined && { userId: user_id }),
+    ...(flags.client !== undefined && { clientId: flags.client }),
+    ...(flags.type !== undefined && { type: flags.type }),
+    ...(since !== undefined && { since }),
+    limit,
+  });
+  ctx.emit(events, (write) => {
+    if (events.length === 0) return write("No audit events.\n");
+    write_table(
+      write,
+      ["at", "type", "outcome", "user", "client", "ip", "details"],
+      events.map((e) => [format_time(e.at), e.type, e.outcome, e.user_id, e.client_id, e.ip, e.details ? JSON.stringify(e.details) : null]),
+    );
+  });
+}
+
+export async function audit_command(ctx: CliContext, sub: string | undefined, argv: string[]): Promise<void> {
+  if (sub === "list") return list(ctx, argv);
+  throw new UsageError(sub ? `unknown audit command "${sub}"` : "missing audit command (list)");
+}

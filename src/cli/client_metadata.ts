@@ -1,0 +1,125 @@
+/**
+ * Builds and checks the metadata of a client added from the command line (`idp clients add`),
+ * with the same vocabulary as dynamic registration (RFC 7591 §2, OIDC Registration §2).
+ */
+import type { ClientMetadata, JsonObject } from "../idp/store/types.ts";
+import { CliError, UsageError } from "./errors.ts";
+import { redirect_uri_problems, web_url_problem, type ApplicationType } from "./validate.ts";
+
+export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+
+export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+
+export const DEFAULT_GRANT_TYPES: readonly GrantType[] = ["authorization_code", "refresh_token"];
+
+/** Methods whose client holds a shared secret (the ones `rotate-secret` applies to). */
+export const SECRET_AUTH_METHODS: ReadonlySet<string> = new Set(["client_secret_basic", "client_secret_post"]);
+
+/** RFC 6749 §3.3 scope-token: printable ASCII without space, `"` or `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** JWK members that only a private (or symmetric) key has (RFC 7518 §6). */
+const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
+
+export type ClientAddOptions = {
+  name: string | undefined;
+  redirect_uris: string[];
+  post_logout_redirect_uris: string[];
+  auth_method: string | undefined;
+  grant_types: string[];
+  scope: string | undefined;
+  application_type: string | undefined;
+  skip_consent: boolean;
+  jwks_uri: string | undefined;
+  jwks_json: string | undefined;
+};
+
+function one_of<T extends string>(option: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new CliError(`--${option} "${value}" is not one of ${allowed.join(", ")}`);
+}
+
+function parse_jwks(json: string): { keys: JsonObject[] } {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new CliError("--jwks-json is not valid JSON");
+  }
+  const keys = (value as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys) || keys.length === 0) throw new CliError('--jwks-json must be a JWK Set: {"keys": [...]} with at least one key');
+  for (const key of keys) {
+    if (key === null || typeof key !== "object" || typeof (key as JsonObject).kty !== "string") {
+      throw new CliError("--jwks-json: every key must be a JWK object with a kty");
+    }
+    if (PRIVATE_JWK_MEMBERS.some((member) => member in key)) {
+      throw new CliError("--jwks-json contains private key material; register the public keys only");
+    }
+  }
+  return { keys: keys as JsonObject[] };
+}
+
+/** Checks the options of `clients add` and returns the metadata to store; exit 1/2 on a problem. */
+export function client_metadata(options: ClientAddOptions): ClientMetadata {
+  if (options.name === undefined || options.name.trim() === "") throw new UsageError("clients add needs --name");
+  const auth_method = one_of<AuthMethod>("auth-method", options.auth_method ?? "client_secret_basic", AUTH_METHODS);
+  const application_type = one_of<ApplicationType>("application-type", options.application_type ?? "web", ["web", "native"]);
+  const grant_types = [...new Set(options.grant_types.length ? options.grant_types : DEFAULT_GRANT_TYPES)].map((g) =>
+    one_of<GrantType>("grant-type", g, GRANT_TYPES),
+  );
+  const redirect_uris = [...new Set(options.redirect_uris)];
+  const post_logout_redirect_uris = [...new Set(options.post_logout_redirect_uris)];
+
+  const uses_code = grant_types.includes("authorization_code");
+  if (uses_code && redirect_uris.length === 0) {
+    throw new UsageError("clients add needs at least one --redirect-uri for the authorization_code grant");
+  }
+  if (grant_types.includes("refresh_token") && !uses_code) {
+    throw new CliError("--grant-type refresh_token needs authorization_code too (refresh tokens are issued with codes)");
+  }
+  if (grant_types.includes("client_credentials") && auth_method === "none") {
+    throw new CliError("--grant-type client_credentials needs an authenticating client (not --auth-method none)");
+  }
+  const problems = [
+    ...redirect_uri_problems(redirect_uris, application_type),
+    ...redirect_uri_problems(post_logout_redirect_uris, application_type, "post-logout redirect URI"),
+  ];
+  if (problems.length) throw new CliError(problems.join("\n"));
+
+  let scope: string | undefined;
+  if (options.scope !== undefined) {
+    const tokens = options.scope.split(/\s+/).filter(Boolean);
+    if (tokens.length === 0) throw new CliError("--scope must name at least one scope");
+    const bad = tokens.find((t) => !SCOPE_TOKEN.test(t));
+    if (bad) throw new CliError(`--scope: "${bad}" is not a valid scope name`);
+    scope = [...new Set(tokens)].join(" ");
+  }
+
+  const metadata: ClientMetadata = {
+    client_name: options.name.trim(),
+    application_type,
+    redirect_uris,
+    grant_types,
+    response_types: uses_code ? ["code"] : [],
+    token_endpoint_auth_method: auth_method,
+  };
+  if (post_logout_redirect_uris.length) metadata.post_logout_redirect_uris = post_logout_redirect_uris;
+  if (scope) metadata.scope = scope;
+  if (options.skip_consent) metadata.skip_consent = true;
+
+  if (options.jwks_uri !== undefined && options.jwks_json !== undefined) {
+    throw new UsageError("give --jwks-uri or --jwks-json, not both");
+  }
+  if (options.jwks_uri !== undefined) {
+    const problem = web_url_problem(options.jwks_uri, { https_only: true });
+    if (problem) throw new CliError(`--jwks-uri "${options.jwks_uri}" ${problem}`);
+    metadata.jwks_uri = options.jwks_uri;
+  }
+  if (options.jwks_json !== undefined) metadata.jwks = parse_jwks(options.jwks_json);
+  if (auth_method === "private_key_jwt" && !metadata.jwks && !metadata.jwks_uri) {
+    throw new UsageError("--auth-method private_key_jwt needs the client's public keys: --jwks-uri or --jwks-json");
+  }
+  return metadata;
+}

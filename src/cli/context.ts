@@ -1,0 +1,85 @@
+/**
+ * What a command runs with: the I/O of the process (or of a test), the configuration, and the
+ * store, opened on first use and closed by `run_cli` when the command ends.
+ */
+import { load_config, type Config } from "../idp/config.ts";
+import { openStore } from "../idp/store/open.ts";
+import type { NewAuditEvent, Store } from "../idp/store/types.ts";
+import { CliError } from "./errors.ts";
+import { write_json, type Writer } from "./output.ts";
+
+export type CliIo = {
+  /** Standard input: the whole text, or a reader called only by commands that need it. */
+  stdin: string | (() => Promise<string>);
+  stdout: Writer;
+  stderr: Writer;
+  env: Record<string, string | undefined>;
+  /** Ends a running `serve` (main.ts aborts it on SIGINT/SIGTERM; tests abort it directly). */
+  signal?: AbortSignal;
+};
+
+export class CliContext {
+  private cached_config: Config | undefined;
+  private opened: Promise<Store> | undefined;
+
+  constructor(
+    readonly io: CliIo,
+    /** `--json`: print one machine-readable document instead of text. */
+    readonly json = false,
+  ) {}
+
+  /** Parsed once; raises ConfigError (printed by run_cli) when invalid. */
+  config(overrides: Record<string, unknown> = {}): Config {
+    if (Object.keys(overrides).length > 0) return load_config(this.io.env, overrides);
+    this.cached_config ??= load_config(this.io.env);
+    return this.cached_config;
+  }
+
+  /** The store of the configured database, with pending migrations applied. */
+  store(options: { migrate?: boolean } = {}): Promise<Store> {
+    if (!this.opened) {
+      const config = this.config();
+      this.opened = openStore(config.database_url, { max: config.database_pool_size, migrate: options.migrate ?? true });
+    }
+    return this.opened;
+  }
+
+  async close(): Promise<void> {
+    const opened = this.opened;
+    this.opened = undefined;
+    if (!opened) return;
+    try {
+      await (await opened).close();
+    } catch {
+      // The store failed to open: the command already reported that error.
+    }
+  }
+
+  /** Reads stdin (for --password-stdin), without the trailing newline. */
+  async read_stdin(): Promise<string> {
+    const raw = typeof this.io.stdin === "string" ? this.io.stdin : await this.io.stdin();
+    return raw.replace(/\r?\n$/, "");
+  }
+
+  /** Prints `value` as JSON with --json, or runs `human` to print text. */
+  emit(value: unknown, human: (write: Writer) => void): void {
+    if (this.json) write_json(this.io.stdout, value);
+    else human(this.io.stdout);
+  }
+
+  /** Records an admin action. Best effort: the action already happened, so a failure only warns. */
+  async audit(event: Omit<NewAuditEvent, "outcome"> & { outcome?: string }): Promise<void> {
+    try {
+      const store = await this.store();
+      await store.addAuditEvent({ outcome: "success", ...event, details: { via: "cli", ...(event.details ?? {}) } });
+    } catch (error) {
+      this.io.stderr(`warning: could not record audit event ${event.type}: ${(error as Error).message}\n`);
+    }
+  }
+}
+
+/** Raises a CliError (exit 1) unless `value` is present. */
+export function must<T>(value: T | null | undefined, message: string): T {
+  if (value === null || value === undefined) throw new CliError(message);
+  return value;
+}

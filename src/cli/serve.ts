@@ -1,0 +1,39 @@
+/**
+ * `idp serve` (also `idp` alone): starts the server and runs until the signal in CliIo aborts
+ * (main.ts wires SIGINT and SIGTERM to it), then stops it cleanly.
+ */
+import { expect_positionals, int_option, parse_args } from "./args.ts";
+import type { CliContext } from "./context.ts";
+import { VERSION } from "./help.ts";
+
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  // No signal: a server runs until the process is killed.
+  if (!signal) return new Promise<void>(() => {});
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+export async function serve_command(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, {
+    production: { type: "boolean" },
+    port: { type: "string" },
+    host: { type: "string" },
+    demo: { type: "boolean" },
+  });
+  expect_positionals(positionals, []);
+  const overrides: Record<string, unknown> = {};
+  if (flags.production) overrides.production = true;
+  const port = int_option("port", flags.port, { min: 0, max: 65535 });
+  if (port !== undefined) overrides.port = port;
+  if (flags.host !== undefined) overrides.host = flags.host;
+  const config = ctx.config(overrides);
+
+  // Loaded only here, so admin commands do not pay for the server's modules.
+  const { serve } = await import("../idp/server.ts");
+  const server = await serve(config, { seed_demo: flags.demo });
+  ctx.emit({ version: VERSION, url: server.url, issuer: config.issuer }, (write) =>
+    write(`idp ${VERSION} listening on ${server.url} (issuer ${config.issuer})\n`),
+  );
+  await aborted(ctx.io.signal);
+  await server.stop();
+}

@@ -1,0 +1,221 @@
+/**
+ * `idp users add|list|show|remove|set-password`: end users of the provider.
+ * Output never contains the password hash or the TOTP secret (public_user is an allow-list).
+ */
+import { z } from "zod";
+import { hash_password } from "../idp/crypto/passwords.ts";
+import { StoreConflictError, type Address, type NewUser, type Store, type UserRow } from "../idp/store/types.ts";
+import { expect_positionals, parse_args } from "./args.ts";
+import { must, type CliContext } from "./context.ts";
+import { CliError, UsageError } from "./errors.ts";
+import { format_time, write_record, write_table } from "./output.ts";
+import { web_url_problem } from "./validate.ts";
+
+export const MIN_PASSWORD_LENGTH = 8;
+const MAX_PASSWORD_LENGTH = 1024;
+const USERNAME = /^[\p{L}\p{N}._@+-]{1,64}$/u;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^\+?[0-9][0-9 ().-]{2,31}$/;
+
+const AddressSchema = z.strictObject({
+  formatted: z.string().optional(),
+  street_address: z.string().optional(),
+  locality: z.string().optional(),
+  region: z.string().optional(),
+  postal_code: z.string().optional(),
+  country: z.string().optional(),
+});
+
+/** What the CLI shows of a user: everything but the password hash and the TOTP secret. */
+export type PublicUser = Omit<UserRow, "password_hash" | "totp_secret"> & { totp_enabled: boolean };
+
+export function public_user(user: UserRow): PublicUser {
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    given_name: user.given_name,
+    family_name: user.family_name,
+    picture: user.picture,
+    email: user.email,
+    email_verified: user.email_verified,
+    phone_number: user.phone_number,
+    phone_number_verified: user.phone_number_verified,
+    address: user.address,
+    totp_enabled: user.totp_enabled_at !== null,
+    totp_enabled_at: user.totp_enabled_at,
+    created_at: user.created_at,
+    updated_at: user.updated_at,
+  };
+}
+
+/** Finds a user by username (case-insensitive) or by id; exit 1 when there is none. */
+export async function find_user(store: Store, username_or_id: string): Promise<UserRow> {
+  const user = (await store.getUserByUsername(username_or_id)) ?? (await store.getUserById(username_or_id));
+  return must(user, `no user "${username_or_id}"`);
+}
+
+async function read_password(ctx: CliContext, given: boolean, command: string): Promise<string> {
+  if (!given) throw new UsageError(`${command} needs --password-stdin (the password is read from standard input)`);
+  const password = await ctx.read_stdin();
+  if (password.length === 0) throw new CliError("the password on standard input is empty");
+  if (password.length < MIN_PASSWORD_LENGTH) throw new CliError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > MAX_PASSWORD_LENGTH) throw new CliError(`the password must have at most ${MAX_PASSWORD_LENGTH} characters`);
+  return password;
+}
+
+function parse_address(json: string | undefined): Address | null {
+  if (json === undefined) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new CliError("--address-json is not valid JSON");
+  }
+  const parsed = AddressSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CliError(`--address-json: ${issue?.path.join(".") || "address"}: ${issue?.message ?? "invalid"} (members: ${Object.keys(AddressSchema.shape).join(", ")})`);
+  }
+  return parsed.data;
+}
+
+function optional_text(name: string, value: string | undefined, pattern?: RegExp): string | null {
+  if (value === undefined) return null;
+  if (value.trim() === "") throw new CliError(`--${name} must not be empty`);
+  if (pattern && !pattern.test(value)) throw new CliError(`--${name} "${value}" is not valid`);
+  return value;
+}
+
+/** createUser, with a taken username (a race with another admin) reported like the early check. */
+async function create_user(store: Store, user: NewUser): Promise<UserRow> {
+  try {
+    return await store.createUser(user);
+  } catch (error) {
+    if (error instanceof StoreConflictError) throw new CliError(`username "${user.username}" is already taken`);
+    throw error;
+  }
+}
+
+async function add(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, {
+    password_stdin: { type: "boolean" },
+    email: { type: "string" },
+    email_verified: { type: "boolean" },
+    name: { type: "string" },
+    given_name: { type: "string" },
+    family_name: { type: "string" },
+    picture: { type: "string" },
+    phone: { type: "string" },
+    phone_verified: { type: "boolean" },
+    address_json: { type: "string" },
+  });
+  const [username] = expect_positionals(positionals, ["username"]) as [string];
+  if (!USERNAME.test(username)) {
+    throw new CliError(`username "${username}" is not valid: use 1 to 64 letters, digits or . _ @ + -`);
+  }
+  const email = optional_text("email", flags.email, EMAIL);
+  if (flags.email_verified && !email) throw new UsageError("--email-verified needs --email");
+  const phone = optional_text("phone", flags.phone, PHONE);
+  if (flags.phone_verified && !phone) throw new UsageError("--phone-verified needs --phone");
+  const picture = optional_text("picture", flags.picture);
+  const picture_problem = picture && web_url_problem(picture);
+  if (picture_problem) throw new CliError(`--picture "${picture}" ${picture_problem}`);
+  const address = parse_address(flags.address_json);
+
+  const password = await read_password(ctx, flags.password_stdin, "users add");
+  const store = await ctx.store();
+  if (await store.getUserByUsername(username)) throw new CliError(`username "${username}" is already taken`);
+  const password_hash = await hash_password(password, ctx.config().argon2);
+  const user = await create_user(store, {
+    username,
+    password_hash,
+    email,
+    email_verified: flags.email_verified,
+    name: optional_text("name", flags.name),
+    given_name: optional_text("given-name", flags.given_name),
+    family_name: optional_text("family-name", flags.family_name),
+    picture,
+    phone_number: phone,
+    phone_number_verified: flags.phone_verified,
+    address,
+  });
+  await ctx.audit({ type: "user_created", user_id: user.id, details: { username: user.username } });
+  ctx.emit(public_user(user), (write) => write(`Created user ${user.username} (id ${user.id}).\n`));
+}
+
+async function list(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  expect_positionals(positionals, []);
+  const users = await (await ctx.store()).listUsers();
+  ctx.emit(users.map(public_user), (write) => {
+    if (users.length === 0) return write("No users.\n");
+    write_table(
+      write,
+      ["username", "id", "email", "name", "created"],
+      users.map((u) => [u.username, u.id, u.email, u.name, format_time(u.created_at)]),
+    );
+  });
+}
+
+async function show(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [username] = expect_positionals(positionals, ["username"]) as [string];
+  const user = public_user(await find_user(await ctx.store(), username));
+  ctx.emit(user, (write) =>
+    write_record(write, {
+      ...user,
+      totp_enabled_at: format_time(user.totp_enabled_at),
+      created_at: format_time(user.created_at),
+      updated_at: format_time(user.updated_at),
+    }),
+  );
+}
+
+async function remove(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [username] = expect_positionals(positionals, ["username"]) as [string];
+  const store = await ctx.store();
+  const user = await find_user(store, username);
+  if (!(await store.deleteUser(user.id))) throw new CliError(`no user "${username}"`);
+  await ctx.audit({ type: "user_deleted", user_id: user.id, details: { username: user.username } });
+  ctx.emit({ removed: true, id: user.id, username: user.username }, (write) => write(`Removed user ${user.username}.\n`));
+}
+
+async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, { password_stdin: { type: "boolean" } });
+  const [username] = expect_positionals(positionals, ["username"]) as [string];
+  const store = await ctx.store();
+  const user = await find_user(store, username);
+  const password = await read_password(ctx, flags.password_stdin, "users set-password");
+  const password_hash = await hash_password(password, ctx.config().argon2);
+  await store.updateUser(user.id, { password_hash });
+  // A password change is often the answer to a compromise: end every session and revoke the
+  // tokens issued in them, so whoever held the old password loses access now.
+  let tokens_revoked = 0;
+  for (const session of await store.listSessionsForUser(user.id)) {
+    tokens_revoked += await store.revokeBySession(session.id_hash);
+  }
+  const sessions_ended = await store.deleteSessionsForUser(user.id);
+  await ctx.audit({ type: "user_password_changed", user_id: user.id, details: { sessions_ended, tokens_revoked } });
+  ctx.emit({ id: user.id, username: user.username, sessions_ended, tokens_revoked }, (write) =>
+    write(`Changed the password of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),
+  );
+}
+
+export async function users_command(ctx: CliContext, sub: string | undefined, argv: string[]): Promise<void> {
+  switch (sub) {
+    case "add":
+      return add(ctx, argv);
+    case "list":
+      return list(ctx, argv);
+    case "show":
+      return show(ctx, argv);
+    case "remove":
+      return remove(ctx, argv);
+    case "set-password":
+      return set_password(ctx, argv);
+    default:
+      throw new UsageError(sub ? `unknown users command "${sub}"` : "missing users command (add, list, show, remove, set-password)");
+  }
+}
