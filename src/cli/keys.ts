@@ -1,0 +1,72 @@
+/**
+ * `idp keys list|rotate`: the signing keys in the store (key material is never printed).
+ * Both go through KeyRing, which first brings the store to a signing state (an active and a
+ * published next key per configured alg), exactly as a starting server would.
+ */
+import type { Config } from "../idp/config.ts";
+import { ALGS, is_alg } from "../idp/keys/algs.ts";
+import { KeyRingError } from "../idp/keys/errors.ts";
+import { KeyRing, type KeyInfo } from "../idp/keys/keyring.ts";
+import { expect_positionals, parse_args } from "./args.ts";
+import type { CliContext } from "./context.ts";
+import { CliError, UsageError } from "./errors.ts";
+import { format_time, write_table, type Writer } from "./output.ts";
+
+async function load_ring(ctx: CliContext, config: Config): Promise<KeyRing> {
+  // A retired key stays published while any token it signed may still be presented.
+  const retire_after_seconds = Math.max(config.tokens.id_token_ttl, config.tokens.access_token_ttl);
+  return KeyRing.load(await ctx.store(), { algs: config.signing_algs, retire_after_seconds });
+}
+
+function write_keys(write: Writer, keys: readonly KeyInfo[]): void {
+  write_table(
+    write,
+    ["kid", "alg", "status", "created", "activated", "retire at"],
+    keys.map((k) => [k.kid, k.alg, k.status, format_time(k.created_at), format_time(k.activated_at), format_time(k.retire_at)]),
+  );
+}
+
+async function list(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  expect_positionals(positionals, []);
+  const keys = (await load_ring(ctx, ctx.config())).list();
+  ctx.emit(keys, (write) => write_keys(write, keys));
+}
+
+async function rotate(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, { alg: { type: "string" } });
+  expect_positionals(positionals, []);
+  const alg = flags.alg;
+  if (alg !== undefined && !is_alg(alg)) throw new UsageError(`--alg "${alg}" is not one of ${ALGS.join(", ")}`);
+  const config = ctx.config();
+  if (alg !== undefined && !config.signing_algs.includes(alg)) {
+    throw new CliError(`--alg ${alg} is not configured (IDP_SIGNING_ALGS=${config.signing_algs.join(",")})`);
+  }
+  const ring = await load_ring(ctx, config);
+  let rotated: Map<string, string>;
+  try {
+    rotated = await ring.rotate(alg);
+  } catch (error) {
+    if (error instanceof KeyRingError) throw new CliError(error.message);
+    throw error;
+  }
+  const active = Object.fromEntries(rotated);
+  await ctx.audit({ type: "keys_rotated", details: { active } });
+  const keys = ring.list();
+  ctx.emit({ rotated: active, keys }, (write) => {
+    for (const [a, kid] of rotated) write(`${a}: ${kid} now signs.\n`);
+    write("Running servers pick up the change within seconds; retired keys stay in the JWKS until their tokens expire.\n\n");
+    write_keys(write, keys);
+  });
+}
+
+export async function keys_command(ctx: CliContext, sub: string | undefined, argv: string[]): Promise<void> {
+  switch (sub) {
+    case "list":
+      return list(ctx, argv);
+    case "rotate":
+      return rotate(ctx, argv);
+    default:
+      throw new UsageError(sub ? `unknown keys command "${sub}"` : "missing keys command (list, rotate)");
+  }
+}
