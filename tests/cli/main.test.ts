@@ -1,0 +1,69 @@
+/**
+ * The entry point through a real process: `bun run main.ts ...`, as an operator runs it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { sandbox, type Sandbox } from "./helpers.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const BUN = join(ROOT, "node_modules", ".bin", "bun");
+
+let box: Sandbox;
+beforeAll(() => {
+  box = sandbox();
+});
+afterAll(() => box.cleanup());
+
+function child_env(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? box.dir, ...box.env, ...extra };
+}
+
+async function idp(argv: string[], options: { stdin?: string; env?: Record<string, string> } = {}) {
+  const proc = Bun.spawn([BUN, "run", join(ROOT, "main.ts"), ...argv], {
+    cwd: box.dir,
+    env: child_env(options.env),
+    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
+
+describe("main.ts as a process", () => {
+  test("--version", async () => {
+    const result = await idp(["--version"]);
+    expect(result).toEqual({ code: 0, stdout: `idp ${pkg.version}\n`, stderr: "" });
+  });
+
+  test("migrate, then users add with the password on stdin, then list", async () => {
+    const migrated = await idp(["migrate", "--json"]);
+    expect(migrated.code).toBe(0);
+    expect(JSON.parse(migrated.stdout)).toMatchObject({ version: expect.any(Number) });
+    const added = await idp(["users", "add", "alice", "--password-stdin"], { stdin: "correct horse battery\n" });
+    expect([added.code, added.stderr]).toEqual([0, ""]);
+    expect(added.stdout).toContain("Created user alice");
+    const listed = await idp(["users", "list", "--json"]);
+    expect(JSON.parse(listed.stdout).map((u: { username: string }) => u.username)).toEqual(["alice"]);
+  });
+
+  test("duplicate username exits 1 with the message on stderr", async () => {
+    await idp(["users", "add", "bob", "--password-stdin"], { stdin: "correct horse battery" });
+    const again = await idp(["users", "add", "bob", "--password-stdin"], { stdin: "correct horse battery" });
+    expect(again).toEqual({ code: 1, stdout: "", stderr: 'error: username "bob" is already taken\n' });
+  });
+
+  test("invalid configuration exits 1 without a stack trace", async () => {
+    const result = await idp(["config", "check"], { env: { IDP_ISSUER: "not a url" } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toStartWith("error: Invalid configuration:\n  issuer (IDP_ISSUER)");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test("unknown option exits 2", async () => {
+    const result = await idp(["clients", "list", "--everything"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toStartWith("error: unknown option --everything\n");
+  });
+});
