@@ -1,0 +1,80 @@
+/**
+ * PostgreSQL for tests: where it is, whether it answers, and throwaway databases.
+ *
+ * The server is `postgres://postgres@127.0.0.1:5432/test` unless TEST_DATABASE_URL says
+ * otherwise; that database is only used to create and drop per-file databases. When it is not
+ * reachable, PostgreSQL tests are skipped with one line on stderr, or fail when
+ * IDP_REQUIRE_POSTGRES=1 (CI sets it).
+ */
+import { SQL } from "bun";
+import { test } from "bun:test";
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+let available: Promise<boolean> | undefined;
+
+/** Whether the test server answers (asked once per process). */
+export function pgAvailable(): Promise<boolean> {
+  available ??= (async () => {
+    const sql = new SQL(TEST_DATABASE_URL, { max: 1, connectionTimeout: 3 });
+    try {
+      await sql`SELECT 1`;
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await sql.close({ timeout: 0 }).catch(() => {});
+    }
+  })();
+  return available;
+}
+
+let told = false;
+
+/**
+ * Call at the top level of a PostgreSQL test file: true when its tests should run. Otherwise
+ * prints the skip line once per process, or registers a failing test when PostgreSQL is required.
+ */
+export async function usePostgres(): Promise<boolean> {
+  if (await pgAvailable()) return true;
+  if (process.env.IDP_REQUIRE_POSTGRES === "1") {
+    test("PostgreSQL is reachable (IDP_REQUIRE_POSTGRES=1)", () => {
+      throw new Error(`PostgreSQL not reachable at ${TEST_DATABASE_URL}, and IDP_REQUIRE_POSTGRES=1 requires it`);
+    });
+    return false;
+  }
+  if (!told) {
+    told = true;
+    console.warn(
+      `PostgreSQL not reachable at ${TEST_DATABASE_URL}: skipping PostgreSQL store tests (set IDP_REQUIRE_POSTGRES=1 to require them)`,
+    );
+  }
+  return false;
+}
+
+export type TempDatabase = { url: string; name: string; drop(): Promise<void> };
+
+/** A new empty database `idp_t_<random>` on the test server; `drop()` removes it (even if in use). */
+export async function createTempDatabase(): Promise<TempDatabase> {
+  const name = `idp_t_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+  const admin = new SQL(TEST_DATABASE_URL, { max: 1, connectionTimeout: 5 });
+  try {
+    await admin.unsafe(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.close({ timeout: 0 }).catch(() => {});
+  }
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    async drop() {
+      const sql = new SQL(TEST_DATABASE_URL, { max: 1, connectionTimeout: 5 });
+      try {
+        await sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await sql.close({ timeout: 0 }).catch(() => {});
+      }
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import { openStore } from "../../src/idp/store/open.ts";
+import { createTempDatabase, usePostgres } from "./pg.ts";
+import { storeSuite } from "./suite.ts";
+
+if (await usePostgres()) {
+  storeSuite("postgres", async () => {
+    const db = await createTempDatabase();
+    return {
+      url: db.url,
+      open: (options) => openStore(db.url, { max: 10, ...options }),
+      drop: () => db.drop(),
+    };
+  });
+}

@@ -1,0 +1,17 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStore } from "../../src/idp/store/open.ts";
+import { storeSuite } from "./suite.ts";
+
+storeSuite("sqlite", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "idp-store-"));
+  const url = `sqlite:${join(dir, "idp.db")}`;
+  return {
+    url,
+    open: (options) => openStore(url, options),
+    async drop() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});

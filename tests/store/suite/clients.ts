@@ -1,0 +1,92 @@
+import { describe, expect, test } from "bun:test";
+import { StoreConflictError } from "../../../src/idp/store/types.ts";
+import { codeInput, seedClient, seedUser, T0, tokenInput, uid } from "../fixtures.ts";
+import type { SuiteContext } from "../suite.ts";
+
+export function clientTests(ctx: SuiteContext): void {
+  describe("clients", () => {
+    test("createClient stores metadata as given, unknown members included", async () => {
+      const store = ctx.store();
+      const metadata = {
+        client_name: "Photos",
+        redirect_uris: ["https://photos.example/cb", "https://photos.example/cb2"],
+        grant_types: ["authorization_code", "refresh_token"],
+        token_endpoint_auth_method: "client_secret_basic",
+        skip_consent: true,
+        default_max_age: 3600,
+        jwks: { keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y" }] },
+        "x-vendor": { nested: [1, "two", null, false] },
+      };
+      const created = await store.createClient({
+        client_id: uid("c"),
+        client_secret_hash: "sha256-of-secret",
+        registration_access_token_hash: uid("rat"),
+        metadata,
+        created_at: T0,
+      });
+      expect(created).toMatchObject({ client_secret_expires_at: 0, client_id_issued_at: T0, updated_at: T0 });
+      const read = await store.getClient(created.client_id);
+      expect(read).toEqual(created);
+      expect(read?.metadata).toEqual(metadata);
+      expect(await store.getClient(uid("none"))).toBeNull();
+    });
+
+    test("a duplicate client_id conflicts", async () => {
+      const store = ctx.store();
+      const client = await seedClient(store);
+      await expect(seedClient(store, client.client_id)).rejects.toBeInstanceOf(StoreConflictError);
+    });
+
+    test("updateClient replaces metadata and secrets; unknown client gives null", async () => {
+      const store = ctx.store();
+      const client = await seedClient(store);
+      const updated = await store.updateClient(client.client_id, {
+        metadata: { client_name: "Renamed", redirect_uris: ["https://new.example/cb"] },
+        client_secret_hash: "rotated",
+        client_secret_expires_at: T0 + 100,
+      });
+      expect(updated?.metadata).toEqual({ client_name: "Renamed", redirect_uris: ["https://new.example/cb"] });
+      expect(updated).toMatchObject({ client_secret_hash: "rotated", client_secret_expires_at: T0 + 100, created_at: client.created_at });
+      expect(await store.getClient(client.client_id)).toEqual(updated);
+      const cleared = await store.updateClient(client.client_id, { client_secret_hash: null });
+      expect(cleared?.client_secret_hash).toBeNull();
+      expect(cleared?.metadata.client_name).toBe("Renamed");
+      expect(await store.updateClient(uid("none"), { client_secret_hash: "x" })).toBeNull();
+    });
+
+    test("getClientByRegistrationTokenHash finds the client (RFC 7592)", async () => {
+      const store = ctx.store();
+      const hash = uid("rat");
+      const client = await store.createClient({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} });
+      expect((await store.getClientByRegistrationTokenHash(hash))?.client_id).toBe(client.client_id);
+      expect(await store.getClientByRegistrationTokenHash(uid("rat"))).toBeNull();
+      await expect(store.createClient({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} })).rejects.toBeInstanceOf(
+        StoreConflictError,
+      );
+    });
+
+    test("listClients orders by client_id, with limit and offset", async () => {
+      await ctx.withFresh(async (store) => {
+        for (const id of ["c3", "c1", "c2"]) await seedClient(store, id);
+        expect((await store.listClients()).map((c) => c.client_id)).toEqual(["c1", "c2", "c3"]);
+        expect((await store.listClients({ limit: 2, offset: 1 })).map((c) => c.client_id)).toEqual(["c2", "c3"]);
+      });
+    });
+
+    test("deleteClient removes its grants, codes and tokens, not the user", async () => {
+      const store = ctx.store();
+      const user = await seedUser(store);
+      const client = await seedClient(store);
+      await store.upsertGrant({ user_id: user.id, client_id: client.client_id, scopes: ["openid"] });
+      const code = await store.insertCode(codeInput(user, client));
+      const token = await store.insertToken(tokenInput(null, client));
+      expect(await store.deleteClient(client.client_id)).toBe(true);
+      expect(await store.getClient(client.client_id)).toBeNull();
+      expect(await store.getGrant(user.id, client.client_id)).toBeNull();
+      expect(await store.getCode(code.code_hash)).toBeNull();
+      expect(await store.getToken(token.token_hash)).toBeNull();
+      expect(await store.getUserById(user.id)).not.toBeNull();
+      expect(await store.deleteClient(client.client_id)).toBe(false);
+    });
+  });
+}

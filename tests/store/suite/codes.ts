@@ -1,0 +1,95 @@
+import { describe, expect, test } from "bun:test";
+import { StoreConflictError, StoreReferenceError } from "../../../src/idp/store/types.ts";
+import { codeInput, concurrently, seedPair, T0, uid } from "../fixtures.ts";
+import type { SuiteContext } from "../suite.ts";
+
+/** Runs consume-worker.ts in `processes` separate processes against the same database. */
+export async function inOtherProcesses(url: string, kind: "code" | "refresh", hash: string, processes: number, attempts: number, now: number): Promise<string[]> {
+  const worker = new URL("../consume-worker.ts", import.meta.url).pathname;
+  const runs = Array.from({ length: processes }, async () => {
+    const child = Bun.spawn([process.execPath, worker, url, kind, hash, String(attempts), String(now)], { stdout: "pipe", stderr: "pipe" });
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    if (code !== 0) throw new Error(`worker failed (${code}): ${err}`);
+    return JSON.parse(out) as string[];
+  });
+  return (await Promise.all(runs)).flat();
+}
+
+export function codeTests(ctx: SuiteContext): void {
+  describe("authorization codes", () => {
+    test("insertCode and getCode round-trip every field", async () => {
+      const store = ctx.store();
+      const { user, client } = await seedPair(store);
+      const code = await store.insertCode(
+        codeInput(user, client, {
+          session_id_hash: "sess",
+          nonce: "n-0S6",
+          code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+          code_challenge_method: "S256",
+          acr: "urn:mfa",
+          amr: ["pwd", "otp"],
+          claims: { id_token: { email: { essential: true } } },
+        }),
+      );
+      expect(code.consumed_at).toBeNull();
+      expect(await store.getCode(code.code_hash)).toEqual(code);
+      expect(await store.getCode(uid("code"))).toBeNull();
+    });
+
+    test("consumeCode: ok once, then reused; unknown is not_found", async () => {
+      const store = ctx.store();
+      const { user, client } = await seedPair(store);
+      const code = await store.insertCode(codeInput(user, client));
+      const first = await store.consumeCode(code.code_hash, T0 + 1);
+      expect(first).toEqual({ status: "ok", code: { ...code, consumed_at: T0 + 1 } });
+      const again = await store.consumeCode(code.code_hash, T0 + 2);
+      expect(again.status).toBe("reused");
+      if (again.status === "reused") expect(again.code).toMatchObject({ grant_id: code.grant_id, consumed_at: T0 + 1 });
+      expect(await store.consumeCode(uid("code"), T0)).toEqual({ status: "not_found" });
+    });
+
+    test("consumeCode of an expired code says expired, and it cannot be used afterwards", async () => {
+      const store = ctx.store();
+      const { user, client } = await seedPair(store);
+      const code = await store.insertCode(codeInput(user, client, { expires_at: T0 + 60 }));
+      expect((await store.consumeCode(code.code_hash, T0 + 60)).status).toBe("expired");
+      expect((await store.consumeCode(code.code_hash, T0 + 1)).status).toBe("reused");
+    });
+
+    test("20 concurrent consumeCode of one code: exactly one ok", async () => {
+      const store = ctx.store();
+      const { user, client } = await seedPair(store);
+      const code = await store.insertCode(codeInput(user, client));
+      const results = await concurrently(20, () => store.consumeCode(code.code_hash, T0 + 1));
+      expect(results.filter((r) => r.status === "ok")).toHaveLength(1);
+      expect(results.filter((r) => r.status === "reused")).toHaveLength(19);
+    });
+
+    test("concurrent consumeCode from two store instances: exactly one ok", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      const { user, client } = await seedPair(store);
+      const code = await store.insertCode(codeInput(user, client));
+      const results = await concurrently(20, (i) => (i % 2 ? other : store).consumeCode(code.code_hash, T0 + 1));
+      expect(results.filter((r) => r.status === "ok")).toHaveLength(1);
+    });
+
+    test("concurrent consumeCode from separate processes: exactly one ok", async () => {
+      const store = ctx.store();
+      const { user, client } = await seedPair(store);
+      const code = await store.insertCode(codeInput(user, client));
+      const statuses = await inOtherProcesses(ctx.target().url, "code", code.code_hash, 3, 5, T0 + 1);
+      expect(statuses).toHaveLength(15);
+      expect(statuses.filter((s) => s === "ok")).toHaveLength(1);
+      expect(statuses.filter((s) => s === "reused")).toHaveLength(14);
+    }, 30_000);
+
+    test("a duplicate code hash conflicts; a code for an unknown client is a reference error", async () => {
+      const store = ctx.store();
+      const { user, client } = await seedPair(store);
+      const code = await store.insertCode(codeInput(user, client));
+      await expect(store.insertCode(codeInput(user, client, { code_hash: code.code_hash }))).rejects.toBeInstanceOf(StoreConflictError);
+      await expect(store.insertCode(codeInput(user, client, { client_id: uid("ghost") }))).rejects.toBeInstanceOf(StoreReferenceError);
+    });
+  });
+}

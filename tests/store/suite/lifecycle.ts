@@ -1,0 +1,69 @@
+import { describe, expect, test } from "bun:test";
+import { migrate, openStore } from "../../../src/idp/store/open.ts";
+import { latestVersion } from "../../../src/idp/store/migrations/index.ts";
+import { StoreError, StoreUnavailableError } from "../../../src/idp/store/types.ts";
+import { concurrently, seedUser } from "../fixtures.ts";
+import type { SuiteContext } from "../suite.ts";
+
+export function lifecycleTests(ctx: SuiteContext): void {
+  describe("migrations and lifecycle", () => {
+    test("opening an existing database again applies nothing and keeps the data", async () => {
+      const store = ctx.store();
+      const user = await seedUser(store);
+      const again = await ctx.target().open();
+      try {
+        expect(await again.migrate()).toEqual({ applied: [], version: latestVersion });
+        expect(await again.getUserById(user.id)).toEqual(user);
+      } finally {
+        await again.close();
+      }
+    });
+
+    test("migrate() on an empty database applies every migration once, then nothing", async () => {
+      const fresh = await ctx.factory();
+      try {
+        const all = Array.from({ length: latestVersion }, (_, i) => i + 1);
+        expect(await migrate(fresh.url)).toEqual({ applied: all, version: latestVersion });
+        expect(await migrate(fresh.url)).toEqual({ applied: [], version: latestVersion });
+      } finally {
+        await fresh.drop();
+      }
+    });
+
+    test("instances starting together on an empty database all open; migrations run once", async () => {
+      const fresh = await ctx.factory();
+      try {
+        const results = await concurrently(4, () => migrate(fresh.url));
+        expect(results.filter((r) => r.applied.length > 0)).toHaveLength(1);
+        const stores = await concurrently(3, () => fresh.open());
+        await seedUser(stores[0]!);
+        expect(await stores[2]!.listUsers()).toHaveLength(1);
+        for (const store of stores) await store.close();
+      } finally {
+        await fresh.drop();
+      }
+    });
+
+    test("with migrate: false an empty database is refused with a message naming idp migrate", async () => {
+      const fresh = await ctx.factory();
+      try {
+        const opening = openStore(fresh.url, { migrate: false });
+        await expect(opening).rejects.toBeInstanceOf(StoreError);
+        await expect(opening).rejects.toThrow(/idp migrate/);
+        await migrate(fresh.url);
+        const store = await openStore(fresh.url, { migrate: false });
+        await store.close();
+      } finally {
+        await fresh.drop();
+      }
+    });
+
+    test("ping answers while open; a closed store is unavailable", async () => {
+      const store = await ctx.target().open();
+      expect(store.kind).toBe(ctx.store().kind);
+      await store.ping();
+      await store.close();
+      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+    });
+  });
+}

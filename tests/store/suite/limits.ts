@@ -1,0 +1,74 @@
+import { describe, expect, test } from "bun:test";
+import { concurrently, T0, uid } from "../fixtures.ts";
+import type { SuiteContext } from "../suite.ts";
+
+export function limitTests(ctx: SuiteContext): void {
+  describe("client assertion jti replay", () => {
+    test("a jti is accepted once per client until it expires", async () => {
+      const store = ctx.store();
+      const jti = uid("jti");
+      expect(await store.useJti("client-a", jti, T0 + 60, T0)).toBe(true);
+      expect(await store.useJti("client-a", jti, T0 + 60, T0 + 1)).toBe(false);
+      expect(await store.useJti("client-b", jti, T0 + 60, T0 + 1)).toBe(true);
+      expect(await store.useJti("client-a", jti, T0 + 200, T0 + 60)).toBe(true);
+      expect(await store.useJti("client-a", jti, T0 + 200, T0 + 61)).toBe(false);
+    });
+
+    test("concurrent uses of one jti on two instances: exactly one accepted", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      const jti = uid("jti");
+      const results = await concurrently(20, (i) => (i % 2 ? other : store).useJti("client-a", jti, T0 + 60, T0));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+  });
+
+  describe("rate-limit counters", () => {
+    test("hit counts within a fixed window and starts a new one after reset_at", async () => {
+      const store = ctx.store();
+      const key = uid("login:ip");
+      expect(await store.getCounter(key)).toBeNull();
+      expect(await store.hit(key, 60, T0)).toEqual({ count: 1, reset_at: T0 + 60 });
+      expect(await store.hit(key, 60, T0 + 30)).toEqual({ count: 2, reset_at: T0 + 60 });
+      expect(await store.getCounter(key)).toEqual({ count: 2, reset_at: T0 + 60 });
+      expect(await store.hit(key, 60, T0 + 60)).toEqual({ count: 1, reset_at: T0 + 120 });
+      await store.resetCounter(key);
+      expect(await store.getCounter(key)).toBeNull();
+      expect(await store.hit(key, 10, T0 + 61)).toEqual({ count: 1, reset_at: T0 + 71 });
+      await store.resetCounter(uid("never-hit"));
+    });
+
+    test("concurrent hits from two instances are all counted", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      const key = uid("burst");
+      const results = await concurrently(20, (i) => (i % 2 ? other : store).hit(key, 60, T0));
+      expect(results.map((r) => r.count).toSorted((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(await store.getCounter(key)).toEqual({ count: 20, reset_at: T0 + 60 });
+    });
+  });
+
+  describe("audit events", () => {
+    test("addAuditEvent, listAuditEvents filters newest first, purgeAuditEvents", async () => {
+      await ctx.withFresh(async (store) => {
+        const login = await store.addAuditEvent({ at: T0, type: "login", outcome: "success", user_id: "u1", ip: "192.0.2.1", details: { amr: ["pwd"] } });
+        expect(login).toEqual({ id: login.id, at: T0, type: "login", outcome: "success", user_id: "u1", client_id: null, ip: "192.0.2.1", details: { amr: ["pwd"] } });
+        await store.addAuditEvent({ at: T0 + 1, type: "token", outcome: "success", user_id: "u1", client_id: "c1" });
+        await store.addAuditEvent({ at: T0 + 2, type: "login", outcome: "failure", user_id: "u2" });
+        const latest = await store.addAuditEvent({ at: T0 + 2, type: "consent", outcome: "success", user_id: "u1", client_id: "c1" });
+        expect(latest.id).toBeGreaterThan(login.id);
+
+        const types = (events: { type: string; outcome: string }[]) => events.map((e) => `${e.type}:${e.outcome}`);
+        expect(types(await store.listAuditEvents())).toEqual(["consent:success", "login:failure", "token:success", "login:success"]);
+        expect(types(await store.listAuditEvents({ userId: "u1" }))).toEqual(["consent:success", "token:success", "login:success"]);
+        expect(types(await store.listAuditEvents({ clientId: "c1", limit: 1 }))).toEqual(["consent:success"]);
+        expect(types(await store.listAuditEvents({ type: "login" }))).toEqual(["login:failure", "login:success"]);
+        expect(types(await store.listAuditEvents({ since: T0 + 1, userId: "u1" }))).toEqual(["consent:success", "token:success"]);
+        expect((await store.listAuditEvents())[3]).toEqual(login);
+
+        expect(await store.purgeAuditEvents(T0 + 2, 1)).toBe(2);
+        expect(types(await store.listAuditEvents())).toEqual(["consent:success", "login:failure"]);
+      });
+    });
+  });
+}
