@@ -54,6 +54,8 @@ type View = {
   all_rows: KeyRow[];
   signers: Map<Alg, { kid: string; sign: Signer }>;
   jwks: Jwks;
+  /** The earliest retire_at among stored retired keys: the next sync deletes it. */
+  cleanup_at: UnixSeconds;
 };
 
 export class KeyRing {
@@ -142,7 +144,7 @@ export class KeyRing {
   async refresh(): Promise<boolean> {
     return this.exclusive(async () => {
       const version = await this.store.keysVersion();
-      if (version === this.view.version && this.now() < this.view.jwks.valid_until) return false;
+      if (version === this.view.version && this.now() < this.view.cleanup_at) return false;
       await this.sync();
       return true;
     });
@@ -242,7 +244,8 @@ export class KeyRing {
     const live = new Set(rows.map((row) => row.kid));
     for (const kid of this.signer_cache.keys()) if (!live.has(kid)) this.signer_cache.delete(kid);
     for (const kid of this.verify_cache.keys()) if (!live.has(kid)) this.verify_cache.delete(kid);
-    return { version, rows, all_rows, signers, jwks: build_jwks(rows, now) };
+    const cleanup_at = Math.min(...all_rows.map((row) => (row.status === "retired" ? (row.retire_at ?? now) : Infinity)));
+    return { version, rows, all_rows, signers, jwks: build_jwks(rows, now), cleanup_at };
   }
 
   private async insert(key: Awaited<ReturnType<typeof generate_key>>, status: KeyStatus, created_at: UnixSeconds, activated_at: UnixSeconds | null): Promise<void> {
