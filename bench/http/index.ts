@@ -1,0 +1,106 @@
+// HTTP benchmark: the same two endpoints on raw Bun.serve, Fw, Hono and Elysia, loaded with wrk.
+//
+//   bun run bench/http/index.ts [--rounds 3] [--seconds 10] [--warmup 2] [--connections 64]
+//                               [--servers raw,fw,hono,elysia] [--routes json,user]
+//                               [--server-cpu 0] [--wrk-cpu 1] [--json out.json]
+//
+// Each server is its own process (servers/<name>.ts, PORT from env), pinned to one core, wrk to
+// another. Servers are alternated within a round and the order rotates between rounds; the
+// table shows the median of the rounds and the ratio to raw Bun.serve.
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { machine_line } from "./machine.ts";
+import { print_table, type Cell } from "./table.ts";
+import { has, start_server, stop_server, wrk, type Load } from "./wrk.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    seconds: { type: "string", default: "10" },
+    warmup: { type: "string", default: "2" },
+    connections: { type: "string", default: "64" },
+    threads: { type: "string", default: "1" },
+    servers: { type: "string", default: "raw,fw,hono,elysia" },
+    routes: { type: "string", default: "json,user" },
+    "server-cpu": { type: "string", default: "0" },
+    "wrk-cpu": { type: "string", default: "1" },
+    json: { type: "string" },
+  },
+});
+
+/** What each route must answer, checked on every server before it is loaded. */
+const ROUTES: Record<string, { label: string; path: string; expect: unknown }> = {
+  json: { label: "GET /json", path: "/json", expect: { message: "hello" } },
+  user: { label: "GET /users/:id", path: "/users/42", expect: { id: "42" } },
+};
+
+const servers = args.servers.split(",");
+const routes = args.routes.split(",");
+for (const r of routes) if (!ROUTES[r]) throw new Error(`unknown route ${r}: use ${Object.keys(ROUTES).join(", ")}`);
+if (!has("wrk")) throw new Error("wrk is not installed (Debian: apt-get install -y wrk)");
+if (!has("taskset")) console.warn("taskset not found: server and wrk run unpinned");
+
+const rounds = Number(args.rounds);
+const opts = { threads: Number(args.threads), connections: Number(args.connections), seconds: Number(args.seconds), cpu: args["wrk-cpu"] };
+const results = new Map<string, Load[]>(); // `${server} ${route}` → one Load per round
+let port = 3300;
+
+async function check(base: string, server: string): Promise<void> {
+  for (const r of routes) {
+    const { path, expect } = ROUTES[r]!;
+    const res = await fetch(base + path);
+    const body = await res.text();
+    if (res.status !== 200 || JSON.stringify(JSON.parse(body)) !== JSON.stringify(expect)) {
+      throw new Error(`${server} ${path} answered ${res.status} ${body}; expected ${JSON.stringify(expect)}`);
+    }
+  }
+}
+
+console.log(machine_line());
+console.log(`${rounds} rounds × ${servers.length} servers × ${routes.length} routes, ${opts.seconds} s each (warm-up ${args.warmup} s), wrk -t${opts.threads} -c${opts.connections}`);
+for (let round = 0; round < rounds; round++) {
+  const order = servers.map((_, i) => servers[(i + round) % servers.length]!);
+  for (const server of order) {
+    const started = await start_server(join(import.meta.dir, "servers", `${server}.ts`), port++, args["server-cpu"]);
+    try {
+      await check(started.base, server);
+      for (const r of routes) {
+        const url = started.base + ROUTES[r]!.path;
+        if (Number(args.warmup) > 0) await wrk(url, { ...opts, seconds: Number(args.warmup) });
+        const load = await wrk(url, opts, started.proc.pid);
+        if (load.errors > 0 || load.non_2xx > 0) console.warn(`  ${server} ${r}: ${load.errors} socket errors, ${load.non_2xx} non-2xx`);
+        const key = `${server} ${r}`;
+        results.set(key, [...(results.get(key) ?? []), load]);
+        console.log(`  round ${round + 1} ${server.padEnd(7)} ${ROUTES[r]!.label.padEnd(15)} ${Math.round(load.rps).toLocaleString("en-US").padStart(9)} req/s  p99 ${load.p99_ms.toFixed(2)} ms  server CPU ${Math.round(load.server_cpu * 100)}%`);
+        if (load.server_cpu < 0.9) console.warn(`  ^ the server got ${Math.round(load.server_cpu * 100)}% of its core: something else competes for it; this round is suspect`);
+      }
+    } finally {
+      await stop_server(started);
+    }
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const cells: Cell[] = [];
+for (const server of servers) {
+  for (const r of routes) {
+    const loads = results.get(`${server} ${r}`) ?? [];
+    const rps = loads.map((l) => l.rps);
+    const raw = results.get(`raw ${r}`)?.map((l) => l.rps);
+    cells.push({
+      server,
+      route: ROUTES[r]!.label,
+      rps: median(rps),
+      min: Math.min(...rps),
+      max: Math.max(...rps),
+      p99_ms: median(loads.map((l) => l.p99_ms)),
+      ratio: raw ? median(rps) / median(raw) : undefined,
+    });
+  }
+}
+print_table(cells, servers, routes.map((r) => ROUTES[r]!.label));
+if (args.json) await Bun.write(args.json, JSON.stringify({ machine: machine_line(), options: args, cells, rounds: Object.fromEntries(results) }, null, 2));

@@ -1,0 +1,9 @@
+// Elysia with its defaults (ahead-of-time compiled handlers, Bun adapter).
+import { Elysia } from "elysia";
+
+const port = Number(process.env.PORT ?? 3000);
+new Elysia()
+  .get("/json", () => ({ message: "hello" }))
+  .get("/users/:id", ({ params }) => ({ id: params.id }))
+  .listen({ port, hostname: "127.0.0.1" });
+console.log(`elysia listening on ${port}`);

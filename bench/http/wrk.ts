@@ -1,0 +1,85 @@
+// Running wrk and the servers under test, each pinned to its own core when taskset exists.
+import type { Subprocess } from "bun";
+import { readFileSync } from "node:fs";
+
+export type Load = { rps: number; p50_ms: number; p99_ms: number; errors: number; non_2xx: number; server_cpu: number };
+
+/** CPU seconds a process has used so far (user + system), from /proc; NaN where there is no /proc. */
+export function cpu_seconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export const has = (tool: string) => Bun.which(tool) !== null;
+
+/** `taskset -c <cpu>` in front of a command, or nothing when taskset is missing. */
+export function pinned(cpu: string | undefined, command: string[]): string[] {
+  return cpu !== undefined && has("taskset") ? ["taskset", "-c", cpu, ...command] : command;
+}
+
+function ms(value: string, unit: string): number {
+  const n = Number(value);
+  return unit === "us" ? n / 1000 : unit === "s" ? n * 1000 : unit === "m" ? n * 60_000 : n;
+}
+
+/** Reads wrk's report: requests/s, latency percentiles, socket errors and non-2xx answers. */
+export function parse_wrk(out: string): Load {
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+  if (!rps) throw new Error(`wrk printed no Requests/sec:\n${out}`);
+  const pct = (p: string) => {
+    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m").exec(out);
+    return m ? ms(m[1]!, m[2]!) : Number.NaN;
+  };
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  const non = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  return { rps: Number(rps[1]), p50_ms: pct("50"), p99_ms: pct("99"), errors, non_2xx: non ? Number(non[1]) : 0, server_cpu: Number.NaN };
+}
+
+export type WrkOptions = { threads: number; connections: number; seconds: number; cpu: string | undefined };
+
+/** Loads `url`; `server_pid` lets the result say how much of a core the server got meanwhile. */
+export async function wrk(url: string, o: WrkOptions, server_pid?: number): Promise<Load> {
+  const cpu_before = server_pid === undefined ? Number.NaN : cpu_seconds(server_pid);
+  const t0 = performance.now();
+  const command = pinned(o.cpu, ["wrk", `-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, "--latency", url]);
+  const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`${command.join(" ")} exited ${code}: ${err}`);
+  const load = parse_wrk(out);
+  if (server_pid !== undefined) load.server_cpu = (cpu_seconds(server_pid) - cpu_before) / ((performance.now() - t0) / 1000);
+  return load;
+}
+
+export type Started = { proc: Subprocess; base: string };
+
+/** Starts `bun <file>` with PORT set, waits until it answers `probe`. */
+export async function start_server(file: string, port: number, cpu: string | undefined, bun_flags: string[] = []): Promise<Started> {
+  const command = pinned(cpu, [process.execPath, ...bun_flags, file]);
+  const proc = Bun.spawn(command, { env: { ...process.env, PORT: String(port), NODE_ENV: "production" }, stdout: "ignore", stderr: "inherit" });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`${file} exited with ${proc.exitCode} before listening`);
+    try {
+      await fetch(`${base}/json`);
+      return { proc, base };
+    } catch {
+      await Bun.sleep(50);
+    }
+  }
+  proc.kill();
+  throw new Error(`${file} did not listen on ${port} within 15 s`);
+}
+
+export async function stop_server(s: Started): Promise<void> {
+  s.proc.kill("SIGTERM");
+  const timer = setTimeout(() => s.proc.kill("SIGKILL"), 5000);
+  await s.proc.exited;
+  clearTimeout(timer);
+}
