@@ -3,7 +3,14 @@
  * types.ts (conflict, reference, unavailable). Done once at open, in one place, instead of a
  * try/catch in every method.
  */
-export function guard<T extends object>(target: T, mapError: (error: unknown) => unknown): T {
+export type GuardOptions = {
+  /** Errors after which the call is tried again (on another connection), up to `attempts` times in all. */
+  retryIf?: (error: unknown) => boolean;
+  attempts?: number;
+};
+
+export function guard<T extends object>(target: T, mapError: (error: unknown) => unknown, options: GuardOptions = {}): T {
+  const { retryIf = () => false, attempts = 1 } = options;
   const wrapped: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(target)) {
     if (typeof value !== "function") {
@@ -12,10 +19,13 @@ export function guard<T extends object>(target: T, mapError: (error: unknown) =>
     }
     const method = value as (...args: unknown[]) => unknown;
     wrapped[name] = async (...args: unknown[]): Promise<unknown> => {
-      try {
-        return await method(...args);
-      } catch (error) {
-        throw mapError(error);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await method(...args);
+        } catch (error) {
+          if (attempt < attempts && retryIf(error)) continue;
+          throw mapError(error);
+        }
       }
     };
   }

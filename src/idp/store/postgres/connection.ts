@@ -12,9 +12,11 @@ import {
   type OpenStoreOptions,
 } from "../types.ts";
 
+export const DEFAULT_POOL_SIZE = 10;
+
 export function createPool(url: string, options: OpenStoreOptions): SQL {
   return new SQL(url, {
-    max: options.max ?? 10,
+    max: options.max ?? DEFAULT_POOL_SIZE,
     // Fail fast (then 503) rather than hang when the server is down; Bun.SQL reconnects later.
     connectionTimeout: options.connectionTimeout ?? 5,
     idleTimeout: options.idleTimeout ?? 30,
@@ -58,6 +60,24 @@ export async function postgresSchemaVersion(sql: SQL): Promise<number> {
 // unknown database (3D000).
 const UNAVAILABLE_SQLSTATE = /^(08|57P|53|28|3D000)/;
 const UNAVAILABLE_CODE = /^(ERR_POSTGRES_(CONNECTION|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS|AUTHENTICATION|SASL|CHANNEL_BINDING|UNSUPPORTED_AUTHENTICATION)|E(CONN|TIMEDOUT|HOSTUNREACH|NETUNREACH|PIPE|AI_AGAIN|NOTFOUND))/;
+
+/**
+ * A pooled connection that died while idle (server restart, pg_terminate_backend, network cut)
+ * fails the first call that uses it, without running it. Such calls are tried again on another
+ * connection. In the rare case where the server committed and the connection died before the
+ * answer, the retry fails closed: a code or refresh token reads as reused, an insert conflicts.
+ */
+export function isDeadConnection(error: unknown): boolean {
+  const code = errorCode(error);
+  const sqlstate = (error as { errno?: unknown } | null)?.errno;
+  return (
+    code === "ERR_POSTGRES_CONNECTION_CLOSED" ||
+    code === "ECONNRESET" ||
+    code === "EPIPE" ||
+    sqlstate === "57P01" || // admin_shutdown (pg_terminate_backend, smart/fast shutdown)
+    sqlstate === "57P02" // crash_shutdown
+  );
+}
 
 export function mapPostgresError(error: unknown): unknown {
   if (error instanceof StoreError) return error;

@@ -11,7 +11,7 @@ import { requireCurrentSchema } from "../migrations/index.ts";
 import { emptyPurgeCounts, purgeTargets } from "../purge.ts";
 import type { LifecycleStore, MigrationResult, OpenStoreOptions, Store } from "../types.ts";
 import { pgClients } from "./clients.ts";
-import { createPool, mapPostgresError, migratePostgres, postgresSchemaVersion } from "./connection.ts";
+import { createPool, DEFAULT_POOL_SIZE, isDeadConnection, mapPostgresError, migratePostgres, postgresSchemaVersion } from "./connection.ts";
 import { pgInitialAccessTokens, pgKeys } from "./keys.ts";
 import { pgAudit, pgCounters, pgReplay } from "./limits.ts";
 import { pgGrants, pgInteractions, pgSessions } from "./sessions.ts";
@@ -27,7 +27,8 @@ export async function openPostgresStore(url: string, options: OpenStoreOptions =
     await sql.close({ timeout: 0 }).catch(() => {});
     throw mapPostgresError(error);
   }
-  return guard(postgresStore(sql), mapPostgresError);
+  // Every pooled connection may be dead after an outage, so allow one try per connection.
+  return guard(postgresStore(sql), mapPostgresError, { retryIf: isDeadConnection, attempts: (options.max ?? DEFAULT_POOL_SIZE) + 1 });
 }
 
 /** Applies pending migrations without opening a store (for `idp migrate`). */
