@@ -34,12 +34,15 @@ ${COMMON}
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
-  serve: `Usage: idp serve [--production] [--port N] [--host H]
+  serve: `Usage: idp serve [--production] [--port N] [--host H] [--demo]
 
-Starts the HTTP server; stops cleanly on SIGINT/SIGTERM.
+Starts the HTTP server (applying pending migrations first); stops cleanly on SIGINT/SIGTERM.
+\`idp\` with no command does the same.
   --production   production mode (same as IDP_PRODUCTION=true)
-  --port N       port to listen on (overrides PORT)
+  --port N       port to listen on (overrides PORT; 0 picks a free port)
   --host H       address to bind (overrides HOST)
+  --demo         on an empty database, create a demo user and client and print their
+                 credentials (for trying the provider out, not for production)
 `,
   migrate: `Usage: idp migrate [--json]
 

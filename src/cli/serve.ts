@@ -30,10 +30,11 @@ export async function serve_command(ctx: CliContext, argv: string[]): Promise<vo
 
   // Loaded only here, so admin commands do not pay for the server's modules.
   const { serve } = await import("../idp/server.ts");
-  const server = await serve(config, { seed_demo: flags.demo });
-  ctx.emit({ version: VERSION, url: server.url, issuer: config.issuer }, (write) =>
-    write(`idp ${VERSION} listening on ${server.url} (issuer ${config.issuer})\n`),
-  );
+  // With --json, stdout carries only JSON (the start line and the server's JSON log lines).
+  const out = ctx.json ? ctx.io.stderr : ctx.io.stdout;
+  const server = await serve(config, { seed_demo: flags.demo, out });
+  // One line, like the log lines around it.
+  if (ctx.json) ctx.io.stdout(`${JSON.stringify({ version: VERSION, url: server.url, issuer: config.issuer })}\n`);
   await aborted(ctx.io.signal);
   await server.stop();
 }
