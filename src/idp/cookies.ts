@@ -1,0 +1,32 @@
+/**
+ * The provider's cookies. Both are HttpOnly (scripts never read them), SameSite=Lax (sent on the
+ * top-level navigation from the client to /authorize, not on cross-site subrequests or POSTs),
+ * Path=/, and Secure when the issuer is https.
+ *
+ * - `idp_session`: the browser's single sign-on session; a 256-bit random value whose SHA-256 is
+ *   the session row's id_hash (a database leak does not give usable cookies).
+ * - `idp_interaction`: a 256-bit random value binding pending interactions to this browser
+ *   (interactions.ts); its SHA-256 is stored in each interaction, and the CSRF token of every
+ *   form is derived from it.
+ */
+import type { Provider } from "./provider.ts";
+
+export const SESSION_COOKIE = "idp_session";
+export const INTERACTION_COOKIE = "idp_interaction";
+
+/** Cookie values we issue: 43 base64url characters (random_token of 32 bytes). */
+const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
+
+/** The value of a cookie we issued, or null when it is missing or malformed. */
+export function read_cookie(cookies: Bun.CookieMap, name: string): string | null {
+  const value = cookies.get(name);
+  return value !== null && COOKIE_VALUE.test(value) ? value : null;
+}
+
+export function cookie_options(idp: Provider, max_age: number): Bun.CookieInit {
+  return { path: "/", httpOnly: true, sameSite: "lax", secure: idp.secure, maxAge: max_age };
+}
+
+export function expired_cookie_options(idp: Provider): Bun.CookieInit {
+  return { path: "/", httpOnly: true, sameSite: "lax", secure: idp.secure, maxAge: 0, expires: new Date(0) };
+}

@@ -1,0 +1,50 @@
+/**
+ * GET|POST /authorize: the authorization endpoint (OIDC Core §3.1.2). Validates the request,
+ * then either answers at once (signed in, consent given, or prompt=none) or starts an
+ * interaction and sends the browser to the login or consent page.
+ */
+import { z } from "zod";
+import { Fw } from "../../fw/index.ts";
+import { error_redirect, next_step } from "../authorization.ts";
+import { resolve_target, validate_request } from "../authorize_request.ts";
+import { AuthorizationError, PageError, describe_issues } from "../errors.ts";
+import { begin_interaction, type Authentication } from "../interactions.ts";
+import { PATHS } from "../metadata.ts";
+import type { Provider } from "../provider.ts";
+import { current_session } from "../sessions.ts";
+
+/**
+ * Every parameter as sent: a string, or an array when repeated. Checks happen in call(), in the
+ * order that decides whether an error may be redirected (authorize_request.ts).
+ */
+export const AuthorizeRequest = Fw.Request("AuthorizeRequest", z.record(z.string(), z.union([z.string(), z.array(z.string())])), {
+  on_invalid: (issues) => new PageError("The application sent an invalid request", `The sign-in request is malformed (${describe_issues(issues)}).`),
+});
+
+export const Authorize = (idp: Provider) =>
+  class Authorize extends Fw.Endpoint(AuthorizeRequest, Fw.Response.Redirect) {
+    static route = `GET|POST ${PATHS.authorize}`;
+
+    async call() {
+      // OIDC Core §3.1.2.1: GET and POST (form-serialized) are both supported. After a POST the
+      // browser must GET the next page: 303, never 307 (which would re-POST the form).
+      const status = this.request.method === "POST" ? 303 : 302;
+      const params = this.authorize_request;
+      const target = await resolve_target(idp, params);
+      let request;
+      try {
+        request = validate_request(target, params);
+      } catch (error) {
+        if (!(error instanceof AuthorizationError)) throw error;
+        return this.redirect_to(error_redirect(idp, target, error.error, error.description), status);
+      }
+      const active = await current_session(idp, this.cookies);
+      const authentication: Authentication | null =
+        active === null ? null : { user_id: active.user.id, session_id_hash: active.session.id_hash, auth_time: active.session.auth_time, amr: active.session.amr };
+      const step = await next_step(idp, target.client, request, authentication, { login: false, consent: false });
+      if (step.kind === "redirect") return this.redirect_to(step.url, status);
+      const { id, cookie } = await begin_interaction(idp, request, authentication, this.cookies);
+      this.set_cookie(cookie.name, cookie.value, cookie.options);
+      return this.redirect_to(`${idp.config.issuer}/interaction/${id}/${step.kind}`, status);
+    }
+  };

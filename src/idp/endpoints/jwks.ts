@@ -1,0 +1,15 @@
+/** GET /.well-known/jwks.json: the public signing keys (RFC 7517 §5), public members only. */
+import { Fw } from "../../fw/index.ts";
+import { PATHS } from "../metadata.ts";
+import type { Provider } from "../provider.ts";
+import { NotModified, cached_bytes } from "./cached.ts";
+
+export const Jwks = (idp: Provider) =>
+  class Jwks extends Fw.Endpoint(Fw.EmptyRequest, [Fw.Response.Bytes, NotModified]) {
+    static route = `GET ${PATHS.jwks}`;
+    call() {
+      const { body, etag } = idp.keys.jwks();
+      // Short: keys rotate, and a client must see the next key before it signs.
+      return cached_bytes(this.context, body, "application/jwk-set+json; charset=utf-8", etag, 300);
+    }
+  };

@@ -1,0 +1,80 @@
+/**
+ * GET|POST /interaction/:id/login: the sign-in page. A wrong password and an unknown username
+ * get the same page, message and (argon2id) work, so the page does not reveal which usernames
+ * exist (OWASP Authentication Cheat Sheet).
+ */
+import { z } from "zod";
+import { Fw } from "../../fw/index.ts";
+import { next_step } from "../authorization.ts";
+import { display_name } from "../clients.ts";
+import { verify_password_or_dummy } from "../crypto/passwords.ts";
+import { PageError, describe_issues } from "../errors.ts";
+import { check_csrf, end_interaction, load_interaction, record_authentication, type Interaction } from "../interactions.ts";
+import { interaction_url, layout_values } from "../pages.ts";
+import type { Provider } from "../provider.ts";
+import { set_page_headers } from "../security_headers.ts";
+import { end_session_by_cookie, start_session } from "../sessions.ts";
+import type { ClientRow } from "../store/types.ts";
+
+export const LoginRequest = Fw.Request(
+  "LoginRequest",
+  z.object({
+    id: z.string().max(128),
+    username: z.string().max(256).optional(),
+    password: z.string().max(4096).optional(),
+    csrf: z.string().max(256).optional(),
+  }),
+  { on_invalid: (issues) => new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`) },
+);
+
+export const WRONG_CREDENTIALS = "Wrong username or password.";
+
+export const Login = (idp: Provider) =>
+  class Login extends Fw.Renderable(Fw.Endpoint(LoginRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = "GET|POST /interaction/:id/login";
+
+    async call() {
+      const input = this.login_request;
+      const interaction = await load_interaction(idp, input.id, this.cookies);
+      const client = await idp.store.getClient(interaction.request.client_id);
+      if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", 400, "invalid_client");
+      if (this.request.method === "GET") return this.page(interaction, client, "", null);
+
+      check_csrf(interaction, input.csrf);
+      const username = (input.username ?? "").trim();
+      const password = input.password ?? "";
+      const user = username === "" ? null : await idp.store.getUserByUsername(username);
+      // Same argon2id work whether or not the user exists (timing does not enumerate users).
+      const ok = await verify_password_or_dummy(password, user?.password_hash ?? null, idp.config.argon2);
+      if (!ok || user === null) {
+        await idp.store.addAuditEvent({ type: "login", outcome: "failure", user_id: user?.id ?? null, client_id: client.client_id, ip: this.request.ip || null, at: idp.now() });
+        return this.page(interaction, client, username, WRONG_CREDENTIALS);
+      }
+
+      // A new login replaces the browser's previous session (session fixation, and a different user).
+      await end_session_by_cookie(idp, this.cookies);
+      const { session, cookie } = await start_session(idp, user, ["pwd"]);
+      this.set_cookie(cookie.name, cookie.value, cookie.options);
+      await idp.store.addAuditEvent({ type: "login", outcome: "success", user_id: user.id, client_id: client.client_id, ip: this.request.ip || null, at: idp.now() });
+      const authentication = { user_id: user.id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
+      const step = await next_step(idp, client, interaction.request, authentication, { login: true, consent: false });
+      if (step.kind === "redirect") {
+        await end_interaction(idp, interaction.id);
+        return this.redirect_to(step.url, 303);
+      }
+      await record_authentication(idp, interaction.id, authentication);
+      return this.redirect_to(interaction_url(idp, interaction.id, step.kind), 303);
+    }
+
+    page(interaction: Interaction, client: ClientRow, username: string, error: string | null) {
+      set_page_headers(this.response.headers, interaction.request.redirect_uri);
+      return this.view("login", {
+        ...layout_values(idp, "Sign in"),
+        client_name: display_name(client),
+        action: interaction_url(idp, interaction.id, "login"),
+        csrf: interaction.csrf,
+        username,
+        error,
+      });
+    }
+  };

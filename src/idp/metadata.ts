@@ -1,0 +1,64 @@
+/**
+ * The OpenID Provider Metadata (OIDC Discovery 1.0 §3, RFC 8414 §2), built once from the
+ * configuration. It advertises only what works today: every endpoint listed answers, every
+ * value listed is accepted.
+ */
+import { USER_CLAIMS } from "./claims.ts";
+import type { Config } from "./config.ts";
+import { ADVERTISED_SCOPES } from "./scopes.ts";
+import { sha256 } from "./crypto/secrets.ts";
+
+/** Client authentication methods /token accepts (RFC 6749 §2.3.1, OIDC Core §9). */
+export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
+export type TokenAuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
+
+/** Endpoint paths, relative to the issuer (every URL in discovery derives from the issuer). */
+export const PATHS = {
+  discovery: "/.well-known/openid-configuration",
+  jwks: "/.well-known/jwks.json",
+  authorize: "/authorize",
+  token: "/token",
+  userinfo: "/userinfo",
+} as const;
+
+export type Discovery = {
+  readonly document: Record<string, unknown>;
+  /** The JSON body, serialized once. */
+  readonly body: string;
+  /** A strong ETag (RFC 9110 §8.8.3) of the body. */
+  readonly etag: string;
+};
+
+/** RS256 first (OIDC Core §15.1: the default every RP supports), then the others configured. */
+export function order_algs(algs: readonly string[]): string[] {
+  return ["RS256", ...algs.filter((a) => a !== "RS256")].filter((a) => algs.includes(a));
+}
+
+export function build_discovery(config: Config, signing_algs: readonly string[]): Discovery {
+  const issuer = config.issuer;
+  const document = {
+    // OIDC Discovery §4.3: issuer MUST be identical to the one the metadata was fetched for.
+    issuer,
+    authorization_endpoint: `${issuer}${PATHS.authorize}`,
+    token_endpoint: `${issuer}${PATHS.token}`,
+    userinfo_endpoint: `${issuer}${PATHS.userinfo}`,
+    jwks_uri: `${issuer}${PATHS.jwks}`,
+    scopes_supported: [...ADVERTISED_SCOPES],
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code"],
+    subject_types_supported: ["public"],
+    id_token_signing_alg_values_supported: order_algs(signing_algs),
+    token_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
+    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", ...USER_CLAIMS],
+    code_challenge_methods_supported: ["S256"],
+    // RFC 9207 §3: every authorization response carries iss.
+    authorization_response_iss_parameter_supported: true,
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    prompt_values_supported: ["none", "login", "consent", "select_account"],
+  };
+  const body = JSON.stringify(document);
+  return { document, body, etag: `"${sha256(body).slice(0, 32)}"` };
+}

@@ -1,0 +1,171 @@
+/**
+ * Assembling and running the provider: the handler chain and endpoints of one provider
+ * (`build_items`), an in-process app for tests (`build_app`), and `serve()`, which `main.ts serve`
+ * calls.
+ */
+import { join } from "node:path";
+import { Fw, type Context, type HttpError, type Item, type FwConfig } from "../fw/index.ts";
+import type { Config } from "./config.ts";
+import { hash_password, warm_dummy_hash } from "./crypto/passwords.ts";
+import { random_token, sha256 } from "./crypto/secrets.ts";
+import { Authorize } from "./endpoints/authorize.ts";
+import { Consent } from "./endpoints/consent.ts";
+import { Discovery } from "./endpoints/discovery.ts";
+import { Healthz, Readyz } from "./endpoints/health.ts";
+import { Jwks } from "./endpoints/jwks.ts";
+import { Login } from "./endpoints/login.ts";
+import { Static, load_static } from "./endpoints/static.ts";
+import { Token } from "./endpoints/token.ts";
+import { Userinfo } from "./endpoints/userinfo.ts";
+import { OAuthError, PageError } from "./errors.ts";
+import { layout_values } from "./pages.ts";
+import { create_provider, json_log, type Log, type Provider } from "./provider.ts";
+import { SecurityHeadersHandler } from "./security_headers.ts";
+import { openStore } from "./store/open.ts";
+import type { Store } from "./store/types.ts";
+
+export const VIEWS_DIR = join(import.meta.dir, "../../views");
+
+/** Plain words for the error page; never a stack. */
+function error_words(error: HttpError): { heading: string; message: string } {
+  if (error instanceof PageError) return { heading: error.title, message: error.message };
+  if (error instanceof OAuthError) return { heading: "The request could not be completed", message: error.message };
+  switch (error.status) {
+    case 404:
+      return { heading: "Page not found", message: "There is nothing at this address. Check the link, or go back to the application you came from." };
+    case 405:
+      return { heading: "This page cannot be used that way", message: error.message };
+    case 429:
+      return { heading: "Too many attempts", message: "Please wait a little and try again." };
+    case 503:
+      return { heading: "Temporarily unavailable", message: "The sign-in service is busy or under maintenance. Please try again in a moment." };
+    default:
+      return error.status >= 500
+        ? { heading: "Something went wrong on our side", message: "We could not complete your request. Please try again; if it keeps happening, contact support." }
+        : { heading: "The request could not be completed", message: error.message };
+  }
+}
+
+function error_page(idp: Provider) {
+  return (error: HttpError, context: Context): string => {
+    const words = error_words(error);
+    const values = { ...layout_values(idp, words.heading), ...words, code: error.code, status: error.status, request_id: context.state.request_id ?? null };
+    const views = context.app.views;
+    if (views?.has("error")) return views.render("error", values);
+    return `<!doctype html><title>${Fw.escape_html(words.heading)}</title><h1>${Fw.escape_html(words.heading)}</h1><p>${Fw.escape_html(words.message)}</p>`;
+  };
+}
+
+/** The handlers (outermost first), then one instance of every endpoint, bound to `idp`. */
+export function build_items(idp: Provider): Item[] {
+  const handlers: Item[] = [new Fw.RequestIdHandler()];
+  if (idp.config.log_requests) handlers.push(new Fw.LoggingHandler());
+  handlers.push(new SecurityHeadersHandler(idp.secure), new Fw.ErrorHandler({ html: error_page(idp) }));
+  const endpoints: Item[] = [
+    Discovery(idp),
+    Jwks(idp),
+    Authorize(idp),
+    Login(idp),
+    Consent(idp),
+    Token(idp),
+    Userinfo(idp),
+    Healthz(idp),
+    Readyz(idp),
+    Static(idp, load_static()),
+  ];
+  return [...handlers, ...endpoints];
+}
+
+export function fw_config(idp: Provider, views: InstanceType<typeof Fw.ViewEngine> = new Fw.ViewEngine({ dir: VIEWS_DIR })): FwConfig {
+  return {
+    port: idp.config.port,
+    hostname: idp.config.host,
+    router: { path_cache_size: idp.config.router.path_cache_size },
+    body_limit: idp.config.body_limit,
+    views,
+    log: idp.log,
+  };
+}
+
+/** The provider as an in-process app: `app.fetch(request)` without a server. */
+export function build_app(idp: Provider) {
+  return Fw.build(fw_config(idp), build_items(idp));
+}
+
+export type ServeOptions = {
+  /** On an empty database, create a demo user and client and print their credentials. */
+  seed_demo?: boolean;
+  /** An open store (the caller keeps ownership: stop() does not close it). */
+  store?: Store;
+  /** Overrides config.port (0 = any free port). */
+  port?: number;
+  now?: () => number;
+  log?: Log;
+  /** Where the human-readable start messages go (default stdout). */
+  out?: (text: string) => void;
+};
+
+export type Served = { url: string; provider: Provider; stop(): Promise<void> };
+
+/** Opens the store (migrating it), loads the keys and starts the server. */
+export async function serve(config: Config, options: ServeOptions = {}): Promise<Served> {
+  const out = options.out ?? ((text: string) => void process.stdout.write(text));
+  const log = options.log ?? json_log;
+  const owned = options.store === undefined;
+  const store = options.store ?? (await openStore(config.database_url, { migrate: true, max: config.database_pool_size }));
+  try {
+    const idp = await create_provider(config, { store, log, ...(options.now ? { now: options.now } : {}) });
+    await warm_dummy_hash(config.argon2);
+    idp.keys.start_polling(5000, (error) => log({ level: "error", msg: "key refresh failed", error: String(error) }));
+    const purge = setInterval(() => {
+      store.purgeExpired(idp.now()).catch((error) => log({ level: "error", msg: "purge failed", error: String(error) }));
+    }, 10 * 60 * 1000);
+    purge.unref?.();
+
+    const running = Fw.start({ ...fw_config(idp), port: options.port ?? config.port }, build_items(idp));
+    log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind });
+    await print_start_hints(idp, options.seed_demo === true, out);
+    return {
+      url: running.url,
+      provider: idp,
+      async stop() {
+        clearInterval(purge);
+        idp.keys.stop_polling();
+        await running.stop();
+        if (owned) await store.close();
+      },
+    };
+  } catch (error) {
+    if (owned) await store.close();
+    throw error;
+  }
+}
+
+/** On an empty database, tell the operator how to add a user and a client (or seed a demo). */
+async function print_start_hints(idp: Provider, seed_demo: boolean, out: (text: string) => void): Promise<void> {
+  const [users, clients] = await Promise.all([idp.store.listUsers({ limit: 1 }), idp.store.listClients({ limit: 1 })]);
+  const issuer = idp.config.issuer;
+  if (users.length > 0 && clients.length > 0) return;
+  if (seed_demo && users.length === 0 && clients.length === 0) {
+    const password = random_token(12);
+    const secret = random_token(32);
+    await idp.store.createUser({ username: "demo", password_hash: await hash_password(password, idp.config.argon2), name: "Demo User", email: "demo@example.com", email_verified: true });
+    await idp.store.createClient({
+      client_id: "demo",
+      client_secret_hash: sha256(secret),
+      metadata: { client_name: "Demo App", redirect_uris: ["http://localhost:8080/callback"], token_endpoint_auth_method: "client_secret_basic", grant_types: ["authorization_code"], response_types: ["code"] },
+    });
+    out(
+      `\nOpenID Provider ready at ${issuer}\nDiscovery: ${issuer}/.well-known/openid-configuration\n\n` +
+        `Demo data created (empty database):\n  user:   demo / ${password}\n  client: demo / ${secret}\n  redirect URI: http://localhost:8080/callback\n\n`,
+    );
+    return;
+  }
+  out(
+    `\nOpenID Provider ready at ${issuer}\nDiscovery: ${issuer}/.well-known/openid-configuration\n\n` +
+      `The database has ${users.length === 0 ? "no users" : "users"} and ${clients.length === 0 ? "no clients" : "clients"} yet. Add them with the CLI:\n` +
+      (users.length === 0 ? `  bun run main.ts users add alice --password-stdin\n` : "") +
+      (clients.length === 0 ? `  bun run main.ts clients add --name App --redirect-uri https://app.example.com/callback\n` : "") +
+      `\n`,
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * A minimal browser for driving the login and consent pages with fetch: a cookie jar, manual
+ * redirects, and form parsing (hidden CSRF field), so tests see every hop.
+ */
+export class Browser {
+  readonly cookies = new Map<string, string>();
+  /** Every response seen, in order (for asserting statuses of each hop). */
+  readonly history: { method: string; url: string; status: number }[] = [];
+
+  private cookie_header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+
+  private remember(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(";");
+      const eq = pair!.indexOf("=");
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === "";
+      if (expired) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  async request(method: string, url: string, init: { form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+    const headers: Record<string, string> = { accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8", ...init.headers };
+    const cookie = this.cookie_header();
+    if (cookie) headers.cookie = cookie;
+    let body: string | undefined;
+    if (init.form) {
+      headers["content-type"] = "application/x-www-form-urlencoded";
+      body = new URLSearchParams(init.form).toString();
+    }
+    const response = await fetch(url, { method, headers, body, redirect: "manual" });
+    this.remember(response);
+    this.history.push({ method, url, status: response.status });
+    return response;
+  }
+
+  get(url: string, headers?: Record<string, string>): Promise<Response> {
+    return this.request("GET", url, headers ? { headers } : {});
+  }
+
+  post(url: string, form: Record<string, string>): Promise<Response> {
+    return this.request("POST", url, { form });
+  }
+}
+
+/** The value of a hidden input in a page. */
+export function hidden_field(html: string, name: string): string | null {
+  const match = new RegExp(`<input[^>]*name="${name}"[^>]*value="([^"]*)"`).exec(html) ?? new RegExp(`<input[^>]*value="([^"]*)"[^>]*name="${name}"`).exec(html);
+  return match ? decode_entities(match[1]!) : null;
+}
+
+/** The action URL of the first form in a page. */
+export function form_action(html: string): string | null {
+  const match = /<form[^>]*action="([^"]*)"/.exec(html);
+  return match ? decode_entities(match[1]!) : null;
+}
+
+function decode_entities(value: string): string {
+  return value.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+}
+
+export type Step = "login" | "consent";
+
+/**
+ * Follows an authorization from its URL to the client callback, signing in and answering the
+ * consent page as told. Returns the callback URL and the pages it went through.
+ */
+export async function authorize(
+  browser: Browser,
+  authorization_url: string,
+  options: { username?: string; password?: string; decision?: "allow" | "deny"; callback_prefix: string },
+): Promise<{ callback: URL; steps: Step[] }> {
+  const steps: Step[] = [];
+  let response = await browser.get(authorization_url);
+  for (let hops = 0; hops < 10; hops++) {
+    const location = response.headers.get("location");
+    if (location === null) throw new Error(`expected a redirect, got ${response.status}: ${(await response.text()).slice(0, 500)}`);
+    if (location.startsWith(options.callback_prefix)) return { callback: new URL(location), steps };
+    const page = await browser.get(new URL(location, authorization_url).href);
+    if (page.status !== 200) throw new Error(`page ${location} answered ${page.status}: ${(await page.text()).slice(0, 500)}`);
+    const html = await page.text();
+    const csrf = hidden_field(html, "csrf")!;
+    const action = form_action(html)!;
+    if (location.endsWith("/login")) {
+      steps.push("login");
+      response = await browser.post(action, { csrf, username: options.username ?? "alice", password: options.password ?? "" });
+    } else if (location.endsWith("/consent")) {
+      steps.push("consent");
+      response = await browser.post(action, { csrf, decision: options.decision ?? "allow" });
+    } else throw new Error(`unexpected page ${location}`);
+  }
+  throw new Error("too many redirects");
+}

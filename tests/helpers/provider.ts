@@ -1,0 +1,107 @@
+/**
+ * Starts a real provider for tests: a server on a free port, an in-memory SQLite store, one user
+ * with a full profile and a confidential client (client_secret_basic), created directly through
+ * the store and the crypto helpers. `clock.advance()` moves the provider's time.
+ */
+import { load_config, type Config } from "../../src/idp/config.ts";
+import { hash_password } from "../../src/idp/crypto/passwords.ts";
+import { random_token, sha256 } from "../../src/idp/crypto/secrets.ts";
+import type { Provider } from "../../src/idp/provider.ts";
+import { serve } from "../../src/idp/server.ts";
+import { openStore } from "../../src/idp/store/open.ts";
+import type { ClientMetadata, ClientRow, NewUser, Store, UserRow } from "../../src/idp/store/types.ts";
+
+export const PASSWORD = "correct horse battery staple";
+export const REDIRECT_URI = "https://rp.example.com/callback";
+
+/** Fast argon2id for tests (the config minimum); production defaults are OWASP's. */
+const TEST_ARGON2 = { memory_kib: 1024, time_cost: 1 };
+
+export type TestClock = { now(): number; advance(seconds: number): void };
+
+export type TestProvider = {
+  url: string;
+  issuer: string;
+  store: Store;
+  provider: Provider;
+  config: Config;
+  user: UserRow;
+  password: string;
+  /** The confidential client_secret_basic client. */
+  client: ClientRow;
+  secret: string;
+  clock: TestClock;
+  /** Registers another client; returns it with its secret (null for public clients). */
+  add_client(metadata: ClientMetadata, options?: { client_id?: string }): Promise<{ client: ClientRow; secret: string | null }>;
+  add_user(user: Partial<NewUser> & { username: string }, password?: string): Promise<UserRow>;
+  stop(): Promise<void>;
+};
+
+/** A port nothing listens on right now (the issuer must name the port before the server starts). */
+export function free_port(): number {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(null) });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+}
+
+export function test_clock(): TestClock {
+  let offset = 0;
+  return { now: () => Math.floor(Date.now() / 1000) + offset, advance: (seconds) => void (offset += seconds) };
+}
+
+export async function start_provider(options: { config?: Record<string, unknown>; database_url?: string } = {}): Promise<TestProvider> {
+  const port = free_port();
+  const issuer = `http://127.0.0.1:${port}`;
+  const database_url = options.database_url ?? "sqlite::memory:";
+  const config = load_config({}, { issuer, port, host: "127.0.0.1", database_url, signing_algs: ["RS256", "ES256"], log_requests: false, argon2: TEST_ARGON2, ...options.config });
+  const store = await openStore(database_url, { migrate: true });
+  const clock = test_clock();
+
+  const add_user = async (fields: Partial<NewUser> & { username: string }, password = PASSWORD) =>
+    store.createUser({ ...fields, password_hash: await hash_password(password, config.argon2) });
+  const add_client = async (metadata: ClientMetadata, opts: { client_id?: string } = {}) => {
+    const is_public = metadata.token_endpoint_auth_method === "none";
+    const secret = is_public ? null : random_token(32);
+    const client = await store.createClient({
+      client_id: opts.client_id ?? `client-${random_token(8)}`,
+      client_secret_hash: secret === null ? null : sha256(secret),
+      metadata: { redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code"], response_types: ["code"], ...metadata },
+    });
+    return { client, secret };
+  };
+
+  const user = await add_user({
+    username: "alice",
+    name: "Alice Liddell",
+    given_name: "Alice",
+    family_name: "Liddell",
+    picture: "https://rp.example.com/alice.png",
+    email: "alice@example.com",
+    email_verified: true,
+    phone_number: "+1 555 0100",
+    phone_number_verified: false,
+    address: { street_address: "1 Rabbit Hole", locality: "Oxford", postal_code: "OX1", country: "GB" },
+  });
+  const { client, secret } = await add_client({ client_name: "Test App", token_endpoint_auth_method: "client_secret_basic" }, { client_id: "test-app" });
+
+  const served = await serve(config, { store, port, now: clock.now, log: () => {}, out: () => {} });
+  return {
+    url: served.url,
+    issuer,
+    store,
+    provider: served.provider,
+    config,
+    user,
+    password: PASSWORD,
+    client,
+    secret: secret!,
+    clock,
+    add_client,
+    add_user,
+    async stop() {
+      await served.stop();
+      await store.close();
+    },
+  };
+}
