@@ -147,7 +147,7 @@ async function print_start_hints(idp: Provider, seed_demo: boolean, out: (text: 
   const issuer = idp.config.issuer;
   if (users.length > 0 && clients.length > 0) return;
   if (seed_demo && users.length === 0 && clients.length === 0) {
-    const password = random_token(12);
+    const password = random_token(16);
     const secret = random_token(32);
     await idp.store.createUser({ username: "demo", password_hash: await hash_password(password, idp.config.argon2), name: "Demo User", email: "demo@example.com", email_verified: true });
     await idp.store.createClient({

@@ -64,7 +64,7 @@ export async function start_provider(options: { config?: Record<string, unknown>
     const is_public = metadata.token_endpoint_auth_method === "none";
     const secret = is_public ? null : random_token(32);
     const client = await store.createClient({
-      client_id: opts.client_id ?? `client-${random_token(8)}`,
+      client_id: opts.client_id ?? `client-${random_token(16).slice(0, 12)}`,
       client_secret_hash: secret === null ? null : sha256(secret),
       metadata: { redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code"], response_types: ["code"], ...metadata },
     });
