@@ -1,0 +1,67 @@
+/** SQLite-only behaviour: the pragmas, the in-memory form, and a schema newer than the build. */
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStore } from "../../src/idp/store/open.ts";
+import { StoreError } from "../../src/idp/store/types.ts";
+import { seedUser } from "./fixtures.ts";
+
+describe("sqlite specifics", () => {
+  const dir = mkdtempSync(join(tmpdir(), "idp-sqlite-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("the database file is in WAL mode; a missing directory is created", async () => {
+    const path = join(dir, "nested", "deeper", "idp.db");
+    const store = await openStore(`sqlite:${path}`);
+    await seedUser(store);
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
+    } finally {
+      raw.close();
+      await store.close();
+    }
+  });
+
+  test("sqlite::memory: gives a private, working database", async () => {
+    const a = await openStore("sqlite::memory:");
+    const b = await openStore("sqlite::memory:");
+    try {
+      const user = await seedUser(a);
+      expect(await a.getUserById(user.id)).toEqual(user);
+      expect(await b.getUserById(user.id)).toBeNull();
+      expect(a.kind).toBe("sqlite");
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test("foreign keys are enforced on every connection (a second instance cascades too)", async () => {
+    const url = `sqlite:${join(dir, "fk.db")}`;
+    const first = await openStore(url);
+    const second = await openStore(url);
+    try {
+      const user = await seedUser(first);
+      await first.createSession({ id_hash: "s1", user_id: user.id, auth_time: 1, amr: [], expires_at: 2 });
+      expect(await second.deleteUser(user.id)).toBe(true);
+      expect(await first.getSession("s1")).toBeNull();
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  test("a schema newer than this build is refused", async () => {
+    const path = join(dir, "newer.db");
+    await (await openStore(`sqlite:${path}`)).close();
+    const raw = new Database(path);
+    raw.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)");
+    raw.close();
+    const opening = openStore(`sqlite:${path}`);
+    await expect(opening).rejects.toBeInstanceOf(StoreError);
+    await expect(opening).rejects.toThrow(/newer than this build/);
+  });
+});
