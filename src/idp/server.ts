@@ -18,7 +18,9 @@ import { Static, load_static } from "./endpoints/static.ts";
 import { Token } from "./endpoints/token.ts";
 import { Userinfo } from "./endpoints/userinfo.ts";
 import { OAuthError, PageError } from "./errors.ts";
+import { PATHS } from "./metadata.ts";
 import { layout_values } from "./pages.ts";
+import { ProtocolErrorsHandler } from "./protocol_errors.ts";
 import { create_provider, json_log, type Log, type Provider } from "./provider.ts";
 import { SecurityHeadersHandler } from "./security_headers.ts";
 import { openStore } from "./store/open.ts";
@@ -60,7 +62,11 @@ function error_page(idp: Provider) {
 export function build_items(idp: Provider): Item[] {
   const handlers: Item[] = [new Fw.RequestIdHandler()];
   if (idp.config.log_requests) handlers.push(new Fw.LoggingHandler());
-  handlers.push(new SecurityHeadersHandler(idp.secure), new Fw.ErrorHandler({ html: error_page(idp) }));
+  handlers.push(
+    new SecurityHeadersHandler(idp.secure),
+    new Fw.ErrorHandler({ html: error_page(idp) }),
+    new ProtocolErrorsHandler([PATHS.token, PATHS.userinfo]),
+  );
   const endpoints: Item[] = [
     Discovery(idp),
     Jwks(idp),
