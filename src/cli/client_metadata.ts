@@ -4,7 +4,7 @@
  */
 import type { ClientMetadata, JsonObject } from "../idp/store/types.ts";
 import { CliError, UsageError } from "./errors.ts";
-import { redirect_uri_problems, web_url_problem, type ApplicationType } from "./validate.ts";
+import { redirect_uri_problems, web_url_problem, type ApplicationType } from "../idp/redirect_uris.ts";
 
 export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];

@@ -9,7 +9,7 @@ import { expect_positionals, parse_args } from "./args.ts";
 import { must, type CliContext } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_record, write_table } from "./output.ts";
-import { web_url_problem } from "./validate.ts";
+import { web_url_problem } from "../idp/redirect_uris.ts";
 
 export const MIN_PASSWORD_LENGTH = 8;
 const MAX_PASSWORD_LENGTH = 1024;

@@ -1,0 +1,74 @@
+/**
+ * Redirect URI rules, shared by `idp clients add` and the registration endpoint (POST /register).
+ *
+ * - Absolute URI, no fragment (RFC 6749 §3.1.2), no user credentials.
+ * - https anywhere; http only on loopback hosts (localhost, 127.0.0.1, [::1]) — RFC 8252 §7.3
+ *   and OAuth 2.0 Security BCP (RFC 9700 §4.1.1: no cleartext redirects off the machine).
+ * - A private-use ("custom") scheme only for native applications (RFC 8252 §7.1), and never a
+ *   scheme that runs code or reads local data in a browser (javascript:, data:, file:, ...).
+ */
+
+export type ApplicationType = "web" | "native";
+
+/** Hostnames (as `URL.hostname` spells them) that only reach the local machine. */
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Schemes a browser would run or resolve locally instead of handing to an application. */
+export const FORBIDDEN_SCHEMES: ReadonlySet<string> = new Set(["javascript:", "data:", "vbscript:", "file:", "blob:", "about:", "filesystem:"]);
+
+export function is_loopback_host(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname.toLowerCase());
+}
+
+/**
+ * Why `uri` is not an acceptable redirect URI for a client of `application_type`, or null when
+ * it is. The message completes the sentence "redirect URI <uri> ...".
+ */
+export function redirect_uri_problem(uri: string, application_type: ApplicationType = "web"): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return "is not an absolute URI";
+  }
+  if (uri.includes("#")) return "must not contain a fragment (#...)";
+  if (url.username || url.password) return "must not contain user credentials";
+  const scheme = url.protocol.toLowerCase();
+  if (scheme === "https:") {
+    if (!url.hostname) return "must have a host";
+    return null;
+  }
+  if (scheme === "http:") {
+    if (is_loopback_host(url.hostname)) return null;
+    return "uses http on a host that is not loopback; use https (http is allowed only for localhost, 127.0.0.1 and [::1])";
+  }
+  if (FORBIDDEN_SCHEMES.has(scheme)) return `uses the forbidden scheme "${scheme}"`;
+  if (application_type !== "native") {
+    return `uses the custom scheme "${scheme}"; only native applications (application_type native) may use custom schemes`;
+  }
+  return null;
+}
+
+/** Every problem of a list of redirect URIs, each as a full sentence; empty when all are fine. */
+export function redirect_uri_problems(uris: readonly string[], application_type: ApplicationType = "web", label = "redirect URI"): string[] {
+  const problems: string[] = [];
+  for (const uri of uris) {
+    const problem = redirect_uri_problem(uri, application_type);
+    if (problem) problems.push(`${label} "${uri}" ${problem}`);
+  }
+  return problems;
+}
+
+/** Why `value` is not an absolute http(s) URL (for picture, jwks_uri, ...), or null. */
+export function web_url_problem(value: string, options: { https_only?: boolean } = {}): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "is not an absolute URL";
+  }
+  if (url.protocol === "https:") return null;
+  if (url.protocol === "http:" && !options.https_only) return null;
+  if (url.protocol === "http:" && is_loopback_host(url.hostname)) return null;
+  return options.https_only ? "must be an https URL" : "must be an http(s) URL";
+}
