@@ -58,12 +58,14 @@ export function lifecycleTests(ctx: SuiteContext): void {
       }
     });
 
-    test("ping answers while open; a closed store is unavailable", async () => {
+    test("ping answers while open; every call on a closed store is unavailable; close twice is harmless", async () => {
       const store = await ctx.target().open();
       expect(store.kind).toBe(ctx.store().kind);
       await store.ping();
       await store.close();
       await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(store.getUserById("anyone")).rejects.toBeInstanceOf(StoreUnavailableError);
+      await store.close();
     });
   });
 }

@@ -65,7 +65,7 @@ export function mapSqliteError(error: unknown): unknown {
   if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
     return new StoreReferenceError("refers to a row that does not exist", { cause: error });
   }
-  if (/^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY)/.test(code) || code === "ERR_SQLITE_CONNECTION_CLOSED") {
+  if (/^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|READONLY)/.test(code) || code === "ERR_SQLITE_CONNECTION_CLOSED" || message === "Database has closed") {
     return new StoreUnavailableError(`SQLite database unavailable: ${message}`, { cause: error });
   }
   return error;

@@ -14,7 +14,12 @@ import { sqliteCodes, sqliteTokens } from "./tokens.ts";
 import { sqliteUsers } from "./users.ts";
 
 export async function openSqliteStore(path: string, options: OpenStoreOptions = {}): Promise<Store> {
-  const db = openSqliteDatabase(path, options.busyTimeout ?? 5000);
+  let db: Database;
+  try {
+    db = openSqliteDatabase(path, options.busyTimeout ?? 5000);
+  } catch (error) {
+    throw mapSqliteError(error);
+  }
   try {
     if (options.migrate === false) requireCurrentSchema(sqliteSchemaVersion(db));
     else migrateSqlite(db);
@@ -66,7 +71,8 @@ function sqliteStore(db: Database): Store {
     async close() {
       if (closed) return;
       closed = true;
-      db.close();
+      // true: finalize the prepared statements too, so later calls fail instead of using a zombie connection.
+      db.close(true);
     },
   };
   return {
