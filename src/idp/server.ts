@@ -130,7 +130,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 
     const running = Fw.start({ ...fw_config(idp), port: options.port ?? config.port }, build_items(idp));
     log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind });
-    await print_start_hints(idp, options.seed_demo === true, out);
+    await print_start_hints(idp, running.url, options.seed_demo === true, out);
     return {
       url: running.url,
       provider: idp,
@@ -148,9 +148,10 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 }
 
 /** On an empty database, tell the operator how to add a user and a client (or seed a demo). */
-async function print_start_hints(idp: Provider, seed_demo: boolean, out: (text: string) => void): Promise<void> {
+async function print_start_hints(idp: Provider, listening: string, seed_demo: boolean, out: (text: string) => void): Promise<void> {
   const [users, clients] = await Promise.all([idp.store.listUsers({ limit: 1 }), idp.store.listClients({ limit: 1 })]);
   const issuer = idp.config.issuer;
+  const ready = `\nOpenID Provider ready at ${issuer} (listening on ${listening})\nDiscovery: ${issuer}/.well-known/openid-configuration\n\n`;
   if (users.length > 0 && clients.length > 0) return;
   if (seed_demo && users.length === 0 && clients.length === 0) {
     const password = random_token(16);
@@ -162,13 +163,13 @@ async function print_start_hints(idp: Provider, seed_demo: boolean, out: (text: 
       metadata: { client_name: "Demo App", redirect_uris: ["http://localhost:8080/callback"], token_endpoint_auth_method: "client_secret_basic", grant_types: ["authorization_code"], response_types: ["code"] },
     });
     out(
-      `\nOpenID Provider ready at ${issuer}\nDiscovery: ${issuer}/.well-known/openid-configuration\n\n` +
+      ready +
         `Demo data created (empty database):\n  user:   demo / ${password}\n  client: demo / ${secret}\n  redirect URI: http://localhost:8080/callback\n\n`,
     );
     return;
   }
   out(
-    `\nOpenID Provider ready at ${issuer}\nDiscovery: ${issuer}/.well-known/openid-configuration\n\n` +
+    ready +
       `The database has ${users.length === 0 ? "no users" : "users"} and ${clients.length === 0 ? "no clients" : "clients"} yet. Add them with the CLI:\n` +
       (users.length === 0 ? `  bun run main.ts users add alice --password-stdin\n` : "") +
       (clients.length === 0 ? `  bun run main.ts clients add --name App --redirect-uri https://app.example.com/callback\n` : "") +

@@ -143,7 +143,7 @@ describe("several instances", () => {
     }
   });
 
-  test("concurrent load on an empty database leaves one active key per alg", async () => {
+  test("concurrent load on an empty database leaves one active (and one next) key per alg", async () => {
     const [store_a, store_b] = await shared_stores();
     const algs = { ...options, algs: [...ALGS] };
     const rings = await Promise.all([KeyRing.load(store_a, algs), KeyRing.load(store_b, algs), KeyRing.load(store_a, algs)]);
@@ -151,6 +151,7 @@ describe("several instances", () => {
     const keys = rings[0]!.list();
     for (const alg of ALGS) {
       expect(keys.filter((key) => key.alg === alg && key.status === "active")).toHaveLength(1);
+      expect(keys.filter((key) => key.alg === alg && key.status === "next")).toHaveLength(1);
       for (const ring of rings) expect(ring.active_kid(alg)).toBe(rings[0]!.active_kid(alg));
     }
   });
