@@ -180,7 +180,7 @@ describe("accepted requests", () => {
   test("with a session, prompt=login and max_age=0 ask for the password again", async () => {
     const browser = new Browser();
     await get_code(t, {}, { browser });
-    for (const params of [{ prompt: "login" }, { max_age: "0" }]) {
+    for (const params of [{ prompt: "login" }, { max_age: "0" }] as Record<string, string>[]) {
       t.clock.advance(1);
       const response = await browser.get(authorization_url(t, { ...challenge(), ...params }));
       expect(response.headers.get("location")).toEndWith("/login");

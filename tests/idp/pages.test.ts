@@ -226,3 +226,27 @@ describe("security headers and the error page", () => {
     }
   });
 });
+
+describe("login throttling", () => {
+  test("after 10 failed attempts for one username from one address, even the right password gets 429", async () => {
+    await t.add_user({ username: "target" });
+    const browser = new Browser();
+    const login = await open_login(browser);
+    for (let i = 0; i < 10; i++) {
+      const response = await browser.post(login.action, { csrf: login.csrf, username: "target", password: `guess-${i}` });
+      expect(response.status).toBe(200);
+    }
+    const blocked = await browser.post(login.action, { csrf: login.csrf, username: "target", password: t.password });
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await blocked.text()).toContain("Too many attempts");
+    // Another username from the same address is not affected.
+    const other = await browser.post(login.action, { csrf: login.csrf, username: "alice", password: t.password });
+    expect(other.status).toBe(303);
+    // The window ends.
+    t.clock.advance(15 * 60 + 1);
+    const fresh = new Browser();
+    const later = await open_login(fresh);
+    expect((await fresh.post(later.action, { csrf: later.csrf, username: "target", password: t.password })).status).toBe(303);
+  });
+});

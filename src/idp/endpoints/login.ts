@@ -10,6 +10,7 @@ import { display_name } from "../clients.ts";
 import { verify_password_or_dummy } from "../crypto/passwords.ts";
 import { PageError, describe_issues } from "../errors.ts";
 import { check_csrf, end_interaction, load_interaction, record_authentication, type Interaction } from "../interactions.ts";
+import { check_login_allowed, clear_login_failures, client_address, record_login_failure } from "../login_throttle.ts";
 import { interaction_url, layout_values } from "../pages.ts";
 import type { Provider } from "../provider.ts";
 import { set_page_headers } from "../security_headers.ts";
@@ -43,11 +44,14 @@ export const Login = (idp: Provider) =>
       check_csrf(interaction, input.csrf);
       const username = (input.username ?? "").trim();
       const password = input.password ?? "";
+      const ip = client_address(idp, this.request.ip, this.headers);
+      await check_login_allowed(idp, ip, username);
       const user = username === "" ? null : await idp.store.getUserByUsername(username);
       // Same argon2id work whether or not the user exists (timing does not enumerate users).
       const ok = await verify_password_or_dummy(password, user?.password_hash ?? null, idp.config.argon2);
       if (!ok || user === null) {
-        await idp.store.addAuditEvent({ type: "login", outcome: "failure", user_id: user?.id ?? null, client_id: client.client_id, ip: this.request.ip || null, at: idp.now() });
+        await record_login_failure(idp, ip, username);
+        await idp.store.addAuditEvent({ type: "login", outcome: "failure", user_id: user?.id ?? null, client_id: client.client_id, ip: ip || null, at: idp.now() });
         return this.page(interaction, client, username, WRONG_CREDENTIALS);
       }
 
@@ -55,7 +59,8 @@ export const Login = (idp: Provider) =>
       await end_session_by_cookie(idp, this.cookies);
       const { session, cookie } = await start_session(idp, user, ["pwd"]);
       this.set_cookie(cookie.name, cookie.value, cookie.options);
-      await idp.store.addAuditEvent({ type: "login", outcome: "success", user_id: user.id, client_id: client.client_id, ip: this.request.ip || null, at: idp.now() });
+      await clear_login_failures(idp, ip, username);
+      await idp.store.addAuditEvent({ type: "login", outcome: "success", user_id: user.id, client_id: client.client_id, ip: ip || null, at: idp.now() });
       const authentication = { user_id: user.id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
       const step = await next_step(idp, client, interaction.request, authentication, { login: true, consent: false });
       if (step.kind === "redirect") {
