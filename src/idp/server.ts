@@ -10,6 +10,7 @@ import { hash_password, warm_dummy_hash } from "./crypto/passwords.ts";
 import { random_token, sha256 } from "./crypto/secrets.ts";
 import { Authorize } from "./endpoints/authorize.ts";
 import { Consent } from "./endpoints/consent.ts";
+import { TokenPreflight, UserinfoPreflight } from "./endpoints/cors.ts";
 import { Discovery } from "./endpoints/discovery.ts";
 import { Healthz, Readyz } from "./endpoints/health.ts";
 import { Jwks } from "./endpoints/jwks.ts";
@@ -20,7 +21,7 @@ import { Userinfo } from "./endpoints/userinfo.ts";
 import { OAuthError, PageError } from "./errors.ts";
 import { PATHS } from "./metadata.ts";
 import { layout_values } from "./pages.ts";
-import { ProtocolErrorsHandler } from "./protocol_errors.ts";
+import { ProtocolHandler } from "./protocol_handler.ts";
 import { create_provider, json_log, type Log, type Provider } from "./provider.ts";
 import { SecurityHeadersHandler } from "./security_headers.ts";
 import { openStore } from "./store/open.ts";
@@ -65,7 +66,7 @@ export function build_items(idp: Provider): Item[] {
   handlers.push(
     new SecurityHeadersHandler(idp.secure),
     new Fw.ErrorHandler({ html: error_page(idp) }),
-    new ProtocolErrorsHandler([PATHS.token, PATHS.userinfo]),
+    new ProtocolHandler([PATHS.token, PATHS.userinfo]),
   );
   const endpoints: Item[] = [
     Discovery(idp),
@@ -74,7 +75,9 @@ export function build_items(idp: Provider): Item[] {
     Login(idp),
     Consent(idp),
     Token(idp),
+    TokenPreflight(idp),
     Userinfo(idp),
+    UserinfoPreflight(idp),
     Healthz(idp),
     Readyz(idp),
     Static(idp, load_static()),

@@ -190,10 +190,10 @@ describe("request checks", () => {
     await expect_error(response, 400, "invalid_request");
   });
 
-  test("GET /token → 405 with Allow: POST", async () => {
+  test("GET /token → 405 with Allow: OPTIONS, POST", async () => {
     const response = await fetch(`${t.url}/token`);
     expect(response.status).toBe(405);
-    expect(response.headers.get("allow")).toBe("POST");
+    expect(response.headers.get("allow")).toBe("OPTIONS, POST");
     expect(authorization_url(t)).toContain("/authorize");
   });
 });

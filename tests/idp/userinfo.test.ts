@@ -91,3 +91,18 @@ describe("errors", () => {
     expect((await fetch(url(), { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(401);
   });
 });
+
+describe("CORS for browser-based clients", () => {
+  test("preflight for userinfo with Authorization, and readable answers (errors included)", async () => {
+    const preflight = await fetch(url(), { method: "OPTIONS", headers: { origin: "https://spa.example.com", "access-control-request-method": "GET", "access-control-request-headers": "authorization" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("Authorization");
+    const denied = await fetch(url(), { headers: { origin: "https://spa.example.com" } });
+    expect(denied.headers.get("access-control-allow-origin")).toBe("*");
+    expect(denied.headers.get("access-control-expose-headers")).toBe("WWW-Authenticate");
+    const token_preflight = await fetch(`${t.url}/token`, { method: "OPTIONS", headers: { origin: "https://spa.example.com", "access-control-request-method": "POST" } });
+    expect(token_preflight.status).toBe(204);
+    expect(token_preflight.headers.get("access-control-allow-methods")).toBe("POST");
+  });
+});
