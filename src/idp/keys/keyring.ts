@@ -16,7 +16,7 @@ import { StoreConflictError, type KeyRow, type KeyStatus, type KeyStore, type Ne
 import { generate_key, type Alg } from "./algs.ts";
 import { KeyRingError, TokenVerifyError } from "./errors.ts";
 import { make_signer, type Signer } from "./jws.ts";
-import { active_keys, after, build_jwks, expired, newest_first, published, usable, type Jwks, type UsableRow } from "./published.ts";
+import { newest_keys, after, build_jwks, expired, newest_first, published, usable, type Jwks, type UsableRow } from "./published.ts";
 
 export type { Alg } from "./algs.ts";
 
@@ -215,11 +215,11 @@ export class KeyRing {
     }
     if (wrote) rows = await this.store.listKeys();
     now = this.now();
-    // Two instances activated a key for the same alg at once: every instance keeps the same
-    // winner and retires the others (still published, so what they signed still verifies).
-    const winners = active_keys(rows.filter(usable));
+    // Two instances activated (or prepared) a key for the same alg at once: every instance keeps
+    // the same winner and retires the others (still published, so what they signed still verifies).
+    const winners = { active: newest_keys(rows.filter(usable), "active"), next: newest_keys(rows.filter(usable), "next") };
     for (const row of rows) {
-      if (row.status === "active" && usable(row) && winners.get(row.alg)?.kid !== row.kid) {
+      if (row.status !== "retired" && usable(row) && winners[row.status].get(row.alg)?.kid !== row.kid) {
         await this.retire(row.kid, now);
         wrote = true;
       } else if (expired(row, now)) {
@@ -229,16 +229,16 @@ export class KeyRing {
     }
     const version = await this.store.keysVersion();
     if (wrote) rows = await this.store.listKeys();
-    this.view = this.build_view(version, rows, now);
+    this.view = await this.build_view(version, rows, now);
   }
 
-  private build_view(version: number, all_rows: KeyRow[], now: UnixSeconds): View {
+  private async build_view(version: number, all_rows: KeyRow[], now: UnixSeconds): Promise<View> {
     const rows = all_rows.filter(usable).filter((row) => published(row, now));
     const signers = new Map<Alg, { kid: string; sign: Signer }>();
-    for (const [alg, row] of active_keys(rows)) {
+    for (const [alg, row] of newest_keys(rows)) {
       if (!this.options.algs.includes(alg)) continue;
       let sign = this.signer_cache.get(row.kid);
-      if (!sign) this.signer_cache.set(row.kid, (sign = make_signer(alg, row.kid, row.private_jwk)));
+      if (!sign) this.signer_cache.set(row.kid, (sign = await make_signer(alg, row.kid, row.private_jwk)));
       signers.set(alg, { kid: row.kid, sign });
     }
     const live = new Set(rows.map((row) => row.kid));

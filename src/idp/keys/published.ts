@@ -38,10 +38,10 @@ export function newest_first(a: KeyRow, b: KeyRow): number {
   return (b.activated_at ?? 0) - (a.activated_at ?? 0) || b.created_at - a.created_at || (b.kid < a.kid ? -1 : b.kid > a.kid ? 1 : 0);
 }
 
-/** The active key per alg (the winner by `newest_first` when several are active). */
-export function active_keys(rows: readonly UsableRow[]): Map<Alg, UsableRow> {
+/** The key per alg with this status (the winner by `newest_first` when there are several). */
+export function newest_keys(rows: readonly UsableRow[], status: "active" | "next" = "active"): Map<Alg, UsableRow> {
   const out = new Map<Alg, UsableRow>();
-  for (const row of [...rows].filter((r) => r.status === "active").sort(newest_first)) {
+  for (const row of [...rows].filter((r) => r.status === status).sort(newest_first)) {
     if (!out.has(row.alg)) out.set(row.alg, row);
   }
   return out;
