@@ -19,6 +19,7 @@ export const PATHS = {
   authorize: "/authorize",
   token: "/token",
   userinfo: "/userinfo",
+  register: "/register",
 } as const;
 
 export type Discovery = {
@@ -58,6 +59,8 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     prompt_values_supported: ["none", "login", "consent", "select_account"],
+    // OIDC Discovery §3 / RFC 8414 §2: only when dynamic registration is enabled.
+    ...(config.registration === "off" ? {} : { registration_endpoint: `${issuer}${PATHS.register}` }),
   };
   const body = JSON.stringify(document);
   return { document, body, etag: `"${sha256(body).slice(0, 32)}"` };

@@ -15,6 +15,10 @@ import { Discovery } from "./endpoints/discovery.ts";
 import { Healthz, Readyz } from "./endpoints/health.ts";
 import { Jwks } from "./endpoints/jwks.ts";
 import { Login } from "./endpoints/login.ts";
+import { Register } from "./endpoints/register.ts";
+import { RegisterDelete } from "./endpoints/register_delete.ts";
+import { RegisterRead } from "./endpoints/register_read.ts";
+import { RegisterUpdate } from "./endpoints/register_update.ts";
 import { Static, load_static } from "./endpoints/static.ts";
 import { Token } from "./endpoints/token.ts";
 import { Userinfo } from "./endpoints/userinfo.ts";
@@ -23,6 +27,7 @@ import { PATHS } from "./metadata.ts";
 import { layout_values } from "./pages.ts";
 import { ProtocolHandler } from "./protocol_handler.ts";
 import { create_provider, json_log, type Log, type Provider } from "./provider.ts";
+import { RegistrationHandler } from "./registration/handler.ts";
 import { SecurityHeadersHandler } from "./security_headers.ts";
 import { openStore } from "./store/open.ts";
 import type { Store } from "./store/types.ts";
@@ -67,6 +72,7 @@ export function build_items(idp: Provider): Item[] {
     new SecurityHeadersHandler(idp.secure),
     new Fw.ErrorHandler({ html: error_page(idp) }),
     new ProtocolHandler([PATHS.token, PATHS.userinfo]),
+    new RegistrationHandler(),
   );
   const endpoints: Item[] = [
     Discovery(idp),
@@ -78,6 +84,8 @@ export function build_items(idp: Provider): Item[] {
     TokenPreflight(idp),
     Userinfo(idp),
     UserinfoPreflight(idp),
+    // Dynamic registration (RFC 7591, RFC 7592) is not mounted at all when it is off.
+    ...(idp.config.registration === "off" ? [] : [Register(idp), RegisterRead(idp), RegisterUpdate(idp), RegisterDelete(idp)]),
     Healthz(idp),
     Readyz(idp),
     Static(idp, load_static()),

@@ -1,0 +1,26 @@
+/**
+ * DELETE /register/:client_id: RFC 7592 §2.3, the client deregisters itself with its
+ * registration access token. Its grants, codes and tokens go with it, and so does the
+ * registration access token: a second DELETE is 401.
+ */
+import { Fw } from "../../fw/index.ts";
+import { PATHS } from "../metadata.ts";
+import type { Provider } from "../provider.ts";
+import { client_for_registration_token, invalid_registration_token } from "../registration/access.ts";
+import { audit } from "../registration/audit.ts";
+import { no_store } from "../registration/response.ts";
+
+export const RegisterDelete = (idp: Provider) =>
+  class RegisterDelete extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Empty) {
+    static route = `DELETE ${PATHS.register}/:client_id`;
+
+    async call() {
+      no_store(this.response.headers);
+      const { client } = await client_for_registration_token(idp, this.headers.get("authorization"), this.params.client_id ?? "");
+      // A concurrent DELETE may have won: the token then no longer names a client.
+      if (!(await idp.store.deleteClient(client.client_id))) throw invalid_registration_token(idp);
+      await audit(idp, "client_deleted", client, this.request.ip);
+      // RFC 7592 §2.3: "204 No Content".
+      return new Fw.Response.Empty();
+    }
+  };

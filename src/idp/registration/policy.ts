@@ -1,0 +1,33 @@
+/**
+ * What a client may register on this provider. Taken from the discovery document, so registration
+ * accepts exactly what discovery advertises (OIDC Registration §3.2: the server may refuse values
+ * it does not support), and from the keyring for ID Token algorithms.
+ */
+import type { Provider } from "../provider.ts";
+
+export type RegistrationPolicy = {
+  readonly auth_methods: readonly string[];
+  readonly grant_types: readonly string[];
+  readonly response_types: readonly string[];
+  readonly scopes: readonly string[];
+  readonly signing_algs: readonly string[];
+  /** In production, loopback http URLs are refused for logo, policy, terms and jwks_uri. */
+  readonly production: boolean;
+};
+
+function advertised(document: Record<string, unknown>, key: string): string[] {
+  const value = document[key];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+export function registration_policy(idp: Provider): RegistrationPolicy {
+  const document = idp.discovery.document;
+  return {
+    auth_methods: advertised(document, "token_endpoint_auth_methods_supported"),
+    grant_types: advertised(document, "grant_types_supported"),
+    response_types: advertised(document, "response_types_supported"),
+    scopes: advertised(document, "scopes_supported"),
+    signing_algs: idp.keys.signing_algs(),
+    production: idp.config.production,
+  };
+}
