@@ -6,42 +6,38 @@
  * capturing the rest of the path (possibly empty: `/static/*` matches `/static/` with "") under
  * "*" or `name`. Precedence is static > parameter > wildcard whatever the registration order,
  * with backtracking; constrained parameters at one position are tried in registration order
- * before the unconstrained one.
+ * before the unconstrained one. Precedence holds per method: `DELETE /users/me` matches
+ * `DELETE /users/:id` even when `GET /users/me` exists.
  *
  * Trailing slash is strict: `/a/` and `/a` are different paths. Static matching is done on the
  * raw path; captured values are percent-decoded exactly once (malformed → bad_request).
  *
- * HEAD: an explicit HEAD route that matches wins; otherwise the GET route answers.
- * Precedence holds per method: `DELETE /users/me` may match `DELETE /users/:id` even when
- * `GET /users/me` exists.
+ * HEAD is answered by the GET route of the same pattern unless a HEAD route is registered for it.
  *
  * Results are read-only: static and cached results are frozen and shared between calls.
  */
 import { PathCache } from "./cache.ts";
 import { is_static, parse_pattern, shape_of } from "./pattern.ts";
-import { insert, Leaf, match, Node } from "./radix.ts";
-import { GET_INDEX, HEAD_INDEX, METHODS, RouterError, type FindResult, type Method, type Params } from "./types.ts";
+import { insert, Node, Route, walk, walk_saw_route } from "./radix.ts";
+import { Slots } from "./slots.ts";
+import { METHODS, RouterError, type FindResult, type Method, type Params } from "./types.ts";
 
 export { METHODS, RouterError } from "./types.ts";
 export type { FindResult, Method, Params, RouteMatch } from "./types.ts";
 
 type Found<T> = Extract<FindResult<T>, { kind: "found" }>;
 
-/** Everything registered for one method. */
-class MethodTable<T> {
-  /** Exact paths of static routes, answered without touching the tree. */
-  readonly statics: Record<string, Found<T>> = Object.create(null);
-  readonly tree = new Node<T>("");
-  dynamic = false;
-  constructor(readonly index: number) {}
-}
+const METHOD_INDEX: Record<string, number> = Object.create(null);
+METHODS.forEach((method, index) => (METHOD_INDEX[method] = index));
 
 const NOT_FOUND: FindResult<never> = Object.freeze({ kind: "not_found" });
 const EMPTY_PARAMS: Params = Object.freeze(Object.create(null));
 
 export class Router<T> {
-  private readonly tables: Record<string, MethodTable<T>> = Object.create(null);
-  private readonly by_index: MethodTable<T>[] = [];
+  /** Exact paths of static routes, answered without touching the tree. */
+  private readonly statics: Record<string, Slots<Found<T>>> = Object.create(null);
+  private readonly tree = new Node<T>("");
+  private dynamic = false;
   private readonly registered: { method: Method; path: string }[] = [];
   private readonly shapes = new Map<string, string>();
   private readonly cache: PathCache<FindResult<T>> | null;
@@ -52,11 +48,6 @@ export class Router<T> {
     const size = options.path_cache_size ?? 1024;
     if (!Number.isInteger(size) || size < 0) throw new RouterError(`path_cache_size must be a non-negative integer, got ${size}`);
     this.cache = size === 0 ? null : new PathCache<FindResult<T>>(size, METHODS.length);
-    METHODS.forEach((method, index) => {
-      const table = new MethodTable<T>(index);
-      this.tables[method] = table;
-      this.by_index.push(table);
-    });
   }
 
   /** Entries in the path cache now (always at most `path_cache_size`). */
@@ -65,19 +56,20 @@ export class Router<T> {
   }
 
   add(method: Method, path: string, handler: T): void {
-    const table = this.tables[method];
-    if (table === undefined) throw new RouterError(`unknown method ${JSON.stringify(method)}`);
+    const index = METHOD_INDEX[method];
+    if (index === undefined) throw new RouterError(`unknown method ${JSON.stringify(method)}`);
     if (typeof path !== "string") throw new RouterError(`route path must be a string`);
     const tokens = parse_pattern(path);
     const shape = `${method} ${shape_of(tokens)}`;
     const same = this.shapes.get(shape);
     if (same !== undefined) throw new RouterError(`duplicate route ${method} ${path} (same as ${method} ${same})`);
     if (is_static(tokens)) {
-      table.statics[path] = Object.freeze({ kind: "found", handler, params: EMPTY_PARAMS, route: path });
+      const found: Found<T> = Object.freeze({ kind: "found", handler, params: EMPTY_PARAMS, route: path });
+      (this.statics[path] ??= new Slots()).put(index, found);
     } else {
       const names = tokens.flatMap((t) => (t.kind === "static" ? [] : [t.name]));
-      insert(table.tree, tokens, new Leaf(handler, path, names));
-      table.dynamic = true;
+      insert(this.tree, tokens, index, new Route(handler, path, names));
+      this.dynamic = true;
       if (this.caps.length < names.length * 2) this.caps = new Int32Array(names.length * 2);
     }
     this.shapes.set(shape, path);
@@ -87,18 +79,21 @@ export class Router<T> {
 
   /** Finds the route for `method` and `path` (the path without its query string). */
   find(method: string, path: string): FindResult<T> {
-    const table = this.tables[method];
-    if (table === undefined) return this.not_matched(path);
-    const found = table.statics[path];
-    if (found !== undefined) return found;
+    const index = METHOD_INDEX[method];
+    if (index === undefined) return this.not_matched(path);
+    const entry = this.statics[path];
+    if (entry !== undefined) {
+      const found = entry.by_method[index];
+      if (found !== undefined) return found;
+    }
     const cache = this.cache;
-    if (cache === null) return this.resolve(table, path);
-    const hit = cache.get(table.index, path);
+    if (cache === null) return this.resolve(index, path, entry);
+    const hit = cache.get(index, path);
     if (hit !== undefined) return hit;
-    const result = this.resolve(table, path);
+    const result = this.resolve(index, path, entry);
     if (result.kind === "found") Object.freeze(result.params);
     else if (result.kind === "method_not_allowed") Object.freeze(result.allowed);
-    cache.set(table.index, path, Object.freeze(result));
+    cache.set(index, path, Object.freeze(result));
     return result;
   }
 
@@ -107,50 +102,52 @@ export class Router<T> {
   }
 
   /** The lookup behind the static table and the cache. */
-  private resolve(table: MethodTable<T>, path: string): FindResult<T> {
-    if (table.dynamic) {
-      const leaf = match(table.tree, path, 0, this.caps, 0);
-      if (leaf !== null) return this.build(leaf, path);
-    }
-    if (table.index === HEAD_INDEX) {
-      const get = this.by_index[GET_INDEX]!;
-      const found = get.statics[path];
-      if (found !== undefined) return found;
-      if (get.dynamic) {
-        const leaf = match(get.tree, path, 0, this.caps, 0);
-        if (leaf !== null) return this.build(leaf, path);
-      }
+  private resolve(index: number, path: string, entry: Slots<Found<T>> | undefined): FindResult<T> {
+    if (this.dynamic) {
+      const route = walk(this.tree, path, index, this.caps);
+      if (route !== null) return this.build(route, path);
+      if (entry === undefined && !walk_saw_route()) return NOT_FOUND;
+    } else if (entry === undefined) {
+      return NOT_FOUND;
     }
     return this.not_matched(path);
   }
 
-  private build(leaf: Leaf<T>, path: string): FindResult<T> {
-    const names = leaf.names;
+  private build(route: Route<T>, path: string): FindResult<T> {
+    const names = route.names;
     const caps = this.caps;
     const params: Params = Object.create(null);
-    for (let i = 0; i < names.length; i++) {
-      let value = path.slice(caps[2 * i], caps[2 * i + 1]);
-      if (value.indexOf("%") !== -1) {
-        try {
-          value = decodeURIComponent(value);
-        } catch {
-          return { kind: "bad_request", message: `malformed percent-encoding in parameter ${names[i]}` };
-        }
+    // One native scan of the whole path is cheaper than one per value.
+    if (!path.includes("%")) {
+      for (let i = 0; i < names.length; i++) params[names[i]!] = path.slice(caps[2 * i], caps[2 * i + 1]);
+    } else {
+      for (let i = 0; i < names.length; i++) {
+        const value = decode(path.slice(caps[2 * i], caps[2 * i + 1]));
+        if (value === null) return { kind: "bad_request", message: `malformed percent-encoding in parameter ${names[i]}` };
+        params[names[i]!] = value;
       }
-      params[names[i]!] = value;
     }
-    return { kind: "found", handler: leaf.handler, params, route: leaf.route };
+    return { kind: "found", handler: route.handler, params, route: route.route };
   }
 
   /** 405 when the path exists under other methods, else 404. Never an empty Allow list. */
   private not_matched(path: string): FindResult<T> {
+    const entry = this.statics[path];
+    if (entry === undefined && (!this.dynamic || (walk(this.tree, path, -1, this.caps) === null && !walk_saw_route()))) return NOT_FOUND;
     const allowed: Method[] = [];
-    for (const table of this.by_index) {
-      const exists = table.statics[path] !== undefined || (table.dynamic && match(table.tree, path, 0, this.caps, 0) !== null);
-      if (exists) allowed.push(METHODS[table.index]!);
+    for (let index = 0; index < METHODS.length; index++) {
+      const exists = entry?.by_method[index] !== undefined || (this.dynamic && walk(this.tree, path, index, this.caps) !== null);
+      if (exists) allowed.push(METHODS[index]!);
     }
-    if (allowed.length === 0) return NOT_FOUND;
-    if (allowed.includes("GET") && !allowed.includes("HEAD")) allowed.push("HEAD");
-    return { kind: "method_not_allowed", allowed: allowed.sort() };
+    return allowed.length === 0 ? NOT_FOUND : { kind: "method_not_allowed", allowed: allowed.sort() };
+  }
+}
+
+function decode(value: string): string | null {
+  if (value.indexOf("%") === -1) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return null;
   }
 }

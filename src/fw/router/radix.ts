@@ -1,16 +1,20 @@
 import { MAX_CONSTRAINED_SEGMENT } from "./regex.ts";
 import type { Token } from "./pattern.ts";
-import { RouterError } from "./types.ts";
+import { Slots } from "./slots.ts";
+import { METHODS, RouterError } from "./types.ts";
 
-/** Where a dynamic route ends: its handler, pattern, and parameter names in capture order. */
-export class Leaf<T> {
+/** A registered dynamic route: its handler, pattern, and parameter names in capture order. */
+export class Route<T> {
   constructor(readonly handler: T, readonly route: string, readonly names: readonly string[]) {}
 }
+
+/** The routes that end at one place in the tree, one per method. */
+export type Leaf<T> = Slots<Route<T>>;
 
 export class ParamNode<T> {
   /** Holds what follows the parameter: static children starting with "/", or the leaf. */
   readonly next: Node<T> = new Node<T>("");
-  constructor(readonly name: string, readonly source: string | null, readonly regex: RegExp | null) {}
+  constructor(readonly source: string | null, readonly regex: RegExp | null) {}
 }
 
 /**
@@ -25,25 +29,28 @@ export class Node<T> {
   wide: Node<T>[] | null = null;
   /** Constrained parameters first (in registration order), the unconstrained one last. */
   params: ParamNode<T>[] | null = null;
+  /** The parameter name each method uses at this position (one name per method and position). */
+  param_names: (string | undefined)[] | null = null;
   wildcard: Leaf<T> | null = null;
   leaf: Leaf<T> | null = null;
   constructor(public part: string) {}
 }
 
-/** Inserts a dynamic route; throws RouterError when it collides with one already there. */
-export function insert<T>(root: Node<T>, tokens: Token[], leaf: Leaf<T>): void {
+/**
+ * Inserts a dynamic route for one method slot. Duplicates are caught before (by shape), so a
+ * slot here is always free.
+ */
+export function insert<T>(root: Node<T>, tokens: Token[], method_index: number, route: Route<T>): void {
   let node = root;
   for (const token of tokens) {
     if (token.kind === "static") node = insert_static(node, token.text);
-    else if (token.kind === "param") node = param_child(node, token.name, token.source, token.regex, leaf.route).next;
+    else if (token.kind === "param") node = param_child(node, token.name, token.source, token.regex, method_index, route.route).next;
     else {
-      if (node.wildcard !== null) throw new RouterError(`duplicate route ${leaf.route} (same as ${node.wildcard.route})`);
-      node.wildcard = leaf;
+      (node.wildcard ??= new Slots()).put(method_index, route);
       return;
     }
   }
-  if (node.leaf !== null) throw new RouterError(`duplicate route ${leaf.route} (same as ${node.leaf.route})`);
-  node.leaf = leaf;
+  (node.leaf ??= new Slots()).put(method_index, route);
 }
 
 function insert_static<T>(node: Node<T>, text: string): Node<T> {
@@ -72,6 +79,7 @@ function split<T>(node: Node<T>, at: number): void {
   tail.table_min = node.table_min;
   tail.wide = node.wide;
   tail.params = node.params;
+  tail.param_names = node.param_names;
   tail.wildcard = node.wildcard;
   tail.leaf = node.leaf;
   node.part = node.part.slice(0, at);
@@ -79,6 +87,7 @@ function split<T>(node: Node<T>, at: number): void {
   node.table = [];
   node.wide = null;
   node.params = null;
+  node.param_names = null;
   node.wildcard = null;
   node.leaf = null;
   add_kid(node, tail);
@@ -101,15 +110,16 @@ function add_kid<T>(node: Node<T>, kid: Node<T>): void {
   node.wide = node.kids.length === codes.length ? null : node.kids.filter((k) => k.part.charCodeAt(0) >= 128);
 }
 
-function param_child<T>(node: Node<T>, name: string, source: string | null, regex: RegExp | null, route: string): ParamNode<T> {
-  const params = (node.params ??= []);
-  for (const p of params) {
-    if (p.name !== name) {
-      throw new RouterError(`conflicting parameter names at one position: :${name} in ${route} vs :${p.name} already registered`);
-    }
-    if (p.source === source) return p;
+function param_child<T>(node: Node<T>, name: string, source: string | null, regex: RegExp | null, method_index: number, route: string): ParamNode<T> {
+  const names = (node.param_names ??= new Array<string | undefined>(METHODS.length).fill(undefined));
+  const known = names[method_index];
+  if (known !== undefined && known !== name) {
+    throw new RouterError(`conflicting parameter names at one position: :${name} in ${METHODS[method_index]} ${route} vs :${known}`);
   }
-  const fresh = new ParamNode<T>(name, source, regex);
+  names[method_index] = name;
+  const params = (node.params ??= []);
+  for (const p of params) if (p.source === source) return p;
+  const fresh = new ParamNode<T>(source, regex);
   if (regex === null) params.push(fresh);
   else {
     const plain = params.findIndex((p) => p.regex === null);
@@ -118,53 +128,113 @@ function param_child<T>(node: Node<T>, name: string, source: string | null, rege
   return fresh;
 }
 
+let seen = false;
+
+/** Whether the last `walk` passed a route that matched the path under some other method. */
+export function walk_saw_route(): boolean {
+  return seen;
+}
+
 /**
- * Matches `path` from `pos`, after `node.part` has been consumed, with precedence static >
- * parameter > wildcard and backtracking. Capture bounds go to `caps` (start, end pairs, one pair
- * per parameter on the way down); nothing is allocated unless a constraint must be tested.
+ * Finds the route for `path` under one method slot (-1: none, to learn whether any route
+ * matches), with precedence static > parameter > wildcard and backtracking. Capture bounds go to
+ * `caps` as (start, end) pairs in parameter order; nothing is allocated unless a constraint must
+ * be tested.
  */
-export function match<T>(node: Node<T>, path: string, pos: number, caps: Int32Array, depth: number): Leaf<T> | null {
+export function walk<T>(root: Node<T>, path: string, method_index: number, caps: Int32Array): Route<T> | null {
+  seen = false;
+  // Every pattern starts with "/", so the root has one kid and nothing else: start there.
+  const top = root.kids[0];
+  if (top === undefined || path.charCodeAt(0) !== 47 || !has_part(path, 0, path.length, top.part)) return null;
+  return match(top, path, top.part.length, caps, 0, method_index);
+}
+
+function match<T>(node: Node<T>, path: string, pos: number, caps: Int32Array, depth: number, mi: number): Route<T> | null {
   const len = path.length;
-  if (pos === len) {
-    if (node.leaf !== null) return node.leaf;
-    if (node.wildcard !== null) {
-      caps[depth] = caps[depth + 1] = pos;
-      return node.wildcard;
+  // A choice with no alternative left after it continues this loop instead of recursing.
+  descend: for (;;) {
+    if (pos === len) {
+      if (node.leaf !== null) {
+        const route = node.leaf.by_method[mi];
+        if (route !== undefined) return route;
+        seen = true;
+      }
+      return node.wildcard === null ? null : wildcard(node.wildcard, pos, len, caps, depth, mi);
     }
-    return null;
-  }
-  const table = node.table;
-  const code = path.charCodeAt(pos);
-  const slot = code - node.table_min;
-  let kid = slot >= 0 && slot < table.length ? table[slot] : undefined;
-  if (kid === undefined && code >= 128 && node.wide !== null) kid = kid_for(node, code);
-  if (kid !== undefined) {
-    const part = kid.part;
-    const plen = part.length;
-    if (plen === 1 || (pos + plen <= len && path.startsWith(part, pos))) {
-      const found = match(kid, path, pos + plen, caps, depth);
+    const table = node.table;
+    const code = path.charCodeAt(pos);
+    const slot = code - node.table_min;
+    let kid = slot >= 0 && slot < table.length ? table[slot] : undefined;
+    if (kid === undefined && code >= 128 && node.wide !== null) kid = kid_for(node, code);
+    if (kid !== undefined && has_part(path, pos, len, kid.part)) {
+      if (node.params === null && node.wildcard === null) {
+        pos += kid.part.length;
+        node = kid;
+        continue;
+      }
+      const found = match(kid, path, pos + kid.part.length, caps, depth, mi);
       if (found !== null) return found;
     }
-  }
-  const params = node.params;
-  if (params !== null) {
-    let end = path.indexOf("/", pos);
-    if (end === -1) end = len;
-    if (end !== pos) {
-      for (let i = 0; i < params.length; i++) {
-        const p = params[i]!;
-        if (p.regex !== null && (end - pos > MAX_CONSTRAINED_SEGMENT || !p.regex.test(path.slice(pos, end)))) continue;
-        caps[depth] = pos;
-        caps[depth + 1] = end;
-        const found = match(p.next, path, end, caps, depth + 2);
-        if (found !== null) return found;
+    const params = node.params;
+    if (params !== null) {
+      const end = segment_end(path, pos, len);
+      if (end !== pos) {
+        const last = params.length - 1;
+        for (let i = 0; i <= last; i++) {
+          const p = params[i]!;
+          if (p.regex !== null && (end - pos > MAX_CONSTRAINED_SEGMENT || !p.regex.test(path.slice(pos, end)))) continue;
+          caps[depth] = pos;
+          caps[depth + 1] = end;
+          // What follows a parameter is the end of the path or a kid starting with "/": go straight there.
+          const next = p.next;
+          if (end === len) {
+            if (next.leaf === null) continue;
+            const route = next.leaf.by_method[mi];
+            if (route !== undefined) return route;
+            seen = true;
+            continue;
+          }
+          const slash = next.kids.length === 0 ? undefined : next.kids[0]!;
+          if (slash === undefined || !has_part(path, end, len, slash.part)) continue;
+          if (i === last && node.wildcard === null) {
+            node = slash;
+            pos = end + slash.part.length;
+            depth += 2;
+            continue descend;
+          }
+          const found = match(slash, path, end + slash.part.length, caps, depth + 2, mi);
+          if (found !== null) return found;
+        }
       }
     }
+    return node.wildcard === null ? null : wildcard(node.wildcard, pos, len, caps, depth, mi);
   }
-  if (node.wildcard !== null) {
-    caps[depth] = pos;
-    caps[depth + 1] = len;
-    return node.wildcard;
+}
+
+/** Whether `part` is at `pos` in `path`; its first character is already known to match. */
+function has_part(path: string, pos: number, len: number, part: string): boolean {
+  const plen = part.length;
+  if (pos + plen > len) return false;
+  for (let k = 1; k < plen; k++) if (path.charCodeAt(pos + k) !== part.charCodeAt(k)) return false;
+  return true;
+}
+
+/** The index of the next "/" from `pos`, or `len`. Short segments are scanned inline, long ones natively. */
+function segment_end(path: string, pos: number, len: number): number {
+  const stop = pos + 16 < len ? pos + 16 : len;
+  for (let i = pos; i < stop; i++) if (path.charCodeAt(i) === 47) return i;
+  if (stop === len) return len;
+  const end = path.indexOf("/", stop);
+  return end === -1 ? len : end;
+}
+
+function wildcard<T>(leaf: Leaf<T>, pos: number, len: number, caps: Int32Array, depth: number, mi: number): Route<T> | null {
+  const route = leaf.by_method[mi];
+  if (route === undefined) {
+    seen = true;
+    return null;
   }
-  return null;
+  caps[depth] = pos;
+  caps[depth + 1] = len;
+  return route;
 }
