@@ -1,4 +1,5 @@
 /** Errors the key ring raises. */
+import { errors } from "jose";
 
 /**
  * Why a JWT presented back to us (id_token_hint, logout) was refused:
@@ -24,4 +25,15 @@ export class TokenVerifyError extends Error {
 /** The key ring was asked for something it cannot do (an alg it is not configured for). */
 export class KeyRingError extends Error {
   override name = "KeyRingError";
+}
+
+/** Maps what jose throws while verifying to a TokenVerifyError. */
+export function to_verify_error(error: unknown): TokenVerifyError {
+  if (error instanceof TokenVerifyError) return error;
+  if (error instanceof errors.JWTExpired) return new TokenVerifyError("expired", "JWT is expired", { cause: error });
+  if (error instanceof errors.JWTClaimValidationFailed) return new TokenVerifyError("invalid_claims", error.message, { cause: error });
+  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JOSEAlgNotAllowed) {
+    return new TokenVerifyError("bad_signature", "JWT signature does not verify", { cause: error });
+  }
+  return new TokenVerifyError("malformed", "JWT is malformed", { cause: error });
 }

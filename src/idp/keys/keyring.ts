@@ -14,7 +14,7 @@
 import { importJWK, jwtVerify, errors, type JWTPayload, type JWTHeaderParameters } from "jose";
 import { StoreConflictError, type KeyRow, type KeyStatus, type KeyStore, type NewKey, type UnixSeconds } from "../store/types.ts";
 import { generate_key, type Alg } from "./algs.ts";
-import { KeyRingError, TokenVerifyError } from "./errors.ts";
+import { KeyRingError, TokenVerifyError, to_verify_error } from "./errors.ts";
 import { make_signer, type Signer } from "./jws.ts";
 import { newest_keys, after, build_jwks, expired, newest_first, published, usable, type Jwks, type UsableRow } from "./published.ts";
 
@@ -194,6 +194,8 @@ export class KeyRing {
 
   /** Brings the store to a signing state (one active key per alg, next keys, no expired keys) and rebuilds the view. */
   private async sync(): Promise<void> {
+    // Version before rows: a change in between makes the next refresh() sync again, never miss it.
+    let version = await this.store.keysVersion();
     let rows = await this.store.listKeys();
     let now = this.now();
     let wrote = false;
@@ -227,8 +229,10 @@ export class KeyRing {
         wrote = true;
       }
     }
-    const version = await this.store.keysVersion();
-    if (wrote) rows = await this.store.listKeys();
+    if (wrote) {
+      version = await this.store.keysVersion();
+      rows = await this.store.listKeys();
+    }
     this.view = await this.build_view(version, rows, now);
   }
 
@@ -287,14 +291,4 @@ export class KeyRing {
     const now = this.now();
     return this.view.rows.find((row) => row.kid === kid && published(row, now));
   }
-}
-
-function to_verify_error(error: unknown): TokenVerifyError {
-  if (error instanceof TokenVerifyError) return error;
-  if (error instanceof errors.JWTExpired) return new TokenVerifyError("expired", "JWT is expired", { cause: error });
-  if (error instanceof errors.JWTClaimValidationFailed) return new TokenVerifyError("invalid_claims", error.message, { cause: error });
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JOSEAlgNotAllowed) {
-    return new TokenVerifyError("bad_signature", "JWT signature does not verify", { cause: error });
-  }
-  return new TokenVerifyError("malformed", "JWT is malformed", { cause: error });
 }
