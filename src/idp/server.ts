@@ -72,8 +72,8 @@ export function build_items(idp: Provider): Item[] {
     new SecurityHeadersHandler(idp.secure),
     new Fw.ErrorHandler({ html: error_page(idp) }),
     new ProtocolHandler([PATHS.token, PATHS.userinfo]),
-    new RegistrationHandler(),
   );
+  if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
   const endpoints: Item[] = [
     Discovery(idp),
     Jwks(idp),
