@@ -1,12 +1,11 @@
 // The route set every router is measured on: the GitHub API (203 routes, httprouter syntax,
 // where `*name` is a catch-all) plus a few wildcard routes of our own.
-// @ts-ignore: plain .mjs data file shared by the whole team
-import { routes as github } from "../../../shared/data/github-api-routes.mjs";
+import { GITHUB_ROUTES } from "./github-routes.ts";
 
 export type RouteSpec = { method: string; path: string };
 
 export const ROUTES: RouteSpec[] = [
-  ...(github as [string, string][]).map(([method, path]) => ({ method, path })),
+  ...GITHUB_ROUTES.map(([method, path]) => ({ method, path })),
   { method: "GET", path: "/static/*" },
   { method: "GET", path: "/files/:owner/*" },
   { method: "PUT", path: "/files/:owner/*" },
