@@ -19,7 +19,7 @@ import { Register } from "./endpoints/register.ts";
 import { RegisterDelete } from "./endpoints/register_delete.ts";
 import { RegisterRead } from "./endpoints/register_read.ts";
 import { RegisterUpdate } from "./endpoints/register_update.ts";
-import { Static, load_static } from "./endpoints/static.ts";
+import { Static, load_static, type StaticFile } from "./endpoints/static.ts";
 import { Token } from "./endpoints/token.ts";
 import { Userinfo } from "./endpoints/userinfo.ts";
 import { OAuthError, PageError } from "./errors.ts";
@@ -33,6 +33,16 @@ import { openStore } from "./store/open.ts";
 import type { Store } from "./store/types.ts";
 
 export const VIEWS_DIR = join(import.meta.dir, "../../views");
+
+/**
+ * The page templates and static files. Read from views/ and static/ by default; a single
+ * executable passes them embedded (Fw.read_templates / load_static at build time).
+ */
+export type Assets = { templates: Record<string, string>; static_files: Map<string, StaticFile> };
+
+export function load_assets(): Assets {
+  return { templates: Fw.read_templates(VIEWS_DIR), static_files: load_static() };
+}
 
 /** Plain words for the error page; never a stack. */
 function error_words(error: HttpError): { heading: string; message: string } {
@@ -65,7 +75,7 @@ function error_page(idp: Provider) {
 }
 
 /** The handlers (outermost first), then one instance of every endpoint, bound to `idp`. */
-export function build_items(idp: Provider): Item[] {
+export function build_items(idp: Provider, static_files: Map<string, StaticFile> = load_static()): Item[] {
   const handlers: Item[] = [new Fw.RequestIdHandler()];
   if (idp.config.log_requests) handlers.push(new Fw.LoggingHandler());
   handlers.push(
@@ -88,12 +98,13 @@ export function build_items(idp: Provider): Item[] {
     ...(idp.config.registration === "off" ? [] : [Register(idp), RegisterRead(idp), RegisterUpdate(idp), RegisterDelete(idp)]),
     Healthz(idp),
     Readyz(idp),
-    Static(idp, load_static()),
+    Static(idp, static_files),
   ];
   return [...handlers, ...endpoints];
 }
 
-export function fw_config(idp: Provider, views: InstanceType<typeof Fw.ViewEngine> = new Fw.ViewEngine({ dir: VIEWS_DIR })): FwConfig {
+export function fw_config(idp: Provider, templates: Record<string, string> = Fw.read_templates(VIEWS_DIR)): FwConfig {
+  const views = new Fw.ViewEngine({ templates });
   return {
     port: idp.config.port,
     hostname: idp.config.host,
@@ -105,8 +116,8 @@ export function fw_config(idp: Provider, views: InstanceType<typeof Fw.ViewEngin
 }
 
 /** The provider as an in-process app: `app.fetch(request)` without a server. */
-export function build_app(idp: Provider) {
-  return Fw.build(fw_config(idp), build_items(idp));
+export function build_app(idp: Provider, assets: Assets = load_assets()) {
+  return Fw.build(fw_config(idp, assets.templates), build_items(idp, assets.static_files));
 }
 
 export type ServeOptions = {
@@ -118,6 +129,8 @@ export type ServeOptions = {
   port?: number;
   now?: () => number;
   log?: Log;
+  /** Templates and static files (default: read from views/ and static/). */
+  assets?: Assets;
   /** Where the human-readable start messages go (default stdout). */
   out?: (text: string) => void;
 };
@@ -139,7 +152,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     }, 10 * 60 * 1000);
     purge.unref?.();
 
-    const running = Fw.start({ ...fw_config(idp), port: options.port ?? config.port }, build_items(idp));
+    const assets = options.assets ?? load_assets();
+    const running = Fw.start({ ...fw_config(idp, assets.templates), port: options.port ?? config.port }, build_items(idp, assets.static_files));
     log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind });
     await print_start_hints(idp, running.url, options.seed_demo === true, out);
     return {
