@@ -250,3 +250,18 @@ describe("login throttling", () => {
     expect((await fresh.post(later.action, { csrf: later.csrf, username: "target", password: t.password })).status).toBe(303);
   });
 });
+
+describe("re-authentication cannot be skipped", () => {
+  test("with prompt=login, going straight to the consent page sends the browser back to login", async () => {
+    const { client } = await t.add_client({ client_name: "Fresh login" });
+    const browser = new Browser();
+    await get_code(t, {}, { browser, client_id: client.client_id });
+    const p = pkce();
+    const start = await browser.get(authorization_url(t, { prompt: "login", code_challenge: p.challenge, code_challenge_method: "S256" }, client.client_id));
+    const login_url = start.headers.get("location")!;
+    expect(login_url).toEndWith("/login");
+    const consent = await browser.get(login_url.replace(/\/login$/, "/consent"));
+    expect(consent.status).toBe(302);
+    expect(consent.headers.get("location")).toBe(login_url);
+  });
+});

@@ -43,7 +43,10 @@ export const Authorize = (idp: Provider) =>
         active === null ? null : { user_id: active.user.id, session_id_hash: active.session.id_hash, auth_time: active.session.auth_time, amr: active.session.amr };
       const step = await next_step(idp, target.client, request, authentication, { login: false, consent: false });
       if (step.kind === "redirect") return this.redirect_to(step.url, status);
-      const { id, cookie } = await begin_interaction(idp, request, authentication, this.cookies);
+      // When the user must (re)authenticate (no session, prompt=login, max_age), the session is
+      // not carried into the interaction: the consent page is then unreachable until the login
+      // page has recorded a fresh authentication.
+      const { id, cookie } = await begin_interaction(idp, request, step.kind === "login" ? null : authentication, this.cookies);
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       return this.redirect_to(`${idp.config.issuer}/interaction/${id}/${step.kind}`, status);
     }
