@@ -1,12 +1,12 @@
 // Application assembly: handlers first, then endpoints, compiled once at start.
 import type { Server } from "bun";
 import { first_values, parse_pairs, read_body, type Input } from "./body.ts";
-import type { AppServices, Context, Params } from "./context.ts";
+import type { AppServices, Context, Params, RequestInfo } from "./context.ts";
 import { type ConcreteEndpoint, is_endpoint_class } from "./endpoint.ts";
 import { BadRequest, MethodNotAllowed, NotFound, URITooLong } from "./errors.ts";
 import { ErrorHandler, Handler } from "./handlers.ts";
 import { issues_of, type RequestContract } from "./request.ts";
-import { Json, is_sendable, render_custom, type Rendered } from "./response.ts";
+import { Json, PendingResponse, is_sendable, render_custom, type Rendered } from "./response.ts";
 import { METHODS, Router, type Method } from "./router/index.ts";
 import type { ViewEngine } from "./views.ts";
 
@@ -28,6 +28,9 @@ export interface FwConfig {
 export type HandlerItem = Handler | (new () => Handler);
 export type Item = HandlerItem | ConcreteEndpoint;
 
+/** One link of the compiled handler chain. */
+type Step = (context: Context) => Response | Promise<Response>;
+
 type Compiled = {
   endpoint: ConcreteEndpoint;
   contract: RequestContract;
@@ -43,6 +46,64 @@ function json_schema_of(contract: ConcreteEndpoint["response_contract"]): Compil
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** The request as endpoints see it. The client address is asked of the server on first use. */
+class Incoming implements RequestInfo {
+  body: unknown = undefined;
+  private address: string | undefined = undefined;
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly url: string,
+    readonly raw: Request,
+    private readonly server: Server<unknown> | undefined,
+  ) {}
+  get ip(): string {
+    return (this.address ??= this.server?.requestIP(this.raw)?.address ?? "");
+  }
+}
+
+/** One request's context. Request headers and `state` are made on first use. */
+class Exchange implements Context {
+  readonly response = new PendingResponse();
+  params: Params = Object.create(null);
+  route: string | undefined = undefined;
+  private values: Record<string, unknown> | undefined = undefined;
+  constructor(readonly request: Incoming, readonly app: AppServices) {}
+  get headers(): Headers {
+    return this.request.raw.headers;
+  }
+  get state(): Record<string, unknown> {
+    return (this.values ??= Object.create(null));
+  }
+}
+
+/** `next` as handlers see it: always a promise, never a synchronous throw. */
+function promised(step: Step, context: Context): Promise<Response> {
+  try {
+    return Promise.resolve(step(context));
+  } catch (thrown) {
+    return Promise.reject(thrown);
+  }
+}
+
+/**
+ * Precomposes a handler around the rest of the chain, once at start. A plain ErrorHandler
+ * (handle not overridden) becomes a try/catch that stays synchronous when the rest is.
+ */
+function link(handler: Handler, next: Step): Step {
+  if (handler instanceof ErrorHandler && handler.handle === ErrorHandler.prototype.handle) {
+    return (context) => {
+      try {
+        const result = next(context);
+        return result instanceof Promise ? result.catch((thrown) => handler.render(thrown, context)) : result;
+      } catch (thrown) {
+        return handler.render(thrown, context);
+      }
+    };
+  }
+  return (context) => handler.handle(context, () => promised(next, context));
+}
 
 export const json_lines = (line: Record<string, unknown>) => {
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...line })}\n`);
@@ -64,7 +125,7 @@ export class App {
   readonly services: AppServices;
   private readonly body_limit: number;
   private readonly max_url_length: number;
-  private readonly chain: (context: Context, index: number) => Promise<Response>;
+  private readonly chain: Step;
   private readonly fallback = new ErrorHandler();
 
   constructor(readonly config: FwConfig, items: readonly Item[]) {
@@ -83,11 +144,8 @@ export class App {
       else throw new Error(`Fw.start: ${describe(item)} is neither a Handler nor an endpoint made with Fw.Endpoint`);
       if (seen_endpoint && !is_endpoint_class(item)) throw new Error("Fw.start: handlers come first, then endpoints");
     }
-    const chain = (context: Context, index: number): Promise<Response> => {
-      const handler = handlers[index];
-      if (handler === undefined) return this.dispatch(context);
-      return Promise.resolve(handler.handle(context, () => chain(context, index + 1)));
-    };
+    let chain: Step = (context) => this.dispatch(context);
+    for (let i = handlers.length - 1; i >= 0; i--) chain = link(handlers[i]!, chain);
     this.chain = chain;
   }
 
@@ -106,32 +164,33 @@ export class App {
   }
 
   /** Handles one request (also usable in-process, without a server). */
-  fetch = async (raw: Request, server?: Server<unknown>): Promise<Response> => {
+  fetch = async (raw: Request, server?: Server<unknown>): Promise<Response> => this.answer(raw, server);
+
+  /** What Bun.serve calls: like fetch, but answers without a promise when nothing waited. */
+  readonly answer = (raw: Request, server?: Server<unknown>): Response | Promise<Response> => {
     const url = raw.url;
     const start = url.indexOf("/", url.indexOf("//") + 2);
     const query_at = url.indexOf("?", start);
-    const path = start === -1 ? "/" : url.slice(start, query_at === -1 ? undefined : query_at);
-    const context: Context = {
-      request: { method: raw.method, path, url, body: undefined, ip: server?.requestIP(raw)?.address ?? "", raw },
-      response: { headers: new Headers(), status: 200 },
-      headers: raw.headers,
-      params: Object.create(null) as Params,
-      route: undefined,
-      app: this.services,
-      state: Object.create(null) as Record<string, unknown>,
-    };
-    let response: Response;
+    const path = start === -1 ? "/" : query_at === -1 ? url.slice(start) : url.slice(start, query_at);
+    const method = raw.method;
+    const context = new Exchange(new Incoming(method, path, url, raw, server), this.services);
+    let response: Response | Promise<Response>;
     try {
       if (url.length > this.max_url_length) throw new URITooLong(`URL longer than ${this.max_url_length} characters`);
-      response = await this.chain(context, 0);
+      response = this.chain(context);
     } catch (thrown) {
       response = this.fallback.render(thrown, context);
     }
-    if (raw.method === "HEAD" && response.body !== null) return new Response(null, { status: response.status, headers: response.headers });
-    return response;
+    if (response instanceof Promise) {
+      return response.then(
+        (done) => without_body_for_head(method, done),
+        (thrown) => without_body_for_head(method, this.fallback.render(thrown, context)),
+      );
+    }
+    return without_body_for_head(method, response);
   };
 
-  private async dispatch(context: Context): Promise<Response> {
+  private dispatch(context: Context): Response | Promise<Response> {
     const { method, path, url } = context.request;
     const found = this.router.find(method, path);
     if (found.kind !== "found") {
@@ -140,37 +199,63 @@ export class App {
       throw new NotFound(path);
     }
     context.route = found.route;
-    const { endpoint, contract } = found.handler;
+    const compiled = found.handler;
     const query_at = url.indexOf("?");
     const query: Input | undefined = query_at === -1 ? undefined : parse_pairs(url.slice(query_at + 1));
     const params = context.params;
     if (query !== undefined) first_values(query, params);
     for (const key in found.params) params[key] = found.params[key]!;
 
-    const instance = new endpoint();
+    const instance = new compiled.endpoint() as Instance;
     instance.context = context;
     instance.params = params;
-    instance.headers = context.headers;
     instance.request = context.request;
     instance.response = context.response;
-    if (found.handler.reads_body) {
-      const body = BODY_METHODS.has(method) ? await read_body(context.request.raw, this.body_limit) : undefined;
-      context.request.body = body;
-      const input: Record<string, unknown> = Object.assign(Object.create(null), query, body, found.params);
-      const parsed = contract.schema.safeParse(input);
-      if (!parsed.success) throw contract.on_invalid(issues_of(parsed.error));
-      instance[contract.property] = parsed.data;
-    } else {
-      instance[contract.property] = {};
+    if (!compiled.reads_body) {
+      instance[compiled.contract.property] = {};
+      return this.call(compiled, instance, context);
     }
-    let result: unknown = instance.call();
-    if (result instanceof Promise) result = await result;
-    const schema = found.handler.json_schema;
+    if (BODY_METHODS.has(method)) return this.call_with_body(compiled, instance, context, query, found.params);
+    // No body to wait for: validate without an await.
+    this.validate(compiled, instance, Object.assign(Object.create(null), query, found.params));
+    return this.call(compiled, instance, context);
+  }
+
+  private async call_with_body(compiled: Compiled, instance: Instance, context: Context, query: Input | undefined, route_params: Params): Promise<Response> {
+    const body = await read_body(context.request.raw, this.body_limit);
+    context.request.body = body;
+    this.validate(compiled, instance, Object.assign(Object.create(null), query, body, route_params));
+    return this.call(compiled, instance, context);
+  }
+
+  private validate(compiled: Compiled, instance: Instance, input: Record<string, unknown>): void {
+    const contract = compiled.contract;
+    const parsed = contract.schema.safeParse(input);
+    if (!parsed.success) throw contract.on_invalid(issues_of(parsed.error));
+    instance[contract.property] = parsed.data;
+  }
+
+  private call(compiled: Compiled, instance: Instance, context: Context): Response | Promise<Response> {
+    const result: unknown = instance.call();
+    if (result instanceof Promise) return result.then((value: unknown) => this.send(compiled, value, context));
+    return this.send(compiled, result, context);
+  }
+
+  private send(compiled: Compiled, result: unknown, context: Context): Response | Promise<Response> {
+    const schema = compiled.json_schema;
     if (schema !== undefined && result instanceof Json) result = new Json(schema.parse(result.value), result.status);
     if (is_sendable(result)) return result.to_response(context);
     if (typeof result === "object" && result !== null && typeof (result as Rendered).render === "function") return render_custom(context, result as Rendered);
-    throw new Error(`${endpoint.name}.call() returned something that is not a response`);
+    throw new Error(`${compiled.endpoint.name}.call() returned something that is not a response`);
   }
+}
+
+// The contract value is set under a name known only at run time (the snake_case of the contract).
+type Instance = InstanceType<ConcreteEndpoint> & Record<string, unknown>;
+
+function without_body_for_head(method: string, response: Response): Response {
+  if (method === "HEAD" && response.body !== null) return new Response(null, { status: response.status, headers: response.headers });
+  return response;
 }
 
 function describe(item: unknown): string {
@@ -198,7 +283,7 @@ export function start(config: FwConfig, items: readonly Item[]): Running {
     development: false,
     maxRequestBodySize: app["body_limit"],
     idleTimeout: config.idle_timeout ?? 30,
-    fetch: app.fetch,
+    fetch: app.answer,
     error: () => new Response(JSON.stringify({ error: "internal_server_error", message: "Internal server error" }), {
       status: 500,
       headers: { "content-type": "application/json; charset=utf-8" },

@@ -31,8 +31,10 @@ export abstract class EndpointBase<Res extends ResponseContract = ResponseContra
   declare context: Context;
   /** Route + query parameters, string to string. */
   declare params: Params;
-  /** Request headers (case-insensitive). */
-  declare headers: Headers;
+  /** Request headers (case-insensitive); read on first use, as Bun builds them on demand. */
+  get headers(): Headers {
+    return this.context.headers;
+  }
   declare request: RequestInfo;
   declare response: ResponseState;
 
@@ -98,7 +100,7 @@ export type ConcreteEndpoint = {
   readonly response_contract: ResponseContract;
   readonly route?: string;
   readonly name: string;
-  new (): EndpointBase & Record<string, unknown>;
+  new (): EndpointBase;
 };
 
 export function Endpoint<Req extends RequestContract, const Res extends ResponseContract>(request: Req, response: Res): EndpointClass<Req, Res> {

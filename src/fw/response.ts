@@ -24,10 +24,41 @@ export interface Rendered {
   readonly status?: number;
 }
 
+/**
+ * The response state of one request. Its Headers are made on first use: most answers set no
+ * header, and then finish() builds the Response from a shared Headers (about half the cost).
+ */
+export class PendingResponse {
+  status = 200;
+  private made: Headers | undefined = undefined;
+  get headers(): Headers {
+    return (this.made ??= new Headers());
+  }
+  set headers(value: Headers) {
+    this.made = value;
+  }
+  /** The headers if anything asked for them, without making them. */
+  get made_headers(): Headers | undefined {
+    return this.made;
+  }
+}
+
+/**
+ * Shared Headers for the usual content types, used when nothing else was set. A Response copies
+ * its init headers, so these are never changed; copying a Headers is cheaper than reading an object.
+ */
+const SHARED: Record<string, Headers> = Object.create(null);
+for (const type of Object.values(CONTENT_TYPES)) SHARED[type] = new Headers({ "content-type": type });
+
 export function finish(context: Context, body: BodyInit | null, content_type: string | null, status?: number): Response {
-  const headers = context.response.headers;
+  const state = context.response;
+  const headers = state instanceof PendingResponse ? state.made_headers : state.headers;
+  if (headers === undefined) {
+    const init = content_type === null ? undefined : (SHARED[content_type] ?? { "content-type": content_type });
+    return new Response(body, { status: status ?? state.status, headers: init });
+  }
   if (content_type !== null && !headers.has("content-type")) headers.set("content-type", content_type);
-  return new Response(body, { status: status ?? context.response.status, headers });
+  return new Response(body, { status: status ?? state.status, headers });
 }
 
 export class Json<T = unknown> implements Sendable {
