@@ -321,6 +321,15 @@ for (const path_cache_size of [0, 1024]) {
         r.add("GET", "/users/:id(\\d+)", "x");
       });
 
+      test("a refused route leaves the router as it was", () => {
+        const r = router([["GET", "/a/:x"], ["GET", "/a/:x/b"]]);
+        for (const bad of ["/a/:y/c", "/a/:x/b", "/a/:x/(", "/a/:x/:v((a+)+)"]) expect(() => r.add("GET", bad, "x")).toThrow(RouterError);
+        expect(r.routes()).toEqual([{ method: "GET", path: "/a/:x" }, { method: "GET", path: "/a/:x/b" }]);
+        expect(find(r, "GET", "/a/1/c").kind).toBe("not_found");
+        r.add("GET", "/a/:x/c", "ok");
+        expect(found(r, "GET", "/a/1/c").params).toEqual({ x: "1" });
+      });
+
       test("different parameter names at one position are allowed under different methods", () => {
         const r = router([["GET", "/users/:id"], ["DELETE", "/users/:user_id"]]);
         expect(found(r, "DELETE", "/users/1").params).toEqual({ user_id: "1" });

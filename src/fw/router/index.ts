@@ -17,8 +17,8 @@
  * Results are read-only: static and cached results are frozen and shared between calls.
  */
 import { PathCache } from "./cache.ts";
-import { is_static, parse_pattern, shape_of } from "./pattern.ts";
-import { insert, Node, Route, walk, walk_saw_route } from "./radix.ts";
+import { is_static, param_positions, parse_pattern, shape_of } from "./pattern.ts";
+import { insert, Node, Route, walk, walk_saw_escape, walk_saw_route } from "./radix.ts";
 import { Slots } from "./slots.ts";
 import { METHODS, RouterError, type FindResult, type Method, type Params } from "./types.ts";
 
@@ -39,7 +39,10 @@ export class Router<T> {
   private readonly tree = new Node<T>("");
   private dynamic = false;
   private readonly registered: { method: Method; path: string }[] = [];
+  /** Route pattern by method and shape, to refuse duplicates. */
   private readonly shapes = new Map<string, string>();
+  /** Parameter name by method and position: one name per position, so params read predictably. */
+  private readonly param_names = new Map<string, string>();
   private readonly cache: PathCache<FindResult<T>> | null;
   /** Capture bounds for the lookup in progress; find is synchronous, so one buffer serves all. */
   private caps = new Int32Array(8);
@@ -63,6 +66,13 @@ export class Router<T> {
     const shape = `${method} ${shape_of(tokens)}`;
     const same = this.shapes.get(shape);
     if (same !== undefined) throw new RouterError(`duplicate route ${method} ${path} (same as ${method} ${same})`);
+    const positions = param_positions(tokens).map(({ at, name }) => ({ at: `${method} ${at}`, name }));
+    for (const { at, name } of positions) {
+      const known = this.param_names.get(at);
+      if (known !== undefined && known !== name) {
+        throw new RouterError(`conflicting parameter names at one position: :${name} in ${method} ${path} vs :${known}`);
+      }
+    }
     if (is_static(tokens)) {
       const found: Found<T> = Object.freeze({ kind: "found", handler, params: EMPTY_PARAMS, route: path });
       (this.statics[path] ??= new Slots()).put(index, found);
@@ -72,6 +82,7 @@ export class Router<T> {
       this.dynamic = true;
       if (this.caps.length < names.length * 2) this.caps = new Int32Array(names.length * 2);
     }
+    for (const { at, name } of positions) this.param_names.set(at, name);
     this.shapes.set(shape, path);
     this.registered.push({ method, path });
     this.cache?.clear();
@@ -117,8 +128,7 @@ export class Router<T> {
     const names = route.names;
     const caps = this.caps;
     const params: Params = Object.create(null);
-    // One native scan of the whole path is cheaper than one per value.
-    if (!path.includes("%")) {
+    if (!walk_saw_escape()) {
       for (let i = 0; i < names.length; i++) params[names[i]!] = path.slice(caps[2 * i], caps[2 * i + 1]);
     } else {
       for (let i = 0; i < names.length; i++) {

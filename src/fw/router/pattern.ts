@@ -88,3 +88,12 @@ export function shape_of(tokens: Token[]): string {
   }
   return shape;
 }
+
+/** Each parameter with its position: the shape of the pattern before it. */
+export function param_positions(tokens: Token[]): { at: string; name: string }[] {
+  const positions: { at: string; name: string }[] = [];
+  tokens.forEach((t, k) => {
+    if (t.kind === "param") positions.push({ at: shape_of(tokens.slice(0, k)), name: t.name });
+  });
+  return positions;
+}

@@ -1,7 +1,6 @@
 import { MAX_CONSTRAINED_SEGMENT } from "./regex.ts";
 import type { Token } from "./pattern.ts";
 import { Slots } from "./slots.ts";
-import { METHODS, RouterError } from "./types.ts";
 
 /** A registered dynamic route: its handler, pattern, and parameter names in capture order. */
 export class Route<T> {
@@ -29,22 +28,20 @@ export class Node<T> {
   wide: Node<T>[] | null = null;
   /** Constrained parameters first (in registration order), the unconstrained one last. */
   params: ParamNode<T>[] | null = null;
-  /** The parameter name each method uses at this position (one name per method and position). */
-  param_names: (string | undefined)[] | null = null;
   wildcard: Leaf<T> | null = null;
   leaf: Leaf<T> | null = null;
   constructor(public part: string) {}
 }
 
 /**
- * Inserts a dynamic route for one method slot. Duplicates are caught before (by shape), so a
- * slot here is always free.
+ * Inserts a dynamic route for one method slot. The caller has ruled out duplicates and
+ * conflicting names, so nothing here can fail halfway.
  */
 export function insert<T>(root: Node<T>, tokens: Token[], method_index: number, route: Route<T>): void {
   let node = root;
   for (const token of tokens) {
     if (token.kind === "static") node = insert_static(node, token.text);
-    else if (token.kind === "param") node = param_child(node, token.name, token.source, token.regex, method_index, route.route).next;
+    else if (token.kind === "param") node = param_child(node, token.source, token.regex).next;
     else {
       (node.wildcard ??= new Slots()).put(method_index, route);
       return;
@@ -79,7 +76,6 @@ function split<T>(node: Node<T>, at: number): void {
   tail.table_min = node.table_min;
   tail.wide = node.wide;
   tail.params = node.params;
-  tail.param_names = node.param_names;
   tail.wildcard = node.wildcard;
   tail.leaf = node.leaf;
   node.part = node.part.slice(0, at);
@@ -87,7 +83,6 @@ function split<T>(node: Node<T>, at: number): void {
   node.table = [];
   node.wide = null;
   node.params = null;
-  node.param_names = null;
   node.wildcard = null;
   node.leaf = null;
   add_kid(node, tail);
@@ -110,13 +105,8 @@ function add_kid<T>(node: Node<T>, kid: Node<T>): void {
   node.wide = node.kids.length === codes.length ? null : node.kids.filter((k) => k.part.charCodeAt(0) >= 128);
 }
 
-function param_child<T>(node: Node<T>, name: string, source: string | null, regex: RegExp | null, method_index: number, route: string): ParamNode<T> {
-  const names = (node.param_names ??= new Array<string | undefined>(METHODS.length).fill(undefined));
-  const known = names[method_index];
-  if (known !== undefined && known !== name) {
-    throw new RouterError(`conflicting parameter names at one position: :${name} in ${METHODS[method_index]} ${route} vs :${known}`);
-  }
-  names[method_index] = name;
+/** Parameters at one position share a node per constraint; names live on the routes. */
+function param_child<T>(node: Node<T>, source: string | null, regex: RegExp | null): ParamNode<T> {
   const params = (node.params ??= []);
   for (const p of params) if (p.source === source) return p;
   const fresh = new ParamNode<T>(source, regex);
@@ -129,10 +119,16 @@ function param_child<T>(node: Node<T>, name: string, source: string | null, rege
 }
 
 let seen = false;
+let escaped = false;
 
 /** Whether the last `walk` passed a route that matched the path under some other method. */
 export function walk_saw_route(): boolean {
   return seen;
+}
+
+/** Whether a segment the last `walk` captured may hold a "%" (false means none does). */
+export function walk_saw_escape(): boolean {
+  return escaped;
 }
 
 /**
@@ -143,6 +139,7 @@ export function walk_saw_route(): boolean {
  */
 export function walk<T>(root: Node<T>, path: string, method_index: number, caps: Int32Array): Route<T> | null {
   seen = false;
+  escaped = false;
   // Every pattern starts with "/", so the root has one kid and nothing else: start there.
   const top = root.kids[0];
   if (top === undefined || path.charCodeAt(0) !== 47 || !has_part(path, 0, path.length, top.part)) return null;
@@ -159,7 +156,7 @@ function match<T>(node: Node<T>, path: string, pos: number, caps: Int32Array, de
         if (route !== undefined) return route;
         seen = true;
       }
-      return node.wildcard === null ? null : wildcard(node.wildcard, pos, len, caps, depth, mi);
+      return node.wildcard === null ? null : wildcard(node.wildcard, path, pos, len, caps, depth, mi);
     }
     const table = node.table;
     const code = path.charCodeAt(pos);
@@ -207,7 +204,7 @@ function match<T>(node: Node<T>, path: string, pos: number, caps: Int32Array, de
         }
       }
     }
-    return node.wildcard === null ? null : wildcard(node.wildcard, pos, len, caps, depth, mi);
+    return node.wildcard === null ? null : wildcard(node.wildcard, path, pos, len, caps, depth, mi);
   }
 }
 
@@ -219,21 +216,32 @@ function has_part(path: string, pos: number, len: number, part: string): boolean
   return true;
 }
 
-/** The index of the next "/" from `pos`, or `len`. Short segments are scanned inline, long ones natively. */
+/**
+ * The index of the next "/" from `pos`, or `len`; notes a "%" on the way. Short segments are
+ * scanned inline (cheaper than a native call), long ones natively.
+ */
 function segment_end(path: string, pos: number, len: number): number {
   const stop = pos + 16 < len ? pos + 16 : len;
-  for (let i = pos; i < stop; i++) if (path.charCodeAt(i) === 47) return i;
+  for (let i = pos; i < stop; i++) {
+    const c = path.charCodeAt(i);
+    if (c === 47) return i;
+    if (c === 37) escaped = true;
+  }
   if (stop === len) return len;
-  const end = path.indexOf("/", stop);
-  return end === -1 ? len : end;
+  let end = path.indexOf("/", stop);
+  if (end === -1) end = len;
+  const percent = path.indexOf("%", stop);
+  if (percent !== -1 && percent < end) escaped = true;
+  return end;
 }
 
-function wildcard<T>(leaf: Leaf<T>, pos: number, len: number, caps: Int32Array, depth: number, mi: number): Route<T> | null {
+function wildcard<T>(leaf: Leaf<T>, path: string, pos: number, len: number, caps: Int32Array, depth: number, mi: number): Route<T> | null {
   const route = leaf.by_method[mi];
   if (route === undefined) {
     seen = true;
     return null;
   }
+  if (path.indexOf("%", pos) !== -1) escaped = true;
   caps[depth] = pos;
   caps[depth + 1] = len;
   return route;
