@@ -193,3 +193,25 @@ describe("graceful stop", () => {
     expect(other.get("/slow")).rejects.toThrow();
   });
 });
+
+describe("cookies", () => {
+  class Counter extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Json) {
+    static route = "GET /count";
+    call() {
+      const seen = Number(this.cookies.get("n") ?? "0");
+      this.set_cookie("n", String(seen + 1), { maxAge: 60 });
+      return this.json({ seen });
+    }
+  }
+
+  test("request cookies are readable and set_cookie defaults to HttpOnly, SameSite=Lax, Path=/", async () => {
+    const app = Fw.build({}, [Counter]);
+    const res = await app.fetch(new Request("http://x/count", { headers: { cookie: "n=41; other=x" } }));
+    expect(await res.json()).toEqual({ seen: 41 });
+    const cookie = res.headers.get("set-cookie")!;
+    expect(cookie).toContain("n=42");
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie.toLowerCase()).toContain("samesite=lax");
+    expect(cookie).toContain("Path=/");
+  });
+});
