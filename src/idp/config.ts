@@ -50,6 +50,12 @@ export const ConfigSchema = z.object({
   trust_proxy: bool(false),
   metrics_token: z.string().min(16).optional(),
   log_requests: bool(true),
+  /** How often each instance checks the store for rotated keys (seconds). */
+  keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5),
+  /** How often each instance deletes expired codes, tokens, sessions... (seconds). */
+  purge_interval_seconds: z.coerce.number().int().min(1).max(24 * 3600).default(600),
+  /** On SIGTERM/SIGINT, how long in-flight requests may take before connections are closed (seconds). */
+  shutdown_grace_seconds: z.coerce.number().int().min(0).max(600).default(10),
 });
 
 export type Config = z.output<typeof ConfigSchema>;
@@ -77,6 +83,9 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_TRUST_PROXY: "trust_proxy",
   IDP_METRICS_TOKEN: "metrics_token",
   IDP_LOG_REQUESTS: "log_requests",
+  IDP_KEYS_POLL_SECONDS: "keys_poll_seconds",
+  IDP_PURGE_INTERVAL_SECONDS: "purge_interval_seconds",
+  IDP_SHUTDOWN_GRACE_SECONDS: "shutdown_grace_seconds",
 };
 
 export class ConfigError extends Error {
