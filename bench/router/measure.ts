@@ -1,5 +1,5 @@
 // Measures one router in a process of its own, so no router's JIT profile depends on another's.
-// Usage: bun run router/measure.ts <adapter name>; prints JSON {case: ns}.
+// Usage: bun run router/measure.ts <adapter name> [avg|p50]; prints JSON {case: ns}.
 import { bench, do_not_optimize, run } from "mitata";
 import { ADAPTERS } from "./adapters.ts";
 import { CASES, ROUTES } from "./routes.ts";
@@ -26,5 +26,6 @@ bench("register", () => do_not_optimize(adapter.build(ROUTES)));
 
 const { benchmarks } = await run({ format: "quiet" });
 const out: Record<string, number> = {};
-for (const b of benchmarks) out[b.alias] = b.runs[0]!.stats!.avg;
+const stat = process.argv[3] === "avg" ? "avg" : "p50";
+for (const b of benchmarks) out[b.alias] = b.runs[0]!.stats![stat];
 console.log(JSON.stringify(out));

@@ -3,7 +3,7 @@ import { cpus } from "node:os";
 
 const FILE = new URL("../RESULTS.md", import.meta.url);
 
-export async function write_section(table: string, route_count: number, rounds: number): Promise<void> {
+export async function write_section(table: string, legend: string): Promise<void> {
   const model = (await Bun.file("/proc/cpuinfo").text().catch(() => "")).match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? "unknown";
   const body = [
     "## Router",
@@ -12,7 +12,7 @@ export async function write_section(table: string, route_count: number, rounds: 
     "",
     `${new Date().toISOString().slice(0, 10)} · ${cpus().length} CPUs (nproc) · ${model} · Bun ${Bun.version}`,
     "",
-    `${route_count} routes (GitHub API + 3 wildcard routes). ns per lookup: mitata average, best of ${rounds} rounds, each router in a process of its own. register: µs to add every route to a new router. * generates code at run time (new Function).`,
+    legend,
     "",
     table,
     "",

@@ -222,6 +222,12 @@ for (const path_cache_size of [0, 1024]) {
         expect(found(r, "GET", "/d/1").handler).toBe("GET /d/:id");
       });
 
+      test("HEAD follows precedence across GET and HEAD routes", () => {
+        const r = router([["GET", "/a/b"], ["HEAD", "/a/:x"], ["GET", "/a/:x"]]);
+        expect(found(r, "HEAD", "/a/b").handler).toBe("GET /a/b");
+        expect(found(r, "HEAD", "/a/c").handler).toBe("HEAD /a/:x");
+      });
+
       test("405 lists the path's methods sorted, with HEAD when GET exists", () => {
         const r = router([["POST", "/s"], ["GET", "/s"], ["DELETE", "/s"], ["PUT", "/d/:id"], ["GET", "/d/:id"]]);
         expect(find(r, "PATCH", "/s")).toEqual({ kind: "method_not_allowed", allowed: ["DELETE", "GET", "HEAD", "POST"] });

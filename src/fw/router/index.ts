@@ -20,7 +20,7 @@ import { PathCache } from "./cache.ts";
 import { is_static, param_positions, parse_pattern, shape_of } from "./pattern.ts";
 import { insert, Node, Route, walk, walk_saw_escape, walk_saw_route } from "./radix.ts";
 import { Slots } from "./slots.ts";
-import { METHODS, RouterError, type FindResult, type Method, type Params } from "./types.ts";
+import { ANY_METHOD, METHODS, RouterError, type FindResult, type Method, type Params } from "./types.ts";
 
 export { METHODS, RouterError } from "./types.ts";
 export type { FindResult, Method, Params, RouteMatch } from "./types.ts";
@@ -143,7 +143,7 @@ export class Router<T> {
   /** 405 when the path exists under other methods, else 404. Never an empty Allow list. */
   private not_matched(path: string): FindResult<T> {
     const entry = this.statics[path];
-    if (entry === undefined && (!this.dynamic || (walk(this.tree, path, -1, this.caps) === null && !walk_saw_route()))) return NOT_FOUND;
+    if (entry === undefined && (!this.dynamic || (walk(this.tree, path, ANY_METHOD, this.caps) === null && !walk_saw_route()))) return NOT_FOUND;
     const allowed: Method[] = [];
     for (let index = 0; index < METHODS.length; index++) {
       const exists = entry?.by_method[index] !== undefined || (this.dynamic && walk(this.tree, path, index, this.caps) !== null);

@@ -132,8 +132,8 @@ export function walk_saw_escape(): boolean {
 }
 
 /**
- * Finds the route for `path` under one method slot (-1: none, to learn whether any route
- * matches), with precedence static > parameter > wildcard and backtracking. Capture bounds go to
+ * Finds the route for `path` under one method slot (ANY_METHOD: none, to learn whether any
+ * route matches), with precedence static > parameter > wildcard and backtracking. Capture bounds go to
  * `caps` as (start, end) pairs in parameter order; nothing is allocated unless a constraint must
  * be tested.
  */

@@ -6,6 +6,8 @@ export const METHODS: readonly Method[] = Object.freeze(["GET", "POST", "PUT", "
 
 export const GET_INDEX = 0;
 export const HEAD_INDEX = 6;
+/** A slot no route fills: walking with it visits every route that matches, under any method. */
+export const ANY_METHOD = 7;
 
 /** Route parameters by name: a null-prototype object, so `__proto__` is just a name. */
 export type Params = Record<string, string>;
