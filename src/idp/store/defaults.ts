@@ -186,6 +186,9 @@ export function auditRow(input: NewAuditEvent): Omit<AuditEvent, "id"> {
   };
 }
 
+/** LIKE pattern (ESCAPE '!') matching " <scope> " that holds offline_access (OIDC Core §11). */
+export const OFFLINE_SCOPE_PATTERN = "% offline!_access %";
+
 export const DEFAULT_PURGE_BATCH = 1000;
 export const DEFAULT_AUDIT_LIMIT = 100;
 

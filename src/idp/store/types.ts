@@ -215,6 +215,13 @@ export interface SessionStore {
   deleteSession(idHash: string): Promise<boolean>;
   /** Returns how many sessions were deleted. */
   deleteSessionsForUser(userId: string): Promise<number>;
+  /**
+   * Remembers that a client signed in through this session (OIDC Back-Channel Logout §2.3). Idempotent;
+   * does nothing when the session is gone. The rows go with the session and with the client.
+   */
+  addSessionClient(sessionIdHash: string, clientId: string, now?: UnixSeconds): Promise<void>;
+  /** The client_ids a session signed in to, ordered by client_id. */
+  listSessionClients(sessionIdHash: string): Promise<string[]>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,7 +373,11 @@ export interface TokenStore {
   revokeByGrant(grantId: string, now?: UnixSeconds): Promise<number>;
   revokeFamily(familyId: string, now?: UnixSeconds): Promise<number>;
   revokeForUserClient(userId: string, clientId: string, now?: UnixSeconds): Promise<number>;
-  revokeBySession(sessionIdHash: string, now?: UnixSeconds): Promise<number>;
+  /**
+   * `keepOfflineRefresh`: refresh tokens whose scope has offline_access stay valid, as they are
+   * meant to outlive the browser session (OIDC Core §11) — logout uses it.
+   */
+  revokeBySession(sessionIdHash: string, now?: UnixSeconds, options?: { keepOfflineRefresh?: boolean }): Promise<number>;
   /** Atomic: of any number of concurrent calls for one refresh token, exactly one gets "ok". */
   rotateRefreshToken(tokenHash: string, now: UnixSeconds): Promise<RotateRefreshResult>;
 }

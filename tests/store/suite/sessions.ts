@@ -49,6 +49,35 @@ export function sessionTests(ctx: SuiteContext): void {
     });
   });
 
+  describe("session clients (back-channel logout)", () => {
+    test("added once per client, listed in order, gone with the session", async () => {
+      const store = ctx.store();
+      const user = await seedUser(store);
+      const [b, a] = [await seedClient(store, uid("b-client")), await seedClient(store, uid("a-client"))];
+      const session = await store.createSession({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: ["pwd"], expires_at: T0 + 100 });
+      expect(await store.listSessionClients(session.id_hash)).toEqual([]);
+      await store.addSessionClient(session.id_hash, b.client_id, T0);
+      await store.addSessionClient(session.id_hash, a.client_id, T0);
+      await store.addSessionClient(session.id_hash, b.client_id, T0 + 1);
+      expect(await store.listSessionClients(session.id_hash)).toEqual([a.client_id, b.client_id]);
+      expect(await store.deleteSession(session.id_hash)).toBe(true);
+      expect(await store.listSessionClients(session.id_hash)).toEqual([]);
+    });
+
+    test("nothing is recorded for a session that is gone; a deleted client leaves the list", async () => {
+      const store = ctx.store();
+      const user = await seedUser(store);
+      const client = await seedClient(store);
+      const gone = uid("s");
+      await store.addSessionClient(gone, client.client_id, T0);
+      expect(await store.listSessionClients(gone)).toEqual([]);
+      const session = await store.createSession({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 + 100 });
+      await store.addSessionClient(session.id_hash, client.client_id);
+      expect(await store.deleteClient(client.client_id)).toBe(true);
+      expect(await store.listSessionClients(session.id_hash)).toEqual([]);
+    });
+  });
+
   describe("interactions", () => {
     test("create, get, update and delete", async () => {
       const store = ctx.store();

@@ -65,6 +65,19 @@ export function tokenTests(ctx: SuiteContext): void {
       expect((await store.getToken(fresh.token_hash))?.revoked_at).toBe(T0 + 1);
       expect((await store.getToken(untouched.token_hash))?.revoked_at).toBeNull();
     });
+
+    test("revokeBySession with keepOfflineRefresh keeps only the session's offline_access refresh tokens", async () => {
+      const store = ctx.store();
+      const { user, client } = await seedPair(store);
+      const session = uid("sess");
+      const at = (scope: string, kind: "access" | "refresh") => store.insertToken(tokenInput(user, client, { session_id_hash: session, scope, kind }));
+      const revoked = [await at("openid offline_access", "access"), await at("openid", "refresh"), await at("openid offline_accessx", "refresh"), await at("openid offlineXaccess", "refresh")];
+      const kept = [await at("offline_access", "refresh"), await at("openid offline_access email", "refresh")];
+      expect(await store.revokeBySession(session, T0, { keepOfflineRefresh: true })).toBe(revoked.length);
+      for (const t of revoked) expect((await store.getToken(t.token_hash))?.revoked_at).toBe(T0);
+      for (const t of kept) expect((await store.getToken(t.token_hash))?.revoked_at).toBeNull();
+      expect(await store.revokeBySession(session, T0 + 1)).toBe(kept.length);
+    });
   });
 
   describe("refresh token rotation", () => {

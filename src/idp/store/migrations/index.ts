@@ -4,6 +4,7 @@
  */
 import { StoreError } from "../types.ts";
 import { initialSchema } from "./001_initial.ts";
+import { sessionClients } from "./002_session_clients.ts";
 
 export type Migration = {
   version: number;
@@ -12,7 +13,7 @@ export type Migration = {
   postgres: string;
 };
 
-export const migrations: readonly Migration[] = [initialSchema];
+export const migrations: readonly Migration[] = [initialSchema, sessionClients];
 
 export const latestVersion: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
 

@@ -33,6 +33,18 @@ export function pgSessions(sql: SQL): SessionStore {
       const result = await sql`DELETE FROM sessions WHERE user_id = ${userId}`;
       return result.count;
     },
+    async addSessionClient(sessionIdHash, clientId, now) {
+      // Through the session row: no row for a session that is gone (and no foreign-key error).
+      await sql`
+        INSERT INTO session_clients (session_id_hash, client_id, created_at)
+        SELECT id_hash, ${clientId}, ${now ?? nowSeconds()} FROM sessions WHERE id_hash = ${sessionIdHash}
+        ON CONFLICT (session_id_hash, client_id) DO NOTHING`;
+    },
+    async listSessionClients(sessionIdHash) {
+      const rows: { client_id: string }[] = await sql`
+        SELECT client_id FROM session_clients WHERE session_id_hash = ${sessionIdHash} ORDER BY client_id`;
+      return rows.map((row) => row.client_id);
+    },
   };
 }
 

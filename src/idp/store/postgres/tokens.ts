@@ -1,7 +1,7 @@
 /** PostgreSQL: authorization codes and access/refresh tokens, with their single-use operations. */
 import type { SQL } from "bun";
 import { codeSpec, decodeOrNull, encodePostgres, tokenSpec } from "../codec.ts";
-import { codeOutcome, codeRow, nowSeconds, refreshOutcome, tokenRow } from "../defaults.ts";
+import { OFFLINE_SCOPE_PATTERN, codeOutcome, codeRow, nowSeconds, refreshOutcome, tokenRow } from "../defaults.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
 
 export function pgCodes(sql: SQL): CodeStore {
@@ -61,9 +61,14 @@ export function pgTokens(sql: SQL): TokenStore {
         WHERE user_id = ${userId} AND client_id = ${clientId} AND revoked_at IS NULL`;
       return result.count;
     },
-    async revokeBySession(sessionIdHash, now) {
-      const result = await sql`
-        UPDATE tokens SET revoked_at = ${now ?? nowSeconds()} WHERE session_id_hash = ${sessionIdHash} AND revoked_at IS NULL`;
+    async revokeBySession(sessionIdHash, now, options) {
+      const at = now ?? nowSeconds();
+      const result = options?.keepOfflineRefresh
+        ? await sql`
+          UPDATE tokens SET revoked_at = ${at} WHERE session_id_hash = ${sessionIdHash} AND revoked_at IS NULL
+          AND NOT (kind = 'refresh' AND (' ' || scope || ' ') LIKE ${OFFLINE_SCOPE_PATTERN} ESCAPE '!')`
+        : await sql`
+          UPDATE tokens SET revoked_at = ${at} WHERE session_id_hash = ${sessionIdHash} AND revoked_at IS NULL`;
       return result.count;
     },
     async rotateRefreshToken(tokenHash, now) {

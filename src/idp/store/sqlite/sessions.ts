@@ -1,7 +1,7 @@
 /** SQLite: browser sessions, pending interactions and consent grants. */
 import type { Database } from "bun:sqlite";
 import { columns, decode, decodeOrNull, encodeSqlite, grantSpec, interactionSpec, pickPatch, sessionSpec } from "../codec.ts";
-import { grantRow, interactionRow, sessionRow } from "../defaults.ts";
+import { grantRow, interactionRow, nowSeconds, sessionRow } from "../defaults.ts";
 import type { GrantStore, GrantUpsert, InteractionPatch, InteractionRow, InteractionStore, SessionStore } from "../types.ts";
 import { insertSql, updateSql } from "./sql.ts";
 
@@ -14,6 +14,13 @@ export function sqliteSessions(db: Database): SessionStore {
   );
   const remove = db.prepare("DELETE FROM sessions WHERE id_hash = $id_hash");
   const removeForUser = db.prepare("DELETE FROM sessions WHERE user_id = $user_id");
+  // Through the session row: no row for a session that is gone (and no foreign-key error).
+  const addClient = db.prepare(
+    `INSERT INTO session_clients (session_id_hash, client_id, created_at)
+     SELECT id_hash, $client_id, $now FROM sessions WHERE id_hash = $session_id_hash
+     ON CONFLICT (session_id_hash, client_id) DO NOTHING`,
+  );
+  const clients = db.prepare("SELECT client_id FROM session_clients WHERE session_id_hash = $session_id_hash ORDER BY client_id");
 
   return {
     async createSession(input) {
@@ -35,6 +42,12 @@ export function sqliteSessions(db: Database): SessionStore {
     },
     async deleteSessionsForUser(userId) {
       return removeForUser.run({ user_id: userId }).changes;
+    },
+    async addSessionClient(sessionIdHash, clientId, now) {
+      addClient.run({ session_id_hash: sessionIdHash, client_id: clientId, now: now ?? nowSeconds() });
+    },
+    async listSessionClients(sessionIdHash) {
+      return (clients.all({ session_id_hash: sessionIdHash }) as { client_id: string }[]).map((row) => row.client_id);
     },
   };
 }

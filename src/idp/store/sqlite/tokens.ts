@@ -1,7 +1,7 @@
 /** SQLite: authorization codes and access/refresh tokens, with their single-use operations. */
 import type { Database } from "bun:sqlite";
 import { codeSpec, columns, decodeOrNull, encodeSqlite, tokenSpec } from "../codec.ts";
-import { codeOutcome, codeRow, nowSeconds, refreshOutcome, tokenRow } from "../defaults.ts";
+import { OFFLINE_SCOPE_PATTERN, codeOutcome, codeRow, nowSeconds, refreshOutcome, tokenRow } from "../defaults.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
 import { insertSql } from "./sql.ts";
 
@@ -42,6 +42,10 @@ export function sqliteTokens(db: Database): TokenStore {
   const revokeSession = db.prepare(
     "UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL",
   );
+  const revokeSessionKeepOffline = db.prepare(
+    `UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL
+     AND NOT (kind = 'refresh' AND (' ' || scope || ' ') LIKE $offline ESCAPE '!')`,
+  );
   const rotate = db.prepare(
     `UPDATE tokens SET rotated_at = $now
      WHERE token_hash = $token_hash AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > $now
@@ -69,8 +73,10 @@ export function sqliteTokens(db: Database): TokenStore {
     async revokeForUserClient(userId, clientId, now) {
       return revokeUserClient.run({ user_id: userId, client_id: clientId, now: now ?? nowSeconds() }).changes;
     },
-    async revokeBySession(sessionIdHash, now) {
-      return revokeSession.run({ session_id_hash: sessionIdHash, now: now ?? nowSeconds() }).changes;
+    async revokeBySession(sessionIdHash, now, options) {
+      const values = { session_id_hash: sessionIdHash, now: now ?? nowSeconds() };
+      if (options?.keepOfflineRefresh) return revokeSessionKeepOffline.run({ ...values, offline: OFFLINE_SCOPE_PATTERN }).changes;
+      return revokeSession.run(values).changes;
     },
     async rotateRefreshToken(tokenHash, now) {
       const rotated = decodeOrNull(tokenSpec, rotate.get({ token_hash: tokenHash, now }));
