@@ -9,17 +9,6 @@ import { Fw } from "../fw/index.ts";
 import { sha256 } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
 
-/**
- * The client's address: the socket's, or with `trust_proxy` (one reverse proxy in front) the
- * right-most X-Forwarded-For entry, the one our proxy appended and the client cannot forge.
- */
-export function client_address(idp: Provider, socket_ip: string, headers: Headers): string {
-  if (!idp.config.trust_proxy) return socket_ip;
-  const forwarded = headers.get("x-forwarded-for");
-  const last = forwarded?.split(",").at(-1)?.trim();
-  return last ? last : socket_ip;
-}
-
 const WINDOW_SECONDS = 15 * 60;
 const PER_USER_AND_ADDRESS = 10;
 const PER_ADDRESS = 100;

@@ -10,9 +10,10 @@ import { display_name } from "../clients.ts";
 import { verify_password_or_dummy } from "../crypto/passwords.ts";
 import { PageError, describe_issues } from "../errors.ts";
 import { check_csrf, end_interaction, load_interaction, record_authentication, type Interaction } from "../interactions.ts";
-import { check_login_allowed, clear_login_failures, client_address, record_login_failure } from "../login_throttle.ts";
+import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
 import { interaction_url, layout_values } from "../pages.ts";
 import type { Provider } from "../provider.ts";
+import { client_ip } from "../proxy.ts";
 import { set_page_headers } from "../security_headers.ts";
 import { end_session_by_cookie, start_session } from "../sessions.ts";
 import type { ClientRow } from "../store/types.ts";
@@ -44,11 +45,12 @@ export const Login = (idp: Provider) =>
       check_csrf(interaction, input.csrf);
       const username = (input.username ?? "").trim();
       const password = input.password ?? "";
-      const ip = client_address(idp, this.request.ip, this.headers);
+      const ip = client_ip(this.context, idp.config);
       await check_login_allowed(idp, ip, username);
       const user = username === "" ? null : await idp.store.getUserByUsername(username);
       // Same argon2id work whether or not the user exists (timing does not enumerate users).
       const ok = await verify_password_or_dummy(password, user?.password_hash ?? null, idp.config.argon2);
+      idp.metrics.login(ok && user !== null ? "success" : "failure");
       if (!ok || user === null) {
         await record_login_failure(idp, ip, username);
         await idp.store.addAuditEvent({ type: "login", outcome: "failure", user_id: user?.id ?? null, client_id: client.client_id, ip: ip || null, at: idp.now() });

@@ -11,6 +11,7 @@ import { Fw } from "../../fw/index.ts";
 import { random_id, random_token, sha256 } from "../crypto/secrets.ts";
 import { PATHS } from "../metadata.ts";
 import type { Provider } from "../provider.ts";
+import { client_ip } from "../proxy.ts";
 import { check_initial_access_token } from "../registration/access.ts";
 import { audit } from "../registration/audit.ts";
 import { registration_policy } from "../registration/policy.ts";
@@ -46,7 +47,7 @@ export const Register = (idp: Provider) =>
         created_at: now,
         updated_at: now,
       });
-      await audit(idp, "client_registered", client, this.request.ip, { auth_method: metadata.token_endpoint_auth_method ?? null });
+      await audit(idp, "client_registered", client, client_ip(this.context, idp.config), { auth_method: metadata.token_endpoint_auth_method ?? null });
       // RFC 7591 §3.2.1: 201 Created with the client information.
       return this.json(client_information(idp, client, { client_secret: secret, registration_access_token }), 201);
     }

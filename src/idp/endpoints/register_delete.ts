@@ -6,6 +6,7 @@
 import { Fw } from "../../fw/index.ts";
 import { PATHS } from "../metadata.ts";
 import type { Provider } from "../provider.ts";
+import { client_ip } from "../proxy.ts";
 import { client_for_registration_token, invalid_registration_token } from "../registration/access.ts";
 import { audit } from "../registration/audit.ts";
 import { no_store } from "../registration/response.ts";
@@ -19,7 +20,7 @@ export const RegisterDelete = (idp: Provider) =>
       const { client } = await client_for_registration_token(idp, this.headers.get("authorization"), this.params.client_id ?? "");
       // A concurrent DELETE may have won: the token then no longer names a client.
       if (!(await idp.store.deleteClient(client.client_id))) throw invalid_registration_token(idp);
-      await audit(idp, "client_deleted", client, this.request.ip);
+      await audit(idp, "client_deleted", client, client_ip(this.context, idp.config));
       // RFC 7592 §2.3: "204 No Content".
       return new Fw.Response.Empty();
     }

@@ -8,6 +8,7 @@ import { Fw } from "../../fw/index.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
 import { PATHS } from "../metadata.ts";
 import type { Provider } from "../provider.ts";
+import { client_ip } from "../proxy.ts";
 import { client_for_registration_token, invalid_registration_token } from "../registration/access.ts";
 import { audit } from "../registration/audit.ts";
 import { invalid_metadata } from "../registration/errors.ts";
@@ -65,7 +66,7 @@ export const RegisterUpdate = (idp: Provider) =>
         updated_at: idp.now(),
       });
       if (updated === null) throw invalid_registration_token(idp);
-      await audit(idp, "client_updated", updated, this.request.ip, { secret_issued: secret !== null });
+      await audit(idp, "client_updated", updated, client_ip(this.context, idp.config), { secret_issued: secret !== null });
       // RFC 7592 §2.2: 200 with the client information, as for a read.
       return this.json(client_information(idp, updated, { client_secret: secret, registration_access_token: token }));
     }
