@@ -5,6 +5,7 @@
 import type { Config } from "./config.ts";
 import { KeyRing } from "./keys/keyring.ts";
 import { build_discovery, type Discovery } from "./metadata.ts";
+import { Metrics } from "./metrics.ts";
 import { openStore } from "./store/open.ts";
 import type { Store } from "./store/types.ts";
 
@@ -23,6 +24,8 @@ export interface Provider {
   readonly discovery: Discovery;
   /** True when the issuer is https: cookies are Secure and pages send HSTS. */
   readonly secure: boolean;
+  /** This instance's counters (served at /metrics when IDP_METRICS_TOKEN is set). */
+  readonly metrics: Metrics;
 }
 
 /** JSON lines on stdout with a timestamp. */
@@ -52,5 +55,6 @@ export async function create_provider(config: Config, options: ProviderOptions =
     log: options.log ?? json_log,
     discovery: build_discovery(config, keys.signing_algs()),
     secure: config.issuer.startsWith("https://"),
+    metrics: new Metrics(),
   };
 }

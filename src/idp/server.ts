@@ -15,6 +15,7 @@ import { Discovery } from "./endpoints/discovery.ts";
 import { Healthz, Readyz } from "./endpoints/health.ts";
 import { Jwks } from "./endpoints/jwks.ts";
 import { Login } from "./endpoints/login.ts";
+import { MetricsEndpoint } from "./endpoints/metrics.ts";
 import { Register } from "./endpoints/register.ts";
 import { RegisterDelete } from "./endpoints/register_delete.ts";
 import { RegisterRead } from "./endpoints/register_read.ts";
@@ -24,13 +25,16 @@ import { Token } from "./endpoints/token.ts";
 import { Userinfo } from "./endpoints/userinfo.ts";
 import { OAuthError, PageError } from "./errors.ts";
 import { PATHS } from "./metadata.ts";
+import { MetricsHandler } from "./metrics.ts";
 import { layout_values } from "./pages.ts";
 import { ProtocolHandler } from "./protocol_handler.ts";
 import { create_provider, json_log, type Log, type Provider } from "./provider.ts";
+import { start_purge } from "./purge.ts";
 import { RegistrationHandler } from "./registration/handler.ts";
 import { SecurityHeadersHandler } from "./security_headers.ts";
 import { openStore } from "./store/open.ts";
 import type { Store } from "./store/types.ts";
+import { UnavailableHandler } from "./unavailable.ts";
 
 export const VIEWS_DIR = join(import.meta.dir, "../../views");
 
@@ -78,9 +82,13 @@ function error_page(idp: Provider) {
 export function build_items(idp: Provider, static_files: Map<string, StaticFile> = load_static()): Item[] {
   const handlers: Item[] = [new Fw.RequestIdHandler()];
   if (idp.config.log_requests) handlers.push(new Fw.LoggingHandler());
+  // Outside the error handler: counts error responses with their status.
+  if (idp.config.metrics_token !== undefined) handlers.push(new MetricsHandler(idp.metrics));
   handlers.push(
     new SecurityHeadersHandler(idp.secure),
     new Fw.ErrorHandler({ html: error_page(idp) }),
+    // Inside the error handler, so the 503 it raises for a database outage is rendered there.
+    new UnavailableHandler(),
     new ProtocolHandler([PATHS.token, PATHS.userinfo]),
   );
   if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
@@ -98,6 +106,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     ...(idp.config.registration === "off" ? [] : [Register(idp), RegisterRead(idp), RegisterUpdate(idp), RegisterDelete(idp)]),
     Healthz(idp),
     Readyz(idp),
+    // Off (404) unless a token protects it.
+    ...(idp.config.metrics_token === undefined ? [] : [MetricsEndpoint(idp, idp.config.metrics_token)]),
     Static(idp, static_files),
   ];
   return [...handlers, ...endpoints];
@@ -146,24 +156,26 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   try {
     const idp = await create_provider(config, { store, log, ...(options.now ? { now: options.now } : {}) });
     await warm_dummy_hash(config.argon2);
-    idp.keys.start_polling(5000, (error) => log({ level: "error", msg: "key refresh failed", error: String(error) }));
-    const purge = setInterval(() => {
-      store.purgeExpired(idp.now()).catch((error) => log({ level: "error", msg: "purge failed", error: String(error) }));
-    }, 10 * 60 * 1000);
-    purge.unref?.();
 
     const assets = options.assets ?? load_assets();
     const running = Fw.start({ ...fw_config(idp, assets.templates), port: options.port ?? config.port }, build_items(idp, assets.static_files));
+    // Keys rotated by another instance (or `idp keys rotate`) are picked up within one interval.
+    idp.keys.start_polling(config.keys_poll_seconds * 1000, (error) => log({ level: "error", msg: "key refresh failed", error: String(error) }));
+    const purge = start_purge(idp, { interval_seconds: config.purge_interval_seconds });
     log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind });
     await print_start_hints(idp, running.url, options.seed_demo === true, out);
     return {
       url: running.url,
       provider: idp,
+      /** Graceful: no new background work, stop accepting, let in-flight requests finish, close the store. */
       async stop() {
-        clearInterval(purge);
+        log({ level: "info", msg: "stopping", grace_seconds: config.shutdown_grace_seconds });
         idp.keys.stop_polling();
-        await running.stop();
+        const purging = purge.stop();
+        await running.stop(config.shutdown_grace_seconds * 1000);
+        await purging;
         if (owned) await store.close();
+        log({ level: "info", msg: "stopped" });
       },
     };
   } catch (error) {

@@ -95,6 +95,7 @@ export const Token = (idp: Provider) =>
         }
         body.id_token = await sign_id_token(idp, { client, user, code, scopes, access_token: issued.token, now });
       }
+      idp.metrics.token_issued(input.grant_type);
       return this.json(body);
     }
   };

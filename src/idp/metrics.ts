@@ -1,0 +1,114 @@
+/**
+ * In-process metrics of one instance, in the Prometheus text exposition format (version 0.0.4).
+ * Prometheus scrapes every instance and sums; nothing here is shared through the store.
+ *
+ * - `idp_http_requests_total{route,method,status}` and
+ *   `idp_http_request_duration_seconds{route,method}` (histogram), recorded by MetricsHandler.
+ *   The label is the route pattern (`/interaction/:id/login`), never the raw path, so the number
+ *   of series stays bounded whatever clients send; unrouted requests are `route="unmatched"`.
+ * - `idp_logins_total{outcome}`: password checks at the login page (success, failure).
+ * - `idp_tokens_issued_total{grant_type}`: successful token responses by grant.
+ */
+import { Fw, type Context, type Next } from "../fw/index.ts";
+
+/** Upper bounds (seconds) of the latency histogram: from a cached page to a slow argon2id login. */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
+export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+export type LoginOutcome = "success" | "failure";
+
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+type Histogram = { labels: string; buckets: number[]; sum: number; count: number };
+
+/** Prometheus label value escaping: backslash, double quote and newline. */
+function label(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+function number(value: number): string {
+  return Number.isFinite(value) ? String(value) : value > 0 ? "+Inf" : "-Inf";
+}
+
+export class Metrics {
+  private readonly requests = new Map<string, number>();
+  private readonly durations = new Map<string, Histogram>();
+  private readonly logins: Record<LoginOutcome, number> = { success: 0, failure: 0 };
+  private readonly tokens = new Map<string, number>();
+  private readonly started_at = Date.now() / 1000;
+
+  /** One answered request. `route` is the matched pattern, or undefined when nothing matched. */
+  request(route: string | undefined, method: string, status: number, seconds: number): void {
+    const labels = `route="${label(route ?? "unmatched")}",method="${KNOWN_METHODS.has(method) ? method : "other"}"`;
+    const key = `${labels},status="${status}"`;
+    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    let histogram = this.durations.get(labels);
+    if (histogram === undefined) {
+      histogram = { labels, buckets: DURATION_BUCKETS.map(() => 0), sum: 0, count: 0 };
+      this.durations.set(labels, histogram);
+    }
+    for (let i = 0; i < DURATION_BUCKETS.length; i++) if (seconds <= DURATION_BUCKETS[i]!) histogram.buckets[i]!++;
+    histogram.sum += seconds;
+    histogram.count++;
+  }
+
+  /** A password check at the login page. */
+  login(outcome: LoginOutcome): void {
+    this.logins[outcome]++;
+  }
+
+  /** A successful token response (the grant type is one the token endpoint accepted). */
+  token_issued(grant_type: string): void {
+    this.tokens.set(grant_type, (this.tokens.get(grant_type) ?? 0) + 1);
+  }
+
+  /** The exposition text. */
+  render(): string {
+    const lines: string[] = [];
+    const family = (name: string, type: string, help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+
+    family("idp_http_requests_total", "counter", "HTTP requests answered, by route pattern, method and status.");
+    for (const [labels, count] of this.requests) lines.push(`idp_http_requests_total{${labels}} ${count}`);
+
+    family("idp_http_request_duration_seconds", "histogram", "Time to produce the response, by route pattern and method.");
+    for (const h of this.durations.values()) {
+      DURATION_BUCKETS.forEach((le, i) => lines.push(`idp_http_request_duration_seconds_bucket{${h.labels},le="${le}"} ${h.buckets[i]}`));
+      lines.push(`idp_http_request_duration_seconds_bucket{${h.labels},le="+Inf"} ${h.count}`);
+      lines.push(`idp_http_request_duration_seconds_sum{${h.labels}} ${number(h.sum)}`);
+      lines.push(`idp_http_request_duration_seconds_count{${h.labels}} ${h.count}`);
+    }
+
+    family("idp_logins_total", "counter", "Password checks at the login page, by outcome.");
+    for (const outcome of ["success", "failure"] as const) lines.push(`idp_logins_total{outcome="${outcome}"} ${this.logins[outcome]}`);
+
+    family("idp_tokens_issued_total", "counter", "Successful token responses, by grant type.");
+    for (const [grant, count] of this.tokens) lines.push(`idp_tokens_issued_total{grant_type="${label(grant)}"} ${count}`);
+
+    family("process_start_time_seconds", "gauge", "Start time of the process since the unix epoch in seconds.");
+    lines.push(`process_start_time_seconds ${number(Math.floor(this.started_at))}`);
+    return `${lines.join("\n")}\n`;
+  }
+}
+
+/**
+ * Records every request in `metrics`. Placed outside the error handler, so it sees the status
+ * of error responses too; it only reads the context, never changes the response.
+ */
+export class MetricsHandler extends Fw.Handler {
+  constructor(private readonly metrics: Metrics) {
+    super();
+  }
+
+  async handle(context: Context, next: Next): Promise<Response> {
+    const start = performance.now();
+    let status = 500;
+    try {
+      const response = await next();
+      status = response.status;
+      return response;
+    } finally {
+      this.metrics.request(context.route, context.request.method, status, (performance.now() - start) / 1000);
+    }
+  }
+}
