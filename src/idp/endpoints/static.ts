@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { extname, join } from "node:path";
+import { basename, extname, join } from "node:path";
 import { Fw } from "../../fw/index.ts";
 import type { Provider } from "../provider.ts";
 import { NotModified, cached_bytes } from "./cached.ts";
@@ -24,6 +24,13 @@ const TYPES: Record<string, string> = {
 
 export type StaticFile = { bytes: Uint8Array; type: string; etag: string };
 
+/** A file served as `/static/<name>`, or null when its type is not one we serve. */
+export function static_file(name: string, bytes: Uint8Array): StaticFile | null {
+  const type = TYPES[extname(name).toLowerCase()];
+  if (type === undefined || basename(name).startsWith(".")) return null;
+  return { bytes, type, etag: `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"` };
+}
+
 /** Reads every file of `dir` (recursively) with a known type. */
 export function load_static(dir: string = STATIC_DIR): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
@@ -32,10 +39,8 @@ export function load_static(dir: string = STATIC_DIR): Map<string, StaticFile> {
       const name = `${prefix}${entry.name}`;
       if (entry.isDirectory()) walk(join(folder, entry.name), `${name}/`);
       else {
-        const type = TYPES[extname(entry.name).toLowerCase()];
-        if (type === undefined || entry.name.startsWith(".")) continue;
-        const bytes = new Uint8Array(readFileSync(join(folder, entry.name)));
-        files.set(name, { bytes, type, etag: `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"` });
+        const file = static_file(name, new Uint8Array(readFileSync(join(folder, entry.name))));
+        if (file !== null) files.set(name, file);
       }
     }
   };
