@@ -6,7 +6,7 @@
 import { load_config, type Config } from "../../src/idp/config.ts";
 import { hash_password } from "../../src/idp/crypto/passwords.ts";
 import { random_token, sha256 } from "../../src/idp/crypto/secrets.ts";
-import type { Provider } from "../../src/idp/provider.ts";
+import type { Log, Provider } from "../../src/idp/provider.ts";
 import { serve } from "../../src/idp/server.ts";
 import { openStore } from "../../src/idp/store/open.ts";
 import type { ClientMetadata, ClientRow, NewUser, Store, UserRow } from "../../src/idp/store/types.ts";
@@ -50,7 +50,9 @@ export function test_clock(): TestClock {
   return { now: () => Math.floor(Date.now() / 1000) + offset, advance: (seconds) => void (offset += seconds) };
 }
 
-export async function start_provider(options: { config?: Record<string, unknown>; database_url?: string } = {}): Promise<TestProvider> {
+export async function start_provider(
+  options: { config?: Record<string, unknown>; database_url?: string; /** Where the server's log lines go (default: nowhere). */ log?: Log } = {},
+): Promise<TestProvider> {
   const port = free_port();
   const issuer = `http://127.0.0.1:${port}`;
   const database_url = options.database_url ?? "sqlite::memory:";
@@ -85,7 +87,7 @@ export async function start_provider(options: { config?: Record<string, unknown>
   });
   const { client, secret } = await add_client({ client_name: "Test App", token_endpoint_auth_method: "client_secret_basic" }, { client_id: "test-app" });
 
-  const served = await serve(config, { store, port, now: clock.now, log: () => {}, out: () => {} });
+  const served = await serve(config, { store, port, now: clock.now, log: options.log ?? (() => {}), out: () => {} });
   return {
     url: served.url,
     issuer,
