@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { Fw, type Context, type HttpError, type Item, type FwConfig } from "../fw/index.ts";
+import { embedded_assets } from "../embedded/assets.ts";
 import type { Config } from "./config.ts";
 import { hash_password, warm_dummy_hash } from "./crypto/passwords.ts";
 import { random_token, sha256 } from "./crypto/secrets.ts";
@@ -44,8 +45,9 @@ export const VIEWS_DIR = join(import.meta.dir, "../../views");
  */
 export type Assets = { templates: Record<string, string>; static_files: Map<string, StaticFile> };
 
+/** The assets embedded in the compiled executable, or else the views/ and static/ folders. */
 export function load_assets(): Assets {
-  return { templates: Fw.read_templates(VIEWS_DIR), static_files: load_static() };
+  return embedded_assets() ?? { templates: Fw.read_templates(VIEWS_DIR), static_files: load_static() };
 }
 
 /** Plain words for the error page; never a stack. */
