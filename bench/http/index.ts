@@ -6,12 +6,13 @@
 //
 // Each server is its own process (servers/<name>.ts, PORT from env), pinned to one core, wrk to
 // another. Servers are alternated within a round and the order rotates between rounds; the
-// table shows the median of the rounds and the ratio to raw Bun.serve.
+// table shows the median of the rounds and the ratio to raw Bun.serve, also per CPU-second the
+// server got (see table.ts): a server that got less than ~90% of its core was sharing it.
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { machine_line } from "./machine.ts";
 import { print_table, type Cell } from "./table.ts";
-import { has, start_server, stop_server, wrk, type Load } from "./wrk.ts";
+import { has, machine_load, start_server, stop_server, wrk, type Load } from "./wrk.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -25,6 +26,8 @@ const { values: args } = parseArgs({
     "server-cpu": { type: "string", default: "0" },
     "wrk-cpu": { type: "string", default: "1" },
     json: { type: "string" },
+    /** Before each measured run, wait up to this many seconds for the machine to be idle. */
+    "quiet-wait": { type: "string", default: "60" },
   },
 });
 
@@ -56,6 +59,17 @@ async function check(base: string, server: string): Promise<void> {
   }
 }
 
+const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : "-");
+
+/** Waits (up to `seconds`) until the rest of the machine uses under 10% of a core. */
+async function wait_for_quiet(seconds: number): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
+  let load = await machine_load(500);
+  // the server idles between runs; anything busy now is someone else
+  while (load > 0.1 && Date.now() < deadline) load = await machine_load(1000);
+  if (load > 0.1) console.warn(`  machine still busy (${pct(load)} of a core) after ${seconds} s: measuring anyway`);
+}
+
 console.log(machine_line());
 console.log(`${rounds} rounds × ${servers.length} servers × ${routes.length} routes, ${opts.seconds} s each (warm-up ${args.warmup} s), wrk -t${opts.threads} -c${opts.connections}`);
 for (let round = 0; round < rounds; round++) {
@@ -67,12 +81,13 @@ for (let round = 0; round < rounds; round++) {
       for (const r of routes) {
         const url = started.base + ROUTES[r]!.path;
         if (Number(args.warmup) > 0) await wrk(url, { ...opts, seconds: Number(args.warmup) });
+        await wait_for_quiet(Number(args["quiet-wait"]));
         const load = await wrk(url, opts, started.proc.pid);
         if (load.errors > 0 || load.non_2xx > 0) console.warn(`  ${server} ${r}: ${load.errors} socket errors, ${load.non_2xx} non-2xx`);
         const key = `${server} ${r}`;
         results.set(key, [...(results.get(key) ?? []), load]);
-        console.log(`  round ${round + 1} ${server.padEnd(7)} ${ROUTES[r]!.label.padEnd(15)} ${Math.round(load.rps).toLocaleString("en-US").padStart(9)} req/s  p99 ${load.p99_ms.toFixed(2)} ms  server CPU ${Math.round(load.server_cpu * 100)}%`);
-        if (load.server_cpu < 0.9) console.warn(`  ^ the server got ${Math.round(load.server_cpu * 100)}% of its core: something else competes for it; this round is suspect`);
+        console.log(`  round ${round + 1} ${server.padEnd(7)} ${ROUTES[r]!.label.padEnd(15)} ${Math.round(load.rps).toLocaleString("en-US").padStart(9)} req/s  p99 ${load.p99_ms.toFixed(2)} ms  server CPU ${pct(load.server_cpu)}  others ${pct(load.other_cpu)}`);
+        if (load.server_cpu < 0.9 || load.other_cpu > 0.1) console.warn(`  ^ suspect: other work used ${pct(load.other_cpu)} of a core meanwhile`);
       }
     } finally {
       await stop_server(started);
@@ -86,21 +101,26 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const cells: Cell[] = [];
-for (const server of servers) {
-  for (const r of routes) {
-    const loads = results.get(`${server} ${r}`) ?? [];
-    const rps = loads.map((l) => l.rps);
-    const raw = results.get(`raw ${r}`)?.map((l) => l.rps);
+for (const r of routes) {
+  const rps_of = (server: string) => (results.get(`${server} ${r}`) ?? []).map((l) => l.rps);
+  const per_cpu_of = (server: string) => (results.get(`${server} ${r}`) ?? []).map((l) => l.rps / l.server_cpu);
+  const raw = servers.includes("raw") ? { rps: median(rps_of("raw")), per_cpu: median(per_cpu_of("raw")) } : undefined;
+  for (const server of servers) {
+    const rps = rps_of(server);
+    const per_cpu = median(per_cpu_of(server));
     cells.push({
       server,
       route: ROUTES[r]!.label,
       rps: median(rps),
       min: Math.min(...rps),
       max: Math.max(...rps),
-      p99_ms: median(loads.map((l) => l.p99_ms)),
-      ratio: raw ? median(rps) / median(raw) : undefined,
+      cpu: median((results.get(`${server} ${r}`) ?? []).map((l) => l.server_cpu)),
+      others: median((results.get(`${server} ${r}`) ?? []).map((l) => l.other_cpu)),
+      per_cpu,
+      ratio: raw ? median(rps) / raw.rps : undefined,
+      per_cpu_ratio: raw ? per_cpu / raw.per_cpu : undefined,
     });
   }
 }
-print_table(cells, servers, routes.map((r) => ROUTES[r]!.label));
+print_table(cells);
 if (args.json) await Bun.write(args.json, JSON.stringify({ machine: machine_line(), options: args, cells, rounds: Object.fromEntries(results) }, null, 2));

@@ -2,7 +2,35 @@
 import type { Subprocess } from "bun";
 import { readFileSync } from "node:fs";
 
-export type Load = { rps: number; p50_ms: number; p99_ms: number; errors: number; non_2xx: number; server_cpu: number };
+export type Load = {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+  non_2xx: number;
+  /** Cores' worth of CPU the server used during the run (1 = all of its core). */
+  server_cpu: number;
+  /** Cores' worth of CPU used by everything else on the machine meanwhile (not server, not wrk). */
+  other_cpu: number;
+};
+
+/** Busy CPU seconds of the whole machine so far (all cores), from /proc/stat; NaN without /proc. */
+export function machine_busy_seconds(): number {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = line as number[];
+    return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Cores' worth of CPU the machine is using right now, over `ms`. */
+export async function machine_load(ms = 1000): Promise<number> {
+  const before = machine_busy_seconds();
+  await Bun.sleep(ms);
+  return (machine_busy_seconds() - before) / (ms / 1000);
+}
 
 /** CPU seconds a process has used so far (user + system), from /proc; NaN where there is no /proc. */
 export function cpu_seconds(pid: number): number {
@@ -38,7 +66,7 @@ export function parse_wrk(out: string): Load {
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
   const non = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  return { rps: Number(rps[1]), p50_ms: pct("50"), p99_ms: pct("99"), errors, non_2xx: non ? Number(non[1]) : 0, server_cpu: Number.NaN };
+  return { rps: Number(rps[1]), p50_ms: pct("50"), p99_ms: pct("99"), errors, non_2xx: non ? Number(non[1]) : 0, server_cpu: Number.NaN, other_cpu: Number.NaN };
 }
 
 export type WrkOptions = { threads: number; connections: number; seconds: number; cpu: string | undefined };
@@ -46,13 +74,18 @@ export type WrkOptions = { threads: number; connections: number; seconds: number
 /** Loads `url`; `server_pid` lets the result say how much of a core the server got meanwhile. */
 export async function wrk(url: string, o: WrkOptions, server_pid?: number): Promise<Load> {
   const cpu_before = server_pid === undefined ? Number.NaN : cpu_seconds(server_pid);
+  const busy_before = machine_busy_seconds();
   const t0 = performance.now();
   const command = pinned(o.cpu, ["wrk", `-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, "--latency", url]);
   const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`${command.join(" ")} exited ${code}: ${err}`);
+  const seconds = (performance.now() - t0) / 1000;
   const load = parse_wrk(out);
-  if (server_pid !== undefined) load.server_cpu = (cpu_seconds(server_pid) - cpu_before) / ((performance.now() - t0) / 1000);
+  const server = server_pid === undefined ? 0 : cpu_seconds(server_pid) - cpu_before;
+  const wrk_cpu = Number(proc.resourceUsage()?.cpuTime.total ?? Number.NaN) / 1e6; // µs
+  if (server_pid !== undefined) load.server_cpu = server / seconds;
+  load.other_cpu = Math.max(0, (machine_busy_seconds() - busy_before - server - wrk_cpu) / seconds);
   return load;
 }
 

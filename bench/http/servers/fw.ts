@@ -16,7 +16,7 @@ class ShowUser extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Json) {
 }
 
 const port = Number(process.env.PORT ?? 3000);
-const running = Fw.start({ port, log: () => {} }, [Fw.ErrorHandler, Hello, ShowUser]);
+Fw.start({ port, log: () => {} }, [Fw.ErrorHandler, Hello, ShowUser]);
 // A clean exit on SIGINT/SIGTERM lets `bun --cpu-prof` write its profile.
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void running.stop(0).then(() => process.exit(0)));
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(0));
 console.log(`fw listening on ${port}`);
