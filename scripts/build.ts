@@ -29,7 +29,9 @@ export async function build_executable(outfile: string, root: string = ROOT): Pr
       autoloadDotenv: false,
       autoloadBunfig: false,
     },
-    minify: true,
+    // Whitespace and syntax minified; identifiers are kept because JavaScriptCore prints the
+    // running function's real name in stack traces (the source map gives files and lines).
+    minify: { whitespace: true, syntax: true, identifiers: false },
     sourcemap: "linked",
     plugins: [embed_plugin(root)],
   });

@@ -2,8 +2,10 @@
  * `idp serve` (also `idp` alone): starts the server and runs until the signal in CliIo aborts
  * (main.ts wires SIGINT and SIGTERM to it), then stops it cleanly.
  */
+import { is_loopback_issuer } from "../idp/config.ts";
 import { expect_positionals, int_option, parse_args } from "./args.ts";
 import type { CliContext } from "./context.ts";
+import { CliError } from "./errors.ts";
 import { VERSION } from "./help.ts";
 
 function aborted(signal: AbortSignal | undefined): Promise<void> {
@@ -27,6 +29,11 @@ export async function serve_command(ctx: CliContext, argv: string[]): Promise<vo
   if (port !== undefined) overrides.port = port;
   if (flags.host !== undefined) overrides.host = flags.host;
   const config = ctx.config(overrides);
+  // In production the issuer must be https (cookies are Secure, codes and tokens travel over
+  // TLS); plain http is accepted only on loopback, e.g. trying the binary out locally.
+  if (config.production && !config.issuer.startsWith("https://") && !is_loopback_issuer(config)) {
+    throw new CliError(`production mode needs an https issuer, not ${config.issuer} (set IDP_ISSUER=https://...); http is allowed only for localhost, 127.0.0.1 and [::1]`);
+  }
 
   // Loaded only here, so admin commands do not pay for the server's modules.
   const { serve } = await import("../idp/server.ts");
