@@ -56,6 +56,8 @@ export const ConfigSchema = z.object({
   purge_interval_seconds: z.coerce.number().int().min(1).max(24 * 3600).default(600),
   /** On SIGTERM/SIGINT, how long in-flight requests may take before connections are closed (seconds). */
   shutdown_grace_seconds: z.coerce.number().int().min(0).max(600).default(10),
+  /** A request still unanswered after this long gets 503 (e.g. a database that stopped answering without closing). */
+  request_timeout_seconds: z.coerce.number().int().min(1).max(600).default(15),
 });
 
 export type Config = z.output<typeof ConfigSchema>;
@@ -86,6 +88,7 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_KEYS_POLL_SECONDS: "keys_poll_seconds",
   IDP_PURGE_INTERVAL_SECONDS: "purge_interval_seconds",
   IDP_SHUTDOWN_GRACE_SECONDS: "shutdown_grace_seconds",
+  IDP_REQUEST_TIMEOUT_SECONDS: "request_timeout_seconds",
 };
 
 export class ConfigError extends Error {
