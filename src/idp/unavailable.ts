@@ -11,6 +11,12 @@
  * - Everything else answers the framework's `{error: "service_unavailable", message}`. The
  *   authorization endpoint cannot redirect the error to the client: without the database the
  *   redirect URI cannot be verified (RFC 6749 §4.1.2.1), so the browser sees the error page.
+ *
+ * A refused or dropped connection fails fast, but a database that stops answering without
+ * closing (a network partition, a frozen host) would leave a query waiting for TCP to give up,
+ * minutes later. So a request still unanswered after `timeout_ms` also gets the 503: the late
+ * work is abandoned to finish or fail on its own (single-use steps fail closed: a code consumed
+ * after its answer is simply unusable).
  */
 import { Fw, type Context, type Next } from "../fw/index.ts";
 import { OAuthError } from "./errors.ts";
@@ -34,16 +40,29 @@ function is_oauth_path(path: string): boolean {
   return OAUTH_PATHS.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
+/** Raised when a request outlives the deadline. */
+export class DeadlineExceeded extends Error {
+  override name = "DeadlineExceeded";
+}
+
 export class UnavailableHandler extends Fw.Handler {
+  constructor(private readonly timeout_ms: number) {
+    super();
+  }
+
   async handle(context: Context, next: Next): Promise<Response> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DeadlineExceeded(`no answer within ${this.timeout_ms} ms`)), this.timeout_ms);
+    });
     try {
-      return await next();
+      return await Promise.race([next(), deadline]);
     } catch (error) {
-      const cause = store_unavailable(error);
+      const cause = error instanceof DeadlineExceeded ? error : store_unavailable(error);
       if (cause === null) throw error;
       context.app.log({
         level: "warn",
-        msg: "database unavailable",
+        msg: cause instanceof DeadlineExceeded ? "request deadline exceeded" : "database unavailable",
         request_id: context.state.request_id,
         method: context.request.method,
         route: context.route,
@@ -54,6 +73,8 @@ export class UnavailableHandler extends Fw.Handler {
         throw new OAuthError("temporarily_unavailable", "the service is temporarily unavailable; try again shortly", { status: 503, headers });
       }
       throw new Fw.ServiceUnavailable("The service is temporarily unavailable; try again shortly", { headers });
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
