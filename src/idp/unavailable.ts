@@ -25,6 +25,9 @@ import { StoreUnavailableError } from "./store/types.ts";
 /** Seconds a client should wait before trying again. */
 export const RETRY_AFTER_SECONDS = 5;
 
+/** The deadline when none is given (the default of IDP_REQUEST_TIMEOUT_SECONDS). */
+export const DEFAULT_TIMEOUT_MS = 15_000;
+
 /** Paths (and their sub-paths) answered in the OAuth error shape. */
 export const OAUTH_PATHS: readonly string[] = ["/token", "/userinfo", "/register", "/revoke", "/introspect"];
 
@@ -46,7 +49,7 @@ export class DeadlineExceeded extends Error {
 }
 
 export class UnavailableHandler extends Fw.Handler {
-  constructor(private readonly timeout_ms: number) {
+  constructor(private readonly timeout_ms: number = DEFAULT_TIMEOUT_MS) {
     super();
   }
 
