@@ -1,0 +1,121 @@
+/**
+ * The background purge: a running server deletes expired codes, tokens, sessions and
+ * interactions on its interval (clock injected, so "expired" is a clock jump, not a wait), keeps
+ * live ones, and stops with the server. On SQLite and on PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sha256 } from "../../src/idp/crypto/secrets.ts";
+import type { Provider } from "../../src/idp/provider.ts";
+import { start_purge } from "../../src/idp/purge.ts";
+import type { PurgeCounts } from "../../src/idp/store/types.ts";
+import { Browser } from "../helpers/browser.ts";
+import { authorization_url, get_code, redeem } from "../helpers/flow.ts";
+import { start_provider, type TestProvider } from "../helpers/provider.ts";
+import { createTempDatabase, usePostgres } from "../store/pg.ts";
+
+async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await Bun.sleep(50);
+  }
+}
+
+function purge_suite(name: string, database: () => Promise<{ url: string; drop(): Promise<void> }>) {
+  describe(`purge on ${name}`, () => {
+    let t: TestProvider;
+    let db: { url: string; drop(): Promise<void> };
+    const logs: Record<string, unknown>[] = [];
+    // Hashes of what one flow leaves behind.
+    const rows = { code: "", token: "", session: "", interaction: "" };
+
+    beforeAll(async () => {
+      db = await database();
+      t = await start_provider({ database_url: db.url, config: { purge_interval_seconds: 1 }, log: (line) => void logs.push(line) });
+      const first = await get_code(t);
+      const response = await redeem(t, first.code, first.pkce!.verifier);
+      rows.token = sha256(((await response.json()) as { access_token: string }).access_token);
+      rows.session = sha256(first.browser.cookies.get("idp_session")!);
+      rows.code = sha256((await get_code(t, {}, { browser: first.browser })).code);
+      // An authorization left at the login page.
+      const left = await new Browser().get(authorization_url(t));
+      rows.interaction = /\/interaction\/([^/]+)\//.exec(left.headers.get("location")!)![1]!;
+    }, 30_000);
+    afterAll(async () => {
+      await t?.stop();
+      await db?.drop();
+    });
+
+    const present = async () => ({
+      code: (await t.store.getCode(rows.code)) !== null,
+      token: (await t.store.getToken(rows.token)) !== null,
+      session: (await t.store.getSession(rows.session)) !== null,
+      interaction: (await t.store.getInteraction(rows.interaction)) !== null,
+    });
+
+    test("rows that have not expired survive a purge run", async () => {
+      // Two intervals pass: the purge ran and found nothing to delete.
+      await Bun.sleep(2_200);
+      expect(await present()).toEqual({ code: true, token: true, session: true, interaction: true });
+      expect(logs.filter((l) => l.msg === "purged expired rows")).toEqual([]);
+    });
+
+    test("once the clock passes their expiry, the next run deletes them and logs the counts", async () => {
+      t.clock.advance(t.config.tokens.session_ttl + 1);
+      await eventually(async () => Object.values(await present()).every((p) => !p));
+      const line = logs.find((l) => l.msg === "purged expired rows")!;
+      expect(line.codes).toBeGreaterThanOrEqual(1);
+      expect(line.tokens).toBeGreaterThanOrEqual(1);
+      expect(line.sessions).toBeGreaterThanOrEqual(1);
+      expect(line.interactions).toBeGreaterThanOrEqual(1);
+      expect(logs.filter((l) => l.msg === "purge failed")).toEqual([]);
+    });
+  });
+}
+
+purge_suite("SQLite", async () => ({ url: "sqlite::memory:", drop: async () => {} }));
+if (await usePostgres()) purge_suite("PostgreSQL", createTempDatabase);
+
+describe("start_purge (the loop)", () => {
+  const counts: PurgeCounts = { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0 };
+
+  function fake(purgeExpired: (now: number, batch?: number) => Promise<PurgeCounts>, logs: Record<string, unknown>[] = []): Provider {
+    return { store: { purgeExpired }, now: () => 1000, log: (line: Record<string, unknown>) => void logs.push(line) } as unknown as Provider;
+  }
+
+  test("one run at a time, in bounded batches; stop() waits for the running one", async () => {
+    let calls = 0;
+    let batch: number | undefined;
+    let release!: () => void;
+    const idp = fake(async (_now, size) => {
+      calls++;
+      batch = size;
+      await new Promise<void>((resolve) => (release = resolve));
+      return { ...counts, codes: 3 };
+    });
+    const loop = start_purge(idp, { interval_seconds: 3600, batch_size: 250 });
+    const first = loop.run();
+    const second = loop.run();
+    expect(calls).toBe(1);
+    expect(batch).toBe(250);
+    let stopped = false;
+    const stopping = loop.stop().then(() => (stopped = true));
+    await Bun.sleep(10);
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(await first).toEqual({ ...counts, codes: 3 });
+    expect(await second).toEqual({ ...counts, codes: 3 });
+  });
+
+  test("a failing run is logged and resolves to null; the next one runs", async () => {
+    const logs: Record<string, unknown>[] = [];
+    let fail = true;
+    const loop = start_purge(fake(async () => (fail ? Promise.reject(new Error("database away")) : counts), logs), { interval_seconds: 3600 });
+    expect(await loop.run()).toBeNull();
+    expect(logs).toEqual([{ level: "error", msg: "purge failed", error: "database away" }]);
+    fail = false;
+    expect(await loop.run()).toEqual(counts);
+    await loop.stop();
+  });
+});
