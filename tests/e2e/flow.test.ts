@@ -1,17 +1,21 @@
 /**
  * The authorization code flow end to end with openid-client v6 as the relying party: discovery,
  * PKCE + state + nonce, the login and consent pages driven over HTTP, the code exchange with
- * full ID Token validation against our JWKS, and userinfo.
+ * full ID Token validation against our JWKS, and userinfo. Only HTTP and the E2eProvider
+ * interface are used, so it runs unchanged against the compiled executable.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as client from "openid-client";
 import { Browser, authorize } from "../helpers/browser.ts";
-import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
+import { REDIRECT_URI } from "../helpers/provider.ts";
+import { start_target, type E2eProvider } from "../helpers/target.ts";
 
-let t: TestProvider;
+// The same suite runs against the in-process server and, in CI, the compiled executable
+// (IDP_E2E_TARGET=binary:/path/to/idp; see tests/helpers/target.ts).
+let t: E2eProvider;
 beforeAll(async () => {
-  t = await start_provider();
-});
+  t = await start_target();
+}, 60_000);
 afterAll(() => t.stop());
 
 const insecure = { execute: [client.allowInsecureRequests] };

@@ -1,0 +1,53 @@
+/**
+ * Where an end-to-end OpenID flow suite gets its provider, so ONE suite runs against the dev
+ * server and against the compiled executable (STYLE.md). Chosen by IDP_E2E_TARGET:
+ *
+ *   (unset), "in-process"   serve() in the test process (tests/helpers/provider.ts)
+ *   "dev"                   `bun run main.ts serve` as a separate process
+ *   "binary:/path/to/idp"   the compiled executable as a separate process
+ *
+ * The two process targets run from a fresh temporary directory with their own SQLite file and
+ * are seeded through the executable's own CLI (subprocess.ts). A suite written against
+ * E2eProvider only (no store, no clock) works with all three; .ci/run runs every tests/e2e file
+ * that calls start_target() against the binary.
+ */
+import { join } from "node:path";
+import type { ClientMetadata } from "../../src/idp/store/types.ts";
+import { start_provider } from "./provider.ts";
+import { start_subprocess_provider } from "./subprocess.ts";
+
+const ROOT = join(import.meta.dir, "..", "..");
+
+/** What an end-to-end suite may use of a provider: HTTP, one seeded user and client, more clients. */
+export type E2eProvider = {
+  url: string;
+  issuer: string;
+  /** alice, with a full profile; her password is `password`. */
+  user: { id: string; username: string };
+  password: string;
+  /** A confidential client_secret_basic client redirecting to REDIRECT_URI. */
+  client: { client_id: string };
+  secret: string;
+  /** Registers another client (redirect URI REDIRECT_URI unless given); secret null for public ones. */
+  add_client(metadata: ClientMetadata): Promise<{ client: { client_id: string }; secret: string | null }>;
+  stop(): Promise<void>;
+};
+
+/** The command that starts the target, or null for the in-process provider. */
+export function target_command(target: string | undefined = process.env.IDP_E2E_TARGET): string[] | null {
+  if (target === undefined || target === "" || target === "in-process") return null;
+  if (target === "dev") return [join(ROOT, "node_modules", ".bin", "bun"), "run", join(ROOT, "main.ts")];
+  if (target.startsWith("binary:") && target.length > "binary:".length) return [target.slice("binary:".length)];
+  throw new Error(`IDP_E2E_TARGET="${target}": expected in-process, dev or binary:/path/to/idp`);
+}
+
+/** A description of the target for test names and logs. */
+export function target_name(): string {
+  return process.env.IDP_E2E_TARGET || "in-process";
+}
+
+/** Starts the provider the environment asks for. */
+export async function start_target(): Promise<E2eProvider> {
+  const command = target_command();
+  return command === null ? start_provider() : start_subprocess_provider(command);
+}
