@@ -108,5 +108,7 @@ export async function issue_code(idp: Provider, request: AuthorizationRequest, a
     created_at: now,
     expires_at: now + idp.config.tokens.code_ttl,
   });
+  // OIDC Back-Channel Logout §2.3: remember that this client signed in through the session.
+  await idp.store.addSessionClient(authentication.session_id_hash, request.client_id, now);
   return code;
 }

@@ -6,6 +6,7 @@ import { claims_for } from "./claims.ts";
 import { at_hash } from "./crypto/hashes.ts";
 import { OAuthError } from "./errors.ts";
 import type { Alg } from "./keys/keyring.ts";
+import { session_sid } from "./logout/sid.ts";
 import type { Provider } from "./provider.ts";
 import type { ClientRow, CodeRow, UserRow } from "./store/types.ts";
 
@@ -50,6 +51,9 @@ export async function sign_id_token(idp: Provider, input: IdTokenInput): Promise
   if (code.nonce !== null) payload.nonce = code.nonce;
   if (code.amr.length > 0) payload.amr = code.amr;
   if (code.acr !== null) payload.acr = code.acr;
+  // OIDC Back-Channel Logout §2.1 (backchannel_logout_session_supported): sid, matched by the RP
+  // against the sid of a logout token.
+  if (code.session_id_hash !== null) payload.sid = session_sid(code.session_id_hash);
   // azp is only needed with several audiences (OIDC Core §2); we issue one audience.
   return idp.keys.sign(payload, { alg });
 }

@@ -20,6 +20,7 @@ export const PATHS = {
   token: "/token",
   userinfo: "/userinfo",
   register: "/register",
+  logout: "/logout",
 } as const;
 
 export type Discovery = {
@@ -51,7 +52,7 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: order_algs(signing_algs),
     token_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
-    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", ...USER_CLAIMS],
+    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "sid", ...USER_CLAIMS],
     code_challenge_methods_supported: ["S256"],
     // RFC 9207 §3: every authorization response carries iss.
     authorization_response_iss_parameter_supported: true,
@@ -59,6 +60,11 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     prompt_values_supported: ["none", "login", "consent", "select_account"],
+    // OIDC RP-Initiated Logout §2.1.
+    end_session_endpoint: `${issuer}${PATHS.logout}`,
+    // OIDC Back-Channel Logout §2.1: logout tokens to backchannel_logout_uri, with sid (also in ID Tokens).
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     // OIDC Discovery §3 / RFC 8414 §2: only when dynamic registration is enabled.
     ...(config.registration === "off" ? {} : { registration_endpoint: `${issuer}${PATHS.register}` }),
   };

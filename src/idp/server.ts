@@ -16,6 +16,8 @@ import { Discovery } from "./endpoints/discovery.ts";
 import { Healthz, Readyz } from "./endpoints/health.ts";
 import { Jwks } from "./endpoints/jwks.ts";
 import { Login } from "./endpoints/login.ts";
+import { Logout } from "./endpoints/logout.ts";
+import { LogoutConfirm } from "./endpoints/logout_confirm.ts";
 import { MetricsEndpoint } from "./endpoints/metrics.ts";
 import { Register } from "./endpoints/register.ts";
 import { RegisterDelete } from "./endpoints/register_delete.ts";
@@ -100,6 +102,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     Authorize(idp),
     Login(idp),
     Consent(idp),
+    Logout(idp),
+    LogoutConfirm(idp),
     Token(idp),
     TokenPreflight(idp),
     Userinfo(idp),

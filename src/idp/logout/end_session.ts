@@ -1,0 +1,47 @@
+/**
+ * Ending a browser session at logout (OIDC RP-Initiated Logout §2: "If the End-User says 'yes',
+ * then the OP MUST log out the End-User").
+ *
+ * 1. The clients the session signed in to are read first (their rows go with the session).
+ * 2. Tokens bound to the session are revoked — access tokens and refresh tokens — except refresh
+ *    tokens granted offline_access, which exist to work while the user is not signed in (OIDC
+ *    Core §11). A client that asked for offline_access keeps it until the user revokes it.
+ * 3. The session row is deleted; only the caller that deleted it goes on, so two tabs logging
+ *    out at once send one set of logout tokens.
+ * 4. An audit event `logout`, then back-channel logout tokens (backchannel.ts) with a bounded
+ *    wait. The caller clears the cookie and answers the browser.
+ */
+import type { Provider } from "../provider.ts";
+import type { ActiveSession } from "../sessions.ts";
+import { notify_clients, type Delivery } from "./backchannel.ts";
+import { session_sid } from "./sid.ts";
+
+export type LogoutContext = {
+  /** The client that asked (client_id or the hint's audience), for the audit trail. */
+  client_id: string | null;
+  ip: string | null;
+  /** "rp": the RP's request with a hint for this session; "user": the user confirmed. */
+  initiator: "rp" | "user";
+};
+
+export type LogoutOutcome = { ended: boolean; tokens_revoked: number; backchannel: Delivery[] };
+
+export async function end_session(idp: Provider, active: ActiveSession, context: LogoutContext): Promise<LogoutOutcome> {
+  const id_hash = active.session.id_hash;
+  const now = idp.now();
+  const client_ids = await idp.store.listSessionClients(id_hash);
+  const tokens_revoked = await idp.store.revokeBySession(id_hash, now, { keepOfflineRefresh: true });
+  const ended = await idp.store.deleteSession(id_hash);
+  if (!ended) return { ended, tokens_revoked, backchannel: [] };
+  await idp.store.addAuditEvent({
+    type: "logout",
+    outcome: "success",
+    user_id: active.user.id,
+    client_id: context.client_id,
+    ip: context.ip,
+    at: now,
+    details: { initiator: context.initiator, tokens_revoked, clients: client_ids },
+  });
+  const backchannel = await notify_clients(idp, client_ids, { user_id: active.user.id, sid: session_sid(id_hash) });
+  return { ended, tokens_revoked, backchannel };
+}
