@@ -79,6 +79,14 @@ for (const path_cache_size of [0, 1024]) {
         expect(find(r, "GET", "//").kind).toBe("not_found");
       });
 
+      test("static text beyond ASCII is matched like any other", () => {
+        const r = router([["GET", "/café/:x"], ["GET", "/cafe/:x"], ["GET", "/日本/:x"], ["GET", "/日曜/:x"]]);
+        expect(found(r, "GET", "/café/1").route).toBe("/café/:x");
+        expect(found(r, "GET", "/cafe/1").route).toBe("/cafe/:x");
+        expect(found(r, "GET", "/日曜/1").route).toBe("/日曜/:x");
+        expect(find(r, "GET", "/日/1").kind).toBe("not_found");
+      });
+
       test("a route with a literal empty segment matches literally", () => {
         const r = router([["GET", "/a//b"], ["GET", "/c//:id"]]);
         expect(found(r, "GET", "/a//b").route).toBe("/a//b");

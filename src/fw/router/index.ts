@@ -90,7 +90,7 @@ export class Router<T> {
 
   /** Finds the route for `method` and `path` (the path without its query string). */
   find(method: string, path: string): FindResult<T> {
-    const index = METHOD_INDEX[method];
+    const index = method === "GET" ? 0 : METHOD_INDEX[method];
     if (index === undefined) return this.not_matched(path);
     const entry = this.statics[path];
     if (entry !== undefined) {
@@ -129,7 +129,8 @@ export class Router<T> {
     const caps = this.caps;
     const params: Params = Object.create(null);
     if (!walk_saw_escape()) {
-      for (let i = 0; i < names.length; i++) params[names[i]!] = path.slice(caps[2 * i], caps[2 * i + 1]);
+      if (names.length === 1) params[names[0]!] = path.slice(caps[0], caps[1]);
+      else for (let i = 0; i < names.length; i++) params[names[i]!] = path.slice(caps[2 * i], caps[2 * i + 1]);
     } else {
       for (let i = 0; i < names.length; i++) {
         const value = decode(path.slice(caps[2 * i], caps[2 * i + 1]));

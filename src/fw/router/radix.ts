@@ -18,14 +18,13 @@ export class ParamNode<T> {
 
 /**
  * A radix-tree node: `part` is compressed static text (it may span several segments). Static
- * children are found by their first character through a dense table; parameters and the
- * wildcard hang on nodes whose text ends with "/".
+ * children are found by their first character; parameters and the wildcard hang on nodes whose
+ * text ends with "/".
  */
 export class Node<T> {
   kids: Node<T>[] = [];
-  table: (Node<T> | undefined)[] = [];
-  table_min = 0;
-  wide: Node<T>[] | null = null;
+  /** Kids by the char code their text starts with (integer keys: indexed storage, no hashing). */
+  by_first: Record<number, Node<T>> | null = null;
   /** Constrained parameters first (in registration order), the unconstrained one last. */
   params: ParamNode<T>[] | null = null;
   wildcard: Leaf<T> | null = null;
@@ -72,16 +71,13 @@ function insert_static<T>(node: Node<T>, text: string): Node<T> {
 function split<T>(node: Node<T>, at: number): void {
   const tail = new Node<T>(node.part.slice(at));
   tail.kids = node.kids;
-  tail.table = node.table;
-  tail.table_min = node.table_min;
-  tail.wide = node.wide;
+  tail.by_first = node.by_first;
   tail.params = node.params;
   tail.wildcard = node.wildcard;
   tail.leaf = node.leaf;
   node.part = node.part.slice(0, at);
   node.kids = [];
-  node.table = [];
-  node.wide = null;
+  node.by_first = null;
   node.params = null;
   node.wildcard = null;
   node.leaf = null;
@@ -93,16 +89,9 @@ function kid_for<T>(node: Node<T>, code: number): Node<T> | undefined {
   return undefined;
 }
 
-/** Rebuilds the first-character table; kids starting beyond ASCII are scanned instead. */
 function add_kid<T>(node: Node<T>, kid: Node<T>): void {
   node.kids.push(kid);
-  const codes = node.kids.map((k) => k.part.charCodeAt(0)).filter((c) => c < 128);
-  const min = codes.length === 0 ? 0 : Math.min(...codes);
-  const table: (Node<T> | undefined)[] = new Array(codes.length === 0 ? 0 : Math.max(...codes) - min + 1).fill(undefined);
-  for (const k of node.kids) if (k.part.charCodeAt(0) < 128) table[k.part.charCodeAt(0) - min] = k;
-  node.table = table;
-  node.table_min = min;
-  node.wide = node.kids.length === codes.length ? null : node.kids.filter((k) => k.part.charCodeAt(0) >= 128);
+  (node.by_first ??= Object.create(null) as Record<number, Node<T>>)[kid.part.charCodeAt(0)] = kid;
 }
 
 /** Parameters at one position share a node per constraint; names live on the routes. */
@@ -158,11 +147,7 @@ function match<T>(node: Node<T>, path: string, pos: number, caps: Int32Array, de
       }
       return node.wildcard === null ? null : wildcard(node.wildcard, path, pos, len, caps, depth, mi);
     }
-    const table = node.table;
-    const code = path.charCodeAt(pos);
-    const slot = code - node.table_min;
-    let kid = slot >= 0 && slot < table.length ? table[slot] : undefined;
-    if (kid === undefined && code >= 128 && node.wide !== null) kid = kid_for(node, code);
+    const kid = node.by_first === null ? undefined : node.by_first[path.charCodeAt(pos)];
     if (kid !== undefined && has_part(path, pos, len, kid.part)) {
       if (node.params === null && node.wildcard === null) {
         pos += kid.part.length;
@@ -175,6 +160,24 @@ function match<T>(node: Node<T>, path: string, pos: number, caps: Int32Array, de
     const params = node.params;
     if (params !== null) {
       const end = segment_end(path, pos, len);
+      if (end !== pos && params.length === 1 && node.wildcard === null && params[0]!.regex === null) {
+        // The common case, one plain parameter and nothing to fall back to: no loop, no recursion.
+        caps[depth] = pos;
+        caps[depth + 1] = end;
+        const next = params[0]!.next;
+        if (end === len) {
+          const route = next.leaf === null ? undefined : next.leaf.by_method[mi];
+          if (route !== undefined) return route;
+          if (next.leaf !== null) seen = true;
+          return null;
+        }
+        const slash = next.kids.length === 0 ? undefined : next.kids[0]!;
+        if (slash === undefined || !has_part(path, end, len, slash.part)) return null;
+        node = slash;
+        pos = end + slash.part.length;
+        depth += 2;
+        continue;
+      }
       if (end !== pos) {
         const last = params.length - 1;
         for (let i = 0; i <= last; i++) {
