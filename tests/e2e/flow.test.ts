@@ -44,7 +44,7 @@ async function run_flow(config: client.Configuration, scope: string, browser = n
   return { tokens, claims, userinfo };
 }
 
-const PROTOCOL_CLAIMS = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr"];
+const PROTOCOL_CLAIMS = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "sid"];
 
 function user_claims(object: Record<string, unknown>): string[] {
   return Object.keys(object).filter((k) => !PROTOCOL_CLAIMS.includes(k)).sort();
