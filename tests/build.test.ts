@@ -1,0 +1,155 @@
+/**
+ * `npm run build`: the single executable. Built into a temporary directory, copied alone into
+ * another one, and run from a third (an empty working directory): the admin CLI works, and the
+ * server answers discovery, renders the login page and serves the stylesheet, which proves the
+ * templates and static files are embedded.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pkg from "../package.json" with { type: "json" };
+import { build_executable } from "../scripts/build.ts";
+import { manifest_source } from "../scripts/embed.ts";
+import { embedded_assets } from "../src/embedded/assets.ts";
+import { load_assets } from "../src/idp/server.ts";
+import { Browser, form_action, hidden_field } from "./helpers/browser.ts";
+import { pkce } from "./helpers/flow.ts";
+import { REDIRECT_URI } from "./helpers/provider.ts";
+import { start_subprocess_provider, type SubprocessProvider } from "./helpers/subprocess.ts";
+
+const ROOT = join(import.meta.dir, "..");
+/** Each CLI call starts a 100 MB executable; generous for a loaded CI machine. */
+const CLI_TIMEOUT = 30_000;
+
+describe("embedding", () => {
+  test("the generated manifest imports every template as text and every static file as a file", () => {
+    const source = manifest_source(ROOT);
+    const { templates, static_files } = load_assets();
+    for (const name of Object.keys(templates)) {
+      expect(source).toContain(`${JSON.stringify(join(ROOT, "views", `${name}.eta`))} with { type: "text" }`);
+      expect(source).toContain(`${JSON.stringify(name)}: t`);
+    }
+    for (const name of static_files.keys()) {
+      expect(source).toContain(`${JSON.stringify(join(ROOT, "static", name))} with { type: "file" }`);
+    }
+  });
+
+  test("embedded_assets gives the same templates and static files as the folders", () => {
+    const folders = load_assets();
+    const manifest = {
+      templates: folders.templates,
+      static_files: Object.fromEntries([...folders.static_files.keys()].map((name) => [name, join(ROOT, "static", name)])),
+    };
+    const embedded = embedded_assets(manifest)!;
+    expect(embedded.templates).toEqual(folders.templates);
+    expect([...embedded.static_files.keys()].sort()).toEqual([...folders.static_files.keys()].sort());
+    for (const [name, file] of folders.static_files) expect(embedded.static_files.get(name)).toEqual(file);
+  });
+
+  test("in development nothing is embedded (the folders are read)", () => {
+    expect(embedded_assets()).toBeNull();
+  });
+});
+
+describe("the compiled executable", () => {
+  let bin_dir: string;
+  let bin: string;
+  let t: SubprocessProvider;
+
+  beforeAll(async () => {
+    const build_dir = mkdtempSync(join(tmpdir(), "idp-build-"));
+    bin_dir = mkdtempSync(join(tmpdir(), "idp-bin-"));
+    try {
+      await build_executable(join(build_dir, "idp"));
+      // Only the executable: no source map, no views/, no static/, no node_modules.
+      bin = join(bin_dir, "idp");
+      copyFileSync(join(build_dir, "idp"), bin);
+    } finally {
+      rmSync(build_dir, { recursive: true, force: true });
+    }
+    t = await start_subprocess_provider([bin]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.stop();
+    rmSync(bin_dir, { recursive: true, force: true });
+  });
+
+  test("nothing but the executable is beside it", () => {
+    expect(readdirSync(bin_dir)).toEqual(["idp"]);
+  });
+
+  test("--version and --help", async () => {
+    const version = await t.cli(["--version"]);
+    expect(version).toEqual({ code: 0, stdout: `idp ${pkg.version}\n`, stderr: "" });
+    const help = await t.cli(["--help"]);
+    expect(help.code).toBe(0);
+    for (const command of ["serve", "migrate", "users", "clients", "keys"]) expect(help.stdout).toContain(`  ${command} `);
+    expect((await t.cli(["users", "--help"])).stdout).toContain("idp users add <username> --password-stdin");
+  }, CLI_TIMEOUT);
+
+  test("admin commands: migrate, users add/list, clients list, keys list", async () => {
+    expect((await t.cli_json<{ version: number }>(["migrate"])).version).toBeGreaterThan(0);
+    const bob = await t.cli_json<{ id: string; username: string }>(["users", "add", "bob", "--password-stdin", "--email", "bob@example.com"], "a long password\n");
+    expect(bob.username).toBe("bob");
+    const users = await t.cli_json<{ id: string; username: string }[]>(["users", "list"]);
+    expect(users.map((u) => u.username).sort()).toEqual(["alice", "bob"]);
+    expect(JSON.stringify(users)).not.toContain("argon2");
+    const clients = await t.cli_json<{ client_id: string }[]>(["clients", "list"]);
+    expect(clients.map((c) => c.client_id)).toContain(t.client.client_id);
+    const keys = await t.cli_json<{ alg: string; status: string }[]>(["keys", "list"]);
+    expect(keys.filter((k) => k.status === "active").map((k) => k.alg).sort()).toEqual(["ES256", "RS256"]);
+  }, CLI_TIMEOUT);
+
+  test("a usage error exits 2", async () => {
+    const run = await t.cli(["frobnicate"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('unknown command "frobnicate"');
+  }, CLI_TIMEOUT);
+
+  test("a .env file in the working directory is not loaded (configuration is the environment)", async () => {
+    writeFileSync(join(t.dir, ".env"), "IDP_REGISTRATION=open\n");
+    try {
+      const config = await t.cli_json<{ config: { registration: string } } | { registration: string }>(["config", "check"]);
+      expect(JSON.stringify(config)).toContain('"registration":"token"');
+    } finally {
+      rmSync(join(t.dir, ".env"));
+    }
+  }, CLI_TIMEOUT);
+
+  test("serve: discovery names the configured issuer", async () => {
+    const response = await fetch(`${t.url}/.well-known/openid-configuration`);
+    expect(response.status).toBe(200);
+    const discovery = (await response.json()) as { issuer: string; token_endpoint: string };
+    expect(discovery.issuer).toBe(t.issuer);
+    expect(discovery.token_endpoint).toBe(`${t.issuer}/token`);
+  });
+
+  test("serve: the login page renders from the embedded templates, with the embedded stylesheet", async () => {
+    const browser = new Browser();
+    const p = pkce();
+    const query = { client_id: t.client.client_id, response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", code_challenge: p.challenge, code_challenge_method: "S256" };
+    const start = await browser.get(`${t.url}/authorize?${new URLSearchParams(query)}`);
+    expect(start.headers.get("location")).toContain("/interaction/");
+    const page = await browser.get(new URL(start.headers.get("location")!, t.url).href);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    const html = await page.text();
+    expect(html).toContain('<label for="password">');
+    expect(hidden_field(html, "csrf")).toBeTruthy();
+    expect(form_action(html)).toContain("/login");
+
+    const href = /<link rel="stylesheet" href="([^"]+)"/.exec(html)![1]!;
+    const css = await fetch(new URL(href, t.url));
+    expect(css.status).toBe(200);
+    expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect((await css.text()).length).toBeGreaterThan(100);
+  });
+
+  test("serve: an unknown page gets the error template", async () => {
+    const response = await fetch(`${t.url}/no-such-page`, { headers: { accept: "text/html" } });
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain("Page not found");
+  });
+});
