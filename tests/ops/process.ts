@@ -59,7 +59,12 @@ export type ServerProcess = {
 
 async function pump(stream: ReadableStream<Uint8Array>, sink: (text: string) => void): Promise<void> {
   const decoder = new TextDecoder();
-  for await (const chunk of stream) sink(decoder.decode(chunk, { stream: true }));
+  const reader = stream.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    sink(decoder.decode(value, { stream: true }));
+  }
 }
 
 async function until<T>(probe: () => T | undefined, ms: number, what: string): Promise<T> {
