@@ -92,7 +92,7 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     new SecurityHeadersHandler(idp.secure),
     new Fw.ErrorHandler({ html: error_page(idp) }),
     // Inside the error handler, so the 503 it raises for a database outage is rendered there.
-    new UnavailableHandler(),
+    new UnavailableHandler(idp.config.request_timeout_seconds * 1000),
     new ProtocolHandler([PATHS.token, PATHS.userinfo]),
   );
   if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
