@@ -1,17 +1,27 @@
 /**
- * Client authentication at the token endpoint (RFC 6749 §2.3, OIDC Core §9):
- * client_secret_basic, client_secret_post, or none for public clients — exactly the method the
- * client registered. Secrets are 256-bit random values stored as SHA-256 (DESIGN §5), compared in
- * constant time.
+ * Client authentication at /token, /revoke and /introspect (RFC 6749 §2.3, OIDC Core §9):
+ * client_secret_basic, client_secret_post, private_key_jwt (client_assertion.ts), or none for
+ * public clients — exactly the method the client registered. Secrets are 256-bit random values
+ * stored as SHA-256 (DESIGN §5), compared in constant time.
  */
 import { auth_method } from "./clients.ts";
+import { JWT_BEARER, assertion_client_id, verify_client_assertion } from "./client_assertion.ts";
 import { constant_time_equal, sha256 } from "./crypto/secrets.ts";
 import { OAuthError, invalid_client } from "./errors.ts";
-import type { TokenAuthMethod } from "./metadata.ts";
+import { PATHS } from "./metadata.ts";
 import type { Provider } from "./provider.ts";
 import type { ClientRow } from "./store/types.ts";
 
-export type Credentials = { method: TokenAuthMethod; client_id: string; secret: string | null };
+export type Credentials =
+  | { method: "client_secret_basic" | "client_secret_post"; client_id: string; secret: string }
+  | { method: "private_key_jwt"; client_id: string; assertion: string }
+  | { method: "none"; client_id: string };
+
+/** The client authentication parameters of a request body. */
+export type CredentialParams = { client_id?: string; client_secret?: string; client_assertion?: string; client_assertion_type?: string };
+
+/** The endpoints that authenticate clients; a client assertion may name the one it is sent to. */
+export type AuthenticatingEndpoint = "token" | "revoke" | "introspect";
 
 /** RFC 6749 §2.3.1: client_id and secret are form-urlencoded before going into Basic. */
 function form_decode(value: string): string {
@@ -33,35 +43,66 @@ export function parse_basic(header: string | null): { client_id: string; secret:
   }
 }
 
+// RFC 6749 §2.3: "The client MUST NOT use more than one authentication method in each request."
+const ONE_METHOD = "use one client authentication method: Basic, client_secret or client_assertion, not several";
+
 /** Which method the request used, with the credentials it carries. */
-export function read_credentials(idp: Provider, authorization: string | null, body: { client_id?: string; client_secret?: string }): Credentials {
+export function read_credentials(idp: Provider, authorization: string | null, body: CredentialParams): Credentials {
   const realm = idp.config.issuer;
   const basic = parse_basic(authorization);
   if (basic === "malformed") throw invalid_client("malformed Basic credentials", true, realm);
+  const asserted = body.client_assertion !== undefined || body.client_assertion_type !== undefined;
   if (basic !== null) {
-    // RFC 6749 §2.3: "The client MUST NOT use more than one authentication method in each request."
-    if (body.client_secret !== undefined) throw new OAuthError("invalid_request", "use one client authentication method: Basic or client_secret in the body, not both");
+    if (body.client_secret !== undefined || asserted) throw new OAuthError("invalid_request", ONE_METHOD);
     if (body.client_id !== undefined && body.client_id !== basic.client_id) throw invalid_client("client_id in the body differs from the Basic credentials", true, realm);
     return { method: "client_secret_basic", client_id: basic.client_id, secret: basic.secret };
   }
+  if (asserted) {
+    if (body.client_secret !== undefined) throw new OAuthError("invalid_request", ONE_METHOD);
+    // RFC 7521 §4.2: both parameters, and the assertion type this server understands.
+    if (body.client_assertion === undefined || body.client_assertion === "") throw new OAuthError("invalid_request", "client_assertion is required with client_assertion_type");
+    if (body.client_assertion_type !== JWT_BEARER) throw invalid_client(`client_assertion_type must be ${JWT_BEARER}`, false, realm);
+    const client_id = assertion_client_id(idp, body.client_assertion);
+    // RFC 7521 §4.2: client_id is optional; when sent it must name the same client.
+    if (body.client_id !== undefined && body.client_id !== client_id) throw invalid_client("client_id differs from the client_assertion's sub", false, realm);
+    return { method: "private_key_jwt", client_id, assertion: body.client_assertion };
+  }
   if (body.client_id === undefined || body.client_id === "") throw invalid_client("client authentication is required", false, realm);
   if (body.client_secret !== undefined) return { method: "client_secret_post", client_id: body.client_id, secret: body.client_secret };
-  return { method: "none", client_id: body.client_id, secret: null };
+  return { method: "none", client_id: body.client_id };
 }
 
-/** Authenticates the client; invalid_client (401) on any failure, with no detail on which part. */
-export async function authenticate_client(idp: Provider, credentials: Credentials): Promise<ClientRow> {
+/**
+ * The aud values a client assertion may carry at `endpoint`: the issuer (RFC 7523 §3, the
+ * identifier of this authorization server), the token endpoint URL (OIDC Core §9), and the URL of
+ * the endpoint called. All name this server, so accepting each opens no cross-server confusion.
+ */
+export function assertion_audiences(idp: Provider, endpoint: AuthenticatingEndpoint): string[] {
+  const issuer = idp.config.issuer;
+  return [...new Set([issuer, `${issuer}${PATHS.token}`, `${issuer}${PATHS[endpoint]}`])];
+}
+
+/** Authenticates the client; invalid_client (401) on any failure, with no detail on which part of a secret failed. */
+export async function authenticate_client(idp: Provider, credentials: Credentials, endpoint: AuthenticatingEndpoint = "token"): Promise<ClientRow> {
   const used_basic = credentials.method === "client_secret_basic";
   const realm = idp.config.issuer;
   const client = await idp.store.getClient(credentials.client_id);
   if (client === null) throw invalid_client("client authentication failed", used_basic, realm);
   const registered = auth_method(client);
   if (registered !== credentials.method) throw invalid_client(`this client must authenticate with ${registered}`, used_basic, realm);
-  if (credentials.method === "none") return client;
-  const hash = client.client_secret_hash;
-  const expired = client.client_secret_expires_at !== 0 && client.client_secret_expires_at <= idp.now();
-  // Hash even when there is nothing to compare, so unknown and known clients cost the same.
-  const given = sha256(credentials.secret ?? "");
-  if (hash === null || expired || !constant_time_equal(given, hash)) throw invalid_client("client authentication failed", used_basic, realm);
-  return client;
+  switch (credentials.method) {
+    case "none":
+      return client;
+    case "private_key_jwt":
+      await verify_client_assertion(idp, client, credentials.assertion, assertion_audiences(idp, endpoint));
+      return client;
+    default: {
+      const hash = client.client_secret_hash;
+      const expired = client.client_secret_expires_at !== 0 && client.client_secret_expires_at <= idp.now();
+      // Hash even when there is nothing to compare, so unknown and known clients cost the same.
+      const given = sha256(credentials.secret);
+      if (hash === null || expired || !constant_time_equal(given, hash)) throw invalid_client("client authentication failed", used_basic, realm);
+      return client;
+    }
+  }
 }

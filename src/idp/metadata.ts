@@ -8,9 +8,18 @@ import type { Config } from "./config.ts";
 import { ADVERTISED_SCOPES } from "./scopes.ts";
 import { sha256 } from "./crypto/secrets.ts";
 
-/** Client authentication methods /token accepts (RFC 6749 §2.3.1, OIDC Core §9). */
-export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
+/** Client authentication methods /token and /revoke accept (RFC 6749 §2.3.1, OIDC Core §9). */
+export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
 export type TokenAuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
+
+/** Introspection needs an authenticated client (RFC 7662 §2.1): not `none`. */
+export const INTROSPECTION_AUTH_METHODS = TOKEN_AUTH_METHODS.filter((method) => method !== "none");
+
+/** Algorithms a private_key_jwt client assertion may use (client_assertion.ts). */
+export const ASSERTION_SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
+
+/** Grant types /token accepts (RFC 6749 §4.1, §4.4, §6). */
+export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
 
 /** Endpoint paths, relative to the issuer (every URL in discovery derives from the issuer). */
 export const PATHS = {
@@ -20,6 +29,8 @@ export const PATHS = {
   token: "/token",
   userinfo: "/userinfo",
   register: "/register",
+  revoke: "/revoke",
+  introspect: "/introspect",
   logout: "/logout",
 } as const;
 
@@ -48,10 +59,19 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     scopes_supported: [...ADVERTISED_SCOPES],
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code"],
+    grant_types_supported: [...GRANT_TYPES],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: order_algs(signing_algs),
     token_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
+    token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
+    // RFC 7009 / RFC 8414 §2: revocation, with the same client authentication as /token.
+    revocation_endpoint: `${issuer}${PATHS.revoke}`,
+    revocation_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
+    revocation_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
+    // RFC 7662 / RFC 8414 §2: introspection, for authenticated (confidential) clients only.
+    introspection_endpoint: `${issuer}${PATHS.introspect}`,
+    introspection_endpoint_auth_methods_supported: [...INTROSPECTION_AUTH_METHODS],
+    introspection_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
     claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "sid", ...USER_CLAIMS],
     code_challenge_methods_supported: ["S256"],
     // RFC 9207 §3: every authorization response carries iss.

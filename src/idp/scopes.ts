@@ -32,8 +32,13 @@ export type KnownScope = keyof typeof SCOPE_CLAIMS;
 
 export const KNOWN_SCOPES = Object.keys(SCOPE_CLAIMS) as KnownScope[];
 
-/** Scopes advertised in discovery: only those that do something today (no refresh grant yet). */
-export const ADVERTISED_SCOPES: readonly KnownScope[] = ["openid", "profile", "email", "address", "phone"];
+/**
+ * Scopes advertised in discovery. offline_access (OIDC Core §11) asks for a refresh token: one is
+ * issued when the client is registered for the refresh_token grant and the user consented to
+ * offline_access for it (on the consent page, which lists it; a stored consent covering it
+ * counts, as do first-party skip_consent clients); otherwise the scope is ignored.
+ */
+export const ADVERTISED_SCOPES: readonly KnownScope[] = ["openid", "profile", "email", "address", "phone", "offline_access"];
 
 /** Plain words for the consent page. */
 export const SCOPE_DESCRIPTIONS: Record<KnownScope, string> = {

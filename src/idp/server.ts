@@ -11,7 +11,7 @@ import { hash_password, warm_dummy_hash } from "./crypto/passwords.ts";
 import { random_token, sha256 } from "./crypto/secrets.ts";
 import { Authorize } from "./endpoints/authorize.ts";
 import { Consent } from "./endpoints/consent.ts";
-import { TokenPreflight, UserinfoPreflight } from "./endpoints/cors.ts";
+import { RevokePreflight, TokenPreflight, UserinfoPreflight } from "./endpoints/cors.ts";
 import { Discovery } from "./endpoints/discovery.ts";
 import { Healthz, Readyz } from "./endpoints/health.ts";
 import { Jwks } from "./endpoints/jwks.ts";
@@ -24,6 +24,8 @@ import { RegisterDelete } from "./endpoints/register_delete.ts";
 import { RegisterRead } from "./endpoints/register_read.ts";
 import { RegisterUpdate } from "./endpoints/register_update.ts";
 import { Static, load_static, type StaticFile } from "./endpoints/static.ts";
+import { Introspect } from "./endpoints/introspect.ts";
+import { Revoke } from "./endpoints/revoke.ts";
 import { Token } from "./endpoints/token.ts";
 import { Userinfo } from "./endpoints/userinfo.ts";
 import { OAuthError, PageError } from "./errors.ts";
@@ -93,7 +95,7 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     new Fw.ErrorHandler({ html: error_page(idp) }),
     // Inside the error handler, so the 503 it raises for a database outage is rendered there.
     new UnavailableHandler(idp.config.request_timeout_seconds * 1000),
-    new ProtocolHandler([PATHS.token, PATHS.userinfo]),
+    new ProtocolHandler([PATHS.token, PATHS.userinfo, PATHS.revoke, PATHS.introspect]),
   );
   if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
   const endpoints: Item[] = [
@@ -106,6 +108,9 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     LogoutConfirm(idp),
     Token(idp),
     TokenPreflight(idp),
+    Revoke(idp),
+    RevokePreflight(idp),
+    Introspect(idp),
     Userinfo(idp),
     UserinfoPreflight(idp),
     // Dynamic registration (RFC 7591, RFC 7592) is not mounted at all when it is off.

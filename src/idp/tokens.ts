@@ -1,43 +1,92 @@
 /**
- * Access tokens: opaque 256-bit random strings, stored as their SHA-256 (DESIGN §5). Being
- * looked up on every use, a revocation (logout, code replay) takes effect at once.
+ * Access and refresh tokens: opaque 256-bit random strings, stored as their SHA-256 (DESIGN §5).
+ *
+ * Why opaque access tokens and not JWTs (RFC 9068): every use looks the token up, so a
+ * revocation (RFC 7009, logout, code or refresh token replay) takes effect at once instead of at
+ * `exp`; a token is 43 characters instead of a kilobyte of claims in every API call; it carries no
+ * personal data a client could read; and no signing key is spent on it (one signature per token
+ * response, the ID Token's). A resource server asks RFC 7662 introspection what a token means.
+ *
+ * Tokens of one authorization share its `grant_id`; with a refresh token, every token of the
+ * rotation chain (access tokens included) also carries `family_id` = grant_id, so `revokeFamily`
+ * ends all of them at once (RFC 9700 §4.14.2, RFC 7009 §2.1).
  */
 import { random_token, sha256 } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
-import type { CodeRow, TokenRow } from "./store/types.ts";
+import type { JsonObject, TokenKind, TokenRow } from "./store/types.ts";
+
+/** Our tokens are 43 base64url characters (32 random bytes). */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 export type IssuedToken = { token: string; expires_in: number };
 
-/** Issues the access token of a redeemed code; it carries the code's grant_id. */
-export async function issue_access_token(idp: Provider, code: CodeRow, now: number): Promise<IssuedToken> {
+/** What a token is bound to: its client, user (null for client_credentials), scope and authentication. */
+export type TokenBinding = {
+  client_id: string;
+  user_id: string | null;
+  scope: string;
+  grant_id: string;
+  family_id: string | null;
+  session_id_hash: string | null;
+  auth_time: number | null;
+  acr: string | null;
+  amr: string[];
+  nonce: string | null;
+  /** The claims request (OIDC Core §5.5) of the authorization. */
+  claims: JsonObject | null;
+};
+
+async function issue(idp: Provider, kind: TokenKind, binding: TokenBinding, ttl: number, now: number): Promise<IssuedToken> {
   const token = random_token(32);
-  const ttl = idp.config.tokens.access_token_ttl;
-  await idp.store.insertToken({
-    token_hash: sha256(token),
-    kind: "access",
-    client_id: code.client_id,
-    user_id: code.user_id,
-    scope: code.scope,
-    grant_id: code.grant_id,
-    session_id_hash: code.session_id_hash,
-    auth_time: code.auth_time,
-    amr: code.amr,
-    nonce: code.nonce,
-    created_at: now,
-    expires_at: now + ttl,
-  });
+  await idp.store.insertToken({ ...binding, token_hash: sha256(token), kind, created_at: now, expires_at: now + ttl });
   return { token, expires_in: ttl };
+}
+
+export function issue_access_token(idp: Provider, binding: TokenBinding, now: number): Promise<IssuedToken> {
+  return issue(idp, "access", binding, idp.config.tokens.access_token_ttl, now);
+}
+
+/** A refresh token lives `refresh_token_ttl` from its issue; each rotation starts a new one. */
+export function issue_refresh_token(idp: Provider, binding: TokenBinding, now: number): Promise<IssuedToken> {
+  return issue(idp, "refresh", binding, idp.config.tokens.refresh_token_ttl, now);
+}
+
+/** The stored hash of a value that has our tokens' shape; null for anything else (never hashed). */
+export function token_hash(value: string): string | null {
+  return TOKEN_SHAPE.test(value) ? sha256(value) : null;
+}
+
+export type TokenState = "active" | "unknown" | "expired" | "revoked";
+
+/** Whether a stored token may be used now; a rotated refresh token is spent (revoked). */
+export function token_state(token: TokenRow | null, now: number): TokenState {
+  if (token === null) return "unknown";
+  if (token.revoked_at !== null || token.rotated_at !== null) return "revoked";
+  return token.expires_at <= now ? "expired" : "active";
+}
+
+/** Finds a token of either kind by its value (null when it cannot be ours or is not stored). */
+export async function find_token(idp: Provider, value: string): Promise<TokenRow | null> {
+  const hash = token_hash(value);
+  return hash === null ? null : idp.store.getToken(hash);
 }
 
 export type AccessTokenCheck = { ok: true; token: TokenRow } | { ok: false; reason: "unknown" | "expired" | "revoked" };
 
 /** Finds a live access token by its value. */
 export async function find_access_token(idp: Provider, value: string): Promise<AccessTokenCheck> {
-  // Our tokens are 43 base64url characters; anything else cannot be one (and is not hashed).
-  if (!/^[A-Za-z0-9_-]{43}$/.test(value)) return { ok: false, reason: "unknown" };
-  const token = await idp.store.getToken(sha256(value));
+  const token = await find_token(idp, value);
   if (token === null || token.kind !== "access") return { ok: false, reason: "unknown" };
-  if (token.revoked_at !== null) return { ok: false, reason: "revoked" };
-  if (token.expires_at <= idp.now()) return { ok: false, reason: "expired" };
-  return { ok: true, token };
+  const state = token_state(token, idp.now());
+  return state === "active" ? { ok: true, token } : { ok: false, reason: state };
+}
+
+/**
+ * Revokes a token and what hangs on it: a refresh token takes its whole family with it, access
+ * tokens included (RFC 7009 §2.1 "SHOULD also invalidate all access tokens based on the same
+ * authorization grant"); an access token only itself. Returns how many tokens were revoked.
+ */
+export async function revoke_token(idp: Provider, token: TokenRow, now: number): Promise<number> {
+  if (token.kind === "refresh") return token.family_id === null ? idp.store.revokeByGrant(token.grant_id, now) : idp.store.revokeFamily(token.family_id, now);
+  return (await idp.store.revokeToken(token.token_hash, now)) ? 1 : 0;
 }

@@ -38,16 +38,21 @@ describe("discovery", () => {
     const meta = await metadata();
     expect(meta.response_types_supported).toEqual(["code"]);
     expect(meta.response_modes_supported).toEqual(["query"]);
-    expect(meta.grant_types_supported).toEqual(["authorization_code"]);
+    expect(meta.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials"]);
     expect(meta.code_challenge_methods_supported).toEqual(["S256"]);
-    expect(meta.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "none"]);
+    expect(meta.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]);
+    expect(meta.token_endpoint_auth_signing_alg_values_supported).toEqual(["RS256", "PS256", "ES256", "EdDSA"]);
+    expect(meta.revocation_endpoint).toBe(`${t.issuer}/revoke`);
+    expect(meta.revocation_endpoint_auth_methods_supported).toEqual(meta.token_endpoint_auth_methods_supported);
+    expect(meta.introspection_endpoint).toBe(`${t.issuer}/introspect`);
+    expect(meta.introspection_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "private_key_jwt"]);
     expect((meta.id_token_signing_alg_values_supported as string[])[0]).toBe("RS256");
     expect(meta.id_token_signing_alg_values_supported).toEqual(t.provider.keys.signing_algs().includes("ES256") ? ["RS256", "ES256"] : ["RS256"]);
     expect(meta.authorization_response_iss_parameter_supported).toBe(true);
     expect(meta.request_parameter_supported).toBe(false);
     expect(meta.request_uri_parameter_supported).toBe(false);
     expect(meta.claims_parameter_supported).toBe(false);
-    expect(meta.scopes_supported).toEqual(["openid", "profile", "email", "address", "phone"]);
+    expect(meta.scopes_supported).toEqual(["openid", "profile", "email", "address", "phone", "offline_access"]);
   });
 
   test("ETag, 304 on If-None-Match, public caching, CORS", async () => {

@@ -1,5 +1,5 @@
 /**
- * OPTIONS /token and /userinfo: CORS preflight for browser-based clients (the Authorization
+ * OPTIONS /token, /userinfo and /revoke: CORS preflight for browser-based clients (the Authorization
  * header of a userinfo call, for one, is not a "simple" header). The answer's CORS and cache
  * headers come from ProtocolHandler.
  */
@@ -22,3 +22,5 @@ function preflight(path: string, methods: string) {
 
 export const TokenPreflight = (_idp: Provider) => preflight(PATHS.token, "POST");
 export const UserinfoPreflight = (_idp: Provider) => preflight(PATHS.userinfo, "GET, POST");
+/** RFC 7009 from a browser app: a public client revokes its tokens at sign-out. */
+export const RevokePreflight = (_idp: Provider) => preflight(PATHS.revoke, "POST");

@@ -1,39 +1,58 @@
 /**
- * POST /token: the authorization code grant (RFC 6749 §4.1.3, OIDC Core §3.1.3).
+ * POST /token (RFC 6749 §3.2): authenticates the client (client_auth.ts), checks it may use the
+ * grant type, and hands over to the grant (grants/): authorization_code (RFC 6749 §4.1.3, OIDC
+ * Core §3.1.3), refresh_token (§6, OIDC Core §12) or client_credentials (§4.4).
  *
- * Hot path (benchmarked): one client lookup, one atomic consumeCode, one user lookup, one
- * insertToken and one signature.
+ * Hot path of the code grant (benchmarked): one client lookup, one atomic consumeCode, the token
+ * insert and user lookup together, one signature.
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
 import { authenticate_client, read_credentials } from "../client_auth.ts";
 import { allows_grant } from "../clients.ts";
-import { sha256 } from "../crypto/secrets.ts";
 import { OAuthError, invalid_request } from "../errors.ts";
-import { sign_id_token } from "../id_token.ts";
-import { PATHS } from "../metadata.ts";
-import { verify_s256 } from "../pkce.ts";
+import { authorization_code_grant } from "../grants/authorization_code.ts";
+import { client_credentials_grant } from "../grants/client_credentials.ts";
+import { refresh_token_grant } from "../grants/refresh_token.ts";
+import type { GrantContext, TokenResponse } from "../grants/types.ts";
+import { GRANT_TYPES, PATHS } from "../metadata.ts";
 import type { Provider } from "../provider.ts";
-import { split_scope } from "../scopes.ts";
-import { issue_access_token } from "../tokens.ts";
+import { client_ip } from "../proxy.ts";
+
+export type { TokenResponse } from "../grants/types.ts";
 
 const param = z.string().optional();
 
 export const TokenRequest = Fw.Request(
   "TokenRequest",
-  z.object({ grant_type: param, code: param, redirect_uri: param, code_verifier: param, client_id: param, client_secret: param }),
+  z.object({
+    grant_type: param,
+    code: param,
+    redirect_uri: param,
+    code_verifier: param,
+    refresh_token: param,
+    scope: param,
+    client_id: param,
+    client_secret: param,
+    client_assertion: param,
+    client_assertion_type: param,
+  }),
   { on_invalid: invalid_request },
 );
 
-export type TokenResponse = {
-  access_token: string;
-  token_type: "Bearer";
-  expires_in: number;
-  scope: string;
-  id_token?: string;
+const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+
+type GrantType = (typeof GRANT_TYPES)[number];
+
+const GRANTS: Record<GrantType, (ctx: GrantContext) => Promise<TokenResponse>> = {
+  authorization_code: authorization_code_grant,
+  refresh_token: refresh_token_grant,
+  client_credentials: client_credentials_grant,
 };
 
-const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+function is_grant_type(value: string): value is GrantType {
+  return Object.hasOwn(GRANTS, value);
+}
 
 export const Token = (idp: Provider) =>
   class Token extends Fw.Endpoint(TokenRequest, Fw.Response.Json) {
@@ -49,53 +68,14 @@ export const Token = (idp: Provider) =>
       if (!FORM.test(this.headers.get("content-type") ?? "")) {
         throw new OAuthError("invalid_request", "send the parameters as application/x-www-form-urlencoded");
       }
-      const client = await authenticate_client(idp, read_credentials(idp, this.headers.get("authorization"), input));
-      if (input.grant_type === undefined || input.grant_type === "") throw new OAuthError("invalid_request", "grant_type is required");
-      if (input.grant_type !== "authorization_code") throw new OAuthError("unsupported_grant_type", `grant_type ${input.grant_type} is not supported`);
-      if (!allows_grant(client, input.grant_type)) throw new OAuthError("unauthorized_client", "this client may not use the authorization_code grant");
-      if (input.code === undefined || input.code === "") throw new OAuthError("invalid_request", "code is required");
+      const client = await authenticate_client(idp, read_credentials(idp, this.headers.get("authorization"), input), "token");
+      const grant_type = input.grant_type;
+      if (grant_type === undefined || grant_type === "") throw new OAuthError("invalid_request", "grant_type is required");
+      if (!is_grant_type(grant_type)) throw new OAuthError("unsupported_grant_type", `grant_type ${grant_type} is not supported`);
+      if (!allows_grant(client, grant_type)) throw new OAuthError("unauthorized_client", `this client may not use the ${grant_type} grant`);
 
-      const now = idp.now();
-      const result = await idp.store.consumeCode(sha256(input.code), now);
-      if (result.status === "not_found") throw new OAuthError("invalid_grant", "the authorization code is invalid");
-      if (result.status === "expired") throw new OAuthError("invalid_grant", "the authorization code has expired");
-      const code = result.code;
-      if (result.status === "reused") {
-        // RFC 6749 §4.1.2 / RFC 9700 §4.5: a code used twice may have been stolen; revoke every
-        // token issued from it. Only for the client it was issued to, so another client holding
-        // a leaked code cannot revoke the user's tokens with it.
-        if (code.client_id === client.client_id) await idp.store.revokeByGrant(code.grant_id, now);
-        throw new OAuthError("invalid_grant", "the authorization code was already used");
-      }
-      // RFC 6749 §4.1.3: the code was issued to this client ...
-      if (code.client_id !== client.client_id) throw new OAuthError("invalid_grant", "the authorization code was issued to another client");
-      // ... and redirect_uri is identical to the one of the authorization request (which
-      // always carries one: OIDC Core §3.1.2.1).
-      if (input.redirect_uri !== code.redirect_uri) throw new OAuthError("invalid_grant", "redirect_uri does not match the authorization request");
-      if (code.code_challenge !== null) {
-        // RFC 7636 §4.6.
-        if (input.code_verifier === undefined) throw new OAuthError("invalid_grant", "code_verifier is required");
-        if (!verify_s256(input.code_verifier, code.code_challenge)) throw new OAuthError("invalid_grant", "code_verifier does not match the code_challenge");
-      } else if (input.code_verifier !== undefined) {
-        // RFC 9700 §2.1.1: a code_verifier for a code requested without code_challenge is a
-        // PKCE downgrade attempt; the request MUST be rejected. invalid_grant: the grant, not
-        // the request, is what does not fit.
-        throw new OAuthError("invalid_grant", "code_verifier sent but the authorization request had no code_challenge");
-      }
-
-      const scopes = split_scope(code.scope);
-      const issued = await issue_access_token(idp, code, now);
-      const body: TokenResponse = { access_token: issued.token, token_type: "Bearer", expires_in: issued.expires_in, scope: code.scope };
-      // OIDC Core §3.1.3.3: an ID Token when the openid scope was granted; plain OAuth 2.0 otherwise.
-      if (scopes.includes("openid")) {
-        const user = await idp.store.getUserById(code.user_id);
-        if (user === null) {
-          await idp.store.revokeByGrant(code.grant_id, now);
-          throw new OAuthError("invalid_grant", "the user of this authorization code no longer exists");
-        }
-        body.id_token = await sign_id_token(idp, { client, user, code, scopes, access_token: issued.token, now });
-      }
-      idp.metrics.token_issued(input.grant_type);
+      const body = await GRANTS[grant_type]({ idp, client, params: input, now: idp.now(), ip: client_ip(this.context, idp.config) });
+      idp.metrics.token_issued(grant_type);
       return this.json(body);
     }
   };

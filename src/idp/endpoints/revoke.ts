@@ -1,0 +1,63 @@
+/**
+ * POST /revoke: OAuth 2.0 Token Revocation (RFC 7009). The client authenticates as at /token
+ * (public clients by client_id, so a browser app can end its tokens at sign-out).
+ *
+ * - §2.1: a client may revoke only tokens issued to it. Revoking a refresh token revokes its
+ *   family: every refresh and access token of the same authorization ("SHOULD also invalidate
+ *   all access tokens based on the same authorization grant"). An access token goes alone.
+ * - §2.1: token_type_hint is a hint only. Both kinds live in one table and are found by their
+ *   hash whatever the hint says; an unknown hint value is ignored, so unsupported_token_type is
+ *   never needed (every token this server issues can be revoked).
+ * - §2.2: 200 whether or not anything was revoked: unknown, expired, already revoked or another
+ *   client's token (left untouched) all look the same, so the endpoint tells nothing about them.
+ */
+import { z } from "zod";
+import { Fw } from "../../fw/index.ts";
+import { authenticate_client, read_credentials } from "../client_auth.ts";
+import { OAuthError, invalid_request } from "../errors.ts";
+import { PATHS } from "../metadata.ts";
+import type { Provider } from "../provider.ts";
+import { client_ip } from "../proxy.ts";
+import { find_token, revoke_token } from "../tokens.ts";
+
+const param = z.string().optional();
+
+export const RevokeRequest = Fw.Request(
+  "RevokeRequest",
+  z.object({ token: param, token_type_hint: param, client_id: param, client_secret: param, client_assertion: param, client_assertion_type: param }),
+  { on_invalid: invalid_request },
+);
+
+const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+
+export const Revoke = (idp: Provider) =>
+  class Revoke extends Fw.Endpoint(RevokeRequest, Fw.Response.Text) {
+    static route = `POST ${PATHS.revoke}`;
+
+    async call() {
+      const input = this.revoke_request;
+      // RFC 7009 §2.1: the parameters are form-encoded, like at /token.
+      if (!FORM.test(this.headers.get("content-type") ?? "")) {
+        throw new OAuthError("invalid_request", "send the parameters as application/x-www-form-urlencoded");
+      }
+      const client = await authenticate_client(idp, read_credentials(idp, this.headers.get("authorization"), input), "revoke");
+      if (input.token === undefined || input.token === "") throw new OAuthError("invalid_request", "token is required");
+      const token = await find_token(idp, input.token);
+      if (token !== null && token.client_id === client.client_id && token.revoked_at === null) {
+        const now = idp.now();
+        const revoked = await revoke_token(idp, token, now);
+        if (revoked > 0) {
+          await idp.store.addAuditEvent({
+            type: "tokens_revoked",
+            outcome: "success",
+            user_id: token.user_id,
+            client_id: client.client_id,
+            ip: client_ip(this.context, idp.config) || null,
+            at: now,
+            details: { via: "revocation_endpoint", token_kind: token.kind, revoked_tokens: revoked },
+          });
+        }
+      }
+      return this.text("");
+    }
+  };

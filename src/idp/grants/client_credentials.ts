@@ -1,0 +1,47 @@
+/**
+ * The client credentials grant (RFC 6749 §4.4): a confidential client gets an access token for
+ * itself — no user, so no ID Token and no refresh token (§4.4.3: "A refresh token SHOULD NOT be
+ * included").
+ *
+ * Scope: only values of the client's registered `scope`, never openid or offline_access (they
+ * are about a user). Without a `scope` parameter the client gets its registered scope (RFC 6749
+ * §3.3 allows a pre-defined default); a client with none registered gets a token without scope.
+ */
+import { is_public } from "../clients.ts";
+import { random_id } from "../crypto/secrets.ts";
+import { OAuthError } from "../errors.ts";
+import { split_scope } from "../scopes.ts";
+import { issue_access_token } from "../tokens.ts";
+import type { GrantContext, TokenResponse } from "./types.ts";
+
+const USER_SCOPES = new Set(["openid", "offline_access"]);
+
+/** RFC 6749 §3.3 scope-token: printable ASCII without space, `"` or `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+export function client_credentials_scope(registered: string | undefined, requested: string | undefined): string[] {
+  const allowed = split_scope(registered ?? "").filter((scope) => !USER_SCOPES.has(scope));
+  if (requested === undefined) return allowed;
+  const wanted = split_scope(requested);
+  if (wanted.some((scope) => !SCOPE_TOKEN.test(scope))) throw new OAuthError("invalid_scope", "scope contains characters RFC 6749 §3.3 does not allow");
+  const user = wanted.filter((scope) => USER_SCOPES.has(scope));
+  if (user.length > 0) throw new OAuthError("invalid_scope", `${user.join(" ")} needs a user; client_credentials has none`);
+  const refused = wanted.filter((scope) => !allowed.includes(scope));
+  if (refused.length > 0) throw new OAuthError("invalid_scope", `this client may not request: ${refused.join(" ")}`);
+  return wanted;
+}
+
+export async function client_credentials_grant(ctx: GrantContext): Promise<TokenResponse> {
+  const { idp, client, params, now } = ctx;
+  // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
+  if (is_public(client)) throw new OAuthError("unauthorized_client", "a public client cannot use the client_credentials grant");
+  const scope = client_credentials_scope(client.metadata.scope, params.scope).join(" ");
+  const access = await issue_access_token(
+    idp,
+    { client_id: client.client_id, user_id: null, scope, grant_id: random_id(), family_id: null, session_id_hash: null, auth_time: null, acr: null, amr: [], nonce: null, claims: null },
+    now,
+  );
+  const body: TokenResponse = { access_token: access.token, token_type: "Bearer", expires_in: access.expires_in };
+  if (scope !== "") body.scope = scope;
+  return body;
+}
