@@ -5,14 +5,41 @@ import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from "./errors.ts";
 
 export type Input = Record<string, string | string[]>;
 
+function add(out: Input, key: string, value: string): void {
+  const seen = out[key];
+  if (seen === undefined) out[key] = value;
+  else if (typeof seen === "string") out[key] = [seen, value];
+  else seen.push(value);
+}
+
+/** True when URLSearchParams would return `search`'s pieces unchanged: ASCII, no `%` or `+`, no leading `?`. */
+function needs_no_decoding(search: string): boolean {
+  if (search.charCodeAt(0) === 0x3f) return false;
+  for (let i = 0; i < search.length; i++) {
+    const c = search.charCodeAt(i);
+    if (c === 0x25 || c === 0x2b || c > 0x7e) return false;
+  }
+  return true;
+}
+
 export function parse_pairs(search: string): Input {
   const out: Input = Object.create(null);
   if (search.length === 0) return out;
-  for (const [key, value] of new URLSearchParams(search)) {
-    const seen = out[key];
-    if (seen === undefined) out[key] = value;
-    else if (typeof seen === "string") out[key] = [seen, value];
-    else seen.push(value);
+  if (!needs_no_decoding(search)) {
+    for (const [key, value] of new URLSearchParams(search)) add(out, key, value);
+    return out;
+  }
+  // Same pieces as URLSearchParams, without building it (nothing to decode).
+  let from = 0;
+  while (from <= search.length) {
+    let to = search.indexOf("&", from);
+    if (to === -1) to = search.length;
+    if (to > from) {
+      const eq = search.indexOf("=", from);
+      if (eq === -1 || eq > to) add(out, search.slice(from, to), "");
+      else add(out, search.slice(from, eq), search.slice(eq + 1, to));
+    }
+    from = to + 1;
   }
   return out;
 }
