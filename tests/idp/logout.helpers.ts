@@ -25,16 +25,16 @@ export async function make_rp(t: TestProvider, metadata: ClientMetadata = {}): P
   return { config, client_id: row.client_id };
 }
 
-export type SignedIn = { id_token: string; claims: client.IDToken; access_token: string; browser: Browser };
+export type SignedIn = { id_token: string; claims: client.IDToken; access_token: string; refresh_token: string | undefined; browser: Browser };
 
 /** The code flow in `browser` (signing in and consenting when asked); returns the validated ID Token. */
-export async function sign_in(t: TestProvider, rp: Rp, browser = new Browser(), username = "alice"): Promise<SignedIn> {
+export async function sign_in(t: TestProvider, rp: Rp, browser = new Browser(), username = "alice", scope = "openid"): Promise<SignedIn> {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const nonce = client.randomNonce();
   const url = client.buildAuthorizationUrl(rp.config, {
     redirect_uri: REDIRECT_URI,
-    scope: "openid",
+    scope,
     code_challenge: await client.calculatePKCECodeChallenge(verifier),
     code_challenge_method: "S256",
     state,
@@ -42,7 +42,7 @@ export async function sign_in(t: TestProvider, rp: Rp, browser = new Browser(), 
   });
   const { callback } = await authorize(browser, url.href, { username, password: t.password, callback_prefix: REDIRECT_URI });
   const tokens = await client.authorizationCodeGrant(rp.config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
-  return { id_token: tokens.id_token!, claims: tokens.claims()!, access_token: tokens.access_token, browser };
+  return { id_token: tokens.id_token!, claims: tokens.claims()!, access_token: tokens.access_token, refresh_token: tokens.refresh_token, browser };
 }
 
 /** The callback of a prompt=none authorization in `browser`: code when signed in, error otherwise. */

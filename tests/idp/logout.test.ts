@@ -84,17 +84,6 @@ describe("logout with a hint of the current session", () => {
     expect(JSON.stringify(event)).not.toContain(id_token);
   });
 
-  test("tokens of the session are revoked, except offline_access refresh tokens (OIDC Core §11)", async () => {
-    const { id_token, browser } = await sign_in(t, rp);
-    const session_id_hash = sha256(session_of(browser)!);
-    const token = (kind: "access" | "refresh", scope: string) =>
-      t.store.insertToken({ token_hash: sha256(crypto.randomUUID()), kind, client_id: rp.client_id, user_id: t.user.id, scope, grant_id: "g", session_id_hash, expires_at: t.clock.now() + 3600 });
-    const [access, online, offline] = [await token("access", "openid offline_access"), await token("refresh", "openid"), await token("refresh", "openid offline_access")];
-    await browser.get(end_session_url(rp, { id_token_hint: id_token }));
-    for (const revoked of [access, online]) expect((await t.store.getToken(revoked.token_hash))!.revoked_at).not.toBeNull();
-    expect((await t.store.getToken(offline.token_hash))!.revoked_at).toBeNull();
-  });
-
   test("a POSTed logout request answers 303; the registered URI's own query is kept", async () => {
     const { id_token, browser } = await sign_in(t, rp);
     const response = await browser.post(`${t.issuer}/logout`, { id_token_hint: id_token, post_logout_redirect_uri: "https://rp.example.com/bye?from=idp", state: "s p" });
