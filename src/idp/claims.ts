@@ -14,6 +14,12 @@ export const USER_CLAIMS = [
   "email", "email_verified", "address", "phone_number", "phone_number_verified",
 ] as const;
 
+/**
+ * Every user claim a scope can release (`sub` aside): the only names the `claims` request
+ * parameter (OIDC Core §5.5) may ask for, so it never reads row fields that are not claims.
+ */
+export const RELEASABLE_CLAIMS: ReadonlySet<string> = new Set(Object.values(SCOPE_CLAIMS).flat().filter((claim) => claim !== "sub"));
+
 /** Where a claim comes from when the user row names it differently. */
 function claim_value(user: UserRow, claim: string): JsonValue | undefined {
   switch (claim) {
@@ -37,16 +43,20 @@ function claim_value(user: UserRow, claim: string): JsonValue | undefined {
   }
 }
 
-/** The claims of `scopes` (plus `sub`) that the user has. */
-export function claims_for(user: UserRow, scopes: readonly string[]): Claims {
+/**
+ * The claims of `scopes` (plus `sub`) that the user has, and the individually `requested` ones
+ * (OIDC Core §5.5 claims parameter) among RELEASABLE_CLAIMS.
+ */
+export function claims_for(user: UserRow, scopes: readonly string[], requested: readonly string[] = []): Claims {
   const out: Claims = { sub: user.id };
+  const add = (claim: string) => {
+    const value = claim_value(user, claim);
+    if (value !== undefined) out[claim] = value;
+  };
   for (const scope of scopes) {
     if (!is_known_scope(scope)) continue;
-    for (const claim of SCOPE_CLAIMS[scope]) {
-      if (claim === "sub") continue;
-      const value = claim_value(user, claim);
-      if (value !== undefined) out[claim] = value;
-    }
+    for (const claim of SCOPE_CLAIMS[scope]) if (claim !== "sub") add(claim);
   }
+  for (const claim of requested) if (RELEASABLE_CLAIMS.has(claim) && !(claim in out)) add(claim);
   return out;
 }

@@ -1,6 +1,7 @@
 /**
  * Reading registered client metadata, with the defaults of RFC 7591 §2 / OIDC Registration §2.
  */
+import { redirect_uri_matches } from "./redirect_uris.ts";
 import type { ClientMetadata, ClientRow } from "./store/types.ts";
 
 /** RFC 7591 §2: "If unspecified or omitted, the default is client_secret_basic". */
@@ -25,10 +26,12 @@ export function allows_response_type(client: ClientRow, response_type: string): 
 
 /**
  * OIDC Core §3.1.2.1: the redirect_uri "MUST exactly match one of the Redirection URI values for
- * the Client pre-registered at the OpenID Provider" (simple string comparison, RFC 9700 §4.1.3).
+ * the Client pre-registered at the OpenID Provider" (simple string comparison, RFC 9700 §4.1.3);
+ * native apps' loopback IP redirect URIs match on any port (RFC 8252 §7.3).
  */
 export function has_redirect_uri(client: ClientRow, redirect_uri: string): boolean {
-  return (client.metadata.redirect_uris ?? []).includes(redirect_uri);
+  const type = client.metadata.application_type === "native" ? "native" : "web";
+  return (client.metadata.redirect_uris ?? []).some((registered) => redirect_uri_matches(registered, redirect_uri, type));
 }
 
 /** A readable name for pages. */

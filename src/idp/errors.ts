@@ -29,7 +29,8 @@ export type OAuthErrorCode =
   | "interaction_required"
   | "account_selection_required"
   | "request_not_supported"
-  | "request_uri_not_supported";
+  | "request_uri_not_supported"
+  | "invalid_request_object";
 
 const DEFAULT_STATUS: Partial<Record<OAuthErrorCode, number>> = {
   invalid_client: 401,

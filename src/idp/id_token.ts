@@ -5,6 +5,7 @@
  * the original authentication.
  */
 import { claims_for } from "./claims.ts";
+import { requested_claims } from "./claims_request.ts";
 import { at_hash } from "./crypto/hashes.ts";
 import { OAuthError } from "./errors.ts";
 import type { Alg } from "./keys/keyring.ts";
@@ -56,7 +57,8 @@ export async function sign_id_token(idp: Provider, input: IdTokenInput): Promise
   // This provider ALSO puts them in the ID Token (as Google, Auth0 and Keycloak do), so a client
   // gets name and email without a second request. Only the granted scopes' claims are added.
   const payload: Record<string, unknown> = {
-    ...claims_for(user, input.scopes),
+    // OIDC Core §5.5: plus the claims requested individually for the ID Token.
+    ...claims_for(user, input.scopes, requested_claims(authentication.claims, "id_token")),
     iss: idp.config.issuer,
     sub: user.id,
     aud: client.client_id,

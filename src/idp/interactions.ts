@@ -13,19 +13,42 @@ import { INTERACTION_COOKIE, cookie_options, read_cookie } from "./cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "./crypto/secrets.ts";
 import { PageError } from "./errors.ts";
 import type { Provider } from "./provider.ts";
+import type { ClaimsRequest } from "./claims_request.ts";
 import type { JsonObject } from "./store/types.ts";
+
+/** How the response goes back to the client (OAuth 2.0 Multiple Response Types §2.1, Form Post Response Mode). */
+export type ResponseMode = "query" | "form_post";
 
 /** A validated authorization request (OIDC Core §3.1.2.1), as the interaction keeps it. */
 export type AuthorizationRequest = {
   client_id: string;
   redirect_uri: string;
+  response_mode: ResponseMode;
   scopes: string[];
   state: string | null;
   nonce: string | null;
   code_challenge: string | null;
   code_challenge_method: "S256" | null;
   prompt: string[];
+  /** The request's max_age, else the client's default_max_age (OIDC Registration §2); null: none. */
   max_age: number | null;
+  /** The user the client expects: the sub of a verified id_token_hint, or claims.id_token.sub.value. */
+  expected_sub: string | null;
+  /** OIDC Core §3.1.2.1 login_hint: pre-fills the username. */
+  login_hint: string | null;
+  /** OIDC Core §5.5: the claims request, normalized (claims_request.ts). */
+  claims: ClaimsRequest | null;
+  /** OIDC Core §3.1.2.1 acr_values, in preference order (see `needs_step_up`). */
+  acr_values: string[];
+};
+
+/** Fields added after the first release: interactions stored before them read as "not sent". */
+const REQUEST_DEFAULTS: Omit<AuthorizationRequest, "client_id" | "redirect_uri" | "scopes" | "state" | "nonce" | "code_challenge" | "code_challenge_method" | "prompt" | "max_age"> = {
+  response_mode: "query",
+  expected_sub: null,
+  login_hint: null,
+  claims: null,
+  acr_values: [],
 };
 
 /** Who authenticated in this interaction (or which session was reused). */
@@ -94,7 +117,7 @@ export async function load_interaction(idp: Provider, id: string, cookies: Bun.C
   }
   return {
     id: row.id,
-    request: params.request,
+    request: { ...REQUEST_DEFAULTS, ...params.request },
     authentication: row.result as unknown as Authentication | null,
     csrf: csrf_token(binding, row.id),
   };

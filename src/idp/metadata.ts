@@ -5,6 +5,7 @@
  */
 import { USER_CLAIMS } from "./claims.ts";
 import type { Config } from "./config.ts";
+import { REQUEST_OBJECT_ALGS } from "./request_object.ts";
 import { ADVERTISED_SCOPES } from "./scopes.ts";
 import { sha256 } from "./crypto/secrets.ts";
 
@@ -58,7 +59,8 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     jwks_uri: `${issuer}${PATHS.jwks}`,
     scopes_supported: [...ADVERTISED_SCOPES],
     response_types_supported: ["code"],
-    response_modes_supported: ["query"],
+    // OAuth 2.0 Form Post Response Mode (form_post.ts).
+    response_modes_supported: ["query", "form_post"],
     grant_types_supported: [...GRANT_TYPES],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: order_algs(signing_algs),
@@ -76,10 +78,13 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     code_challenge_methods_supported: ["S256"],
     // RFC 9207 §3: every authorization response carries iss.
     authorization_response_iss_parameter_supported: true,
-    claims_parameter_supported: false,
-    request_parameter_supported: false,
+    // OIDC Core §5.5 (claims_request.ts) and §6.1 request objects by value (request_object.ts).
+    claims_parameter_supported: true,
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
     request_uri_parameter_supported: false,
-    prompt_values_supported: ["none", "login", "consent", "select_account"],
+    // select_account is accepted and handled as login (no account chooser), so not advertised.
+    prompt_values_supported: ["none", "login", "consent"],
     // OIDC RP-Initiated Logout §2.1.
     end_session_endpoint: `${issuer}${PATHS.logout}`,
     // OIDC Back-Channel Logout §2.1: logout tokens to backchannel_logout_uri, with sid (also in ID Tokens).

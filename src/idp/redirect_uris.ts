@@ -72,3 +72,22 @@ export function web_url_problem(value: string, options: { https_only?: boolean }
   if (url.protocol === "http:" && is_loopback_host(url.hostname)) return null;
   return options.https_only ? "must be an https URL" : "must be an http(s) URL";
 }
+
+/** An http redirect URI on a loopback IP literal: host, optional port, and the rest as written. */
+const LOOPBACK_IP_URI = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::(\d{1,5}))?([/?].*)?$/;
+
+/**
+ * Does the `requested` redirect URI match the `registered` one? Exact string comparison (OIDC
+ * Core §3.1.2.1, RFC 9700 §4.1.3), except for native apps on a loopback IP literal, where any
+ * port matches (RFC 8252 §7.3: the port is picked by the OS at the time of the request).
+ * `localhost` gets no such exception (RFC 8252 §8.3 recommends the IP literals).
+ */
+export function redirect_uri_matches(registered: string, requested: string, application_type: ApplicationType = "web"): boolean {
+  if (registered === requested) return true;
+  if (application_type !== "native") return false;
+  const want = LOOPBACK_IP_URI.exec(registered);
+  const got = LOOPBACK_IP_URI.exec(requested);
+  if (want === null || got === null) return false;
+  if (got[2] !== undefined && Number(got[2]) > 65535) return false;
+  return want[1] === got[1] && (want[3] ?? "") === (got[3] ?? "");
+}

@@ -1,8 +1,9 @@
 /**
- * Security headers. Every HTML page gets a strict Content-Security-Policy (no scripts at all, our
- * own stylesheet, images from https for client logos), is never framed (clickjacking on the
- * login and consent buttons), leaks no referrer (interaction ids are in URLs) and is never
- * cached. HSTS when the issuer is https.
+ * Security headers. Every HTML page gets a strict Content-Security-Policy (no scripts — except
+ * the one script form_post.ts allows by its hash on its own page —, our own stylesheet, images
+ * from https for client logos), is never framed (clickjacking on the login and consent buttons),
+ * leaks no referrer (interaction ids are in URLs) and is never cached. HSTS when the issuer is
+ * https.
  */
 import { Fw, type Context, type Next } from "../fw/index.ts";
 import { csp_source } from "./clients.ts";
@@ -11,9 +12,11 @@ import { csp_source } from "./clients.ts";
  * The page CSP. `form_targets` are the origins a form on the page may end up at: browsers apply
  * form-action to the redirects after a POST, and the login/consent forms redirect to the client.
  */
-export function content_security_policy(form_targets: readonly string[] = []): string {
+export function content_security_policy(form_targets: readonly string[] = [], script_hashes: readonly string[] = []): string {
   const form_action = ["'self'", ...new Set(form_targets)].join(" ");
-  return `default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action ${form_action}; frame-ancestors 'none'; base-uri 'none'`;
+  // Only a page that names its own inline script by hash may run it (form_post.ts).
+  const script_src = script_hashes.length === 0 ? "" : `script-src ${script_hashes.map((hash) => `'${hash}'`).join(" ")}; `;
+  return `default-src 'none'; ${script_src}style-src 'self'; img-src 'self' https: data:; form-action ${form_action}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
 /** Headers of an HTML page whose forms lead back to `redirect_uri` (login, consent). */

@@ -116,11 +116,11 @@ describe("errors redirected to the verified redirect URI with state and iss", ()
     expect(location.searchParams.get("error_description")).toContain("email");
   });
 
-  test("request objects → request_not_supported", async () => {
-    expect_error_redirect(await get(authorization_url(t, { ...challenge(), request: "eyJ.eyJ.sig" })), "request_not_supported");
+  test("a request object that is not a JWT → invalid_request_object", async () => {
+    expect_error_redirect(await get(authorization_url(t, { ...challenge(), request: "eyJ.eyJ.sig" })), "invalid_request_object");
   });
 
-  test("response_mode fragment → invalid_request (only query is supported)", async () => {
+  test("response_mode fragment → invalid_request (query and form_post are supported)", async () => {
     expect_error_redirect(await get(authorization_url(t, { ...challenge(), response_mode: "fragment" })), "invalid_request");
   });
 

@@ -37,7 +37,7 @@ describe("discovery", () => {
   test("advertises only what works", async () => {
     const meta = await metadata();
     expect(meta.response_types_supported).toEqual(["code"]);
-    expect(meta.response_modes_supported).toEqual(["query"]);
+    expect(meta.response_modes_supported).toEqual(["query", "form_post"]);
     expect(meta.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials"]);
     expect(meta.code_challenge_methods_supported).toEqual(["S256"]);
     expect(meta.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]);
@@ -49,9 +49,11 @@ describe("discovery", () => {
     expect((meta.id_token_signing_alg_values_supported as string[])[0]).toBe("RS256");
     expect(meta.id_token_signing_alg_values_supported).toEqual(t.provider.keys.signing_algs().includes("ES256") ? ["RS256", "ES256"] : ["RS256"]);
     expect(meta.authorization_response_iss_parameter_supported).toBe(true);
-    expect(meta.request_parameter_supported).toBe(false);
+    expect(meta.request_parameter_supported).toBe(true);
+    expect(meta.request_object_signing_alg_values_supported).toEqual(["none", "RS256", "PS256", "ES256", "EdDSA"]);
     expect(meta.request_uri_parameter_supported).toBe(false);
-    expect(meta.claims_parameter_supported).toBe(false);
+    expect(meta.claims_parameter_supported).toBe(true);
+    expect(meta.prompt_values_supported).toEqual(["none", "login", "consent"]);
     expect(meta.scopes_supported).toEqual(["openid", "profile", "email", "address", "phone", "offline_access"]);
   });
 

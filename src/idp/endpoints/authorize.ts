@@ -1,15 +1,18 @@
 /**
  * GET|POST /authorize: the authorization endpoint (OIDC Core §3.1.2). Validates the request,
  * then either answers at once (signed in, consent given, or prompt=none) or starts an
- * interaction and sends the browser to the login or consent page.
+ * interaction and sends the browser to the login or consent page. Answers to the client go by
+ * redirect or, with response_mode=form_post, as an auto-submitting form (form_post.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
-import { error_redirect, next_step } from "../authorization.ts";
+import { error_response, next_step } from "../authorization.ts";
 import { resolve_target, validate_request } from "../authorize_request.ts";
 import { AuthorizationError, PageError, describe_issues } from "../errors.ts";
-import { begin_interaction, type Authentication } from "../interactions.ts";
+import { respond } from "../form_post.ts";
+import { begin_interaction, type Authentication, type AuthorizationRequest } from "../interactions.ts";
 import { PATHS } from "../metadata.ts";
+import { interaction_url } from "../pages.ts";
 import type { Provider } from "../provider.ts";
 import { current_session } from "../sessions.ts";
 
@@ -22,32 +25,32 @@ export const AuthorizeRequest = Fw.Request("AuthorizeRequest", z.record(z.string
 });
 
 export const Authorize = (idp: Provider) =>
-  class Authorize extends Fw.Endpoint(AuthorizeRequest, Fw.Response.Redirect) {
+  class Authorize extends Fw.Renderable(Fw.Endpoint(AuthorizeRequest, [Fw.Response.Redirect, Fw.Response.Html])) {
     static route = `GET|POST ${PATHS.authorize}`;
 
     async call() {
       // OIDC Core §3.1.2.1: GET and POST (form-serialized) are both supported. After a POST the
       // browser must GET the next page: 303, never 307 (which would re-POST the form).
       const status = this.request.method === "POST" ? 303 : 302;
-      const params = this.authorize_request;
-      const target = await resolve_target(idp, params);
-      let request;
+      const { target, params, error } = await resolve_target(idp, this.authorize_request);
+      let request: AuthorizationRequest;
       try {
-        request = validate_request(target, params);
-      } catch (error) {
-        if (!(error instanceof AuthorizationError)) throw error;
-        return this.redirect_to(error_redirect(idp, target, error.error, error.description), status);
+        if (error !== null) throw error;
+        request = await validate_request(idp, target, params);
+      } catch (thrown) {
+        if (!(thrown instanceof AuthorizationError)) throw thrown;
+        return respond(this, idp, error_response(idp, target, thrown.error, thrown.description), status);
       }
       const active = await current_session(idp, this.cookies);
       const authentication: Authentication | null =
         active === null ? null : { user_id: active.user.id, session_id_hash: active.session.id_hash, auth_time: active.session.auth_time, amr: active.session.amr };
       const step = await next_step(idp, target.client, request, authentication, { login: false, consent: false });
-      if (step.kind === "redirect") return this.redirect_to(step.url, status);
+      if (step.kind === "redirect") return respond(this, idp, step.response, status);
       // When the user must (re)authenticate (no session, prompt=login, max_age), the session is
       // not carried into the interaction: the consent page is then unreachable until the login
       // page has recorded a fresh authentication.
       const { id, cookie } = await begin_interaction(idp, request, step.kind === "login" ? null : authentication, this.cookies);
       this.set_cookie(cookie.name, cookie.value, cookie.options);
-      return this.redirect_to(`${idp.config.issuer}/interaction/${id}/${step.kind}`, status);
+      return this.redirect_to(interaction_url(idp, id, step.kind), status);
     }
   };

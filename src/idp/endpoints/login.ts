@@ -5,10 +5,11 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
-import { next_step } from "../authorization.ts";
+import { login_prefill, next_step } from "../authorization.ts";
 import { display_name } from "../clients.ts";
 import { verify_password_or_dummy } from "../crypto/passwords.ts";
 import { PageError, describe_issues } from "../errors.ts";
+import { respond } from "../form_post.ts";
 import { check_csrf, end_interaction, load_interaction, record_authentication, type Interaction } from "../interactions.ts";
 import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
 import { interaction_url, layout_values } from "../pages.ts";
@@ -40,7 +41,7 @@ export const Login = (idp: Provider) =>
       const interaction = await load_interaction(idp, input.id, this.cookies);
       const client = await idp.store.getClient(interaction.request.client_id);
       if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", 400, "invalid_client");
-      if (this.request.method === "GET") return this.page(interaction, client, "", null);
+      if (this.request.method === "GET") return this.page(interaction, client, login_prefill(interaction.request), null);
 
       check_csrf(interaction, input.csrf);
       const username = (input.username ?? "").trim();
@@ -67,7 +68,7 @@ export const Login = (idp: Provider) =>
       const step = await next_step(idp, client, interaction.request, authentication, { login: true, consent: false });
       if (step.kind === "redirect") {
         await end_interaction(idp, interaction.id);
-        return this.redirect_to(step.url, 303);
+        return respond(this, idp, step.response, 303);
       }
       await record_authentication(idp, interaction.id, authentication);
       return this.redirect_to(interaction_url(idp, interaction.id, step.kind), 303);

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
 import { claims_for } from "../claims.ts";
+import { requested_claims } from "../claims_request.ts";
 import { BearerError, describe_issues } from "../errors.ts";
 import { PATHS } from "../metadata.ts";
 import type { Provider } from "../provider.ts";
@@ -48,7 +49,7 @@ export const Userinfo = (idp: Provider) => {
       if (!scopes.includes("openid")) throw new BearerError("insufficient_scope", "the access token was not granted the openid scope", realm);
       const user = found.token.user_id === null ? null : await idp.store.getUserById(found.token.user_id);
       if (user === null) throw new BearerError("invalid_token", "the user of this access token no longer exists", realm);
-      return this.json(claims_for(user, scopes));
+      return this.json(claims_for(user, scopes, requested_claims(found.token.claims, "userinfo")));
     }
   };
 };
