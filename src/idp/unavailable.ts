@@ -20,6 +20,7 @@
  */
 import { Fw, type Context, type Next } from "../fw/index.ts";
 import { OAuthError } from "./errors.ts";
+import { PATHS } from "./metadata.ts";
 import { StoreUnavailableError } from "./store/types.ts";
 
 /** Seconds a client should wait before trying again. */
@@ -29,7 +30,7 @@ export const RETRY_AFTER_SECONDS = 5;
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
 /** Paths (and their sub-paths) answered in the OAuth error shape. */
-export const OAUTH_PATHS: readonly string[] = ["/token", "/userinfo", "/register", "/revoke", "/introspect"];
+export const OAUTH_PATHS: readonly string[] = [PATHS.token, PATHS.userinfo, PATHS.register, PATHS.revoke, PATHS.introspect];
 
 /** The StoreUnavailableError in an error or its chain of causes, if any. */
 export function store_unavailable(error: unknown): StoreUnavailableError | null {
