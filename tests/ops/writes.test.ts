@@ -1,0 +1,122 @@
+/**
+ * What the database must hold up: the store calls each step of a login and of a token request
+ * makes, counted by wrapping the store. These are the numbers the README gives for sizing the
+ * database; a change in them is a change in the load every instance puts on it.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { load_config } from "../../src/idp/config.ts";
+import { hash_password } from "../../src/idp/crypto/passwords.ts";
+import { random_token, sha256 } from "../../src/idp/crypto/secrets.ts";
+import { serve, type Served } from "../../src/idp/server.ts";
+import { openStore } from "../../src/idp/store/open.ts";
+import type { Store } from "../../src/idp/store/types.ts";
+import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
+import { free_port } from "../helpers/provider.ts";
+import { CALLBACK, get_code, redeem, userinfo, type Client } from "./flow.ts";
+
+const PASSWORD = "correct horse battery staple";
+const WRITE = /^(create|insert|update|upsert|delete|consume|rotate|revoke|add|hit|reset|use|touch|set|purge|migrate)/;
+
+type Counts = { reads: number; writes: number; calls: string[] };
+
+/** The store with every call counted (the key poller's keysVersion read excluded). */
+function counting(store: Store): { store: Store; take(): Counts } {
+  let calls: string[] = [];
+  const wrapped = Object.create(null) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(store)) {
+    wrapped[name] =
+      typeof value === "function" && name !== "keysVersion"
+        ? (...args: unknown[]) => {
+            calls.push(name);
+            return (value as (...a: unknown[]) => unknown)(...args);
+          }
+        : value;
+  }
+  return {
+    store: wrapped as unknown as Store,
+    take() {
+      const taken = calls;
+      calls = [];
+      return { reads: taken.filter((c) => !WRITE.test(c)).length, writes: taken.filter((c) => WRITE.test(c)).length, calls: taken };
+    },
+  };
+}
+
+describe("store calls per step of the flow", () => {
+  let raw: Store;
+  let served: Served;
+  let counter: ReturnType<typeof counting>;
+  let client: Client;
+
+  beforeAll(async () => {
+    raw = await openStore("sqlite::memory:");
+    const port = free_port();
+    const config = load_config({}, { issuer: `http://127.0.0.1:${port}`, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 } });
+    await raw.createUser({ username: "alice", password_hash: await hash_password(PASSWORD, config.argon2), email: "alice@example.com", email_verified: true });
+    const secret = random_token(32);
+    const row = await raw.createClient({
+      client_id: "app",
+      client_secret_hash: sha256(secret),
+      metadata: { redirect_uris: [CALLBACK], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic" },
+    });
+    client = { client_id: row.client_id, client_secret: secret };
+    counter = counting(raw);
+    served = await serve(config, { store: counter.store, port, log: () => {}, out: () => {} });
+    counter.take();
+  });
+  afterAll(async () => {
+    await served?.stop();
+    await raw?.close();
+  });
+
+  test("first sign-in: /authorize 1 write, password login 4, consent 4; code exchange 2 (1 atomic update + 1 insert); userinfo 0", async () => {
+    const browser = new Browser();
+    const url = new URL("/authorize", served.url);
+    for (const [k, v] of Object.entries({ client_id: client.client_id, response_type: "code", redirect_uri: CALLBACK, scope: "openid email", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })) {
+      url.searchParams.set(k, v);
+    }
+    const start = await browser.get(url.href);
+    expect(counter.take()).toMatchObject({ writes: 1, calls: ["getClient", "createInteraction"] });
+
+    const html = await (await browser.get(new URL(start.headers.get("location")!, served.url).href)).text();
+    expect(counter.take().writes).toBe(0);
+
+    const failed = await browser.post(form_action(html)!, { csrf: hidden_field(html, "csrf")!, username: "alice", password: "wrong" });
+    expect(failed.status).toBe(200);
+    // Two rate-limit counters and an audit event.
+    expect(counter.take().writes).toBe(3);
+
+    const login = await browser.post(form_action(html)!, { csrf: hidden_field(html, "csrf")!, username: "alice", password: PASSWORD });
+    expect(login.status).toBe(303);
+    const after_login = counter.take();
+    // Session insert, rate-limit counter reset, audit event, interaction update.
+    expect(after_login.writes).toBe(4);
+
+    const consent_html = await (await browser.get(new URL(login.headers.get("location")!, served.url).href)).text();
+    counter.take();
+    const consent = await browser.post(form_action(consent_html)!, { csrf: hidden_field(consent_html, "csrf")!, decision: "allow" });
+    expect(consent.status).toBe(303);
+    // Interaction delete, grant upsert, code insert, session-client insert (for logout).
+    expect(counter.take().writes).toBe(4);
+
+    const code = new URL(consent.headers.get("location")!).searchParams.get("code")!;
+    const token = await redeem(served.url, client, code, "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk");
+    expect(token.status).toBe(200);
+    const exchange = counter.take();
+    expect(exchange.writes).toBe(2);
+    expect(exchange.calls.filter((c) => WRITE.test(c)).sort()).toEqual(["consumeCode", "insertToken"]);
+
+    const { access_token } = (await token.json()) as { access_token: string };
+    expect((await userinfo(served.url, access_token)).status).toBe(200);
+    expect(counter.take()).toMatchObject({ writes: 0, reads: 2 });
+  });
+
+  test("signed in already (session and grant): an authorization costs 2 writes (code and session-client)", async () => {
+    const browser = new Browser();
+    await get_code(served.url, client, PASSWORD, browser);
+    counter.take();
+    const again = await get_code(served.url, client, PASSWORD, browser);
+    expect(again.steps).toEqual([]);
+    expect(counter.take().writes).toBe(2);
+  });
+});
