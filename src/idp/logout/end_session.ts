@@ -42,6 +42,12 @@ export async function end_session(idp: Provider, active: ActiveSession, context:
     at: now,
     details: { initiator: context.initiator, tokens_revoked, clients: client_ids },
   });
-  const backchannel = await notify_clients(idp, client_ids, { user_id: active.user.id, sid: session_sid(id_hash) });
+  let backchannel: Delivery[] = [];
+  try {
+    backchannel = await notify_clients(idp, client_ids, { user_id: active.user.id, sid: session_sid(id_hash) });
+  } catch (error) {
+    // The user is signed out whatever happens to the notifications.
+    idp.log({ level: "error", msg: "back-channel logout failed", error: error instanceof Error ? error.name : "Error" });
+  }
   return { ended, tokens_revoked, backchannel };
 }
