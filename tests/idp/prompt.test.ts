@@ -142,6 +142,13 @@ describe("max_age", () => {
     expect((await full_flow(strict_rp, browser, { max_age: "3600" })).pages).toEqual([]);
   });
 
+  test("require_auth_time client: auth_time in the ID Token", async () => {
+    const { client: registered, secret } = await t.add_client({ client_name: "Needs auth_time", require_auth_time: true, skip_consent: true });
+    // openid-client with require_auth_time fails the exchange when auth_time is missing.
+    const needs = await relying_party(t, registered.client_id, secret!, { require_auth_time: true });
+    expect(typeof (await full_flow(needs, new Browser())).claims.auth_time).toBe("number");
+  });
+
   test("a malformed max_age → invalid_request", async () => {
     const started = await start(rp, { max_age: "-1" });
     expect_error(t, (await drive(new Browser(), started.url.href)).arrival, "invalid_request", started.state);
