@@ -41,8 +41,8 @@ Starts the HTTP server (applying pending migrations first); stops cleanly on SIG
   --production   production mode (same as IDP_PRODUCTION=true)
   --port N       port to listen on (overrides PORT; 0 picks a free port)
   --host H       address to bind (overrides HOST)
-  --demo         on an empty database, create a demo user and client and print their
-                 credentials (for trying the provider out, not for production)
+  --demo         on an empty database, outside production, create a demo user and the
+                 built-in demo application (/demo) and print how to sign in (npm start)
 `,
   migrate: `Usage: idp migrate [--json]
 

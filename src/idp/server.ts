@@ -7,10 +7,17 @@ import { join } from "node:path";
 import { Fw, type Context, type HttpError, type Item, type FwConfig } from "../fw/index.ts";
 import { embedded_assets } from "../embedded/assets.ts";
 import type { Config } from "./config.ts";
-import { hash_password, warm_dummy_hash } from "./crypto/passwords.ts";
-import { random_token, sha256 } from "./crypto/secrets.ts";
+import { warm_dummy_hash } from "./crypto/passwords.ts";
+import { seed_demo as create_demo_data } from "./demo.ts";
+import { Account } from "./endpoints/account.ts";
+import { AccountGrants } from "./endpoints/account_grants.ts";
+import { AccountLogin } from "./endpoints/account_login.ts";
+import { AccountPassword } from "./endpoints/account_password.ts";
+import { AccountTotp } from "./endpoints/account_totp.ts";
 import { Authorize } from "./endpoints/authorize.ts";
 import { Consent } from "./endpoints/consent.ts";
+import { Demo } from "./endpoints/demo.ts";
+import { DemoCallback, type Backchannel } from "./endpoints/demo_callback.ts";
 import { RevokePreflight, TokenPreflight, UserinfoPreflight } from "./endpoints/cors.ts";
 import { Discovery } from "./endpoints/discovery.ts";
 import { Healthz, Readyz } from "./endpoints/health.ts";
@@ -27,6 +34,7 @@ import { Static, load_static, type StaticFile } from "./endpoints/static.ts";
 import { Introspect } from "./endpoints/introspect.ts";
 import { Revoke } from "./endpoints/revoke.ts";
 import { Token } from "./endpoints/token.ts";
+import { TwoFactor } from "./endpoints/two_factor.ts";
 import { Userinfo } from "./endpoints/userinfo.ts";
 import { OAuthError, PageError } from "./errors.ts";
 import { PATHS } from "./metadata.ts";
@@ -103,6 +111,7 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     Jwks(idp),
     Authorize(idp),
     Login(idp),
+    TwoFactor(idp),
     Consent(idp),
     Logout(idp),
     LogoutConfirm(idp),
@@ -119,9 +128,23 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     Readyz(idp),
     // Off (404) unless a token protects it.
     ...(idp.config.metrics_token === undefined ? [] : [MetricsEndpoint(idp, idp.config.metrics_token)]),
+    // The account page: profile, password, two-step verification, applications allowed.
+    Account(idp),
+    AccountLogin(idp),
+    AccountPassword(idp),
+    AccountTotp(idp),
+    AccountGrants(idp),
+    // The built-in demo relying party, in development mode only.
+    ...(idp.config.production ? [] : [Demo(idp), DemoCallback(idp, backchannel(idp, static_files))]),
     Static(idp, static_files),
   ];
   return [...handlers, ...endpoints];
+}
+
+/** The provider's own endpoints, answered in-process (built on first use): the demo's /token and /userinfo calls. */
+function backchannel(idp: Provider, static_files: Map<string, StaticFile>): Backchannel {
+  let app: ReturnType<typeof Fw.build> | undefined;
+  return (request) => (app ??= Fw.build({ body_limit: idp.config.body_limit, log: idp.log }, build_items(idp, static_files))).fetch(request);
 }
 
 export function fw_config(idp: Provider, templates: Record<string, string> = Fw.read_templates(VIEWS_DIR)): FwConfig {
@@ -142,7 +165,7 @@ export function build_app(idp: Provider, assets: Assets = load_assets()) {
 }
 
 export type ServeOptions = {
-  /** On an empty database, create a demo user and client and print their credentials. */
+  /** On an empty database, outside production, create the demo user and application (demo.ts) and print how to use them. */
   seed_demo?: boolean;
   /** An open store (the caller keeps ownership: stop() does not close it). */
   store?: Store;
@@ -201,21 +224,16 @@ async function print_start_hints(idp: Provider, listening: string, seed_demo: bo
   const issuer = idp.config.issuer;
   const ready = `\nOpenID Provider ready at ${issuer} (listening on ${listening})\nDiscovery: ${issuer}/.well-known/openid-configuration\n\n`;
   if (users.length > 0 && clients.length > 0) return;
-  if (seed_demo && users.length === 0 && clients.length === 0) {
-    const password = random_token(16);
-    const secret = random_token(32);
-    await idp.store.createUser({ username: "demo", password_hash: await hash_password(password, idp.config.argon2), name: "Demo User", email: "demo@example.com", email_verified: true });
-    await idp.store.createClient({
-      client_id: "demo",
-      client_secret_hash: sha256(secret),
-      metadata: { client_name: "Demo App", redirect_uris: ["http://localhost:8080/callback"], token_endpoint_auth_method: "client_secret_basic", grant_types: ["authorization_code"], response_types: ["code"] },
-    });
+  const demo = seed_demo ? await create_demo_data(idp) : null;
+  if (demo !== null) {
     out(
       ready +
-        `Demo data created (empty database):\n  user:   demo / ${password}\n  client: demo / ${secret}\n  redirect URI: http://localhost:8080/callback\n\n`,
+        `Demo data created (empty database, development mode):\n  user:   ${demo.username} / ${demo.password}\n  client: ${demo.client_id} (public, PKCE), redirect URI ${demo.redirect_uri}\n\n` +
+        `Open ${demo.url} to sign in to the demo application.\nYour account page (password, two-step verification): ${issuer}/account\n\n`,
     );
     return;
   }
+  if (seed_demo && idp.config.production) out("Production mode: no demo data is created.\n");
   out(
     ready +
       `The database has ${users.length === 0 ? "no users" : "users"} and ${clients.length === 0 ? "no clients" : "clients"} yet. Add them with the CLI:\n` +

@@ -63,7 +63,7 @@ function decode_entities(value: string): string {
   return value.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">");
 }
 
-export type Step = "login" | "consent";
+export type Step = "login" | "two-factor" | "consent";
 
 /**
  * Follows an authorization from its URL to the client callback, signing in and answering the
@@ -72,7 +72,14 @@ export type Step = "login" | "consent";
 export async function authorize(
   browser: Browser,
   authorization_url: string,
-  options: { username?: string; password?: string; decision?: "allow" | "deny"; callback_prefix: string },
+  options: {
+    username?: string;
+    password?: string;
+    decision?: "allow" | "deny";
+    callback_prefix: string;
+    /** The two-factor page's answer: a code from the app, or { recovery_code }. */
+    second_factor?: () => string | { recovery_code: string };
+  },
 ): Promise<{ callback: URL; steps: Step[] }> {
   const steps: Step[] = [];
   let response = await browser.get(authorization_url);
@@ -88,10 +95,31 @@ export async function authorize(
     if (location.endsWith("/login")) {
       steps.push("login");
       response = await browser.post(action, { csrf, username: options.username ?? "alice", password: options.password ?? "" });
+    } else if (location.endsWith("/two-factor")) {
+      steps.push("two-factor");
+      if (!options.second_factor) throw new Error("the two-factor page was shown but no second_factor was given");
+      const answer = options.second_factor();
+      response = await browser.post(action, typeof answer === "string" ? { csrf, code: answer } : { csrf, recovery_code: answer.recovery_code });
     } else if (location.endsWith("/consent")) {
       steps.push("consent");
       response = await browser.post(action, { csrf, decision: options.decision ?? "allow" });
     } else throw new Error(`unexpected page ${location}`);
   }
   throw new Error("too many redirects");
+}
+
+/** Signs `browser` in at /account/login; returns the POST's answer. */
+export async function account_login(t: { url: string }, browser: Browser, username: string, password: string): Promise<Response> {
+  const page = await browser.get(`${t.url}/account/login`);
+  if (page.status !== 200) throw new Error(`${page.url} answered ${page.status}`);
+  const csrf = hidden_field(await page.text(), "csrf")!;
+  return browser.post(`${t.url}/account/login`, { csrf, username, password });
+}
+
+/** The account page's HTML and form token. */
+export async function account_page(t: { url: string }, browser: Browser): Promise<{ html: string; csrf: string }> {
+  const page = await browser.get(`${t.url}/account`);
+  if (page.status !== 200) throw new Error(`${page.url} answered ${page.status}`);
+  const html = await page.text();
+  return { html, csrf: hidden_field(html, "csrf")! };
 }

@@ -52,11 +52,12 @@ describe("serve()", () => {
     const server = await serve(config, { seed_demo: true, out: (text) => void (printed += text), log: () => {} });
     await server.stop();
     expect(printed).toContain("user:   demo / ");
-    expect(printed).toContain("client: demo / ");
+    expect(printed).toContain("client: demo (public, PKCE)");
+    expect(printed).toContain("Open http://localhost:9999/demo");
     const store = await openStore(config.database_url);
     try {
       expect((await store.getUserByUsername("demo"))?.name).toBe("Demo User");
-      expect((await store.getClient("demo"))?.metadata.redirect_uris).toEqual(["http://localhost:8080/callback"]);
+      expect((await store.getClient("demo"))?.metadata.redirect_uris).toEqual(["http://localhost:9999/demo/callback"]);
     } finally {
       await store.close();
     }

@@ -4,6 +4,7 @@
  * (the page itself, and the forms that answer with it to show an error next to the field).
  */
 import { display_name } from "../clients.ts";
+import { PATHS } from "../metadata.ts";
 import { layout_values } from "../pages.ts";
 import type { Provider } from "../provider.ts";
 import { SCOPE_DESCRIPTIONS, is_known_scope } from "../scopes.ts";
@@ -83,6 +84,8 @@ export async function account_values(idp: Provider, session: AccountSession, mes
       totp: account_url(idp, "totp"),
       grants: `${issuer}${ACCOUNT_PATHS.grants}`,
     },
+    // RP-Initiated Logout's page asks for confirmation, then signs this browser out.
+    logout_url: `${issuer}${PATHS.logout}`,
     notice: messages.notice ?? null,
     password_error: messages.password_error ?? null,
     totp_error: messages.totp_error ?? null,

@@ -40,7 +40,7 @@ export const DemoCallback = (idp: Provider, backchannel: Backchannel) =>
         claims: "error" in outcome ? null : JSON.stringify(outcome.claims, null, 2),
         userinfo: "error" in outcome ? null : JSON.stringify(outcome.userinfo, null, 2),
         amr: "error" in outcome ? null : (outcome.claims.amr as string[] | undefined)?.join(", ") ?? null,
-        links: { again: `${issuer}${DEMO_PATHS.start}`, two_factor: `${issuer}${DEMO_PATHS.start}?acr_values=mfa`, account: `${issuer}/account` },
+        links: { again: `${issuer}${DEMO_PATHS.start}`, two_factor: `${issuer}${DEMO_PATHS.start}?acr_values=mfa`, account: `${issuer}/account`, logout: `${issuer}${PATHS.logout}` },
       });
     }
 

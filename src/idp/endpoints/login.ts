@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
+import { after_password } from "../account/second_factor.ts";
 import { login_prefill, next_step } from "../authorization.ts";
 import { display_name } from "../clients.ts";
 import { verify_password_or_dummy } from "../crypto/passwords.ts";
@@ -57,6 +58,10 @@ export const Login = (idp: Provider) =>
         await idp.store.addAuditEvent({ type: "login", outcome: "failure", user_id: user?.id ?? null, client_id: client.client_id, ip: ip || null, at: idp.now() });
         return this.page(interaction, client, username, WRONG_CREDENTIALS);
       }
+
+      // Two-step verification (RFC 6238): with an authenticator app, the password alone does not sign in.
+      const second_factor = await after_password(idp, interaction, user);
+      if (second_factor !== null) return this.redirect_to(second_factor, 303);
 
       // A new login replaces the browser's previous session (session fixation, and a different user).
       await end_session_by_cookie(idp, this.cookies);
