@@ -1,7 +1,7 @@
 // The router conformance suite, part one: matching, wildcards, precedence, constraints. Run with
 // the path cache off and on (each lookup made twice, so the second answer comes from the cache).
 import { describe, expect, test } from "bun:test";
-import { Router, RouterError, type FindResult, type Method } from "../../src/fw/router/index.ts";
+import { Router, type FindResult, type Method } from "../../src/fw/router/index.ts";
 
 for (const path_cache_size of [0, 1024]) {
   describe(`router (path_cache_size ${path_cache_size})`, () => {
