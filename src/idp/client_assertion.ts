@@ -48,7 +48,7 @@ function describe(error: unknown): string {
   if (error instanceof ClientJwksError) return error.message;
   if (error instanceof errors.JWTExpired) return "client_assertion has expired";
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === "aud") return "client_assertion aud must be the issuer or this endpoint's URL";
+    if (error.claim === "aud") return "client_assertion aud must be the issuer, the token endpoint or this endpoint's URL";
     return `client_assertion claim ${error.claim} is missing or invalid`;
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return `client_assertion must be signed with one of ${ASSERTION_ALGS.join(", ")}`;
