@@ -9,12 +9,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { authorization_url, pkce } from "../helpers/flow.ts";
-import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
+import { free_port } from "../helpers/provider.ts";
+import { start_target, type E2eProvider } from "../helpers/target.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
 
-let t: TestProvider;
+// In CI this suite also runs against the compiled executable (tests/helpers/target.ts).
+let t: E2eProvider;
 let browser: Browser;
 let rp: ReturnType<typeof Bun.serve>;
 let callback: string;
@@ -22,7 +24,7 @@ let client_id: string;
 
 beforeAll(async () => {
   if (!available) return;
-  t = await start_provider();
+  t = await start_target();
   const port = free_port();
   rp = Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }) });
   callback = `http://127.0.0.1:${port}/callback`;

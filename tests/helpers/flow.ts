@@ -13,7 +13,7 @@ export function pkce(): Pkce {
   return { verifier, challenge: sha256(verifier) };
 }
 
-export function authorization_url(t: TestProvider, params: Record<string, string | null> = {}, client_id = t.client.client_id): string {
+export function authorization_url(t: { url: string; client: { client_id: string } }, params: Record<string, string | null> = {}, client_id = t.client.client_id): string {
   const url = new URL("/authorize", t.url);
   const all: Record<string, string | null> = { client_id, response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", state: "st-123", nonce: "n-456", ...params };
   for (const [key, value] of Object.entries(all)) if (value !== null) url.searchParams.set(key, value);
