@@ -26,12 +26,25 @@ export type SubprocessProvider = E2eProvider & {
 /** clients add can express these; anything else is registered through POST /register. */
 const CLI_METADATA = new Set(["client_name", "token_endpoint_auth_method", "redirect_uris", "grant_types", "post_logout_redirect_uris", "scope", "application_type"]);
 
-const ALICE = [
-  "--name", "Alice Liddell", "--given-name", "Alice", "--family-name", "Liddell",
-  "--picture", "https://rp.example.com/alice.png", "--email", "alice@example.com", "--email-verified",
-  "--phone", "+1 555 0100",
-  "--address-json", JSON.stringify({ street_address: "1 Rabbit Hole", locality: "Oxford", postal_code: "OX1", country: "GB" }),
-];
+/** The same alice as tests/helpers/provider.ts, as `idp users add` options. */
+const ALICE = Object.entries({
+  name: "Alice Liddell",
+  "given-name": "Alice",
+  "family-name": "Liddell",
+  picture: "https://rp.example.com/alice.png",
+  email: "alice@example.com",
+  phone: "+1 555 0100",
+  "address-json": JSON.stringify({ street_address: "1 Rabbit Hole", locality: "Oxford", postal_code: "OX1", country: "GB" }),
+}).flatMap(([option, value]) => [`--${option}`, value]).concat("--email-verified");
+
+/** The text of a file, or "" when there is none (yet). */
+function read_or_empty(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
+}
 
 async function wait_ready(url: string, proc: Bun.Subprocess, logs: () => string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -97,10 +110,10 @@ export async function start_subprocess_provider(command: string[], options: { en
       ["clients", "add", "--name", "Test App", "--redirect-uri", REDIRECT_URI, "--auth-method", "client_secret_basic", "--grant-type", "authorization_code"],
     );
 
-    const log_path = join(dir, "server.log");
-    server = Bun.spawn([...command, "serve"], { cwd: dir, env, stdin: "ignore", stdout: Bun.file(log_path), stderr: Bun.file(join(dir, "server.err")) });
-    const logs = () => ["server.log", "server.err"].map((name) => { try { return readFileSync(join(dir, name), "utf8"); } catch { return ""; } }).join("\n");
-    await wait_ready(issuer, server, logs);
+    // Logs go to files, not pipes: an unread pipe fills up and blocks the server.
+    const [out, err] = [join(dir, "server.log"), join(dir, "server.err")];
+    server = Bun.spawn([...command, "serve"], { cwd: dir, env, stdin: "ignore", stdout: Bun.file(out), stderr: Bun.file(err) });
+    await wait_ready(issuer, server, () => `${read_or_empty(out)}\n${read_or_empty(err)}`);
 
     let registration_token: string | undefined;
     const register = async (metadata: ClientMetadata) => {

@@ -41,11 +41,6 @@ export function target_command(target: string | undefined = process.env.IDP_E2E_
   throw new Error(`IDP_E2E_TARGET="${target}": expected in-process, dev or binary:/path/to/idp`);
 }
 
-/** A description of the target for test names and logs. */
-export function target_name(): string {
-  return process.env.IDP_E2E_TARGET || "in-process";
-}
-
 /** Starts the provider the environment asks for. */
 export async function start_target(): Promise<E2eProvider> {
   const command = target_command();
