@@ -4,7 +4,8 @@
  * the client's origin), with no CSP violation; with JavaScript off, the Continue button does it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
@@ -98,6 +99,24 @@ describe.skipIf(!available)("form_post in Chromium", () => {
     await page.waitForURL(callback);
     expect(posts.length).toBe(before + 1);
     expect(posts.at(-1)!.get("code")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    await context.close();
+  }, 60_000);
+
+  test("the form_post page passes axe-core (WCAG 2 A/AA)", async () => {
+    // axe is injected, so the CSP is bypassed; the auto-submit script is taken out of the page
+    // (it would leave before the check), everything else is served as is.
+    const context = await browser.newContext({ bypassCSP: true });
+    const page = await context.newPage();
+    await page.route(/\/interaction\/[^/]+\/login$/, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: (await response.text()).replace(/<script>[^<]*<\/script>/, "") });
+    });
+    await page.goto(start_url());
+    await sign_in(page);
+    await page.getByRole("button", { name: "Continue" }).waitFor();
+    await page.addScriptTag({ content: readFileSync(join(import.meta.dir, "../../node_modules/axe-core/axe.min.js"), "utf8") });
+    const result = (await page.evaluate(`axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] })`)) as { violations: { id: string; help: string }[] };
+    expect(result.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     await context.close();
   }, 60_000);
 });
