@@ -218,6 +218,9 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   }
 }
 
+/** How the operator runs the admin CLI: the compiled executable, or from the repository. */
+const CLI = Bun.isStandaloneExecutable ? "idp" : "bun run main.ts";
+
 /** On an empty database, tell the operator how to add a user and a client (or seed a demo). */
 async function print_start_hints(idp: Provider, listening: string, seed_demo: boolean, out: (text: string) => void): Promise<void> {
   const [users, clients] = await Promise.all([idp.store.listUsers({ limit: 1 }), idp.store.listClients({ limit: 1 })]);
@@ -237,8 +240,8 @@ async function print_start_hints(idp: Provider, listening: string, seed_demo: bo
   out(
     ready +
       `The database has ${users.length === 0 ? "no users" : "users"} and ${clients.length === 0 ? "no clients" : "clients"} yet. Add them with the CLI:\n` +
-      (users.length === 0 ? `  bun run main.ts users add alice --password-stdin\n` : "") +
-      (clients.length === 0 ? `  bun run main.ts clients add --name App --redirect-uri https://app.example.com/callback\n` : "") +
+      (users.length === 0 ? `  ${CLI} users add alice --password-stdin\n` : "") +
+      (clients.length === 0 ? `  ${CLI} clients add --name App --redirect-uri https://app.example.com/callback\n` : "") +
       `\n`,
   );
 }
