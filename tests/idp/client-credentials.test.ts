@@ -7,11 +7,12 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as client from "openid-client";
 import { token_request, userinfo } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
+import { expect_error, register, registered } from "./register.helpers.ts";
 import { introspect, rp } from "./token.helpers.ts";
 
 let t: TestProvider;
 beforeAll(async () => {
-  t = await start_provider();
+  t = await start_provider({ config: { registration: "open" } });
 });
 afterAll(() => t.stop());
 
@@ -88,4 +89,16 @@ test("client_credentials needs client authentication", async () => {
   const { row } = await service();
   const response = await token_request(t, { grant_type: "client_credentials" }, { method: "basic", client_id: row.client_id, secret: "wrong" });
   expect(await error_of(response)).toEqual({ status: 401, error: "invalid_client" });
+});
+
+test("a client registered through /register for client_credentials gets tokens", async () => {
+  const info = await registered(t, { client_name: "Daemon", grant_types: ["client_credentials"], response_types: [], token_endpoint_auth_method: "client_secret_post" });
+  const config = await rp(t, info.client_id, client.ClientSecretPost(info.client_secret!));
+  const tokens = await client.clientCredentialsGrant(config);
+  expect(tokens.refresh_token).toBeUndefined();
+});
+
+test("registration refuses client_credentials for a public client (RFC 6749 §4.4)", async () => {
+  const response = await register(t, { client_name: "SPA", grant_types: ["client_credentials"], response_types: [], token_endpoint_auth_method: "none" });
+  expect(await expect_error(response, "invalid_client_metadata")).toContain("client_credentials");
 });

@@ -77,6 +77,10 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   if (grant_types.length === 0) throw invalid_metadata("grant_types must name at least one grant type");
   unsupported("grant_types", grant_types, policy.grant_types);
   unsupported("response_types", response_types, policy.response_types);
+  // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
+  if (auth_method === "none" && grant_types.includes("client_credentials")) {
+    throw invalid_metadata("grant_types client_credentials needs a confidential client: token_endpoint_auth_method none cannot use it (RFC 6749 §4.4)");
+  }
   // RFC 7591 §2.1: the code response type goes with the authorization_code grant, both ways.
   const uses_code = grant_types.includes("authorization_code");
   if (response_types.includes("code") !== uses_code) {
