@@ -49,6 +49,7 @@ export class PathCache<R> {
   }
 
   clear(): void {
+    if (this.young_count + this.old_count === 0) return;
     this.young = fresh(this.slots);
     this.old = fresh(this.slots);
     this.young_count = this.old_count = 0;

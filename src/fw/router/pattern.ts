@@ -7,7 +7,9 @@ export type Token =
   | { kind: "param"; name: string; source: string | null; regex: RegExp | null }
   | { kind: "wildcard"; name: string };
 
-const NAME_CHAR = /[A-Za-z0-9_$]/;
+function is_name_char(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36; // a-z A-Z 0-9 _ $
+}
 
 /**
  * Parses `/users/:id(\\d+)/files/*rest` into tokens. A `:` or `*` starts a parameter only at the
@@ -22,10 +24,9 @@ export function parse_pattern(pattern: string): Token[] {
   const n = pattern.length;
   while (i < n) {
     const c = pattern[i]!;
-    const segment_start = pattern[i - 1] === "/";
-    if (segment_start && (c === ":" || c === "*")) {
+    if (pattern.charCodeAt(i - 1) === 47 && (c === ":" || c === "*")) {
       let end = i + 1;
-      while (end < n && NAME_CHAR.test(pattern[end]!)) end++;
+      while (end < n && is_name_char(pattern.charCodeAt(end))) end++;
       const name = c === "*" ? pattern.slice(i + 1, end) || "*" : pattern.slice(i + 1, end);
       if (name === "") throw new RouterError(`parameter without a name in route ${pattern}`);
       if (names.has(name)) throw new RouterError(`parameter ${name} appears twice in route ${pattern}`);
@@ -51,9 +52,14 @@ export function parse_pattern(pattern: string): Token[] {
       i = end;
       continue;
     }
-    if (c === "?" || c === "#") throw new RouterError(`route must not contain "${c}": ${pattern}`);
-    text += c;
-    i++;
+    // static text, up to and including the next "/"
+    const slash = pattern.indexOf("/", i + 1);
+    const stop = slash === -1 ? n : slash + 1;
+    const run = pattern.slice(i, stop);
+    const bad = /[?#]/.exec(run);
+    if (bad !== null) throw new RouterError(`route must not contain "${bad[0]}": ${pattern}`);
+    text += run;
+    i = stop;
   }
   if (text !== "") tokens.push({ kind: "static", text });
   return tokens;
