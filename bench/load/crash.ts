@@ -30,10 +30,10 @@ function snapshot(file: string): { path: string; remove(): void } {
   return { path: join(dir, "idp.sqlite"), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-type CodeOutcomes = { once: number; refused: number; twice: number; other: string[] };
+export type CodeOutcomes = { once: number; refused: number; twice: number; other: string[] };
 
 /** Presents each code twice at once (`pairs`) or once: at most one 200 each. */
-async function try_codes(base: string, client: Client, codes: { code: string; verifier: string }[], pairs: boolean, ledger: Ledger): Promise<CodeOutcomes> {
+export async function try_codes(base: string, client: Client, codes: { code: string; verifier: string }[], pairs: boolean, ledger: Ledger): Promise<CodeOutcomes> {
   const out: CodeOutcomes = { once: 0, refused: 0, twice: 0, other: [] };
   for (const { code, verifier } of codes) {
     const responses = await Promise.all((pairs ? [0, 1] : [0]).map(() => redeem(base, client, code, verifier, 20_000)));
