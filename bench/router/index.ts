@@ -4,6 +4,7 @@
 // each router measured in a process of its own (see measure.ts).
 import { ADAPTERS } from "./adapters.ts";
 import { CASES, ROUTES } from "./routes.ts";
+import { loadavg } from "node:os";
 import { write_section } from "./results.ts";
 
 const args = process.argv.slice(2);
@@ -15,6 +16,7 @@ const adapters = ADAPTERS.filter((a) => only.length === 0 || only.some((o) => a.
 
 // Rounds go over every router in turn, so a burst of load elsewhere on the machine hits them
 // alike; each cell keeps its best round.
+const load_before = loadavg()[0]!;
 const best = new Map<string, Record<string, number>>();
 for (let round = 1; round <= rounds; round++) {
   for (const adapter of adapters) {
@@ -40,7 +42,9 @@ const table = [`| router | ${columns.join(" | ")} |`, `| --- | ${columns.map(() 
 console.log(table);
 const legend = `ns per lookup: mitata ${stat === "p50" ? "median" : "mean"}, best of ${rounds} rounds, each router in a process of its own. register: µs to add every route to a new router. * generates code at run time (new Function).`;
 console.log(`\n${legend}`);
-if (args.includes("--write")) await write_section(table, `${ROUTES.length} routes (GitHub API + 3 wildcard routes). ${legend}`);
+const load = `load average ${load_before.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`;
+console.log(load);
+if (args.includes("--write")) await write_section(table, `${ROUTES.length} routes (the GitHub API list + 3 wildcard routes). ${legend}`, load);
 
 function format(n: number): string {
   return n < 10 ? n.toFixed(1) : n.toFixed(0);

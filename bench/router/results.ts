@@ -3,14 +3,15 @@ import { cpus } from "node:os";
 
 const FILE = new URL("../RESULTS.md", import.meta.url);
 
-export async function write_section(table: string, legend: string): Promise<void> {
+/** `load` describes the machine load during the run (other processes share it). */
+export async function write_section(table: string, legend: string, load: string): Promise<void> {
   const model = (await Bun.file("/proc/cpuinfo").text().catch(() => "")).match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? "unknown";
   const body = [
     "## Router",
     "",
     "Reproduce: `cd bench && npm install && bun run router/index.ts` (`--write` rewrites this section's numbers).",
     "",
-    `${new Date().toISOString().slice(0, 10)} · ${cpus().length} CPUs (nproc) · ${model} · Bun ${Bun.version}`,
+    `${new Date().toISOString().slice(0, 10)} · ${cpus().length} CPUs (nproc) · ${model} · Bun ${Bun.version} · ${load}`,
     "",
     legend,
     "",
