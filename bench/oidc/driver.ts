@@ -1,0 +1,124 @@
+// The flow driver: runs as its own process (pinned to the load generator's core by index.ts),
+// keeps `concurrency` browsers doing flows for warm-up + measured seconds, and prints one JSON
+// line: flows per second, latency percentiles, and the server's CPU and RSS over the measured
+// window (read from /proc/<server_pid>).
+//
+//   bun bench/oidc/driver.ts '<json DriverInput>'
+import { cpu_seconds } from "../http/wrk.ts";
+import { Browser, endpoints, type Target } from "./flows.ts";
+import { make_client } from "./http.ts";
+import { percentile, rss_kib } from "./proc.ts";
+
+export type DriverInput = {
+  target: Target;
+  kind: "session" | "first-login";
+  concurrency: number;
+  seconds: number;
+  warmup: number;
+  server_pid: number;
+  client: string;
+};
+
+export type DriverResult = {
+  flows: number;
+  seconds: number;
+  flows_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+  first_error: string | null;
+  /** CPU seconds the server used in the measured window. */
+  server_cpu_s: number;
+  /** CPU seconds this driver used in the measured window (is the load generator the limit?). */
+  driver_cpu_s: number;
+  rss_peak_kib: number;
+};
+
+const input = JSON.parse(process.argv[2]!) as DriverInput;
+const send = await make_client(input.client, input.concurrency);
+const ep = await endpoints(send, input.target.base);
+
+let measuring = false;
+let stop = false;
+const latencies: number[] = [];
+let errors = 0;
+let first_error: string | null = null;
+let rss_peak = rss_kib(input.server_pid).rss;
+const sampler = setInterval(() => {
+  rss_peak = Math.max(rss_peak, rss_kib(input.server_pid).rss);
+}, 100);
+
+function failed(error: unknown) {
+  if (!measuring) return;
+  errors++;
+  first_error ??= String(error instanceof Error ? error.message : error).slice(0, 300);
+}
+
+/** Signs a browser in (login + consent on record): the state a session flow starts from. */
+async function signed_in(): Promise<Browser> {
+  const browser = new Browser(send, input.target, ep);
+  await browser.flow(true);
+  return browser;
+}
+
+async function session_worker(first: Browser): Promise<void> {
+  let browser: Browser | null = first;
+  while (!stop) {
+    try {
+      browser ??= await signed_in();
+      const t = performance.now();
+      await browser.flow(false);
+      if (measuring) latencies.push(performance.now() - t);
+    } catch (error) {
+      failed(error);
+      browser = null;
+    }
+  }
+}
+
+async function first_login_worker(): Promise<void> {
+  while (!stop) {
+    try {
+      const t = performance.now();
+      // prompt=consent: the consent page every time, as for a user's first sign-in to the app.
+      await new Browser(send, input.target, ep).flow(true, "consent");
+      if (measuring) latencies.push(performance.now() - t);
+    } catch (error) {
+      failed(error);
+    }
+  }
+}
+
+// Session flows: every browser signs in before the warm-up starts (argon2id logins are not what is measured).
+const browsers = input.kind === "session" ? await Promise.all(Array.from({ length: input.concurrency }, signed_in)) : [];
+const running = Array.from({ length: input.concurrency }, (_, i) => (input.kind === "session" ? session_worker(browsers[i]!) : first_login_worker()));
+await Bun.sleep(input.warmup * 1000);
+measuring = true;
+const cpu0 = cpu_seconds(input.server_pid);
+const me0 = process.cpuUsage();
+const t0 = performance.now();
+rss_peak = rss_kib(input.server_pid).rss;
+await Bun.sleep(input.seconds * 1000);
+const seconds = (performance.now() - t0) / 1000;
+const server_cpu_s = cpu_seconds(input.server_pid) - cpu0;
+const me = process.cpuUsage(me0);
+const flows = latencies.length;
+measuring = false;
+stop = true;
+await Promise.all(running);
+clearInterval(sampler);
+
+const result: DriverResult = {
+  flows,
+  seconds,
+  flows_per_s: flows / seconds,
+  p50_ms: percentile(latencies, 0.5),
+  p99_ms: percentile(latencies, 0.99),
+  errors,
+  first_error,
+  server_cpu_s,
+  driver_cpu_s: (me.user + me.system) / 1e6,
+  rss_peak_kib: rss_peak,
+};
+process.stdout.write(`${JSON.stringify(result)}\n`);
+process.exit(0);

@@ -1,0 +1,109 @@
+// Starting the two providers, each pinned to the server core:
+// - ours: `bun main.ts serve` on a fresh SQLite file (the durable store), seeded with the CLI;
+// - the peer: oidc-provider on Node (peer/server.mjs), in-memory adapter, same client and user.
+import type { Subprocess } from "bun";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pinned } from "../http/wrk.ts";
+import type { Target } from "./flows.ts";
+
+const ROOT = join(import.meta.dir, "../..");
+const BUN = process.execPath;
+export const NODE = process.env.BENCH_NODE ?? "node";
+
+export type Running = { target: Target; proc: Subprocess; pid: number; cleanup: () => void };
+
+export const USERNAME = "bench";
+export const PASSWORD = "correct horse battery staple";
+export const REDIRECT_URI = "http://127.0.0.1:9/cb";
+
+/** The environment of our server and CLI: the durable SQLite file, OWASP argon2id, no request log. */
+function our_env(db: string, port: number, extra: Record<string, string>): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    DATABASE_URL: `sqlite:${db}`,
+    IDP_ISSUER: `http://127.0.0.1:${port}`,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    IDP_PRODUCTION: "true",
+    IDP_LOG_REQUESTS: "false",
+    // Per-client request limits (1,200 tokens a minute by default) would cap the load itself.
+    IDP_RATE_LIMITS: "off",
+    // OWASP Password Storage Cheat Sheet minimum for argon2id = our defaults (m=19 MiB, t=2, p=1).
+    IDP_ARGON2_MEMORY_KIB: "19456",
+    IDP_ARGON2_TIME_COST: "2",
+    ...extra,
+  };
+}
+
+async function cli(env: Record<string, string>, args: string[], stdin?: string): Promise<Record<string, unknown>> {
+  const proc = Bun.spawn([BUN, join(ROOT, "main.ts"), ...args, "--json"], { env, cwd: ROOT, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`idp ${args.join(" ")} exited ${code}: ${err}`);
+  return JSON.parse(out);
+}
+
+async function wait_ready(base: string, proc: Subprocess, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`${what} exited with ${proc.exitCode} before listening`);
+    try {
+      const res = await fetch(`${base}/.well-known/openid-configuration`);
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {}
+    await Bun.sleep(100);
+  }
+  proc.kill("SIGKILL");
+  throw new Error(`${what} did not answer on ${base} within 30 s`);
+}
+
+/** Ours, on a new temporary SQLite file; `bun_flags` e.g. --cpu-prof for profile.ts. */
+export async function start_ours(port: number, cpu: string | undefined, options: { bun_flags?: string[]; env?: Record<string, string> } = {}): Promise<Running> {
+  const dir = mkdtempSync(join(tmpdir(), "idp-bench-"));
+  const env = our_env(join(dir, "idp.sqlite"), port, options.env ?? {});
+  await cli(env, ["migrate"]);
+  await cli(env, ["users", "add", USERNAME, "--password-stdin", "--email", "bench@example.com", "--email-verified", "--name", "Bench User", "--given-name", "Bench", "--family-name", "User"], `${PASSWORD}\n`);
+  const client = await cli(env, ["clients", "add", "--name", "Bench", "--redirect-uri", REDIRECT_URI, "--grant-type", "authorization_code", "--grant-type", "client_credentials", "--scope", "openid profile email"]);
+  const proc = Bun.spawn(pinned(cpu, [BUN, ...(options.bun_flags ?? []), join(ROOT, "main.ts"), "serve"]), { env, cwd: ROOT, stdout: "ignore", stderr: "inherit" });
+  const base = `http://127.0.0.1:${port}`;
+  await wait_ready(base, proc, "our server");
+  return {
+    target: { name: "ours", base, client_id: String(client.client_id), client_secret: String(client.client_secret), redirect_uri: REDIRECT_URI, username: USERNAME, password: PASSWORD },
+    proc,
+    pid: proc.pid,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** The peer, configured with a client and user like ours (its own client_id, a fresh 256-bit secret). */
+export async function start_peer(port: number, cpu: string | undefined): Promise<Running> {
+  const config = { client_id: "bench-peer-client", client_secret: randomBytes(32).toString("base64url"), redirect_uri: REDIRECT_URI, username: USERNAME, password: PASSWORD };
+  const proc = Bun.spawn(pinned(cpu, [NODE, join(import.meta.dir, "peer/server.mjs")]), {
+    env: { ...(process.env as Record<string, string>), PORT: String(port), NODE_ENV: "production", BENCH_CONFIG: JSON.stringify(config) },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  void drain_peer_stderr(proc);
+  const base = `http://127.0.0.1:${port}`;
+  await wait_ready(base, proc, "peer (oidc-provider)");
+  return { target: { name: "peer", base, ...config }, proc, pid: proc.pid, cleanup: () => {} };
+}
+
+/** Shows the peer's errors but not its one-line "unsupported runtime" warning on Node 20. */
+async function drain_peer_stderr(proc: Subprocess<"ignore", "ignore", "pipe">): Promise<void> {
+  for await (const chunk of proc.stderr) {
+    const text = new TextDecoder().decode(chunk);
+    for (const line of text.split("\n")) if (line.trim() !== "" && !/Unsupported runtime|oidc-provider WARNING/.test(line)) console.error(`  peer: ${line}`);
+  }
+}
+
+export async function stop(running: Running): Promise<void> {
+  running.proc.kill("SIGTERM");
+  const timer = setTimeout(() => running.proc.kill("SIGKILL"), 10_000);
+  await running.proc.exited;
+  clearTimeout(timer);
+  running.cleanup();
+}
