@@ -33,6 +33,7 @@ METHODS.forEach((method, index) => (METHOD_INDEX[method] = index));
 const NOT_FOUND: FindResult<never> = Object.freeze({ kind: "not_found" });
 const EMPTY_PARAMS: Params = Object.freeze(Object.create(null));
 
+/** Maps (method, path) to a handler of type T; see the top of this file for the rules. */
 export class Router<T> {
   /** Exact paths of static routes, answered without touching the tree. */
   private readonly statics: Record<string, Slots<Found<T>>> = Object.create(null);
@@ -47,6 +48,7 @@ export class Router<T> {
   /** Capture bounds for the lookup in progress; find is synchronous, so one buffer serves all. */
   private caps = new Int32Array(8);
 
+  /** `path_cache_size`: how many dynamic lookups to remember (default 1024; 0 disables the cache). */
   constructor(options: { path_cache_size?: number } = {}) {
     const size = options.path_cache_size ?? 1024;
     if (!Number.isInteger(size) || size < 0) throw new RouterError(`path_cache_size must be a non-negative integer, got ${size}`);
@@ -58,6 +60,7 @@ export class Router<T> {
     return this.cache === null ? 0 : this.cache.size;
   }
 
+  /** Registers a route; throws RouterError for a bad pattern, an unsafe regex, a duplicate or a name conflict. */
   add(method: Method, path: string, handler: T): void {
     const index = METHOD_INDEX[method];
     if (index === undefined) throw new RouterError(`unknown method ${JSON.stringify(method)}`);
@@ -108,6 +111,7 @@ export class Router<T> {
     return result;
   }
 
+  /** Every registered route in registration order (HEAD routes implied by GET are not listed). */
   routes(): { method: Method; path: string }[] {
     return this.registered.map((r) => ({ method: r.method, path: r.path }));
   }
