@@ -82,6 +82,17 @@ export function assertion_audiences(idp: Provider, endpoint: AuthenticatingEndpo
   return [...new Set([issuer, `${issuer}${PATHS.token}`, `${issuer}${PATHS[endpoint]}`])];
 }
 
+const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+
+/**
+ * The authenticated client of a POST to /token, /revoke or /introspect, whose parameters are
+ * form-encoded (RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662 §2.1).
+ */
+export function authenticated_client(idp: Provider, headers: Headers, body: CredentialParams, endpoint: AuthenticatingEndpoint): Promise<ClientRow> {
+  if (!FORM.test(headers.get("content-type") ?? "")) throw new OAuthError("invalid_request", "send the parameters as application/x-www-form-urlencoded");
+  return authenticate_client(idp, read_credentials(idp, headers.get("authorization"), body), endpoint);
+}
+
 /** Authenticates the client; invalid_client (401) on any failure, with no detail on which part of a secret failed. */
 export async function authenticate_client(idp: Provider, credentials: Credentials, endpoint: AuthenticatingEndpoint = "token"): Promise<ClientRow> {
   const used_basic = credentials.method === "client_secret_basic";

@@ -17,7 +17,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
-import { authenticate_client, read_credentials } from "../client_auth.ts";
+import { authenticated_client } from "../client_auth.ts";
 import { is_public } from "../clients.ts";
 import { OAuthError, invalid_client, invalid_request } from "../errors.ts";
 import { PATHS } from "../metadata.ts";
@@ -32,8 +32,6 @@ export const IntrospectRequest = Fw.Request(
   z.object({ token: param, token_type_hint: param, client_id: param, client_secret: param, client_assertion: param, client_assertion_type: param }),
   { on_invalid: invalid_request },
 );
-
-const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
 export type IntrospectionResponse = {
   active: boolean;
@@ -60,12 +58,7 @@ export const Introspect = (idp: Provider) =>
 
     async call() {
       const input = this.introspect_request;
-      // RFC 7662 §2.1: the parameters are form-encoded.
-      if (!FORM.test(this.headers.get("content-type") ?? "")) {
-        throw new OAuthError("invalid_request", "send the parameters as application/x-www-form-urlencoded");
-      }
-      const credentials = read_credentials(idp, this.headers.get("authorization"), input);
-      const client = await authenticate_client(idp, credentials, "introspect");
+      const client = await authenticated_client(idp, this.headers, input, "introspect");
       if (is_public(client)) throw invalid_client("introspection needs an authenticated client; a public client cannot use it", false, idp.config.issuer);
       if (input.token === undefined || input.token === "") throw new OAuthError("invalid_request", "token is required");
 

@@ -13,7 +13,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
-import { authenticate_client, read_credentials } from "../client_auth.ts";
+import { authenticated_client } from "../client_auth.ts";
 import { OAuthError, invalid_request } from "../errors.ts";
 import { PATHS } from "../metadata.ts";
 import type { Provider } from "../provider.ts";
@@ -28,19 +28,13 @@ export const RevokeRequest = Fw.Request(
   { on_invalid: invalid_request },
 );
 
-const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
-
 export const Revoke = (idp: Provider) =>
   class Revoke extends Fw.Endpoint(RevokeRequest, Fw.Response.Text) {
     static route = `POST ${PATHS.revoke}`;
 
     async call() {
       const input = this.revoke_request;
-      // RFC 7009 §2.1: the parameters are form-encoded, like at /token.
-      if (!FORM.test(this.headers.get("content-type") ?? "")) {
-        throw new OAuthError("invalid_request", "send the parameters as application/x-www-form-urlencoded");
-      }
-      const client = await authenticate_client(idp, read_credentials(idp, this.headers.get("authorization"), input), "revoke");
+      const client = await authenticated_client(idp, this.headers, input, "revoke");
       if (input.token === undefined || input.token === "") throw new OAuthError("invalid_request", "token is required");
       const token = await find_token(idp, input.token);
       if (token !== null && token.client_id === client.client_id && token.revoked_at === null) {

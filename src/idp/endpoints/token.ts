@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
-import { authenticate_client, read_credentials } from "../client_auth.ts";
+import { authenticated_client } from "../client_auth.ts";
 import { allows_grant } from "../clients.ts";
 import { OAuthError, invalid_request } from "../errors.ts";
 import { authorization_code_grant } from "../grants/authorization_code.ts";
@@ -40,8 +40,6 @@ export const TokenRequest = Fw.Request(
   { on_invalid: invalid_request },
 );
 
-const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
-
 type GrantType = (typeof GRANT_TYPES)[number];
 
 const GRANTS: Record<GrantType, (ctx: GrantContext) => Promise<TokenResponse>> = {
@@ -64,11 +62,7 @@ export const Token = (idp: Provider) =>
       headers.set("cache-control", "no-store");
       headers.set("pragma", "no-cache");
       const input = this.token_request;
-      // RFC 6749 §3.2: parameters are sent as application/x-www-form-urlencoded.
-      if (!FORM.test(this.headers.get("content-type") ?? "")) {
-        throw new OAuthError("invalid_request", "send the parameters as application/x-www-form-urlencoded");
-      }
-      const client = await authenticate_client(idp, read_credentials(idp, this.headers.get("authorization"), input), "token");
+      const client = await authenticated_client(idp, this.headers, input, "token");
       const grant_type = input.grant_type;
       if (grant_type === undefined || grant_type === "") throw new OAuthError("invalid_request", "grant_type is required");
       if (!is_grant_type(grant_type)) throw new OAuthError("unsupported_grant_type", `grant_type ${grant_type} is not supported`);
