@@ -52,8 +52,8 @@ export function parse_pattern(pattern: string): Token[] {
       i = end;
       continue;
     }
-    // static text, up to and including the next "/"
-    const slash = pattern.indexOf("/", i + 1);
+    // static text: the rest of this segment and the "/" that ends it
+    const slash = pattern.indexOf("/", i);
     const stop = slash === -1 ? n : slash + 1;
     const run = pattern.slice(i, stop);
     const bad = /[?#]/.exec(run);
