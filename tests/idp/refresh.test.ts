@@ -112,6 +112,20 @@ describe("rotation and replay", () => {
     expect(events[0]).toMatchObject({ outcome: "failure", user_id: t.user.id });
   });
 
+  test("two concurrent refreshes with one token: exactly one succeeds, and the replay revokes the family", async () => {
+    const { row, secret } = await refresh_client();
+    const auth = { method: "basic" as const, client_id: row.client_id, secret };
+    const { code, pkce } = await get_code(t, { scope: "openid offline_access" }, { client_id: row.client_id });
+    const body = (await (await redeem(t, code, pkce!.verifier, auth)).json()) as { refresh_token: string };
+    const form = { grant_type: "refresh_token", refresh_token: body.refresh_token };
+    const responses = await Promise.all(Array.from({ length: 5 }, () => token_request(t, form, auth)));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 400, 400, 400, 400]);
+    const winner = (await responses.find((r) => r.status === 200)!.json()) as { access_token: string };
+    // RFC 9700 §4.14.2 makes no exception for a racing client: the family is gone.
+    expect((await userinfo(t, winner.access_token)).status).toBe(401);
+  });
+
   test("refresh token of another client is invalid_grant, and stays usable by its own", async () => {
     const owner = await refresh_client();
     const other = await refresh_client();
