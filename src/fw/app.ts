@@ -20,6 +20,8 @@ export interface FwConfig {
   max_url_length?: number;
   /** Seconds an idle connection is kept open. Default 30. */
   idle_timeout?: number;
+  /** Most parameters a query string or form body may carry (400 above). Default 1000. */
+  max_params?: number;
   views?: ViewEngine;
   /** Where log lines go (one object per line). Default: JSON lines on stdout. */
   log?: (line: Record<string, unknown>) => void;
@@ -125,6 +127,7 @@ export class App {
   readonly services: AppServices;
   private readonly body_limit: number;
   private readonly max_url_length: number;
+  private readonly max_params: number;
   private readonly chain: Step;
   private readonly fallback = new ErrorHandler();
 
@@ -133,6 +136,7 @@ export class App {
     this.services = { views: config.views, log: config.log ?? json_lines };
     this.body_limit = config.body_limit ?? 1024 * 1024;
     this.max_url_length = config.max_url_length ?? 8192;
+    this.max_params = config.max_params ?? 1000;
     const handlers: Handler[] = [];
     let seen_endpoint = false;
     for (const item of items) {
@@ -201,7 +205,7 @@ export class App {
     context.route = found.route;
     const compiled = found.handler;
     const query_at = url.indexOf("?");
-    const query: Input | undefined = query_at === -1 ? undefined : parse_pairs(url.slice(query_at + 1));
+    const query: Input | undefined = query_at === -1 ? undefined : parse_pairs(url.slice(query_at + 1), this.max_params);
     const params = context.params;
     if (query !== undefined) first_values(query, params);
     for (const key in found.params) params[key] = found.params[key]!;
@@ -222,7 +226,7 @@ export class App {
   }
 
   private async call_with_body(compiled: Compiled, instance: Instance, context: Context, query: Input | undefined, route_params: Params): Promise<Response> {
-    const body = await read_body(context.request.raw, this.body_limit);
+    const body = await read_body(context.request.raw, this.body_limit, this.max_params);
     context.request.body = body;
     this.validate(compiled, instance, Object.assign(Object.create(null), query, body, route_params));
     return this.call(compiled, instance, context);

@@ -22,11 +22,20 @@ function needs_no_decoding(search: string): boolean {
   return true;
 }
 
-export function parse_pairs(search: string): Input {
+/** More than `max_pairs` parameters: 400 (a hash-flooding or CPU-bound parse is refused early). */
+function too_many(max_pairs: number): BadRequest {
+  return new BadRequest(`More than ${max_pairs} parameters`);
+}
+
+export function parse_pairs(search: string, max_pairs = Number.POSITIVE_INFINITY): Input {
   const out: Input = Object.create(null);
   if (search.length === 0) return out;
+  let count = 0;
   if (!needs_no_decoding(search)) {
-    for (const [key, value] of new URLSearchParams(search)) add(out, key, value);
+    for (const [key, value] of new URLSearchParams(search)) {
+      if (++count > max_pairs) throw too_many(max_pairs);
+      add(out, key, value);
+    }
     return out;
   }
   // Same pieces as URLSearchParams, without building it (nothing to decode).
@@ -35,6 +44,7 @@ export function parse_pairs(search: string): Input {
     let to = search.indexOf("&", from);
     if (to === -1) to = search.length;
     if (to > from) {
+      if (++count > max_pairs) throw too_many(max_pairs);
       const eq = search.indexOf("=", from);
       if (eq === -1 || eq > to) add(out, search.slice(from, to), "");
       else add(out, search.slice(from, eq), search.slice(eq + 1, to));
@@ -61,7 +71,7 @@ function media_type(header: string): string {
  * Reads and parses the body. Returns undefined when there is none.
  * JSON must be an object; forms become string/array records; other types are 415.
  */
-export async function read_body(request: Request, limit: number): Promise<Record<string, unknown> | undefined> {
+export async function read_body(request: Request, limit: number, max_pairs = Number.POSITIVE_INFINITY): Promise<Record<string, unknown> | undefined> {
   const length = request.headers.get("content-length");
   if (length !== null && Number(length) > limit) throw new PayloadTooLarge(`Body larger than ${limit} bytes`);
   const content_type = request.headers.get("content-type");
@@ -87,6 +97,6 @@ export async function read_body(request: Request, limit: number): Promise<Record
     if (typeof value !== "object" || value === null || Array.isArray(value)) throw new BadRequest("The JSON body must be an object");
     return value as Record<string, unknown>;
   }
-  if (type === "application/x-www-form-urlencoded") return parse_pairs(text);
+  if (type === "application/x-www-form-urlencoded") return parse_pairs(text, max_pairs);
   throw new UnsupportedMediaType(`Unsupported Content-Type ${type}: use application/json or application/x-www-form-urlencoded`);
 }

@@ -4,6 +4,8 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
+/** A number of requests or attempts per window. */
+const limit = (fallback: number) => z.coerce.number().int().min(1).max(10_000_000).default(fallback);
 const bool = (fallback: boolean) =>
   z.preprocess((v) => (typeof v === "string" ? ["1", "true", "yes", "on"].includes(v.toLowerCase()) : v), z.boolean()).default(fallback);
 
@@ -58,6 +60,39 @@ export const ConfigSchema = z.object({
   shutdown_grace_seconds: z.coerce.number().int().min(0).max(600).default(10),
   /** A request still unanswered after this long gets 503 (e.g. a database that stopped answering without closing). */
   request_timeout_seconds: z.coerce.number().int().min(1).max(600).default(15),
+  /**
+   * Seconds a connection may stay idle or keep sending a request body before it is closed (slow
+   * clients, Slowloris); Bun's own limit. Keep it above request_timeout_seconds.
+   */
+  idle_timeout_seconds: z.coerce.number().int().min(1).max(255).default(30),
+  /** Failed sign-ins, counted in fixed windows in the store (login_throttle.ts). */
+  login_throttle: z
+    .object({
+      window_seconds: seconds(900),
+      /** Failures for one username from one address before both get 429 until the window ends. */
+      max_failures: limit(10),
+      /** Failures from one address (any usernames) before it gets 429 until the window ends. */
+      max_failures_per_ip: limit(100),
+      /** Failures for one username from any address before every attempt for it waits delay_ms. */
+      delay_after: limit(5),
+      delay_ms: z.coerce.number().int().min(0).max(10_000).default(1000),
+    })
+    .prefault({}),
+  /** Request rate limits of the endpoints clients call, per claimed client_id and per address (rate_limit.ts). */
+  rate_limits: z
+    .object({
+      enabled: bool(true),
+      window_seconds: seconds(60),
+      token_per_client: limit(1200),
+      token_per_ip: limit(2400),
+      revoke_per_client: limit(600),
+      revoke_per_ip: limit(1200),
+      introspect_per_client: limit(6000),
+      introspect_per_ip: limit(6000),
+      register_per_client: limit(60),
+      register_per_ip: limit(60),
+    })
+    .prefault({}),
 });
 
 export type Config = z.output<typeof ConfigSchema>;
@@ -89,6 +124,22 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_PURGE_INTERVAL_SECONDS: "purge_interval_seconds",
   IDP_SHUTDOWN_GRACE_SECONDS: "shutdown_grace_seconds",
   IDP_REQUEST_TIMEOUT_SECONDS: "request_timeout_seconds",
+  IDP_IDLE_TIMEOUT_SECONDS: "idle_timeout_seconds",
+  IDP_LOGIN_WINDOW_SECONDS: "login_throttle.window_seconds",
+  IDP_LOGIN_MAX_FAILURES: "login_throttle.max_failures",
+  IDP_LOGIN_MAX_FAILURES_PER_IP: "login_throttle.max_failures_per_ip",
+  IDP_LOGIN_DELAY_AFTER: "login_throttle.delay_after",
+  IDP_LOGIN_DELAY_MS: "login_throttle.delay_ms",
+  IDP_RATE_LIMITS: "rate_limits.enabled",
+  IDP_RATE_LIMIT_WINDOW_SECONDS: "rate_limits.window_seconds",
+  IDP_RATE_LIMIT_TOKEN_PER_CLIENT: "rate_limits.token_per_client",
+  IDP_RATE_LIMIT_TOKEN_PER_IP: "rate_limits.token_per_ip",
+  IDP_RATE_LIMIT_REVOKE_PER_CLIENT: "rate_limits.revoke_per_client",
+  IDP_RATE_LIMIT_REVOKE_PER_IP: "rate_limits.revoke_per_ip",
+  IDP_RATE_LIMIT_INTROSPECT_PER_CLIENT: "rate_limits.introspect_per_client",
+  IDP_RATE_LIMIT_INTROSPECT_PER_IP: "rate_limits.introspect_per_ip",
+  IDP_RATE_LIMIT_REGISTER_PER_CLIENT: "rate_limits.register_per_client",
+  IDP_RATE_LIMIT_REGISTER_PER_IP: "rate_limits.register_per_ip",
 };
 
 export class ConfigError extends Error {

@@ -43,6 +43,7 @@ import { layout_values } from "./pages.ts";
 import { ProtocolHandler } from "./protocol_handler.ts";
 import { create_provider, json_log, type Log, type Provider } from "./provider.ts";
 import { start_purge } from "./purge.ts";
+import { RateLimitHandler } from "./rate_limit_handler.ts";
 import { RegistrationHandler } from "./registration/handler.ts";
 import { SecurityHeadersHandler } from "./security_headers.ts";
 import { openStore } from "./store/open.ts";
@@ -106,6 +107,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     new ProtocolHandler([PATHS.token, PATHS.userinfo, PATHS.revoke, PATHS.introspect]),
   );
   if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
+  // Inside the protocol and registration handlers: a 429 keeps their CORS and no-store headers.
+  if (idp.config.rate_limits.enabled) handlers.push(new RateLimitHandler(idp));
   const endpoints: Item[] = [
     Discovery(idp),
     Jwks(idp),
@@ -154,6 +157,9 @@ export function fw_config(idp: Provider, templates: Record<string, string> = Fw.
     hostname: idp.config.host,
     router: { path_cache_size: idp.config.router.path_cache_size },
     body_limit: idp.config.body_limit,
+    idle_timeout: idp.config.idle_timeout_seconds,
+    // No request of the protocol needs more (an authorization request has about 20).
+    max_params: 100,
     views,
     log: idp.log,
   };

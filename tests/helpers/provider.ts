@@ -16,6 +16,8 @@ export const REDIRECT_URI = "https://rp.example.com/callback";
 
 /** Fast argon2id for tests (the config minimum); production defaults are OWASP's. */
 const TEST_ARGON2 = { memory_kib: 1024, time_cost: 1 };
+/** No wait before sign-in attempts for a username under attack (tests/security checks the wait itself). */
+const TEST_LOGIN_THROTTLE = { delay_ms: 0 };
 
 export type TestClock = { now(): number; advance(seconds: number): void };
 
@@ -56,7 +58,7 @@ export async function start_provider(
   const port = free_port();
   const issuer = `http://127.0.0.1:${port}`;
   const database_url = options.database_url ?? "sqlite::memory:";
-  const config = load_config({}, { issuer, port, host: "127.0.0.1", database_url, signing_algs: ["RS256", "ES256"], log_requests: false, argon2: TEST_ARGON2, ...options.config });
+  const config = load_config({}, { issuer, port, host: "127.0.0.1", database_url, signing_algs: ["RS256", "ES256"], log_requests: false, argon2: TEST_ARGON2, login_throttle: TEST_LOGIN_THROTTLE, ...options.config });
   const store = await openStore(database_url, { migrate: true });
   const clock = test_clock();
 

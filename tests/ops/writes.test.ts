@@ -69,7 +69,7 @@ describe("store calls per step of the flow", () => {
     await raw?.close();
   });
 
-  test("first sign-in: /authorize 1 write, password login 4, consent 4; code exchange 2 (1 atomic update + 1 insert); userinfo 0", async () => {
+  test("first sign-in: /authorize 1 write, password login 4, consent 5; code exchange 4 (2 rate-limit counters, 1 atomic update, 1 insert); userinfo 0", async () => {
     const browser = new Browser();
     const url = new URL("/authorize", served.url);
     for (const [k, v] of Object.entries({ client_id: client.client_id, response_type: "code", redirect_uri: CALLBACK, scope: "openid email", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })) {
@@ -83,8 +83,8 @@ describe("store calls per step of the flow", () => {
 
     const failed = await browser.post(form_action(html)!, { csrf: hidden_field(html, "csrf")!, username: "alice", password: "wrong" });
     expect(failed.status).toBe(200);
-    // Two rate-limit counters and an audit event.
-    expect(counter.take().writes).toBe(3);
+    // Three failure counters (address and username, address, username) and an audit event.
+    expect(counter.take().writes).toBe(4);
 
     const login = await browser.post(form_action(html)!, { csrf: hidden_field(html, "csrf")!, username: "alice", password: PASSWORD });
     expect(login.status).toBe(303);
@@ -96,15 +96,16 @@ describe("store calls per step of the flow", () => {
     counter.take();
     const consent = await browser.post(form_action(consent_html)!, { csrf: hidden_field(consent_html, "csrf")!, decision: "allow" });
     expect(consent.status).toBe(303);
-    // Interaction delete, grant upsert, code insert, session-client insert (for logout).
-    expect(counter.take().writes).toBe(4);
+    // Interaction delete, grant upsert, consent_granted audit event, code insert, session-client insert (for logout).
+    expect(counter.take().writes).toBe(5);
 
     const code = new URL(consent.headers.get("location")!).searchParams.get("code")!;
     const token = await redeem(served.url, client, code, "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk");
     expect(token.status).toBe(200);
     const exchange = counter.take();
-    expect(exchange.writes).toBe(2);
-    expect(exchange.calls.filter((c) => WRITE.test(c)).sort()).toEqual(["consumeCode", "insertToken"]);
+    // The two rate-limit counters (rate_limit.ts: per address, per client; IDP_RATE_LIMITS=off removes them).
+    expect(exchange.writes).toBe(4);
+    expect(exchange.calls.filter((c) => WRITE.test(c)).sort()).toEqual(["consumeCode", "hit", "hit", "insertToken"]);
 
     const { access_token } = (await token.json()) as { access_token: string };
     expect((await userinfo(served.url, access_token)).status).toBe(200);

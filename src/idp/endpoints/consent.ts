@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
+import { record_event } from "../audit.ts";
 import { client_response, error_response, issue_code, record_grant, type ClientResponse } from "../authorization.ts";
 import { claims_beyond_scopes, describe_claims } from "../claims_request.ts";
 import { display_name, safe_link } from "../clients.ts";
@@ -13,6 +14,7 @@ import { respond } from "../form_post.ts";
 import { check_csrf, end_interaction, load_interaction, type Authentication, type Interaction } from "../interactions.ts";
 import { interaction_url, layout_values, redirect_host } from "../pages.ts";
 import type { Provider } from "../provider.ts";
+import { client_ip } from "../proxy.ts";
 import { SCOPE_DESCRIPTIONS, is_known_scope } from "../scopes.ts";
 import { set_page_headers } from "../security_headers.ts";
 import type { ClientRow, UserRow } from "../store/types.ts";
@@ -50,6 +52,7 @@ export const Consent = (idp: Provider) =>
     async allow(interaction: Interaction, authentication: Authentication): Promise<ClientResponse> {
       const request = interaction.request;
       await record_grant(idp, request, authentication.user_id);
+      await record_event(idp, { type: "consent_granted", outcome: "success", user_id: authentication.user_id, client_id: request.client_id, ip: client_ip(this.context, idp.config), details: { scopes: request.scopes } });
       const code = await issue_code(idp, request, authentication);
       return client_response(idp, request, { code });
     }

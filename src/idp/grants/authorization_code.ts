@@ -5,6 +5,7 @@
  * Hot path (benchmarked): one atomic consumeCode, then the token insert(s) and the user lookup
  * together, then one signature. The client was looked up once by the endpoint.
  */
+import { record_event } from "../audit.ts";
 import { allows_grant } from "../clients.ts";
 import { sha256 } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
@@ -27,7 +28,8 @@ async function redeem_code(ctx: GrantContext): Promise<CodeRow> {
     // RFC 6749 §4.1.2 / RFC 9700 §4.5: a code used twice may have been stolen; revoke every
     // token issued from it (refresh tokens included). Only for the client it was issued to, so
     // another client holding a leaked code cannot revoke the user's tokens with it.
-    if (code.client_id === client.client_id) await idp.store.revokeByGrant(code.grant_id, now);
+    const revoked = code.client_id === client.client_id ? await idp.store.revokeByGrant(code.grant_id, now) : 0;
+    await record_event(idp, { type: "code_reuse", outcome: "failure", user_id: code.user_id, client_id: client.client_id, ip: ctx.ip, details: { issued_to: code.client_id, revoked_tokens: revoked } });
     throw new OAuthError("invalid_grant", "the authorization code was already used");
   }
   // RFC 6749 §4.1.3: the code was issued to this client ...
