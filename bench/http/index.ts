@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { machine_line } from "./machine.ts";
 import { print_table, type Cell } from "./table.ts";
-import { has, machine_load, start_server, stop_server, wrk, type Load } from "./wrk.ts";
+import { has, machine_load, start_server, stop_server, wrk, type Load, type Started } from "./wrk.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -47,6 +47,14 @@ const rounds = Number(args.rounds);
 const opts = { threads: Number(args.threads), connections: Number(args.connections), seconds: Number(args.seconds), cpu: args["wrk-cpu"] };
 const results = new Map<string, Load[]>(); // `${server} ${route}` → one Load per round
 let port = 3300;
+let current: Started | undefined;
+// Interrupted: take the server under test down with us.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    current?.proc.kill("SIGKILL");
+    process.exit(130);
+  });
+}
 
 async function check(base: string, server: string): Promise<void> {
   for (const r of routes) {
@@ -76,6 +84,7 @@ for (let round = 0; round < rounds; round++) {
   const order = servers.map((_, i) => servers[(i + round) % servers.length]!);
   for (const server of order) {
     const started = await start_server(join(import.meta.dir, "servers", `${server}.ts`), port++, args["server-cpu"]);
+    current = started;
     try {
       await check(started.base, server);
       for (const r of routes) {
