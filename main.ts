@@ -19,6 +19,12 @@ if (is_server_command(argv)) {
   }
 }
 
+// `idp keys list | head`: a reader that closes the pipe early is not an error.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 const code = await run_cli(argv, {
   stdin: () => Bun.stdin.text(),
   stdout: (text) => void process.stdout.write(text),
