@@ -46,7 +46,8 @@ export async function create_provider(config: Config, options: ProviderOptions =
   const store = options.store ?? (await openStore(config.database_url, { migrate: true, max: config.database_pool_size }));
   // A key signs ID tokens until it is retired; it stays published until they have expired.
   const now = options.now ?? system_now;
-  const keys = await KeyRing.load(store, { algs: config.signing_algs, retire_after_seconds: config.tokens.id_token_ttl, now });
+  // A key signs only once every instance had two polls to publish it (rotated twice within one poll).
+  const keys = await KeyRing.load(store, { algs: config.signing_algs, retire_after_seconds: config.tokens.id_token_ttl, publish_lead_seconds: 2 * config.keys_poll_seconds, now });
   return {
     config,
     store,

@@ -29,6 +29,14 @@ export type KeyRingOptions = {
   retire_grace_seconds?: number;
   /** Keep a `next` key per alg in the JWKS ahead of rotation (default true). */
   publish_next?: boolean;
+  /**
+   * Seconds a key must have been in the store before this instance signs with it (default 0).
+   * Other instances learn of a key by polling, so a key activated soon after it was stored (two
+   * rotations within one poll interval, a key created active) may be missing from their JWKS;
+   * meanwhile the key active before it, still published, keeps signing. The provider sets two
+   * poll intervals.
+   */
+  publish_lead_seconds?: number;
   /** Unix seconds (default: the system clock). */
   now?: () => UnixSeconds;
 };
@@ -54,7 +62,7 @@ type View = {
   all_rows: KeyRow[];
   signers: Map<Alg, { kid: string; sign: Signer }>;
   jwks: Jwks;
-  /** The earliest retire_at among stored retired keys: the next sync deletes it. */
+  /** The earliest retire_at among stored retired keys (the next sync deletes it), or when a held-back key may start signing. */
   cleanup_at: UnixSeconds;
 };
 
@@ -239,8 +247,20 @@ export class KeyRing {
   private async build_view(version: number, all_rows: KeyRow[], now: UnixSeconds): Promise<View> {
     const rows = all_rows.filter(usable).filter((row) => published(row, now));
     const signers = new Map<Alg, { kid: string; sign: Signer }>();
-    for (const [alg, row] of newest_keys(rows)) {
+    const lead = this.options.publish_lead_seconds ?? 0;
+    let sign_later_at = Number.POSITIVE_INFINITY;
+    for (const [alg, newest] of newest_keys(rows)) {
       if (!this.options.algs.includes(alg)) continue;
+      let row = newest;
+      if (lead > 0 && newest.created_at + lead > now) {
+        // Publish before sign (DESIGN §5): another instance may not have this key in its JWKS
+        // yet. Sign with the key active before it while that one stays published longer than
+        // what it signs now lives; a first key (nothing older) signs at once.
+        sign_later_at = Math.min(sign_later_at, newest.created_at + lead);
+        const min_retire_at = now + this.options.retire_after_seconds + lead;
+        const older = rows.filter((r) => r.alg === alg && r.activated_at !== null && r.created_at + lead <= now && (r.status === "active" || (r.retire_at ?? 0) >= min_retire_at));
+        row = older.sort(newest_first)[0] ?? newest;
+      }
       let sign = this.signer_cache.get(row.kid);
       if (!sign) this.signer_cache.set(row.kid, (sign = await make_signer(alg, row.kid, row.private_jwk)));
       signers.set(alg, { kid: row.kid, sign });
@@ -248,7 +268,7 @@ export class KeyRing {
     const live = new Set(rows.map((row) => row.kid));
     for (const kid of this.signer_cache.keys()) if (!live.has(kid)) this.signer_cache.delete(kid);
     for (const kid of this.verify_cache.keys()) if (!live.has(kid)) this.verify_cache.delete(kid);
-    const cleanup_at = Math.min(...all_rows.map((row) => (row.status === "retired" ? (row.retire_at ?? now) : Infinity)));
+    const cleanup_at = Math.min(sign_later_at, ...all_rows.map((row) => (row.status === "retired" ? (row.retire_at ?? now) : Infinity)));
     return { version, rows, all_rows, signers, jwks: build_jwks(rows, now), cleanup_at };
   }
 
