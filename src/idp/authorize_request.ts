@@ -119,6 +119,10 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
 
   const scope = check_scope(single(params, "scope"), client.metadata);
   if (!scope.ok) throw new AuthorizationError(scope.error, scope.description);
+  // OIDC Core §11: offline_access is ignored unless a refresh token can follow — here, unless the
+  // client is registered for the refresh_token grant — so the consent page never promises it.
+  const scopes = allows_grant(client, "refresh_token") ? scope.scopes : scope.scopes.filter((s) => s !== "offline_access");
+  if (scopes.length === 0) throw new AuthorizationError("invalid_scope", "offline_access alone is ignored for a client not registered for the refresh_token grant");
 
   // RFC 7636 §4.4.1; RFC 9700 §2.1.1: PKCE is mandatory for public clients.
   const pkce = check_challenge(single(params, "code_challenge"), single(params, "code_challenge_method"), is_public(client));
@@ -149,7 +153,7 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     client_id: client.client_id,
     redirect_uri,
     response_mode,
-    scopes: scope.scopes,
+    scopes,
     state,
     nonce: nonce === undefined || nonce === "" ? null : nonce,
     code_challenge: pkce.challenge,
