@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { pinned } from "../http/wrk.ts";
 import type { Target } from "./flows.ts";
 
-const ROOT = join(import.meta.dir, "../..");
+/** The provider's tree: this checkout, or BENCH_IDP_ROOT (a copy, to compare a change A/B). */
+const ROOT = process.env.BENCH_IDP_ROOT ?? join(import.meta.dir, "../..");
 const BUN = process.execPath;
 export const NODE = process.env.BENCH_NODE ?? "node";
 
