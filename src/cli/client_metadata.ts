@@ -34,6 +34,9 @@ export type ClientAddOptions = {
   skip_consent: boolean;
   jwks_uri: string | undefined;
   jwks_json: string | undefined;
+  /** May introspect other clients' access tokens (introspect.ts); never registrable over HTTP. */
+  resource_server: boolean;
+  backchannel_logout_uri: string | undefined;
 };
 
 function one_of<T extends string>(option: string, value: string, allowed: readonly T[]): T {
@@ -108,6 +111,18 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
   if (post_logout_redirect_uris.length) metadata.post_logout_redirect_uris = post_logout_redirect_uris;
   if (scope) metadata.scope = scope;
   if (options.skip_consent) metadata.skip_consent = true;
+  if (options.resource_server) {
+    // RFC 7662 §2.1: introspection needs an authenticated caller.
+    if (auth_method === "none") throw new CliError("--resource-server needs an authenticating client (not --auth-method none)");
+    metadata.resource_server = true;
+  }
+  if (options.backchannel_logout_uri !== undefined) {
+    const uri = options.backchannel_logout_uri;
+    // OIDC Back-Channel Logout §2.2: https (http on loopback only here), no fragment.
+    const problem = web_url_problem(uri, { https_only: true }) ?? (uri.includes("#") ? "must not contain a fragment (#...)" : null);
+    if (problem) throw new CliError(`--backchannel-logout-uri "${uri}" ${problem}`);
+    metadata.backchannel_logout_uri = uri;
+  }
 
   if (options.jwks_uri !== undefined && options.jwks_json !== undefined) {
     throw new UsageError("give --jwks-uri or --jwks-json, not both");

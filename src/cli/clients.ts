@@ -16,6 +16,7 @@ export type PublicClient = ClientMetadata & {
   client_id_issued_at: number;
   client_secret_expires_at: number;
   has_secret: boolean;
+  resource_server: boolean;
   created_at: number;
   updated_at: number;
 };
@@ -24,6 +25,8 @@ export function public_client(client: ClientRow): PublicClient {
   return {
     client_id: client.client_id,
     ...client.metadata,
+    // Always shown: whether this client may introspect other clients' access tokens.
+    resource_server: client.metadata.resource_server === true,
     has_secret: client.client_secret_hash !== null,
     client_id_issued_at: client.client_id_issued_at,
     client_secret_expires_at: client.client_secret_expires_at,
@@ -52,6 +55,8 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     skip_consent: { type: "boolean" },
     jwks_uri: { type: "string" },
     jwks_json: { type: "string" },
+    resource_server: { type: "boolean" },
+    backchannel_logout_uri: { type: "string" },
   });
   expect_positionals(positionals, []);
   const metadata = client_metadata({
@@ -65,6 +70,8 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     skip_consent: flags.skip_consent,
     jwks_uri: flags.jwks_uri,
     jwks_json: flags.jwks_json,
+    resource_server: flags.resource_server,
+    backchannel_logout_uri: flags.backchannel_logout_uri,
   });
   const secret = SECRET_AUTH_METHODS.has(metadata.token_endpoint_auth_method ?? "") ? random_token(32) : null;
   const store = await ctx.store();

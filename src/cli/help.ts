@@ -71,7 +71,8 @@ ${COMMON}
                   [--grant-type authorization_code|refresh_token|client_credentials ...]
                   [--post-logout-redirect-uri U ...] [--skip-consent]
                   [--scope "openid profile ..."] [--application-type web|native]
-                  [--jwks-uri URL | --jwks-json JSON]
+                  [--jwks-uri URL | --jwks-json JSON] [--backchannel-logout-uri URL]
+                  [--resource-server]
   idp clients list
   idp clients show <client_id>
   idp clients remove <client_id>
@@ -82,6 +83,11 @@ as a SHA-256 hash) — rotate-secret replaces it and prints the new one once. De
 --auth-method client_secret_basic, --grant-type authorization_code and refresh_token,
 --application-type web. Public clients (--auth-method none) get no secret and must use PKCE.
 private_key_jwt needs --jwks-uri or --jwks-json.
+
+--resource-server lets the client (an API; it must authenticate) introspect access tokens
+issued to other clients at POST /introspect; show lists it as resource_server.
+--backchannel-logout-uri receives a logout token when a user's session ends (OIDC Back-Channel
+Logout); https, or http on localhost, 127.0.0.1 and [::1].
 
 Redirect URIs must be absolute, without a fragment; http is allowed only for localhost,
 127.0.0.1 and [::1]; custom schemes (com.example.app:/callback) only with

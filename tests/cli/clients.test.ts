@@ -195,3 +195,39 @@ describe("idp clients list/show/remove/rotate-secret", () => {
     expect(JSON.stringify(events)).not.toContain(client.client_secret!);
   });
 });
+
+describe("idp clients add --resource-server / --backchannel-logout-uri", () => {
+  test("--resource-server marks the client allowed to introspect others' tokens; show displays it", async () => {
+    const api = (await box.run(["clients", "add", "--json", "--name", "API", "--grant-type", "client_credentials", "--resource-server"])).json<Added>();
+    expect(api.resource_server).toBe(true);
+    expect((await stored(api.client_id))?.metadata.resource_server).toBe(true);
+    expect((await box.run(["clients", "show", api.client_id, "--json"])).json<Added>().resource_server).toBe(true);
+    expect((await box.run(["clients", "show", api.client_id])).stdout).toMatch(/^resource_server:\s+yes$/m);
+    // Not marked: show says so, and the metadata does not carry it.
+    const app = (await add("--json")).json<Added>();
+    expect((await stored(app.client_id))?.metadata).not.toHaveProperty("resource_server");
+    expect((await box.run(["clients", "show", app.client_id])).stdout).toMatch(/^resource_server:\s+no$/m);
+  });
+
+  test("--resource-server needs an authenticating client", async () => {
+    const result = await add("--auth-method", "none", "--resource-server");
+    expect([result.code, result.stderr]).toEqual([1, "error: --resource-server needs an authenticating client (not --auth-method none)\n"]);
+  });
+
+  test("--backchannel-logout-uri is stored when https or loopback http, refused otherwise", async () => {
+    const ok = (await add("--json", "--backchannel-logout-uri", "https://app.example.com/bcl")).json<Added>();
+    expect(ok.backchannel_logout_uri).toBe("https://app.example.com/bcl");
+    expect((await stored(ok.client_id))?.metadata.backchannel_logout_uri).toBe("https://app.example.com/bcl");
+    expect((await add("--json", "--backchannel-logout-uri", "http://127.0.0.1:9000/bcl")).code).toBe(0);
+    const cases: [string, string][] = [
+      ["http://app.example.com/bcl", "must be an https URL"],
+      ["https://app.example.com/bcl#x", "must not contain a fragment"],
+      ["not a url", "is not an absolute URL"],
+    ];
+    for (const [uri, message] of cases) {
+      const result = await add("--backchannel-logout-uri", uri);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`--backchannel-logout-uri "${uri}" ${message}`);
+    }
+  });
+});

@@ -154,6 +154,8 @@ export type ClientMetadata = {
   frontchannel_logout_session_required?: boolean;
   software_id?: string;
   software_version?: string;
+  /** Operator-set (CLI only, never registrable): may introspect other clients' access tokens. */
+  resource_server?: boolean;
   [extension: string]: unknown;
 };
 
