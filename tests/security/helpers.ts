@@ -69,7 +69,7 @@ export async function in_process(overrides: Record<string, unknown> = {}): Promi
     public_client_id: "spa",
     jwt_client_id: "jwt-app",
     jwt_key: privateKey,
-    fetch: (path, init) => app.fetch(new Request(new URL(path, ISSUER), { redirect: "manual", ...init })),
+    fetch: (path, init) => app.fetch(new Request(path.startsWith("/") ? `${ISSUER}${path}` : path, { redirect: "manual", ...init })),
     close: () => store.close(),
   };
 }
