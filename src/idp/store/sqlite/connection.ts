@@ -21,6 +21,10 @@ export function openSqliteDatabase(path: string, busyTimeoutMs: number): Databas
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
+  // Reads through a memory map instead of a read() per page (bench/oidc: /userinfo 10-18% and
+  // /introspect ~6% less server CPU per request). Virtual address space only; pages are the
+  // kernel's page cache, shared with other connections to the file.
+  if (path !== ":memory:") db.exec("PRAGMA mmap_size = 268435456");
   return db;
 }
 
