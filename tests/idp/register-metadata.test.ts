@@ -206,6 +206,8 @@ describe("validate_metadata in production", () => {
     response_types: ["code"],
     scopes: ["openid"],
     signing_algs: ["RS256"],
+    request_object_algs: ["none", "RS256"],
+    assertion_algs: ["RS256"],
     production: true,
   };
   test("loopback http links are refused in production", () => {

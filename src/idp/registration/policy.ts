@@ -11,6 +11,10 @@ export type RegistrationPolicy = {
   readonly response_types: readonly string[];
   readonly scopes: readonly string[];
   readonly signing_algs: readonly string[];
+  /** request_object_signing_alg_values_supported (request_object.ts). */
+  readonly request_object_algs: readonly string[];
+  /** token_endpoint_auth_signing_alg_values_supported (client_assertion.ts). */
+  readonly assertion_algs: readonly string[];
   /** In production, loopback http URLs are refused for logo, policy, terms and jwks_uri. */
   readonly production: boolean;
 };
@@ -28,6 +32,8 @@ export function registration_policy(idp: Provider): RegistrationPolicy {
     response_types: advertised(document, "response_types_supported"),
     scopes: advertised(document, "scopes_supported"),
     signing_algs: idp.keys.signing_algs(),
+    request_object_algs: advertised(document, "request_object_signing_alg_values_supported"),
+    assertion_algs: advertised(document, "token_endpoint_auth_signing_alg_values_supported"),
     production: idp.config.production,
   };
 }

@@ -114,6 +114,18 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   if (alg === "none") throw invalid_metadata("id_token_signed_response_alg none is not allowed: ID Tokens are always signed");
   unsupported("id_token_signed_response_alg", [alg], policy.signing_algs);
 
+  // OIDC Registration §2: request objects and private_key_jwt assertions of this client MUST
+  // use exactly the registered alg (enforced in request_object.ts and client_assertion.ts).
+  if (input.request_object_signing_alg !== undefined) {
+    unsupported("request_object_signing_alg", [input.request_object_signing_alg], policy.request_object_algs);
+    if (input.request_object_signing_alg !== "none" && input.jwks === undefined && input.jwks_uri === undefined) {
+      throw invalid_metadata(`request_object_signing_alg ${input.request_object_signing_alg} needs the client's public keys: jwks or jwks_uri`);
+    }
+  }
+  if (input.token_endpoint_auth_signing_alg !== undefined) {
+    unsupported("token_endpoint_auth_signing_alg", [input.token_endpoint_auth_signing_alg], policy.assertion_algs);
+  }
+
   if (input.subject_type !== undefined && input.subject_type !== "public") {
     throw invalid_metadata(`subject_type "${input.subject_type}" is not supported; use public`);
   }
@@ -156,6 +168,7 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   if (input.subject_type !== undefined) metadata.subject_type = "public";
   const copied = [
     "client_name", "client_uri", "logo_uri", "policy_uri", "tos_uri", "jwks_uri", "default_max_age", "require_auth_time",
+    "request_object_signing_alg", "token_endpoint_auth_signing_alg",
     "backchannel_logout_uri", "backchannel_logout_session_required", "software_id", "software_version",
   ] as const;
   const target: Record<string, unknown> = metadata;

@@ -142,6 +142,8 @@ export type ClientMetadata = {
   subject_type?: "public" | "pairwise";
   id_token_signed_response_alg?: string;
   userinfo_signed_response_alg?: string;
+  /** OIDC Registration §2: request objects must be signed with exactly this alg. */
+  request_object_signing_alg?: string;
   default_max_age?: number;
   require_auth_time?: boolean;
   default_acr_values?: string[];
