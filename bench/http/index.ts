@@ -46,7 +46,6 @@ if (!has("taskset")) console.warn("taskset not found: server and wrk run unpinne
 const rounds = Number(args.rounds);
 const opts = { threads: Number(args.threads), connections: Number(args.connections), seconds: Number(args.seconds), cpu: args["wrk-cpu"] };
 const results = new Map<string, Load[]>(); // `${server} ${route}` → one Load per round
-let port = 3300;
 let current: Started | undefined;
 // Interrupted: take the server under test down with us.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -83,7 +82,7 @@ console.log(`${rounds} rounds × ${servers.length} servers × ${routes.length} r
 for (let round = 0; round < rounds; round++) {
   const order = servers.map((_, i) => servers[(i + round) % servers.length]!);
   for (const server of order) {
-    const started = await start_server(join(import.meta.dir, "servers", `${server}.ts`), port++, args["server-cpu"]);
+    const started = await start_server(join(import.meta.dir, "servers", `${server}.ts`), args["server-cpu"]);
     current = started;
     try {
       await check(started.base, server);

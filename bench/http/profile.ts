@@ -21,7 +21,7 @@ const { values: args } = parseArgs({
 rmSync(args.out, { recursive: true, force: true });
 mkdirSync(args.out, { recursive: true });
 const flags = ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${args.out}`, `--cpu-prof-interval=${args.interval}`];
-const server = await start_server(join(import.meta.dir, "servers", `${args.server}.ts`), 3290, "0", flags);
+const server = await start_server(join(import.meta.dir, "servers", `${args.server}.ts`), "0", flags);
 const load = await wrk(server.base + args.route, { threads: 1, connections: 64, seconds: Number(args.seconds), cpu: "1" }, server.proc.pid);
 await Bun.sleep(500); // let the last connections close before the server writes its profile
 await stop_server(server);

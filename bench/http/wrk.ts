@@ -91,8 +91,17 @@ export async function wrk(url: string, o: WrkOptions, server_pid?: number): Prom
 
 export type Started = { proc: Subprocess; base: string };
 
+/** A port nothing listens on now (the kernel picks it), so a stale server is never measured. */
+export async function free_port(): Promise<number> {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
 /** Starts `bun <file>` with PORT set, waits until it answers `probe`. */
-export async function start_server(file: string, port: number, cpu: string | undefined, bun_flags: string[] = []): Promise<Started> {
+export async function start_server(file: string, cpu: string | undefined, bun_flags: string[] = []): Promise<Started> {
+  const port = await free_port();
   const command = pinned(cpu, [process.execPath, ...bun_flags, file]);
   const proc = Bun.spawn(command, { env: { ...process.env, PORT: String(port), NODE_ENV: "production" }, stdout: "ignore", stderr: "inherit" });
   const base = `http://127.0.0.1:${port}`;
@@ -107,7 +116,7 @@ export async function start_server(file: string, port: number, cpu: string | und
     }
   }
   proc.kill();
-  throw new Error(`${file} did not listen on ${port} within 15 s`);
+  throw new Error(`${file} did not listen on port ${port} within 15 s`);
 }
 
 export async function stop_server(s: Started): Promise<void> {
