@@ -18,7 +18,7 @@ Usage: idp [command] [options]
 Commands:
   serve                      start the server (the default when no command is given)
   migrate                    apply pending database migrations
-  users                      manage end users (add, list, show, remove, set-password)
+  users                      manage end users (add, list, show, remove, set-password, reset-2fa)
   clients                    manage relying parties (add, list, show, remove, rotate-secret)
   keys                       list and rotate signing keys
   registration-token create  create an initial access token for dynamic client registration
@@ -56,10 +56,13 @@ Applies pending migrations to the database named by DATABASE_URL and prints the 
   idp users show <username>
   idp users remove <username>
   idp users set-password <username> --password-stdin
+  idp users reset-2fa <username>
 
 The password is read from standard input (one trailing newline is removed) and must have at
 least 8 characters; it is stored as an argon2id hash. set-password also ends the user's
-sessions and revokes the tokens issued in them. show never prints the password hash or the
+sessions and revokes the tokens issued in them. reset-2fa removes two-step verification (the
+authenticator app and the recovery codes) of a user who lost them, and also ends the user's
+sessions; the user signs in with the password and can set up the app again. show never prints the password hash or the
 TOTP secret. --address-json takes an OIDC address object, e.g.
 '{"street_address":"1 Main St","locality":"Springfield","country":"US"}'.
 

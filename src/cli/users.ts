@@ -1,5 +1,5 @@
 /**
- * `idp users add|list|show|remove|set-password`: end users of the provider.
+ * `idp users add|list|show|remove|set-password|reset-2fa`: end users of the provider.
  * Output never contains the password hash or the TOTP secret (public_user is an allow-list).
  */
 import { z } from "zod";
@@ -182,6 +182,15 @@ async function remove(ctx: CliContext, argv: string[]): Promise<void> {
   ctx.emit({ removed: true, id: user.id, username: user.username }, (write) => write(`Removed user ${user.username}.\n`));
 }
 
+/** Ends every session of the user and revokes the tokens issued in them. */
+async function end_sessions(store: Store, user_id: string): Promise<{ sessions_ended: number; tokens_revoked: number }> {
+  let tokens_revoked = 0;
+  for (const session of await store.listSessionsForUser(user_id)) {
+    tokens_revoked += await store.revokeBySession(session.id_hash);
+  }
+  return { sessions_ended: await store.deleteSessionsForUser(user_id), tokens_revoked };
+}
+
 async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
   const { flags, positionals } = parse_args(argv, { password_stdin: { type: "boolean" } });
   const [username] = expect_positionals(positionals, ["username"]) as [string];
@@ -190,16 +199,32 @@ async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
   const password = await read_password(ctx, flags.password_stdin, "users set-password");
   const password_hash = await hash_password(password, ctx.config().argon2);
   await store.updateUser(user.id, { password_hash });
-  // A password change is often the answer to a compromise: end every session and revoke the
-  // tokens issued in them, so whoever held the old password loses access now.
-  let tokens_revoked = 0;
-  for (const session of await store.listSessionsForUser(user.id)) {
-    tokens_revoked += await store.revokeBySession(session.id_hash);
-  }
-  const sessions_ended = await store.deleteSessionsForUser(user.id);
+  // A password change is often the answer to a compromise: whoever held the old password loses access now.
+  const { sessions_ended, tokens_revoked } = await end_sessions(store, user.id);
   await ctx.audit({ type: "user_password_changed", user_id: user.id, details: { sessions_ended, tokens_revoked } });
   ctx.emit({ id: user.id, username: user.username, sessions_ended, tokens_revoked }, (write) =>
     write(`Changed the password of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),
+  );
+}
+
+/**
+ * For a user who lost their authenticator app and recovery codes (or whose account was taken
+ * over and given someone else's app): removes the TOTP secret and the recovery codes, and ends
+ * the sessions, so the next sign-in is with the password alone and the user can set up the app
+ * again from the account page.
+ */
+async function reset_2fa(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [username] = expect_positionals(positionals, ["username"]) as [string];
+  const store = await ctx.store();
+  const user = await find_user(store, username);
+  if (user.totp_secret === null && user.totp_enabled_at === null) throw new CliError(`user "${user.username}" has no two-step verification to reset`);
+  await store.updateUser(user.id, { totp_secret: null, totp_enabled_at: null });
+  await store.setRecoveryCodes(user.id, []);
+  const { sessions_ended, tokens_revoked } = await end_sessions(store, user.id);
+  await ctx.audit({ type: "two_factor_removed", user_id: user.id, details: { sessions_ended, tokens_revoked } });
+  ctx.emit({ id: user.id, username: user.username, totp_enabled: false, sessions_ended, tokens_revoked }, (write) =>
+    write(`Removed two-step verification and the recovery codes of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),
   );
 }
 
@@ -215,7 +240,9 @@ export async function users_command(ctx: CliContext, sub: string | undefined, ar
       return remove(ctx, argv);
     case "set-password":
       return set_password(ctx, argv);
+    case "reset-2fa":
+      return reset_2fa(ctx, argv);
     default:
-      throw new UsageError(sub ? `unknown users command "${sub}"` : "missing users command (add, list, show, remove, set-password)");
+      throw new UsageError(sub ? `unknown users command "${sub}"` : "missing users command (add, list, show, remove, set-password, reset-2fa)");
   }
 }

@@ -149,6 +149,34 @@ describe("idp users", () => {
     expect(unknown.stderr).toContain('no user "zed"');
   });
 
+  test("reset-2fa removes the TOTP secret and recovery codes, ends the sessions and records two_factor_removed", async () => {
+    await add_alice();
+    const store = await openStore(box.env.DATABASE_URL!);
+    try {
+      const user = (await store.getUserByUsername("alice"))!;
+      const now = Math.floor(Date.now() / 1000);
+      await store.updateUser(user.id, { totp_secret: "JBSWY3DPEHPK3PXP", totp_enabled_at: now });
+      await store.setRecoveryCodes(user.id, ["hash-1", "hash-2"]);
+      await store.createSession({ id_hash: "s1", user_id: user.id, auth_time: now, amr: ["pwd", "otp"], expires_at: now + 3600 });
+      const reset = await box.run(["users", "reset-2fa", "alice", "--json"]);
+      expect(reset.code).toBe(0);
+      expect(reset.json()).toMatchObject({ username: "alice", totp_enabled: false, sessions_ended: 1 });
+      const after = (await store.getUserByUsername("alice"))!;
+      expect([after.totp_secret, after.totp_enabled_at]).toEqual([null, null]);
+      expect(await store.countRecoveryCodes(user.id)).toBe(0);
+      expect(await store.listSessionsForUser(user.id)).toEqual([]);
+      const events = await store.listAuditEvents({ userId: user.id, type: "two_factor_removed" });
+      expect(events.length).toBe(1);
+      expect(events[0]).toMatchObject({ outcome: "success", details: { via: "cli" } });
+    } finally {
+      await store.close();
+    }
+    // Nothing left to reset, and unknown users: exit 1.
+    const again = await box.run(["users", "reset-2fa", "alice"]);
+    expect([again.code, again.stderr]).toEqual([1, 'error: user "alice" has no two-step verification to reset\n']);
+    expect((await box.run(["users", "reset-2fa", "zed"])).stderr).toContain('no user "zed"');
+  });
+
   test("unknown sub-command and unknown flag are usage errors (exit 2)", async () => {
     const sub = await box.run(["users", "rename", "alice"]);
     expect(sub.code).toBe(2);
