@@ -5,7 +5,7 @@
  *
  * The claimed client_id of a form body is read from a copy of the request (the endpoint reads the
  * original), and only when the Authorization header does not name the client already and the body
- * is a small form: a larger one gets 413 from the framework anyway.
+ * is a small form (64 KiB at most, the default body limit): a larger one is counted per address only.
  */
 import { Fw, type Context, type Next } from "../fw/index.ts";
 import type { Provider } from "./provider.ts";
@@ -16,16 +16,31 @@ import { claimed_client_id, count_request, limited_endpoint } from "./rate_limit
 const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 const MAX_FORM_READ = 64 * 1024;
 
-/** The form body of `request`, read from a copy; null when it is not a small form. */
+/** The form body of `request`, read from a copy; null when it is not a form of at most MAX_FORM_READ bytes. */
 async function small_form(request: Request): Promise<URLSearchParams | null> {
   if (request.body === null || !FORM.test(request.headers.get("content-type") ?? "")) return null;
-  const length = Number(request.headers.get("content-length") ?? "NaN");
-  if (!(length > 0 && length <= MAX_FORM_READ)) return null;
+  const length = request.headers.get("content-length");
+  if (length !== null && !(Number(length) <= MAX_FORM_READ)) return null;
+  const body = request.clone().body;
+  if (body === null) return null;
+  // Without a Content-Length (chunked), read at most MAX_FORM_READ bytes of the copy.
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
   try {
-    return new URLSearchParams(await request.clone().text());
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_FORM_READ) return null;
+      chunks.push(value);
+    }
   } catch {
     return null;
+  } finally {
+    void reader.cancel().catch(() => {});
   }
+  return new URLSearchParams(new TextDecoder().decode(Buffer.concat(chunks)));
 }
 
 export class RateLimitHandler extends Fw.Handler {

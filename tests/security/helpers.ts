@@ -29,9 +29,19 @@ export type InProcess = {
   /** A private_key_jwt client and its signing key. */
   jwt_client_id: string;
   jwt_key: CryptoKey;
+  /** The provider's clock (unix seconds); `advance` moves it. */
+  clock: { now(): number; advance(seconds: number): void };
   fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Another instance of the provider on the same store (counters, sessions and keys shared). */
+  instance(): Promise<(path: string, init?: RequestInit) => Promise<Response>>;
   close(): Promise<void>;
 };
+
+type Fetch = (path: string, init?: RequestInit) => Promise<Response>;
+
+function fetcher(app: ReturnType<typeof build_app>): Fetch {
+  return (path, init) => app.fetch(new Request(path.startsWith("/") ? `${ISSUER}${path}` : path, { redirect: "manual", ...init }));
+}
 
 export async function in_process(overrides: Record<string, unknown> = {}): Promise<InProcess> {
   const config = load_config({}, {
@@ -46,7 +56,9 @@ export async function in_process(overrides: Record<string, unknown> = {}): Promi
     ...overrides,
   });
   const store = await openStore(config.database_url, { migrate: true });
-  const idp = await create_provider(config, { store, log: () => {} });
+  let offset = 0;
+  const clock = { now: () => Math.floor(Date.now() / 1000) + offset, advance: (seconds: number) => void (offset += seconds) };
+  const idp = await create_provider(config, { store, log: () => {}, now: clock.now });
   const app = build_app(idp);
   await store.createUser({ username: "alice", password_hash: await hash_password(PASSWORD, config.argon2), email: "alice@example.com" });
   const secret = random_token(32);
@@ -69,7 +81,9 @@ export async function in_process(overrides: Record<string, unknown> = {}): Promi
     public_client_id: "spa",
     jwt_client_id: "jwt-app",
     jwt_key: privateKey,
-    fetch: (path, init) => app.fetch(new Request(path.startsWith("/") ? `${ISSUER}${path}` : path, { redirect: "manual", ...init })),
+    clock,
+    fetch: fetcher(app),
+    instance: async () => fetcher(build_app(await create_provider(config, { store, log: () => {}, now: clock.now }))),
     close: () => store.close(),
   };
 }
