@@ -13,7 +13,11 @@
  * (login_required with prompt=none). A user who has no authenticator app cannot satisfy it: the
  * sign-in stops on an error page that says how to set one up (no code is issued).
  *
- * `acr` is put in the ID Token only when the client sent acr_values (it is optional, §2).
+ * A client's registered `default_acr_values` (OIDC Registration §2) stand in for acr_values when
+ * a request has none (authorize_request.ts).
+ *
+ * `acr` is put in the ID Token only when the client sent acr_values, or has default_acr_values
+ * (it is optional, §2).
  */
 export const ACR_PASSWORD = "pwd";
 export const ACR_TWO_FACTORS = "mfa";

@@ -6,7 +6,8 @@
  * requested response mode.
  *
  * Accepted and not acted on: `display` (one page design fits every display), `ui_locales` and
- * `claims_locales` (pages and claims are in one language); see `needs_step_up` for acr_values.
+ * `claims_locales` (pages and claims are in one language); see `needs_step_up` for acr_values
+ * (the client's default_acr_values when the request has none).
  */
 import { allows_grant, allows_response_type, has_redirect_uri, is_public } from "./clients.ts";
 import { expected_sub, parse_claims_request, type ClaimsRequest } from "./claims_request.ts";
@@ -147,6 +148,11 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     throw new AuthorizationError("invalid_request", "id_token_hint and the sub of the claims request name different users");
   }
 
+  // OIDC Registration §2: default_acr_values applies when the request has no acr_values.
+  const acr_values = (single(params, "acr_values") ?? "").split(" ").filter(Boolean);
+  const default_acr_values = client.metadata.default_acr_values;
+  if (acr_values.length === 0 && Array.isArray(default_acr_values)) acr_values.push(...default_acr_values.filter((value) => typeof value === "string"));
+
   const login_hint = single(params, "login_hint")?.trim() ?? "";
   const nonce = single(params, "nonce");
   return {
@@ -164,6 +170,6 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     // A hint, not an input: one that cannot be a username is dropped.
     login_hint: login_hint === "" || login_hint.length > 256 ? null : login_hint,
     claims,
-    acr_values: (single(params, "acr_values") ?? "").split(" ").filter(Boolean),
+    acr_values,
   };
 }

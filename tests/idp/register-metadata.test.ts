@@ -208,6 +208,7 @@ describe("validate_metadata in production", () => {
     signing_algs: ["RS256"],
     request_object_algs: ["none", "RS256"],
     assertion_algs: ["RS256"],
+    acr_values: ["mfa", "pwd"],
     production: true,
   };
   test("loopback http links are refused in production", () => {

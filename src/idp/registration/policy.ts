@@ -15,6 +15,8 @@ export type RegistrationPolicy = {
   readonly request_object_algs: readonly string[];
   /** token_endpoint_auth_signing_alg_values_supported (client_assertion.ts). */
   readonly assertion_algs: readonly string[];
+  /** acr_values_supported (acr.ts), for default_acr_values. */
+  readonly acr_values: readonly string[];
   /** In production, loopback http URLs are refused for logo, policy, terms and jwks_uri. */
   readonly production: boolean;
 };
@@ -34,6 +36,7 @@ export function registration_policy(idp: Provider): RegistrationPolicy {
     signing_algs: idp.keys.signing_algs(),
     request_object_algs: advertised(document, "request_object_signing_alg_values_supported"),
     assertion_algs: advertised(document, "token_endpoint_auth_signing_alg_values_supported"),
+    acr_values: advertised(document, "acr_values_supported"),
     production: idp.config.production,
   };
 }

@@ -47,6 +47,7 @@ export const METADATA_SHAPE = {
   subject_type: z.string().min(1).max(32).optional(),
   default_max_age: z.number().int().min(0).max(TEN_YEARS).optional(),
   require_auth_time: z.boolean().optional(),
+  default_acr_values: word_list.optional(),
   scope: z.string().max(1000).optional(),
   backchannel_logout_uri: url.optional(),
   backchannel_logout_session_required: z.boolean().optional(),

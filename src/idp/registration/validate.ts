@@ -126,6 +126,10 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
     unsupported("token_endpoint_auth_signing_alg", [input.token_endpoint_auth_signing_alg], policy.assertion_algs);
   }
 
+  // OIDC Registration §2: the acr_values of requests that send none (authorize_request.ts).
+  const default_acr_values = input.default_acr_values === undefined ? undefined : distinct(input.default_acr_values);
+  if (default_acr_values !== undefined) unsupported("default_acr_values", default_acr_values, policy.acr_values);
+
   if (input.subject_type !== undefined && input.subject_type !== "public") {
     throw invalid_metadata(`subject_type "${input.subject_type}" is not supported; use public`);
   }
@@ -166,6 +170,7 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   if (input.jwks !== undefined) metadata.jwks = check_jwks(input.jwks);
   if (scope !== undefined) metadata.scope = scope;
   if (input.subject_type !== undefined) metadata.subject_type = "public";
+  if (default_acr_values !== undefined && default_acr_values.length > 0) metadata.default_acr_values = default_acr_values;
   const copied = [
     "client_name", "client_uri", "logo_uri", "policy_uri", "tos_uri", "jwks_uri", "default_max_age", "require_auth_time",
     "request_object_signing_alg", "token_endpoint_auth_signing_alg",
