@@ -9,7 +9,8 @@ export async function write_section(table: string, legend: string, load: string)
   const body = [
     "## Router",
     "",
-    "Reproduce: `cd bench && npm install && bun run router/index.ts` (`--write` rewrites this section's numbers).",
+    "Reproduce: `cd bench && npm install && bun run router/index.ts --rounds=7` (prints the table; `--write` also rewrites",
+    "this section's numbers, keeping the notes below them; router names as arguments measure only those).",
     "",
     `${new Date().toISOString().slice(0, 10)} · ${cpus().length} CPUs (nproc) · ${model} · Bun ${Bun.version} · ${load}`,
     "",
@@ -18,6 +19,7 @@ export async function write_section(table: string, legend: string, load: string)
     table,
     "",
     "<!-- router-notes -->",
+    "",
     "",
   ].join("\n");
   const file = Bun.file(FILE);
