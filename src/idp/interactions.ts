@@ -101,11 +101,15 @@ export function expired_interaction(): PageError {
   );
 }
 
-/** Loads an interaction for the browser that started it; a PageError otherwise. */
-export async function load_interaction(idp: Provider, id: string, cookies: Bun.CookieMap): Promise<Interaction> {
+/**
+ * Loads an interaction for the browser that started it; a PageError otherwise. Null for the
+ * account page's own sign-in (account/second_factor.ts): it has no authorization request, and
+ * its pages are /account/login and the two-factor page.
+ */
+export async function load_interaction(idp: Provider, id: string, cookies: Bun.CookieMap): Promise<Interaction | null> {
   const row = await idp.store.getInteraction(id);
   if (row === null || row.expires_at <= idp.now()) throw expired_interaction();
-  const params = row.params as unknown as { request: AuthorizationRequest; binding_hash: string };
+  const params = row.params as unknown as { request?: AuthorizationRequest; binding_hash: string };
   const binding = read_cookie(cookies, INTERACTION_COOKIE);
   if (binding === null || !constant_time_equal(sha256(binding), params.binding_hash)) {
     throw new PageError(
@@ -115,6 +119,7 @@ export async function load_interaction(idp: Provider, id: string, cookies: Bun.C
       "access_denied",
     );
   }
+  if (params.request === undefined) return null;
   return {
     id: row.id,
     request: { ...REQUEST_DEFAULTS, ...params.request },

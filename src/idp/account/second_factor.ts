@@ -98,6 +98,7 @@ export async function load_pending(idp: Provider, id: string, cookies: Bun.Cooki
     csrf = csrf_token(binding, id);
   } else {
     interaction = await load_interaction(idp, id, cookies);
+    if (interaction === null) throw expired_interaction();
     csrf = interaction.csrf;
   }
   const user = params.second_factor === undefined ? null : await idp.store.getUserById(params.second_factor.user_id);

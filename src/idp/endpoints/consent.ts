@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
+import { account_url } from "../account/session.ts";
 import { record_event } from "../audit.ts";
 import { client_response, error_response, issue_code, record_grant, type ClientResponse } from "../authorization.ts";
 import { claims_beyond_scopes, describe_claims } from "../claims_request.ts";
@@ -33,6 +34,8 @@ export const Consent = (idp: Provider) =>
       const input = this.consent_request;
       const interaction = await load_interaction(idp, input.id, this.cookies);
       const status = this.request.method === "POST" ? 303 : 302;
+      // The account page's own sign-in asks no consent: its sign-in page is /account/login.
+      if (interaction === null) return this.redirect_to(account_url(idp, "login"), status);
       const authentication = interaction.authentication;
       if (authentication === null) return this.redirect_to(interaction_url(idp, interaction.id, "login"), status);
       const [client, user] = await Promise.all([idp.store.getClient(interaction.request.client_id), idp.store.getUserById(authentication.user_id)]);

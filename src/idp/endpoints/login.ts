@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
 import { after_password } from "../account/second_factor.ts";
+import { account_url } from "../account/session.ts";
 import { login_prefill, next_step } from "../authorization.ts";
 import { display_name } from "../clients.ts";
 import { verify_password_or_dummy } from "../crypto/passwords.ts";
@@ -40,6 +41,8 @@ export const Login = (idp: Provider) =>
     async call() {
       const input = this.login_request;
       const interaction = await load_interaction(idp, input.id, this.cookies);
+      // The account page's own sign-in has no application: its sign-in page is /account/login.
+      if (interaction === null) return this.redirect_to(account_url(idp, "login"), this.request.method === "POST" ? 303 : 302);
       const client = await idp.store.getClient(interaction.request.client_id);
       if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", 400, "invalid_client");
       if (this.request.method === "GET") return this.page(interaction, client, login_prefill(interaction.request), null);
