@@ -1,4 +1,4 @@
-// Router benchmark: `cd bench && bun run router/index.ts [--rounds=N] [--avg] [--write] [name filter...]`
+// Router benchmark: `cd bench && ../node_modules/.bin/bun run router/index.ts [--rounds=N] [--avg] [--write] [name filter...]`
 // (`--write` updates the Router section of bench/RESULTS.md).
 // Lookups of five kinds and registration of the whole route set, for our router and its peers,
 // each router measured in a process of its own (see measure.ts).

@@ -1,5 +1,5 @@
 // Measures one router in a process of its own, so no router's JIT profile depends on another's.
-// Usage: bun run router/measure.ts <adapter name> [avg|p50]; prints JSON {case: ns}.
+// Usage: ../node_modules/.bin/bun run router/measure.ts <adapter name> [avg|p50]; prints JSON {case: ns}.
 import { bench, do_not_optimize, run } from "mitata";
 import { ADAPTERS } from "./adapters.ts";
 import { CASES, ROUTES } from "./routes.ts";

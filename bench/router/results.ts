@@ -9,8 +9,8 @@ export async function write_section(table: string, legend: string, load: string)
   const body = [
     "## Router",
     "",
-    "Reproduce: `cd bench && npm install && bun run router/index.ts --rounds=7` (prints the table; `--write` also rewrites",
-    "this section's numbers, keeping the notes below them; router names as arguments measure only those).",
+    "Reproduce: `cd bench && npm install && ../node_modules/.bin/bun run router/index.ts --rounds=7` (prints the table; `--write` also",
+    "rewrites this section's numbers, keeping the notes below them; router names as arguments measure only those).",
     "",
     `${new Date().toISOString().slice(0, 10)} · ${cpus().length} CPUs (nproc) · ${model} · Bun ${Bun.version} · ${load}`,
     "",
