@@ -180,7 +180,6 @@ export class App {
     const context = new Exchange(new Incoming(method, path, url, raw, server), this.services);
     let response: Response | Promise<Response>;
     try {
-      if (url.length > this.max_url_length) throw new URITooLong(`URL longer than ${this.max_url_length} characters`);
       response = this.chain(context);
     } catch (thrown) {
       response = this.fallback.render(thrown, context);
@@ -196,6 +195,9 @@ export class App {
 
   private dispatch(context: Context): Response | Promise<Response> {
     const { method, path, url } = context.request;
+    // Checked here, inside the handler chain, so a 414 gets what every answer gets (security
+    // headers, request id, log line, the app's error shape).
+    if (url.length > this.max_url_length) throw new URITooLong(`URL longer than ${this.max_url_length} characters`);
     const found = this.router.find(method, path);
     if (found.kind !== "found") {
       if (found.kind === "method_not_allowed") throw new MethodNotAllowed(method, found.allowed);
@@ -285,7 +287,10 @@ export function start(config: FwConfig, items: readonly Item[]): Running {
     port: config.port ?? 3000,
     hostname: config.hostname ?? "127.0.0.1",
     development: false,
-    maxRequestBodySize: app["body_limit"],
+    // Twice the limit: a declared Content-Length over body_limit is refused by Fw (413 in the
+    // app's error shape, which handlers may turn into a protocol error); Bun's own bare 413 is
+    // only the backstop for chunked bodies far over it.
+    maxRequestBodySize: app["body_limit"] * 2,
     idleTimeout: config.idle_timeout ?? 30,
     fetch: app.answer,
     error: () => new Response(JSON.stringify({ error: "internal_server_error", message: "Internal server error" }), {
