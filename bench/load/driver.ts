@@ -52,8 +52,8 @@ export type DriverOptions = {
   ledger: Ledger;
   /** Per-request timeout (ms): a request still unanswered is recorded as "timeout". */
   timeout_ms: number;
-  /** Called with every ID Token received (the relying party's check). */
-  on_id_token?: (id_token: string, nonce: string) => Promise<void>;
+  /** Called with every ID Token received (the relying party's check) and the instance that issued it. */
+  on_id_token?: (id_token: string, nonce: string, base: string) => Promise<void>;
   /** Pause after a failed flow (ms), so a refusing server is not hammered in a tight loop. */
   backoff_ms?: number;
 };
@@ -159,7 +159,7 @@ export async function run_flow(o: DriverOptions, user: User): Promise<void> {
   o.ledger.redeemed.set(code, { code, access_token: body.access_token, id_token: body.id_token, nonce, at: Date.now() });
   if (o.on_id_token) {
     try {
-      await o.on_id_token(body.id_token, nonce);
+      await o.on_id_token(body.id_token, nonce, back);
     } catch (error) {
       throw new FlowError("id_token", 200, (error as Error).message);
     }

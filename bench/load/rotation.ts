@@ -7,7 +7,9 @@
  *
  * The relying party verifies each ID Token as it arrives with jose against its cached JWKS,
  * fetched again (from the instances in turn) when the token names an unknown kid. Afterwards
- * every ID Token is verified once more against a fresh JWKS from each instance.
+ * every ID Token is verified once more against a fresh JWKS from each instance. The strictest
+ * check runs too: each ID Token against the JWKS of another instance (on SQLite: the same one)
+ * fetched right after the token arrived.
  */
 import { cli_json, type ServerProcess } from "../../tests/ops/process.ts";
 import { new_ledger, run_load } from "./driver.ts";
@@ -36,13 +38,16 @@ export async function rotation(kind: "sqlite" | "postgres"): Promise<{ text: str
     if (kind === "postgres") servers.push(await start({ ...env, IDP_ISSUER: issuer }));
     const bases = servers.map((x) => x.url);
     const rp = new RelyingParty(bases, issuer, client.client_id);
-    const options = { bases, client, users, timeout_ms: s.timeout_ms, on_id_token: (t: string, n: string) => rp.verify(t, n) };
+    // The RP's own check (cached JWKS), and the JWKS of another instance fetched right after receipt.
+    const other = (base: string) => bases.find((b) => b !== base) ?? base;
+    const on_id_token = async (t: string, n: string, base: string) => void (await Promise.all([rp.verify(t, n), rp.verify_fresh(t, n, other(base))]));
+    const options = { bases, client, users, timeout_ms: s.timeout_ms, on_id_token };
     const warm = new_ledger();
     await warm_up({ ...options, ledger: warm }, users.length);
 
     const ledger = new_ledger();
     const stop = new AbortController();
-    const quiet = progress(ledger, `rotation ${kind}`, 5000, () => `, kids ${rp.stats.kids.size}, RP failures ${rp.stats.failures.length}`);
+    const quiet = progress(ledger, `rotation ${kind}`, 5000, () => `, kids ${rp.stats.kids.size}, RP failures ${rp.stats.failures.length}, on receipt ${rp.stats.fresh.failures.length}`);
     const t0 = performance.now();
     const loading = run_load({ ...options, ledger }, s.concurrency, stop.signal);
     // On a fixed schedule: a rotation that takes longer than ROTATE_EVERY overlaps the next one.
@@ -78,6 +83,7 @@ export async function rotation(kind: "sqlite" | "postgres"): Promise<{ text: str
     const checks: [string, boolean][] = [
       ["every rotation succeeded", rotated.length === rotations && rotated.every((r) => r.ok)],
       ["no ID Token failed the RP's verification", rp.stats.failures.length === 0 && rp.stats.verified === tokens],
+      ["every ID Token verifies against another instance's JWKS fetched on receipt", rp.stats.fresh.failures.length === 0 && rp.stats.fresh.verified === tokens],
       ["every ID Token verifies afterwards against each instance's JWKS", Object.values(late).every((n) => n === 0)],
       ["no failed flow", ledger.failures.length === 0],
       ["no error log line", server_errors.length === 0],
@@ -89,8 +95,8 @@ export async function rotation(kind: "sqlite" | "postgres"): Promise<{ text: str
       describe_settings({ ...s, duration_s: Math.round(wall_s) }),
       "",
       table(
-        ["flows", "flows/s", "failed flows", "ID Tokens", "distinct kids signing", "RP JWKS fetches", "refetches for an unknown kid", "RP verification failures", "failures against a fresh JWKS afterwards"],
-        [[String(ledger.flows.length), (ledger.flows.length / wall_s).toFixed(1), String(ledger.failures.length), String(tokens), String(rp.stats.kids.size), String(rp.stats.jwks_fetches), String(rp.stats.refetches_for_unknown_kid), String(rp.stats.failures.length), Object.values(late).join(" / ")]],
+        ["flows", "flows/s", "failed flows", "ID Tokens", "distinct kids signing", "RP JWKS fetches", "refetches for an unknown kid", "RP verification failures", "failures against another instance's JWKS on receipt", "failures against a fresh JWKS afterwards"],
+        [[String(ledger.flows.length), (ledger.flows.length / wall_s).toFixed(1), String(ledger.failures.length), String(tokens), String(rp.stats.kids.size), String(rp.stats.jwks_fetches), String(rp.stats.refetches_for_unknown_kid), String(rp.stats.failures.length), String(rp.stats.fresh.failures.length), Object.values(late).join(" / ")]],
       ),
       "",
       `Rotations (\`keys rotate\`, seconds into the load → new RS256 kid, CLI time): ${rotated.map((r) => (r.ok ? `${r.at_s.toFixed(0)} s → ${r.rs256.slice(0, 8)}… (${(r.ms / 1000).toFixed(1)} s)` : `${r.at_s.toFixed(0)} s FAILED ${r.error}`)).join("; ")}.`,
@@ -98,7 +104,9 @@ export async function rotation(kind: "sqlite" | "postgres"): Promise<{ text: str
       table(["latency (ms)", "count", "p50", "p99"], latency_rows(ledger)),
       "",
     );
-    if (rp.stats.failures.length > 0) out.push("RP failures:", ...rp.stats.failures.slice(0, 5).map((f) => `- kid ${f.kid.slice(0, 8)}…: ${f.error}`), "");
+    for (const [what, list] of [["RP failures", rp.stats.failures], ["Failures against another instance's JWKS on receipt", rp.stats.fresh.failures]] as const) {
+      if (list.length > 0) out.push(`${what}:`, ...list.slice(0, 5).map((f) => `- kid ${f.kid.slice(0, 8)}…: ${f.error}`), "");
+    }
     if (ledger.failures.length > 0) out.push("Failed flows:", ...[...failure_counts(ledger)].map(([k, n]) => `- ${n} × ${k}`), "");
     out.push(verdict(checks), "");
   } finally {

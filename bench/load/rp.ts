@@ -6,10 +6,18 @@
  */
 import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet } from "jose";
 
-export type RpStats = { verified: number; failures: { kid: string; error: string }[]; jwks_fetches: number; refetches_for_unknown_kid: number; kids: Set<string> };
+export type RpStats = {
+  verified: number;
+  failures: { kid: string; error: string }[];
+  jwks_fetches: number;
+  refetches_for_unknown_kid: number;
+  kids: Set<string>;
+  /** verify_fresh: tokens checked against a JWKS fetched just after they arrived, and failures. */
+  fresh: { verified: number; failures: { kid: string; error: string }[] };
+};
 
 export class RelyingParty {
-  readonly stats: RpStats = { verified: 0, failures: [], jwks_fetches: 0, refetches_for_unknown_kid: 0, kids: new Set() };
+  readonly stats: RpStats = { verified: 0, failures: [], jwks_fetches: 0, refetches_for_unknown_kid: 0, kids: new Set(), fresh: { verified: 0, failures: [] } };
   private keys: ReturnType<typeof createLocalJWKSet> | undefined;
   private fetching: Promise<void> | undefined;
   private turn = 0;
@@ -56,6 +64,23 @@ export class RelyingParty {
       this.stats.verified++;
     } catch (error) {
       this.stats.failures.push({ kid, error: `${(error as Error).name}: ${(error as Error).message}` });
+      throw error;
+    }
+  }
+
+  /**
+   * The strictest reading: the JWKS fetched from `base` just after the token arrived, no cache.
+   * With several instances, `base` is another instance than the one that signed.
+   */
+  async verify_fresh(id_token: string, nonce: string, base: string): Promise<void> {
+    const kid = String(JSON.parse(Buffer.from(id_token.split(".")[0]!, "base64url").toString()).kid);
+    try {
+      const response = await fetch(`${base}/.well-known/jwks.json`, { signal: AbortSignal.timeout(10_000) });
+      const { payload } = await jwtVerify(id_token, createLocalJWKSet((await response.json()) as JSONWebKeySet), { issuer: this.issuer, audience: this.client_id });
+      if (payload.nonce !== nonce) throw new Error("nonce mismatch");
+      this.stats.fresh.verified++;
+    } catch (error) {
+      this.stats.fresh.failures.push({ kid, error: `${(error as Error).name}: ${(error as Error).message}` });
       throw error;
     }
   }
