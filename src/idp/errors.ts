@@ -119,3 +119,8 @@ export function describe_issues(issues: readonly FieldIssue[]): string {
 export function invalid_request(issues: readonly FieldIssue[]): OAuthError {
   return new OAuthError("invalid_request", describe_issues(issues));
 }
+
+/** `on_invalid` of the sign-in and account page forms: the error page, never the framework's 422. */
+export function invalid_form(issues: readonly FieldIssue[]): PageError {
+  return new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`);
+}

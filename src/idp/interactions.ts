@@ -8,9 +8,9 @@
  * tied to this browser AND this interaction, so a token copied from the attacker's own
  * interaction is foreign here. Checked in constant time.
  */
-import { createHmac } from "node:crypto";
 import { INTERACTION_COOKIE, cookie_options, read_cookie } from "./cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "./crypto/secrets.ts";
+import { check_form_token, form_token } from "./csrf.ts";
 import { PageError } from "./errors.ts";
 import type { Provider } from "./provider.ts";
 import type { ClaimsRequest } from "./claims_request.ts";
@@ -129,19 +129,12 @@ export async function load_interaction(idp: Provider, id: string, cookies: Bun.C
 }
 
 export function csrf_token(binding: string, id: string): string {
-  return createHmac("sha256", binding).update(`csrf:${id}`).digest("base64url");
+  return form_token(binding, `csrf:${id}`);
 }
 
 /** Rejects a form whose CSRF token is missing or not this interaction's (403 page). */
 export function check_csrf(interaction: Interaction, given: string | undefined): void {
-  if (given === undefined || !constant_time_equal(given, interaction.csrf)) {
-    throw new PageError(
-      "This form has expired",
-      "The form was not sent from this sign-in page. Go back to the application and start again.",
-      403,
-      "access_denied",
-    );
-  }
+  check_form_token(given, interaction.csrf, "The form was not sent from this sign-in page. Go back to the application and start again.");
 }
 
 export async function record_authentication(idp: Provider, id: string, authentication: Authentication): Promise<void> {

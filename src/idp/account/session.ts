@@ -7,10 +7,8 @@
  * cannot carry the token; a new session (after a sign-in) gives a new token. SameSite=Lax on the
  * cookie is a second line: cross-site POSTs do not carry it at all.
  */
-import { createHmac } from "node:crypto";
 import { SESSION_COOKIE, read_cookie } from "../cookies.ts";
-import { constant_time_equal } from "../crypto/secrets.ts";
-import { PageError } from "../errors.ts";
+import { check_form_token, form_token } from "../csrf.ts";
 import type { Provider } from "../provider.ts";
 import { current_session, type ActiveSession } from "../sessions.ts";
 
@@ -30,7 +28,7 @@ export function account_url(idp: Provider, path: keyof typeof ACCOUNT_PATHS = "h
 }
 
 export function account_csrf(session_cookie: string): string {
-  return createHmac("sha256", session_cookie).update("account-csrf").digest("base64url");
+  return form_token(session_cookie, "account-csrf");
 }
 
 /** The signed-in user of this browser with the form token; null when nobody is signed in. */
@@ -43,12 +41,5 @@ export async function account_session(idp: Provider, cookies: Bun.CookieMap): Pr
 
 /** Rejects an account form whose token is missing or not this session's (403 page). */
 export function check_account_csrf(session: AccountSession, given: string | undefined): void {
-  if (given === undefined || !constant_time_equal(given, session.csrf)) {
-    throw new PageError(
-      "This form has expired",
-      "The form was not sent from your account page, or you signed in again since it was opened. Open your account page and try again.",
-      403,
-      "access_denied",
-    );
-  }
+  check_form_token(given, session.csrf, "The form was not sent from your account page, or you signed in again since it was opened. Open your account page and try again.");
 }

@@ -6,14 +6,14 @@
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf } from "../account/session.ts";
-import { PageError, describe_issues } from "../errors.ts";
+import { invalid_form } from "../errors.ts";
 import type { Provider } from "../provider.ts";
 import { client_ip } from "../proxy.ts";
 
 export const AccountGrantsRequest = Fw.Request(
   "AccountGrantsRequest",
   z.object({ csrf: z.string().max(256).optional(), client_id: z.string().min(1).max(256) }),
-  { on_invalid: (issues) => new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`) },
+  { on_invalid: invalid_form },
 );
 
 export const AccountGrants = (idp: Provider) =>

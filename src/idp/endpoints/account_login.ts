@@ -12,8 +12,9 @@ import { AMR_PASSWORD, begin_for_account, has_totp, sign_in } from "../account/s
 import { ACCOUNT_PATHS, account_session, account_url } from "../account/session.ts";
 import { INTERACTION_COOKIE, cookie_options, read_cookie } from "../cookies.ts";
 import { verify_password_or_dummy } from "../crypto/passwords.ts";
-import { constant_time_equal, random_token } from "../crypto/secrets.ts";
-import { PageError, describe_issues } from "../errors.ts";
+import { random_token } from "../crypto/secrets.ts";
+import { check_form_token } from "../csrf.ts";
+import { invalid_form } from "../errors.ts";
 import { csrf_token } from "../interactions.ts";
 import { check_login_allowed, record_login_failure } from "../login_throttle.ts";
 import { layout_values } from "../pages.ts";
@@ -24,7 +25,7 @@ import { WRONG_CREDENTIALS } from "./login.ts";
 export const AccountLoginRequest = Fw.Request(
   "AccountLoginRequest",
   z.object({ username: z.string().max(256).optional(), password: z.string().max(4096).optional(), csrf: z.string().max(256).optional() }),
-  { on_invalid: (issues) => new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`) },
+  { on_invalid: invalid_form },
 );
 
 const CSRF_PURPOSE = "account-login";
@@ -40,9 +41,7 @@ export const AccountLogin = (idp: Provider) =>
         return this.page("", null);
       }
       const binding = read_cookie(this.cookies, INTERACTION_COOKIE);
-      if (binding === null || input.csrf === undefined || !constant_time_equal(input.csrf, csrf_token(binding, CSRF_PURPOSE))) {
-        throw new PageError("This form has expired", "The sign-in form was not sent from this page. Open your account page and try again.", 403, "access_denied");
-      }
+      check_form_token(input.csrf, binding === null ? null : csrf_token(binding, CSRF_PURPOSE), "The sign-in form was not sent from this page. Open your account page and try again.");
       const username = (input.username ?? "").trim();
       const ip = client_ip(this.context, idp.config);
       await check_login_allowed(idp, ip, username);

@@ -9,7 +9,7 @@ import { Fw } from "../../fw/index.ts";
 import { account_values } from "../account/page.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../account/session.ts";
 import { hash_password, verify_password } from "../crypto/passwords.ts";
-import { PageError, describe_issues } from "../errors.ts";
+import { invalid_form } from "../errors.ts";
 import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
 import type { Provider } from "../provider.ts";
 import { client_ip } from "../proxy.ts";
@@ -22,7 +22,7 @@ export const AccountPasswordRequest = Fw.Request(
     new_password: z.string().max(4096).optional(),
     confirm_password: z.string().max(4096).optional(),
   }),
-  { on_invalid: (issues) => new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`) },
+  { on_invalid: invalid_form },
 );
 
 /** NIST SP 800-63B §5.1.1.2: at least 8 characters, no other composition rules. */

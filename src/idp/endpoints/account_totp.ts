@@ -13,7 +13,7 @@ import { Fw } from "../../fw/index.ts";
 import { account_values } from "../account/page.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../account/session.ts";
 import { verify_password } from "../crypto/passwords.ts";
-import { PageError, describe_issues } from "../errors.ts";
+import { invalid_form } from "../errors.ts";
 import { check_login_allowed, record_login_failure } from "../login_throttle.ts";
 import { layout_values } from "../pages.ts";
 import type { Provider } from "../provider.ts";
@@ -29,7 +29,7 @@ export const AccountTotpRequest = Fw.Request(
     code: z.string().max(64).optional(),
     password: z.string().max(4096).optional(),
   }),
-  { on_invalid: (issues) => new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`) },
+  { on_invalid: invalid_form },
 );
 
 export const AccountTotp = (idp: Provider) =>

@@ -10,7 +10,7 @@ import { record_event } from "../audit.ts";
 import { client_response, error_response, issue_code, record_grant, type ClientResponse } from "../authorization.ts";
 import { claims_beyond_scopes, describe_claims } from "../claims_request.ts";
 import { display_name, safe_link } from "../clients.ts";
-import { PageError, describe_issues } from "../errors.ts";
+import { PageError, invalid_form } from "../errors.ts";
 import { respond } from "../form_post.ts";
 import { check_csrf, end_interaction, load_interaction, type Authentication, type Interaction } from "../interactions.ts";
 import { interaction_url, layout_values, redirect_host } from "../pages.ts";
@@ -23,7 +23,7 @@ import type { ClientRow, UserRow } from "../store/types.ts";
 export const ConsentRequest = Fw.Request(
   "ConsentRequest",
   z.object({ id: z.string().max(128), decision: z.enum(["allow", "deny"]).optional(), csrf: z.string().max(256).optional() }),
-  { on_invalid: (issues) => new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`) },
+  { on_invalid: invalid_form },
 );
 
 export const Consent = (idp: Provider) =>

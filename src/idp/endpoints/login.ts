@@ -10,7 +10,7 @@ import { account_url } from "../account/session.ts";
 import { login_prefill, next_step } from "../authorization.ts";
 import { display_name } from "../clients.ts";
 import { verify_password_or_dummy } from "../crypto/passwords.ts";
-import { PageError, describe_issues } from "../errors.ts";
+import { PageError, invalid_form } from "../errors.ts";
 import { respond } from "../form_post.ts";
 import { check_csrf, end_interaction, load_interaction, record_authentication, type Interaction } from "../interactions.ts";
 import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
@@ -29,7 +29,7 @@ export const LoginRequest = Fw.Request(
     password: z.string().max(4096).optional(),
     csrf: z.string().max(256).optional(),
   }),
-  { on_invalid: (issues) => new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`) },
+  { on_invalid: invalid_form },
 );
 
 export const WRONG_CREDENTIALS = "Wrong username or password.";

@@ -10,8 +10,8 @@ import { AMR_TWO_FACTORS, check_second_factor, load_pending, sign_in, type Pendi
 import { account_url } from "../account/session.ts";
 import { next_step } from "../authorization.ts";
 import { display_name } from "../clients.ts";
-import { constant_time_equal } from "../crypto/secrets.ts";
-import { PageError, describe_issues } from "../errors.ts";
+import { check_form_token } from "../csrf.ts";
+import { invalid_form } from "../errors.ts";
 import { respond } from "../form_post.ts";
 import { end_interaction, expired_interaction, record_authentication } from "../interactions.ts";
 import { interaction_url, layout_values } from "../pages.ts";
@@ -28,7 +28,7 @@ export const TwoFactorRequest = Fw.Request(
     recovery_code: z.string().max(64).optional(),
     csrf: z.string().max(256).optional(),
   }),
-  { on_invalid: (issues) => new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`) },
+  { on_invalid: invalid_form },
 );
 
 export const TwoFactor = (idp: Provider) =>
@@ -46,9 +46,7 @@ export const TwoFactor = (idp: Provider) =>
       }
       if (this.request.method === "GET") return this.page(pending, null, false);
 
-      if (input.csrf === undefined || !constant_time_equal(input.csrf, pending.csrf)) {
-        throw new PageError("This form has expired", "The form was not sent from this sign-in page. Go back and start again.", 403, "access_denied");
-      }
+      check_form_token(input.csrf, pending.csrf, "The form was not sent from this sign-in page. Go back and start again.");
       const ip = client_ip(this.context, idp.config);
       const client_id = pending.interaction?.request.client_id ?? null;
       const failure = await check_second_factor(idp, user, input, ip, client_id);

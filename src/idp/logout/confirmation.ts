@@ -15,11 +15,11 @@
  * works in the browser that holds this session, and only for these values. Compared in constant
  * time.
  */
-import { createHmac } from "node:crypto";
 import { display_name } from "../clients.ts";
 import { SESSION_COOKIE, read_cookie } from "../cookies.ts";
 import { constant_time_equal } from "../crypto/secrets.ts";
-import { PageError } from "../errors.ts";
+import { check_form_token, expired_form, form_token } from "../csrf.ts";
+import type { PageError } from "../errors.ts";
 import type { Provider } from "../provider.ts";
 import type { ActiveSession } from "../sessions.ts";
 import type { ValidLogout } from "./request.ts";
@@ -47,7 +47,7 @@ export function needs_confirmation(request: ValidLogout, active: ActiveSession):
 
 export function logout_csrf(session_cookie: string, fields: ConfirmFields): string {
   const message = ["logout", fields.client_id, fields.post_logout_redirect_uri, fields.state].map((part) => encodeURIComponent(part)).join(":");
-  return createHmac("sha256", session_cookie).update(message).digest("base64url");
+  return form_token(session_cookie, message);
 }
 
 /** The CSRF token for this browser's session, or null when it sends no session cookie. */
@@ -56,19 +56,15 @@ export function csrf_for(cookies: Bun.CookieMap, fields: ConfirmFields): string 
   return value === null ? null : logout_csrf(value, fields);
 }
 
+const FORGED_ADVICE = "The sign-out form was not sent from this browser's sign-out page. Go back to the application and sign out again.";
+
 export function forged_form(): PageError {
-  return new PageError(
-    "This form has expired",
-    "The sign-out form was not sent from this browser's sign-out page. Go back to the application and sign out again.",
-    403,
-    "access_denied",
-  );
+  return expired_form(FORGED_ADVICE);
 }
 
 /** Rejects (403 page) a token that is missing or not this session's token for these values. */
 export function check_logout_csrf(cookies: Bun.CookieMap, fields: ConfirmFields, given: string | undefined): void {
-  const expected = csrf_for(cookies, fields);
-  if (given === undefined || given === "" || expected === null || !constant_time_equal(given, expected)) throw forged_form();
+  check_form_token(given, csrf_for(cookies, fields), FORGED_ADVICE);
 }
 
 /** Values of views/logout.eta (besides the layout's). */
