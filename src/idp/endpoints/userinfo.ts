@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
+import { bearer_credentials } from "../bearer.ts";
 import { claims_for } from "../claims.ts";
 import { requested_claims } from "../claims_request.ts";
 import { BearerError, describe_issues } from "../errors.ts";
@@ -11,9 +12,6 @@ import { PATHS } from "../metadata.ts";
 import type { Provider } from "../provider.ts";
 import { split_scope } from "../scopes.ts";
 import { find_access_token } from "../tokens.ts";
-
-/** RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token. */
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export const Userinfo = (idp: Provider) => {
   const realm = idp.config.issuer;
@@ -25,13 +23,7 @@ export const Userinfo = (idp: Provider) => {
 
     async call() {
       this.response.headers.set("cache-control", "no-store");
-      const header = this.headers.get("authorization");
-      let token: string | null = null;
-      if (header !== null && /^bearer(\s|$)/i.test(header)) {
-        const match = BEARER.exec(header);
-        if (match === null) throw new BearerError("invalid_request", "malformed Bearer credentials", realm);
-        token = match[1]!;
-      }
+      let token = bearer_credentials(this.headers.get("authorization"), realm);
       // Only the body counts (§2.2); the URI query form (§2.3) is not supported.
       const body = this.request.body as { access_token?: unknown } | undefined;
       if (typeof body?.access_token === "string") {

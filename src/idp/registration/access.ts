@@ -7,21 +7,17 @@
  *   create` (RFC 7591 §3). It may register any number of clients until it expires.
  * - /register/:client_id: the registration access token issued with that client (RFC 7592 §1).
  */
+import { bearer_credentials } from "../bearer.ts";
 import { sha256 } from "../crypto/secrets.ts";
 import { BearerError } from "../errors.ts";
 import type { Provider } from "../provider.ts";
 import type { ClientRow } from "../store/types.ts";
 
-/** RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token. */
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-
 /** The Bearer token of the request; a challenge without error code when there is none (§3.1). */
 export function bearer_token(idp: Provider, authorization: string | null, what: string): string {
-  const realm = idp.config.issuer;
-  if (authorization === null || !/^bearer(\s|$)/i.test(authorization)) throw new BearerError(null, `${what} is required`, realm);
-  const match = BEARER.exec(authorization);
-  if (match === null) throw new BearerError("invalid_request", "malformed Bearer credentials", realm);
-  return match[1]!;
+  const token = bearer_credentials(authorization, idp.config.issuer);
+  if (token === null) throw new BearerError(null, `${what} is required`, idp.config.issuer);
+  return token;
 }
 
 /** RFC 7591 §3: checks the initial access token of a registration request. */
