@@ -87,7 +87,7 @@ export async function sustained(kind: "sqlite" | "postgres", s: Settings = setti
         `Driver vs database: ${JSON.stringify(matched)}; half-written rows: ${JSON.stringify(stored.bad_rows)}; consumed without token: ${stored.consumed_without_token}.`,
         `Server: logged statuses ${JSON.stringify(statuses)}; error log lines: ${server_errors.length}.`,
         "",
-        table(["server RSS (MiB)", ...rss.map(([k]) => k)], [["", ...rss.map(([, v]) => v.toFixed(0))]]),
+        table(["server RSS", ...rss.map(([k]) => k)], [["MiB", ...rss.map(([, v]) => v.toFixed(0))]]),
         "",
         verdict(checks),
         "",
