@@ -5,6 +5,7 @@
 import type { ClientMetadata, JsonObject } from "../idp/store/types.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { redirect_uri_problems, web_url_problem, type ApplicationType } from "../idp/redirect_uris.ts";
+import { backchannel_uri_problem } from "../idp/logout/backchannel.ts";
 
 export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
@@ -118,8 +119,8 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
   }
   if (options.backchannel_logout_uri !== undefined) {
     const uri = options.backchannel_logout_uri;
-    // OIDC Back-Channel Logout §2.2: https (http on loopback only here), no fragment.
-    const problem = web_url_problem(uri, { https_only: true }) ?? (uri.includes("#") ? "must not contain a fragment (#...)" : null);
+    // The rule the provider applies when it calls the URI (OIDC Back-Channel Logout §2.2: no fragment).
+    const problem = backchannel_uri_problem(uri);
     if (problem) throw new CliError(`--backchannel-logout-uri "${uri}" ${problem}`);
     metadata.backchannel_logout_uri = uri;
   }
