@@ -35,5 +35,5 @@ if (run === undefined) {
 }
 const head = header(scenario!);
 const { text, ok } = await run();
-process.stdout.write(`${head}${text}\n`);
+process.stdout.write(`${head}\n${text}\n`);
 process.exit(ok ? 0 : 1);

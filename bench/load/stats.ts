@@ -54,6 +54,7 @@ export function header(scenario: string): string {
     `### ${scenario} — ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`,
     "",
     `Machine: ${machine_line().replace(/, wrk.*$/, "")} · load average before: ${load_average()}`,
+    "",
     `Command: \`${[...env, "node_modules/.bin/bun run bench/load/index.ts", scenario].join(" ")}\``,
     "",
   ].join("\n");
