@@ -69,6 +69,15 @@ describe("key rotation across instances polling one database", () => {
     await expect(jwtVerify(later, createLocalJWKSet(jwks(b)), { currentDate: new Date(clock * 1000) })).resolves.toBeDefined();
   });
 
+  test("keys stored together at first start count as one: rotating LEAD seconds later switches the signer", async () => {
+    const [store] = await shared(1);
+    const ring = await KeyRing.load(store!, server);
+    const next = ring.list().find((key) => key.status === "next")!.kid;
+    clock += LEAD; // the first active key is LEAD old, the next key (stored with it) one second less
+    await ring.rotate("RS256");
+    expect(ring.active_kid("RS256")).toBe(next);
+  });
+
   test("a first key signs at once (there is no older one)", async () => {
     const [store] = await shared(1);
     const ring = await KeyRing.load(store!, server);

@@ -255,10 +255,13 @@ export class KeyRing {
       if (lead > 0 && newest.created_at + lead > now) {
         // Publish before sign (DESIGN §5): another instance may not have this key in its JWKS
         // yet. Sign with the key active before it while that one stays published longer than
-        // what it signs now lives; a first key (nothing older) signs at once.
+        // what it signs now lives; a first key (nothing older) signs at once. Keys stored
+        // within a second of each other (`after()` spaces their created_at) count as one.
         sign_later_at = Math.min(sign_later_at, newest.created_at + lead);
         const min_retire_at = now + this.options.retire_after_seconds + lead;
-        const older = rows.filter((r) => r.alg === alg && r.activated_at !== null && r.created_at + lead <= now && (r.status === "active" || (r.retire_at ?? 0) >= min_retire_at));
+        const older = rows.filter(
+          (r) => r.alg === alg && r.activated_at !== null && r.created_at < newest.created_at - 1 && r.created_at + lead <= now && (r.status === "active" || (r.retire_at ?? 0) >= min_retire_at),
+        );
         row = older.sort(newest_first)[0] ?? newest;
       }
       let sign = this.signer_cache.get(row.kid);
