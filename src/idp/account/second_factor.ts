@@ -11,14 +11,17 @@
  */
 import { Fw } from "../../fw/index.ts";
 import { requires_two_factors } from "../acr.ts";
+import { next_step } from "../authorization.ts";
 import { INTERACTION_COOKIE, cookie_options, read_cookie } from "../cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
 import { PageError } from "../errors.ts";
-import { csrf_token, expired_interaction, load_interaction, type CookieToSet, type Interaction } from "../interactions.ts";
+import { respond, type ResponderPage } from "../form_post.ts";
+import { csrf_token, end_interaction, expired_interaction, load_interaction, record_authentication, type CookieToSet, type Interaction } from "../interactions.ts";
 import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
+import { interaction_url } from "../pages.ts";
 import type { Provider } from "../provider.ts";
 import { end_session_by_cookie, start_session } from "../sessions.ts";
-import type { JsonObject, SessionRow, UserRow } from "../store/types.ts";
+import type { ClientRow, JsonObject, SessionRow, UserRow } from "../store/types.ts";
 import { use_recovery_code, verify_totp } from "../totp.ts";
 
 /** What the interaction keeps between the password and the code. */
@@ -163,4 +166,20 @@ export async function sign_in(
   await clear_login_failures(idp, ip, user.username);
   await idp.store.addAuditEvent({ type: "login", outcome: "success", user_id: user.id, client_id, ip: ip || null, at: idp.now(), details: { amr } });
   return started;
+}
+
+/**
+ * After the sign-in of an application's interaction (the password, or the password and the code):
+ * what comes next with the new session — the response to the client, which ends the
+ * interaction, or the consent page.
+ */
+export async function continue_after_sign_in(page: ResponderPage, idp: Provider, client: ClientRow, interaction: Interaction, session: SessionRow) {
+  const authentication = { user_id: session.user_id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
+  const step = await next_step(idp, client, interaction.request, authentication, { login: true, consent: false });
+  if (step.kind === "redirect") {
+    await end_interaction(idp, interaction.id);
+    return respond(page, idp, step.response, 303);
+  }
+  await record_authentication(idp, interaction.id, authentication);
+  return page.redirect_to(interaction_url(idp, interaction.id, step.kind), 303);
 }

@@ -5,20 +5,18 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
-import { after_password } from "../account/second_factor.ts";
+import { AMR_PASSWORD, after_password, continue_after_sign_in, sign_in } from "../account/second_factor.ts";
 import { account_url } from "../account/session.ts";
-import { login_prefill, next_step } from "../authorization.ts";
+import { login_prefill } from "../authorization.ts";
 import { display_name } from "../clients.ts";
 import { verify_password_or_dummy } from "../crypto/passwords.ts";
 import { PageError, invalid_form } from "../errors.ts";
-import { respond } from "../form_post.ts";
-import { check_csrf, end_interaction, load_interaction, record_authentication, type Interaction } from "../interactions.ts";
-import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
+import { check_csrf, load_interaction, type Interaction } from "../interactions.ts";
+import { check_login_allowed, record_login_failure } from "../login_throttle.ts";
 import { interaction_url, layout_values } from "../pages.ts";
 import type { Provider } from "../provider.ts";
 import { client_ip } from "../proxy.ts";
 import { set_page_headers } from "../security_headers.ts";
-import { end_session_by_cookie, start_session } from "../sessions.ts";
 import type { ClientRow } from "../store/types.ts";
 
 export const LoginRequest = Fw.Request(
@@ -67,19 +65,9 @@ export const Login = (idp: Provider) =>
       if (second_factor !== null) return this.redirect_to(second_factor, 303);
 
       // A new login replaces the browser's previous session (session fixation, and a different user).
-      await end_session_by_cookie(idp, this.cookies);
-      const { session, cookie } = await start_session(idp, user, ["pwd"]);
+      const { session, cookie } = await sign_in(idp, this.cookies, user, AMR_PASSWORD, ip, client.client_id);
       this.set_cookie(cookie.name, cookie.value, cookie.options);
-      await clear_login_failures(idp, ip, username);
-      await idp.store.addAuditEvent({ type: "login", outcome: "success", user_id: user.id, client_id: client.client_id, ip: ip || null, at: idp.now() });
-      const authentication = { user_id: user.id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
-      const step = await next_step(idp, client, interaction.request, authentication, { login: true, consent: false });
-      if (step.kind === "redirect") {
-        await end_interaction(idp, interaction.id);
-        return respond(this, idp, step.response, 303);
-      }
-      await record_authentication(idp, interaction.id, authentication);
-      return this.redirect_to(interaction_url(idp, interaction.id, step.kind), 303);
+      return continue_after_sign_in(this, idp, client, interaction, session);
     }
 
     page(interaction: Interaction, client: ClientRow, username: string, error: string | null) {

@@ -6,14 +6,12 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
-import { AMR_TWO_FACTORS, check_second_factor, load_pending, sign_in, type Pending } from "../account/second_factor.ts";
+import { AMR_TWO_FACTORS, check_second_factor, continue_after_sign_in, load_pending, sign_in, type Pending } from "../account/second_factor.ts";
 import { account_url } from "../account/session.ts";
-import { next_step } from "../authorization.ts";
 import { display_name } from "../clients.ts";
 import { check_form_token } from "../csrf.ts";
 import { invalid_form } from "../errors.ts";
-import { respond } from "../form_post.ts";
-import { end_interaction, expired_interaction, record_authentication } from "../interactions.ts";
+import { expired_interaction } from "../interactions.ts";
 import { interaction_url, layout_values } from "../pages.ts";
 import type { Provider } from "../provider.ts";
 import { client_ip } from "../proxy.ts";
@@ -65,14 +63,7 @@ export const TwoFactor = (idp: Provider) =>
       }
       const client = await idp.store.getClient(interaction.request.client_id);
       if (client === null) throw expired_interaction();
-      const authentication = { user_id: user.id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
-      const step = await next_step(idp, client, interaction.request, authentication, { login: true, consent: false });
-      if (step.kind === "redirect") {
-        await end_interaction(idp, interaction.id);
-        return respond(this, idp, step.response, 303);
-      }
-      await record_authentication(idp, interaction.id, authentication);
-      return this.redirect_to(interaction_url(idp, interaction.id, step.kind), 303);
+      return continue_after_sign_in(this, idp, client, interaction, session);
     }
 
     async page(pending: Pending, error: string | null, recovery_open: boolean) {
