@@ -11,16 +11,14 @@ import { Fw } from "../../fw/index.ts";
 import { AMR_PASSWORD, begin_for_account, has_totp, sign_in } from "../account/second_factor.ts";
 import { ACCOUNT_PATHS, account_session, account_url } from "../account/session.ts";
 import { INTERACTION_COOKIE, cookie_options, read_cookie } from "../cookies.ts";
-import { verify_password_or_dummy } from "../crypto/passwords.ts";
+import { WRONG_CREDENTIALS, check_credentials } from "../credentials.ts";
 import { random_token } from "../crypto/secrets.ts";
 import { check_form_token } from "../csrf.ts";
 import { invalid_form } from "../errors.ts";
 import { csrf_token } from "../interactions.ts";
-import { check_login_allowed, record_login_failure } from "../login_throttle.ts";
 import { layout_values } from "../pages.ts";
 import type { Provider } from "../provider.ts";
 import { client_ip } from "../proxy.ts";
-import { WRONG_CREDENTIALS } from "./login.ts";
 
 export const AccountLoginRequest = Fw.Request(
   "AccountLoginRequest",
@@ -44,15 +42,8 @@ export const AccountLogin = (idp: Provider) =>
       check_form_token(input.csrf, binding === null ? null : csrf_token(binding, CSRF_PURPOSE), "The sign-in form was not sent from this page. Open your account page and try again.");
       const username = (input.username ?? "").trim();
       const ip = client_ip(this.context, idp.config);
-      await check_login_allowed(idp, ip, username);
-      const user = username === "" ? null : await idp.store.getUserByUsername(username);
-      const ok = await verify_password_or_dummy(input.password ?? "", user?.password_hash ?? null, idp.config.argon2);
-      idp.metrics.login(ok && user !== null ? "success" : "failure");
-      if (!ok || user === null) {
-        await record_login_failure(idp, ip, username);
-        await idp.store.addAuditEvent({ type: "login", outcome: "failure", user_id: user?.id ?? null, client_id: null, ip: ip || null, at: idp.now() });
-        return this.page(username, WRONG_CREDENTIALS);
-      }
+      const user = await check_credentials(idp, username, input.password ?? "", ip, null);
+      if (user === null) return this.page(username, WRONG_CREDENTIALS);
       if (has_totp(user)) {
         const { url, cookie } = await begin_for_account(idp, user, this.cookies);
         this.set_cookie(cookie.name, cookie.value, cookie.options);

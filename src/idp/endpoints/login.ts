@@ -1,7 +1,6 @@
 /**
  * GET|POST /interaction/:id/login: the sign-in page. A wrong password and an unknown username
- * get the same page, message and (argon2id) work, so the page does not reveal which usernames
- * exist (OWASP Authentication Cheat Sheet).
+ * get the same page, message and (argon2id) work (credentials.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
@@ -9,10 +8,9 @@ import { AMR_PASSWORD, after_password, continue_after_sign_in, sign_in } from ".
 import { account_url } from "../account/session.ts";
 import { login_prefill } from "../authorization.ts";
 import { display_name } from "../clients.ts";
-import { verify_password_or_dummy } from "../crypto/passwords.ts";
+import { WRONG_CREDENTIALS, check_credentials } from "../credentials.ts";
 import { PageError, invalid_form } from "../errors.ts";
 import { check_csrf, load_interaction, type Interaction } from "../interactions.ts";
-import { check_login_allowed, record_login_failure } from "../login_throttle.ts";
 import { interaction_url, layout_values } from "../pages.ts";
 import type { Provider } from "../provider.ts";
 import { client_ip } from "../proxy.ts";
@@ -30,8 +28,6 @@ export const LoginRequest = Fw.Request(
   { on_invalid: invalid_form },
 );
 
-export const WRONG_CREDENTIALS = "Wrong username or password.";
-
 export const Login = (idp: Provider) =>
   class Login extends Fw.Renderable(Fw.Endpoint(LoginRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
     static route = "GET|POST /interaction/:id/login";
@@ -47,18 +43,9 @@ export const Login = (idp: Provider) =>
 
       check_csrf(interaction, input.csrf);
       const username = (input.username ?? "").trim();
-      const password = input.password ?? "";
       const ip = client_ip(this.context, idp.config);
-      await check_login_allowed(idp, ip, username);
-      const user = username === "" ? null : await idp.store.getUserByUsername(username);
-      // Same argon2id work whether or not the user exists (timing does not enumerate users).
-      const ok = await verify_password_or_dummy(password, user?.password_hash ?? null, idp.config.argon2);
-      idp.metrics.login(ok && user !== null ? "success" : "failure");
-      if (!ok || user === null) {
-        await record_login_failure(idp, ip, username);
-        await idp.store.addAuditEvent({ type: "login", outcome: "failure", user_id: user?.id ?? null, client_id: client.client_id, ip: ip || null, at: idp.now() });
-        return this.page(interaction, client, username, WRONG_CREDENTIALS);
-      }
+      const user = await check_credentials(idp, username, input.password ?? "", ip, client.client_id);
+      if (user === null) return this.page(interaction, client, username, WRONG_CREDENTIALS);
 
       // Two-step verification (RFC 6238): with an authenticator app, the password alone does not sign in.
       const second_factor = await after_password(idp, interaction, user);
