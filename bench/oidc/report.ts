@@ -116,8 +116,6 @@ export function render_section(r: Report): string {
   const logins = r.cases.filter((c) => c.name.startsWith("first-login")).map((c) => `${c.concurrency} concurrent: ${num(med("ours", c.name, (v) => v.per_cpu))}`);
 
   return [
-    "## OpenID Provider",
-    "",
     `\`node_modules/.bin/bun run bench/oidc/index.ts\` — ours (\`bun main.ts serve\`, durable SQLite file, argon2id m=19456 KiB t=2 p=1, request log off) against oidc-provider ${r.versions.oidc_provider} on Node ${r.versions.node} (in-memory adapter), alternated, each started fresh per round.`,
     "",
     `Date: ${r.date} · ${r.machine} · Node ${r.versions.node} · oidc-provider ${r.versions.oidc_provider} · flow driver: Bun ${r.client}${r.client === "undici" ? ` (undici ${r.versions.undici})` : ""} · server on CPU 0, wrk and driver on CPU 1 (taskset) · median of ${r.options.rounds} rounds, ${r.options.seconds} s each after ${r.options.warmup} s warm-up · wrk -t1 -c${r.options.connections} · load average ${r.load} · other processes' CPU during runs (median): ${pct(others)} of a core`,
