@@ -8,6 +8,7 @@ const BENCHES: Record<string, string> = {
   http: "http/index.ts",
   sign: "sign/index.ts",
   oidc: "oidc/index.ts",
+  load: "load/index.ts",
 };
 
 const name = process.argv[2];
