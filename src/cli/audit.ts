@@ -2,7 +2,7 @@
  * `idp audit list`: the audit log, newest first (store.listAuditEvents).
  */
 import { expect_positionals, int_option, parse_args } from "./args.ts";
-import type { CliContext } from "./context.ts";
+import type { CliContext, SubCommand } from "./context.ts";
 import { UsageError } from "./errors.ts";
 import { format_time, write_table } from "./output.ts";
 
@@ -46,7 +46,5 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-export async function audit_command(ctx: CliContext, sub: string | undefined, argv: string[]): Promise<void> {
-  if (sub === "list") return list(ctx, argv);
-  throw new UsageError(sub ? `unknown audit command "${sub}"` : "missing audit command (list)");
-}
+/** The sub-commands, in the order the help lists them. */
+export const audit_commands: Record<string, SubCommand> = { list };

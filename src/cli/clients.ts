@@ -6,8 +6,8 @@ import { random_id, random_token, sha256 } from "../idp/crypto/secrets.ts";
 import type { ClientMetadata, ClientRow, Store } from "../idp/store/types.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { client_metadata, SECRET_AUTH_METHODS } from "./client_metadata.ts";
-import { must, type CliContext } from "./context.ts";
-import { CliError, UsageError } from "./errors.ts";
+import { must, type CliContext, type SubCommand } from "./context.ts";
+import { CliError } from "./errors.ts";
 import { format_time, secret_notice, write_record, write_table } from "./output.ts";
 
 /** What the CLI shows of a client: its metadata and dates, never a secret or token hash. */
@@ -156,19 +156,5 @@ async function rotate_secret(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-export async function clients_command(ctx: CliContext, sub: string | undefined, argv: string[]): Promise<void> {
-  switch (sub) {
-    case "add":
-      return add(ctx, argv);
-    case "list":
-      return list(ctx, argv);
-    case "show":
-      return show(ctx, argv);
-    case "remove":
-      return remove(ctx, argv);
-    case "rotate-secret":
-      return rotate_secret(ctx, argv);
-    default:
-      throw new UsageError(sub ? `unknown clients command "${sub}"` : "missing clients command (add, list, show, remove, rotate-secret)");
-  }
-}
+/** The sub-commands, in the order the help lists them. */
+export const clients_commands: Record<string, SubCommand> = { add, list, show, remove, "rotate-secret": rotate_secret };

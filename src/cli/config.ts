@@ -4,8 +4,7 @@
  */
 import { is_loopback_issuer, masked, type Config } from "../idp/config.ts";
 import { expect_positionals, parse_args } from "./args.ts";
-import type { CliContext } from "./context.ts";
-import { UsageError } from "./errors.ts";
+import type { CliContext, SubCommand } from "./context.ts";
 import { write_record } from "./output.ts";
 
 /** Valid but risky settings, worth a line on stderr. */
@@ -43,7 +42,5 @@ async function check(ctx: CliContext, argv: string[]): Promise<void> {
   if (!ctx.json) for (const warning of warnings) ctx.io.stderr(`warning: ${warning}\n`);
 }
 
-export async function config_command(ctx: CliContext, sub: string | undefined, argv: string[]): Promise<void> {
-  if (sub === "check") return check(ctx, argv);
-  throw new UsageError(sub ? `unknown config command "${sub}"` : "missing config command (check)");
-}
+/** The sub-commands, in the order the help lists them. */
+export const config_commands: Record<string, SubCommand> = { check };

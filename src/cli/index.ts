@@ -7,31 +7,29 @@
  */
 import { ConfigError } from "../idp/config.ts";
 import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError } from "../idp/store/types.ts";
-import { audit_command } from "./audit.ts";
-import { clients_command } from "./clients.ts";
-import { config_command } from "./config.ts";
-import { CliContext, type CliIo } from "./context.ts";
+import { audit_commands } from "./audit.ts";
+import { clients_commands } from "./clients.ts";
+import { config_commands } from "./config.ts";
+import { CliContext, type CliIo, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { COMMAND_HELP, help_for, MAIN_HELP, VERSION } from "./help.ts";
-import { keys_command } from "./keys.ts";
+import { keys_commands } from "./keys.ts";
 import { migrate_command } from "./migrate.ts";
 import { write_json } from "./output.ts";
-import { registration_command } from "./registration.ts";
+import { registration_commands } from "./registration.ts";
 import { serve_command } from "./serve.ts";
-import { users_command } from "./users.ts";
+import { users_commands } from "./users.ts";
 
 export type { CliIo } from "./context.ts";
 
-type GroupCommand = (ctx: CliContext, sub: string | undefined, argv: string[]) => Promise<void>;
-
-/** Commands with sub-commands: `idp <group> <sub> [options]`. */
-const GROUPS: Record<string, GroupCommand> = {
-  users: users_command,
-  clients: clients_command,
-  keys: keys_command,
-  "registration-token": registration_command,
-  audit: audit_command,
-  config: config_command,
+/** Commands with sub-commands: `idp <group> <sub> [options]`, each with its table of sub-commands. */
+const GROUPS: Record<string, Record<string, SubCommand>> = {
+  users: users_commands,
+  clients: clients_commands,
+  keys: keys_commands,
+  "registration-token": registration_commands,
+  audit: audit_commands,
+  config: config_commands,
 };
 
 /** The arguments before `--` (after it everything is positional). */
@@ -61,11 +59,14 @@ async function dispatch(ctx: CliContext, argv: string[]): Promise<void> {
   }
   if (command === "serve") return serve_command(ctx, args);
   if (command === "migrate") return migrate_command(ctx, args);
-  const group = GROUPS[command];
-  if (!group) throw new UsageError(`unknown command "${command}"`);
+  // Own properties only: `idp constructor` is an unknown command, not Object's.
+  const group = Object.hasOwn(GROUPS, command) ? GROUPS[command] : undefined;
+  if (group === undefined) throw new UsageError(`unknown command "${command}"`);
   const [sub, ...sub_args] = args;
-  if (sub === undefined || sub.startsWith("-")) return group(ctx, undefined, args);
-  return group(ctx, sub, sub_args);
+  if (sub === undefined || sub.startsWith("-")) throw new UsageError(`missing ${command} command (${Object.keys(group).join(", ")})`);
+  const run = Object.hasOwn(group, sub) ? group[sub] : undefined;
+  if (run === undefined) throw new UsageError(`unknown ${command} command "${sub}"`);
+  return run(ctx, sub_args);
 }
 
 /** The command word the user typed, to point them at the right help. */

@@ -8,7 +8,7 @@ import { ALGS, is_alg } from "../idp/keys/algs.ts";
 import { KeyRingError } from "../idp/keys/errors.ts";
 import { KeyRing, type KeyInfo } from "../idp/keys/keyring.ts";
 import { expect_positionals, parse_args } from "./args.ts";
-import type { CliContext } from "./context.ts";
+import type { CliContext, SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_table, type Writer } from "./output.ts";
 
@@ -60,13 +60,5 @@ async function rotate(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-export async function keys_command(ctx: CliContext, sub: string | undefined, argv: string[]): Promise<void> {
-  switch (sub) {
-    case "list":
-      return list(ctx, argv);
-    case "rotate":
-      return rotate(ctx, argv);
-    default:
-      throw new UsageError(sub ? `unknown keys command "${sub}"` : "missing keys command (list, rotate)");
-  }
-}
+/** The sub-commands, in the order the help lists them. */
+export const keys_commands: Record<string, SubCommand> = { list, rotate };

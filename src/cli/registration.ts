@@ -4,8 +4,7 @@
  */
 import { random_token, sha256 } from "../idp/crypto/secrets.ts";
 import { expect_positionals, int_option, parse_args } from "./args.ts";
-import type { CliContext } from "./context.ts";
-import { UsageError } from "./errors.ts";
+import type { CliContext, SubCommand } from "./context.ts";
 import { format_time, secret_notice, write_record } from "./output.ts";
 
 const TEN_YEARS = 10 * 365 * 24 * 3600;
@@ -32,7 +31,5 @@ async function create(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-export async function registration_command(ctx: CliContext, sub: string | undefined, argv: string[]): Promise<void> {
-  if (sub === "create") return create(ctx, argv);
-  throw new UsageError(sub ? `unknown registration-token command "${sub}"` : "missing registration-token command (create)");
-}
+/** The sub-commands, in the order the help lists them. */
+export const registration_commands: Record<string, SubCommand> = { create };

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { hash_password } from "../idp/crypto/passwords.ts";
 import { StoreConflictError, type Address, type NewUser, type Store, type UserRow } from "../idp/store/types.ts";
 import { expect_positionals, parse_args } from "./args.ts";
-import { must, type CliContext } from "./context.ts";
+import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_record, write_table } from "./output.ts";
 import { web_url_problem } from "../idp/redirect_uris.ts";
@@ -228,21 +228,5 @@ async function reset_2fa(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
-export async function users_command(ctx: CliContext, sub: string | undefined, argv: string[]): Promise<void> {
-  switch (sub) {
-    case "add":
-      return add(ctx, argv);
-    case "list":
-      return list(ctx, argv);
-    case "show":
-      return show(ctx, argv);
-    case "remove":
-      return remove(ctx, argv);
-    case "set-password":
-      return set_password(ctx, argv);
-    case "reset-2fa":
-      return reset_2fa(ctx, argv);
-    default:
-      throw new UsageError(sub ? `unknown users command "${sub}"` : "missing users command (add, list, show, remove, set-password, reset-2fa)");
-  }
-}
+/** The sub-commands, in the order the help lists them. */
+export const users_commands: Record<string, SubCommand> = { add, list, show, remove, "set-password": set_password, "reset-2fa": reset_2fa };

@@ -66,4 +66,14 @@ describe("main.ts as a process", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toStartWith("error: unknown option --everything\n");
   });
+
+  test("command names that are Object properties (constructor, toString) are unknown commands, exit 2", async () => {
+    for (const argv of [["constructor"], ["toString"], ["users", "constructor"], ["clients", "__proto__"]]) {
+      const result = await box.run(argv);
+      expect([argv, result.code]).toEqual([argv, 2]);
+      expect(result.stderr).toContain("unknown");
+    }
+    const missing = await box.run(["registration-token"]);
+    expect([missing.code, missing.stderr.split("\n")[0]]).toEqual([2, "error: missing registration-token command (create)"]);
+  });
 });
