@@ -132,5 +132,5 @@ values with secrets masked. Exits with 1 and names the bad key when it is invali
 
 /** Help for `command`, or the main help when there is none. */
 export function help_for(command: string | undefined): string {
-  return (command && COMMAND_HELP[command]) || MAIN_HELP;
+  return (command !== undefined && Object.hasOwn(COMMAND_HELP, command) && COMMAND_HELP[command]) || MAIN_HELP;
 }

@@ -46,7 +46,7 @@ async function dispatch(ctx: CliContext, argv: string[]): Promise<void> {
   }
   if (first === "help" || first === "--help" || first === "-h") {
     const topic = first === "help" ? rest[0] : undefined;
-    if (topic !== undefined && !(topic in COMMAND_HELP)) throw new UsageError(`unknown command "${topic}"`);
+    if (topic !== undefined && !Object.hasOwn(COMMAND_HELP, topic)) throw new UsageError(`unknown command "${topic}"`);
     return out(help_for(topic));
   }
 
@@ -54,7 +54,7 @@ async function dispatch(ctx: CliContext, argv: string[]): Promise<void> {
   const command = first === undefined || first.startsWith("-") ? "serve" : first;
   const args = command === first ? rest : argv;
   if (option_part(args).some((a) => a === "--help" || a === "-h")) {
-    if (!(command in COMMAND_HELP)) throw new UsageError(`unknown command "${command}"`);
+    if (!Object.hasOwn(COMMAND_HELP, command)) throw new UsageError(`unknown command "${command}"`);
     return out(help_for(command));
   }
   if (command === "serve") return serve_command(ctx, args);

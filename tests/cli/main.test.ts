@@ -68,7 +68,7 @@ describe("main.ts as a process", () => {
   });
 
   test("command names that are Object properties (constructor, toString) are unknown commands, exit 2", async () => {
-    for (const argv of [["constructor"], ["toString"], ["users", "constructor"], ["clients", "__proto__"]]) {
+    for (const argv of [["constructor"], ["toString"], ["users", "constructor"], ["clients", "__proto__"], ["help", "constructor"], ["constructor", "--help"]]) {
       const result = await box.run(argv);
       expect([argv, result.code]).toEqual([argv, 2]);
       expect(result.stderr).toContain("unknown");
