@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import { load_config } from "../../src/idp/config.ts";
 import { claimed_client_id } from "../../src/idp/rate_limit.ts";
+import { start_provider } from "../helpers/provider.ts";
 import { FORM, basic, in_process, type InProcess } from "./helpers.ts";
 
 let t: InProcess | undefined;
@@ -122,6 +123,25 @@ describe("/revoke, /introspect and registration", () => {
     expect((await read("192.0.2.3")).status).toBe(401);
     expect((await read("192.0.2.4")).status).toBe(401);
     await expect_429(await read("192.0.2.5"));
+  });
+});
+
+describe("over HTTP", () => {
+  test("the claimed client of a large form body is counted, and the endpoint still reads the body (the limiter reads a copy)", async () => {
+    const served = await start_provider({ config: { rate_limits: { token_per_client: 2 } } });
+    try {
+      const { client, secret } = await served.add_client({ token_endpoint_auth_method: "client_secret_post", grant_types: ["client_credentials"] });
+      const post = (chunked: boolean) => {
+        const form = new URLSearchParams({ grant_type: "client_credentials", client_id: client.client_id, client_secret: secret!, padding: "x".repeat(50_000) }).toString();
+        const body = chunked ? new Blob([form]).stream() : form;
+        return fetch(`${served.url}/token`, { method: "POST", headers: FORM, body });
+      };
+      expect((await post(false)).status).toBe(200);
+      expect((await post(true)).status).toBe(200);
+      await expect_429(await post(false));
+    } finally {
+      await served.stop();
+    }
   });
 });
 
