@@ -154,6 +154,19 @@ export function columns<Row>(spec: TableSpec<Row>): string[] {
   return Object.keys(spec);
 }
 
+type Field = readonly [name: string, kind: ColumnKind];
+const fieldCache = new WeakMap<object, readonly Field[]>();
+
+// Every row read or written walks its spec: built once per spec, not an Object.entries a call.
+function fieldsOf<Row>(spec: TableSpec<Row>): readonly Field[] {
+  let fields = fieldCache.get(spec);
+  if (!fields) {
+    fields = Object.entries(spec) as Field[];
+    fieldCache.set(spec, fields);
+  }
+  return fields;
+}
+
 function decodeValue(kind: ColumnKind, value: unknown): unknown {
   if (value === null || value === undefined) return kind === "bool" ? false : null;
   switch (kind) {
@@ -165,7 +178,8 @@ function decodeValue(kind: ColumnKind, value: unknown): unknown {
       return value === true || value === 1 || value === "1" || value === "t";
     case "json":
       // Our JSON columns always hold objects or arrays, so a string means SQLite's text form.
-      return typeof value === "string" ? JSON.parse(value) : value;
+      if (typeof value !== "string") return value;
+      return value === "[]" ? [] : JSON.parse(value);
   }
 }
 
@@ -173,7 +187,7 @@ function decodeValue(kind: ColumnKind, value: unknown): unknown {
 export function decode<Row>(spec: TableSpec<Row>, raw: unknown): Row {
   const source = raw as Record<string, unknown>;
   const row: Record<string, unknown> = {};
-  for (const [name, kind] of Object.entries(spec) as [string, ColumnKind][]) {
+  for (const [name, kind] of fieldsOf(spec)) {
     row[name] = decodeValue(kind, source[name]);
   }
   return row as Row;
@@ -189,10 +203,10 @@ export type SqliteValue = string | number | null;
 export function encodeSqlite<Row>(spec: TableSpec<Row>, row: Partial<Row>): Record<string, SqliteValue> {
   const out: Record<string, SqliteValue> = {};
   const source = row as Record<string, unknown>;
-  for (const [name, kind] of Object.entries(spec) as [string, ColumnKind][]) {
+  for (const [name, kind] of fieldsOf(spec)) {
     const value = source[name];
     if (value === undefined || value === null) out[name] = kind === "bool" ? 0 : null;
-    else if (kind === "json") out[name] = JSON.stringify(value);
+    else if (kind === "json") out[name] = Array.isArray(value) && value.length === 0 ? "[]" : JSON.stringify(value);
     else if (kind === "bool") out[name] = value ? 1 : 0;
     else out[name] = value as string | number;
   }
@@ -208,7 +222,7 @@ export type PgValue = string | number | boolean | null | object;
 export function encodePostgres<Row>(spec: TableSpec<Row>, row: Partial<Row>): Record<string, PgValue> {
   const out: Record<string, PgValue> = {};
   const source = row as Record<string, unknown>;
-  for (const [name, kind] of Object.entries(spec) as [string, ColumnKind][]) {
+  for (const [name, kind] of fieldsOf(spec)) {
     if (!(name in source)) continue;
     const value = source[name];
     if (value === undefined) continue;

@@ -5,6 +5,7 @@
 import { StoreError } from "../types.ts";
 import { initialSchema } from "./001_initial.ts";
 import { sessionClients } from "./002_session_clients.ts";
+import { partialTokenIndexes } from "./003_partial_token_indexes.ts";
 
 export type Migration = {
   version: number;
@@ -13,7 +14,7 @@ export type Migration = {
   postgres: string;
 };
 
-export const migrations: readonly Migration[] = [initialSchema, sessionClients];
+export const migrations: readonly Migration[] = [initialSchema, sessionClients, partialTokenIndexes];
 
 export const latestVersion: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
 

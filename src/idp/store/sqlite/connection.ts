@@ -19,8 +19,16 @@ export function openSqliteDatabase(path: string, busyTimeoutMs: number): Databas
   // busy_timeout first: setting WAL itself needs the lock when another process holds it.
   db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
   db.exec("PRAGMA journal_mode = WAL");
+  // NORMAL in WAL mode: a commit is appended to the WAL without an fsync; the WAL is synced at
+  // each checkpoint. A committed transaction survives a crash of this process (the bytes are in
+  // the kernel), and the file is never corrupted; only an OS crash or power loss can lose the
+  // last transactions before the next checkpoint. FULL would add an fsync to every commit.
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA foreign_keys = ON");
+  // Sorts and temporary indexes (none on the hot paths) stay off the disk.
+  db.exec("PRAGMA temp_store = MEMORY");
+  // cache_size stays SQLite's 2 MiB and wal_autocheckpoint its 1000 pages: with reads through
+  // the memory map below, a 16 MiB cache measured the same per write at 100k tokens (bench/store).
   // Reads through a memory map instead of a read() per page (bench/oidc: /userinfo 10-18% and
   // /introspect ~6% less server CPU per request). Virtual address space only; pages are the
   // kernel's page cache, shared with other connections to the file.

@@ -1,0 +1,73 @@
+/**
+ * The token, code and session_clients queries whose plans tests/store check, in each database's
+ * parameter style, with the index each must use. They repeat the adapters' statements
+ * (src/idp/store/{sqlite,postgres}/tokens.ts, sessions.ts, index.ts): when one changes, change it here.
+ */
+/** `index` is the PostgreSQL name; `sqliteIndex` the SQLite one when it differs (primary keys). */
+export type PlannedQuery = { name: string; sqlite: string; postgres: string; index: string; sqliteIndex?: string };
+
+export const plannedQueries: readonly PlannedQuery[] = [
+  {
+    name: "revokeByGrant",
+    sqlite: "UPDATE tokens SET revoked_at = $now WHERE grant_id = $grant_id AND revoked_at IS NULL",
+    postgres: "UPDATE tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL",
+    index: "tokens_grant_id",
+  },
+  {
+    name: "revokeFamily",
+    sqlite: "UPDATE tokens SET revoked_at = $now WHERE family_id = $family_id AND revoked_at IS NULL",
+    postgres: "UPDATE tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL",
+    index: "tokens_family_id",
+  },
+  {
+    name: "revokeForUserClient",
+    sqlite: "UPDATE tokens SET revoked_at = $now WHERE user_id = $user_id AND client_id = $client_id AND revoked_at IS NULL",
+    postgres: "UPDATE tokens SET revoked_at = $1 WHERE user_id = $2 AND client_id = $3 AND revoked_at IS NULL",
+    index: "tokens_user_client",
+  },
+  {
+    name: "revokeBySession",
+    sqlite: "UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL",
+    postgres: "UPDATE tokens SET revoked_at = $1 WHERE session_id_hash = $2 AND revoked_at IS NULL",
+    index: "tokens_session_id_hash",
+  },
+  {
+    name: "revokeBySession, keepOfflineRefresh",
+    sqlite: `UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL
+     AND NOT (kind = 'refresh' AND (' ' || scope || ' ') LIKE $offline ESCAPE '!')`,
+    postgres: `UPDATE tokens SET revoked_at = $1 WHERE session_id_hash = $2 AND revoked_at IS NULL
+     AND NOT (kind = 'refresh' AND (' ' || scope || ' ') LIKE $3 ESCAPE '!')`,
+    index: "tokens_session_id_hash",
+  },
+  {
+    name: "the user foreign key's cascade",
+    sqlite: "DELETE FROM tokens WHERE user_id = $user_id",
+    postgres: "DELETE FROM tokens WHERE user_id = $1",
+    index: "tokens_user_client",
+  },
+  {
+    name: "the client foreign key's cascade",
+    sqlite: "DELETE FROM tokens WHERE client_id = $client_id",
+    postgres: "DELETE FROM tokens WHERE client_id = $1",
+    index: "tokens_client_id",
+  },
+  {
+    name: "purgeExpired, tokens",
+    sqlite: "DELETE FROM tokens WHERE rowid IN (SELECT rowid FROM tokens WHERE expires_at <= $now LIMIT $limit)",
+    postgres: "DELETE FROM tokens WHERE ctid = ANY(ARRAY(SELECT ctid FROM tokens WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED))",
+    index: "tokens_expires_at",
+  },
+  {
+    name: "purgeExpired, codes",
+    sqlite: "DELETE FROM codes WHERE rowid IN (SELECT rowid FROM codes WHERE expires_at <= $now LIMIT $limit)",
+    postgres: "DELETE FROM codes WHERE ctid = ANY(ARRAY(SELECT ctid FROM codes WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED))",
+    index: "codes_expires_at",
+  },
+  {
+    name: "listSessionClients",
+    sqlite: "SELECT client_id FROM session_clients WHERE session_id_hash = $session_id_hash ORDER BY client_id",
+    postgres: "SELECT client_id FROM session_clients WHERE session_id_hash = $1 ORDER BY client_id",
+    index: "session_clients_pkey",
+    sqliteIndex: "sqlite_autoindex_session_clients_1",
+  },
+];
