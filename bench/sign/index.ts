@@ -6,7 +6,10 @@
  * (b) WebCrypto crypto.subtle.sign with a cached CryptoKey, JWS assembled by hand — one at a
  *     time, and 64 in flight (Bun signs on worker threads, so this can use several cores)
  * (c) node:crypto KeyObject (createPrivateKey once) + crypto.sign, synchronous (on the JS thread)
- * (d) src/idp/keys/jws.ts, the signer KeyRing uses (WebCrypto for RSA, node:crypto for EC/OKP)
+ * (d) src/idp/keys/jws.ts, the signer KeyRing uses (OpenSSL 3 for RSA when it loads, else
+ *     WebCrypto; node:crypto for EC/OKP)
+ * (e) RS256/PS256 only: src/idp/keys/openssl.ts alone — the system's libcrypto.so.3 through
+ *     bun:ffi, synchronous (on the JS thread)
  *
  * Every case's token is checked with jose jwtVerify before it is timed.
  */
@@ -14,6 +17,7 @@ import { createPrivateKey, sign as node_sign, type KeyObject } from "node:crypto
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from "jose";
 import { make_signer } from "../../src/idp/keys/jws.ts";
+import { openssl_rsa_signer } from "../../src/idp/keys/openssl.ts";
 import { ALGS, type Alg } from "../../src/idp/keys/algs.ts";
 import type { JsonObject } from "../../src/idp/store/types.ts";
 
@@ -98,6 +102,18 @@ async function cases_for(alg: Alg): Promise<Case[]> {
     { name: "(d) src/idp/keys/jws.ts make_signer, sequential", run: () => ours(payload, "JWT") },
     { name: "(d) src/idp/keys/jws.ts make_signer, 64 in flight", run: () => ours(payload, "JWT"), batch: 64 },
   ];
+  const openssl = alg === "RS256" || alg === "PS256" ? openssl_rsa_signer(jwk as JsonObject, alg) : null;
+  if (openssl) {
+    list.push({
+      name: "(e) OpenSSL 3 via bun:ffi (sync)",
+      run: () => {
+        const input = `${b64(JSON.stringify(header))}.${b64(JSON.stringify(payload))}`;
+        return `${input}.${b64(openssl(Buffer.from(input)))}`;
+      },
+    });
+  } else if (alg === "RS256" || alg === "PS256") {
+    console.error(`(e) skipped for ${alg}: libcrypto.so.3 not loaded (or IDP_OPENSSL=off)`);
+  }
   // Every case must produce a token jose accepts.
   for (const c of list) await jwtVerify(await c.run(), publicKey, { algorithms: [alg], currentDate: new Date(1_899_996_500_000) });
   return list;
@@ -152,7 +168,7 @@ async function lag_while(run: () => string | Promise<string>): Promise<{ max: nu
 const lag_rows: string[] = [];
 {
   const rs256 = await cases_for("RS256");
-  for (const c of rs256.filter((c) => c.name.startsWith("(b) WebCrypto subtle.sign, seq") || c.name.startsWith("(c)") || c.name.startsWith("(d)") && !c.batch)) {
+  for (const c of rs256.filter((c) => c.name.startsWith("(b) WebCrypto subtle.sign, seq") || c.name.startsWith("(c)") || (c.name.startsWith("(d)") && !c.batch) || c.name.startsWith("(e)"))) {
     const { max, p50 } = await lag_while(c.run);
     lag_rows.push(`| RS256 | ${c.name.replace(/, sequential$/, "")} | ${p50.toFixed(1)} | ${max.toFixed(1)} |`);
   }
