@@ -2,7 +2,7 @@
  * Graceful shutdown of a real `main.ts serve` process: on SIGTERM (or SIGINT) it stops
  * accepting, lets the request in flight finish (a login POST: argon2id with a deliberately
  * expensive setting takes a couple of seconds), stops its timers, closes the database and exits
- * 0; afterwards nothing listens on the port.
+ * 0; afterwards nothing listens on the port. A second signal ends the process at once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -100,6 +100,26 @@ describe("graceful shutdown of a serve process", () => {
       expect(await server.signal("SIGTERM")).toBe(0);
       expect(await login).toBe("connection closed");
       expect(await refused(server.port)).toBe(true);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  test("a second signal during the grace period exits at once (130), without waiting for the request in flight", async () => {
+    const server = await spawn_server(env);
+    try {
+      const browser = new Browser();
+      const form = await login_form(server.url, client, browser);
+      const login = browser.post(form.action, { csrf: form.csrf, username: "alice", password: PASSWORD }).then(
+        (response) => response.status,
+        () => "connection closed",
+      );
+      await Bun.sleep(700);
+      server.proc.kill("SIGTERM");
+      await server.wait_for_log((l) => l.msg === "stopping");
+      expect(await server.signal("SIGTERM")).toBe(130);
+      expect(await login).toBe("connection closed");
+      expect(server.logs().some((l) => l.msg === "stopped")).toBe(false);
     } finally {
       await server.stop();
     }
