@@ -10,6 +10,7 @@ import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_record, write_table } from "./output.ts";
 import { web_url_problem } from "../idp/redirect_uris.ts";
+import { end_user_sessions } from "../idp/sessions.ts";
 
 export const MIN_PASSWORD_LENGTH = 8;
 const MAX_PASSWORD_LENGTH = 1024;
@@ -182,15 +183,6 @@ async function remove(ctx: CliContext, argv: string[]): Promise<void> {
   ctx.emit({ removed: true, id: user.id, username: user.username }, (write) => write(`Removed user ${user.username}.\n`));
 }
 
-/** Ends every session of the user and revokes the tokens issued in them. */
-async function end_sessions(store: Store, user_id: string): Promise<{ sessions_ended: number; tokens_revoked: number }> {
-  let tokens_revoked = 0;
-  for (const session of await store.listSessionsForUser(user_id)) {
-    tokens_revoked += await store.revokeBySession(session.id_hash);
-  }
-  return { sessions_ended: await store.deleteSessionsForUser(user_id), tokens_revoked };
-}
-
 async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
   const { flags, positionals } = parse_args(argv, { password_stdin: { type: "boolean" } });
   const [username] = expect_positionals(positionals, ["username"]) as [string];
@@ -200,7 +192,7 @@ async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
   const password_hash = await hash_password(password, ctx.config().argon2);
   await store.updateUser(user.id, { password_hash });
   // A password change is often the answer to a compromise: whoever held the old password loses access now.
-  const { sessions_ended, tokens_revoked } = await end_sessions(store, user.id);
+  const { sessions_ended, tokens_revoked } = await end_user_sessions(store, user.id, Math.floor(Date.now() / 1000));
   await ctx.audit({ type: "user_password_changed", user_id: user.id, details: { sessions_ended, tokens_revoked } });
   ctx.emit({ id: user.id, username: user.username, sessions_ended, tokens_revoked }, (write) =>
     write(`Changed the password of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),
@@ -221,7 +213,7 @@ async function reset_2fa(ctx: CliContext, argv: string[]): Promise<void> {
   if (user.totp_secret === null && user.totp_enabled_at === null) throw new CliError(`user "${user.username}" has no two-step verification to reset`);
   await store.updateUser(user.id, { totp_secret: null, totp_enabled_at: null });
   await store.setRecoveryCodes(user.id, []);
-  const { sessions_ended, tokens_revoked } = await end_sessions(store, user.id);
+  const { sessions_ended, tokens_revoked } = await end_user_sessions(store, user.id, Math.floor(Date.now() / 1000));
   await ctx.audit({ type: "two_factor_removed", user_id: user.id, details: { sessions_ended, tokens_revoked } });
   ctx.emit({ id: user.id, username: user.username, totp_enabled: false, sessions_ended, tokens_revoked }, (write) =>
     write(`Removed two-step verification and the recovery codes of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),

@@ -30,8 +30,6 @@ export const SCOPE_CLAIMS = {
 
 export type KnownScope = keyof typeof SCOPE_CLAIMS;
 
-export const KNOWN_SCOPES = Object.keys(SCOPE_CLAIMS) as KnownScope[];
-
 /**
  * Scopes advertised in discovery. offline_access (OIDC Core §11) asks for a refresh token: one is
  * issued when the client is registered for the refresh_token grant and the user consented to

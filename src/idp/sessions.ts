@@ -6,7 +6,7 @@
 import { SESSION_COOKIE, cookie_options, read_cookie } from "./cookies.ts";
 import { random_token, sha256 } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
-import type { SessionRow, UserRow } from "./store/types.ts";
+import type { SessionRow, Store, UnixSeconds, UserRow } from "./store/types.ts";
 
 export type ActiveSession = { session: SessionRow; user: UserRow };
 
@@ -37,4 +37,19 @@ export async function start_session(
 export async function end_session_by_cookie(idp: Provider, cookies: Bun.CookieMap): Promise<void> {
   const value = read_cookie(cookies, SESSION_COOKIE);
   if (value !== null) await idp.store.deleteSession(sha256(value));
+}
+
+/**
+ * Ends every session of a user but `keep_id_hash` (none kept when omitted) and revokes the tokens
+ * issued in them: after a password change or a two-step verification reset (account page, CLI).
+ */
+export async function end_user_sessions(store: Store, user_id: string, now: UnixSeconds, keep_id_hash?: string): Promise<{ sessions_ended: number; tokens_revoked: number }> {
+  let sessions_ended = 0;
+  let tokens_revoked = 0;
+  for (const session of await store.listSessionsForUser(user_id)) {
+    if (session.id_hash === keep_id_hash) continue;
+    tokens_revoked += await store.revokeBySession(session.id_hash, now);
+    if (await store.deleteSession(session.id_hash)) sessions_ended++;
+  }
+  return { sessions_ended, tokens_revoked };
 }

@@ -13,6 +13,7 @@ import { invalid_form } from "../errors.ts";
 import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
 import type { Provider } from "../provider.ts";
 import { client_ip } from "../proxy.ts";
+import { end_user_sessions } from "../sessions.ts";
 
 export const AccountPasswordRequest = Fw.Request(
   "AccountPasswordRequest",
@@ -33,18 +34,6 @@ export function new_password_problem(password: string, confirm: string): string 
   if ([...password].length < MIN_PASSWORD_LENGTH) return `The new password is too short: use at least ${MIN_PASSWORD_LENGTH} characters.`;
   if (password !== confirm) return "The two new passwords are not the same. Type them again.";
   return null;
-}
-
-/** Ends the user's other sessions and revokes what they issued; returns how many ended. */
-export async function end_other_sessions(idp: Provider, user_id: string, keep_id_hash: string): Promise<number> {
-  const now = idp.now();
-  let ended = 0;
-  for (const session of await idp.store.listSessionsForUser(user_id)) {
-    if (session.id_hash === keep_id_hash) continue;
-    await idp.store.revokeBySession(session.id_hash, now);
-    if (await idp.store.deleteSession(session.id_hash)) ended++;
-  }
-  return ended;
 }
 
 export const AccountPassword = (idp: Provider) =>
@@ -68,7 +57,7 @@ export const AccountPassword = (idp: Provider) =>
       if (problem !== null) return this.failed(session, problem);
 
       await idp.store.updateUser(user.id, { password_hash: await hash_password(input.new_password!, idp.config.argon2) });
-      const ended = await end_other_sessions(idp, user.id, session.session.id_hash);
+      const { sessions_ended: ended } = await end_user_sessions(idp.store, user.id, idp.now(), session.session.id_hash);
       await clear_login_failures(idp, ip, user.username);
       await idp.store.addAuditEvent({ type: "password_change", outcome: "success", user_id: user.id, ip: ip || null, at: idp.now(), details: { sessions_ended: ended } });
       return this.redirect_to(`${account_url(idp)}?done=password`, 303);
