@@ -12,7 +12,7 @@
  *   client_deleted, keys_rotated.
  */
 import type { Provider } from "./provider.ts";
-import type { AuditEvent, JsonObject } from "./store/types.ts";
+import type { AuditEvent, JsonObject, UnixSeconds } from "./store/types.ts";
 
 export type EventInput = {
   type: string;
@@ -22,13 +22,15 @@ export type EventInput = {
   /** The client address (proxy.ts client_ip); "" when unknown. */
   ip?: string | null;
   details?: JsonObject | null;
+  /** Defaults to idp.now(); pass the `now` an action already used so the event matches it. */
+  at?: UnixSeconds;
 };
 
 export function record_event(idp: Provider, event: EventInput): Promise<AuditEvent> {
   return idp.store.addAuditEvent({
     type: event.type,
     outcome: event.outcome,
-    at: idp.now(),
+    at: event.at ?? idp.now(),
     user_id: event.user_id ?? null,
     client_id: event.client_id ?? null,
     ip: event.ip === undefined || event.ip === "" ? null : event.ip,

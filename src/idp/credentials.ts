@@ -4,6 +4,7 @@
  * answer after the same argon2id work, so the pages do not reveal which usernames exist (OWASP
  * Authentication Cheat Sheet); attempts are throttled (login_throttle.ts), counted and audited.
  */
+import { record_event } from "./audit.ts";
 import { verify_password_or_dummy } from "./crypto/passwords.ts";
 import { check_login_allowed, record_login_failure } from "./login_throttle.ts";
 import type { Provider } from "./provider.ts";
@@ -19,6 +20,6 @@ export async function check_credentials(idp: Provider, username: string, passwor
   idp.metrics.login(ok && user !== null ? "success" : "failure");
   if (ok && user !== null) return user;
   await record_login_failure(idp, ip, username);
-  await idp.store.addAuditEvent({ type: "login", outcome: "failure", user_id: user?.id ?? null, client_id, ip: ip || null, at: idp.now() });
+  await record_event(idp, { type: "login", outcome: "failure", user_id: user?.id ?? null, client_id, ip });
   return null;
 }

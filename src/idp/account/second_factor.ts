@@ -11,6 +11,7 @@
  */
 import { Fw } from "../../fw/index.ts";
 import { requires_two_factors } from "../acr.ts";
+import { record_event } from "../audit.ts";
 import { next_step } from "../authorization.ts";
 import { INTERACTION_COOKIE, cookie_options, read_cookie } from "../cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
@@ -137,15 +138,15 @@ export async function check_second_factor(idp: Provider, user: UserRow, input: C
     if (result === "wrong") failure = "That code is not right. Check the time on your phone and enter the newest code.";
     if (result === "reused") failure = "That code was already used. Wait for the next code in your app.";
   }
-  const audit = { type: "two_factor", user_id: user.id, client_id, ip: ip || null, at: now, details: { method } };
+  const audit = { type: "two_factor", user_id: user.id, client_id, ip, at: now, details: { method } };
   if (failure !== null) {
     await record_login_failure(idp, ip, user.username);
     await idp.store.hit(code_key(user), CODE_WINDOW_SECONDS, now);
-    await idp.store.addAuditEvent({ ...audit, outcome: "failure" });
+    await record_event(idp, { ...audit, outcome: "failure" });
     return failure;
   }
   await idp.store.resetCounter(code_key(user));
-  await idp.store.addAuditEvent({ ...audit, outcome: "success" });
+  await record_event(idp, { ...audit, outcome: "success" });
   return null;
 }
 
@@ -164,7 +165,7 @@ export async function sign_in(
   await end_session_by_cookie(idp, cookies);
   const started = await start_session(idp, user, amr);
   await clear_login_failures(idp, ip, user.username);
-  await idp.store.addAuditEvent({ type: "login", outcome: "success", user_id: user.id, client_id, ip: ip || null, at: idp.now(), details: { amr } });
+  await record_event(idp, { type: "login", outcome: "success", user_id: user.id, client_id, ip, details: { amr } });
   return started;
 }
 

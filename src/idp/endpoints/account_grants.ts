@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf } from "../account/session.ts";
+import { record_event } from "../audit.ts";
 import { invalid_form } from "../errors.ts";
 import type { Provider } from "../provider.ts";
 import { client_ip } from "../proxy.ts";
@@ -30,7 +31,7 @@ export const AccountGrants = (idp: Provider) =>
       const removed = await idp.store.deleteGrant(user_id, input.client_id);
       const revoked = await idp.store.revokeForUserClient(user_id, input.client_id, now);
       if (removed || revoked > 0) {
-        await idp.store.addAuditEvent({
+        await record_event(idp, {
           type: "consent_revoked",
           outcome: "success",
           user_id,

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
 import { account_values } from "../account/page.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../account/session.ts";
+import { record_event } from "../audit.ts";
 import { hash_password, verify_password } from "../crypto/passwords.ts";
 import { invalid_form } from "../errors.ts";
 import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
@@ -50,7 +51,7 @@ export const AccountPassword = (idp: Provider) =>
       await check_login_allowed(idp, ip, user.username);
       if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
         await record_login_failure(idp, ip, user.username);
-        await idp.store.addAuditEvent({ type: "password_change", outcome: "failure", user_id: user.id, ip: ip || null, at: idp.now() });
+        await record_event(idp, { type: "password_change", outcome: "failure", user_id: user.id, ip });
         return this.failed(session, "Your current password is not right.");
       }
       const problem = new_password_problem(input.new_password ?? "", input.confirm_password ?? "");
@@ -59,7 +60,7 @@ export const AccountPassword = (idp: Provider) =>
       await idp.store.updateUser(user.id, { password_hash: await hash_password(input.new_password!, idp.config.argon2) });
       const { sessions_ended: ended } = await end_user_sessions(idp.store, user.id, idp.now(), session.session.id_hash);
       await clear_login_failures(idp, ip, user.username);
-      await idp.store.addAuditEvent({ type: "password_change", outcome: "success", user_id: user.id, ip: ip || null, at: idp.now(), details: { sessions_ended: ended } });
+      await record_event(idp, { type: "password_change", outcome: "success", user_id: user.id, ip, details: { sessions_ended: ended } });
       return this.redirect_to(`${account_url(idp)}?done=password`, 303);
     }
 

@@ -12,6 +12,7 @@ import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
 import { account_values } from "../account/page.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../account/session.ts";
+import { record_event } from "../audit.ts";
 import { verify_password } from "../crypto/passwords.ts";
 import { invalid_form } from "../errors.ts";
 import { check_login_allowed, record_login_failure } from "../login_throttle.ts";
@@ -78,7 +79,7 @@ export const AccountTotp = (idp: Provider) =>
       }
       await idp.store.updateUser(user.id, { totp_enabled_at: idp.now() });
       const codes = await issue_recovery_codes(idp, user.id);
-      await idp.store.addAuditEvent({ type: "two_factor_enrolled", outcome: "success", user_id: user.id, ip: ip || null, at: idp.now(), details: { method: "totp" } });
+      await record_event(idp, { type: "two_factor_enrolled", outcome: "success", user_id: user.id, ip, details: { method: "totp" } });
       return this.recovery_codes(codes, "Two-step verification is on", "totp_enabled");
     }
 
@@ -93,12 +94,12 @@ export const AccountTotp = (idp: Provider) =>
       const at = idp.now();
       if (action === "recovery_codes") {
         const codes = await issue_recovery_codes(idp, user.id);
-        await idp.store.addAuditEvent({ type: "recovery_codes_replaced", outcome: "success", user_id: user.id, ip: ip || null, at });
+        await record_event(idp, { type: "recovery_codes_replaced", outcome: "success", user_id: user.id, ip, at });
         return this.recovery_codes(codes, "New recovery codes", null);
       }
       await idp.store.updateUser(user.id, { totp_secret: null, totp_enabled_at: null });
       await idp.store.setRecoveryCodes(user.id, [], at);
-      await idp.store.addAuditEvent({ type: "two_factor_removed", outcome: "success", user_id: user.id, ip: ip || null, at, details: { method: "totp" } });
+      await record_event(idp, { type: "two_factor_removed", outcome: "success", user_id: user.id, ip, at, details: { method: "totp" } });
       return this.redirect_to(`${account_url(idp)}?done=totp_removed`, 303);
     }
 

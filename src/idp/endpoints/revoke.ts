@@ -13,6 +13,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../fw/index.ts";
+import { record_event } from "../audit.ts";
 import { authenticated_client } from "../client_auth.ts";
 import { OAuthError, invalid_request } from "../errors.ts";
 import { PATHS } from "../metadata.ts";
@@ -41,7 +42,7 @@ export const Revoke = (idp: Provider) =>
         const now = idp.now();
         const revoked = await revoke_token(idp, token, now);
         if (revoked > 0) {
-          await idp.store.addAuditEvent({
+          await record_event(idp, {
             type: "tokens_revoked",
             outcome: "success",
             user_id: token.user_id,

@@ -4,6 +4,7 @@
  * same family; a spent token presented again means one of two parties holding it is not the
  * client, so the whole family — access tokens included — is revoked.
  */
+import { record_event } from "../audit.ts";
 import { OAuthError } from "../errors.ts";
 import { sign_id_token } from "../id_token.ts";
 import { split_scope } from "../scopes.ts";
@@ -30,12 +31,12 @@ async function reuse_detected(ctx: GrantContext, token: TokenRow): Promise<never
   const { idp, now } = ctx;
   const revoked = await revoke_token(idp, token, now);
   idp.log({ level: "warn", msg: "refresh token reuse: family revoked", client_id: token.client_id, revoked });
-  await idp.store.addAuditEvent({
+  await record_event(idp, {
     type: "refresh_token_reuse",
     outcome: "failure",
     user_id: token.user_id,
     client_id: token.client_id,
-    ip: ctx.ip === "" ? null : ctx.ip,
+    ip: ctx.ip,
     at: now,
     details: { revoked_tokens: revoked },
   });

@@ -11,6 +11,7 @@
  * 4. An audit event `logout`, then back-channel logout tokens (backchannel.ts) with a bounded
  *    wait. The caller clears the cookie and answers the browser.
  */
+import { record_event } from "../audit.ts";
 import type { Provider } from "../provider.ts";
 import type { ActiveSession } from "../sessions.ts";
 import { notify_clients, type Delivery } from "./backchannel.ts";
@@ -33,7 +34,7 @@ export async function end_session(idp: Provider, active: ActiveSession, context:
   const tokens_revoked = await idp.store.revokeBySession(id_hash, now, { keepOfflineRefresh: true });
   const ended = await idp.store.deleteSession(id_hash);
   if (!ended) return { ended, tokens_revoked, backchannel: [] };
-  await idp.store.addAuditEvent({
+  await record_event(idp, {
     type: "logout",
     outcome: "success",
     user_id: active.user.id,
