@@ -1,0 +1,79 @@
+/** Store types: Clients. The rules every adapter keeps are in ../types.ts. */
+
+import type { UnixSeconds, JsonObject } from "./common.ts";
+
+/**
+ * Registered client metadata (OIDC Dynamic Client Registration §2, RFC 7591 §2). The store keeps
+ * it as an opaque JSON object; unknown members are preserved.
+ */
+export type ClientMetadata = {
+  client_name?: string;
+  redirect_uris?: string[];
+  post_logout_redirect_uris?: string[];
+  grant_types?: string[];
+  response_types?: string[];
+  token_endpoint_auth_method?: string;
+  token_endpoint_auth_signing_alg?: string;
+  application_type?: "web" | "native";
+  /** First-party client: consent is implied. */
+  skip_consent?: boolean;
+  logo_uri?: string;
+  client_uri?: string;
+  policy_uri?: string;
+  tos_uri?: string;
+  contacts?: string[];
+  jwks?: { keys: JsonObject[] };
+  jwks_uri?: string;
+  sector_identifier_uri?: string;
+  subject_type?: "public" | "pairwise";
+  id_token_signed_response_alg?: string;
+  userinfo_signed_response_alg?: string;
+  /** OIDC Registration §2: request objects must be signed with exactly this alg. */
+  request_object_signing_alg?: string;
+  default_max_age?: number;
+  require_auth_time?: boolean;
+  default_acr_values?: string[];
+  initiate_login_uri?: string;
+  request_uris?: string[];
+  scope?: string;
+  backchannel_logout_uri?: string;
+  backchannel_logout_session_required?: boolean;
+  frontchannel_logout_uri?: string;
+  frontchannel_logout_session_required?: boolean;
+  software_id?: string;
+  software_version?: string;
+  /** Operator-set (CLI only, never registrable): may introspect other clients' access tokens. */
+  resource_server?: boolean;
+  [extension: string]: unknown;
+};
+
+export type ClientRow = {
+  client_id: string;
+  client_secret_hash: string | null;
+  /** 0 means the secret does not expire (RFC 7591 §3.2.1). */
+  client_secret_expires_at: UnixSeconds;
+  client_id_issued_at: UnixSeconds;
+  registration_access_token_hash: string | null;
+  metadata: ClientMetadata;
+  created_at: UnixSeconds;
+  updated_at: UnixSeconds;
+};
+
+export type NewClient = Pick<ClientRow, "client_id" | "metadata"> &
+  Partial<Omit<ClientRow, "client_id" | "metadata">>;
+
+/** `metadata`, when given, replaces the whole object (RFC 7592 §2.2 update semantics). */
+export type ClientPatch = Partial<Omit<ClientRow, "client_id" | "created_at">>;
+
+export interface ClientStore {
+  /** Raises StoreConflictError when the client_id exists. */
+  createClient(client: NewClient): Promise<ClientRow>;
+  getClient(clientId: string): Promise<ClientRow | null>;
+  /** Ordered by client_id. */
+  listClients(options?: { limit?: number; offset?: number }): Promise<ClientRow[]>;
+  updateClient(clientId: string, patch: ClientPatch): Promise<ClientRow | null>;
+  /** Also deletes the client's grants, codes and tokens. */
+  deleteClient(clientId: string): Promise<boolean>;
+  /** RFC 7592: find the client a registration access token belongs to. */
+  getClientByRegistrationTokenHash(tokenHash: string): Promise<ClientRow | null>;
+}

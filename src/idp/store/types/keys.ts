@@ -1,0 +1,36 @@
+/** Store types: Signing keys. The rules every adapter keeps are in ../types.ts. */
+
+import type { UnixSeconds, JsonObject } from "./common.ts";
+
+export type KeyStatus = "next" | "active" | "retired";
+
+export type KeyRow = {
+  kid: string;
+  alg: string;
+  use: string;
+  private_jwk: JsonObject;
+  public_jwk: JsonObject;
+  status: KeyStatus;
+  created_at: UnixSeconds;
+  activated_at: UnixSeconds | null;
+  /** When a retired key leaves the JWKS. */
+  retire_at: UnixSeconds | null;
+  updated_at: UnixSeconds;
+};
+
+export type NewKey = Pick<KeyRow, "kid" | "alg" | "private_jwk" | "public_jwk" | "status"> &
+  Partial<Pick<KeyRow, "use" | "created_at" | "activated_at" | "retire_at">>;
+
+export interface KeyStore {
+  insertKey(key: NewKey): Promise<KeyRow>;
+  /** Ordered by created_at, then kid. */
+  listKeys(): Promise<KeyRow[]>;
+  updateKeyStatus(
+    kid: string,
+    status: KeyStatus,
+    times?: { activated_at?: UnixSeconds | null; retire_at?: UnixSeconds | null; now?: UnixSeconds },
+  ): Promise<KeyRow | null>;
+  deleteKey(kid: string): Promise<boolean>;
+  /** A number that changes on every key insert/update/delete: poll it to notice rotation. */
+  keysVersion(): Promise<number>;
+}

@@ -1,0 +1,31 @@
+/** Store types: Lifecycle. The rules every adapter keeps are in ../types.ts. */
+
+import type { UnixSeconds } from "./common.ts";
+
+export type PurgeCounts = {
+  codes: number;
+  tokens: number;
+  sessions: number;
+  interactions: number;
+  jtis: number;
+  counters: number;
+  initial_access_tokens: number;
+};
+
+export type MigrationResult = {
+  /** Versions this call applied (empty when already up to date). */
+  applied: number[];
+  /** The schema version after the call. */
+  version: number;
+};
+
+export interface LifecycleStore {
+  readonly kind: "sqlite" | "postgres";
+  /** Applies pending migrations; safe to call any number of times, from several instances. */
+  migrate(): Promise<MigrationResult>;
+  /** Deletes expired rows in batches of `batchSize` (default 1000) so locks stay short. */
+  purgeExpired(now: UnixSeconds, batchSize?: number): Promise<PurgeCounts>;
+  /** Readiness: resolves when the database answers, raises StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,20 @@
+/** Store types: Replay protection and rate limits. The rules every adapter keeps are in ../types.ts. */
+
+import type { UnixSeconds } from "./common.ts";
+
+export type CounterState = { count: number; reset_at: UnixSeconds };
+
+export interface ReplayStore {
+  /**
+   * Records a client assertion's jti (RFC 7523 §3). True the first time, false while a previous
+   * use has not expired. Atomic across instances.
+   */
+  useJti(clientId: string, jti: string, expiresAt: UnixSeconds, now?: UnixSeconds): Promise<boolean>;
+}
+
+export interface CounterStore {
+  /** Fixed window: counts a hit on `key`, starting a new window when the last one ended. Atomic. */
+  hit(key: string, windowSeconds: number, now: UnixSeconds): Promise<CounterState>;
+  getCounter(key: string): Promise<CounterState | null>;
+  resetCounter(key: string): Promise<void>;
+}

@@ -1,0 +1,60 @@
+/** Store types: Access and refresh tokens. The rules every adapter keeps are in ../types.ts. */
+
+import type { UnixSeconds, JsonObject } from "./common.ts";
+
+export type TokenKind = "access" | "refresh";
+
+export type TokenRow = {
+  token_hash: string;
+  kind: TokenKind;
+  client_id: string;
+  /** null for client_credentials. */
+  user_id: string | null;
+  scope: string;
+  grant_id: string;
+  /** Refresh rotation family: every rotated refresh token keeps the family of the first. */
+  family_id: string | null;
+  session_id_hash: string | null;
+  auth_time: UnixSeconds | null;
+  acr: string | null;
+  amr: string[];
+  claims: JsonObject | null;
+  nonce: string | null;
+  created_at: UnixSeconds;
+  expires_at: UnixSeconds;
+  revoked_at: UnixSeconds | null;
+  /** Refresh tokens: set when exchanged for a new one. */
+  rotated_at: UnixSeconds | null;
+};
+
+export type NewToken = Pick<TokenRow, "token_hash" | "kind" | "client_id" | "scope" | "grant_id" | "expires_at"> &
+  Partial<Omit<TokenRow, "token_hash" | "kind" | "client_id" | "scope" | "grant_id" | "expires_at" | "revoked_at" | "rotated_at">>;
+
+/**
+ * - ok: this call rotated the token; the caller issues the successor in the same family.
+ * - reused: it was already rotated (RFC 9700 §4.14.2: the caller revokes the family).
+ */
+export type RotateRefreshResult =
+  | { status: "ok"; token: TokenRow }
+  | { status: "reused"; token: TokenRow }
+  | { status: "revoked"; token: TokenRow }
+  | { status: "expired"; token: TokenRow }
+  | { status: "not_found" };
+
+export interface TokenStore {
+  insertToken(token: NewToken): Promise<TokenRow>;
+  getToken(tokenHash: string): Promise<TokenRow | null>;
+  /** Marks one token revoked; false when unknown or already revoked. */
+  revokeToken(tokenHash: string, now?: UnixSeconds): Promise<boolean>;
+  /** The revoke* methods return how many tokens they newly revoked. */
+  revokeByGrant(grantId: string, now?: UnixSeconds): Promise<number>;
+  revokeFamily(familyId: string, now?: UnixSeconds): Promise<number>;
+  revokeForUserClient(userId: string, clientId: string, now?: UnixSeconds): Promise<number>;
+  /**
+   * `keepOfflineRefresh`: refresh tokens whose scope has offline_access stay valid, as they are
+   * meant to outlive the browser session (OIDC Core §11) — logout uses it.
+   */
+  revokeBySession(sessionIdHash: string, now?: UnixSeconds, options?: { keepOfflineRefresh?: boolean }): Promise<number>;
+  /** Atomic: of any number of concurrent calls for one refresh token, exactly one gets "ok". */
+  rotateRefreshToken(tokenHash: string, now: UnixSeconds): Promise<RotateRefreshResult>;
+}

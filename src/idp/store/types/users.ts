@@ -1,0 +1,59 @@
+/** Store types: Users. The rules every adapter keeps are in ../types.ts. */
+
+import type { UnixSeconds } from "./common.ts";
+
+/** OIDC Core §5.1.1 address claim. */
+export type Address = {
+  formatted?: string;
+  street_address?: string;
+  locality?: string;
+  region?: string;
+  postal_code?: string;
+  country?: string;
+};
+
+export type UserRow = {
+  id: string;
+  username: string;
+  password_hash: string;
+  name: string | null;
+  given_name: string | null;
+  family_name: string | null;
+  picture: string | null;
+  email: string | null;
+  email_verified: boolean;
+  phone_number: string | null;
+  phone_number_verified: boolean;
+  address: Address | null;
+  totp_secret: string | null;
+  totp_enabled_at: UnixSeconds | null;
+  created_at: UnixSeconds;
+  updated_at: UnixSeconds;
+};
+
+/** `id` defaults to a random UUID; omitted profile fields are null/false. */
+export type NewUser = Pick<UserRow, "username" | "password_hash"> &
+  Partial<Omit<UserRow, "username" | "password_hash">>;
+
+/** Fields to change; `updated_at` defaults to now. */
+export type UserPatch = Partial<Omit<UserRow, "id" | "created_at">>;
+
+export interface UserStore {
+  /** Raises StoreConflictError when the username is taken (case-insensitively). */
+  createUser(user: NewUser): Promise<UserRow>;
+  getUserById(id: string): Promise<UserRow | null>;
+  /** Case-insensitive. */
+  getUserByUsername(username: string): Promise<UserRow | null>;
+  /** Ordered by username. */
+  listUsers(options?: { limit?: number; offset?: number }): Promise<UserRow[]>;
+  /** Returns the updated row, or null when there is no such user. */
+  updateUser(id: string, patch: UserPatch): Promise<UserRow | null>;
+  /** Also deletes the user's sessions, grants, codes, tokens and recovery codes. */
+  deleteUser(id: string): Promise<boolean>;
+  /** Replaces all recovery codes of the user with these hashes. */
+  setRecoveryCodes(userId: string, codeHashes: string[], now?: UnixSeconds): Promise<void>;
+  /** Atomic single use: true once for a valid unused code, false afterwards. */
+  consumeRecoveryCode(userId: string, codeHash: string, now?: UnixSeconds): Promise<boolean>;
+  /** How many unused recovery codes are left. */
+  countRecoveryCodes(userId: string): Promise<number>;
+}
