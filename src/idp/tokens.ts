@@ -7,9 +7,10 @@
  * personal data a client could read; and no signing key is spent on it (one signature per token
  * response, the ID Token's). A resource server asks RFC 7662 introspection what a token means.
  *
- * Tokens of one authorization share its `grant_id`; with a refresh token, every token of the
- * rotation chain (access tokens included) also carries `family_id` = grant_id, so `revokeFamily`
- * ends all of them at once (RFC 9700 §4.14.2, RFC 7009 §2.1).
+ * Tokens of one authorization share its `grant_id`. Every token issued to a user (code and
+ * refresh grants, access tokens included, with or without a refresh token) also carries
+ * `family_id` = grant_id, so `revokeFamily` ends a whole rotation chain at once (RFC 9700
+ * §4.14.2, RFC 7009 §2.1); only client_credentials tokens have `family_id` null.
  */
 import { random_token, sha256 } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
