@@ -12,11 +12,11 @@
  *   the same one (`newest_first`) and retires the other, which still verifies.
  */
 import { importJWK, jwtVerify, errors, type JWTPayload, type JWTHeaderParameters } from "jose";
-import { StoreConflictError, type KeyRow, type KeyStatus, type KeyStore, type NewKey, type UnixSeconds } from "../store/types.ts";
+import type { KeyRow, KeyStore, UnixSeconds } from "../store/types.ts";
 import { generate_key, type Alg } from "./algs.ts";
 import { KeyRingError, TokenVerifyError, to_verify_error } from "./errors.ts";
-import { make_signer, type Signer } from "./jws.ts";
-import { newest_keys, after, build_jwks, expired, newest_first, published, usable, type Jwks, type UsableRow } from "./published.ts";
+import { after, build_jwks, newest_first, published, usable, type UsableRow } from "./published.ts";
+import { insert_key, retire_key, sync_keys, type KeyCaches, type View } from "./view.ts";
 
 export type { Alg } from "./algs.ts";
 
@@ -56,21 +56,10 @@ export type VerifyOptions = {
 /** A key as the CLI lists it: no private parts. */
 export type KeyInfo = Pick<KeyRow, "kid" | "alg" | "status" | "created_at" | "activated_at" | "retire_at">;
 
-type View = {
-  version: number;
-  rows: UsableRow[];
-  all_rows: KeyRow[];
-  signers: Map<Alg, { kid: string; sign: Signer }>;
-  jwks: Jwks;
-  /** The earliest retire_at among stored retired keys (the next sync deletes it), or when a held-back key may start signing. */
-  cleanup_at: UnixSeconds;
-};
-
 export class KeyRing {
   private view!: View;
   private readonly now: () => UnixSeconds;
-  private readonly signer_cache = new Map<string, Signer>();
-  private readonly verify_cache = new Map<string, Promise<CryptoKey>>();
+  private readonly caches: KeyCaches = { signers: new Map(), verify: new Map() };
   private lock: Promise<unknown> = Promise.resolve();
   private poller: ReturnType<typeof setInterval> | undefined;
   private last_unknown_kid_refresh = 0;
@@ -140,8 +129,8 @@ export class KeyRing {
         const next = mine.filter((row) => row.status === "next").sort(newest_first)[0];
         const activated_at = after(rows, a, "activated_at", now);
         if (next) await this.store.updateKeyStatus(next.kid, "active", { activated_at, now });
-        else await this.insert(await generate_key(a), "active", after(rows, a, "created_at", now), activated_at);
-        for (const old of mine.filter((row) => row.status === "active")) await this.retire(old.kid, now);
+        else await insert_key(this.store, await generate_key(a), "active", after(rows, a, "created_at", now), activated_at);
+        for (const old of mine.filter((row) => row.status === "active")) await retire_key(this.store, this.options, old.kid, now);
       }
       await this.sync();
       return new Map(algs.map((a) => [a, this.active_kid(a)] as const));
@@ -200,94 +189,9 @@ export class KeyRing {
     return run;
   }
 
-  /** Brings the store to a signing state (one active key per alg, next keys, no expired keys) and rebuilds the view. */
+  /** Syncs with the store (view.ts) and swaps in the new view. */
   private async sync(): Promise<void> {
-    // Version before rows: a change in between makes the next refresh() sync again, never miss it.
-    let version = await this.store.keysVersion();
-    let rows = await this.store.listKeys();
-    let now = this.now();
-    let wrote = false;
-    for (const alg of this.options.algs) {
-      const mine = rows.filter((row): row is UsableRow => usable(row) && row.alg === alg);
-      let promoted: string | undefined;
-      if (!mine.some((row) => row.status === "active")) {
-        const next = mine.filter((row) => row.status === "next").sort(newest_first)[0];
-        const activated_at = after(rows, alg, "activated_at", now);
-        if (next) await this.store.updateKeyStatus((promoted = next.kid), "active", { activated_at, now });
-        else await this.insert(await generate_key(alg), "active", after(rows, alg, "created_at", now), activated_at);
-        wrote = true;
-      }
-      if (this.options.publish_next !== false && !mine.some((row) => row.status === "next" && row.kid !== promoted)) {
-        rows = await this.store.listKeys();
-        await this.insert(await generate_key(alg), "next", after(rows, alg, "created_at", this.now()), null);
-        wrote = true;
-      }
-    }
-    if (wrote) rows = await this.store.listKeys();
-    now = this.now();
-    // Two instances activated (or prepared) a key for the same alg at once: every instance keeps
-    // the same winner and retires the others (still published, so what they signed still verifies).
-    const winners = { active: newest_keys(rows.filter(usable), "active"), next: newest_keys(rows.filter(usable), "next") };
-    for (const row of rows) {
-      if (row.status !== "retired" && usable(row) && winners[row.status].get(row.alg)?.kid !== row.kid) {
-        await this.retire(row.kid, now);
-        wrote = true;
-      } else if (expired(row, now)) {
-        await this.store.deleteKey(row.kid);
-        wrote = true;
-      }
-    }
-    if (wrote) {
-      version = await this.store.keysVersion();
-      rows = await this.store.listKeys();
-    }
-    this.view = await this.build_view(version, rows, now);
-  }
-
-  private async build_view(version: number, all_rows: KeyRow[], now: UnixSeconds): Promise<View> {
-    const rows = all_rows.filter(usable).filter((row) => published(row, now));
-    const signers = new Map<Alg, { kid: string; sign: Signer }>();
-    const lead = this.options.publish_lead_seconds ?? 0;
-    let sign_later_at = Number.POSITIVE_INFINITY;
-    for (const [alg, newest] of newest_keys(rows)) {
-      if (!this.options.algs.includes(alg)) continue;
-      let row = newest;
-      if (lead > 0 && newest.created_at + lead > now) {
-        // Publish before sign (DESIGN §5): another instance may not have this key in its JWKS
-        // yet. Sign with the key active before it while that one stays published longer than
-        // what it signs now lives; a first key (nothing older) signs at once. Keys stored
-        // within a second of each other (`after()` spaces their created_at) count as one.
-        sign_later_at = Math.min(sign_later_at, newest.created_at + lead);
-        const min_retire_at = now + this.options.retire_after_seconds + lead;
-        const older = rows.filter(
-          (r) => r.alg === alg && r.activated_at !== null && r.created_at < newest.created_at - 1 && r.created_at + lead <= now && (r.status === "active" || (r.retire_at ?? 0) >= min_retire_at),
-        );
-        row = older.sort(newest_first)[0] ?? newest;
-      }
-      let sign = this.signer_cache.get(row.kid);
-      if (!sign) this.signer_cache.set(row.kid, (sign = await make_signer(alg, row.kid, row.private_jwk)));
-      signers.set(alg, { kid: row.kid, sign });
-    }
-    const live = new Set(rows.map((row) => row.kid));
-    for (const kid of this.signer_cache.keys()) if (!live.has(kid)) this.signer_cache.delete(kid);
-    for (const kid of this.verify_cache.keys()) if (!live.has(kid)) this.verify_cache.delete(kid);
-    const cleanup_at = Math.min(sign_later_at, ...all_rows.map((row) => (row.status === "retired" ? (row.retire_at ?? now) : Infinity)));
-    return { version, rows, all_rows, signers, jwks: build_jwks(rows, now), cleanup_at };
-  }
-
-  private async insert(key: Awaited<ReturnType<typeof generate_key>>, status: KeyStatus, created_at: UnixSeconds, activated_at: UnixSeconds | null): Promise<void> {
-    const row: NewKey = { kid: key.kid, alg: key.alg, use: "sig", private_jwk: key.private_jwk, public_jwk: key.public_jwk, status, created_at, activated_at };
-    try {
-      await this.store.insertKey(row);
-    } catch (error) {
-      // Same kid = same key (RFC 7638 thumbprint): someone stored it already; the re-read sees it.
-      if (!(error instanceof StoreConflictError)) throw error;
-    }
-  }
-
-  private async retire(kid: string, now: UnixSeconds): Promise<void> {
-    const retire_at = now + this.options.retire_after_seconds + (this.options.retire_grace_seconds ?? 60);
-    await this.store.updateKeyStatus(kid, "retired", { retire_at, now });
+    this.view = await sync_keys(this.store, this.options, this.now, this.caches);
   }
 
   /** The public key for a JWS header; an unknown kid triggers one refresh (at most once a second). */
@@ -302,10 +206,10 @@ export class KeyRing {
     if (!row) throw new TokenVerifyError("unknown_key", "JWT kid is not one of our keys");
     // RFC 8725 §3.1: the key decides the algorithm, not the token.
     if (header.alg !== row.alg) throw new TokenVerifyError("bad_signature", "JWT alg does not match its key");
-    let key = this.verify_cache.get(row.kid);
+    let key = this.caches.verify.get(row.kid);
     if (!key) {
       key = importJWK(row.public_jwk as Parameters<typeof importJWK>[0], row.alg) as Promise<CryptoKey>;
-      this.verify_cache.set(row.kid, key);
+      this.caches.verify.set(row.kid, key);
     }
     return key;
   }
