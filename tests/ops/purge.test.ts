@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sha256 } from "../../src/idp/crypto/secrets.ts";
 import type { Provider } from "../../src/idp/provider.ts";
 import { start_purge } from "../../src/idp/purge.ts";
+import { DEFAULT_PURGE_BATCH } from "../../src/idp/store/defaults.ts";
 import type { PurgeCounts } from "../../src/idp/store/types.ts";
 import { Browser } from "../helpers/browser.ts";
 import { authorization_url, get_code, redeem } from "../helpers/flow.ts";
@@ -109,6 +110,21 @@ describe("start_purge (the loop)", () => {
     await stopping;
     expect(await first).toEqual({ ...counts, codes: 3 });
     expect(await second).toEqual({ ...counts, codes: 3 });
+  });
+
+  test("without batch_size the loop purges in batches of 1000 rows (README, Running several instances)", async () => {
+    let batch: number | undefined;
+    const loop = start_purge(
+      fake(async (_now, size) => {
+        batch = size;
+        return counts;
+      }),
+      { interval_seconds: 3600 },
+    );
+    await loop.run();
+    await loop.stop();
+    expect(batch).toBe(1000);
+    expect(DEFAULT_PURGE_BATCH).toBe(1000);
   });
 
   test("a failing run is logged and resolves to null; the next one runs", async () => {

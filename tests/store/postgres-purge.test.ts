@@ -1,0 +1,68 @@
+/**
+ * README "Running several instances", Purge: every instance purges expired rows in batches, and
+ * on PostgreSQL a batch takes its rows `FOR UPDATE SKIP LOCKED`, so instances purging together
+ * neither wait for each other nor delete a row twice.
+ */
+import { SQL } from "bun";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { openStore } from "../../src/idp/store/open.ts";
+import type { ClientRow, Store, UserRow } from "../../src/idp/store/types.ts";
+import { T0, concurrently, seedPair, tokenInput } from "./fixtures.ts";
+import { createTempDatabase, usePostgres, type TempDatabase } from "./pg.ts";
+
+if (await usePostgres()) {
+  describe("purgeExpired on PostgreSQL with several instances", () => {
+    let db: TempDatabase;
+    let a: Store;
+    let b: Store;
+    let pair: { user: UserRow; client: ClientRow };
+    const now = T0 + 1000;
+
+    beforeAll(async () => {
+      db = await createTempDatabase();
+      a = await openStore(db.url, { max: 4 });
+      b = await openStore(db.url, { max: 4, migrate: false });
+      pair = await seedPair(a);
+    });
+    afterAll(async () => {
+      await a?.close();
+      await b?.close();
+      await db?.drop();
+    });
+
+    /** Stores `n` tokens that expired before `now`; returns their hashes. */
+    async function expired_tokens(n: number): Promise<string[]> {
+      const rows = await concurrently(n, () => a.insertToken(tokenInput(pair.user, pair.client, { expires_at: now - 1 })));
+      return rows.map((row) => row.token_hash);
+    }
+
+    test("a purge skips expired rows another transaction holds locked instead of waiting for them", async () => {
+      const hashes = await expired_tokens(25);
+      const held = hashes[0]!;
+      const lock = new SQL(db.url, { max: 1 });
+      try {
+        const during = await lock.begin(async (tx) => {
+          await tx`SELECT token_hash FROM tokens WHERE token_hash = ${held} FOR UPDATE`;
+          // Without SKIP LOCKED this call would wait for the transaction, which waits for it.
+          return a.purgeExpired(now, 10);
+        });
+        expect(during.tokens).toBe(24);
+        expect(await a.getToken(held)).not.toBeNull();
+      } finally {
+        await lock.close({ timeout: 0 });
+      }
+      expect((await a.purgeExpired(now, 10)).tokens).toBe(1);
+      expect(await a.getToken(held)).toBeNull();
+    });
+
+    test("two instances purging at once delete every expired row exactly once and keep live ones", async () => {
+      const hashes = await expired_tokens(400);
+      const live = await a.insertToken(tokenInput(pair.user, pair.client, { expires_at: now + 60 }));
+      const [first, second] = await Promise.all([a.purgeExpired(now, 7), b.purgeExpired(now, 7)]);
+      expect(first!.tokens + second!.tokens).toBe(hashes.length);
+      for (const hash of [hashes[0]!, hashes[199]!, hashes[399]!]) expect(await b.getToken(hash)).toBeNull();
+      expect(await b.getToken(live.token_hash)).not.toBeNull();
+      expect((await b.purgeExpired(now)).tokens).toBe(0);
+    });
+  });
+}
