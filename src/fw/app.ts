@@ -49,19 +49,27 @@ function json_schema_of(contract: ConcreteEndpoint["response_contract"]): Compil
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
+/** The app's body rules, shared by every request. */
+type BodyRules = { readonly limit: number; readonly max_pairs: number };
+
 /** The request as endpoints see it. The client address is asked of the server on first use. */
 class Incoming implements RequestInfo {
   body: unknown = undefined;
   private address: string | undefined = undefined;
+  private reading: Promise<Record<string, unknown> | undefined> | undefined = undefined;
   constructor(
     readonly method: string,
     readonly path: string,
     readonly url: string,
     readonly raw: Request,
     private readonly server: Server<unknown> | undefined,
+    private readonly rules: BodyRules,
   ) {}
   get ip(): string {
     return (this.address ??= this.server?.requestIP(this.raw)?.address ?? "");
+  }
+  parsed(): Promise<Record<string, unknown> | undefined> {
+    return (this.reading ??= read_body(this.raw, this.rules.limit, this.rules.max_pairs).then((body) => (this.body = body)));
   }
 }
 
@@ -125,7 +133,7 @@ export function parse_route(route: string, owner: string): { methods: Method[]; 
 export class App {
   readonly router: Router<Compiled>;
   readonly services: AppServices;
-  private readonly body_limit: number;
+  private readonly body_rules: BodyRules;
   private readonly max_url_length: number;
   private readonly max_params: number;
   private readonly chain: Step;
@@ -134,9 +142,9 @@ export class App {
   constructor(readonly config: FwConfig, items: readonly Item[]) {
     this.router = new Router<Compiled>({ path_cache_size: config.router?.path_cache_size ?? 1024 });
     this.services = { views: config.views, log: config.log ?? json_lines };
-    this.body_limit = config.body_limit ?? 1024 * 1024;
     this.max_url_length = config.max_url_length ?? 8192;
     this.max_params = config.max_params ?? 1000;
+    this.body_rules = { limit: config.body_limit ?? 1024 * 1024, max_pairs: this.max_params };
     const handlers: Handler[] = [];
     let seen_endpoint = false;
     for (const item of items) {
@@ -177,7 +185,7 @@ export class App {
     const query_at = url.indexOf("?", start);
     const path = start === -1 ? "/" : query_at === -1 ? url.slice(start) : url.slice(start, query_at);
     const method = raw.method;
-    const context = new Exchange(new Incoming(method, path, url, raw, server), this.services);
+    const context = new Exchange(new Incoming(method, path, url, raw, server, this.body_rules), this.services);
     let response: Response | Promise<Response>;
     try {
       response = this.chain(context);
@@ -228,8 +236,7 @@ export class App {
   }
 
   private async call_with_body(compiled: Compiled, instance: Instance, context: Context, query: Input | undefined, route_params: Params): Promise<Response> {
-    const body = await read_body(context.request.raw, this.body_limit, this.max_params);
-    context.request.body = body;
+    const body = await context.request.parsed();
     this.validate(compiled, instance, Object.assign(Object.create(null), query, body, route_params));
     return this.call(compiled, instance, context);
   }
@@ -290,7 +297,7 @@ export function start(config: FwConfig, items: readonly Item[]): Running {
     // Twice the limit: a declared Content-Length over body_limit is refused by Fw (413 in the
     // app's error shape, which handlers may turn into a protocol error); Bun's own bare 413 is
     // only the backstop for chunked bodies far over it.
-    maxRequestBodySize: app["body_limit"] * 2,
+    maxRequestBodySize: app["body_rules"].limit * 2,
     idleTimeout: config.idle_timeout ?? 30,
     fetch: app.answer,
     error: () => new Response(JSON.stringify({ error: "internal_server_error", message: "Internal server error" }), {

@@ -9,8 +9,14 @@ export interface RequestInfo {
   readonly path: string;
   /** The full URL string. */
   readonly url: string;
-  /** Parsed body: an object for JSON/form bodies, undefined when there is none. */
+  /** Parsed body: an object for JSON/form bodies, undefined when there is none (set once read). */
   body: unknown;
+  /**
+   * Reads and parses the body once, by the rules dispatch uses (JSON object or form; 413 over the
+   * app's body_limit, 415 for another type, 400 when malformed). A handler may call it before the
+   * endpoint: dispatch reuses the same result (or the same error) instead of reading twice.
+   */
+  parsed(): Promise<Record<string, unknown> | undefined>;
   /** Client address as seen by the server socket. */
   readonly ip: string;
   /** The underlying web-standard Request. */

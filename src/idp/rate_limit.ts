@@ -54,13 +54,13 @@ export function limits_of(config: RateLimits, endpoint: LimitedEndpoint): { per_
  * The client a request says it comes from, unauthenticated: Basic credentials (RFC 6749 §2.3.1),
  * else the form's client_id, else the sub of a client assertion (RFC 7523 §3). Null when none.
  */
-export function claimed_client_id(authorization: string | null, form: URLSearchParams | null): string | null {
+export function claimed_client_id(authorization: string | null, form: Record<string, unknown> | null): string | null {
   const basic = parse_basic(authorization);
   if (basic !== null && basic !== "malformed" && basic.client_id !== "") return basic.client_id;
   if (form === null) return null;
-  const client_id = form.get("client_id");
+  const client_id = first(form.client_id);
   if (client_id !== null && client_id !== "") return client_id;
-  const assertion = form.get("client_assertion");
+  const assertion = first(form.client_assertion);
   if (assertion === null) return null;
   try {
     const sub = decodeJwt(assertion).sub;
@@ -68,6 +68,12 @@ export function claimed_client_id(authorization: string | null, form: URLSearchP
   } catch {
     return null;
   }
+}
+
+/** The first value of a parsed form field (a repeated key is an array), null when absent. */
+function first(value: unknown): string | null {
+  const one = Array.isArray(value) ? value[0] : value;
+  return typeof one === "string" ? one : null;
 }
 
 /** 429 in the OAuth error shape, with Retry-After (seconds until the window ends). */

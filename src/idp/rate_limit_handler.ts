@@ -3,9 +3,10 @@
  * point, so a refused request costs two counter writes and nothing else. Sits inside the protocol
  * and registration handlers, whose CORS and no-store headers the 429 keeps.
  *
- * The claimed client_id of a form body is read from a copy of the request (the endpoint reads the
- * original), and only when the Authorization header does not name the client already and the body
- * is a small form (64 KiB at most, the default body limit): a larger one is counted per address only.
+ * The claimed client_id of a form body is read only when the Authorization header does not name
+ * the client already. The body is read once (context.request.parsed(), by the app's body rules)
+ * and the endpoint gets the same result; a body Fw refuses (too large, malformed) is counted per
+ * address only, and the endpoint answers the refusal as before.
  */
 import { Fw, type Context, type Next } from "../fw/index.ts";
 import type { Provider } from "./provider.ts";
@@ -14,33 +15,16 @@ import { PATHS } from "./metadata.ts";
 import { claimed_client_id, count_request, limited_endpoint } from "./rate_limit.ts";
 
 const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
-const MAX_FORM_READ = 64 * 1024;
 
-/** The form body of `request`, read from a copy; null when it is not a form of at most MAX_FORM_READ bytes. */
-async function small_form(request: Request): Promise<URLSearchParams | null> {
-  if (request.body === null || !FORM.test(request.headers.get("content-type") ?? "")) return null;
-  const length = request.headers.get("content-length");
-  if (length !== null && !(Number(length) <= MAX_FORM_READ)) return null;
-  const body = request.clone().body;
-  if (body === null) return null;
-  // Without a Content-Length (chunked), read at most MAX_FORM_READ bytes of the copy.
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+/** The parsed form body of the request; null when it is not a form or Fw refuses it. */
+async function form_body(context: Context): Promise<Record<string, unknown> | null> {
+  if (context.request.raw.body === null || !FORM.test(context.headers.get("content-type") ?? "")) return null;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_FORM_READ) return null;
-      chunks.push(value);
-    }
+    return (await context.request.parsed()) ?? null;
   } catch {
+    // The same error is raised again when the endpoint asks for the body.
     return null;
-  } finally {
-    void reader.cancel().catch(() => {});
   }
-  return new URLSearchParams(new TextDecoder().decode(Buffer.concat(chunks)));
 }
 
 export class RateLimitHandler extends Fw.Handler {
@@ -59,7 +43,7 @@ export class RateLimitHandler extends Fw.Handler {
       client_id = path === PATHS.register ? null : safe_decode(path.slice(PATHS.register.length + 1));
     } else {
       const authorization = context.headers.get("authorization");
-      client_id = claimed_client_id(authorization, null) ?? claimed_client_id(null, await small_form(context.request.raw));
+      client_id = claimed_client_id(authorization, null) ?? claimed_client_id(null, await form_body(context));
     }
     await count_request(this.idp, endpoint, client_ip(context, this.idp.config), client_id);
     return next();

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { Fw } from "../../src/fw/index.ts";
+import { Fw, type Context, type Next } from "../../src/fw/index.ts";
 import { serve } from "./helpers.ts";
 
 const CreateUserRequest = Fw.Request("CreateUserRequest", z.object({ name: z.string().min(2), age: z.coerce.number().int().optional() }));
@@ -154,6 +154,44 @@ describe("request contracts", () => {
   test("a body over the limit answers 413", async () => {
     const res = await post("/users", JSON.stringify({ name: "x".repeat(5000) }), "application/json");
     expect(res.status).toBe(413);
+  });
+});
+
+describe("context.request.parsed()", () => {
+  /** Reads the body before the endpoint, as a rate limiter does, and records what it saw. */
+  class Peek extends Fw.Handler {
+    seen: unknown[] = [];
+    async handle(context: Context, next: Next): Promise<Response> {
+      try {
+        this.seen.push(await context.request.parsed());
+      } catch (error) {
+        this.seen.push((error as { status?: number }).status);
+      }
+      return next();
+    }
+  }
+  const peek = new Peek();
+  const peeked = serve([Fw.ErrorHandler, peek, CreateUser], { body_limit: 2048 });
+  afterAll(() => peeked.stop());
+  const send = (body: BodyInit, type: string) => peeked.get("/users", { method: "POST", body, headers: { "content-type": type } });
+
+  test("a handler and the endpoint share one read of the body", async () => {
+    peek.seen = [];
+    const res = await send("name=Grace&age=85", "application/x-www-form-urlencoded");
+    expect(await res.json()).toEqual({ created: "Grace", age: 85 });
+    expect(peek.seen).toEqual([{ name: "Grace", age: "85" }]);
+  });
+
+  test("a chunked body is read once too", async () => {
+    const res = await send(new Blob(["name=Ada"]).stream() as unknown as BodyInit, "application/x-www-form-urlencoded");
+    expect(await res.json()).toEqual({ created: "Ada", age: null });
+  });
+
+  test("the body rules are dispatch's: the handler sees the 413 and the endpoint answers it", async () => {
+    peek.seen = [];
+    const res = await send(JSON.stringify({ name: "x".repeat(3000) }), "application/json");
+    expect(res.status).toBe(413);
+    expect(peek.seen).toEqual([413]);
   });
 });
 
