@@ -1,0 +1,144 @@
+/**
+ * deploy/: the files README "Install and deploy" describes. The systemd unit has the directives
+ * the README promises (dynamic user, state directory, production mode, loopback, restart on
+ * failure, hardening) and `systemd-analyze verify` accepts it; nginx proxies to 127.0.0.1:3000
+ * with the client address in X-Forwarded-For and `nginx -t` accepts it; Caddy proxies there too.
+ * The tool checks run only where the tool is installed (one line on stderr otherwise).
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const DEPLOY = join(import.meta.dir, "..", "deploy");
+const read = (name: string) => readFileSync(join(DEPLOY, name), "utf8");
+const temp_dirs: string[] = [];
+afterAll(() => {
+  for (const dir of temp_dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function temp_dir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "idp-deploy-"));
+  temp_dirs.push(dir);
+  return dir;
+}
+
+/** `Key=value` lines per [Section]; a key may repeat (Environment=). Comments and blanks skipped. */
+function parse_unit(text: string): Map<string, string[]> {
+  const directives = new Map<string, string[]>();
+  let section = "";
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const header = /^\[(.+)\]$/.exec(line);
+    if (header) {
+      section = header[1]!;
+      continue;
+    }
+    const eq = line.indexOf("=");
+    const key = `${section}.${line.slice(0, eq)}`;
+    directives.set(key, [...(directives.get(key) ?? []), line.slice(eq + 1)]);
+  }
+  return directives;
+}
+
+/** Runs a tool only when it is installed; otherwise says so once and skips. */
+function has_tool(name: string): boolean {
+  if (Bun.which(name)) return true;
+  console.warn(`${name} not installed: skipping its check of deploy/`);
+  return false;
+}
+
+function run(cmd: string[]): { code: number; output: string } {
+  const result = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
+  return { code: result.exitCode, output: `${result.stdout.toString()}${result.stderr.toString()}` };
+}
+
+describe("deploy/idp.service", () => {
+  const unit = parse_unit(read("idp.service"));
+  const service = (key: string) => unit.get(`Service.${key}`) ?? [];
+  const environment = service("Environment");
+
+  test("runs `idp serve` as a dynamic user with its SQLite file in StateDirectory=idp", () => {
+    expect(service("ExecStart")).toHaveLength(1);
+    expect(service("ExecStart")[0]).toMatch(/^\S*\/idp serve$/);
+    expect(service("DynamicUser")[0] === "yes" || service("User").length === 1).toBe(true);
+    expect(service("StateDirectory")).toEqual(["idp"]);
+    expect(environment).toContain("DATABASE_URL=sqlite:/var/lib/idp/idp.sqlite");
+  });
+
+  test("production mode, listening on 127.0.0.1:3000, restarting on failure", () => {
+    expect(environment).toContain("NODE_ENV=production");
+    expect(environment).toContain("HOST=127.0.0.1");
+    expect(environment).toContain("PORT=3000");
+    expect(service("Restart")).toEqual(["on-failure"]);
+    expect(unit.get("Install.WantedBy")).toEqual(["multi-user.target"]);
+  });
+
+  test("hardened: NoNewPrivileges, ProtectSystem=strict, ProtectHome, PrivateTmp, no capabilities, a system-call filter", () => {
+    expect(service("NoNewPrivileges")).toEqual(["yes"]);
+    expect(service("ProtectSystem")).toEqual(["strict"]);
+    expect(service("ProtectHome")).toEqual(["yes"]);
+    expect(service("PrivateTmp")).toEqual(["yes"]);
+    expect(service("CapabilityBoundingSet")).toEqual([""]);
+    expect(service("AmbientCapabilities")).toEqual([""]);
+    expect(service("SystemCallFilter")).toEqual(["@system-service"]);
+  });
+
+  test.skipIf(!has_tool("systemd-analyze"))("systemd-analyze verify accepts it", () => {
+    // verify insists the ExecStart binary exists: point it at a stub, change nothing else.
+    const dir = temp_dir();
+    const stub = join(dir, "idp");
+    writeFileSync(stub, "#!/bin/sh\n");
+    chmodSync(stub, 0o755);
+    const text = read("idp.service").replace(/^ExecStart=\S+\/idp /m, `ExecStart=${stub} `);
+    writeFileSync(join(dir, "idp.service"), text);
+    const result = run(["systemd-analyze", "verify", join(dir, "idp.service")]);
+    expect(result.output).toBe("");
+    expect(result.code).toBe(0);
+  });
+});
+
+describe("deploy/nginx.conf", () => {
+  const conf = read("nginx.conf");
+
+  test("proxies to idp on 127.0.0.1:3000 and sets X-Forwarded-For to the address it saw", () => {
+    expect(conf).toMatch(/upstream idp \{\s*server 127\.0\.0\.1:3000;/);
+    expect(conf).toMatch(/proxy_pass http:\/\/idp;/);
+    expect(conf).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
+  });
+
+  test.skipIf(!has_tool("nginx") || !has_tool("openssl"))("nginx -t accepts it (inside an http block, with a throwaway certificate)", () => {
+    const dir = temp_dir();
+    const cert = join(dir, "cert.pem");
+    const key = join(dir, "key.pem");
+    const made = run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=id.example.com"]);
+    expect(made.code).toBe(0);
+    const site = conf
+      .replace("/etc/letsencrypt/live/id.example.com/fullchain.pem", cert)
+      .replace("/etc/letsencrypt/live/id.example.com/privkey.pem", key);
+    writeFileSync(join(dir, "idp.conf"), site);
+    const temp_paths = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((name) => `  ${name}_temp_path ${join(dir, name)};`);
+    const main = [
+      `pid ${join(dir, "nginx.pid")};`,
+      `error_log ${join(dir, "error.log")};`,
+      "events {}",
+      "http {",
+      "  access_log off;",
+      ...temp_paths,
+      `  include ${join(dir, "idp.conf")};`,
+      "}",
+      "",
+    ].join("\n");
+    writeFileSync(join(dir, "nginx.conf"), main);
+    const result = run(["nginx", "-t", "-p", dir, "-c", join(dir, "nginx.conf")]);
+    expect(result.output).toContain("test is successful");
+    expect(result.code).toBe(0);
+  });
+});
+
+describe("deploy/Caddyfile", () => {
+  test("proxies to idp on 127.0.0.1:3000", () => {
+    expect(read("Caddyfile")).toMatch(/^\s*reverse_proxy 127\.0\.0\.1:3000$/m);
+  });
+});
