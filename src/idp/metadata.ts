@@ -23,6 +23,9 @@ export const ASSERTION_SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as co
 /** Grant types /token accepts (RFC 6749 §4.1, §4.4, §6). */
 export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
 
+/** Response types /authorize accepts: the code flow only. */
+export const RESPONSE_TYPES = ["code"] as const;
+
 /** Endpoint paths, relative to the issuer (every URL in discovery derives from the issuer). */
 export const PATHS = {
   discovery: "/.well-known/openid-configuration",
@@ -59,7 +62,7 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     userinfo_endpoint: `${issuer}${PATHS.userinfo}`,
     jwks_uri: `${issuer}${PATHS.jwks}`,
     scopes_supported: [...ADVERTISED_SCOPES],
-    response_types_supported: ["code"],
+    response_types_supported: [...RESPONSE_TYPES],
     // OAuth 2.0 Form Post Response Mode (form_post.ts).
     response_modes_supported: ["query", "form_post"],
     grant_types_supported: [...GRANT_TYPES],

@@ -1,9 +1,14 @@
 /**
- * What a client may register on this provider. Taken from the discovery document, so registration
- * accepts exactly what discovery advertises (OIDC Registration §3.2: the server may refuse values
- * it does not support), and from the keyring for ID Token algorithms.
+ * What a client may register on this provider: the same constants discovery advertises
+ * (metadata.ts), so registration accepts exactly what discovery lists (OIDC Registration §3.2:
+ * the server may refuse values it does not support), and the keyring's ID Token algorithms.
+ * Built once per provider; only the signing algorithms are read live (the keyring's view).
  */
+import { ACR_VALUES_SUPPORTED } from "../acr.ts";
+import { ASSERTION_SIGNING_ALGS, GRANT_TYPES, RESPONSE_TYPES, TOKEN_AUTH_METHODS } from "../metadata.ts";
 import type { Provider } from "../provider.ts";
+import { REQUEST_OBJECT_ALGS } from "../request_object.ts";
+import { ADVERTISED_SCOPES } from "../scopes.ts";
 
 export type RegistrationPolicy = {
   readonly auth_methods: readonly string[];
@@ -21,22 +26,26 @@ export type RegistrationPolicy = {
   readonly production: boolean;
 };
 
-function advertised(document: Record<string, unknown>, key: string): string[] {
-  const value = document[key];
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+const policies = new WeakMap<Provider, Omit<RegistrationPolicy, "signing_algs">>();
+
+function fixed_policy(idp: Provider): Omit<RegistrationPolicy, "signing_algs"> {
+  let policy = policies.get(idp);
+  if (policy === undefined) {
+    policy = Object.freeze({
+      auth_methods: TOKEN_AUTH_METHODS,
+      grant_types: GRANT_TYPES,
+      response_types: RESPONSE_TYPES,
+      scopes: ADVERTISED_SCOPES,
+      request_object_algs: REQUEST_OBJECT_ALGS,
+      assertion_algs: ASSERTION_SIGNING_ALGS,
+      acr_values: ACR_VALUES_SUPPORTED,
+      production: idp.config.production,
+    });
+    policies.set(idp, policy);
+  }
+  return policy;
 }
 
 export function registration_policy(idp: Provider): RegistrationPolicy {
-  const document = idp.discovery.document;
-  return {
-    auth_methods: advertised(document, "token_endpoint_auth_methods_supported"),
-    grant_types: advertised(document, "grant_types_supported"),
-    response_types: advertised(document, "response_types_supported"),
-    scopes: advertised(document, "scopes_supported"),
-    signing_algs: idp.keys.signing_algs(),
-    request_object_algs: advertised(document, "request_object_signing_alg_values_supported"),
-    assertion_algs: advertised(document, "token_endpoint_auth_signing_alg_values_supported"),
-    acr_values: advertised(document, "acr_values_supported"),
-    production: idp.config.production,
-  };
+  return { ...fixed_policy(idp), signing_algs: idp.keys.signing_algs() };
 }
