@@ -6,13 +6,13 @@
 import { ACR_VALUES_SUPPORTED } from "./acr.ts";
 import { USER_CLAIMS } from "./claims.ts";
 import type { Config } from "./config.ts";
+import { CHALLENGE_METHODS } from "./pkce.ts";
 import { REQUEST_OBJECT_ALGS } from "./request_object.ts";
 import { ADVERTISED_SCOPES } from "./scopes.ts";
 import { sha256 } from "./crypto/secrets.ts";
 
 /** Client authentication methods /token and /revoke accept (RFC 6749 §2.3.1, OIDC Core §9). */
 export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
-export type TokenAuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
 
 /** Introspection needs an authenticated client (RFC 7662 §2.1): not `none`. */
 export const INTROSPECTION_AUTH_METHODS = TOKEN_AUTH_METHODS.filter((method) => method !== "none");
@@ -81,7 +81,7 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "acr", "sid", ...USER_CLAIMS],
     // OIDC Core §3.1.2.1 acr_values: `mfa` requires two-step verification (acr.ts).
     acr_values_supported: [...ACR_VALUES_SUPPORTED],
-    code_challenge_methods_supported: ["S256"],
+    code_challenge_methods_supported: [...CHALLENGE_METHODS],
     // RFC 9207 §3: every authorization response carries iss.
     authorization_response_iss_parameter_supported: true,
     // OIDC Core §5.5 (claims_request.ts) and §6.1 request objects by value (request_object.ts).
