@@ -132,6 +132,19 @@ describe("Metrics (unit)", () => {
     expect(text).toContain('idp_http_requests_total{route="unmatched",method="other",status="404"} 2');
   });
 
+  test("the duration histogram spans 5 ms … 10 s (README, Metrics): first bucket le=0.005, last finite le=10", () => {
+    const metrics = new Metrics();
+    metrics.request("/x", "GET", 200, 0.001);
+    const les = metrics
+      .render()
+      .split("\n")
+      .filter((l) => l.startsWith('idp_http_request_duration_seconds_bucket{route="/x",method="GET",'))
+      .map((l) => /le="([^"]+)"/.exec(l)![1]!);
+    expect(les[0]).toBe("0.005");
+    expect(les.at(-2)).toBe("10");
+    expect(les.at(-1)).toBe("+Inf");
+  });
+
   test("a duration lands in its bucket and every larger one", () => {
     const metrics = new Metrics();
     metrics.request("/x", "GET", 200, 0.3);
