@@ -82,7 +82,8 @@ export function assertion_audiences(idp: Provider, endpoint: AuthenticatingEndpo
   return [...new Set([issuer, `${issuer}${PATHS.token}`, `${issuer}${PATHS[endpoint]}`])];
 }
 
-const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+/** A Content-Type of application/x-www-form-urlencoded, with or without parameters. */
+export const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
 /**
  * The authenticated client of a POST to /token, /revoke or /introspect, whose parameters are

@@ -9,12 +9,11 @@
  * address only, and the endpoint answers the refusal as before.
  */
 import { Fw, type Context, type Next } from "../fw/index.ts";
+import { FORM } from "./client_auth.ts";
 import type { Provider } from "./provider.ts";
 import { client_ip } from "./proxy.ts";
 import { PATHS } from "./metadata.ts";
 import { claimed_client_id, count_request, limited_endpoint } from "./rate_limit.ts";
-
-const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
 /** The parsed form body of the request; null when it is not a form or Fw refuses it. */
 async function form_body(context: Context): Promise<Record<string, unknown> | null> {
