@@ -2,7 +2,8 @@
  * The RFC 9700 (OAuth 2.0 Security Best Current Practice) items SECURITY.md lists that no other
  * suite proves on its own: protections on EVERY page (not one sample), CORS only where it belongs,
  * HSTS only for an https issuer, no implicit or hybrid response types, 303 after every form POST,
- * no open redirect through any page, and `iss` in successful authorization responses.
+ * no open redirect through any page, `iss` in successful authorization responses, and (README,
+ * Pages) no external fonts or scripts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -108,6 +109,21 @@ describe("every HTML page", () => {
         expect([name, allowed.has(hash)]).toEqual([name, true]);
       }
     }
+  });
+
+  test("no external fonts or scripts (README, Pages): same-origin stylesheet only, CSP allows no other origin for them", async () => {
+    const own = new URL(t.config.issuer).origin;
+    for (const { name, response, html } of pages) {
+      const csp = directives(response.headers.get("content-security-policy") ?? "");
+      // font-src unset: default-src 'none' forbids every font, including other origins'.
+      expect([name, csp.get("font-src"), csp.get("style-src")]).toEqual([name, undefined, ["'self'"]]);
+      expect([name, /<script[^>]*\ssrc=/i.test(html)]).toEqual([name, false]);
+      const links = [...html.matchAll(/<link\b[^>]*\bhref="([^"]*)"/gi)].map((m) => m[1]!);
+      expect([name, links.filter((href) => new URL(href, own).origin !== own)]).toEqual([name, []]);
+      expect([name, /@import|url\(\s*["']?(https?:)?\/\//i.test(html)]).toEqual([name, false]);
+    }
+    const css = await Bun.file(new URL("../../static/style.css", import.meta.url)).text();
+    expect(css).not.toMatch(/@import|@font-face|url\(\s*["']?(https?:)?\/\//i);
   });
 
   test("Referrer-Policy no-referrer, nosniff, no-store, and no CORS", () => {
