@@ -4,7 +4,7 @@ import { first_values, parse_pairs, read_body, type Input } from "./body.ts";
 import type { AppServices, Context, Params, RequestInfo } from "./context.ts";
 import { type ConcreteEndpoint, is_endpoint_class } from "./endpoint.ts";
 import { BadRequest, MethodNotAllowed, NotFound, URITooLong } from "./errors.ts";
-import { ErrorHandler, Handler } from "./handlers.ts";
+import { ErrorHandler, Handler, LoggingHandler } from "./handlers.ts";
 import { issues_of, type RequestContract } from "./request.ts";
 import { Json, PendingResponse, is_sendable, render_custom, type Rendered } from "./response.ts";
 import { METHODS, Router, type Method } from "./router/index.ts";
@@ -99,9 +99,11 @@ function promised(step: Step, context: Context): Promise<Response> {
 
 /**
  * Precomposes a handler around the rest of the chain, once at start. A plain ErrorHandler
- * (handle not overridden) becomes a try/catch that stays synchronous when the rest is.
+ * (handle not overridden) becomes a try/catch that stays synchronous when the rest is; a plain
+ * LoggingHandler likewise (LoggingHandler.around).
  */
 function link(handler: Handler, next: Step): Step {
+  if (handler instanceof LoggingHandler && handler.handle === LoggingHandler.prototype.handle) return handler.around(next);
   if (handler instanceof ErrorHandler && handler.handle === ErrorHandler.prototype.handle) {
     return (context) => {
       try {

@@ -174,6 +174,17 @@ describe("handler chain", () => {
     expect(JSON.stringify(lines[0])).not.toContain("secret");
   });
 
+  test("the logger keeps a synchronous chain synchronous: the response is returned, not a promise, and logged once", () => {
+    const logs: Record<string, unknown>[] = [];
+    const plain = Fw.build({ log: (line) => logs.push(line) }, [Fw.LoggingHandler, Fw.ErrorHandler, Greeting]);
+    const answered = plain.answer(new Request("http://localhost/greeting"));
+    expect(answered).toBeInstanceOf(Response);
+    expect((answered as Response).status).toBe(200);
+    const missing = plain.answer(new Request("http://localhost/nowhere"));
+    expect((missing as Response).status).toBe(404);
+    expect(logs.filter((l) => l.msg === "request").map((l) => l.status)).toEqual([200, 404]);
+  });
+
   test("the logger records the status of errors", async () => {
     app.logs.length = 0;
     await app.get("/nowhere");
