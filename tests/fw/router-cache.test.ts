@@ -11,17 +11,27 @@ function github_like(size: number): Router<string> {
 }
 
 describe("path cache", () => {
-  test("the cache never holds more than path_cache_size entries (100,000 distinct missing paths)", () => {
+  test("the cache never holds more than path_cache_size entries (100,000 distinct matching paths)", () => {
     for (const size of [1, 2, 3, 1024]) {
       const r = github_like(size);
       let most = 0;
       for (let i = 0; i < 100_000; i++) {
-        expect(r.find("GET", `/missing/${i}`).kind).toBe("not_found");
+        expect(r.find("GET", `/users/${i}`).kind).toBe("found");
         if (r.cache_size > most) most = r.cache_size;
       }
       expect(most).toBeLessThanOrEqual(size);
       expect(most).toBeGreaterThan(0);
     }
+  });
+
+  test("a scan of missing paths does not evict cached routes (misses are not cached)", () => {
+    const r = github_like(2);
+    const user = r.find("GET", "/users/7");
+    const not_allowed = r.find("POST", "/users/7");
+    for (let i = 0; i < 1000; i++) expect(r.find("GET", `/missing/${i}`).kind).toBe("not_found");
+    expect(r.cache_size).toBe(2);
+    expect(r.find("GET", "/users/7")).toBe(user);
+    expect(r.find("POST", "/users/7")).toBe(not_allowed);
   });
 
   test("path_cache_size 0 disables the cache", () => {

@@ -14,7 +14,8 @@
  *
  * HEAD is answered by the GET route of the same pattern unless a HEAD route is registered for it.
  *
- * Results are read-only: static and cached results are frozen and shared between calls.
+ * Results are read-only: static and cached results are frozen and shared between calls. The path
+ * cache remembers found and method_not_allowed results only, never a miss.
  */
 import { PathCache } from "./cache.ts";
 import { is_static, param_positions, parse_pattern, shape_of } from "./pattern.ts";
@@ -105,8 +106,11 @@ export class Router<T> {
     const hit = cache.get(index, path);
     if (hit !== undefined) return hit;
     const result = this.resolve(index, path, entry);
+    // Misses (not_found, bad_request) are not remembered: a scan of random paths would evict
+    // the routes actually in use.
     if (result.kind === "found") Object.freeze(result.params);
     else if (result.kind === "method_not_allowed") Object.freeze(result.allowed);
+    else return result;
     cache.set(index, path, Object.freeze(result));
     return result;
   }
