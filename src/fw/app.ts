@@ -1,12 +1,13 @@
 // Application assembly: handlers first, then endpoints, compiled once at start.
 import type { Server } from "bun";
-import { first_values, parse_pairs, read_body, type Input } from "./body.ts";
-import type { AppServices, Context, Params, RequestInfo } from "./context.ts";
+import { first_values, parse_pairs, type Input } from "./body.ts";
+import type { AppServices, Context, Params } from "./context.ts";
 import { type ConcreteEndpoint, is_endpoint_class } from "./endpoint.ts";
 import { BadRequest, MethodNotAllowed, NotFound, URITooLong } from "./errors.ts";
+import { Exchange, Incoming, type BodyRules } from "./exchange.ts";
 import { ErrorHandler, Handler, LoggingHandler } from "./handlers.ts";
 import { issues_of, type RequestContract } from "./request.ts";
-import { Json, PendingResponse, is_sendable, render_custom, type Rendered } from "./response.ts";
+import { Json, is_sendable, render_custom, type Rendered } from "./response.ts";
 import { METHODS, Router, type Method } from "./router/index.ts";
 import type { ViewEngine } from "./views.ts";
 
@@ -48,45 +49,6 @@ function json_schema_of(contract: ConcreteEndpoint["response_contract"]): Compil
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-/** The app's body rules, shared by every request. */
-type BodyRules = { readonly limit: number; readonly max_pairs: number };
-
-/** The request as endpoints see it. The client address is asked of the server on first use. */
-class Incoming implements RequestInfo {
-  body: unknown = undefined;
-  private address: string | undefined = undefined;
-  private reading: Promise<Record<string, unknown> | undefined> | undefined = undefined;
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    readonly url: string,
-    readonly raw: Request,
-    private readonly server: Server<unknown> | undefined,
-    private readonly rules: BodyRules,
-  ) {}
-  get ip(): string {
-    return (this.address ??= this.server?.requestIP(this.raw)?.address ?? "");
-  }
-  parsed(): Promise<Record<string, unknown> | undefined> {
-    return (this.reading ??= read_body(this.raw, this.rules.limit, this.rules.max_pairs).then((body) => (this.body = body)));
-  }
-}
-
-/** One request's context. Request headers and `state` are made on first use. */
-class Exchange implements Context {
-  readonly response = new PendingResponse();
-  params: Params = Object.create(null);
-  route: string | undefined = undefined;
-  private values: Record<string, unknown> | undefined = undefined;
-  constructor(readonly request: Incoming, readonly app: AppServices) {}
-  get headers(): Headers {
-    return this.request.raw.headers;
-  }
-  get state(): Record<string, unknown> {
-    return (this.values ??= Object.create(null));
-  }
-}
 
 /** `next` as handlers see it: always a promise, never a synchronous throw. */
 function promised(step: Step, context: Context): Promise<Response> {
@@ -135,6 +97,8 @@ export function parse_route(route: string, owner: string): { methods: Method[]; 
 export class App {
   readonly router: Router<Compiled>;
   readonly services: AppServices;
+  /** Largest accepted body in bytes (config.body_limit, default 1 MiB): 413 above. */
+  readonly body_limit: number;
   private readonly body_rules: BodyRules;
   private readonly max_url_length: number;
   private readonly max_params: number;
@@ -146,7 +110,8 @@ export class App {
     this.services = { views: config.views, log: config.log ?? json_lines };
     this.max_url_length = config.max_url_length ?? 8192;
     this.max_params = config.max_params ?? 1000;
-    this.body_rules = { limit: config.body_limit ?? 1024 * 1024, max_pairs: this.max_params };
+    this.body_limit = config.body_limit ?? 1024 * 1024;
+    this.body_rules = { limit: this.body_limit, max_pairs: this.max_params };
     const handlers: Handler[] = [];
     let seen_endpoint = false;
     for (const item of items) {
@@ -278,50 +243,6 @@ function describe(item: unknown): string {
   return String(item);
 }
 
-export interface Running {
-  readonly app: App;
-  readonly server: Server<unknown>;
-  readonly url: string;
-  /** Stops accepting, lets in-flight requests finish (up to grace_ms), then closes. */
-  stop(grace_ms?: number): Promise<void>;
-}
-
 export function build(config: FwConfig, items: readonly Item[]): App {
   return new App(config, items);
-}
-
-export function start(config: FwConfig, items: readonly Item[]): Running {
-  const app = new App(config, items);
-  const server = Bun.serve({
-    port: config.port ?? 3000,
-    hostname: config.hostname ?? "127.0.0.1",
-    development: false,
-    // Twice the limit: a declared Content-Length over body_limit is refused by Fw (413 in the
-    // app's error shape, which handlers may turn into a protocol error); Bun's own bare 413 is
-    // only the backstop for chunked bodies far over it.
-    maxRequestBodySize: app["body_rules"].limit * 2,
-    idleTimeout: config.idle_timeout ?? 30,
-    fetch: app.answer,
-    error: () => new Response(JSON.stringify({ error: "internal_server_error", message: "Internal server error" }), {
-      status: 500,
-      headers: { "content-type": "application/json; charset=utf-8" },
-    }),
-  });
-  const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
-  return {
-    app,
-    server,
-    url,
-    async stop(grace_ms = 10_000) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const forced = new Promise<void>((done) => {
-        timer = setTimeout(() => {
-          void server.stop(true);
-          done();
-        }, grace_ms);
-      });
-      await Promise.race([server.stop(false), forced]);
-      clearTimeout(timer);
-    },
-  };
 }

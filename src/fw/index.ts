@@ -1,5 +1,5 @@
 // Fw: a small typed endpoint framework on Bun.serve. Knows nothing of OpenID.
-import { App, build, parse_route, start, type FwConfig, type Item, type Running } from "./app.ts";
+import { App, build, parse_route, type FwConfig, type Item } from "./app.ts";
 import type { Context, Params } from "./context.ts";
 import { Endpoint, EndpointBase } from "./endpoint.ts";
 import * as errors from "./errors.ts";
@@ -8,6 +8,7 @@ import { negotiate } from "./negotiate.ts";
 import { EmptyRequest, Request, snake_case } from "./request.ts";
 import { Bytes, Empty, FileDownload, Html, Json, Redirect, Stream, Text } from "./response.ts";
 import { Router } from "./router/index.ts";
+import { start, type Running } from "./server.ts";
 import { Renderable, ViewEngine, read_templates } from "./views.ts";
 
 export const Fw = {
