@@ -65,7 +65,7 @@ function unapproved_claims(request: AuthorizationRequest, grant: { scopes: strin
 }
 
 /** Does the user still have to approve these scopes (and requested claims) for this client? */
-export async function needs_consent(idp: Provider, client: ClientRow, user_id: string, request: AuthorizationRequest): Promise<boolean> {
+async function needs_consent(idp: Provider, client: ClientRow, user_id: string, request: AuthorizationRequest): Promise<boolean> {
   if (request.prompt.includes("consent")) return true;
   if (client.metadata.skip_consent === true) return false;
   const grant = await idp.store.getGrant(user_id, client.client_id);
@@ -93,7 +93,7 @@ export function needs_step_up(request: AuthorizationRequest, authentication: Aut
 }
 
 /** OIDC Core §3.1.2.1 prompt, max_age, id_token_hint: must the user authenticate (again)? */
-export function needs_login(idp: Provider, request: AuthorizationRequest, authentication: Authentication | null): boolean {
+function needs_login(idp: Provider, request: AuthorizationRequest, authentication: Authentication | null): boolean {
   if (authentication === null) return true;
   // select_account is treated as login: there is no account chooser, the sign-in page lets the
   // user pick the account (it is therefore not advertised in prompt_values_supported).

@@ -95,7 +95,7 @@ export function authenticated_client(idp: Provider, headers: Headers, body: Cred
 }
 
 /** Authenticates the client; invalid_client (401) on any failure, with no detail on which part of a secret failed. */
-export async function authenticate_client(idp: Provider, credentials: Credentials, endpoint: AuthenticatingEndpoint = "token"): Promise<ClientRow> {
+async function authenticate_client(idp: Provider, credentials: Credentials, endpoint: AuthenticatingEndpoint = "token"): Promise<ClientRow> {
   const used_basic = credentials.method === "client_secret_basic";
   const realm = idp.config.issuer;
   const client = await idp.store.getClient(credentials.client_id);

@@ -20,6 +20,8 @@ import type { GrantContext, TokenResponse } from "./types.ts";
 async function redeem_code(ctx: GrantContext): Promise<CodeRow> {
   const { idp, client, params, now } = ctx;
   if (params.code === undefined || params.code === "") throw new OAuthError("invalid_request", "code is required");
+  // Consumed before the client, redirect_uri and PKCE checks on purpose: a bad redemption burns
+  // the code too (RFC 6749 §4.1.2, §10.5: a code is used once).
   const result = await idp.store.consumeCode(sha256(params.code), now);
   if (result.status === "not_found") throw new OAuthError("invalid_grant", "the authorization code is invalid");
   if (result.status === "expired") throw new OAuthError("invalid_grant", "the authorization code has expired");

@@ -14,7 +14,7 @@ import type { Provider } from "../provider.ts";
 import type { ClientRow } from "../store/types.ts";
 
 /** The Bearer token of the request; a challenge without error code when there is none (§3.1). */
-export function bearer_token(idp: Provider, authorization: string | null, what: string): string {
+function bearer_token(idp: Provider, authorization: string | null, what: string): string {
   const token = bearer_credentials(authorization, idp.config.issuer);
   if (token === null) throw new BearerError(null, `${what} is required`, idp.config.issuer);
   return token;
