@@ -12,6 +12,8 @@ export type Load = {
   server_cpu: number;
   /** Cores' worth of CPU used by everything else on the machine meanwhile (not server, not wrk). */
   other_cpu: number;
+  /** Cores' worth of CPU wrk used (near 1: wrk, not the server, may be the limit). */
+  wrk_cpu: number;
 };
 
 /** Busy CPU seconds of the whole machine so far (all cores), from /proc/stat; NaN without /proc. */
@@ -66,7 +68,7 @@ export function parse_wrk(out: string): Load {
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
   const non = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  return { rps: Number(rps[1]), p50_ms: pct("50"), p99_ms: pct("99"), errors, non_2xx: non ? Number(non[1]) : 0, server_cpu: Number.NaN, other_cpu: Number.NaN };
+  return { rps: Number(rps[1]), p50_ms: pct("50"), p99_ms: pct("99"), errors, non_2xx: non ? Number(non[1]) : 0, server_cpu: Number.NaN, other_cpu: Number.NaN, wrk_cpu: Number.NaN };
 }
 
 export type WrkOptions = { threads: number; connections: number; seconds: number; cpu: string | undefined };
@@ -85,6 +87,7 @@ export async function wrk(url: string, o: WrkOptions, server_pid?: number): Prom
   const server = server_pid === undefined ? 0 : cpu_seconds(server_pid) - cpu_before;
   const wrk_cpu = Number(proc.resourceUsage()?.cpuTime.total ?? Number.NaN) / 1e6; // µs
   if (server_pid !== undefined) load.server_cpu = server / seconds;
+  load.wrk_cpu = wrk_cpu / seconds;
   load.other_cpu = Math.max(0, (machine_busy_seconds() - busy_before - server - wrk_cpu) / seconds);
   return load;
 }
