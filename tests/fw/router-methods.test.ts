@@ -1,25 +1,12 @@
 // The router conformance suite, part two: methods, percent-encoding, registration. Run with the
 // path cache off and on (each lookup made twice, so the second answer comes from the cache).
 import { describe, expect, test } from "bun:test";
-import { Router, RouterError, type FindResult, type Method } from "../../src/fw/router/index.ts";
+import { Router, RouterError, type Method } from "../../src/fw/router/index.ts";
+import { suite } from "./router-suite.ts";
 
 for (const path_cache_size of [0, 1024]) {
   describe(`router (path_cache_size ${path_cache_size})`, () => {
-    function router(routes: [Method, string][] = []): Router<string> {
-      const r = new Router<string>({ path_cache_size });
-      for (const [method, path] of routes) r.add(method, path, `${method} ${path}`);
-      return r;
-    }
-    function find(r: Router<string>, method: string, path: string): FindResult<string> {
-      const first = r.find(method, path);
-      expect(r.find(method, path)).toEqual(first);
-      return first;
-    }
-    function found(r: Router<string>, method: string, path: string): { handler: string; params: Record<string, string>; route: string } {
-      const result = find(r, method, path);
-      if (result.kind !== "found") throw new Error(`${method} ${path}: expected found, got ${JSON.stringify(result)}`);
-      return { handler: result.handler, params: { ...result.params }, route: result.route };
-    }
+    const { router, find, found } = suite(path_cache_size);
 
     describe("methods", () => {
       test("HEAD is answered by the GET route when no HEAD route exists", () => {
