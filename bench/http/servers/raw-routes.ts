@@ -14,3 +14,5 @@ Bun.serve({
   fetch: () => new Response("not found", { status: 404 }),
 });
 console.log(`raw-routes listening on ${port}`);
+// A clean exit on SIGINT/SIGTERM lets `bun --cpu-prof` write its profile.
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(0));
