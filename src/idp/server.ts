@@ -238,7 +238,9 @@ async function print_start_hints(idp: Provider, listening: string, seed_demo: bo
     out(
       ready +
         `Demo data created (empty database, development mode):\n  user:   ${demo.username} / ${demo.password}\n  client: ${demo.client_id} (public, PKCE), redirect URI ${demo.redirect_uri}\n\n` +
-        `Open ${demo.url} to sign in to the demo application.\nYour account page (password, two-step verification): ${issuer}/account\n\n`,
+        `Open ${demo.url} to sign in to the demo application.\nYour account page (password, two-step verification): ${issuer}/account\n\n` +
+        `Add your own users and applications with the CLI:\n  ${CLI} users add alice --password-stdin\n` +
+        `  ${CLI} clients add --name App --redirect-uri https://app.example.com/callback\n\n`,
     );
     return;
   }

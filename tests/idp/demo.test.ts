@@ -37,6 +37,9 @@ describe("seeding", () => {
     const { issuer, store, printed, password } = await start();
     expect(password).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(printed).toContain(`Open ${issuer}/demo to sign in to the demo application.`);
+    // npm start on an empty database also says how to add real users and clients.
+    expect(printed).toContain("users add alice --password-stdin");
+    expect(printed).toContain("clients add --name App --redirect-uri");
     expect(printed).toContain(`${issuer}/account`);
     const user = await store.getUserByUsername("demo");
     expect(user?.name).toBe("Demo User");
