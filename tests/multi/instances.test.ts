@@ -117,9 +117,15 @@ if (await usePostgres()) {
           return fresh.every((kid) => set.includes(kid)) ? set : undefined;
         }, 10_000);
       }
-      const issued = await tokens(b.url, client, await get_code(b.url, client, PASSWORD));
-      expect(jws_header(issued.id_token!).kid).toBe(active);
-      await jwtVerify(issued.id_token!, createLocalJWKSet(await jwks(a)), { issuer: env.IDP_ISSUER });
+      // A new key signs only once it has been published for two poll intervals (keyring.ts), so
+      // B may go on signing with the previous, still published key for a moment: every token
+      // verifies against A's JWKS meanwhile, and B switches to the new key within a few polls.
+      const switched = await eventually(async () => {
+        const issued = await tokens(b.url, client, await get_code(b.url, client, PASSWORD));
+        await jwtVerify(issued.id_token!, createLocalJWKSet(await jwks(a)), { issuer: env.IDP_ISSUER });
+        return jws_header(issued.id_token!).kid === active ? issued : undefined;
+      }, 15_000);
+      expect(jws_header(switched.id_token!).kid).toBe(active);
     }, 40_000);
   });
 }
