@@ -24,6 +24,11 @@ export interface FwConfig {
   /** Most parameters a query string or form body may carry (400 above). Default 1000. */
   max_params?: number;
   views?: ViewEngine;
+  /**
+   * Let Bun's native route table answer GETs of precomputed endpoints (endpoint.ts
+   * `precomputed`). Default true; it applies only while no handler must see every request.
+   */
+  serve_natively?: boolean;
   /** Where log lines go (one object per line). Default: JSON lines on stdout. */
   log?: (line: Record<string, unknown>) => void;
 }
@@ -33,6 +38,12 @@ export type Item = HandlerItem | ConcreteEndpoint;
 
 /** One link of the compiled handler chain. */
 type Step = (context: Context) => Response | Promise<Response>;
+
+/** A frozen answer of a precomputed endpoint (see `App.native_routes`). */
+export type NativeAnswer = { readonly status: number; readonly headers: readonly [string, string][]; readonly body: Uint8Array<ArrayBuffer> };
+
+/** Headers that belong to one exchange, never to a frozen answer: Bun sets its own date. */
+const PER_EXCHANGE_HEADERS = ["date", "x-request-id", "set-cookie"];
 
 type Compiled = {
   endpoint: ConcreteEndpoint;
@@ -104,6 +115,8 @@ export class App {
   private readonly max_params: number;
   private readonly chain: Step;
   private readonly fallback = new ErrorHandler();
+  private readonly precomputed: string[] = [];
+  private readonly observed: boolean;
 
   constructor(readonly config: FwConfig, items: readonly Item[]) {
     this.router = new Router<Compiled>({ path_cache_size: config.router?.path_cache_size ?? 1024 });
@@ -123,6 +136,7 @@ export class App {
       else throw new Error(`Fw.start: ${describe(item)} is neither a Handler nor an endpoint made with Fw.Endpoint`);
       if (seen_endpoint && !is_endpoint_class(item)) throw new Error("Fw.start: handlers come first, then endpoints");
     }
+    this.observed = handlers.some((handler) => handler.sees_every_request);
     let chain: Step = (context) => this.dispatch(context);
     for (let i = handlers.length - 1; i >= 0; i--) chain = link(handlers[i]!, chain);
     this.chain = chain;
@@ -136,6 +150,37 @@ export class App {
     const contract = endpoint.request_contract;
     const compiled: Compiled = { endpoint, contract, reads_body: contract.reads_body, json_schema: json_schema_of(endpoint.response_contract) };
     for (const method of methods) this.router.add(method, path, compiled);
+    if (endpoint.precomputed === true) {
+      if (methods.length !== 1 || methods[0] !== "GET" || /[:*{(]/.test(path)) {
+        throw new Error(`${name}: a precomputed endpoint has one GET route on a fixed path, got ${JSON.stringify(endpoint.route)}`);
+      }
+      this.precomputed.push(path);
+    }
+  }
+
+  /**
+   * The paths Bun may answer natively: those of precomputed endpoints, or none while a handler
+   * in the chain must see every request (LoggingHandler, a metrics handler).
+   */
+  native_paths(): readonly string[] {
+    return this.observed ? [] : this.precomputed;
+  }
+
+  /**
+   * Each native path's answer to a bare GET, computed through the whole chain, so it carries
+   * every header the handlers add; per-exchange headers (date, request id, cookies) are left
+   * out. Only a 200 is frozen: a path whose answer is anything else stays with this app.
+   * Bun answers HEAD and If-None-Match (304 against the frozen ETag) from it by itself.
+   */
+  async native_routes(): Promise<Map<string, NativeAnswer>> {
+    const answers = new Map<string, NativeAnswer>();
+    for (const path of this.native_paths()) {
+      const response = await this.answer(new Request(`http://localhost${path}`));
+      if (response.status !== 200) continue;
+      const headers = [...response.headers].filter(([name]) => !PER_EXCHANGE_HEADERS.includes(name));
+      answers.set(path, { status: response.status, headers, body: new Uint8Array(await response.arrayBuffer()) });
+    }
+    return answers;
   }
 
   routes(): { method: Method; path: string }[] {

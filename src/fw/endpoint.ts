@@ -99,6 +99,12 @@ export type ConcreteEndpoint = {
   readonly request_contract: RequestContract;
   readonly response_contract: ResponseContract;
   readonly route?: string;
+  /**
+   * True when the endpoint's answer to a GET depends on nothing in the request but its
+   * conditional headers (If-None-Match): the app may compute it once through the whole chain
+   * and let Bun answer it natively (app.ts `native_routes`, server.ts `refresh_native`).
+   */
+  readonly precomputed?: boolean;
   readonly name: string;
   new (): EndpointBase;
 };

@@ -8,6 +8,13 @@ import { CONTENT_TYPES } from "./response.ts";
 export type Next = () => Promise<Response>;
 
 export abstract class Handler {
+  /**
+   * True when the handler must see every request (a log line, a metric per request): while one
+   * in the chain says so, the app serves nothing from Bun's native route table (app.ts
+   * `native_routes`), whose answers never reach JavaScript.
+   */
+  readonly sees_every_request: boolean = false;
+
   abstract handle(context: Context, next: Next): Response | Promise<Response>;
 }
 
@@ -90,6 +97,8 @@ export class RequestIdHandler extends Handler {
 
 /** One JSON line per request: method, path (no query), status, duration, request id. */
 export class LoggingHandler extends Handler {
+  override readonly sees_every_request = true;
+
   async handle(context: Context, next: Next): Promise<Response> {
     const start = performance.now();
     let status = 500;

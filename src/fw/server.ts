@@ -1,6 +1,6 @@
 // Serving an app with Bun.serve, and stopping it gracefully.
 import type { Server } from "bun";
-import { App, type FwConfig, type Item } from "./app.ts";
+import { App, type FwConfig, type Item, type NativeAnswer } from "./app.ts";
 
 export interface Running {
   readonly app: App;
@@ -8,6 +8,14 @@ export interface Running {
   readonly url: string;
   /** Stops accepting, lets in-flight requests finish (up to grace_ms), then closes. */
   stop(grace_ms?: number): Promise<void>;
+  /**
+   * Recomputes the answers Bun serves natively (app.ts `native_routes`) and hands the changed
+   * ones to the server; true when something changed. Call it when what a precomputed endpoint
+   * returns may have changed (for example a key rotation). `start` calls it once.
+   */
+  refresh_native(): Promise<boolean>;
+  /** Settles when the first refresh_native (from `start`) is done. */
+  readonly native_ready: Promise<void>;
 }
 
 export function start(config: FwConfig, items: readonly Item[]): Running {
@@ -27,11 +35,36 @@ export function start(config: FwConfig, items: readonly Item[]): Running {
       headers: { "content-type": "application/json; charset=utf-8" },
     }),
   });
+  // Bun's route table answers precomputed endpoints without entering JavaScript (HEAD and
+  // If-None-Match included); every other request, and every method but GET on those paths,
+  // goes to app.answer.
+  let frozen = new Map<string, NativeAnswer>();
+  let refreshing: Promise<boolean> = Promise.resolve(false);
+  const refresh_native = (): Promise<boolean> => {
+    // After a failed refresh the next one still runs (the failure is reported to its own caller).
+    refreshing = refreshing.catch(() => false).then(async () => {
+      if (config.serve_natively === false || app.native_paths().length === 0) return false;
+      const answers = await app.native_routes();
+      if (same_answers(frozen, answers)) return false;
+      frozen = answers;
+      const routes: Record<string, { GET: Response }> = {};
+      for (const [path, answer] of answers) routes[path] = { GET: new Response(answer.body, { status: answer.status, headers: answer.headers as [string, string][] }) };
+      server.reload({ routes, fetch: app.answer });
+      return true;
+    });
+    return refreshing;
+  };
+  const native_ready = refresh_native().then(
+    () => undefined,
+    (error: unknown) => app.services.log({ level: "error", msg: "native routes not installed", error: String(error) }),
+  );
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   return {
     app,
     server,
     url,
+    refresh_native,
+    native_ready,
     async stop(grace_ms = 10_000) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const forced = new Promise<void>((done) => {
@@ -44,4 +77,15 @@ export function start(config: FwConfig, items: readonly Item[]): Running {
       clearTimeout(timer);
     },
   };
+}
+
+function same_answers(a: Map<string, NativeAnswer>, b: Map<string, NativeAnswer>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [path, x] of a) {
+    const y = b.get(path);
+    if (y === undefined || x.status !== y.status || x.headers.length !== y.headers.length) return false;
+    if (x.headers.some(([name, value], i) => y.headers[i]![0] !== name || y.headers[i]![1] !== value)) return false;
+    if (Buffer.compare(x.body, y.body) !== 0) return false;
+  }
+  return true;
 }

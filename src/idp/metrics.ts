@@ -96,6 +96,9 @@ export class Metrics {
  * of error responses too; it only reads the context, never changes the response.
  */
 export class MetricsHandler extends Fw.Handler {
+  // Counts every request: nothing may be answered natively past it (Fw `native_routes`).
+  override readonly sees_every_request = true;
+
   constructor(private readonly metrics: Metrics) {
     super();
   }

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Fw, type Context, type HttpError, type Item, type FwConfig } from "../fw/index.ts";
 import { embedded_assets } from "../embedded/assets.ts";
 import type { Config } from "./config.ts";
-import { warm_dummy_hash } from "./crypto/passwords.ts";
+import { configure_argon2, warm_dummy_hash } from "./crypto/passwords.ts";
 import { seed_demo as create_demo_data } from "./demo.ts";
 import { Account } from "./endpoints/account.ts";
 import { AccountGrants } from "./endpoints/account_grants.ts";
@@ -195,14 +195,19 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const store = options.store ?? (await openStore(config.database_url, { migrate: true, max: config.database_pool_size }));
   try {
     const idp = await create_provider(config, { store, log, ...(options.now ? { now: options.now } : {}) });
+    const password_hashing = configure_argon2(config.argon2.impl);
     await warm_dummy_hash(config.argon2);
 
     const assets = options.assets ?? load_assets();
     const running = Fw.start({ ...fw_config(idp, assets.templates), port: options.port ?? config.port }, build_items(idp, assets.static_files));
+    // Discovery and the JWKS are answered by Bun natively (when nothing logs every request);
+    // the JWKS answer is recomputed whenever the keys change.
+    idp.keys.on_change(() => running.refresh_native().catch((error) => log({ level: "error", msg: "native routes not refreshed", error: String(error) })));
+    await running.native_ready;
     // Keys rotated by another instance (or `idp keys rotate`) are picked up within one interval.
     idp.keys.start_polling(config.keys_poll_seconds * 1000, (error) => log({ level: "error", msg: "key refresh failed", error: String(error) }));
     const purge = start_purge(idp, { interval_seconds: config.purge_interval_seconds });
-    log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind });
+    log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind, password_hashing });
     await print_start_hints(idp, running.url, options.seed_demo === true, out);
     return {
       url: running.url,

@@ -7,6 +7,8 @@ import { NotModified, cached_bytes } from "./cached.ts";
 export const Jwks = (idp: Provider) =>
   class Jwks extends Fw.Endpoint(Fw.EmptyRequest, [Fw.Response.Bytes, NotModified]) {
     static route = `GET ${PATHS.jwks}`;
+    // The same bytes for every GET until the keys change: Bun answers it natively (Fw `precomputed`).
+    static precomputed = true;
     call() {
       const { body, etag } = idp.keys.jwks();
       // Short: keys rotate, and a client must see the next key before it signs.

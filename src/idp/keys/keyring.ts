@@ -63,6 +63,7 @@ export class KeyRing {
   private lock: Promise<unknown> = Promise.resolve();
   private poller: ReturnType<typeof setInterval> | undefined;
   private last_unknown_kid_refresh = 0;
+  private readonly listeners: (() => unknown)[] = [];
 
   private constructor(
     private readonly store: KeyStore,
@@ -189,9 +190,18 @@ export class KeyRing {
     return run;
   }
 
+  /**
+   * Calls `listener` after every sync (start, rotation, a change seen by polling, a retired key
+   * reaching retire_at), once the new view is in place; rotate and refresh wait for it.
+   */
+  on_change(listener: () => unknown): void {
+    this.listeners.push(listener);
+  }
+
   /** Syncs with the store (view.ts) and swaps in the new view. */
   private async sync(): Promise<void> {
     this.view = await sync_keys(this.store, this.options, this.now, this.caches);
+    for (const listener of this.listeners) await listener();
   }
 
   /** The public key for a JWS header; an unknown kid triggers one refresh (at most once a second). */
