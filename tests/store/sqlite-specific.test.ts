@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "../../src/idp/store/open.ts";
+import { openSqliteDatabase } from "../../src/idp/store/sqlite/connection.ts";
 import { StoreError } from "../../src/idp/store/types.ts";
 import { seedUser } from "./fixtures.ts";
 
@@ -22,6 +23,16 @@ describe("sqlite specifics", () => {
     } finally {
       raw.close();
       await store.close();
+    }
+  });
+
+  test("the connection reads without a memory map, so the file's pages never count in the process's RSS", () => {
+    const db = openSqliteDatabase(join(dir, "nommap.db"), 1000);
+    try {
+      expect(db.query("PRAGMA mmap_size").get()).toEqual({ mmap_size: 0 });
+      expect(db.query("PRAGMA synchronous").get()).toEqual({ synchronous: 1 }); // NORMAL
+    } finally {
+      db.close();
     }
   });
 

@@ -1,11 +1,12 @@
 /** SQLite: registered clients. */
 import type { Database } from "bun:sqlite";
+import type { Sync } from "./group-commit.ts";
 import { clientSpec, columns, decode, decodeOrNull, encodeSqlite, pickPatch } from "../codec.ts";
 import { clientRow, nowSeconds } from "../defaults.ts";
 import type { ClientPatch, ClientRow, ClientStore } from "../types.ts";
 import { insertSql, limitOf, updateSql } from "./sql.ts";
 
-export function sqliteClients(db: Database): ClientStore {
+export function sqliteClients(db: Database): Sync<ClientStore> {
   const cols = columns(clientSpec);
   const insert = db.prepare(insertSql("clients", cols));
   const update = db.prepare(updateSql("clients", cols, ["client_id"]));
@@ -26,24 +27,24 @@ export function sqliteClients(db: Database): ClientStore {
   });
 
   return {
-    async createClient(input) {
+    createClient(input) {
       const row = clientRow(input);
       insert.run(encodeSqlite(clientSpec, row));
       return row;
     },
-    async getClient(clientId) {
+    getClient(clientId) {
       return get(clientId);
     },
-    async listClients(options) {
+    listClients(options) {
       return list.all(limitOf(options)).map((raw) => decode(clientSpec, raw));
     },
-    async updateClient(clientId, patch) {
+    updateClient(clientId, patch) {
       return updateTx.immediate(clientId, patch);
     },
-    async deleteClient(clientId) {
+    deleteClient(clientId) {
       return remove.run({ client_id: clientId }).changes > 0;
     },
-    async getClientByRegistrationTokenHash(tokenHash) {
+    getClientByRegistrationTokenHash(tokenHash) {
       return decodeOrNull(clientSpec, byRegistrationToken.get({ hash: tokenHash }));
     },
   };

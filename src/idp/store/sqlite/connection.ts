@@ -27,12 +27,13 @@ export function openSqliteDatabase(path: string, busyTimeoutMs: number): Databas
   db.exec("PRAGMA foreign_keys = ON");
   // Sorts and temporary indexes (none on the hot paths) stay off the disk.
   db.exec("PRAGMA temp_store = MEMORY");
-  // cache_size stays SQLite's 2 MiB and wal_autocheckpoint its 1000 pages: with reads through
-  // the memory map below, a 16 MiB cache measured the same per write at 100k tokens (bench/store).
-  // Reads through a memory map instead of a read() per page (bench/oidc: /userinfo 10-18% and
-  // /introspect ~6% less server CPU per request). Virtual address space only; pages are the
-  // kernel's page cache, shared with other connections to the file.
-  if (path !== ":memory:") db.exec("PRAGMA mmap_size = 268435456");
+  // cache_size stays SQLite's 2 MiB and wal_autocheckpoint its 1000 pages (bench/store: a 16 MiB
+  // cache measured the same per write at 100k tokens).
+  // No memory map (mmap_size stays 0): reads through a 256 MiB map were 6–13% cheaper on
+  // /introspect, but every page of the file a read touched then counted in the process's RSS,
+  // which grew with the database (bench/oidc, 32 concurrent session flows after ~100k tokens:
+  // peak RSS 155–158 MiB with the map, 109–110 without; RssFile was 108 MiB of it). Without
+  // it the file's pages stay in the kernel's page cache, outside the process.
   return db;
 }
 

@@ -1,11 +1,12 @@
 /** SQLite: signing keys (with the version counter instances poll) and initial access tokens. */
 import type { Database } from "bun:sqlite";
+import type { Sync } from "./group-commit.ts";
 import { columns, decode, decodeOrNull, encodeSqlite, initialAccessTokenSpec, keySpec } from "../codec.ts";
 import { keyRow, keyStatusChange, nowSeconds } from "../defaults.ts";
 import type { InitialAccessTokenStore, KeyRow, KeyStatus, KeyStore, NewKey } from "../types.ts";
 import { insertSql, updateSql } from "./sql.ts";
 
-export function sqliteKeys(db: Database): KeyStore {
+export function sqliteKeys(db: Database): Sync<KeyStore> {
   const cols = columns(keySpec);
   const insert = db.prepare(insertSql("signing_keys", cols));
   const update = db.prepare(updateSql("signing_keys", cols, ["kid"]));
@@ -37,44 +38,44 @@ export function sqliteKeys(db: Database): KeyStore {
   });
 
   return {
-    async insertKey(input) {
+    insertKey(input) {
       return insertTx.immediate(input);
     },
-    async listKeys() {
+    listKeys() {
       return list.all().map((raw) => decode(keySpec, raw));
     },
-    async updateKeyStatus(kid, status, times) {
+    updateKeyStatus(kid, status, times) {
       return statusTx.immediate(kid, status, times);
     },
-    async deleteKey(kid) {
+    deleteKey(kid) {
       return deleteTx.immediate(kid);
     },
-    async keysVersion() {
+    keysVersion() {
       const row = version.get() as { value: number } | null;
       return row?.value ?? 0;
     },
   };
 }
 
-export function sqliteInitialAccessTokens(db: Database): InitialAccessTokenStore {
+export function sqliteInitialAccessTokens(db: Database): Sync<InitialAccessTokenStore> {
   const insert = db.prepare(insertSql("initial_access_tokens", columns(initialAccessTokenSpec)));
   const byHash = db.prepare("SELECT * FROM initial_access_tokens WHERE token_hash = $token_hash");
   const list = db.prepare("SELECT * FROM initial_access_tokens ORDER BY created_at, token_hash");
   const remove = db.prepare("DELETE FROM initial_access_tokens WHERE token_hash = $token_hash");
 
   return {
-    async createInitialAccessToken(input) {
+    createInitialAccessToken(input) {
       const row = { token_hash: input.token_hash, created_at: input.created_at ?? nowSeconds(), expires_at: input.expires_at };
       insert.run(encodeSqlite(initialAccessTokenSpec, row));
       return row;
     },
-    async findInitialAccessToken(tokenHash) {
+    findInitialAccessToken(tokenHash) {
       return decodeOrNull(initialAccessTokenSpec, byHash.get({ token_hash: tokenHash }));
     },
-    async deleteInitialAccessToken(tokenHash) {
+    deleteInitialAccessToken(tokenHash) {
       return remove.run({ token_hash: tokenHash }).changes > 0;
     },
-    async listInitialAccessTokens() {
+    listInitialAccessTokens() {
       return list.all().map((raw) => decode(initialAccessTokenSpec, raw));
     },
   };

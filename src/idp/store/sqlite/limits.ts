@@ -1,10 +1,11 @@
 /** SQLite: client-assertion replay protection, rate-limit counters and audit events. */
 import type { Database } from "bun:sqlite";
+import type { Sync } from "./group-commit.ts";
 import { auditSpec, decode } from "../codec.ts";
 import { auditRow, DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH, nowSeconds } from "../defaults.ts";
 import type { AuditStore, CounterState, CounterStore, ReplayStore } from "../types.ts";
 
-export function sqliteReplay(db: Database): ReplayStore {
+export function sqliteReplay(db: Database): Sync<ReplayStore> {
   // Inserts, or takes over a row whose previous use has expired; a live row makes it return nothing.
   const use = db.prepare(
     `INSERT INTO used_jtis (client_id, jti, expires_at) VALUES ($client_id, $jti, $expires_at)
@@ -12,13 +13,13 @@ export function sqliteReplay(db: Database): ReplayStore {
      RETURNING 1 AS used`,
   );
   return {
-    async useJti(clientId, jti, expiresAt, now) {
+    useJti(clientId, jti, expiresAt, now) {
       return use.get({ client_id: clientId, jti, expires_at: expiresAt, now: now ?? nowSeconds() }) !== null;
     },
   };
 }
 
-export function sqliteCounters(db: Database): CounterStore {
+export function sqliteCounters(db: Database): Sync<CounterStore> {
   const hit = db.prepare(
     `INSERT INTO counters (key, count, reset_at) VALUES ($key, 1, $now + $window)
      ON CONFLICT (key) DO UPDATE SET
@@ -29,19 +30,19 @@ export function sqliteCounters(db: Database): CounterStore {
   const get = db.prepare("SELECT count, reset_at FROM counters WHERE key = $key");
   const reset = db.prepare("DELETE FROM counters WHERE key = $key");
   return {
-    async hit(key, windowSeconds, now) {
+    hit(key, windowSeconds, now) {
       return hit.get({ key, now, window: windowSeconds }) as CounterState;
     },
-    async getCounter(key) {
+    getCounter(key) {
       return (get.get({ key }) as CounterState | null) ?? null;
     },
-    async resetCounter(key) {
+    resetCounter(key) {
       reset.run({ key });
     },
   };
 }
 
-export function sqliteAudit(db: Database): AuditStore {
+export function sqliteAudit(db: Database): Sync<AuditStore> {
   const insert = db.prepare(
     `INSERT INTO audit_events (at, type, user_id, client_id, ip, outcome, details)
      VALUES ($at, $type, $user_id, $client_id, $ip, $outcome, $details) RETURNING id`,
@@ -54,13 +55,13 @@ export function sqliteAudit(db: Database): AuditStore {
   );
   const purge = db.prepare("DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < $before LIMIT $limit)");
   return {
-    async addAuditEvent(input) {
+    addAuditEvent(input) {
       const row = auditRow(input);
       const bound = { ...row, details: row.details === null ? null : JSON.stringify(row.details) };
       const { id } = insert.get(bound) as { id: number };
       return { id, ...row };
     },
-    async listAuditEvents(query = {}) {
+    listAuditEvents(query = {}) {
       const rows = list.all({
         user_id: query.userId ?? null,
         client_id: query.clientId ?? null,
@@ -70,7 +71,7 @@ export function sqliteAudit(db: Database): AuditStore {
       });
       return rows.map((raw) => decode(auditSpec, raw));
     },
-    async purgeAuditEvents(before, batchSize = DEFAULT_PURGE_BATCH) {
+    purgeAuditEvents(before, batchSize = DEFAULT_PURGE_BATCH) {
       let total = 0;
       for (;;) {
         const deleted = purge.run({ before, limit: batchSize }).changes;

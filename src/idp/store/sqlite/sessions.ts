@@ -1,11 +1,12 @@
 /** SQLite: browser sessions, pending interactions and consent grants. */
 import type { Database } from "bun:sqlite";
+import type { Sync } from "./group-commit.ts";
 import { columns, decode, decodeOrNull, encodeSqlite, grantSpec, interactionSpec, pickPatch, sessionSpec } from "../codec.ts";
 import { grantRow, interactionRow, nowSeconds, sessionRow } from "../defaults.ts";
 import type { GrantStore, GrantUpsert, InteractionPatch, InteractionRow, InteractionStore, SessionStore } from "../types.ts";
 import { insertSql, updateSql } from "./sql.ts";
 
-export function sqliteSessions(db: Database): SessionStore {
+export function sqliteSessions(db: Database): Sync<SessionStore> {
   const insert = db.prepare(insertSql("sessions", columns(sessionSpec)));
   const byId = db.prepare("SELECT * FROM sessions WHERE id_hash = $id_hash");
   const byUser = db.prepare("SELECT * FROM sessions WHERE user_id = $user_id ORDER BY created_at, id_hash");
@@ -23,36 +24,36 @@ export function sqliteSessions(db: Database): SessionStore {
   const clients = db.prepare("SELECT client_id FROM session_clients WHERE session_id_hash = $session_id_hash ORDER BY client_id");
 
   return {
-    async createSession(input) {
+    createSession(input) {
       const row = sessionRow(input);
       insert.run(encodeSqlite(sessionSpec, row));
       return row;
     },
-    async getSession(idHash) {
+    getSession(idHash) {
       return decodeOrNull(sessionSpec, byId.get({ id_hash: idHash }));
     },
-    async listSessionsForUser(userId) {
+    listSessionsForUser(userId) {
       return byUser.all({ user_id: userId }).map((raw) => decode(sessionSpec, raw));
     },
-    async touchSession(idHash, lastSeenAt, expiresAt) {
+    touchSession(idHash, lastSeenAt, expiresAt) {
       return touch.run({ id_hash: idHash, last_seen_at: lastSeenAt, expires_at: expiresAt ?? null }).changes > 0;
     },
-    async deleteSession(idHash) {
+    deleteSession(idHash) {
       return remove.run({ id_hash: idHash }).changes > 0;
     },
-    async deleteSessionsForUser(userId) {
+    deleteSessionsForUser(userId) {
       return removeForUser.run({ user_id: userId }).changes;
     },
-    async addSessionClient(sessionIdHash, clientId, now) {
+    addSessionClient(sessionIdHash, clientId, now) {
       addClient.run({ session_id_hash: sessionIdHash, client_id: clientId, now: now ?? nowSeconds() });
     },
-    async listSessionClients(sessionIdHash) {
+    listSessionClients(sessionIdHash) {
       return (clients.all({ session_id_hash: sessionIdHash }) as { client_id: string }[]).map((row) => row.client_id);
     },
   };
 }
 
-export function sqliteInteractions(db: Database): InteractionStore {
+export function sqliteInteractions(db: Database): Sync<InteractionStore> {
   const cols = columns(interactionSpec);
   const insert = db.prepare(insertSql("interactions", cols));
   const update = db.prepare(updateSql("interactions", cols, ["id"]));
@@ -69,24 +70,24 @@ export function sqliteInteractions(db: Database): InteractionStore {
   });
 
   return {
-    async createInteraction(input) {
+    createInteraction(input) {
       const row = interactionRow(input);
       insert.run(encodeSqlite(interactionSpec, row));
       return row;
     },
-    async getInteraction(id) {
+    getInteraction(id) {
       return get(id);
     },
-    async updateInteraction(id, patch) {
+    updateInteraction(id, patch) {
       return updateTx.immediate(id, patch);
     },
-    async deleteInteraction(id) {
+    deleteInteraction(id) {
       return remove.run({ id }).changes > 0;
     },
   };
 }
 
-export function sqliteGrants(db: Database): GrantStore {
+export function sqliteGrants(db: Database): Sync<GrantStore> {
   const cols = columns(grantSpec);
   const upsert = db.prepare(
     `${insertSql("grants", cols)} ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, claims = excluded.claims, updated_at = excluded.updated_at`,
@@ -104,16 +105,16 @@ export function sqliteGrants(db: Database): GrantStore {
   });
 
   return {
-    async upsertGrant(input) {
+    upsertGrant(input) {
       return upsertTx.immediate(input);
     },
-    async getGrant(userId, clientId) {
+    getGrant(userId, clientId) {
       return get(userId, clientId);
     },
-    async listGrantsForUser(userId) {
+    listGrantsForUser(userId) {
       return byUser.all({ user_id: userId }).map((raw) => decode(grantSpec, raw));
     },
-    async deleteGrant(userId, clientId) {
+    deleteGrant(userId, clientId) {
       return remove.run({ user_id: userId, client_id: clientId }).changes > 0;
     },
   };

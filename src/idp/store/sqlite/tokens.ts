@@ -1,11 +1,12 @@
 /** SQLite: authorization codes and access/refresh tokens, with their single-use operations. */
 import type { Database } from "bun:sqlite";
+import type { Sync } from "./group-commit.ts";
 import { codeSpec, columns, decodeOrNull, encodeSqlite, tokenSpec } from "../codec.ts";
 import { OFFLINE_SCOPE_PATTERN, codeOutcome, codeRow, nowSeconds, refreshOutcome, tokenRow } from "../defaults.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
 import { insertSql } from "./sql.ts";
 
-export function sqliteCodes(db: Database): CodeStore {
+export function sqliteCodes(db: Database): Sync<CodeStore> {
   const insert = db.prepare(insertSql("codes", columns(codeSpec)));
   const byHash = db.prepare("SELECT * FROM codes WHERE code_hash = $code_hash");
   // Check-and-mark in one statement: only the caller whose UPDATE matched gets the row back.
@@ -14,15 +15,15 @@ export function sqliteCodes(db: Database): CodeStore {
   );
 
   return {
-    async insertCode(input) {
+    insertCode(input) {
       const row = codeRow(input);
       insert.run(encodeSqlite(codeSpec, row));
       return row;
     },
-    async getCode(codeHash) {
+    getCode(codeHash) {
       return decodeOrNull(codeSpec, byHash.get({ code_hash: codeHash }));
     },
-    async consumeCode(codeHash, now) {
+    consumeCode(codeHash, now) {
       const consumed = decodeOrNull(codeSpec, consume.get({ code_hash: codeHash, now }));
       if (consumed) return codeOutcome(consumed, null, now);
       return codeOutcome(null, decodeOrNull(codeSpec, byHash.get({ code_hash: codeHash })), now);
@@ -30,7 +31,7 @@ export function sqliteCodes(db: Database): CodeStore {
   };
 }
 
-export function sqliteTokens(db: Database): TokenStore {
+export function sqliteTokens(db: Database): Sync<TokenStore> {
   const insert = db.prepare(insertSql("tokens", columns(tokenSpec)));
   const byHash = db.prepare("SELECT * FROM tokens WHERE token_hash = $token_hash");
   const revokeOne = db.prepare("UPDATE tokens SET revoked_at = $now WHERE token_hash = $token_hash AND revoked_at IS NULL");
@@ -53,32 +54,32 @@ export function sqliteTokens(db: Database): TokenStore {
   );
 
   return {
-    async insertToken(input) {
+    insertToken(input) {
       const row = tokenRow(input);
       insert.run(encodeSqlite(tokenSpec, row));
       return row;
     },
-    async getToken(tokenHash) {
+    getToken(tokenHash) {
       return decodeOrNull(tokenSpec, byHash.get({ token_hash: tokenHash }));
     },
-    async revokeToken(tokenHash, now) {
+    revokeToken(tokenHash, now) {
       return revokeOne.run({ token_hash: tokenHash, now: now ?? nowSeconds() }).changes > 0;
     },
-    async revokeByGrant(grantId, now) {
+    revokeByGrant(grantId, now) {
       return revokeGrant.run({ grant_id: grantId, now: now ?? nowSeconds() }).changes;
     },
-    async revokeFamily(familyId, now) {
+    revokeFamily(familyId, now) {
       return revokeFamily.run({ family_id: familyId, now: now ?? nowSeconds() }).changes;
     },
-    async revokeForUserClient(userId, clientId, now) {
+    revokeForUserClient(userId, clientId, now) {
       return revokeUserClient.run({ user_id: userId, client_id: clientId, now: now ?? nowSeconds() }).changes;
     },
-    async revokeBySession(sessionIdHash, now, options) {
+    revokeBySession(sessionIdHash, now, options) {
       const values = { session_id_hash: sessionIdHash, now: now ?? nowSeconds() };
       if (options?.keepOfflineRefresh) return revokeSessionKeepOffline.run({ ...values, offline: OFFLINE_SCOPE_PATTERN }).changes;
       return revokeSession.run(values).changes;
     },
-    async rotateRefreshToken(tokenHash, now) {
+    rotateRefreshToken(tokenHash, now) {
       const rotated = decodeOrNull(tokenSpec, rotate.get({ token_hash: tokenHash, now }));
       if (rotated) return refreshOutcome(rotated, null);
       return refreshOutcome(null, decodeOrNull(tokenSpec, byHash.get({ token_hash: tokenHash })));

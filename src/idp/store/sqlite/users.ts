@@ -1,11 +1,12 @@
 /** SQLite: users and their recovery codes. */
 import type { Database } from "bun:sqlite";
+import type { Sync } from "./group-commit.ts";
 import { columns, decode, decodeOrNull, encodeSqlite, pickPatch, userSpec } from "../codec.ts";
 import { nowSeconds, userRow, usernameKey } from "../defaults.ts";
 import type { UserRow, UserStore } from "../types.ts";
 import { insertSql, limitOf, updateSql } from "./sql.ts";
 
-export function sqliteUsers(db: Database): UserStore {
+export function sqliteUsers(db: Database): Sync<UserStore> {
   const cols = [...columns(userSpec), "username_key"];
   const insert = db.prepare(insertSql("users", cols));
   const update = db.prepare(updateSql("users", cols, ["id"]));
@@ -38,33 +39,33 @@ export function sqliteUsers(db: Database): UserStore {
   });
 
   return {
-    async createUser(input) {
+    createUser(input) {
       const row = userRow(input);
       insert.run(bind(row));
       return row;
     },
-    async getUserById(id) {
+    getUserById(id) {
       return get(id);
     },
-    async getUserByUsername(username) {
+    getUserByUsername(username) {
       return decodeOrNull(userSpec, byKey.get({ key: usernameKey(username) }));
     },
-    async listUsers(options) {
+    listUsers(options) {
       return list.all(limitOf(options)).map((raw) => decode(userSpec, raw));
     },
-    async updateUser(id, patch) {
+    updateUser(id, patch) {
       return updateTx.immediate(id, patch);
     },
-    async deleteUser(id) {
+    deleteUser(id) {
       return remove.run({ id }).changes > 0;
     },
-    async setRecoveryCodes(userId, codeHashes, now) {
+    setRecoveryCodes(userId, codeHashes, now) {
       setCodesTx.immediate(userId, codeHashes, now ?? nowSeconds());
     },
-    async consumeRecoveryCode(userId, codeHash, now) {
+    consumeRecoveryCode(userId, codeHash, now) {
       return useCode.run({ user_id: userId, code_hash: codeHash, now: now ?? nowSeconds() }).changes === 1;
     },
-    async countRecoveryCodes(userId) {
+    countRecoveryCodes(userId) {
       const row = countCodes.get({ user_id: userId }) as { n: number } | null;
       return row?.n ?? 0;
     },

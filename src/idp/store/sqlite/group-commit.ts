@@ -1,0 +1,240 @@
+/**
+ * Group commit: the writes of every request in one event-loop turn share one SQLite transaction.
+ *
+ * Why: in WAL mode a commit has a fixed price whatever it holds (file locks, WAL frame writes,
+ * the WAL index): ~40–45 µs of CPU in the server's profile (bench/RESULTS.md), ~13–15 µs a row
+ * in a bare bun:sqlite loop (autocommit ~30 µs a row against ~15 batched by 64). It was most of
+ * a client_credentials token. Under load many requests write in the same turn; one COMMIT for
+ * all of them costs about what one costs.
+ *
+ * How: the first write of a turn opens a batch (`BEGIN IMMEDIATE`) and schedules its COMMIT with
+ * `setImmediate`. Every call made while the batch is open runs its statements at once, inside it:
+ * - a write inside its own SAVEPOINT, so a failing call (a UNIQUE conflict, a missing reference,
+ *   an exception of its own) is undone alone by ROLLBACK TO + RELEASE and rejects only its own
+ *   promise. The write that opens the batch needs none: ROLLBACK undoes it, and nothing else.
+ *   Methods built on `db.transaction(...)` nest: bun:sqlite uses a savepoint of its own when
+ *   `db.inTransaction`, so they stay atomic.
+ * - a read (a SELECT-only method) with no savepoint; it may see rows the batch has not committed.
+ * A read with no batch open runs at once on its own, as before, and resolves at once.
+ * A batch is committed when the turn ends, when it reaches `maxCalls` calls, before `close`,
+ * before a lifecycle call that runs alone (`run`), and before another GroupCommit of this process
+ * opens one (two connections to one file: the second would otherwise wait for a lock this very
+ * thread holds until its busy_timeout).
+ *
+ * Durability is unchanged: the promise of every call made in a batch (reads too) settles only
+ * after its COMMIT returned, so no response is sent for a write that is not committed, nor one
+ * built on a row that might still be rolled back. If COMMIT fails the batch is rolled back and
+ * every call in it rejects with the mapped error (StoreUnavailableError for BUSY/IOERR/FULL,
+ * StoreReferenceError for a deferred foreign key). If SQLite rolls the whole transaction back
+ * on its own during a call (FULL, IOERR, NOMEM), every call of the batch rejects likewise.
+ *
+ * Costs: a call in a batch waits for the end of the turn (its statements already ran); the write
+ * lock is held from the first write of a turn to its end, so another process writing the same
+ * file waits that much longer (up to its busy_timeout, as before).
+ *
+ * Measured 2026-11-22 on 2 shared cores (load average 3–4: compare CPU time, not wall time);
+ * before = 9fcce33 (autocommit), after = this module, runs alternated:
+ * - bench/store, CPU µs a call, two runs each: 64 calls started in one turn — insertToken
+ *   (client_credentials) 70/78 → 54/46, insertCode 68/70 → 43/39, consumeCode 21/20 → 10/10,
+ *   getToken 10/10 → 10/8. One awaited call at a time (a batch of one: BEGIN, COMMIT and a turn
+ *   of the event loop more) costs a few µs more: insertToken 75/72 → 79/79, insertCode 70/75 →
+ *   91/78, consumeCode 21/25 → 34/30, getToken 8/11 → 9/10.
+ * - bench/oidc (`--servers ours`, 64 connections / flows, server CPU µs a request or flow, median of
+ *   2 rounds, four A/B pairs, one "after" run lost to another bench on the same port):
+ *   client_credentials 189/180/194/183 → 104/86/119; session flow 32
+ *   concurrent 1,203/1,238/1,122/1,036 → 921/713/799; 8 concurrent 1,239/1,148/1,051/983 →
+ *   1,056/881/979; 1 concurrent 1,398/1,152 → 1,269/1,436 (noise: nothing to group).
+ * - Batches seen by the server (instrumented run): client_credentials ~49 calls a batch (most
+ *   32–63), session flows 32 concurrent ~24, 8 concurrent ~6. A bare SAVEPOINT + RELEASE around
+ *   an insert costs ~1–2 µs; the cap of 256 was never reached.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import { StoreUnavailableError } from "../types.ts";
+
+/** The synchronous form of a store interface: what the SQLite modules implement; GroupCommit makes it async. */
+export type Sync<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : never };
+
+export type Method = (...args: never[]) => unknown;
+
+/** Commits a batch once it holds this many calls, so one batch never grows without bound. */
+export const DEFAULT_MAX_BATCH = 256;
+
+type Call = { value: unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+type Batch = { calls: Call[]; timer: ReturnType<typeof setImmediate> };
+
+/** The instance whose batch is open in this thread, if any (at most one: see openBatch). */
+let openOwner: GroupCommit | null = null;
+
+export class GroupCommit {
+  private batch: Batch | null = null;
+  private closed = false;
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
+  private readonly savepoint: Statement;
+  private readonly release: Statement;
+  private readonly rollbackTo: Statement;
+  private readonly onTurnEnd = (): void => this.flush();
+
+  constructor(
+    private readonly db: Database,
+    private readonly mapError: (error: unknown) => unknown,
+    private readonly maxCalls = DEFAULT_MAX_BATCH,
+  ) {
+    this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.commit = db.prepare("COMMIT");
+    this.rollback = db.prepare("ROLLBACK");
+    this.savepoint = db.prepare("SAVEPOINT group_commit_call");
+    this.release = db.prepare("RELEASE group_commit_call");
+    this.rollbackTo = db.prepare("ROLLBACK TO group_commit_call");
+  }
+
+  /** A method that changes rows: runs now inside the open batch (opening one), settles after its COMMIT. */
+  write<R>(method: (...args: never[]) => R, args: unknown[]): Promise<R> {
+    if (this.closed) return closedError();
+    // The call that opens a batch needs no savepoint: if it fails, ROLLBACK undoes it alone.
+    const first = this.batch === null;
+    const batch = this.batch ?? this.openBatch();
+    if (batch instanceof Promise) return batch;
+    if (!first) {
+      try {
+        this.savepoint.run();
+      } catch (error) {
+        return this.abort(batch, error);
+      }
+    }
+    let value: R;
+    try {
+      value = (method as (...a: unknown[]) => R)(...args);
+    } catch (error) {
+      if (first || !this.db.inTransaction) return this.abort(batch, error);
+      try {
+        this.rollbackTo.run();
+        this.release.run();
+      } catch (undoError) {
+        return this.abort(batch, undoError);
+      }
+      return Promise.reject(this.mapError(error));
+    }
+    if (!first) {
+      try {
+        this.release.run();
+      } catch (error) {
+        return this.abort(batch, error);
+      }
+    }
+    return this.enqueue(batch, value);
+  }
+
+  /** A SELECT-only method: joins the open batch (it may see its uncommitted rows), or runs alone at once. */
+  read<R>(method: (...args: never[]) => R, args: unknown[]): Promise<R> {
+    if (this.closed) return closedError();
+    const batch = this.batch;
+    let value: R;
+    try {
+      value = (method as (...a: unknown[]) => R)(...args);
+    } catch (error) {
+      if (batch !== null && !this.db.inTransaction) return this.abort(batch, error);
+      return Promise.reject(this.mapError(error));
+    }
+    return batch === null ? Promise.resolve(value) : this.enqueue(batch, value);
+  }
+
+  /** Commits the open batch first, then runs `body` outside any batch (migrations, purges, ping). */
+  run<R>(body: () => R): Promise<R> {
+    if (this.closed) return closedError();
+    flushOpenBatch();
+    try {
+      return Promise.resolve(body());
+    } catch (error) {
+      return Promise.reject(this.mapError(error));
+    }
+  }
+
+  /** Commits the open batch, if any, and settles its calls: resolved if COMMIT succeeded, all rejected if not. */
+  flush(): void {
+    const batch = this.batch;
+    if (batch === null) return;
+    this.detach(batch);
+    try {
+      this.commit.run();
+    } catch (error) {
+      this.rollbackQuietly();
+      const mapped = this.mapError(error);
+      for (const call of batch.calls) call.reject(mapped);
+      return;
+    }
+    for (const call of batch.calls) call.resolve(call.value);
+  }
+
+  /** Commits the open batch; every later call rejects with StoreUnavailableError. */
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Returns the new batch, or the rejected promise of the call when BEGIN fails (e.g. BUSY past busy_timeout). */
+  private openBatch(): Batch | Promise<never> {
+    // Another connection of this thread with an open batch holds the write lock it would wait for.
+    flushOpenBatch();
+    try {
+      this.begin.run();
+    } catch (error) {
+      return Promise.reject(this.mapError(error));
+    }
+    const batch: Batch = { calls: [], timer: setImmediate(this.onTurnEnd) };
+    this.batch = batch;
+    openOwner = this;
+    return batch;
+  }
+
+  private enqueue<R>(batch: Batch, value: R): Promise<R> {
+    const promise = new Promise<R>((resolve, reject) => {
+      batch.calls.push({ value, resolve: resolve as (value: unknown) => void, reject });
+    });
+    if (batch.calls.length >= this.maxCalls) this.flush();
+    return promise;
+  }
+
+  /** The transaction is lost (SQLite rolled it back, or undoing one call failed): every call of the batch rejects. */
+  private abort(batch: Batch, error: unknown): Promise<never> {
+    this.detach(batch);
+    this.rollbackQuietly();
+    const mapped = this.mapError(error);
+    for (const call of batch.calls) call.reject(mapped);
+    return Promise.reject(mapped);
+  }
+
+  private detach(batch: Batch): void {
+    clearImmediate(batch.timer);
+    this.batch = null;
+    if (openOwner === this) openOwner = null;
+  }
+
+  private rollbackQuietly(): void {
+    if (!this.db.inTransaction) return;
+    try {
+      this.rollback.run();
+    } catch {
+      // The connection is unusable; the next BEGIN reports it.
+    }
+  }
+}
+
+/**
+ * Commits the batch open in this thread, whichever store holds it: call before writing through
+ * another connection to the same file (migrations, purges), which would otherwise wait, blocking
+ * this very thread, for a lock the batch holds until its busy_timeout.
+ */
+export function flushOpenBatch(): void {
+  openOwner?.flush();
+}
+
+function closedError(): Promise<never> {
+  return Promise.reject(new StoreUnavailableError("SQLite store is closed"));
+}

@@ -1,0 +1,270 @@
+/**
+ * Group commit in the SQLite adapter (src/idp/store/sqlite/group-commit.ts), on real files: the
+ * writes of one event-loop turn share one transaction, each call settles only after its COMMIT,
+ * and a failing call or COMMIT rejects exactly the calls it should.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStore } from "../../src/idp/store/open.ts";
+import { mapSqliteError } from "../../src/idp/store/sqlite/connection.ts";
+import { DEFAULT_MAX_BATCH, GroupCommit } from "../../src/idp/store/sqlite/group-commit.ts";
+import { StoreConflictError, StoreReferenceError, StoreUnavailableError, type ClientRow, type Store } from "../../src/idp/store/types.ts";
+import { T0, codeInput, seedClient, seedUser, tokenInput, uid } from "./fixtures.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "idp-group-commit-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let path: string;
+let store: Store;
+/** A second connection to the same file, as another process would have. */
+let raw: Database;
+let client: ClientRow;
+
+beforeEach(async () => {
+  path = join(dir, `${uid("db")}.db`);
+  store = await openStore(`sqlite:${path}`);
+  raw = new Database(path);
+  raw.exec("PRAGMA busy_timeout = 5000");
+  client = await seedClient(store);
+});
+
+afterEach(async () => {
+  await store.close();
+  raw.close();
+});
+
+/** Whether the second connection sees the token (only committed rows are visible to it). */
+function committed(tokenHash: string): boolean {
+  return raw.query("SELECT 1 FROM tokens WHERE token_hash = ?").get(tokenHash) !== null;
+}
+
+function tokenCount(): number {
+  return (raw.query("SELECT count(*) AS n FROM tokens").get() as { n: number }).n;
+}
+
+describe("sqlite group commit", () => {
+  test("many writes started in one turn are all committed, in batches of at most DEFAULT_MAX_BATCH", async () => {
+    const inputs = Array.from({ length: DEFAULT_MAX_BATCH * 2 + 10 }, () => tokenInput(null, client));
+    const calls = inputs.slice(0, DEFAULT_MAX_BATCH).map((input) => store.insertToken(input));
+    // The cap commits the batch at once, in this very turn.
+    expect(tokenCount()).toBe(DEFAULT_MAX_BATCH);
+    calls.push(store.insertToken(inputs[DEFAULT_MAX_BATCH]!));
+    expect(tokenCount()).toBe(DEFAULT_MAX_BATCH);
+    for (const input of inputs.slice(DEFAULT_MAX_BATCH + 1)) calls.push(store.insertToken(input));
+    await Promise.all(calls);
+
+    const reopened = new Database(path, { readonly: true });
+    try {
+      expect((reopened.query("SELECT count(*) AS n FROM tokens").get() as { n: number }).n).toBe(inputs.length);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  test("a write's promise resolves only once its row is committed; a read in the same batch waits for that commit too", async () => {
+    const input = tokenInput(null, client);
+    const seenAtWrite: boolean[] = [];
+    const seenAtRead: boolean[] = [];
+    const write = store.insertToken(input).then(() => seenAtWrite.push(committed(input.token_hash)));
+    // Same turn, same transaction: the read sees the uncommitted row...
+    const read = store.getToken(input.token_hash).then((row) => {
+      seenAtRead.push(committed(input.token_hash));
+      return row;
+    });
+    // ...which no other connection sees before the turn ends.
+    expect(committed(input.token_hash)).toBe(false);
+    const [, row] = await Promise.all([write, read]);
+    expect(row?.token_hash).toBe(input.token_hash);
+    expect(seenAtWrite).toEqual([true]);
+    expect(seenAtRead).toEqual([true]);
+  });
+
+  test("a read with no batch open runs on its own: it needs no write lock", async () => {
+    const input = tokenInput(null, client);
+    await store.insertToken(input);
+    raw.exec("BEGIN IMMEDIATE");
+    try {
+      expect((await store.getToken(input.token_hash))?.token_hash).toBe(input.token_hash);
+    } finally {
+      raw.exec("ROLLBACK");
+    }
+  });
+
+  test("a UNIQUE conflict rejects only its own call; the rest of the batch commits", async () => {
+    const taken = await seedUser(store);
+    // The first call opens the batch (it fails alone too); the others run in savepoints.
+    const [duplicateOfStored, first, second, duplicateInBatch, token] = await Promise.allSettled([
+      store.createUser({ username: taken.username, password_hash: "x" }),
+      store.createUser({ username: "first", password_hash: "x" }),
+      store.createUser({ username: "second", password_hash: "x" }),
+      store.createUser({ username: "FIRST", password_hash: "x" }),
+      store.insertToken(tokenInput(null, client)),
+    ]);
+    expect(first.status).toBe("fulfilled");
+    expect(second.status).toBe("fulfilled");
+    expect(token.status).toBe("fulfilled");
+    expect(duplicateOfStored.status === "rejected" && duplicateOfStored.reason).toBeInstanceOf(StoreConflictError);
+    expect(duplicateInBatch.status === "rejected" && duplicateInBatch.reason).toBeInstanceOf(StoreConflictError);
+    const names = (raw.query("SELECT username FROM users ORDER BY username").all() as { username: string }[]).map((r) => r.username);
+    expect(names).toEqual([taken.username, "first", "second"].sort());
+  });
+
+  test("a method built on db.transaction stays atomic inside a batch when it fails halfway", async () => {
+    const user = await seedUser(store);
+    await store.setRecoveryCodes(user.id, ["old-1", "old-2"]);
+    // The second insert of setRecoveryCodes fails after the delete and the first insert ran.
+    raw.exec(`CREATE TRIGGER poison_code BEFORE INSERT ON user_recovery_codes WHEN NEW.code_hash = 'poison'
+              BEGIN SELECT RAISE(ABORT, 'poisoned code'); END`);
+    const other = await seedUser(store);
+    const [replace, rename, token] = await Promise.allSettled([
+      store.setRecoveryCodes(user.id, ["new-1", "poison"]),
+      // updateUser is a read-then-write transaction too; this one conflicts on the username.
+      store.updateUser(other.id, { username: user.username }),
+      store.insertToken(tokenInput(user, client)),
+    ]);
+    expect(replace.status === "rejected" && String(replace.reason)).toContain("poisoned code");
+    expect(rename.status === "rejected" && rename.reason).toBeInstanceOf(StoreConflictError);
+    expect(token.status).toBe("fulfilled");
+    expect(await store.countRecoveryCodes(user.id)).toBe(2);
+    expect(await store.consumeRecoveryCode(user.id, "old-1")).toBe(true);
+    expect((await store.getUserById(other.id))?.username).toBe(other.username);
+  });
+
+  test("a call that throws after its own write leaves nothing behind (its savepoint is rolled back)", async () => {
+    const user = await seedUser(store);
+    const code = codeInput(user, client);
+    await store.insertCode(code);
+    // consumeCode marks the row, then fails to decode it: the mark must not survive.
+    raw.query("UPDATE codes SET amr = '[broken' WHERE code_hash = ?").run(code.code_hash);
+    const token = tokenInput(user, client);
+    const [insert, consume] = await Promise.allSettled([store.insertToken(token), store.consumeCode(code.code_hash, T0 + 1)]);
+    expect(consume.status === "rejected" && consume.reason).toBeInstanceOf(SyntaxError);
+    expect(insert.status).toBe("fulfilled");
+    expect(raw.query("SELECT consumed_at FROM codes WHERE code_hash = ?").get(code.code_hash)).toEqual({ consumed_at: null });
+    expect(committed(token.token_hash)).toBe(true);
+
+    // The same as the call that opens a batch: ROLLBACK undoes it, the next call opens another.
+    const later = tokenInput(user, client);
+    const [again, after] = await Promise.allSettled([store.consumeCode(code.code_hash, T0 + 1), store.insertToken(later)]);
+    expect(again.status === "rejected" && again.reason).toBeInstanceOf(SyntaxError);
+    expect(after.status).toBe("fulfilled");
+    expect(raw.query("SELECT consumed_at FROM codes WHERE code_hash = ?").get(code.code_hash)).toEqual({ consumed_at: null });
+    expect(committed(later.token_hash)).toBe(true);
+  });
+
+  test("a failed COMMIT rejects every call of the batch, reads included, and rolls all of it back", async () => {
+    // A deferred foreign key is checked at COMMIT: a hit on the key 'poison' makes it fail.
+    raw.exec(`CREATE TABLE poison_parent (id TEXT PRIMARY KEY);
+              CREATE TABLE poison_child (parent_id TEXT REFERENCES poison_parent (id) DEFERRABLE INITIALLY DEFERRED);
+              CREATE TRIGGER poison_commit AFTER INSERT ON counters WHEN NEW.key = 'poison'
+              BEGIN INSERT INTO poison_child (parent_id) VALUES ('missing'); END;`);
+    const input = tokenInput(null, client);
+    const results = await Promise.allSettled([
+      store.insertToken(input),
+      store.hit("poison", 60, 1_700_000_000),
+      store.getToken(input.token_hash),
+    ]);
+    for (const result of results) {
+      expect(result.status).toBe("rejected");
+      expect(result.status === "rejected" && result.reason).toBeInstanceOf(StoreReferenceError);
+    }
+    expect(committed(input.token_hash)).toBe(false);
+    expect(raw.query("SELECT count(*) AS n FROM counters").get()).toEqual({ n: 0 });
+    // The connection is usable again: the next batch commits.
+    const next = tokenInput(null, client);
+    await store.insertToken(next);
+    expect(committed(next.token_hash)).toBe(true);
+  });
+
+  test("a write while another connection holds the write lock is unavailable; the store recovers", async () => {
+    const impatient = await openStore(`sqlite:${path}`, { busyTimeout: 50 });
+    try {
+      raw.exec("BEGIN IMMEDIATE");
+      try {
+        await expect(impatient.insertToken(tokenInput(null, client))).rejects.toBeInstanceOf(StoreUnavailableError);
+      } finally {
+        raw.exec("ROLLBACK");
+      }
+      const input = tokenInput(null, client);
+      await impatient.insertToken(input);
+      expect(committed(input.token_hash)).toBe(true);
+    } finally {
+      await impatient.close();
+    }
+  });
+
+  test("two instances in one process writing in the same turn do not wait on each other's batch", async () => {
+    const second = await openStore(`sqlite:${path}`, { busyTimeout: 50 });
+    try {
+      const inputs = Array.from({ length: 6 }, () => tokenInput(null, client));
+      await Promise.all(inputs.map((input, i) => (i % 2 ? second : store).insertToken(input)));
+      for (const input of inputs) expect(committed(input.token_hash)).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("a purge, or a store opened, while another store of this process holds a batch open does not wait for its lock", async () => {
+    const second = await openStore(`sqlite:${path}`, { busyTimeout: 50 });
+    try {
+      const kept = tokenInput(null, client, { expires_at: 2_000_000_000 });
+      const write = store.insertToken(kept);
+      // Same turn: the first store's batch (and its write lock) is still open.
+      const purged = second.purgeExpired(T0);
+      const third = openStore(`sqlite:${path}`, { busyTimeout: 50 });
+      await expect(purged).resolves.toBeDefined();
+      await (await third).close();
+      await write;
+      expect(committed(kept.token_hash)).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test("close() commits the open batch; calls after it are unavailable", async () => {
+    const inputs = [tokenInput(null, client), tokenInput(null, client)];
+    const writes = inputs.map((input) => store.insertToken(input));
+    const read = store.getToken(inputs[0]!.token_hash);
+    await store.close();
+    await Promise.all(writes);
+    expect((await read)?.token_hash).toBe(inputs[0]!.token_hash);
+    for (const input of inputs) expect(committed(input.token_hash)).toBe(true);
+    await expect(store.insertToken(tokenInput(null, client))).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.getToken(inputs[0]!.token_hash)).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  test("purgeExpired commits the open batch first and runs on its own", async () => {
+    const live = tokenInput(null, client, { expires_at: 2_000_000_000 });
+    const expired = tokenInput(null, client, { expires_at: 1 });
+    const writes = [store.insertToken(live), store.insertToken(expired)];
+    const counts = await store.purgeExpired(1_800_000_000);
+    await Promise.all(writes);
+    expect(counts.tokens).toBe(1);
+    expect(committed(live.token_hash)).toBe(true);
+    expect(committed(expired.token_hash)).toBe(false);
+  });
+});
+
+describe("GroupCommit on its own", () => {
+  test("when SQLite rolls the whole transaction back during a call, every call of the batch rejects", async () => {
+    const db = new Database(join(dir, `${uid("unit")}.db`));
+    try {
+      db.exec("CREATE TABLE t (v TEXT PRIMARY KEY)");
+      const group = new GroupCommit(db, mapSqliteError);
+      const insert = (v: string) => db.query("INSERT INTO t (v) VALUES (?)").run(v);
+      // As SQLITE_FULL or SQLITE_IOERR do: the transaction is gone when the statement fails.
+      const lost = () => {
+        db.exec("ROLLBACK");
+        throw new Error("disk full");
+      };
+      const results = await Promise.allSettled([group.write(insert, ["a"]), group.write(lost, []), group.write(insert, ["b"])]);
+      expect(results.map((r) => r.status)).toEqual(["rejected", "rejected", "fulfilled"]);
+      expect(db.query("SELECT v FROM t").all()).toEqual([{ v: "b" }]);
+    } finally {
+      db.close();
+    }
+  });
+});
