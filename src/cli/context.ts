@@ -2,7 +2,8 @@
  * What a command runs with: the I/O of the process (or of a test), the configuration, and the
  * store, opened on first use and closed by `run_cli` when the command ends.
  */
-import { load_config, type Config } from "../idp/config.ts";
+import { ConfigError, load_config, type Config } from "../idp/config.ts";
+import { configure_argon2 } from "../idp/crypto/passwords.ts";
 import { openStore } from "../idp/store/open.ts";
 import type { NewAuditEvent, Store } from "../idp/store/types.ts";
 import { CliError } from "./errors.ts";
@@ -33,8 +34,8 @@ export class CliContext {
 
   /** Parsed once; raises ConfigError (printed by run_cli) when invalid. */
   config(overrides: Record<string, unknown> = {}): Config {
-    if (Object.keys(overrides).length > 0) return load_config(this.io.env, overrides);
-    this.cached_config ??= load_config(this.io.env);
+    if (Object.keys(overrides).length > 0) return with_argon2(load_config(this.io.env, overrides));
+    this.cached_config ??= with_argon2(load_config(this.io.env));
     return this.cached_config;
   }
 
@@ -85,4 +86,14 @@ export class CliContext {
 export function must<T>(value: T | null | undefined, message: string): T {
   if (value === null || value === undefined) throw new CliError(message);
   return value;
+}
+
+/** Applies the configured argon2id implementation before the command hashes anything. */
+function with_argon2(config: Config): Config {
+  try {
+    configure_argon2(config.argon2.impl);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  return config;
 }

@@ -39,6 +39,8 @@ export const ConfigSchema = z.object({
     .object({
       memory_kib: z.coerce.number().int().min(1024).max(4 * 1024 * 1024).default(19456),
       time_cost: z.coerce.number().int().min(1).max(20).default(2),
+      // crypto/passwords.ts: libsodium on worker threads when it loads ("auto"), or Bun.password.
+      impl: z.enum(["auto", "bun", "libsodium"]).default("auto"),
     })
     .prefault({}),
   signing_algs: z
@@ -115,6 +117,7 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_BODY_LIMIT: "body_limit",
   IDP_ARGON2_MEMORY_KIB: "argon2.memory_kib",
   IDP_ARGON2_TIME_COST: "argon2.time_cost",
+  IDP_ARGON2_IMPL: "argon2.impl",
   IDP_SIGNING_ALGS: "signing_algs",
   IDP_REGISTRATION: "registration",
   IDP_TRUST_PROXY: "trust_proxy",

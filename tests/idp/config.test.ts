@@ -13,7 +13,7 @@ describe("configuration", () => {
     expect(config.database_url).toBe("sqlite:./data/idp.sqlite");
     expect(config.tokens.code_ttl).toBe(60);
     expect(config.router.path_cache_size).toBe(1024);
-    expect(config.argon2).toEqual({ memory_kib: 19456, time_cost: 2 });
+    expect(config.argon2).toEqual({ memory_kib: 19456, time_cost: 2, impl: "auto" });
     expect(config.production).toBe(false);
   });
 
@@ -50,6 +50,8 @@ describe("configuration", () => {
     expect(() => load_config({ IDP_ISSUER: "https://x.example/?q=1" })).toThrow(/issuer \(IDP_ISSUER\): must not have a query/);
     expect(() => load_config({ IDP_CODE_TTL: "3600" })).toThrow(/tokens.code_ttl \(IDP_CODE_TTL\)/);
     expect(() => load_config({ IDP_SIGNING_ALGS: "ES256" })).toThrow(/must include RS256/);
+    expect(() => load_config({ IDP_ARGON2_IMPL: "scrypt" })).toThrow(/argon2.impl \(IDP_ARGON2_IMPL\)/);
+    expect(load_config({ IDP_ARGON2_IMPL: "bun" }).argon2.impl).toBe("bun");
     expect(() => load_config({ DATABASE_URL: "mysql://x" })).toThrow(/database_url \(DATABASE_URL\)/);
   });
 

@@ -4,18 +4,20 @@
  * same status, headers that matter and HTML once the per-browser form token and the echoed
  * username are set aside — and the same work: exactly one argon2id verification each (a dummy
  * hash for the unknown user, crypto/passwords.ts). Checked structurally by counting calls to
- * Bun.password.verify, not with a stopwatch (tests never assert on wall-clock time).
+ * the argon2id implementation in use (`argon2_impl.verify`: libsodium or Bun.password), not with
+ * a stopwatch (tests never assert on wall-clock time).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { argon2_impl } from "../../src/idp/crypto/passwords.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 
 let t: TestProvider;
-let verify: ReturnType<typeof spyOn<typeof Bun.password, "verify">>;
+let verify: ReturnType<typeof spyOn<typeof argon2_impl, "verify">>;
 beforeAll(async () => {
   t = await start_provider();
-  verify = spyOn(Bun.password, "verify");
+  verify = spyOn(argon2_impl, "verify");
 });
 afterEach(() => verify.mockClear());
 afterAll(async () => {

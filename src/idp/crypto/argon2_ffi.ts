@@ -1,0 +1,79 @@
+/**
+ * argon2id through the system's libsodium (`libsodium.so.23`, Debian libsodium23) by `bun:ffi`,
+ * for passwords.ts. Both calls are synchronous and cost ~20 ms of CPU at the default parameters,
+ * so passwords.ts only calls them from worker threads (argon2_worker.ts), never the JS thread.
+ *
+ * Why libsodium: it picks an AVX2/AVX-512 argon2 block function at run time, and verifies an
+ * m=19456 KiB, t=2, p=1 hash in ~19 ms of CPU against 33–42 ms for Bun.password (Zig's portable
+ * argon2) and ~24 ms for Debian's libargon2 (its portable reference code): bench/argon2/index.ts.
+ *
+ * The strings are standard PHC strings ($argon2id$v=19$m=...,t=...,p=...$salt$hash) in both
+ * directions: libsodium verifies Bun.password's hashes and Bun.password verifies libsodium's.
+ */
+import { dlopen } from "bun:ffi";
+
+/** Sonames tried in order (Linux, then macOS Homebrew's layout). */
+export const LIBSODIUM_NAMES = ["libsodium.so.23", "libsodium.23.dylib"] as const;
+
+/** crypto_pwhash_argon2id_STRBYTES: a PHC string fits in 127 bytes plus the terminating NUL. */
+const STRBYTES = 128;
+
+const SYMBOLS = {
+  sodium_init: { args: [], returns: "i32" },
+  crypto_pwhash_argon2id_strbytes: { args: [], returns: "u64" },
+  crypto_pwhash_argon2id_str: { args: ["ptr", "ptr", "u64", "u64", "u64"], returns: "i32" },
+  crypto_pwhash_argon2id_str_verify: { args: ["ptr", "ptr", "u64"], returns: "i32" },
+} as const;
+
+type Sodium = {
+  sodium_init(): number;
+  crypto_pwhash_argon2id_strbytes(): number | bigint;
+  crypto_pwhash_argon2id_str(out: Uint8Array, pwd: Uint8Array, pwdlen: number, opslimit: number, memlimit: number): number;
+  crypto_pwhash_argon2id_str_verify(str: Uint8Array, pwd: Uint8Array, pwdlen: number): number;
+};
+
+export type Argon2Ffi = {
+  /** True when `password` matches the PHC string; false for a wrong password or a malformed string. */
+  verify(password: string, hash: string): boolean;
+  /** A new PHC string (16-byte random salt, 32-byte tag, p=1). Throws when libsodium refuses. */
+  hash(password: string, memory_kib: number, time_cost: number): string;
+};
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+// bun:ffi needs a non-empty buffer for a pointer argument; the length passed is still 0.
+const EMPTY = new Uint8Array(1);
+
+/** Opens libsodium and checks it (null when missing, too old, or failing to initialise). */
+export function open_argon2_ffi(names: readonly string[] = LIBSODIUM_NAMES): Argon2Ffi | null {
+  for (const name of names) {
+    try {
+      const sodium = dlopen(name, SYMBOLS).symbols as unknown as Sodium;
+      if (sodium.sodium_init() < 0) continue;
+      if (Number(sodium.crypto_pwhash_argon2id_strbytes()) !== STRBYTES) continue;
+      return wrap(sodium);
+    } catch {
+      // Not found, or a libsodium without argon2id (before 1.0.13): try the next name.
+    }
+  }
+  return null;
+}
+
+function wrap(sodium: Sodium): Argon2Ffi {
+  return {
+    verify(password, hash) {
+      const str = encoder.encode(hash + "\0");
+      // libsodium reads at most STRBYTES; a longer or NUL-containing string is not a valid hash.
+      if (str.length > STRBYTES || str.indexOf(0) !== str.length - 1) return false;
+      const pwd = password.length > 0 ? encoder.encode(password) : EMPTY;
+      return sodium.crypto_pwhash_argon2id_str_verify(str, pwd, password.length > 0 ? pwd.length : 0) === 0;
+    },
+    hash(password, memory_kib, time_cost) {
+      const out = new Uint8Array(STRBYTES);
+      const pwd = password.length > 0 ? encoder.encode(password) : EMPTY;
+      const status = sodium.crypto_pwhash_argon2id_str(out, pwd, password.length > 0 ? pwd.length : 0, time_cost, memory_kib * 1024);
+      if (status !== 0) throw new Error(`libsodium argon2id: cannot hash with m=${memory_kib} KiB, t=${time_cost}`);
+      return decoder.decode(out.subarray(0, out.indexOf(0)));
+    },
+  };
+}
