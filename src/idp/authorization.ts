@@ -55,11 +55,23 @@ export function query_url(response: ClientResponse): string {
   const uri = response.redirect_uri;
   const hash = uri.indexOf("#");
   const base = hash === -1 ? uri : uri.slice(0, hash);
-  return `${base}${base.includes("?") ? "&" : "?"}${new URLSearchParams(response.params).toString()}`;
+  let query = "";
+  for (const name in response.params) query += `${query === "" ? "" : "&"}${form_component(name)}=${form_component(response.params[name]!)}`;
+  return `${base}${base.includes("?") ? "&" : "?"}${query}`;
+}
+
+/** What application/x-www-form-urlencoded leaves as it is (URL Standard §5.2): a code or state usually. */
+const FORM_SAFE = /^[A-Za-z0-9*._-]*$/;
+/** One name or value encoded exactly as URLSearchParams does (without building one for the usual values). */
+function form_component(value: string): string {
+  if (FORM_SAFE.test(value)) return value;
+  return new URLSearchParams([["", value]]).toString().slice(1);
 }
 
 /** Requested claims (OIDC Core §5.5) that neither a granted scope nor an earlier consent covers. */
 function unapproved_claims(request: AuthorizationRequest, grant: { scopes: string[]; claims: JsonObject | null }): string[] {
+  // No claims request (the usual case): nothing beyond the scopes, without building two Sets.
+  if (request.claims === null) return [];
   const approved = new Set(approved_claims(grant.claims));
   return claims_beyond_scopes(request.claims, grant.scopes).filter((claim) => !approved.has(claim));
 }
@@ -157,27 +169,31 @@ export async function next_step(
 export async function issue_code(idp: Provider, request: AuthorizationRequest, authentication: Authentication): Promise<string> {
   const code = random_token(32);
   const now = idp.now();
-  await idp.store.insertCode({
-    code_hash: sha256(code),
-    client_id: request.client_id,
-    user_id: authentication.user_id,
-    session_id_hash: authentication.session_id_hash,
-    redirect_uri: request.redirect_uri,
-    scope: request.scopes.join(" "),
-    nonce: request.nonce,
-    code_challenge: request.code_challenge,
-    code_challenge_method: request.code_challenge_method,
-    auth_time: authentication.auth_time,
-    amr: authentication.amr,
-    // OIDC Core §2: the acr reached, when the client asked for one (acr.ts).
-    acr: acr_claim(request.acr_values, authentication.amr),
-    claims: request.claims as JsonObject | null,
-    grant_id: random_id(),
-    created_at: now,
-    expires_at: now + idp.config.tokens.code_ttl,
-  });
-  // OIDC Back-Channel Logout §2.3: remember that this client signed in through the session.
-  await idp.store.addSessionClient(authentication.session_id_hash, request.client_id, now);
+  // Both writes are started before either is awaited, so a group-committing store (SQLite) puts
+  // them in one transaction: one commit (~45 µs of CPU) instead of two. OIDC Back-Channel Logout
+  // §2.3: session_clients remembers that this client signed in through the session.
+  await Promise.all([
+    idp.store.insertCode({
+      code_hash: sha256(code),
+      client_id: request.client_id,
+      user_id: authentication.user_id,
+      session_id_hash: authentication.session_id_hash,
+      redirect_uri: request.redirect_uri,
+      scope: request.scopes.join(" "),
+      nonce: request.nonce,
+      code_challenge: request.code_challenge,
+      code_challenge_method: request.code_challenge_method,
+      auth_time: authentication.auth_time,
+      amr: authentication.amr,
+      // OIDC Core §2: the acr reached, when the client asked for one (acr.ts).
+      acr: acr_claim(request.acr_values, authentication.amr),
+      claims: request.claims as JsonObject | null,
+      grant_id: random_id(),
+      created_at: now,
+      expires_at: now + idp.config.tokens.code_ttl,
+    }),
+    idp.store.addSessionClient(authentication.session_id_hash, request.client_id, now),
+  ]);
   return code;
 }
 

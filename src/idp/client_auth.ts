@@ -25,7 +25,23 @@ export type AuthenticatingEndpoint = "token" | "revoke" | "introspect";
 
 /** RFC 6749 §2.3.1: client_id and secret are form-urlencoded before going into Basic. */
 function form_decode(value: string): string {
+  // Nothing to decode in most ids and secrets (base64url, UUIDs): skip the replace and decode.
+  if (!value.includes("%") && !value.includes("+")) return value;
   return decodeURIComponent(value.replace(/\+/g, " "));
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** The UTF-8 text of base64 (lenient, as Buffer decodes it): atob when it can, ~4× cheaper. */
+function base64_text(encoded: string): string {
+  try {
+    // atob gives one char a byte: the same text when every byte is ASCII.
+    const binary = atob(encoded);
+    if (!NON_ASCII.test(binary)) return binary;
+  } catch {
+    // Padding atob refuses but Buffer accepts ("YQ=", "YQ==YQ"): decoded below as before.
+  }
+  return Buffer.from(encoded, "base64").toString("utf8");
 }
 
 /** Reads the Basic credentials of an Authorization header; null when it is not Basic. */
@@ -33,7 +49,7 @@ export function parse_basic(header: string | null): { client_id: string; secret:
   if (header === null) return null;
   const match = /^basic +([A-Za-z0-9+/=]+) *$/i.exec(header);
   if (match === null) return /^basic(\s|$)/i.test(header) ? "malformed" : null;
-  const decoded = Buffer.from(match[1]!, "base64").toString("utf8");
+  const decoded = base64_text(match[1]!);
   const colon = decoded.indexOf(":");
   if (colon === -1) return "malformed";
   try {

@@ -10,12 +10,22 @@ import type { SessionRow, Store, UnixSeconds, UserRow } from "./store/types.ts";
 
 export type ActiveSession = { session: SessionRow; user: UserRow };
 
-/** The live session of the browser that sent `cookies`, with its user; null when there is none. */
-export async function current_session(idp: Provider, cookies: Bun.CookieMap): Promise<ActiveSession | null> {
+/**
+ * The live session of the browser that sent `cookies`, without reading its user; null when there
+ * is none. Its user exists: the store deletes a user's sessions with the user (UserStore.deleteUser,
+ * ON DELETE CASCADE). /authorize needs no more than this (one read fewer on its hot path).
+ */
+export async function current_session_row(idp: Provider, cookies: Bun.CookieMap): Promise<SessionRow | null> {
   const value = read_cookie(cookies, SESSION_COOKIE);
   if (value === null) return null;
   const session = await idp.store.getSession(sha256(value));
-  if (session === null || session.expires_at <= idp.now()) return null;
+  return session === null || session.expires_at <= idp.now() ? null : session;
+}
+
+/** The live session of the browser that sent `cookies`, with its user; null when there is none. */
+export async function current_session(idp: Provider, cookies: Bun.CookieMap): Promise<ActiveSession | null> {
+  const session = await current_session_row(idp, cookies);
+  if (session === null) return null;
   const user = await idp.store.getUserById(session.user_id);
   return user === null ? null : { session, user };
 }

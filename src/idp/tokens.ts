@@ -14,7 +14,7 @@
  */
 import { random_token, sha256 } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
-import type { JsonObject, TokenKind, TokenRow } from "./store/types.ts";
+import type { TokenKind, TokenRow } from "./store/types.ts";
 
 /** Our tokens are 43 base64url characters (32 random bytes). */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -22,20 +22,10 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 export type IssuedToken = { token: string; expires_in: number };
 
 /** What a token is bound to: its client, user (null for client_credentials), scope and authentication. */
-export type TokenBinding = {
-  client_id: string;
-  user_id: string | null;
-  scope: string;
-  grant_id: string;
-  family_id: string | null;
-  session_id_hash: string | null;
-  auth_time: number | null;
-  acr: string | null;
-  amr: string[];
-  nonce: string | null;
-  /** The claims request (OIDC Core §5.5) of the authorization. */
-  claims: JsonObject | null;
-};
+export type TokenBinding = Pick<
+  TokenRow,
+  "client_id" | "user_id" | "scope" | "grant_id" | "family_id" | "session_id_hash" | "auth_time" | "acr" | "amr" | "nonce" | "claims"
+>;
 
 async function issue(idp: Provider, kind: TokenKind, binding: TokenBinding, ttl: number, now: number): Promise<IssuedToken> {
   const token = random_token(32);

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { run_cli } from "../../src/cli/index.ts";
+import { until } from "../helpers/until.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -13,16 +14,6 @@ beforeAll(() => {
   box = sandbox();
 });
 afterAll(() => box.cleanup());
-
-async function until<T>(probe: () => T | undefined, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await Bun.sleep(20);
-  }
-}
 
 describe("idp serve", () => {
   test("in-process: --port 0 --json prints the URL, serves discovery, stops on abort", async () => {

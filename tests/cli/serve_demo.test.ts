@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import pkg from "../../package.json" with { type: "json" };
 import { run_cli } from "../../src/cli/index.ts";
+import { until } from "../helpers/until.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
 let boxes: Sandbox[] = [];
@@ -21,20 +22,25 @@ function empty(): Sandbox {
   return box;
 }
 
-async function until<T>(probe: () => T | undefined, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await Bun.sleep(20);
-  }
-}
-
 async function usernames(box: Sandbox): Promise<string[]> {
   const listed = await box.run(["users", "list", "--json"]);
   expect(listed.code).toBe(0);
   return listed.json<{ username: string }[]>().map((user) => user.username);
+}
+
+/** `idp <args>` with the stop signal already given: it starts, prints its hints and stops. */
+async function start_and_stop(box: Sandbox, args: string[]): Promise<{ code: number; stdout: string }> {
+  const stop = new AbortController();
+  stop.abort();
+  let stdout = "";
+  const code = await run_cli(args, {
+    stdin: "",
+    stdout: (s) => void (stdout += s),
+    stderr: () => {},
+    env: { ...box.env, IDP_LOG_REQUESTS: "false" },
+    signal: stop.signal,
+  });
+  return { code, stdout };
 }
 
 describe("idp serve --demo", () => {
@@ -70,16 +76,7 @@ describe("idp serve --demo", () => {
 
   test("without --demo nothing is seeded; the CLI commands to add users and clients are printed", async () => {
     const box = empty();
-    const stop = new AbortController();
-    stop.abort();
-    let stdout = "";
-    const code = await run_cli(["serve", "--port", "0"], {
-      stdin: "",
-      stdout: (s) => void (stdout += s),
-      stderr: () => {},
-      env: { ...box.env, IDP_LOG_REQUESTS: "false" },
-      signal: stop.signal,
-    });
+    const { code, stdout } = await start_and_stop(box, ["serve", "--port", "0"]);
     expect(code).toBe(0);
     expect(stdout).not.toContain("Demo data created");
     expect(stdout).toContain("users add alice --password-stdin");
@@ -88,16 +85,7 @@ describe("idp serve --demo", () => {
 
   test("--production --demo seeds nothing and says so", async () => {
     const box = empty();
-    const stop = new AbortController();
-    stop.abort();
-    let stdout = "";
-    const code = await run_cli(["serve", "--production", "--demo", "--port", "0"], {
-      stdin: "",
-      stdout: (s) => void (stdout += s),
-      stderr: () => {},
-      env: { ...box.env, IDP_LOG_REQUESTS: "false" },
-      signal: stop.signal,
-    });
+    const { code, stdout } = await start_and_stop(box, ["serve", "--production", "--demo", "--port", "0"]);
     expect(code).toBe(0);
     expect(stdout).toContain("Production mode: no demo data is created.");
     expect(stdout).not.toContain("Demo data created");

@@ -1,8 +1,9 @@
 import { describe, expect, spyOn, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { sha512 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { at_hash, c_hash } from "../../src/idp/crypto/hashes.ts";
-import { hash_password, verify_password, verify_password_or_dummy } from "../../src/idp/crypto/passwords.ts";
+import { argon2_impl, hash_password, verify_password, verify_password_or_dummy } from "../../src/idp/crypto/passwords.ts";
 import { constant_time_equal, random_id, random_token, sha256 } from "../../src/idp/crypto/secrets.ts";
 
 describe("secrets", () => {
@@ -24,6 +25,23 @@ describe("secrets", () => {
     expect(sha256("")).toBe("47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU");
   });
 
+  test("sha256 hashes the UTF-8 bytes, as node:crypto does (stored hashes stay valid)", () => {
+    // Non-ASCII and lone surrogates (encoded as U+FFFD): a client secret or cookie could hold either.
+    for (const value of ["é€𝄞", "\ud800x", "x\udfff", "a\u0000b", "a".repeat(300)]) {
+      expect(sha256(value)).toBe(createHash("sha256").update(value, "utf8").digest("base64url"));
+    }
+  });
+
+  test("random_token encodes like base64url without padding", () => {
+    const bytes = Uint8Array.from({ length: 32 }, (_, i) => 255 - i * 7);
+    const spy = spyOn(crypto, "getRandomValues").mockImplementation(((target: Uint8Array) => (target.set(bytes), target)) as typeof crypto.getRandomValues);
+    try {
+      expect(random_token(32)).toBe(encodeBase64urlNoPadding(bytes));
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   test("constant_time_equal", () => {
     expect(constant_time_equal("secret", "secret")).toBe(true);
     expect(constant_time_equal("", "")).toBe(true);
@@ -31,6 +49,9 @@ describe("secrets", () => {
     expect(constant_time_equal("secret", "secret2")).toBe(false);
     expect(constant_time_equal("secret", "")).toBe(false);
     expect(constant_time_equal("é", "e\u0301")).toBe(false);
+    expect(constant_time_equal("é", "é")).toBe(true);
+    // Compared as UTF-8 bytes: "é" (2 bytes) and "ab" (2 bytes) have the same length, not the same bytes.
+    expect(constant_time_equal("é", "ab")).toBe(false);
     const token = random_token();
     expect(constant_time_equal(sha256(token), sha256(token))).toBe(true);
   });
@@ -80,13 +101,13 @@ describe("passwords (argon2id)", () => {
   });
 
   test("unknown user: verify_password_or_dummy returns false after a real argon2id verification", async () => {
-    const verify = spyOn(Bun.password, "verify");
+    const verify = spyOn(argon2_impl, "verify");
     try {
       expect(await verify_password_or_dummy("anything", null, params)).toBe(false);
       expect(await verify_password_or_dummy("", null, params)).toBe(false);
       // The same work as a known user: one argon2id verification with the same parameters.
       expect(verify).toHaveBeenCalledTimes(2);
-      expect(String(verify.mock.calls[0]?.[1])).toStartWith("$argon2id$v=19$m=1024,t=1,");
+      expect(String(verify.mock.calls[0]?.[1])).toStartWith("$argon2id$v=19$m=1024,t=1,p=1$");
     } finally {
       verify.mockRestore();
     }

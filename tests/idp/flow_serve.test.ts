@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { load_config } from "../../src/idp/config.ts";
+import { argon2_impl } from "../../src/idp/crypto/passwords.ts";
 import { serve } from "../../src/idp/server.ts";
 import { openStore } from "../../src/idp/store/open.ts";
 
@@ -25,6 +26,8 @@ describe("serve()", () => {
       expect(printed).toContain("bun run main.ts users add alice --password-stdin");
       expect(printed).toContain("bun run main.ts clients add --name App --redirect-uri");
       expect(logs.some((l) => l.msg === "listening" && typeof l.url === "string")).toBe(true);
+      // The start line names the argon2id implementation in use (README, IDP_ARGON2_IMPL).
+      expect(logs.find((l) => l.msg === "listening")?.password_hashing).toBe(argon2_impl.name);
       expect(existsSync(join(dir, "empty.sqlite"))).toBe(true);
       const discovery = await fetch(`${server.url}/.well-known/openid-configuration`);
       expect(((await discovery.json()) as { issuer: string }).issuer).toBe("http://localhost:9999");

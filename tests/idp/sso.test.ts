@@ -49,3 +49,17 @@ describe("SSO", () => {
     expect((await full_flow(rp, new Browser())).pages).toEqual(["login"]);
   });
 });
+
+describe("SSO after the user is deleted", () => {
+  // /authorize reads the session without its user (sessions.ts current_session_row): it relies on
+  // the store deleting a user's sessions with the user.
+  test("a deleted user's browser session no longer signs anyone in", async () => {
+    const rp = await new_rp("Deleted user");
+    const user = await t.add_user({ username: "short-lived" });
+    const browser = new Browser();
+    expect((await full_flow(rp, browser, {}, { username: "short-lived" })).pages).toEqual(["login", "consent"]);
+    expect(await t.store.deleteUser(user.id)).toBe(true);
+    await t.add_user({ username: "short-lived" });
+    expect((await full_flow(rp, browser, {}, { username: "short-lived" })).pages).toEqual(["login", "consent"]);
+  });
+});

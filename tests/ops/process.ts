@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { free_port } from "../helpers/provider.ts";
+import { until } from "../helpers/until.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 const BUN = join(ROOT, "node_modules", ".bin", "bun");
@@ -64,16 +65,6 @@ async function pump(stream: ReadableStream<Uint8Array>, sink: (text: string) => 
     const { value, done } = await reader.read();
     if (done) return;
     sink(decoder.decode(value, { stream: true }));
-  }
-}
-
-async function until<T>(probe: () => T | undefined, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
   }
 }
 

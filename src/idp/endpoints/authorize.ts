@@ -14,7 +14,7 @@ import { begin_interaction, type Authentication, type AuthorizationRequest } fro
 import { PATHS } from "../metadata.ts";
 import { interaction_url } from "../pages.ts";
 import type { Provider } from "../provider.ts";
-import { current_session } from "../sessions.ts";
+import { current_session_row } from "../sessions.ts";
 
 /**
  * Every parameter as sent: a string, or an array when repeated. Checks happen in call(), in the
@@ -41,9 +41,9 @@ export const Authorize = (idp: Provider) =>
         if (!(thrown instanceof AuthorizationError)) throw thrown;
         return respond(this, idp, error_response(idp, target, thrown.error, thrown.description), status);
       }
-      const active = await current_session(idp, this.cookies);
+      const session = await current_session_row(idp, this.cookies);
       const authentication: Authentication | null =
-        active === null ? null : { user_id: active.user.id, session_id_hash: active.session.id_hash, auth_time: active.session.auth_time, amr: active.session.amr };
+        session === null ? null : { user_id: session.user_id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
       const step = await next_step(idp, target.client, request, authentication, { login: false, consent: false });
       if (step.kind === "redirect") return respond(this, idp, step.response, status);
       // When the user must (re)authenticate (no session, prompt=login, max_age), the session is
