@@ -9,6 +9,8 @@ const BENCHES: Record<string, string> = {
   sign: "sign/index.ts",
   oidc: "oidc/index.ts",
   load: "load/index.ts",
+  store: "store/index.ts",
+  argon2: "argon2/index.ts",
 };
 
 const name = process.argv[2];

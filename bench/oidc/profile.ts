@@ -1,9 +1,9 @@
 // CPU profile of our provider under one bench/oidc case:
-//   bun run bench/oidc/profile.ts [--case session-8] [--seconds 10] [--out /tmp/idp-profile] [--top 25]
+//   bun run bench/oidc/profile.ts [--case session-8] [--seconds 10] [--out /tmp/idp-profile] [--top 25] [--fast-hash]
 // Starts ours with `bun --cpu-prof` (pinned to CPU 0), loads it from CPU 1 with the same wrk
 // script or flow driver as index.ts, stops it (SIGTERM: the profile is written at exit) and
 // prints the functions with the most self time from Bun's markdown summary.
-import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpu_prof_flags, print_hot_functions } from "../http/cpu_profile.ts";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { cpu_seconds, pinned } from "../http/wrk.ts";
@@ -19,6 +19,8 @@ const { values: args } = parseArgs({
     interval: { type: "string", default: "250" },
     out: { type: "string", default: "/tmp/idp-profile" },
     top: { type: "string", default: "25" },
+    // The cheapest argon2id the config allows (1 MiB, t=1): what a first login costs besides the hash.
+    "fast-hash": { type: "boolean", default: false },
   },
 });
 
@@ -30,10 +32,9 @@ const WRK: Record<string, { script?: string; path: "token" | "introspection" | "
   userinfo: { script: "userinfo.lua", path: "userinfo" },
 };
 
-rmSync(args.out, { recursive: true, force: true });
-mkdirSync(args.out, { recursive: true });
-const flags = ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${args.out}`, `--cpu-prof-interval=${args.interval}`];
-const running = await start_ours(3390, "0", { bun_flags: flags });
+const flags = cpu_prof_flags(args.out, args.interval);
+const fast_hash = args["fast-hash"] ? { IDP_ARGON2_MEMORY_KIB: "1024", IDP_ARGON2_TIME_COST: "1" } : {};
+const running = await start_ours(3390, "0", { bun_flags: flags, env: fast_hash });
 const seconds = Number(args.seconds);
 let summary: string;
 try {
@@ -62,9 +63,4 @@ try {
 }
 console.log(`${args.case} under the profiler: ${summary}`);
 
-const md = readdirSync(args.out).find((f) => f.endsWith(".md"));
-if (!md) throw new Error(`no profile written to ${args.out} (the server must exit cleanly on SIGTERM)`);
-const text = readFileSync(join(args.out, md), "utf8");
-const hot = text.slice(text.indexOf("## Hot Functions"), text.indexOf("## Call Tree")).trim().split("\n");
-console.log(hot.slice(0, 4 + Number(args.top)).join("\n"));
-console.log(`\nfull profile: ${args.out}`);
+print_hot_functions(args.out, Number(args.top));

@@ -10,7 +10,8 @@
  *
  * Each case runs OPS calls in batches of 1000; a round's figure is the median batch, the table's
  * the median round. "CPU" is the process's user+system time (every thread) per call; it holds
- * steadier than wall time on a shared machine.
+ * steadier than wall time on a shared machine. The "×64 in one turn" cases start 64 calls before
+ * awaiting them all, as 64 connections writing in the same event-loop turn do (group commit).
  */
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -87,7 +88,8 @@ async function seed(store: Store, path: string): Promise<Fixture> {
   }
 }
 
-type Case = { name: string; call: (i: number) => Promise<unknown> };
+/** `together`: calls started in one turn and awaited all at once (1: each call awaited in turn). */
+type Case = { name: string; call: (i: number) => Promise<unknown>; together?: number };
 
 function cases(store: Store, f: Fixture): Case[] {
   const pick = <T>(list: T[], i: number): T => list[(i * 7919) % list.length]!;
@@ -107,6 +109,13 @@ function cases(store: Store, f: Fixture): Case[] {
     redirect_uri: "https://rp.example/cb", scope: "openid profile", nonce: "n-0S6_WzA2Mj", code_challenge: hash(),
     code_challenge_method: "S256", auth_time: NOW, amr: ["pwd"], grant_id: crypto.randomUUID(), created_at: NOW, expires_at: NOW + 600,
   });
+  const fresh: string[] = [];
+  let freshCursor = 0;
+  const freshCode = (i: number): NewCode => {
+    const row = code(i);
+    fresh.push(row.code_hash);
+    return row;
+  };
   return [
     { name: "insertToken, client_credentials (no user/family/session)", call: (i) => store.insertToken(ccToken(i)) },
     { name: "insertToken, user's (every column set)", call: (i) => store.insertToken(userToken(i)) },
@@ -114,19 +123,38 @@ function cases(store: Store, f: Fixture): Case[] {
     // Each seeded code once, in a scattered order: every call is a first use ("ok").
     { name: "consumeCode", call: () => store.consumeCode(f.codes[codeCursor++ % f.codes.length]!, NOW + 1) },
     { name: "getToken", call: (i) => store.getToken(pick(f.tokens, i)) },
+    { name: "insertToken, client_credentials, ×64 in one turn", call: (i) => store.insertToken(ccToken(i)), together: 64 },
+    { name: "insertCode, ×64 in one turn", call: (i) => store.insertCode(freshCode(i)), together: 64 },
+    // The codes the case above inserted, each once: the seeded ones are used up by consumeCode.
+    { name: "consumeCode, ×64 in one turn", call: () => store.consumeCode(fresh[freshCursor++]!, NOW + 1), together: 64 },
+    { name: "getToken, ×64 in one turn", call: (i) => store.getToken(pick(f.tokens, i)), together: 64 },
   ];
 }
 
 type Sample = { wall: number; cpu: number };
 
+/** Calls `from`…`from + count - 1`, `together` at a time. */
+async function calls(c: Case, from: number, count: number): Promise<void> {
+  const together = c.together ?? 1;
+  if (together === 1) {
+    for (let i = 0; i < count; i++) await c.call(from + i);
+    return;
+  }
+  for (let i = 0; i < count; i += together) {
+    const group: Promise<unknown>[] = [];
+    for (let j = i; j < Math.min(count, i + together); j++) group.push(c.call(from + j));
+    await Promise.all(group);
+  }
+}
+
 async function measure(c: Case, offset: number): Promise<Sample> {
-  for (let i = 0; i < 200; i++) await c.call(offset + i); // warm-up
+  await calls(c, offset, 200); // warm-up
   const walls: number[] = [];
   const cpus: number[] = [];
   for (let b = 0; b < OPS / BATCH; b++) {
     const cpu0 = process.cpuUsage();
     const t0 = Bun.nanoseconds();
-    for (let i = 0; i < BATCH; i++) await c.call(offset + b * BATCH + i);
+    await calls(c, offset + 200 + b * BATCH, BATCH);
     const wall = (Bun.nanoseconds() - t0) / 1000 / BATCH;
     const cpu = process.cpuUsage(cpu0);
     walls.push(wall);
