@@ -57,7 +57,7 @@ describe.skipIf(!chromium_available)("Chromium with an openid-client relying par
     const page = await fresh_page();
     await page.goto(`${rp.url}/login`);
     await sign_in_form(page, "alice", "not the password");
-    await expect(page.getByRole("alert").innerText()).resolves.toContain("Wrong username or password.");
+    expect(await page.getByRole("alert").innerText()).toContain("Wrong username or password.");
     await sign_in_form(page, "alice", t.password);
     await page.waitForURL(/\/consent$/);
     await page.getByRole("button", { name: "Allow" }).click();
@@ -114,10 +114,10 @@ describe.skipIf(!chromium_available)("Chromium with an openid-client relying par
     const secret = (await account.locator("#secret").innerText()).replaceAll(" ", "");
     await account.getByLabel("Enter the 6-digit code the app shows").fill(code_now(secret));
     await account.getByRole("button", { name: "Turn on" }).click();
-    await expect(account.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Two-step verification is on");
+    expect(await account.getByRole("heading", { level: 1 }).innerText()).toBe("Two-step verification is on");
     expect(await account.locator(".codes li").count()).toBe(10);
     await account.getByRole("link", { name: "I have saved my recovery codes" }).click();
-    await expect(account.getByRole("status").innerText()).resolves.toContain("Two-step verification is on.");
+    expect(await account.getByRole("status").innerText()).toContain("Two-step verification is on.");
     await account.context().close();
 
     // The confirmation code's step is used: the next one signs in.
@@ -140,7 +140,7 @@ describe.skipIf(!chromium_available)("Chromium with an openid-client relying par
     // The account page: remove the application's access, then the RP's next sign-in asks consent again.
     await page.goto(`${t.url}/account`);
     await page.getByRole("button", { name: "Remove access for Browser App" }).click();
-    await expect(page.getByRole("status").innerText()).resolves.toContain("Access removed.");
+    expect(await page.getByRole("status").innerText()).toContain("Access removed.");
     await page.goto(`${rp.url}/login`);
     await page.waitForURL(/\/consent$/);
     await page.context().close();
@@ -156,7 +156,7 @@ describe.skipIf(!chromium_available)("Chromium with an openid-client relying par
     await page.getByLabel("New password", { exact: true }).fill("a brand new passphrase");
     await page.getByLabel("New password again").fill("a brand new passphrase");
     await page.getByRole("button", { name: "Change password" }).click();
-    await expect(page.getByRole("status").innerText()).resolves.toContain("Your password was changed.");
+    expect(await page.getByRole("status").innerText()).toContain("Your password was changed.");
     await page.getByRole("link", { name: "Sign out" }).click();
     await page.getByRole("button", { name: "Log out" }).click();
     await page.goto(`${t.url}/account`);

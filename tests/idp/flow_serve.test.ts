@@ -7,6 +7,7 @@ import { load_config } from "../../src/idp/config.ts";
 import { argon2_impl } from "../../src/idp/crypto/passwords.ts";
 import { serve } from "../../src/idp/server.ts";
 import { openStore } from "../../src/idp/store/open.ts";
+import { rejection } from "../helpers/settle.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "idp-serve-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,7 +36,7 @@ describe("serve()", () => {
       await server.stop();
     }
     // stop() closed the server.
-    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+    await rejection(fetch(`${server.url}/healthz`));
   });
 
   test("a second start on the same file keeps the keys (they live in the store)", async () => {

@@ -7,6 +7,7 @@ import { ALGS } from "../../src/idp/keys/algs.ts";
 import { KeyRing, type KeyRingOptions } from "../../src/idp/keys/keyring.ts";
 import { openStore } from "../../src/idp/store/open.ts";
 import type { JsonObject, Store } from "../../src/idp/store/types.ts";
+import { rejection } from "../helpers/settle.ts";
 
 let clock = 1_800_000_000;
 const now = () => clock;
@@ -69,7 +70,7 @@ describe("rotate", () => {
     expect(published_kids(ring)).not.toContain(old_kid);
     expect(await ring.refresh()).toBe(true);
     expect(ring.list().map((key) => key.kid)).not.toContain(old_kid);
-    await expect(ring.verify(old_token, { allow_expired: true })).rejects.toMatchObject({ reason: "unknown_key" });
+    expect(await rejection(ring.verify(old_token, { allow_expired: true }))).toMatchObject({ reason: "unknown_key" });
   });
 
   test("rotate() without alg rotates every configured alg; ES256 rotation leaves RS256 alone", async () => {
@@ -97,7 +98,7 @@ describe("rotate", () => {
 
   test("rotating an alg that is not configured is refused", async () => {
     const ring = await KeyRing.load(await memory_store(), options);
-    await expect(ring.rotate("EdDSA")).rejects.toThrow("not configured");
+    expect((await rejection(ring.rotate("EdDSA"))).message).toContain("not configured");
   });
 });
 

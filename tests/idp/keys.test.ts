@@ -8,6 +8,7 @@ import { TokenVerifyError } from "../../src/idp/keys/errors.ts";
 import { KeyRing } from "../../src/idp/keys/keyring.ts";
 import { openStore } from "../../src/idp/store/open.ts";
 import type { Store } from "../../src/idp/store/types.ts";
+import { rejection } from "../helpers/settle.ts";
 
 const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 let clock = 1_800_000_000;
@@ -113,7 +114,7 @@ describe("sign", () => {
   test("defaults to RS256 and refuses an alg that is not configured", async () => {
     const ring = await KeyRing.load(await memory_store(), { algs: ["ES256", "RS256"], retire_after_seconds: 3600, now });
     expect(decodeProtectedHeader(await ring.sign({ sub: "u" })).alg).toBe("RS256");
-    await expect(ring.sign({ sub: "u" }, { alg: "EdDSA" })).rejects.toThrow("No active signing key for alg EdDSA");
+    expect((await rejection(ring.sign({ sub: "u" }, { alg: "EdDSA" }))).message).toContain("No active signing key for alg EdDSA");
   });
 });
 

@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { openStore, parseDatabaseUrl } from "../../src/idp/store/open.ts";
 import { StoreError } from "../../src/idp/store/types.ts";
+import { rejection } from "../helpers/settle.ts";
 
 describe("parseDatabaseUrl", () => {
   test("sqlite forms", () => {
@@ -26,6 +27,6 @@ describe("parseDatabaseUrl", () => {
   });
 
   test("openStore rejects an unknown scheme", async () => {
-    await expect(openStore("redis://localhost")).rejects.toBeInstanceOf(StoreError);
+    expect(await rejection(openStore("redis://localhost"))).toBeInstanceOf(StoreError);
   });
 });

@@ -13,6 +13,7 @@ import { mapSqliteError } from "../../src/idp/store/sqlite/connection.ts";
 import { DEFAULT_MAX_BATCH, GroupCommit } from "../../src/idp/store/sqlite/group-commit.ts";
 import { StoreConflictError, StoreReferenceError, StoreUnavailableError, type ClientRow, type Store } from "../../src/idp/store/types.ts";
 import { T0, codeInput, seedClient, seedUser, tokenInput, uid } from "./fixtures.ts";
+import { rejection } from "../helpers/settle.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "idp-group-commit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -184,7 +185,7 @@ describe("sqlite group commit", () => {
     try {
       raw.exec("BEGIN IMMEDIATE");
       try {
-        await expect(impatient.insertToken(tokenInput(null, client))).rejects.toBeInstanceOf(StoreUnavailableError);
+        expect(await rejection(impatient.insertToken(tokenInput(null, client)))).toBeInstanceOf(StoreUnavailableError);
       } finally {
         raw.exec("ROLLBACK");
       }
@@ -215,7 +216,7 @@ describe("sqlite group commit", () => {
       // Same turn: the first store's batch (and its write lock) is still open.
       const purged = second.purgeExpired(T0);
       const third = openStore(`sqlite:${path}`, { busyTimeout: 50 });
-      await expect(purged).resolves.toBeDefined();
+      expect(await purged).toBeDefined();
       await (await third).close();
       await write;
       expect(committed(kept.token_hash)).toBe(true);
@@ -232,8 +233,8 @@ describe("sqlite group commit", () => {
     await Promise.all(writes);
     expect((await read)?.token_hash).toBe(inputs[0]!.token_hash);
     for (const input of inputs) expect(committed(input.token_hash)).toBe(true);
-    await expect(store.insertToken(tokenInput(null, client))).rejects.toBeInstanceOf(StoreUnavailableError);
-    await expect(store.getToken(inputs[0]!.token_hash)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(await rejection(store.insertToken(tokenInput(null, client)))).toBeInstanceOf(StoreUnavailableError);
+    expect(await rejection(store.getToken(inputs[0]!.token_hash))).toBeInstanceOf(StoreUnavailableError);
   });
 
   test("purgeExpired commits the open batch first and runs on its own", async () => {

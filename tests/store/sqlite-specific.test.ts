@@ -8,6 +8,7 @@ import { openStore } from "../../src/idp/store/open.ts";
 import { openSqliteDatabase } from "../../src/idp/store/sqlite/connection.ts";
 import { StoreError } from "../../src/idp/store/types.ts";
 import { seedUser } from "./fixtures.ts";
+import { rejection } from "../helpers/settle.ts";
 
 describe("sqlite specifics", () => {
   const dir = mkdtempSync(join(tmpdir(), "idp-sqlite-"));
@@ -72,7 +73,7 @@ describe("sqlite specifics", () => {
     raw.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)");
     raw.close();
     const opening = openStore(`sqlite:${path}`);
-    await expect(opening).rejects.toBeInstanceOf(StoreError);
-    await expect(opening).rejects.toThrow(/newer than this build/);
+    expect(await rejection(opening)).toBeInstanceOf(StoreError);
+    expect((await rejection(opening)).message).toMatch(/newer than this build/);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { StoreConflictError } from "../../../src/idp/store/types.ts";
 import { codeInput, seedClient, seedUser, T0, tokenInput, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
+import { rejection } from "../../helpers/settle.ts";
 
 export function clientTests(ctx: SuiteContext): void {
   describe("clients", () => {
@@ -34,7 +35,7 @@ export function clientTests(ctx: SuiteContext): void {
     test("a duplicate client_id conflicts", async () => {
       const store = ctx.store();
       const client = await seedClient(store);
-      await expect(seedClient(store, client.client_id)).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await rejection(seedClient(store, client.client_id))).toBeInstanceOf(StoreConflictError);
     });
 
     test("updateClient replaces metadata and secrets; unknown client gives null", async () => {
@@ -60,7 +61,7 @@ export function clientTests(ctx: SuiteContext): void {
       const client = await store.createClient({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} });
       expect((await store.getClientByRegistrationTokenHash(hash))?.client_id).toBe(client.client_id);
       expect(await store.getClientByRegistrationTokenHash(uid("rat"))).toBeNull();
-      await expect(store.createClient({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} })).rejects.toBeInstanceOf(
+      expect(await rejection(store.createClient({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} }))).toBeInstanceOf(
         StoreConflictError,
       );
     });

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { StoreConflictError, StoreReferenceError } from "../../../src/idp/store/types.ts";
 import { codeInput, concurrently, seedPair, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
+import { rejection } from "../../helpers/settle.ts";
 
 /** Runs consume-worker.ts in `processes` separate processes against the same database. */
 export async function inOtherProcesses(url: string, kind: "code" | "refresh", hash: string, processes: number, attempts: number, now: number): Promise<string[]> {
@@ -88,8 +89,8 @@ export function codeTests(ctx: SuiteContext): void {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
       const code = await store.insertCode(codeInput(user, client));
-      await expect(store.insertCode(codeInput(user, client, { code_hash: code.code_hash }))).rejects.toBeInstanceOf(StoreConflictError);
-      await expect(store.insertCode(codeInput(user, client, { client_id: uid("ghost") }))).rejects.toBeInstanceOf(StoreReferenceError);
+      expect(await rejection(store.insertCode(codeInput(user, client, { code_hash: code.code_hash })))).toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store.insertCode(codeInput(user, client, { client_id: uid("ghost") })))).toBeInstanceOf(StoreReferenceError);
     });
   });
 }

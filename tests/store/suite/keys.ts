@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { StoreConflictError } from "../../../src/idp/store/types.ts";
 import { T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
+import { rejection } from "../../helpers/settle.ts";
 
 const jwk = (kid: string) => ({
   priv: { kty: "EC", crv: "P-256", kid, x: "x", y: "y", d: "d" },
@@ -55,7 +56,7 @@ export function keyTests(ctx: SuiteContext): void {
       const kid = uid("kid");
       const k = jwk(kid);
       await store.insertKey({ kid, alg: "ES256", private_jwk: k.priv, public_jwk: k.pub, status: "next" });
-      await expect(store.insertKey({ kid, alg: "ES256", private_jwk: k.priv, public_jwk: k.pub, status: "next" })).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store.insertKey({ kid, alg: "ES256", private_jwk: k.priv, public_jwk: k.pub, status: "next" }))).toBeInstanceOf(StoreConflictError);
     });
   });
 
@@ -67,7 +68,7 @@ export function keyTests(ctx: SuiteContext): void {
         expect(await store.findInitialAccessToken("iat1")).toEqual(forever);
         expect(await store.findInitialAccessToken("nope")).toBeNull();
         expect(await store.listInitialAccessTokens()).toEqual([forever, limited]);
-        await expect(store.createInitialAccessToken({ token_hash: "iat1", expires_at: null })).rejects.toBeInstanceOf(StoreConflictError);
+        expect(await rejection(store.createInitialAccessToken({ token_hash: "iat1", expires_at: null }))).toBeInstanceOf(StoreConflictError);
         expect(await store.deleteInitialAccessToken("iat1")).toBe(true);
         expect(await store.deleteInitialAccessToken("iat1")).toBe(false);
         expect(await store.listInitialAccessTokens()).toEqual([limited]);

@@ -4,6 +4,7 @@ import { latestVersion } from "../../../src/idp/store/migrations/index.ts";
 import { StoreError, StoreUnavailableError } from "../../../src/idp/store/types.ts";
 import { concurrently, seedUser } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
+import { rejection } from "../../helpers/settle.ts";
 
 export function lifecycleTests(ctx: SuiteContext): void {
   describe("migrations and lifecycle", () => {
@@ -59,8 +60,8 @@ export function lifecycleTests(ctx: SuiteContext): void {
       const fresh = await ctx.factory();
       try {
         const opening = openStore(fresh.url, { migrate: false });
-        await expect(opening).rejects.toBeInstanceOf(StoreError);
-        await expect(opening).rejects.toThrow(/idp migrate/);
+        expect(await rejection(opening)).toBeInstanceOf(StoreError);
+        expect((await rejection(opening)).message).toMatch(/idp migrate/);
         await migrate(fresh.url);
         const store = await openStore(fresh.url, { migrate: false });
         await store.close();
@@ -74,8 +75,8 @@ export function lifecycleTests(ctx: SuiteContext): void {
       expect(store.kind).toBe(ctx.store().kind);
       await store.ping();
       await store.close();
-      await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
-      await expect(store.getUserById("anyone")).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(await rejection(store.ping())).toBeInstanceOf(StoreUnavailableError);
+      expect(await rejection(store.getUserById("anyone"))).toBeInstanceOf(StoreUnavailableError);
       await store.close();
     });
   });

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { StoreConflictError, StoreReferenceError } from "../../../src/idp/store/types.ts";
 import { concurrently, seedClient, seedPair, seedUser, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
+import { rejection } from "../../helpers/settle.ts";
 
 export function sessionTests(ctx: SuiteContext): void {
   describe("sessions", () => {
@@ -40,12 +41,12 @@ export function sessionTests(ctx: SuiteContext): void {
 
     test("a session for an unknown user is a reference error; a duplicate id conflicts", async () => {
       const store = ctx.store();
-      await expect(store.createSession({ id_hash: uid("s"), user_id: uid("ghost"), auth_time: T0, amr: [], expires_at: T0 })).rejects.toBeInstanceOf(
+      expect(await rejection(store.createSession({ id_hash: uid("s"), user_id: uid("ghost"), auth_time: T0, amr: [], expires_at: T0 }))).toBeInstanceOf(
         StoreReferenceError,
       );
       const user = await seedUser(store);
       const s = await store.createSession({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 });
-      await expect(store.createSession({ ...s })).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store.createSession({ ...s }))).toBeInstanceOf(StoreConflictError);
     });
   });
 
@@ -146,7 +147,7 @@ export function sessionTests(ctx: SuiteContext): void {
     test("a grant for an unknown client is a reference error", async () => {
       const store = ctx.store();
       const user = await seedUser(store);
-      await expect(store.upsertGrant({ user_id: user.id, client_id: uid("ghost"), scopes: [] })).rejects.toBeInstanceOf(StoreReferenceError);
+      expect(await rejection(store.upsertGrant({ user_id: user.id, client_id: uid("ghost"), scopes: [] }))).toBeInstanceOf(StoreReferenceError);
     });
   });
 }

@@ -3,6 +3,7 @@ import { StoreConflictError } from "../../../src/idp/store/types.ts";
 import { concurrently, seedClient, seedPair, seedUser, T0, tokenInput, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { inOtherProcesses } from "./codes.ts";
+import { rejection } from "../../helpers/settle.ts";
 
 export function tokenTests(ctx: SuiteContext): void {
   describe("tokens", () => {
@@ -26,7 +27,7 @@ export function tokenTests(ctx: SuiteContext): void {
       const machine = await store.insertToken(tokenInput(null, client));
       expect(await store.getToken(machine.token_hash)).toMatchObject({ user_id: null, amr: [], claims: null, auth_time: null });
       expect(await store.getToken(uid("tok"))).toBeNull();
-      await expect(store.insertToken(tokenInput(user, client, { token_hash: token.token_hash }))).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store.insertToken(tokenInput(user, client, { token_hash: token.token_hash })))).toBeInstanceOf(StoreConflictError);
     });
 
     test("revokeToken marks one token once", async () => {

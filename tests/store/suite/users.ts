@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { StoreConflictError, StoreReferenceError } from "../../../src/idp/store/types.ts";
 import { codeInput, concurrently, seedClient, seedUser, T0, tokenInput, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
+import { rejection } from "../../helpers/settle.ts";
 
 export function userTests(ctx: SuiteContext): void {
   describe("users", () => {
@@ -35,13 +36,13 @@ export function userTests(ctx: SuiteContext): void {
       expect((await store.getUserByUsername(name.toUpperCase()))?.id).toBe(user.id);
       expect((await store.getUserByUsername(name.toLowerCase()))?.username).toBe(name);
       expect(await store.getUserByUsername(uid("nobody"))).toBeNull();
-      await expect(seedUser(store, name.toLowerCase())).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await rejection(seedUser(store, name.toLowerCase()))).toBeInstanceOf(StoreConflictError);
     });
 
     test("createUser with an existing id conflicts", async () => {
       const store = ctx.store();
       const user = await seedUser(store);
-      await expect(store.createUser({ id: user.id, username: uid("other"), password_hash: "x" })).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store.createUser({ id: user.id, username: uid("other"), password_hash: "x" }))).toBeInstanceOf(StoreConflictError);
     });
 
     test("listUsers orders by username, with limit and offset", async () => {
@@ -77,7 +78,7 @@ export function userTests(ctx: SuiteContext): void {
       const store = ctx.store();
       const a = await seedUser(store);
       const b = await seedUser(store);
-      await expect(store.updateUser(b.id, { username: a.username.toUpperCase() })).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store.updateUser(b.id, { username: a.username.toUpperCase() }))).toBeInstanceOf(StoreConflictError);
     });
 
     test("deleteUser removes the user with sessions, grants, codes, tokens and recovery codes", async () => {
@@ -129,7 +130,7 @@ export function userTests(ctx: SuiteContext): void {
     });
 
     test("setRecoveryCodes for an unknown user is a reference error", async () => {
-      await expect(ctx.store().setRecoveryCodes(uid("ghost"), ["x"])).rejects.toBeInstanceOf(StoreReferenceError);
+      expect(await rejection(ctx.store().setRecoveryCodes(uid("ghost"), ["x"]))).toBeInstanceOf(StoreReferenceError);
     });
   });
 }

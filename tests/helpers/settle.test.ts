@@ -1,0 +1,29 @@
+import { describe, expect, test } from "bun:test";
+import { Glob } from "bun";
+import { join } from "node:path";
+import { rejection } from "./settle.ts";
+
+describe("rejection", () => {
+  test("gives the reason of a rejected promise", async () => {
+    const error = await rejection(Promise.reject(new TypeError("no")));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe("no");
+  });
+
+  test("fails when the promise resolves", async () => {
+    const error = await rejection(rejection(Promise.resolve(1)));
+    expect(error.message).toBe("expected the promise to reject, but it resolved");
+  });
+});
+
+test("no test waits on a promise through expect().resolves / .rejects (see settle.ts)", async () => {
+  const root = join(import.meta.dir, "..");
+  const offenders: string[] = [];
+  for await (const path of new Glob("**/*.ts").scan(root)) {
+    const lines = (await Bun.file(join(root, path)).text()).split("\n");
+    lines.forEach((line, i) => {
+      if (/\)\s*\.\s*(resolves|rejects)\s*\./.test(line) && !line.trimStart().startsWith("*")) offenders.push(`tests/${path}:${i + 1}`);
+    });
+  }
+  expect(offenders).toEqual([]);
+});
