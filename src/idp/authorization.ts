@@ -5,7 +5,7 @@
  */
 import { acr_claim, needs_second_factor } from "./acr.ts";
 import { approved_claims, claims_beyond_scopes } from "./claims_request.ts";
-import { random_id, random_token, sha256 } from "./crypto/secrets.ts";
+import { grant_id, random_token, sha256 } from "./crypto/secrets.ts";
 import type { OAuthErrorCode } from "./errors.ts";
 import type { Authentication, AuthorizationRequest, ResponseMode } from "./interactions.ts";
 import type { Provider } from "./provider.ts";
@@ -188,7 +188,7 @@ export async function issue_code(idp: Provider, request: AuthorizationRequest, a
       // OIDC Core §2: the acr reached, when the client asked for one (acr.ts).
       acr: acr_claim(request.acr_values, authentication.amr),
       claims: request.claims as JsonObject | null,
-      grant_id: random_id(),
+      grant_id: grant_id(),
       created_at: now,
       expires_at: now + idp.config.tokens.code_ttl,
     }),

@@ -4,7 +4,7 @@ import { sha512 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { at_hash, c_hash } from "../../src/idp/crypto/hashes.ts";
 import { argon2_impl, hash_password, verify_password, verify_password_or_dummy } from "../../src/idp/crypto/passwords.ts";
-import { constant_time_equal, random_id, random_token, sha256 } from "../../src/idp/crypto/secrets.ts";
+import { constant_time_equal, grant_id, random_id, random_token, sha256 } from "../../src/idp/crypto/secrets.ts";
 
 describe("secrets", () => {
   test("random_token is 256-bit base64url without padding by default", () => {
@@ -54,6 +54,18 @@ describe("secrets", () => {
     expect(constant_time_equal("é", "ab")).toBe(false);
     const token = random_token();
     expect(constant_time_equal(sha256(token), sha256(token))).toBe(true);
+  });
+
+  test("grant_id is a v7 UUID: unique, and later ids sort after earlier ones (index locality)", async () => {
+    const first = grant_id();
+    expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // RFC 9562 §5.7: the first 48 bits are the Unix time in milliseconds.
+    expect(Math.abs(Number.parseInt(first.replace("-", "").slice(0, 12), 16) - Date.now())).toBeLessThan(5_000);
+    const ids = Array.from({ length: 1000 }, () => grant_id());
+    expect(new Set(ids).size).toBe(1000);
+    await Bun.sleep(2);
+    const later = grant_id();
+    for (const id of ids) expect(id < later).toBe(true);
   });
 
   test("random_id is a v4 UUID", () => {

@@ -8,7 +8,7 @@
  * §3.3 allows a pre-defined default); a client with none registered gets a token without scope.
  */
 import { is_public } from "../clients.ts";
-import { random_id } from "../crypto/secrets.ts";
+import { grant_id } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
 import { split_scope } from "../scopes.ts";
 import { issue_access_token } from "../tokens.ts";
@@ -38,7 +38,7 @@ export async function client_credentials_grant(ctx: GrantContext): Promise<Token
   const scope = client_credentials_scope(client.metadata.scope, params.scope).join(" ");
   const access = await issue_access_token(
     idp,
-    { client_id: client.client_id, user_id: null, scope, grant_id: random_id(), family_id: null, session_id_hash: null, auth_time: null, acr: null, amr: [], nonce: null, claims: null },
+    { client_id: client.client_id, user_id: null, scope, grant_id: grant_id(), family_id: null, session_id_hash: null, auth_time: null, acr: null, amr: [], nonce: null, claims: null },
     now,
   );
   const body: TokenResponse = { access_token: access.token, token_type: "Bearer", expires_in: access.expires_in };
