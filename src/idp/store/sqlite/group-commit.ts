@@ -33,7 +33,7 @@
  * file waits that much longer (up to its busy_timeout, as before).
  *
  * Measured 2026-11-22 on 2 shared cores (load average 3–4: compare CPU time, not wall time);
- * before = 9fcce33 (autocommit), after = this module, runs alternated:
+ * before = d345d4d (autocommit), after = this module, runs alternated:
  * - bench/store, CPU µs a call, two runs each: 64 calls started in one turn — insertToken
  *   (client_credentials) 70/78 → 54/46, insertCode 68/70 → 43/39, consumeCode 21/20 → 10/10,
  *   getToken 10/10 → 10/8. One awaited call at a time (a batch of one: BEGIN, COMMIT and a turn
