@@ -9,6 +9,9 @@ import type { NewAuditEvent, Store } from "../idp/store/types.ts";
 import { CliError } from "./errors.ts";
 import { write_json, type Writer } from "./output.ts";
 
+/** How long an admin command waits for SQLite's write lock. */
+export const CLI_BUSY_TIMEOUT_MS = 30_000;
+
 export type CliIo = {
   /** Standard input: the whole text, or a reader called only by commands that need it. */
   stdin: string | (() => Promise<string>);
@@ -43,7 +46,10 @@ export class CliContext {
   store(options: { migrate?: boolean } = {}): Promise<Store> {
     if (!this.opened) {
       const config = this.config();
-      this.opened = openStore(config.database_url, { max: config.database_pool_size, migrate: options.migrate ?? true });
+      // SQLite: a running server under load holds the write lock nearly all the time (group
+      // commit), and this process polls for it. A command may wait: 30 s, not the server's 5 s
+      // (bench/RESULTS.md, "Group commit and other processes").
+      this.opened = openStore(config.database_url, { max: config.database_pool_size, migrate: options.migrate ?? true, busyTimeout: CLI_BUSY_TIMEOUT_MS });
     }
     return this.opened;
   }

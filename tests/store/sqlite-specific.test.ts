@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "../../src/idp/store/open.ts";
 import { openSqliteDatabase } from "../../src/idp/store/sqlite/connection.ts";
-import { StoreError } from "../../src/idp/store/types.ts";
+import { StoreError, StoreUnavailableError } from "../../src/idp/store/types.ts";
 import { seedUser } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";
 
@@ -63,6 +63,40 @@ describe("sqlite specifics", () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+
+  test("an up-to-date database opens while another process holds the write lock; one needing a migration waits for it", async () => {
+    const path = join(dir, "locked.db");
+    await (await openStore(`sqlite:${path}`)).close();
+    // Another process writing (the server under load holds the lock nearly all the time).
+    const other = new Database(path);
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      // Opening migrates, but nothing is pending: it only reads, so it does not wait for the lock.
+      const store = await openStore(`sqlite:${path}`, { busyTimeout: 50 });
+      try {
+        expect(await store.listUsers({ limit: 10 })).toEqual([]);
+        // A write does need the lock.
+        expect(await rejection(seedUser(store, "writer"))).toBeInstanceOf(StoreUnavailableError);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      other.exec("ROLLBACK");
+    }
+    // A database one migration behind must take the lock to migrate, so it waits and then gives up.
+    const behind = join(dir, "behind.db");
+    await (await openStore(`sqlite:${behind}`)).close();
+    const raw = new Database(behind);
+    raw.exec("DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)");
+    raw.exec("BEGIN IMMEDIATE");
+    try {
+      expect(await rejection(openStore(`sqlite:${behind}`, { busyTimeout: 50 }))).toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      raw.exec("ROLLBACK");
+      raw.close();
+      other.close();
     }
   });
 

@@ -37,15 +37,29 @@ export function openSqliteDatabase(path: string, busyTimeoutMs: number): Databas
   return db;
 }
 
+/** The applied migration versions; none for a database without the table. */
+function appliedVersions(db: Database): Set<number> {
+  const table = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (!table) return new Set();
+  const rows = db.query("SELECT version FROM schema_migrations").all() as { version: number }[];
+  return new Set(rows.map((r) => r.version));
+}
+
 /**
  * Applies pending migrations in one IMMEDIATE transaction: the write lock is taken before the
- * applied versions are read, so two processes opening the same file apply each migration once.
+ * applied versions are read again, so two processes opening the same file apply each migration once.
+ *
+ * An up-to-date database (every start and every CLI command but the first after an upgrade) is
+ * only read: no write lock. Under load the server holds the write lock nearly all the time (group
+ * commit), and another process waits for it by polling: `idp users list` waited up to 2 s for a
+ * lock it had no use for (bench/RESULTS.md, "Group commit and other processes").
  */
 export function migrateSqlite(db: Database): MigrationResult {
+  const current = appliedVersions(db);
+  if (pendingMigrations(current).length === 0) return { applied: [], version: Math.max(0, ...current) };
   const run = db.transaction((): MigrationResult => {
     db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT");
-    const rows = db.query("SELECT version FROM schema_migrations").all() as { version: number }[];
-    const applied = new Set(rows.map((r) => r.version));
+    const applied = appliedVersions(db);
     const done: number[] = [];
     const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($version, $name, $at)");
     for (const migration of pendingMigrations(applied)) {
