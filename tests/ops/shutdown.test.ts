@@ -1,7 +1,7 @@
 /**
  * Graceful shutdown of a real `main.ts serve` process: on SIGTERM (or SIGINT) it stops
  * accepting, lets the request in flight finish (a login POST: argon2id with a deliberately
- * expensive setting takes a couple of seconds), stops its timers, closes the database and exits
+ * expensive setting takes about a second), stops its timers, closes the database and exits
  * 0; afterwards nothing listens on the port. A second signal ends the process at once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -46,8 +46,10 @@ describe("graceful shutdown of a serve process", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "idp-shutdown-"));
-    // A costly argon2id so that a login POST is still running when the signal arrives.
-    env = base_env(`sqlite:${join(dir, "idp.sqlite")}`, { IDP_ARGON2_MEMORY_KIB: "131072", IDP_ARGON2_TIME_COST: "6" });
+    // A costly argon2id so that a login POST is still running when the signal arrives, 300 ms
+    // after it was sent: 256 MiB, 8 passes is ~1.1 s through libsodium (128 MiB, 6 passes was
+    // ~0.4 s, too close).
+    env = base_env(`sqlite:${join(dir, "idp.sqlite")}`, { IDP_ARGON2_MEMORY_KIB: "262144", IDP_ARGON2_TIME_COST: "8" });
     const seeded = await seed(env, CALLBACK, PASSWORD);
     client = { client_id: seeded.client_id, client_secret: seeded.client_secret };
   }, 60_000);
