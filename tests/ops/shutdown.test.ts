@@ -61,7 +61,7 @@ describe("graceful shutdown of a serve process", () => {
       const browser = new Browser();
       const form = await login_form(server.url, client, browser);
       const login = browser.post(form.action, { csrf: form.csrf, username: "alice", password: PASSWORD });
-      // The POST is sent; argon2id keeps it busy for seconds.
+      // The POST is sent; argon2id keeps it busy for about a second.
       await Bun.sleep(300);
       const exited = server.signal("SIGTERM");
       await server.wait_for_log((l) => l.msg === "stopping");
