@@ -75,10 +75,7 @@ export function migrateSqlite(db: Database): MigrationResult {
 
 /** The applied schema version, 0 for an empty database. */
 export function sqliteSchemaVersion(db: Database): number {
-  const table = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
-  if (!table) return 0;
-  const row = db.query("SELECT max(version) AS version FROM schema_migrations").get() as { version: number | null } | null;
-  return row?.version ?? 0;
+  return Math.max(0, ...appliedVersions(db));
 }
 
 export function mapSqliteError(error: unknown): unknown {
