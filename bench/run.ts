@@ -10,6 +10,9 @@ const BENCHES: Record<string, string> = {
   oidc: "oidc/index.ts",
   load: "load/index.ts",
   store: "store/index.ts",
+  "store-flow": "store/flow.ts",
+  phases: "oidc/phases.ts",
+  "lock-wait": "oidc/lock_wait.ts",
   argon2: "argon2/index.ts",
 };
 

@@ -14,7 +14,14 @@ const ROOT = process.env.BENCH_IDP_ROOT ?? join(import.meta.dir, "../..");
 const BUN = process.execPath;
 export const NODE = process.env.BENCH_NODE ?? "node";
 
-export type Running = { target: Target; proc: Subprocess; pid: number; cleanup: () => void };
+export type Running = {
+  target: Target;
+  proc: Subprocess;
+  pid: number;
+  cleanup: () => void;
+  /** Ours only: the environment of its server and CLI (DATABASE_URL names its SQLite file). */
+  env?: Record<string, string>;
+};
 
 export const USERNAME = "bench";
 export const PASSWORD = "correct horse battery staple";
@@ -39,7 +46,7 @@ function our_env(db: string, port: number, extra: Record<string, string>): Recor
   };
 }
 
-async function cli(env: Record<string, string>, args: string[], stdin?: string): Promise<Record<string, unknown>> {
+export async function cli(env: Record<string, string>, args: string[], stdin?: string): Promise<Record<string, unknown>> {
   const proc = Bun.spawn([BUN, join(ROOT, "main.ts"), ...args, "--json"], { env, cwd: ROOT, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`idp ${args.join(" ")} exited ${code}: ${err}`);
@@ -76,6 +83,7 @@ export async function start_ours(port: number, cpu: string | undefined, options:
     proc,
     pid: proc.pid,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    env,
   };
 }
 
