@@ -1,5 +1,5 @@
 // How long another process waits on our SQLite file while the server is under load:
-//   bun run bench/oidc/lock_wait.ts [--case session-32] [--seconds 25] [--probes 15] [--cli 6]
+//   bun run bench/oidc/lock_wait.ts [--case session-32] [--seconds 40] [--probes 15] [--cli 6]
 // Starts ours (CPU 0) on a fresh SQLite file and loads it with the flow driver (CPU 1). After a
 // short warm-up this process opens the same file `--probes` times, 0.3 s apart. Each time it
 // times the open, `PRAGMA journal_mode`, a read, and taking the write lock (`BEGIN IMMEDIATE;
@@ -16,7 +16,7 @@ import { cli, start_ours, stop } from "./servers.ts";
 const { values: args } = parseArgs({
   options: {
     case: { type: "string", default: "session-32" },
-    seconds: { type: "string", default: "25" },
+    seconds: { type: "string", default: "40" },
     probes: { type: "string", default: "15" },
     cli: { type: "string", default: "6" },
   },
@@ -40,11 +40,13 @@ async function timed(body: () => unknown | Promise<unknown>): Promise<number> {
 const running = await start_ours(3392, "0");
 const env = running.env!;
 const path = env.DATABASE_URL!.slice("sqlite:".length);
+let driver: ReturnType<typeof Bun.spawn> | undefined;
 try {
   const [flow, n] = args.case.split(/-(?=\d+$)/) as [string, string];
   const input: DriverInput = { target: running.target, kind: flow as DriverInput["kind"], concurrency: Number(n), seconds: Number(args.seconds), warmup: 1, server_pid: running.pid, client: "fetch" };
-  const driver = Bun.spawn(pinned("1", [process.execPath, join(import.meta.dir, "driver.ts"), JSON.stringify(input)]), { stdout: "pipe", stderr: "inherit" });
-  const result = new Response(driver.stdout).text();
+  const started = performance.now();
+  driver = Bun.spawn(pinned("1", [process.execPath, join(import.meta.dir, "driver.ts"), JSON.stringify(input)]), { stdout: "pipe", stderr: "inherit" });
+  const result = new Response(driver.stdout as ReadableStream).text();
   await Bun.sleep(3000);
 
   const probe = { open: [] as number[], wal: [] as number[], read: [] as number[], lock: [] as number[] };
@@ -69,11 +71,15 @@ try {
     list.push(await timed(() => cli(env, ["users", "list"])));
     add.push(await timed(() => cli(env, ["users", "add", `lockwait-${i}-${Date.now()}`, "--password-stdin"], "a long enough passphrase\n")));
   }
+  // Every probe and command must have run under load: warn if the load ended first.
+  const measured_s = (performance.now() - started) / 1000;
+  if (measured_s > Number(args.seconds)) console.warn(`warning: the measurements took ${measured_s.toFixed(0)} s, past the ${args.seconds} s of load: raise --seconds`);
   const load = JSON.parse((await result).trim()) as DriverResult;
   console.log(`${args.case}: ${load.flows_per_s.toFixed(0)} flows/s, ${load.errors} errors, while another process (CPU 1) used the file:`);
   console.log(`- open ${range(probe.open)}; journal_mode ${range(probe.wal)}; read ${range(probe.read)}`);
   console.log(`- write lock (BEGIN IMMEDIATE; COMMIT) ${range(probe.lock)}`);
   console.log(`- idp users list ${range(list)}; idp users add ${range(add)} (whole processes)`);
 } finally {
+  driver?.kill();
   await stop(running);
 }

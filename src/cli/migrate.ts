@@ -3,13 +3,13 @@
  */
 import { migrate } from "../idp/store/open.ts";
 import { expect_positionals, parse_args } from "./args.ts";
-import type { CliContext } from "./context.ts";
+import { CLI_BUSY_TIMEOUT_MS, type CliContext } from "./context.ts";
 
 export async function migrate_command(ctx: CliContext, argv: string[]): Promise<void> {
   const { positionals } = parse_args(argv, {});
   expect_positionals(positionals, []);
   const config = ctx.config();
-  const result = await migrate(config.database_url, { max: config.database_pool_size });
+  const result = await migrate(config.database_url, { max: config.database_pool_size, busyTimeout: CLI_BUSY_TIMEOUT_MS });
   ctx.emit(result, (write) =>
     write(
       result.applied.length

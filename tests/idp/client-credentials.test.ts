@@ -5,10 +5,13 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as client from "openid-client";
+import { sha256 } from "../../src/idp/crypto/secrets.ts";
 import { token_request, userinfo } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { expect_error, register, registered } from "./register.helpers.ts";
 import { introspect, rp } from "./token.helpers.ts";
+
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let t: TestProvider;
 beforeAll(async () => {
@@ -47,6 +50,9 @@ test("client_credentials: no id_token, no refresh_token", async () => {
   const info = await introspect(t, tokens.access_token, auth);
   expect(info).toMatchObject({ active: true, client_id: row.client_id, scope: "reports:read reports:write", token_type: "Bearer" });
   expect(info.sub).toBeUndefined();
+  // Its grant id is time-ordered (crypto/secrets.ts grant_id: index locality).
+  const stored = await t.store.getToken(sha256(tokens.access_token));
+  expect(stored?.grant_id).toMatch(UUID_V7);
 });
 
 test("client_credentials: a narrower scope is granted as asked", async () => {

@@ -42,6 +42,10 @@ function committed(tokenHash: string): boolean {
   return raw.query("SELECT 1 FROM tokens WHERE token_hash = ?").get(tokenHash) !== null;
 }
 
+function versions(): number[] {
+  return (raw.query("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[]).map((r) => r.version);
+}
+
 function tokenCount(): number {
   return (raw.query("SELECT count(*) AS n FROM tokens").get() as { n: number }).n;
 }
@@ -210,15 +214,24 @@ describe("sqlite group commit", () => {
 
   test("a purge, or a store opened, while another store of this process holds a batch open does not wait for its lock", async () => {
     const second = await openStore(`sqlite:${path}`, { busyTimeout: 50 });
+    // One migration behind (migration 3 only recreates indexes: it can run again), so opening the
+    // third store below must take the write lock to migrate, not just read the versions.
+    raw.exec("DELETE FROM schema_migrations WHERE version = 3");
     try {
       const kept = tokenInput(null, client, { expires_at: 2_000_000_000 });
+      const also = tokenInput(null, client, { expires_at: 2_000_000_000 });
       const write = store.insertToken(kept);
       // Same turn: the first store's batch (and its write lock) is still open.
       const purged = second.purgeExpired(T0);
+      // The purge committed that batch; this write opens another one, which the open must commit.
+      const write_also = store.insertToken(also);
       const third = openStore(`sqlite:${path}`, { busyTimeout: 50 });
       expect(await purged).toBeDefined();
-      await (await third).close();
-      await write;
+      const opened = await third;
+      await opened.close();
+      expect(versions()).toContain(3);
+      await Promise.all([write, write_also]);
+      expect(committed(also.token_hash)).toBe(true);
       expect(committed(kept.token_hash)).toBe(true);
     } finally {
       await second.close();

@@ -84,6 +84,7 @@ describe("sqlite specifics", () => {
       }
     } finally {
       other.exec("ROLLBACK");
+      other.close();
     }
     // A database one migration behind must take the lock to migrate, so it waits and then gives up.
     const behind = join(dir, "behind.db");
@@ -96,7 +97,6 @@ describe("sqlite specifics", () => {
     } finally {
       raw.exec("ROLLBACK");
       raw.close();
-      other.close();
     }
   });
 

@@ -48,7 +48,8 @@ export function random_id(): string {
 
 /**
  * The id of one authorization (codes and tokens carry it: grant_id, family_id): a UUIDv7
- * (RFC 9562 §5.7), 48 bits of milliseconds then 74 random bits. It is never shown to clients
+ * (RFC 9562 §5.7): 48 bits of milliseconds, then (Bun) a 12-bit counter and 62 random bits.
+ * It is never shown to clients
  * and only needs to be unique. Time-ordered ids land at the end of the tokens_grant_id and
  * tokens_family_id indexes: a commit of a batch of tokens then writes one leaf page of each,
  * where random v4 ids wrote one page per token (bench/RESULTS.md, "OpenID Provider").
