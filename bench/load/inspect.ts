@@ -5,7 +5,7 @@
  */
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { sha256 } from "../../src/idp/crypto/secrets.ts";
+import { secret_key } from "../../src/idp/crypto/secrets.ts";
 import type { Ledger } from "./driver.ts";
 import type { Db } from "./target.ts";
 
@@ -92,19 +92,19 @@ export type LedgerMatch = {
   stored_not_seen: number;
 };
 
-/** Compares the driver's codes and tokens with the stored rows (by their SHA-256 hashes). */
+/** Compares the driver's codes and tokens with the stored rows (by their stored keys: crypto/secrets.ts secret_key). */
 export function match_ledger(db: Db, ledger: Ledger): Promise<LedgerMatch> {
   return with_db(db, async (q) => {
     const codes = new Map((await q("SELECT code_hash, consumed_at FROM codes")).map((r) => [String(r.code_hash), r.consumed_at !== null]));
     const tokens = new Set((await q("SELECT token_hash FROM tokens WHERE kind = 'access'")).map((r) => String(r.token_hash)));
-    const seen = new Set([...ledger.issued.keys()].map(sha256));
+    const seen = new Set([...ledger.issued.keys()].map(secret_key));
     let issued_missing = 0;
     let redeemed_not_consumed = 0;
     let tokens_missing = 0;
     for (const hash of seen) if (!codes.has(hash)) issued_missing++;
     for (const r of ledger.redeemed.values()) {
-      if (codes.get(sha256(r.code)) !== true) redeemed_not_consumed++;
-      if (!tokens.has(sha256(r.access_token))) tokens_missing++;
+      if (codes.get(secret_key(r.code)) !== true) redeemed_not_consumed++;
+      if (!tokens.has(secret_key(r.access_token))) tokens_missing++;
     }
     const stored_not_seen = [...codes.keys()].filter((hash) => !seen.has(hash)).length;
     return { issued_missing, redeemed_not_consumed, tokens_missing, stored_not_seen };

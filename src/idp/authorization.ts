@@ -5,7 +5,7 @@
  */
 import { acr_claim, needs_second_factor } from "./acr.ts";
 import { approved_claims, claims_beyond_scopes } from "./claims_request.ts";
-import { grant_id, random_token, sha256 } from "./crypto/secrets.ts";
+import { grant_id, ordered_secret, secret_key } from "./crypto/secrets.ts";
 import type { OAuthErrorCode } from "./errors.ts";
 import type { Authentication, AuthorizationRequest, ResponseMode } from "./interactions.ts";
 import type { Provider } from "./provider.ts";
@@ -161,20 +161,21 @@ export async function next_step(
 }
 
 /**
- * Issues an authorization code: 256 bits of randomness, stored as its SHA-256, single use, short
+ * Issues an authorization code: 256 bits of randomness after its issue time, stored hashed under
+ * a key in issue order (crypto/secrets.ts `ordered_secret`, `secret_key`), single use, short
  * lived (RFC 6749 §4.1.2: "a maximum authorization code lifetime of 10 minutes is RECOMMENDED").
  * Every token issued from it carries its grant_id, so a replay can revoke them (RFC 6749 §4.1.2).
  * The claims request travels with it to the ID Token and the access token (OIDC Core §5.5).
  */
 export async function issue_code(idp: Provider, request: AuthorizationRequest, authentication: Authentication): Promise<string> {
-  const code = random_token(32);
+  const code = ordered_secret();
   const now = idp.now();
   // Both writes are started before either is awaited, so a group-committing store (SQLite) puts
   // them in one transaction: one commit (~45 µs of CPU) instead of two. OIDC Back-Channel Logout
   // §2.3: session_clients remembers that this client signed in through the session.
   await Promise.all([
     idp.store.insertCode({
-      code_hash: sha256(code),
+      code_hash: secret_key(code),
       client_id: request.client_id,
       user_id: authentication.user_id,
       session_id_hash: authentication.session_id_hash,

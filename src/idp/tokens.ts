@@ -1,5 +1,6 @@
 /**
- * Access and refresh tokens: opaque 256-bit random strings, stored as their SHA-256 (DESIGN §5).
+ * Access and refresh tokens: opaque strings with 256 random bits, stored hashed (DESIGN §5)
+ * under a key that keeps their order of issue (crypto/secrets.ts `ordered_secret`, `secret_key`).
  *
  * Why opaque access tokens and not JWTs (RFC 9068): every use looks the token up, so a
  * revocation (RFC 7009, logout, code or refresh token replay) takes effect at once instead of at
@@ -12,12 +13,15 @@
  * `family_id` = grant_id, so `revokeFamily` ends a whole rotation chain at once (RFC 9700
  * §4.14.2, RFC 7009 §2.1); only client_credentials tokens have `family_id` null.
  */
-import { random_token, sha256 } from "./crypto/secrets.ts";
+import { ordered_secret, secret_key } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
 import type { TokenKind, TokenRow } from "./store/types.ts";
 
-/** Our tokens are 43 base64url characters (32 random bytes). */
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+/**
+ * Our tokens: 12 hex digits of the issue time and 43 base64url characters (32 random bytes), or,
+ * issued before that format (still valid until they expire), the 43 characters alone.
+ */
+const TOKEN_SHAPE = /^(?:[0-9a-f]{12})?[A-Za-z0-9_-]{43}$/;
 
 export type IssuedToken = { token: string; expires_in: number };
 
@@ -28,8 +32,8 @@ export type TokenBinding = Pick<
 >;
 
 async function issue(idp: Provider, kind: TokenKind, binding: TokenBinding, ttl: number, now: number): Promise<IssuedToken> {
-  const token = random_token(32);
-  await idp.store.insertToken({ ...binding, token_hash: sha256(token), kind, created_at: now, expires_at: now + ttl });
+  const token = ordered_secret();
+  await idp.store.insertToken({ ...binding, token_hash: secret_key(token), kind, created_at: now, expires_at: now + ttl });
   return { token, expires_in: ttl };
 }
 
@@ -42,9 +46,9 @@ export function issue_refresh_token(idp: Provider, binding: TokenBinding, now: n
   return issue(idp, "refresh", binding, idp.config.tokens.refresh_token_ttl, now);
 }
 
-/** The stored hash of a value that has our tokens' shape; null for anything else (never hashed). */
+/** The stored key of a value that has our tokens' shape; null for anything else (never hashed). */
 export function token_hash(value: string): string | null {
-  return TOKEN_SHAPE.test(value) ? sha256(value) : null;
+  return TOKEN_SHAPE.test(value) ? secret_key(value) : null;
 }
 
 export type TokenState = "active" | "unknown" | "expired" | "revoked";

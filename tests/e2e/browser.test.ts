@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { free_port } from "../helpers/provider.ts";
 import { start_target, type E2eProvider } from "../helpers/target.ts";
+import { ISSUED_SECRET } from "../helpers/shapes.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const available = existsSync(CHROMIUM);
@@ -69,7 +70,7 @@ describe.skipIf(!available)("in Chromium", () => {
     await page.getByRole("button", { name: "Allow" }).click();
     await page.waitForURL((url) => url.href.startsWith(callback));
     const url = new URL(page.url());
-    expect(url.searchParams.get("code")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(url.searchParams.get("code")).toMatch(ISSUED_SECRET);
     expect(url.searchParams.get("state")).toBe("st-123");
     expect(url.searchParams.get("iss")).toBe(t.issuer);
     expect(violations).toEqual([]);

@@ -5,11 +5,12 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as client from "openid-client";
-import { sha256 } from "../../src/idp/crypto/secrets.ts";
+import { secret_key } from "../../src/idp/crypto/secrets.ts";
 import { token_request, userinfo } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { expect_error, register, registered } from "./register.helpers.ts";
 import { introspect, rp } from "./token.helpers.ts";
+import { ISSUED_SECRET } from "../helpers/shapes.ts";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -41,7 +42,7 @@ test("client_credentials: no id_token, no refresh_token", async () => {
   const { row, auth, config } = await service();
   const tokens = await client.clientCredentialsGrant(config);
   expect(tokens.token_type).toBe("bearer");
-  expect(tokens.access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  expect(tokens.access_token).toMatch(ISSUED_SECRET);
   expect(tokens.expires_in).toBe(t.config.tokens.access_token_ttl);
   expect(tokens.id_token).toBeUndefined();
   expect(tokens.refresh_token).toBeUndefined();
@@ -51,7 +52,7 @@ test("client_credentials: no id_token, no refresh_token", async () => {
   expect(info).toMatchObject({ active: true, client_id: row.client_id, scope: "reports:read reports:write", token_type: "Bearer" });
   expect(info.sub).toBeUndefined();
   // Its grant id is time-ordered (crypto/secrets.ts grant_id: index locality).
-  const stored = await t.store.getToken(sha256(tokens.access_token));
+  const stored = await t.store.getToken(secret_key(tokens.access_token));
   expect(stored?.grant_id).toMatch(UUID_V7);
 });
 

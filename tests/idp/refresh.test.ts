@@ -9,6 +9,8 @@ import { Browser } from "../helpers/browser.ts";
 import { get_code, redeem, token_request, userinfo } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { introspect, rp, sign_in } from "./token.helpers.ts";
+import { ISSUED_SECRET } from "../helpers/shapes.ts";
+import { secret_key } from "../../src/idp/crypto/secrets.ts";
 
 let t: TestProvider;
 beforeAll(async () => {
@@ -40,9 +42,9 @@ describe("when a refresh token is issued", () => {
     const { config } = await refresh_client();
     const { tokens, steps } = await sign_in(t, config, "openid offline_access");
     expect(steps).toEqual(["login", "consent"]);
-    expect(tokens.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(tokens.refresh_token).toMatch(ISSUED_SECRET);
     expect(tokens.scope).toBe("openid offline_access");
-    const row = await t.store.getToken(new Bun.CryptoHasher("sha256").update(tokens.refresh_token!).digest("base64url"));
+    const row = await t.store.getToken(secret_key(tokens.refresh_token!));
     expect(row).toMatchObject({ kind: "refresh", client_id: config.clientMetadata().client_id, scope: "openid offline_access" });
     expect(row!.expires_at - row!.created_at).toBe(t.config.tokens.refresh_token_ttl);
   });

@@ -3,9 +3,10 @@
  * PKCE (RFC 7636 §4.6, RFC 9700 §2.1.1) and the error shapes of RFC 6749 §5.2.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sha256 } from "../../src/idp/crypto/secrets.ts";
+import { secret_key } from "../../src/idp/crypto/secrets.ts";
 import { authorization_url, basic, get_code, redeem, token_request, userinfo } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
+import { ISSUED_SECRET } from "../helpers/shapes.ts";
 
 let t: TestProvider;
 beforeAll(async () => {
@@ -33,10 +34,10 @@ describe("success", () => {
     expect(body.token_type).toBe("Bearer");
     expect(body.expires_in).toBe(t.config.tokens.access_token_ttl);
     expect(body.scope).toBe("openid profile");
-    expect(body.access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(body.access_token).toMatch(ISSUED_SECRET);
     // The authorization's grant id, on the token as grant_id and family_id, is a time-ordered
     // UUIDv7 (crypto/secrets.ts grant_id: the indexes on them get appends, not random inserts).
-    const stored = await t.store.getToken(sha256(body.access_token as string));
+    const stored = await t.store.getToken(secret_key(body.access_token as string));
     expect(stored?.grant_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(stored?.family_id).toBe(stored!.grant_id);
   });

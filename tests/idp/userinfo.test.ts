@@ -86,8 +86,8 @@ describe("errors", () => {
     t.clock.advance(-(t.config.tokens.access_token_ttl + 1));
     const { code, pkce } = await get_code(t);
     const fresh = ((await (await redeem(t, code, pkce!.verifier)).json()) as { access_token: string }).access_token;
-    const { sha256 } = await import("../../src/idp/crypto/secrets.ts");
-    await t.store.revokeToken(sha256(fresh));
+    const { secret_key } = await import("../../src/idp/crypto/secrets.ts");
+    await t.store.revokeToken(secret_key(fresh));
     expect((await fetch(url(), { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(401);
   });
 });

@@ -4,7 +4,7 @@
  * live ones, and stops with the server. On SQLite and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sha256 } from "../../src/idp/crypto/secrets.ts";
+import { secret_key, sha256 } from "../../src/idp/crypto/secrets.ts";
 import type { Provider } from "../../src/idp/provider.ts";
 import { start_purge } from "../../src/idp/purge.ts";
 import { DEFAULT_PURGE_BATCH } from "../../src/idp/store/defaults.ts";
@@ -27,7 +27,7 @@ function purge_suite(name: string, database: () => Promise<{ url: string; drop()
     let t: TestProvider;
     let db: { url: string; drop(): Promise<void> };
     const logs: Record<string, unknown>[] = [];
-    // Hashes of what one flow leaves behind.
+    // The stored keys of what one flow leaves behind.
     const rows = { code: "", token: "", session: "", interaction: "" };
 
     beforeAll(async () => {
@@ -35,9 +35,9 @@ function purge_suite(name: string, database: () => Promise<{ url: string; drop()
       t = await start_provider({ database_url: db.url, config: { purge_interval_seconds: 1 }, log: (line) => void logs.push(line) });
       const first = await get_code(t);
       const response = await redeem(t, first.code, first.pkce!.verifier);
-      rows.token = sha256(((await response.json()) as { access_token: string }).access_token);
+      rows.token = secret_key(((await response.json()) as { access_token: string }).access_token);
       rows.session = sha256(first.browser.cookies.get("idp_session")!);
-      rows.code = sha256((await get_code(t, {}, { browser: first.browser })).code);
+      rows.code = secret_key((await get_code(t, {}, { browser: first.browser })).code);
       // An authorization left at the login page.
       const left = await new Browser().get(authorization_url(t));
       rows.interaction = /\/interaction\/([^/]+)\//.exec(left.headers.get("location")!)![1]!;

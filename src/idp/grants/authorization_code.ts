@@ -7,7 +7,7 @@
  */
 import { record_event } from "../audit.ts";
 import { allows_grant } from "../clients.ts";
-import { sha256 } from "../crypto/secrets.ts";
+import { secret_key } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
 import { sign_id_token } from "../id_token.ts";
 import { verify_s256 } from "../pkce.ts";
@@ -22,7 +22,7 @@ async function redeem_code(ctx: GrantContext): Promise<CodeRow> {
   if (params.code === undefined || params.code === "") throw new OAuthError("invalid_request", "code is required");
   // Consumed before the client, redirect_uri and PKCE checks on purpose: a bad redemption burns
   // the code too (RFC 6749 §4.1.2, §10.5: a code is used once).
-  const result = await idp.store.consumeCode(sha256(params.code), now);
+  const result = await idp.store.consumeCode(secret_key(params.code), now);
   if (result.status === "not_found") throw new OAuthError("invalid_grant", "the authorization code is invalid");
   if (result.status === "expired") throw new OAuthError("invalid_grant", "the authorization code has expired");
   const code = result.code;
