@@ -4,8 +4,8 @@
 // insertToken + getUserById (/token), as the server makes them, through `openStore` (group
 // commit, codec). Prints the CPU (process.cpuUsage: user, system) a flow, three rounds, the
 // tables growing meanwhile. ORDERED=1 gives codes and tokens time-ordered keys (a hex
-// millisecond prefix) instead of random hashes: what an ordered-prefix code and token format
-// would save (bench/RESULTS.md, "OpenID Provider").
+// millisecond prefix), as the provider issues them (crypto/secrets.ts ordered_secret); without
+// it they are random hashes, as before (bench/RESULTS.md, "OpenID Provider").
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
