@@ -13,15 +13,9 @@
  * `family_id` = grant_id, so `revokeFamily` ends a whole rotation chain at once (RFC 9700
  * §4.14.2, RFC 7009 §2.1); only client_credentials tokens have `family_id` null.
  */
-import { ordered_secret, secret_key } from "./crypto/secrets.ts";
+import { is_issued_secret, ordered_secret, secret_key } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
 import type { TokenKind, TokenRow } from "./store/types.ts";
-
-/**
- * Our tokens: 12 hex digits of the issue time and 43 base64url characters (32 random bytes), or,
- * issued before that format (still valid until they expire), the 43 characters alone.
- */
-const TOKEN_SHAPE = /^(?:[0-9a-f]{12})?[A-Za-z0-9_-]{43}$/;
 
 export type IssuedToken = { token: string; expires_in: number };
 
@@ -48,7 +42,7 @@ export function issue_refresh_token(idp: Provider, binding: TokenBinding, now: n
 
 /** The stored key of a value that has our tokens' shape; null for anything else (never hashed). */
 export function token_hash(value: string): string | null {
-  return TOKEN_SHAPE.test(value) ? secret_key(value) : null;
+  return is_issued_secret(value) ? secret_key(value) : null;
 }
 
 export type TokenState = "active" | "unknown" | "expired" | "revoked";

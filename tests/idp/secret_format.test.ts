@@ -5,7 +5,7 @@
  * as their plain SHA-256) keep working until they expire.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ordered_secret, random_token, secret_key, sha256 } from "../../src/idp/crypto/secrets.ts";
+import { is_issued_secret, ordered_secret, random_token, secret_key, sha256 } from "../../src/idp/crypto/secrets.ts";
 import { redeem, userinfo } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { ISSUED_SECRET } from "../helpers/shapes.ts";
@@ -37,6 +37,12 @@ describe("ordered_secret and secret_key", () => {
     expect(secret_key("not ours")).toBe(sha256("not ours"));
     // 12 hex digits in front of something that is not 43 base64url characters: no prefix.
     expect(secret_key("0123456789ab" + "x".repeat(42))).toBe(sha256("0123456789ab" + "x".repeat(42)));
+  });
+
+  test("is_issued_secret accepts both formats and nothing else (lookups skip the rest unhashed)", () => {
+    expect(is_issued_secret(ordered_secret())).toBe(true);
+    expect(is_issued_secret(random_token(32))).toBe(true);
+    for (const other of ["", "not ours", random_token(16), `${ordered_secret()}x`, `ABCDEF012345${random_token(32)}`]) expect(is_issued_secret(other)).toBe(false);
   });
 });
 

@@ -30,6 +30,13 @@ export function sha256(value: string): string {
 /** Hex digits of the issue time that start an ordered secret (milliseconds; 12 last until the year 10889). */
 const TIME_DIGITS = 12;
 const ORDERED_SECRET = /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/;
+/** An ordered secret, or one of the 43-character codes and tokens issued before (valid until they expire). */
+const ISSUED_SECRET = /^(?:[0-9a-f]{12})?[A-Za-z0-9_-]{43}$/;
+
+/** True for a value that can be a code or token we issued (either format); lookups skip anything else. */
+export function is_issued_secret(value: string): boolean {
+  return ISSUED_SECRET.test(value);
+}
 
 /**
  * A bearer secret (authorization code, access or refresh token) whose stored key follows the
