@@ -21,9 +21,9 @@ export type Built = { outfile: string; bytes: number; seconds: number };
 export async function build_executable(outfile: string, root: string = ROOT): Promise<Built> {
   const started = performance.now();
   const result = await Bun.build({
-    // The argon2id worker (src/idp/crypto/argon2_pool.ts) is a second entrypoint so the
+    // The argon2id worker (src/platform/argon2/pool.ts) is a second entrypoint so the
     // executable embeds it; a Worker can only load a module that is listed here.
-    entrypoints: [join(root, "main.ts"), join(root, "src/idp/crypto/argon2_worker.ts")],
+    entrypoints: [join(root, "main.ts"), join(root, "src/platform/argon2/worker.ts")],
     compile: {
       outfile: resolve(outfile),
       // Configuration comes from the environment and IDP_CONFIG only: a .env or bunfig.toml

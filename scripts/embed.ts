@@ -1,6 +1,6 @@
 /**
  * The bundler plugin that embeds views/ and static/ in the executable: it replaces
- * src/embedded/manifest.ts with a generated module that imports every template as text and every
+ * src/app/embedded/manifest.ts with a generated module that imports every template as text and every
  * static file with `type: "file"` (which `bun build --compile` stores inside the executable).
  * The module exists only in the bundle; nothing is written to the tree, so development never
  * sees a stale copy.
@@ -51,9 +51,9 @@ export function manifest_source(root: string): string {
   ].join("\n");
 }
 
-/** Replaces src/embedded/manifest.ts of the repository at `root` while bundling. */
+/** Replaces src/app/embedded/manifest.ts of the repository at `root` while bundling. */
 export function embed_plugin(root: string): BunPlugin {
-  const target = join(root, "src", "embedded", "manifest.ts");
+  const target = join(root, "src", "app", "embedded", "manifest.ts");
   const filter = new RegExp(`^${target.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`);
   return {
     name: "idp-embed-assets",

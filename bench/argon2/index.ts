@@ -11,7 +11,7 @@
  *   libsodium    libsodium.so.23 (Debian libsodium23) crypto_pwhash_argon2id_str_verify, bun:ffi, sync
  *   node-rs      @node-rs/argon2 verify — async, Rust argon2 crate on the libuv pool (N-API)
  *   node-argon2  argon2 (node-argon2) verify — async, reference C on the libuv pool (N-API)
- *   src          src/idp/crypto/passwords.ts verify_password (libsodium in a worker pool when it loads)
+ *   src          src/platform/passwords.ts verify_password (libsodium in a worker pool when it loads)
  *
  * Each round runs one verification of every method, the order rotating between rounds (the
  * machine is shared and noisy). CPU is process.cpuUsage() user+system for the whole process,
@@ -48,8 +48,8 @@
  */
 import { dlopen } from "bun:ffi";
 import { parseArgs } from "node:util";
-import { open_argon2_ffi } from "../../src/idp/crypto/argon2_ffi.ts";
-import { argon2_impl, verify_password } from "../../src/idp/crypto/passwords.ts";
+import { open_argon2_ffi } from "../../src/platform/argon2/ffi.ts";
+import { argon2_impl, verify_password } from "../../src/platform/passwords.ts";
 
 const { values } = parseArgs({
   options: {

@@ -9,7 +9,7 @@
  */
 import { form_action, hidden_field } from "../../tests/helpers/browser.ts";
 import { basic, pkce } from "../../tests/helpers/flow.ts";
-import { random_token } from "../../src/idp/crypto/secrets.ts";
+import { random_token } from "../../src/oidc/crypto/secrets.ts";
 
 export const CALLBACK = "https://rp.example.com/callback";
 

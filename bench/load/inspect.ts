@@ -5,7 +5,7 @@
  */
 import { Database } from "bun:sqlite";
 import { SQL } from "bun";
-import { secret_key } from "../../src/idp/crypto/secrets.ts";
+import { secret_key } from "../../src/oidc/crypto/secrets.ts";
 import type { Ledger } from "./driver.ts";
 import type { Db } from "./target.ts";
 

@@ -12,7 +12,7 @@
 // per second and per CPU-second of the server process (/proc/<pid>/stat), which holds steadier
 // when other work shares the machine. Without --dry-run the "## OpenID" section of
 // bench/RESULTS.md is replaced with this run's tables.
-import { argon2_impl, hash_password, verify_password } from "../../src/idp/crypto/passwords.ts";
+import { argon2_impl, hash_password, verify_password } from "../../src/platform/passwords.ts";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";

@@ -12,12 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const ROOT = process.env.BENCH_IDP_ROOT ?? join(import.meta.dir, "../..");
-const { load_config } = await import(join(ROOT, "src/idp/config.ts"));
-const { openStore } = await import(join(ROOT, "src/idp/store/open.ts"));
-const { create_provider } = await import(join(ROOT, "src/idp/provider.ts"));
-const { build_app } = await import(join(ROOT, "src/idp/server.ts"));
-const { random_token, sha256 } = await import(join(ROOT, "src/idp/crypto/secrets.ts"));
-const { SESSION_COOKIE } = await import(join(ROOT, "src/idp/cookies.ts"));
+const { load_config } = await import(join(ROOT, "src/app/config.ts"));
+const { openStore } = await import(join(ROOT, "src/store/open.ts"));
+const { create_provider } = await import(join(ROOT, "src/oidc/provider.ts"));
+const { build_app } = await import(join(ROOT, "src/app/server.ts"));
+const { random_token, sha256 } = await import(join(ROOT, "src/oidc/crypto/secrets.ts"));
+const { SESSION_COOKIE } = await import(join(ROOT, "src/oidc/cookies.ts"));
 
 const CONC = Number(process.env.CONC ?? 8);
 const FLOWS = Number(process.env.FLOWS ?? 4000);

@@ -6,9 +6,9 @@
  * (b) WebCrypto crypto.subtle.sign with a cached CryptoKey, JWS assembled by hand — one at a
  *     time, and 64 in flight (Bun signs on worker threads, so this can use several cores)
  * (c) node:crypto KeyObject (createPrivateKey once) + crypto.sign, synchronous (on the JS thread)
- * (d) src/idp/keys/jws.ts, the signer KeyRing uses (OpenSSL 3 for RSA when it loads, else
+ * (d) src/oidc/keys/jws.ts, the signer KeyRing uses (OpenSSL 3 for RSA when it loads, else
  *     WebCrypto; node:crypto for EC/OKP)
- * (e) RS256/PS256 only: src/idp/keys/openssl.ts alone — the system's libcrypto.so.3 through
+ * (e) RS256/PS256 only: src/platform/openssl.ts alone — the system's libcrypto.so.3 through
  *     bun:ffi, synchronous (on the JS thread)
  *
  * Every case's token is checked with jose jwtVerify before it is timed.
@@ -16,10 +16,10 @@
 import { createPrivateKey, sign as node_sign, type KeyObject } from "node:crypto";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, type JWK } from "jose";
-import { make_signer } from "../../src/idp/keys/jws.ts";
-import { openssl_rsa_signer } from "../../src/idp/keys/openssl.ts";
-import { ALGS, type Alg } from "../../src/idp/keys/algs.ts";
-import type { JsonObject } from "../../src/idp/store/types.ts";
+import { make_signer } from "../../src/oidc/keys/jws.ts";
+import { openssl_rsa_signer } from "../../src/platform/openssl.ts";
+import { ALGS, type Alg } from "../../src/oidc/keys/algs.ts";
+import type { JsonObject } from "../../src/store/types.ts";
 
 const payload = {
   iss: "https://id.example.com",
@@ -99,8 +99,8 @@ async function cases_for(alg: Alg): Promise<Case[]> {
     { name: "(b) WebCrypto subtle.sign, sequential", run: webcrypto },
     { name: "(b) WebCrypto subtle.sign, 64 in flight", run: webcrypto, batch: 64 },
     { name: "(c) node:crypto sign (sync KeyObject)", run: node },
-    { name: "(d) src/idp/keys/jws.ts make_signer, sequential", run: () => ours(payload, "JWT") },
-    { name: "(d) src/idp/keys/jws.ts make_signer, 64 in flight", run: () => ours(payload, "JWT"), batch: 64 },
+    { name: "(d) src/oidc/keys/jws.ts make_signer, sequential", run: () => ours(payload, "JWT") },
+    { name: "(d) src/oidc/keys/jws.ts make_signer, 64 in flight", run: () => ours(payload, "JWT"), batch: 64 },
   ];
   const openssl = alg === "RS256" || alg === "PS256" ? openssl_rsa_signer(jwk as JsonObject, alg) : null;
   if (openssl) {

@@ -9,7 +9,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/idp/store/open.ts";
+import { openStore } from "../../src/store/open.ts";
 
 const CONC = Number(process.env.CONC ?? 32);
 const FLOWS = Number(process.env.FLOWS ?? 40_000);

@@ -17,8 +17,8 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/idp/store/open.ts";
-import type { NewCode, NewToken, Store } from "../../src/idp/store/types.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { NewCode, NewToken, Store } from "../../src/store/types.ts";
 
 const ROWS = Number(process.env.ROWS ?? 100_000);
 const OPS = Number(process.env.OPS ?? 20_000);

@@ -2,10 +2,10 @@
  * Builds and checks the metadata of a client added from the command line (`idp clients add`),
  * with the same vocabulary as dynamic registration (RFC 7591 §2, OIDC Registration §2).
  */
-import type { ClientMetadata, JsonObject } from "../idp/store/types.ts";
+import type { ClientMetadata, JsonObject } from "../store/types.ts";
 import { CliError, UsageError } from "./errors.ts";
-import { redirect_uri_problems, web_url_problem, type ApplicationType } from "../idp/redirect_uris.ts";
-import { backchannel_uri_problem } from "../idp/logout/backchannel.ts";
+import { redirect_uri_problems, web_url_problem, type ApplicationType } from "../oidc/redirect_uris.ts";
+import { backchannel_uri_problem } from "../oidc/logout/backchannel.ts";
 
 export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];

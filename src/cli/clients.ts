@@ -2,8 +2,8 @@
  * `idp clients add|list|show|remove|rotate-secret`: relying parties registered by the operator.
  * A client secret is 256-bit random, printed once and stored only as its SHA-256 hash.
  */
-import { random_id, random_token, sha256 } from "../idp/crypto/secrets.ts";
-import type { ClientMetadata, ClientRow, Store } from "../idp/store/types.ts";
+import { random_id, random_token, sha256 } from "../oidc/crypto/secrets.ts";
+import type { ClientMetadata, ClientRow, Store } from "../store/types.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { client_metadata, SECRET_AUTH_METHODS } from "./client_metadata.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";

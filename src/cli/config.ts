@@ -2,7 +2,7 @@
  * `idp config check`: validates the configuration and prints the effective values, secrets
  * masked. An invalid configuration raises ConfigError, which run_cli prints (exit 1).
  */
-import { is_loopback_issuer, masked, type Config } from "../idp/config.ts";
+import { is_loopback_issuer, masked, type Config } from "../app/config.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
 import { write_record } from "./output.ts";

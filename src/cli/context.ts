@@ -2,10 +2,10 @@
  * What a command runs with: the I/O of the process (or of a test), the configuration, and the
  * store, opened on first use and closed by `run_cli` when the command ends.
  */
-import { ConfigError, load_config, type Config } from "../idp/config.ts";
-import { configure_argon2 } from "../idp/crypto/passwords.ts";
-import { openStore } from "../idp/store/open.ts";
-import type { NewAuditEvent, Store } from "../idp/store/types.ts";
+import { ConfigError, load_config, type Config } from "../app/config.ts";
+import { configure_argon2 } from "../platform/passwords.ts";
+import { openStore } from "../store/open.ts";
+import type { NewAuditEvent, Store } from "../store/types.ts";
 import { CliError } from "./errors.ts";
 import { write_json, type Writer } from "./output.ts";
 

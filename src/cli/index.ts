@@ -5,8 +5,8 @@
  * Exit codes: 0 success; 1 the command failed (configuration, unknown user/client, conflict,
  * bad value, database unavailable); 2 usage error (unknown command or option, missing argument).
  */
-import { ConfigError } from "../idp/config.ts";
-import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError } from "../idp/store/types.ts";
+import { ConfigError } from "../app/config.ts";
+import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError } from "../store/types.ts";
 import { audit_commands } from "./audit.ts";
 import { clients_commands } from "./clients.ts";
 import { config_commands } from "./config.ts";

@@ -3,10 +3,10 @@
  * Both go through KeyRing, which first brings the store to a signing state (an active and a
  * published next key per configured alg), exactly as a starting server would.
  */
-import type { Config } from "../idp/config.ts";
-import { ALGS, is_alg } from "../idp/keys/algs.ts";
-import { KeyRingError } from "../idp/keys/errors.ts";
-import { KeyRing, type KeyInfo } from "../idp/keys/keyring.ts";
+import type { Config } from "../app/config.ts";
+import { ALGS, is_alg } from "../oidc/keys/algs.ts";
+import { KeyRingError } from "../oidc/keys/errors.ts";
+import { KeyRing, type KeyInfo } from "../oidc/keys/keyring.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";

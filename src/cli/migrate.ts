@@ -1,7 +1,7 @@
 /**
  * `idp migrate`: applies pending migrations to the configured database and prints the version.
  */
-import { migrate } from "../idp/store/open.ts";
+import { migrate } from "../store/open.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { CLI_BUSY_TIMEOUT_MS, type CliContext } from "./context.ts";
 

@@ -2,7 +2,7 @@
  * `idp registration-token create`: an initial access token for dynamic client registration
  * (RFC 7591 §3, used when IDP_REGISTRATION=token). Printed once; only its SHA-256 is stored.
  */
-import { random_token, sha256 } from "../idp/crypto/secrets.ts";
+import { random_token, sha256 } from "../oidc/crypto/secrets.ts";
 import { expect_positionals, int_option, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
 import { format_time, secret_notice, write_record } from "./output.ts";

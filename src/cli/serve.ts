@@ -2,7 +2,7 @@
  * `idp serve` (also `idp` alone): starts the server and runs until the signal in CliIo aborts
  * (main.ts wires SIGINT and SIGTERM to it), then stops it cleanly.
  */
-import { is_loopback_issuer } from "../idp/config.ts";
+import { is_loopback_issuer } from "../app/config.ts";
 import { expect_positionals, int_option, parse_args } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
@@ -36,7 +36,7 @@ export async function serve_command(ctx: CliContext, argv: string[]): Promise<vo
   }
 
   // Loaded only here, so admin commands do not pay for the server's modules.
-  const { serve } = await import("../idp/server.ts");
+  const { serve } = await import("../app/server.ts");
   // With --json, stdout carries only JSON (the start line and the server's JSON log lines).
   const out = ctx.json ? ctx.io.stderr : ctx.io.stdout;
   const server = await serve(config, { seed_demo: flags.demo, out });

@@ -3,14 +3,14 @@
  * Output never contains the password hash or the TOTP secret (public_user is an allow-list).
  */
 import { z } from "zod";
-import { hash_password } from "../idp/crypto/passwords.ts";
-import { StoreConflictError, type Address, type NewUser, type Store, type UserRow } from "../idp/store/types.ts";
+import { hash_password } from "../platform/passwords.ts";
+import { StoreConflictError, type Address, type NewUser, type Store, type UserRow } from "../store/types.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_record, write_table } from "./output.ts";
-import { web_url_problem } from "../idp/redirect_uris.ts";
-import { end_user_sessions } from "../idp/sessions.ts";
+import { web_url_problem } from "../oidc/redirect_uris.ts";
+import { end_user_sessions } from "../oidc/sessions.ts";
 
 export const MIN_PASSWORD_LENGTH = 8;
 const MAX_PASSWORD_LENGTH = 1024;

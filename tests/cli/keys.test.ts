@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sha256 } from "../../src/idp/crypto/secrets.ts";
-import { openStore } from "../../src/idp/store/open.ts";
+import { sha256 } from "../../src/oidc/crypto/secrets.ts";
+import { openStore } from "../../src/store/open.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
 type Key = { kid: string; alg: string; status: string } & Record<string, unknown>;

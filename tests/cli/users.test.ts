@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { verify_password } from "../../src/idp/crypto/passwords.ts";
-import { openStore } from "../../src/idp/store/open.ts";
+import { verify_password } from "../../src/platform/passwords.ts";
+import { openStore } from "../../src/store/open.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
 let box: Sandbox;

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
-import { load_config } from "../../src/idp/config.ts";
-import { serve, type Served } from "../../src/idp/server.ts";
-import { openStore } from "../../src/idp/store/open.ts";
-import type { Store } from "../../src/idp/store/types.ts";
+import { load_config } from "../../src/app/config.ts";
+import { serve, type Served } from "../../src/app/server.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { Store } from "../../src/store/types.ts";
 import { axe, chromium_available, launch, screenshots, serious } from "../helpers/chromium.ts";
 import { free_port } from "../helpers/provider.ts";
 

@@ -2,7 +2,7 @@
  * What an answer of the authorization endpoint may be, whatever was sent (OIDC Core §3.1.2.6,
  * RFC 6749 §4.1.2.1, RFC 9207): used by the /authorize property tests.
  */
-import { read_form_post } from "../idp/authorize.helpers.ts";
+import { read_form_post } from "../http/authorize.helpers.ts";
 import { CALLBACK, ISSUER, PROTOCOL_ERRORS } from "../security/helpers.ts";
 
 export type Outcome = "login page" | "error redirect" | "form_post error" | "error page";

@@ -2,7 +2,7 @@
  * Shortcuts for protocol tests that do not need a real relying party: build an authorization
  * URL, get a code through the pages, redeem it at /token.
  */
-import { random_token, sha256 } from "../../src/idp/crypto/secrets.ts";
+import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { Browser, authorize } from "./browser.ts";
 import { REDIRECT_URI, type TestProvider } from "./provider.ts";
 

@@ -3,13 +3,13 @@
  * with a full profile and a confidential client (client_secret_basic), created directly through
  * the store and the crypto helpers. `clock.advance()` moves the provider's time.
  */
-import { load_config, type Config } from "../../src/idp/config.ts";
-import { hash_password } from "../../src/idp/crypto/passwords.ts";
-import { random_token, sha256 } from "../../src/idp/crypto/secrets.ts";
-import type { Log, Provider } from "../../src/idp/provider.ts";
-import { serve } from "../../src/idp/server.ts";
-import { openStore } from "../../src/idp/store/open.ts";
-import type { ClientMetadata, ClientRow, NewUser, Store, UserRow } from "../../src/idp/store/types.ts";
+import { load_config, type Config } from "../../src/app/config.ts";
+import { hash_password } from "../../src/platform/passwords.ts";
+import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
+import type { Log, Provider } from "../../src/oidc/provider.ts";
+import { serve } from "../../src/app/server.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { ClientMetadata, ClientRow, NewUser, Store, UserRow } from "../../src/store/types.ts";
 
 export const PASSWORD = "correct horse battery staple";
 export const REDIRECT_URI = "https://rp.example.com/callback";

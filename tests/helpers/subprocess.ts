@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ClientMetadata } from "../../src/idp/store/types.ts";
+import type { ClientMetadata } from "../../src/store/types.ts";
 import { PASSWORD, REDIRECT_URI, free_port } from "./provider.ts";
 import type { E2eProvider } from "./target.ts";
 

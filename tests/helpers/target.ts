@@ -12,7 +12,7 @@
  * that calls start_target() against the binary.
  */
 import { join } from "node:path";
-import type { ClientMetadata } from "../../src/idp/store/types.ts";
+import type { ClientMetadata } from "../../src/store/types.ts";
 import { start_provider } from "./provider.ts";
 import { start_subprocess_provider } from "./subprocess.ts";
 

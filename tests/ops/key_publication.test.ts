@@ -13,9 +13,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
-import { KeyRing, type KeyRingOptions } from "../../src/idp/keys/keyring.ts";
-import { openStore } from "../../src/idp/store/open.ts";
-import type { Store } from "../../src/idp/store/types.ts";
+import { KeyRing, type KeyRingOptions } from "../../src/oidc/keys/keyring.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { Store } from "../../src/store/types.ts";
 
 let clock = 1_800_000_000;
 const now = () => clock;

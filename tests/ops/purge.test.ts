@@ -4,11 +4,11 @@
  * live ones, and stops with the server. On SQLite and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { secret_key, sha256 } from "../../src/idp/crypto/secrets.ts";
-import type { Provider } from "../../src/idp/provider.ts";
-import { start_purge } from "../../src/idp/purge.ts";
-import { DEFAULT_PURGE_BATCH } from "../../src/idp/store/defaults.ts";
-import type { PurgeCounts } from "../../src/idp/store/types.ts";
+import { secret_key, sha256 } from "../../src/oidc/crypto/secrets.ts";
+import type { Provider } from "../../src/oidc/provider.ts";
+import { start_purge } from "../../src/app/purge.ts";
+import { DEFAULT_PURGE_BATCH } from "../../src/store/defaults.ts";
+import type { PurgeCounts } from "../../src/store/types.ts";
 import { Browser } from "../helpers/browser.ts";
 import { authorization_url, get_code, redeem } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -4,8 +4,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Fw } from "../../src/fw/index.ts";
-import { StoreConflictError, StoreUnavailableError } from "../../src/idp/store/types.ts";
-import { UnavailableHandler } from "../../src/idp/unavailable.ts";
+import { StoreConflictError, StoreUnavailableError } from "../../src/store/types.ts";
+import { UnavailableHandler } from "../../src/http/middleware/unavailable.ts";
 
 type Behaviour = () => Promise<never> | Promise<string>;
 

@@ -4,12 +4,12 @@
  * database; a change in them is a change in the load every instance puts on it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { load_config } from "../../src/idp/config.ts";
-import { hash_password } from "../../src/idp/crypto/passwords.ts";
-import { random_token, sha256 } from "../../src/idp/crypto/secrets.ts";
-import { serve, type Served } from "../../src/idp/server.ts";
-import { openStore } from "../../src/idp/store/open.ts";
-import type { Store } from "../../src/idp/store/types.ts";
+import { load_config } from "../../src/app/config.ts";
+import { hash_password } from "../../src/platform/passwords.ts";
+import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
+import { serve, type Served } from "../../src/app/server.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { Store } from "../../src/store/types.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { free_port } from "../helpers/provider.ts";
 import { CALLBACK, get_code, redeem, userinfo, type Client } from "./flow.ts";

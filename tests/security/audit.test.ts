@@ -1,5 +1,5 @@
 /**
- * The audit trail (src/idp/audit.ts): one provider on a SQLite file, driven through every event it
+ * The audit trail (src/oidc/audit.ts): one provider on a SQLite file, driven through every event it
  * records — sign-ins (failed, locked, two-step), consent granted and revoked, tokens revoked, a
  * code replayed, a refresh token replayed, a client registered, updated and deleted, keys rotated,
  * a logout — then listed with the admin CLI (`idp audit list --json`, src/cli/audit.ts). Each
@@ -9,8 +9,8 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { run_cli } from "../../src/cli/index.ts";
-import { new_totp_secret, totp_code, totp_step } from "../../src/idp/totp.ts";
-import type { AuditEvent } from "../../src/idp/store/types.ts";
+import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/totp.ts";
+import type { AuditEvent } from "../../src/store/types.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { Browser, account_login, account_page, authorize, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, basic, get_code, pkce, redeem, token_request } from "../helpers/flow.ts";

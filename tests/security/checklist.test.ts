@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { new_totp_secret } from "../../src/idp/totp.ts";
+import { new_totp_secret } from "../../src/oidc/totp.ts";
 import { Browser, account_login, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, get_code, pkce } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
@@ -133,7 +133,7 @@ describe("every HTML page", () => {
     }
   });
 
-  test("HSTS only when the issuer is https (tests/idp/pages_https.test.ts checks it is sent then)", () => {
+  test("HSTS only when the issuer is https (tests/http/pages_https.test.ts checks it is sent then)", () => {
     for (const { name, response } of pages) expect([name, response.headers.get("strict-transport-security")]).toEqual([name, null]);
   });
 });

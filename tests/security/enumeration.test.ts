@@ -8,7 +8,7 @@
  * a stopwatch (tests never assert on wall-clock time).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
-import { argon2_impl } from "../../src/idp/crypto/passwords.ts";
+import { argon2_impl } from "../../src/platform/passwords.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

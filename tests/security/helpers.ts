@@ -5,13 +5,13 @@
  * are off unless a test turns them on: fuzzing sends more than any limit allows.
  */
 import { exportJWK, generateKeyPair, type CryptoKey } from "jose";
-import { load_config, type Config } from "../../src/idp/config.ts";
-import { hash_password } from "../../src/idp/crypto/passwords.ts";
-import { random_token, sha256 } from "../../src/idp/crypto/secrets.ts";
-import { create_provider, type Provider } from "../../src/idp/provider.ts";
-import { build_app } from "../../src/idp/server.ts";
-import { openStore } from "../../src/idp/store/open.ts";
-import type { JsonObject, Store } from "../../src/idp/store/types.ts";
+import { load_config, type Config } from "../../src/app/config.ts";
+import { hash_password } from "../../src/platform/passwords.ts";
+import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
+import { create_provider, type Provider } from "../../src/oidc/provider.ts";
+import { build_app } from "../../src/app/server.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { JsonObject, Store } from "../../src/store/types.ts";
 
 export const ISSUER = "https://idp.test";
 export const CALLBACK = "https://rp.test/callback";

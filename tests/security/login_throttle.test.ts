@@ -1,13 +1,13 @@
 /**
- * Login throttling (src/idp/login_throttle.ts; OWASP Authentication Cheat Sheet, NIST SP 800-63B
+ * Login throttling (src/oidc/login_throttle.ts; OWASP Authentication Cheat Sheet, NIST SP 800-63B
  * §5.2.2): per (address, username) and per address a 429 page with Retry-After; per username a
  * wait before each attempt; fixed windows in the store that always end. Addresses come from
  * X-Forwarded-For (trust_proxy), so one test plays several machines.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
-import { load_config } from "../../src/idp/config.ts";
-import { create_provider } from "../../src/idp/provider.ts";
-import { build_app } from "../../src/idp/server.ts";
+import { load_config } from "../../src/app/config.ts";
+import { create_provider } from "../../src/oidc/provider.ts";
+import { build_app } from "../../src/app/server.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -1,12 +1,12 @@
 /**
  * Request rate limits of /token, /revoke, /introspect and the registration endpoints
- * (src/idp/rate_limit.ts): per claimed client_id and per client address, fixed windows in the
+ * (src/oidc/rate_limit.ts): per claimed client_id and per client address, fixed windows in the
  * store, 429 (RFC 6585 §4) with Retry-After in the OAuth error shape (RFC 6749 §5.2). Addresses
  * come from X-Forwarded-For with trust_proxy (proxy.ts), so one process can play many clients.
  */
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
-import { load_config } from "../../src/idp/config.ts";
-import { claimed_client_id } from "../../src/idp/rate_limit.ts";
+import { load_config } from "../../src/app/config.ts";
+import { claimed_client_id } from "../../src/oidc/rate_limit.ts";
 import { start_provider } from "../helpers/provider.ts";
 import { FORM, basic, in_process, type InProcess } from "./helpers.ts";
 

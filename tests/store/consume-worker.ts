@@ -3,7 +3,7 @@
  * `bun consume-worker.ts <database-url> code|refresh <hash> <attempts> <now>` prints the JSON
  * list of statuses its concurrent attempts got.
  */
-import { openStore } from "../../src/idp/store/open.ts";
+import { openStore } from "../../src/store/open.ts";
 
 const [url, kind, hash, attempts, now] = process.argv.slice(2);
 if (!url || !hash || (kind !== "code" && kind !== "refresh")) throw new Error("usage: consume-worker.ts <url> code|refresh <hash> <n> <now>");

@@ -1,5 +1,5 @@
 /** Builders shared by the store suite: unique ids, a user and a client, codes and tokens. */
-import type { ClientRow, NewCode, NewToken, Store, UserRow } from "../../src/idp/store/types.ts";
+import type { ClientRow, NewCode, NewToken, Store, UserRow } from "../../src/store/types.ts";
 
 /** A fixed "now" so expiry tests do not depend on the clock. */
 export const T0 = 1_700_000_000;

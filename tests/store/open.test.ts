@@ -1,7 +1,7 @@
 /** Choosing the adapter from the database URL. */
 import { describe, expect, test } from "bun:test";
-import { openStore, parseDatabaseUrl } from "../../src/idp/store/open.ts";
-import { StoreError } from "../../src/idp/store/types.ts";
+import { openStore, parseDatabaseUrl } from "../../src/store/open.ts";
+import { StoreError } from "../../src/store/types.ts";
 import { rejection } from "../helpers/settle.ts";
 
 describe("parseDatabaseUrl", () => {

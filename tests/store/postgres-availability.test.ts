@@ -5,8 +5,8 @@
  */
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openStore } from "../../src/idp/store/open.ts";
-import { StoreError, StoreUnavailableError, type Store } from "../../src/idp/store/types.ts";
+import { openStore } from "../../src/store/open.ts";
+import { StoreError, StoreUnavailableError, type Store } from "../../src/store/types.ts";
 import { concurrently, seedUser } from "./fixtures.ts";
 import { createTempDatabase, TEST_DATABASE_URL, usePostgres, type TempDatabase } from "./pg.ts";
 import { blackhole, closedPort, tcpProxy } from "./tcp-proxy.ts";

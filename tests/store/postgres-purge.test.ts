@@ -5,8 +5,8 @@
  */
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openStore } from "../../src/idp/store/open.ts";
-import type { ClientRow, Store, UserRow } from "../../src/idp/store/types.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { ClientRow, Store, UserRow } from "../../src/store/types.ts";
 import { T0, concurrently, seedPair, tokenInput } from "./fixtures.ts";
 import { createTempDatabase, usePostgres, type TempDatabase } from "./pg.ts";
 

@@ -1,4 +1,4 @@
-import { openStore } from "../../src/idp/store/open.ts";
+import { openStore } from "../../src/store/open.ts";
 import { createTempDatabase, usePostgres } from "./pg.ts";
 import { storeSuite } from "./suite.ts";
 

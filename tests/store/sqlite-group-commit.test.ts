@@ -1,5 +1,5 @@
 /**
- * Group commit in the SQLite adapter (src/idp/store/sqlite/group-commit.ts), on real files: the
+ * Group commit in the SQLite adapter (src/store/sqlite/group-commit.ts), on real files: the
  * writes of one event-loop turn share one transaction, each call settles only after its COMMIT,
  * and a failing call or COMMIT rejects exactly the calls it should.
  */
@@ -8,10 +8,10 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/idp/store/open.ts";
-import { mapSqliteError } from "../../src/idp/store/sqlite/connection.ts";
-import { DEFAULT_MAX_BATCH, GroupCommit } from "../../src/idp/store/sqlite/group-commit.ts";
-import { StoreConflictError, StoreReferenceError, StoreUnavailableError, type ClientRow, type Store } from "../../src/idp/store/types.ts";
+import { openStore } from "../../src/store/open.ts";
+import { mapSqliteError } from "../../src/store/sqlite/connection.ts";
+import { DEFAULT_MAX_BATCH, GroupCommit } from "../../src/store/sqlite/group-commit.ts";
+import { StoreConflictError, StoreReferenceError, StoreUnavailableError, type ClientRow, type Store } from "../../src/store/types.ts";
 import { T0, codeInput, seedClient, seedUser, tokenInput, uid } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";
 

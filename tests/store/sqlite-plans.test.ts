@@ -17,7 +17,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { migrateSqlite } from "../../src/idp/store/sqlite/connection.ts";
+import { migrateSqlite } from "../../src/store/sqlite/connection.ts";
 import { plannedQueries } from "./token-queries.ts";
 
 describe("sqlite query plans", () => {

@@ -4,9 +4,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/idp/store/open.ts";
-import { openSqliteDatabase } from "../../src/idp/store/sqlite/connection.ts";
-import { StoreError, StoreUnavailableError } from "../../src/idp/store/types.ts";
+import { openStore } from "../../src/store/open.ts";
+import { openSqliteDatabase } from "../../src/store/sqlite/connection.ts";
+import { StoreError, StoreUnavailableError } from "../../src/store/types.ts";
 import { seedUser } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";
 

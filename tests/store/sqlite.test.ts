@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/idp/store/open.ts";
+import { openStore } from "../../src/store/open.ts";
 import { storeSuite } from "./suite.ts";
 
 storeSuite("sqlite", async () => {

@@ -6,7 +6,7 @@
  * other's rows); tests that need exact counts or an empty schema ask for a fresh one.
  */
 import { afterAll, beforeAll, describe } from "bun:test";
-import type { OpenStoreOptions, Store } from "../../src/idp/store/types.ts";
+import type { OpenStoreOptions, Store } from "../../src/store/types.ts";
 import { clientTests } from "./suite/clients.ts";
 import { codeTests } from "./suite/codes.ts";
 import { keyTests } from "./suite/keys.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { StoreConflictError, StoreReferenceError } from "../../../src/idp/store/types.ts";
+import { StoreConflictError, StoreReferenceError } from "../../../src/store/types.ts";
 import { codeInput, concurrently, seedPair, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { migrate, openStore } from "../../../src/idp/store/open.ts";
-import { latestVersion } from "../../../src/idp/store/migrations/index.ts";
-import { StoreError, StoreUnavailableError } from "../../../src/idp/store/types.ts";
+import { migrate, openStore } from "../../../src/store/open.ts";
+import { latestVersion } from "../../../src/store/migrations/index.ts";
+import { StoreError, StoreUnavailableError } from "../../../src/store/types.ts";
 import { concurrently, seedUser } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";

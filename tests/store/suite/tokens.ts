@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { StoreConflictError } from "../../../src/idp/store/types.ts";
+import { StoreConflictError } from "../../../src/store/types.ts";
 import { concurrently, seedClient, seedPair, seedUser, T0, tokenInput, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { inOtherProcesses } from "./codes.ts";

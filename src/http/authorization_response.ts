@@ -1,0 +1,50 @@
+/**
+ * Delivering an authorization response to the client (OAuth 2.0 Multiple Response Type Encoding
+ * Practices §2.1, OAuth 2.0 Form Post Response Mode):
+ * - query: a redirect to the redirect URI with the parameters in its query.
+ * - form_post: an HTML page whose form POSTs the parameters to the redirect URI. A visible
+ *   "Continue" button works without JavaScript; the one inline script that submits it at once is
+ *   allowed by its SHA-256 in this page's CSP only (every other page runs no script at all).
+ */
+import { createHash } from "node:crypto";
+import type { Fw } from "../fw/index.ts";
+import { query_url, type ClientResponse } from "../oidc/authorization.ts";
+import { csp_source } from "../oidc/clients.ts";
+import { layout_values, redirect_host } from "./pages/layout.ts";
+import type { Provider } from "../oidc/provider.ts";
+import { content_security_policy } from "./middleware/security_headers.ts";
+
+/** The auto-submit script, exactly as the page embeds it (its hash must match byte for byte). */
+export const AUTO_SUBMIT_SCRIPT = `document.getElementById("form-post").submit();`;
+
+/** CSP source expression of AUTO_SUBMIT_SCRIPT (CSP Level 2 §4.2.5 hash-source). */
+export const AUTO_SUBMIT_HASH = `sha256-${createHash("sha256").update(AUTO_SUBMIT_SCRIPT, "utf8").digest("base64")}`;
+
+type Html = InstanceType<typeof Fw.Response.Html>;
+type Redirect = InstanceType<typeof Fw.Response.Redirect>;
+
+/** What `respond` needs of an endpoint: a Renderable endpoint has all of it. */
+export type ResponderPage = {
+  view(template: string, values?: Record<string, unknown>, status?: number): Html;
+  redirect_to(url: string, status?: number): Redirect;
+  readonly response: { readonly headers: Headers };
+};
+
+/** The response as a redirect (`status`: 302, or 303 after a POST) or as the form_post page. */
+export function respond(page: ResponderPage, idp: Provider, response: ClientResponse, status: number): Html | Redirect {
+  if (response.response_mode === "query") return page.redirect_to(query_url(response), status);
+  const headers = page.response.headers;
+  const source = csp_source(response.redirect_uri);
+  // form-action must allow the client's origin, or the browser refuses to post there.
+  headers.set("content-security-policy", content_security_policy(source === null ? [] : [source], [AUTO_SUBMIT_HASH]));
+  // Form Post Response Mode §2: the page must not be cached.
+  headers.set("cache-control", "no-store");
+  headers.set("pragma", "no-cache");
+  return page.view("form_post", {
+    ...layout_values(idp, "Returning to the application"),
+    action: response.redirect_uri,
+    fields: Object.entries(response.params).map(([name, value]) => ({ name, value })),
+    redirect_host: redirect_host(response.redirect_uri),
+    script: AUTO_SUBMIT_SCRIPT,
+  });
+}

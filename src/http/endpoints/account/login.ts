@@ -1,0 +1,70 @@
+/**
+ * GET|POST /account/login: the sign-in of the account page itself (a first-party sign-in, with
+ * no application and no authorization request). Same page, same checks and same throttle as the
+ * sign-in for an application; users with an authenticator app go on to the two-factor page.
+ *
+ * CSRF: the form token is HMAC-SHA256(the browser's `idp_interaction` binding value,
+ * "csrf:account-login"), the same construction as an interaction's (interactions.ts).
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { AMR_PASSWORD, begin_for_account, has_totp, sign_in } from "../../../oidc/account/second_factor.ts";
+import { ACCOUNT_PATHS, account_session, account_url } from "../../../oidc/account/session.ts";
+import { INTERACTION_COOKIE, cookie_options, read_cookie } from "../../../oidc/cookies.ts";
+import { WRONG_CREDENTIALS, check_credentials } from "../../../oidc/credentials.ts";
+import { random_token } from "../../../oidc/crypto/secrets.ts";
+import { check_form_token } from "../../../oidc/csrf.ts";
+import { invalid_form } from "../../../oidc/errors.ts";
+import { csrf_token } from "../../../oidc/interactions.ts";
+import { layout_values } from "../../pages/layout.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { client_ip } from "../../middleware/proxy.ts";
+
+export const AccountLoginRequest = Fw.Request(
+  "AccountLoginRequest",
+  z.object({ username: z.string().max(256).optional(), password: z.string().max(4096).optional(), csrf: z.string().max(256).optional() }),
+  { on_invalid: invalid_form },
+);
+
+const CSRF_PURPOSE = "account-login";
+
+export const AccountLogin = (idp: Provider) =>
+  class AccountLogin extends Fw.Renderable(Fw.Endpoint(AccountLoginRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = `GET|POST ${ACCOUNT_PATHS.login}`;
+
+    async call() {
+      const input = this.account_login_request;
+      if (this.request.method === "GET") {
+        if ((await account_session(idp, this.cookies)) !== null) return this.redirect_to(account_url(idp));
+        return this.page("", null);
+      }
+      const binding = read_cookie(this.cookies, INTERACTION_COOKIE);
+      check_form_token(input.csrf, binding === null ? null : csrf_token(binding, CSRF_PURPOSE), "The sign-in form was not sent from this page. Open your account page and try again.");
+      const username = (input.username ?? "").trim();
+      const ip = client_ip(this.context, idp.config);
+      const user = await check_credentials(idp, username, input.password ?? "", ip, null);
+      if (user === null) return this.page(username, WRONG_CREDENTIALS);
+      if (has_totp(user)) {
+        const { url, cookie } = await begin_for_account(idp, user, this.cookies);
+        this.set_cookie(cookie.name, cookie.value, cookie.options);
+        return this.redirect_to(url, 303);
+      }
+      const { cookie } = await sign_in(idp, this.cookies, user, AMR_PASSWORD, ip, null);
+      this.set_cookie(cookie.name, cookie.value, cookie.options);
+      return this.redirect_to(account_url(idp), 303);
+    }
+
+    page(username: string, error: string | null) {
+      // The form token is bound to this browser: keep its binding value, or give it one.
+      const binding = read_cookie(this.cookies, INTERACTION_COOKIE) ?? random_token(32);
+      this.set_cookie(INTERACTION_COOKIE, binding, cookie_options(idp, idp.config.tokens.interaction_ttl));
+      return this.view("login", {
+        ...layout_values(idp, "Sign in"),
+        client_name: "your account",
+        action: account_url(idp, "login"),
+        csrf: csrf_token(binding, CSRF_PURPOSE),
+        username,
+        error,
+      });
+    }
+  };

@@ -1,0 +1,70 @@
+/**
+ * POST /account/password: a signed-in user changes their password. The current password is
+ * required (a browser left signed in is not enough), checked and throttled like a sign-in. The
+ * new one is stored as argon2id; every OTHER session of the user ends and the tokens issued
+ * through those sessions are revoked (whoever knew the old password is signed out).
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { account_values } from "../../pages/account.ts";
+import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
+import { record_event } from "../../../oidc/audit.ts";
+import { hash_password, verify_password } from "../../../platform/passwords.ts";
+import { invalid_form } from "../../../oidc/errors.ts";
+import { check_login_allowed, clear_login_failures, record_login_failure } from "../../../oidc/login_throttle.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { client_ip } from "../../middleware/proxy.ts";
+import { end_user_sessions } from "../../../oidc/sessions.ts";
+
+export const AccountPasswordRequest = Fw.Request(
+  "AccountPasswordRequest",
+  z.object({
+    csrf: z.string().max(256).optional(),
+    current_password: z.string().max(4096).optional(),
+    new_password: z.string().max(4096).optional(),
+    confirm_password: z.string().max(4096).optional(),
+  }),
+  { on_invalid: invalid_form },
+);
+
+/** NIST SP 800-63B §5.1.1.2: at least 8 characters, no other composition rules. */
+export const MIN_PASSWORD_LENGTH = 8;
+
+/** Why a new password is refused, in plain words; null when it is fine. */
+export function new_password_problem(password: string, confirm: string): string | null {
+  if ([...password].length < MIN_PASSWORD_LENGTH) return `The new password is too short: use at least ${MIN_PASSWORD_LENGTH} characters.`;
+  if (password !== confirm) return "The two new passwords are not the same. Type them again.";
+  return null;
+}
+
+export const AccountPassword = (idp: Provider) =>
+  class AccountPassword extends Fw.Renderable(Fw.Endpoint(AccountPasswordRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = `POST ${ACCOUNT_PATHS.password}`;
+
+    async call() {
+      const session = await account_session(idp, this.cookies);
+      if (session === null) return this.redirect_to(account_url(idp, "login"), 303);
+      const input = this.account_password_request;
+      check_account_csrf(session, input.csrf);
+      const user = session.user;
+      const ip = client_ip(this.context, idp.config);
+      await check_login_allowed(idp, ip, user.username);
+      if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
+        await record_login_failure(idp, ip, user.username);
+        await record_event(idp, { type: "password_change", outcome: "failure", user_id: user.id, ip });
+        return this.failed(session, "Your current password is not right.");
+      }
+      const problem = new_password_problem(input.new_password ?? "", input.confirm_password ?? "");
+      if (problem !== null) return this.failed(session, problem);
+
+      await idp.store.updateUser(user.id, { password_hash: await hash_password(input.new_password!, idp.config.argon2) });
+      const { sessions_ended: ended } = await end_user_sessions(idp.store, user.id, idp.now(), session.session.id_hash);
+      await clear_login_failures(idp, ip, user.username);
+      await record_event(idp, { type: "password_change", outcome: "success", user_id: user.id, ip, details: { sessions_ended: ended } });
+      return this.redirect_to(`${account_url(idp)}?done=password`, 303);
+    }
+
+    async failed(session: AccountSession, message: string) {
+      return this.view("account", await account_values(idp, session, { password_error: message }), 400);
+    }
+  };

@@ -1,0 +1,82 @@
+/**
+ * GET|POST /interaction/:id/consent: the consent page (OIDC Core §3.1.2.4). Shows who is asking
+ * for what, in plain words; "Allow" remembers the grant (no second prompt for the same scopes)
+ * and sends a code back, "Deny" sends access_denied (RFC 6749 §4.1.2.1).
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { account_url } from "../../../oidc/account/session.ts";
+import { record_event } from "../../../oidc/audit.ts";
+import { client_response, error_response, issue_code, record_grant, type ClientResponse } from "../../../oidc/authorization.ts";
+import { claims_beyond_scopes, describe_claims } from "../../../oidc/claims_request.ts";
+import { display_name, safe_link } from "../../../oidc/clients.ts";
+import { PageError, invalid_form } from "../../../oidc/errors.ts";
+import { respond } from "../../authorization_response.ts";
+import { check_csrf, end_interaction, load_interaction, type Authentication, type Interaction } from "../../../oidc/interactions.ts";
+import { interaction_url, layout_values, redirect_host } from "../../pages/layout.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { client_ip } from "../../middleware/proxy.ts";
+import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../../oidc/scopes.ts";
+import { set_page_headers } from "../../middleware/security_headers.ts";
+import type { ClientRow, UserRow } from "../../../store/types.ts";
+
+export const ConsentRequest = Fw.Request(
+  "ConsentRequest",
+  z.object({ id: z.string().max(128), decision: z.enum(["allow", "deny"]).optional(), csrf: z.string().max(256).optional() }),
+  { on_invalid: invalid_form },
+);
+
+export const Consent = (idp: Provider) =>
+  class Consent extends Fw.Renderable(Fw.Endpoint(ConsentRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = "GET|POST /interaction/:id/consent";
+
+    async call() {
+      const input = this.consent_request;
+      const interaction = await load_interaction(idp, input.id, this.cookies);
+      const status = this.request.method === "POST" ? 303 : 302;
+      // The account page's own sign-in asks no consent: its sign-in page is /account/login.
+      if (interaction === null) return this.redirect_to(account_url(idp, "login"), status);
+      const authentication = interaction.authentication;
+      if (authentication === null) return this.redirect_to(interaction_url(idp, interaction.id, "login"), status);
+      const [client, user] = await Promise.all([idp.store.getClient(interaction.request.client_id), idp.store.getUserById(authentication.user_id)]);
+      if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", 400, "invalid_client");
+      if (user === null) return this.redirect_to(interaction_url(idp, interaction.id, "login"), status);
+      if (this.request.method === "GET") return this.page(interaction, client, user);
+
+      check_csrf(interaction, input.csrf);
+      if (input.decision === undefined) throw new PageError("No choice was made", "Choose Allow or Deny to continue.");
+      await end_interaction(idp, interaction.id);
+      if (input.decision === "deny") {
+        return respond(this, idp, error_response(idp, interaction.request, "access_denied", "the user denied the request"), 303);
+      }
+      return respond(this, idp, await this.allow(interaction, authentication), 303);
+    }
+
+    async allow(interaction: Interaction, authentication: Authentication): Promise<ClientResponse> {
+      const request = interaction.request;
+      await record_grant(idp, request, authentication.user_id);
+      await record_event(idp, { type: "consent_granted", outcome: "success", user_id: authentication.user_id, client_id: request.client_id, ip: client_ip(this.context, idp.config), details: { scopes: request.scopes } });
+      const code = await issue_code(idp, request, authentication);
+      return client_response(idp, request, { code });
+    }
+
+    page(interaction: Interaction, client: ClientRow, user: UserRow) {
+      set_page_headers(this.response.headers, interaction.request.redirect_uri);
+      const scopes = interaction.request.scopes.map((scope) => (is_known_scope(scope) ? SCOPE_DESCRIPTIONS[scope] : `Use the permission “${scope}”`));
+      return this.view("consent", {
+        ...layout_values(idp, `Allow ${display_name(client)}?`),
+        client_name: display_name(client),
+        logo: safe_link(client.metadata, "logo_uri"),
+        client_uri: safe_link(client.metadata, "client_uri"),
+        policy: safe_link(client.metadata, "policy_uri"),
+        tos: safe_link(client.metadata, "tos_uri"),
+        user_name: user.name ?? user.username,
+        scopes,
+        // OIDC Core §5.5: details asked for one by one, beyond what the scopes above release.
+        claims: describe_claims(interaction.request.claims, claims_beyond_scopes(interaction.request.claims, interaction.request.scopes)),
+        redirect_host: redirect_host(interaction.request.redirect_uri),
+        action: interaction_url(idp, interaction.id, "consent"),
+        csrf: interaction.csrf,
+      });
+    }
+  };

@@ -1,0 +1,71 @@
+/**
+ * GET|POST /interaction/:id/login: the sign-in page. A wrong password and an unknown username
+ * get the same page, message and (argon2id) work (credentials.ts).
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { AMR_PASSWORD, after_password, continue_after_sign_in, sign_in } from "../../../oidc/account/second_factor.ts";
+import { account_url } from "../../../oidc/account/session.ts";
+import { login_prefill } from "../../../oidc/authorization.ts";
+import { display_name } from "../../../oidc/clients.ts";
+import { WRONG_CREDENTIALS, check_credentials } from "../../../oidc/credentials.ts";
+import { PageError, invalid_form } from "../../../oidc/errors.ts";
+import { check_csrf, load_interaction, type Interaction } from "../../../oidc/interactions.ts";
+import { interaction_url, layout_values } from "../../pages/layout.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { client_ip } from "../../middleware/proxy.ts";
+import { set_page_headers } from "../../middleware/security_headers.ts";
+import type { ClientRow } from "../../../store/types.ts";
+
+export const LoginRequest = Fw.Request(
+  "LoginRequest",
+  z.object({
+    id: z.string().max(128),
+    username: z.string().max(256).optional(),
+    password: z.string().max(4096).optional(),
+    csrf: z.string().max(256).optional(),
+  }),
+  { on_invalid: invalid_form },
+);
+
+export const Login = (idp: Provider) =>
+  class Login extends Fw.Renderable(Fw.Endpoint(LoginRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = "GET|POST /interaction/:id/login";
+
+    async call() {
+      const input = this.login_request;
+      const interaction = await load_interaction(idp, input.id, this.cookies);
+      // The account page's own sign-in has no application: its sign-in page is /account/login.
+      if (interaction === null) return this.redirect_to(account_url(idp, "login"), this.request.method === "POST" ? 303 : 302);
+      const client = await idp.store.getClient(interaction.request.client_id);
+      if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", 400, "invalid_client");
+      if (this.request.method === "GET") return this.page(interaction, client, login_prefill(interaction.request), null);
+
+      check_csrf(interaction, input.csrf);
+      const username = (input.username ?? "").trim();
+      const ip = client_ip(this.context, idp.config);
+      const user = await check_credentials(idp, username, input.password ?? "", ip, client.client_id);
+      if (user === null) return this.page(interaction, client, username, WRONG_CREDENTIALS);
+
+      // Two-step verification (RFC 6238): with an authenticator app, the password alone does not sign in.
+      const second_factor = await after_password(idp, interaction, user);
+      if (second_factor !== null) return this.redirect_to(second_factor, 303);
+
+      // A new login replaces the browser's previous session (session fixation, and a different user).
+      const { session, cookie } = await sign_in(idp, this.cookies, user, AMR_PASSWORD, ip, client.client_id);
+      this.set_cookie(cookie.name, cookie.value, cookie.options);
+      return continue_after_sign_in(this, idp, client, interaction, session);
+    }
+
+    page(interaction: Interaction, client: ClientRow, username: string, error: string | null) {
+      set_page_headers(this.response.headers, interaction.request.redirect_uri);
+      return this.view("login", {
+        ...layout_values(idp, "Sign in"),
+        client_name: display_name(client),
+        action: interaction_url(idp, interaction.id, "login"),
+        csrf: interaction.csrf,
+        username,
+        error,
+      });
+    }
+  };

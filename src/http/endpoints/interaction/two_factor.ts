@@ -1,0 +1,82 @@
+/**
+ * GET|POST /interaction/:id/two-factor: the second sign-in step. After a correct password, a
+ * user with an authenticator app enters its current code (RFC 6238), or one of their recovery
+ * codes. Then the sign-in goes on as after a password alone: back to the application (consent
+ * if needed), or to the account page for the account's own sign-in.
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { AMR_TWO_FACTORS, check_second_factor, continue_after_sign_in, load_pending, sign_in, type Pending } from "../../../oidc/account/second_factor.ts";
+import { account_url } from "../../../oidc/account/session.ts";
+import { display_name } from "../../../oidc/clients.ts";
+import { check_form_token } from "../../../oidc/csrf.ts";
+import { invalid_form } from "../../../oidc/errors.ts";
+import { expired_interaction } from "../../../oidc/interactions.ts";
+import { interaction_url, layout_values } from "../../pages/layout.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { client_ip } from "../../middleware/proxy.ts";
+import { set_page_headers } from "../../middleware/security_headers.ts";
+import type { UserRow } from "../../../store/types.ts";
+
+export const TwoFactorRequest = Fw.Request(
+  "TwoFactorRequest",
+  z.object({
+    id: z.string().max(128),
+    code: z.string().max(64).optional(),
+    recovery_code: z.string().max(64).optional(),
+    csrf: z.string().max(256).optional(),
+  }),
+  { on_invalid: invalid_form },
+);
+
+export const TwoFactor = (idp: Provider) =>
+  class TwoFactor extends Fw.Renderable(Fw.Endpoint(TwoFactorRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = "GET|POST /interaction/:id/two-factor";
+
+    async call() {
+      const input = this.two_factor_request;
+      const pending = await load_pending(idp, input.id, this.cookies);
+      const status = this.request.method === "POST" ? 303 : 302;
+      const user = pending.user;
+      if (user === null) {
+        // No password step waiting here: start at the password.
+        return this.redirect_to(pending.interaction === null ? account_url(idp, "login") : interaction_url(idp, pending.id, "login"), status);
+      }
+      if (this.request.method === "GET") return this.page(pending, null, false);
+
+      check_form_token(input.csrf, pending.csrf, "The form was not sent from this sign-in page. Go back and start again.");
+      const ip = client_ip(this.context, idp.config);
+      const client_id = pending.interaction?.request.client_id ?? null;
+      const failure = await check_second_factor(idp, user, input, ip, client_id);
+      if (failure !== null) return this.page(pending, failure, (input.recovery_code ?? "") !== "");
+      return this.finish(pending, user, ip);
+    }
+
+    /** Both steps done: sign in, then go where a sign-in goes (as the password page does). */
+    async finish(pending: Pending, user: UserRow, ip: string) {
+      const interaction = pending.interaction;
+      const { session, cookie } = await sign_in(idp, this.cookies, user, AMR_TWO_FACTORS, ip, interaction?.request.client_id ?? null);
+      this.set_cookie(cookie.name, cookie.value, cookie.options);
+      if (interaction === null) {
+        await idp.store.deleteInteraction(pending.id);
+        return this.redirect_to(account_url(idp), 303);
+      }
+      const client = await idp.store.getClient(interaction.request.client_id);
+      if (client === null) throw expired_interaction();
+      return continue_after_sign_in(this, idp, client, interaction, session);
+    }
+
+    async page(pending: Pending, error: string | null, recovery_open: boolean) {
+      const interaction = pending.interaction;
+      set_page_headers(this.response.headers, interaction?.request.redirect_uri ?? null);
+      const client = interaction === null ? null : await idp.store.getClient(interaction.request.client_id);
+      return this.view("two_factor", {
+        ...layout_values(idp, "Two-step verification"),
+        client_name: client === null ? "your account" : display_name(client),
+        action: `${idp.config.issuer}/interaction/${encodeURIComponent(pending.id)}/two-factor`,
+        csrf: pending.csrf,
+        error,
+        recovery_open,
+      });
+    }
+  };

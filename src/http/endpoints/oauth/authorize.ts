@@ -1,0 +1,56 @@
+/**
+ * GET|POST /authorize: the authorization endpoint (OIDC Core §3.1.2). Validates the request,
+ * then either answers at once (signed in, consent given, or prompt=none) or starts an
+ * interaction and sends the browser to the login or consent page. Answers to the client go by
+ * redirect or, with response_mode=form_post, as an auto-submitting form (form_post.ts).
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { error_response, next_step } from "../../../oidc/authorization.ts";
+import { resolve_target, validate_request } from "../../../oidc/authorize_request.ts";
+import { AuthorizationError, PageError, describe_issues } from "../../../oidc/errors.ts";
+import { respond } from "../../authorization_response.ts";
+import { begin_interaction, type Authentication, type AuthorizationRequest } from "../../../oidc/interactions.ts";
+import { PATHS } from "../../../oidc/metadata.ts";
+import { interaction_url } from "../../pages/layout.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { current_session_row } from "../../../oidc/sessions.ts";
+
+/**
+ * Every parameter as sent: a string, or an array when repeated. Checks happen in call(), in the
+ * order that decides whether an error may be redirected (authorize_request.ts).
+ */
+export const AuthorizeRequest = Fw.Request("AuthorizeRequest", z.record(z.string(), z.union([z.string(), z.array(z.string())])), {
+  on_invalid: (issues) => new PageError("The application sent an invalid request", `The sign-in request is malformed (${describe_issues(issues)}).`),
+});
+
+export const Authorize = (idp: Provider) =>
+  class Authorize extends Fw.Renderable(Fw.Endpoint(AuthorizeRequest, [Fw.Response.Redirect, Fw.Response.Html])) {
+    static route = `GET|POST ${PATHS.authorize}`;
+
+    async call() {
+      // OIDC Core §3.1.2.1: GET and POST (form-serialized) are both supported. After a POST the
+      // browser must GET the next page: 303, never 307 (which would re-POST the form).
+      const status = this.request.method === "POST" ? 303 : 302;
+      const { target, params, error } = await resolve_target(idp, this.authorize_request);
+      let request: AuthorizationRequest;
+      try {
+        if (error !== null) throw error;
+        request = await validate_request(idp, target, params);
+      } catch (thrown) {
+        if (!(thrown instanceof AuthorizationError)) throw thrown;
+        return respond(this, idp, error_response(idp, target, thrown.error, thrown.description), status);
+      }
+      const session = await current_session_row(idp, this.cookies);
+      const authentication: Authentication | null =
+        session === null ? null : { user_id: session.user_id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
+      const step = await next_step(idp, target.client, request, authentication, { login: false, consent: false });
+      if (step.kind === "redirect") return respond(this, idp, step.response, status);
+      // When the user must (re)authenticate (no session, prompt=login, max_age), the session is
+      // not carried into the interaction: the consent page is then unreachable until the login
+      // page has recorded a fresh authentication.
+      const { id, cookie } = await begin_interaction(idp, request, step.kind === "login" ? null : authentication, this.cookies);
+      this.set_cookie(cookie.name, cookie.value, cookie.options);
+      return this.redirect_to(interaction_url(idp, id, step.kind), status);
+    }
+  };

@@ -1,0 +1,86 @@
+/**
+ * POST /introspect: OAuth 2.0 Token Introspection (RFC 7662).
+ *
+ * Who may ask (RFC 7662 §2.1 requires authorization; §4 warns about token scanning):
+ * - only an authenticated client: a secret or private_key_jwt, never `none` (401 invalid_client);
+ * - a client learns about the tokens issued to it;
+ * - a client an operator marked `resource_server: true` in its metadata (server-side, never
+ *   registrable) may also introspect other clients' ACCESS tokens: that is how an API checks the
+ *   opaque tokens it is sent (tokens.ts). Refresh tokens stay private to their client.
+ * Anything else — unknown, expired, revoked, spent (rotated) or not the caller's — is exactly
+ * `{"active": false}` (§2.2), so the answer never tells which.
+ *
+ * Active answers carry: active, scope, client_id, token_type ("Bearer" for access tokens,
+ * "refresh_token" for refresh tokens, the RFC 7009 hint name), exp, iat, iss, and with a user
+ * sub, username and auth_time. No `aud`: the tokens are not audience-restricted (no RFC 8707
+ * resource indicators), and naming one would mislead a resource server that checks it.
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { authenticated_client } from "../../../oidc/client_auth.ts";
+import { is_public } from "../../../oidc/clients.ts";
+import { OAuthError, invalid_client, invalid_request } from "../../../oidc/errors.ts";
+import { PATHS } from "../../../oidc/metadata.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import type { ClientRow, TokenRow } from "../../../store/types.ts";
+import { find_token, token_state } from "../../../oidc/tokens.ts";
+
+const param = z.string().optional();
+
+export const IntrospectRequest = Fw.Request(
+  "IntrospectRequest",
+  z.object({ token: param, token_type_hint: param, client_id: param, client_secret: param, client_assertion: param, client_assertion_type: param }),
+  { on_invalid: invalid_request },
+);
+
+export type IntrospectionResponse = {
+  active: boolean;
+  scope?: string;
+  client_id?: string;
+  token_type?: "Bearer" | "refresh_token";
+  exp?: number;
+  iat?: number;
+  iss?: string;
+  sub?: string;
+  username?: string;
+  auth_time?: number;
+};
+
+/** Whether `client` may learn about `token` (see the policy above). */
+export function may_introspect(client: ClientRow, token: TokenRow): boolean {
+  if (token.client_id === client.client_id) return true;
+  return token.kind === "access" && client.metadata.resource_server === true;
+}
+
+export const Introspect = (idp: Provider) =>
+  class Introspect extends Fw.Endpoint(IntrospectRequest, Fw.Response.Json) {
+    static route = `POST ${PATHS.introspect}`;
+
+    async call() {
+      const input = this.introspect_request;
+      const client = await authenticated_client(idp, this.headers, input, "introspect");
+      if (is_public(client)) throw invalid_client("introspection needs an authenticated client; a public client cannot use it", false, idp.config.issuer);
+      if (input.token === undefined || input.token === "") throw new OAuthError("invalid_request", "token is required");
+
+      const token = await find_token(idp, input.token);
+      const inactive: IntrospectionResponse = { active: false };
+      if (token === null || token_state(token, idp.now()) !== "active" || !may_introspect(client, token)) return this.json(inactive);
+      const user = token.user_id === null ? null : await idp.store.getUserById(token.user_id);
+      if (token.user_id !== null && user === null) return this.json(inactive);
+      const body: IntrospectionResponse = {
+        active: true,
+        scope: token.scope,
+        client_id: token.client_id,
+        token_type: token.kind === "access" ? "Bearer" : "refresh_token",
+        exp: token.expires_at,
+        iat: token.created_at,
+        iss: idp.config.issuer,
+      };
+      if (user !== null) {
+        body.sub = user.id;
+        body.username = user.username;
+        if (token.auth_time !== null) body.auth_time = token.auth_time;
+      }
+      return this.json(body);
+    }
+  };

@@ -1,0 +1,26 @@
+/**
+ * OPTIONS /token, /userinfo and /revoke: CORS preflight for browser-based clients (the Authorization
+ * header of a userinfo call, for one, is not a "simple" header). The answer's CORS and cache
+ * headers come from ProtocolHandler.
+ */
+import { Fw } from "../../../fw/index.ts";
+import { PATHS } from "../../../oidc/metadata.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+
+function preflight(path: string, methods: string) {
+  return class Preflight extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Empty) {
+    static route = `OPTIONS ${path}`;
+    call() {
+      const headers = this.response.headers;
+      headers.set("access-control-allow-methods", methods);
+      headers.set("access-control-allow-headers", "Authorization, Content-Type");
+      headers.set("access-control-max-age", "600");
+      return new Fw.Response.Empty();
+    }
+  };
+}
+
+export const TokenPreflight = (_idp: Provider) => preflight(PATHS.token, "POST");
+export const UserinfoPreflight = (_idp: Provider) => preflight(PATHS.userinfo, "GET, POST");
+/** RFC 7009 from a browser app: a public client revokes its tokens at sign-out. */
+export const RevokePreflight = (_idp: Provider) => preflight(PATHS.revoke, "POST");

@@ -1,0 +1,47 @@
+/**
+ * GET|POST /userinfo (OIDC Core §5.3): the claims of the scopes the access token was granted,
+ * for a Bearer token (RFC 6750 §2.1 header, or §2.2 form body on POST).
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { bearer_credentials } from "../../../oidc/bearer.ts";
+import { claims_for } from "../../../oidc/claims.ts";
+import { requested_claims } from "../../../oidc/claims_request.ts";
+import { BearerError, describe_issues } from "../../../oidc/errors.ts";
+import { PATHS } from "../../../oidc/metadata.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { split_scope } from "../../../oidc/scopes.ts";
+import { find_access_token } from "../../../oidc/tokens.ts";
+
+export const Userinfo = (idp: Provider) => {
+  const realm = idp.config.issuer;
+  const UserinfoRequest = Fw.Request("UserinfoRequest", z.object({ access_token: z.string().optional() }), {
+    on_invalid: (issues) => new BearerError("invalid_request", describe_issues(issues), realm),
+  });
+  return class Userinfo extends Fw.Endpoint(UserinfoRequest, Fw.Response.Json) {
+    static route = `GET|POST ${PATHS.userinfo}`;
+
+    async call() {
+      this.response.headers.set("cache-control", "no-store");
+      let token = bearer_credentials(this.headers.get("authorization"), realm);
+      // Only the body counts (§2.2); the URI query form (§2.3) is not supported.
+      const body = this.request.body as { access_token?: unknown } | undefined;
+      if (typeof body?.access_token === "string") {
+        // RFC 6750 §2: "Clients MUST NOT use more than one method to transmit the token".
+        if (token !== null) throw new BearerError("invalid_request", "send the access token once: header or body, not both", realm);
+        token = body.access_token;
+      }
+      // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
+      if (token === null) throw new BearerError(null, "an access token is required", realm);
+
+      const found = await find_access_token(idp, token);
+      if (!found.ok) throw new BearerError("invalid_token", `the access token is ${found.reason === "unknown" ? "invalid" : found.reason}`, realm);
+      const scopes = split_scope(found.token.scope);
+      // OIDC Core §5.3: UserInfo is for tokens granted the openid scope.
+      if (!scopes.includes("openid")) throw new BearerError("insufficient_scope", "the access token was not granted the openid scope", realm);
+      const user = found.token.user_id === null ? null : await idp.store.getUserById(found.token.user_id);
+      if (user === null) throw new BearerError("invalid_token", "the user of this access token no longer exists", realm);
+      return this.json(claims_for(user, scopes, requested_claims(found.token.claims, "userinfo")));
+    }
+  };
+};

@@ -1,0 +1,60 @@
+/**
+ * GET /static/*: the stylesheet and other assets of the pages. Files are read once at start into
+ * a table keyed by name, so a request can only ever get a file that was in the folder (no path
+ * traversal to guard against).
+ */
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, extname, join } from "node:path";
+import { Fw } from "../../../fw/index.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { NotModified, cached_bytes } from "../../precomputed.ts";
+
+export const STATIC_DIR = join(import.meta.dir, "../../../../static");
+
+const TYPES: Record<string, string> = {
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".woff2": "font/woff2",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+export type StaticFile = { bytes: Uint8Array; type: string; etag: string };
+
+/** A file served as `/static/<name>`, or null when its type is not one we serve. */
+export function static_file(name: string, bytes: Uint8Array): StaticFile | null {
+  const type = TYPES[extname(name).toLowerCase()];
+  if (type === undefined || basename(name).startsWith(".")) return null;
+  return { bytes, type, etag: `"${createHash("sha256").update(bytes).digest("base64url").slice(0, 27)}"` };
+}
+
+/** Reads every file of `dir` (recursively) with a known type. */
+export function load_static(dir: string = STATIC_DIR): Map<string, StaticFile> {
+  const files = new Map<string, StaticFile>();
+  const walk = (folder: string, prefix: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const name = `${prefix}${entry.name}`;
+      if (entry.isDirectory()) walk(join(folder, entry.name), `${name}/`);
+      else {
+        const file = static_file(name, new Uint8Array(readFileSync(join(folder, entry.name))));
+        if (file !== null) files.set(name, file);
+      }
+    }
+  };
+  walk(dir, "");
+  return files;
+}
+
+export const Static = (_idp: Provider, files: Map<string, StaticFile> = load_static()) =>
+  class Static extends Fw.Endpoint(Fw.EmptyRequest, [Fw.Response.Bytes, NotModified]) {
+    static route = "GET /static/*";
+    call() {
+      const file = files.get(this.params["*"] ?? "");
+      if (file === undefined) throw new Fw.NotFound(this.request.path);
+      // Not fingerprinted: a day, revalidated by ETag afterwards.
+      return cached_bytes(this.context, file.bytes, file.type, file.etag, 86400);
+    }
+  };

@@ -1,0 +1,54 @@
+/**
+ * POST /register: OpenID Connect Dynamic Client Registration 1.0 §3 and RFC 7591 §3. Who may
+ * register follows `config.registration`: "open" (anyone), "token" (an initial access token,
+ * RFC 7591 §3); with "off" this endpoint is not mounted at all.
+ *
+ * Metadata is read from the JSON body alone, after the access check (an unauthenticated caller
+ * learns nothing about it); the framework's merged input would mix in query parameters.
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { random_id, random_token, sha256 } from "../../../oidc/crypto/secrets.ts";
+import { PATHS } from "../../../oidc/metadata.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { client_ip } from "../../middleware/proxy.ts";
+import { check_initial_access_token } from "../../../oidc/registration/access.ts";
+import { audit } from "../../../oidc/registration/audit.ts";
+import { registration_policy } from "../../../oidc/registration/policy.ts";
+import { ClientInformationResponse, SECRET_METHODS, client_information, no_store } from "./response.ts";
+import { json_object, parse_metadata } from "../../../oidc/registration/schema.ts";
+import { validate_metadata } from "../../../oidc/registration/validate.ts";
+
+/** The body is parsed in call() by parse_metadata (see the file comment). */
+export const RegistrationRequest = Fw.Request("RegistrationRequest", z.looseObject({}));
+
+export const Register = (idp: Provider) =>
+  class Register extends Fw.Endpoint(RegistrationRequest, ClientInformationResponse) {
+    static route = `POST ${PATHS.register}`;
+
+    async call() {
+      no_store(this.response.headers);
+      if (idp.config.registration === "token") await check_initial_access_token(idp, this.headers.get("authorization"));
+      const body = json_object(this.headers.get("content-type"), this.request.body);
+      const metadata = validate_metadata(parse_metadata(body), registration_policy(idp));
+
+      // RFC 7591 §3.2.1 / DESIGN §5: a 256-bit secret for confidential clients, stored as SHA-256;
+      // public clients (none) and key-based ones (private_key_jwt) get none.
+      const secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method ?? "") ? random_token(32) : null;
+      const registration_access_token = random_token(32);
+      const now = idp.now();
+      const client = await idp.store.createClient({
+        client_id: random_id(),
+        client_secret_hash: secret === null ? null : sha256(secret),
+        client_secret_expires_at: 0,
+        client_id_issued_at: now,
+        registration_access_token_hash: sha256(registration_access_token),
+        metadata,
+        created_at: now,
+        updated_at: now,
+      });
+      await audit(idp, "client_registered", client, client_ip(this.context, idp.config), { auth_method: metadata.token_endpoint_auth_method ?? null });
+      // RFC 7591 §3.2.1: 201 Created with the client information.
+      return this.json(client_information(idp, client, { client_secret: secret, registration_access_token }), 201);
+    }
+  };

@@ -1,0 +1,29 @@
+/**
+ * Around the registration endpoints (/register and /register/:client_id), whatever answers:
+ * - `Cache-Control: no-store` on every answer, errors included (RFC 7591 §3.2.1, RFC 7592 §3);
+ * - errors the framework raises before an endpoint runs (malformed JSON, 413, 415, 405) in the
+ *   protocol's shape, `{error: "invalid_request", error_description}` (RFC 7591 §3.2.2 keeps
+ *   RFC 6749's error response format).
+ */
+import { Fw, HttpError, type Context, type Next } from "../../fw/index.ts";
+import { OAuthError } from "../../oidc/errors.ts";
+import { PATHS } from "../../oidc/metadata.ts";
+import { RegistrationError } from "../../oidc/registration/errors.ts";
+
+export class RegistrationHandler extends Fw.Handler {
+  async handle(context: Context, next: Next): Promise<Response> {
+    const path = context.request.path;
+    if (path !== PATHS.register && !path.startsWith(`${PATHS.register}/`)) return next();
+    const headers = context.response.headers;
+    headers.set("cache-control", "no-store");
+    headers.set("pragma", "no-cache");
+    try {
+      return await next();
+    } catch (error) {
+      if (error instanceof HttpError && !(error instanceof OAuthError) && !(error instanceof RegistrationError) && error.status < 500) {
+        throw new OAuthError("invalid_request", error.message, { status: error.status, headers: error.headers });
+      }
+      throw error;
+    }
+  }
+}

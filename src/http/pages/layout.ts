@@ -1,0 +1,25 @@
+/**
+ * What every HTML page of the provider shares: the values the layout needs and the URLs of the
+ * interaction pages (all derived from the issuer).
+ */
+import type { Provider } from "../../oidc/provider.ts";
+
+export type LayoutValues = { site: string; css: string; title: string };
+
+export function layout_values(idp: Provider, title: string): LayoutValues {
+  return { site: new URL(idp.config.issuer).host, css: `${idp.config.issuer}/static/style.css`, title };
+}
+
+export function interaction_url(idp: Provider, id: string, step: "login" | "consent"): string {
+  return `${idp.config.issuer}/interaction/${encodeURIComponent(id)}/${step}`;
+}
+
+/** The host the user will be sent back to, shown on pages so they know where they are going. */
+export function redirect_host(redirect_uri: string): string {
+  try {
+    const url = new URL(redirect_uri);
+    return url.host === "" ? url.protocol.replace(/:$/, "") : url.host;
+  } catch {
+    return redirect_uri;
+  }
+}

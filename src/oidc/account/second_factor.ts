@@ -1,0 +1,186 @@
+/**
+ * The second sign-in step (two-step verification with TOTP, RFC 6238): after a correct password,
+ * a user with an authenticator app is asked for a code (or a recovery code) before any session
+ * starts.
+ *
+ * The password step is recorded in an interaction row (`params.second_factor`), bound to the
+ * browser like every interaction:
+ * - for a sign-in to an application, in that application's interaction;
+ * - for the account page's own sign-in, in an interaction of its own (`params.account: true`).
+ * Both are completed at /interaction/:id/two-factor.
+ */
+import { Fw } from "../../fw/index.ts";
+import { requires_two_factors } from "../acr.ts";
+import { record_event } from "../audit.ts";
+import { next_step } from "../authorization.ts";
+import { INTERACTION_COOKIE, cookie_options, read_cookie } from "../cookies.ts";
+import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
+import { PageError } from "../errors.ts";
+import { respond, type ResponderPage } from "../../http/authorization_response.ts";
+import { csrf_token, end_interaction, expired_interaction, load_interaction, record_authentication, type CookieToSet, type Interaction } from "../interactions.ts";
+import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
+import { interaction_url } from "../../http/pages/layout.ts";
+import type { Provider } from "../provider.ts";
+import { end_session_by_cookie, start_session } from "../sessions.ts";
+import type { ClientRow, JsonObject, SessionRow, UserRow } from "../../store/types.ts";
+import { use_recovery_code, verify_totp } from "../totp.ts";
+
+/** What the interaction keeps between the password and the code. */
+export type PendingSecondFactor = { user_id: string; password_at: number };
+
+/** A password step waiting for its code, loaded for the browser that started it. */
+export type Pending = {
+  id: string;
+  /** The form token of the two-factor page. */
+  csrf: string;
+  /** Null when no password step is waiting (or the user no longer has an authenticator). */
+  user: UserRow | null;
+  /** The application's interaction; null for the account page's own sign-in. */
+  interaction: Interaction | null;
+};
+
+/** RFC 8176 amr values of each way to sign in. */
+export const AMR_PASSWORD = ["pwd"];
+export const AMR_TWO_FACTORS = ["pwd", "otp"];
+
+export function has_totp(user: UserRow): boolean {
+  return user.totp_enabled_at !== null && user.totp_secret !== null;
+}
+
+export function two_factor_url(idp: Provider, id: string): string {
+  return `${idp.config.issuer}/interaction/${encodeURIComponent(id)}/two-factor`;
+}
+
+/** Records the password step in an application's interaction; returns the two-factor page. */
+export async function begin_for_interaction(idp: Provider, interaction_id: string, user: UserRow): Promise<string> {
+  const row = await idp.store.getInteraction(interaction_id);
+  if (row === null) throw expired_interaction();
+  const second_factor: PendingSecondFactor = { user_id: user.id, password_at: idp.now() };
+  await idp.store.updateInteraction(interaction_id, { params: { ...row.params, second_factor } as unknown as JsonObject });
+  return two_factor_url(idp, interaction_id);
+}
+
+/**
+ * After a correct password at an application's sign-in: the two-factor page when the user has an
+ * authenticator app; null when the password is enough. A request that requires two factors
+ * (acr.ts) from a user without an app stops here, with a page that says what to do.
+ */
+export async function after_password(idp: Provider, interaction: Interaction, user: UserRow): Promise<string | null> {
+  if (has_totp(user)) return begin_for_interaction(idp, interaction.id, user);
+  if (requires_two_factors(interaction.request.acr_values)) {
+    throw new PageError(
+      "This application requires two-step verification",
+      `Your account does not have it yet. Set it up on your account page (${idp.config.issuer}/account), then go back to the application and sign in again.`,
+      403,
+      "access_denied",
+    );
+  }
+  return null;
+}
+
+/** Starts the code step of the account page's own sign-in. */
+export async function begin_for_account(idp: Provider, user: UserRow, cookies: Bun.CookieMap): Promise<{ url: string; cookie: CookieToSet }> {
+  const binding = read_cookie(cookies, INTERACTION_COOKIE) ?? random_token(32);
+  const id = random_token(32);
+  const now = idp.now();
+  const ttl = idp.config.tokens.interaction_ttl;
+  const second_factor: PendingSecondFactor = { user_id: user.id, password_at: now };
+  await idp.store.createInteraction({ id, params: { account: true, binding_hash: sha256(binding), second_factor } as unknown as JsonObject, created_at: now, expires_at: now + ttl });
+  return { url: two_factor_url(idp, id), cookie: { name: INTERACTION_COOKIE, value: binding, options: cookie_options(idp, ttl) } };
+}
+
+/** The code step of interaction `id` in this browser (user null when no password step waits). */
+export async function load_pending(idp: Provider, id: string, cookies: Bun.CookieMap): Promise<Pending> {
+  const row = await idp.store.getInteraction(id);
+  if (row === null || row.expires_at <= idp.now()) throw expired_interaction();
+  const params = row.params as { account?: boolean; binding_hash?: string; second_factor?: PendingSecondFactor };
+  let interaction: Interaction | null = null;
+  let csrf: string;
+  if (params.account === true) {
+    const binding = read_cookie(cookies, INTERACTION_COOKIE);
+    if (binding === null || !constant_time_equal(sha256(binding), params.binding_hash ?? "")) throw expired_interaction();
+    csrf = csrf_token(binding, id);
+  } else {
+    interaction = await load_interaction(idp, id, cookies);
+    if (interaction === null) throw expired_interaction();
+    csrf = interaction.csrf;
+  }
+  const user = params.second_factor === undefined ? null : await idp.store.getUserById(params.second_factor.user_id);
+  return { id, csrf, user: user !== null && has_totp(user) ? user : null, interaction };
+}
+
+/** Failed codes per user, from any address: an attacker who has the password cannot try 10^6 codes. */
+const CODE_WINDOW_SECONDS = 15 * 60;
+const CODE_FAILURES_PER_USER = 10;
+const code_key = (user: UserRow) => `totp:fail:${sha256(user.id)}`;
+
+export type CodeInput = { code?: string | undefined; recovery_code?: string | undefined };
+
+/**
+ * Checks a code from the authenticator app or a recovery code, throttled like passwords (the
+ * login throttle's address limits, plus a per-user limit). Records the audit event. Returns null
+ * on success, or the message to show.
+ */
+export async function check_second_factor(idp: Provider, user: UserRow, input: CodeInput, ip: string, client_id: string | null): Promise<string | null> {
+  await check_login_allowed(idp, ip, user.username);
+  const counter = await idp.store.getCounter(code_key(user));
+  const now = idp.now();
+  if (counter !== null && counter.count >= CODE_FAILURES_PER_USER && counter.reset_at > now) {
+    throw new Fw.TooManyRequests("Too many wrong codes. Wait a few minutes and try again.", counter.reset_at - now);
+  }
+  const recovery = (input.recovery_code ?? "").trim();
+  const method = recovery !== "" ? "recovery_code" : "totp";
+  let failure: string | null = null;
+  if (method === "recovery_code") {
+    if (!(await use_recovery_code(idp, user.id, recovery))) failure = "That recovery code is not valid or was already used.";
+  } else {
+    const result = await verify_totp(idp, user.id, user.totp_secret ?? "", input.code ?? "");
+    if (result === "wrong") failure = "That code is not right. Check the time on your phone and enter the newest code.";
+    if (result === "reused") failure = "That code was already used. Wait for the next code in your app.";
+  }
+  const audit = { type: "two_factor", user_id: user.id, client_id, ip, at: now, details: { method } };
+  if (failure !== null) {
+    await record_login_failure(idp, ip, user.username);
+    await idp.store.hit(code_key(user), CODE_WINDOW_SECONDS, now);
+    await record_event(idp, { ...audit, outcome: "failure" });
+    return failure;
+  }
+  await idp.store.resetCounter(code_key(user));
+  await record_event(idp, { ...audit, outcome: "success" });
+  return null;
+}
+
+/**
+ * Starts the browser's session once every step is done: the previous session ends (fixation,
+ * another user), failed attempts are cleared, the sign-in is audited.
+ */
+export async function sign_in(
+  idp: Provider,
+  cookies: Bun.CookieMap,
+  user: UserRow,
+  amr: string[],
+  ip: string,
+  client_id: string | null,
+): Promise<{ session: SessionRow; cookie: CookieToSet }> {
+  await end_session_by_cookie(idp, cookies);
+  const started = await start_session(idp, user, amr);
+  await clear_login_failures(idp, ip, user.username);
+  await record_event(idp, { type: "login", outcome: "success", user_id: user.id, client_id, ip, details: { amr } });
+  return started;
+}
+
+/**
+ * After the sign-in of an application's interaction (the password, or the password and the code):
+ * what comes next with the new session — the response to the client, which ends the
+ * interaction, or the consent page.
+ */
+export async function continue_after_sign_in(page: ResponderPage, idp: Provider, client: ClientRow, interaction: Interaction, session: SessionRow) {
+  const authentication = { user_id: session.user_id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
+  const step = await next_step(idp, client, interaction.request, authentication, { login: true, consent: false });
+  if (step.kind === "redirect") {
+    await end_interaction(idp, interaction.id);
+    return respond(page, idp, step.response, 303);
+  }
+  await record_authentication(idp, interaction.id, authentication);
+  return page.redirect_to(interaction_url(idp, interaction.id, step.kind), 303);
+}

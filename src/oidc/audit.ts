@@ -1,0 +1,39 @@
+/**
+ * Records one audit event (store.addAuditEvent) the same way everywhere: the provider's clock,
+ * an empty address as null, every field present. The audit log answers "who did what, from
+ * where, with which client, and did it work" — never with a secret: `details` holds ids, names,
+ * counts and methods, never a password, client secret, code or token (tests/security/audit.test.ts
+ * greps every event for the ones it used).
+ *
+ * Event types of the provider (the CLI adds its own with `via: "cli"`):
+ *   login, login_locked, two_factor, two_factor_enrolled, two_factor_removed,
+ *   recovery_codes_replaced, password_change, logout, consent_granted, consent_revoked,
+ *   tokens_revoked, code_reuse, refresh_token_reuse, client_registered, client_updated,
+ *   client_deleted, keys_rotated.
+ */
+import type { Provider } from "./provider.ts";
+import type { AuditEvent, JsonObject, UnixSeconds } from "../store/types.ts";
+
+export type EventInput = {
+  type: string;
+  outcome: "success" | "failure";
+  user_id?: string | null;
+  client_id?: string | null;
+  /** The client address (proxy.ts client_ip); "" when unknown. */
+  ip?: string | null;
+  details?: JsonObject | null;
+  /** Defaults to idp.now(); pass the `now` an action already used so the event matches it. */
+  at?: UnixSeconds;
+};
+
+export function record_event(idp: Provider, event: EventInput): Promise<AuditEvent> {
+  return idp.store.addAuditEvent({
+    type: event.type,
+    outcome: event.outcome,
+    at: event.at ?? idp.now(),
+    user_id: event.user_id ?? null,
+    client_id: event.client_id ?? null,
+    ip: event.ip === undefined || event.ip === "" ? null : event.ip,
+    details: event.details ?? null,
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * The refresh token grant (RFC 6749 §6, OIDC Core §12), with rotation on every use and replay
+ * detection (RFC 9700 §4.14.2): each refresh spends the token and issues its successor in the
+ * same family; a spent token presented again means one of two parties holding it is not the
+ * client, so the whole family — access tokens included — is revoked.
+ */
+import { record_event } from "../audit.ts";
+import { OAuthError } from "../errors.ts";
+import { sign_id_token } from "../id_token.ts";
+import { split_scope } from "../scopes.ts";
+import type { TokenRow } from "../../store/types.ts";
+import { issue_access_token, issue_refresh_token, revoke_token, token_hash, type TokenBinding } from "../tokens.ts";
+import type { GrantContext, TokenResponse } from "./types.ts";
+
+/**
+ * RFC 6749 §6: the requested scope "MUST NOT include any scope not originally granted", and when
+ * omitted is "treated as equal to the scope originally granted". Anything broader is invalid_scope.
+ */
+export function narrow_scope(granted: string, requested: string | undefined): string[] {
+  const original = split_scope(granted);
+  if (requested === undefined) return original;
+  const wanted = split_scope(requested);
+  if (wanted.length === 0) throw new OAuthError("invalid_scope", "scope is empty; omit it to keep the scope originally granted");
+  const extra = wanted.filter((scope) => !original.includes(scope));
+  if (extra.length > 0) throw new OAuthError("invalid_scope", `scope was not originally granted: ${extra.join(" ")}`);
+  return original.filter((scope) => wanted.includes(scope));
+}
+
+/** RFC 9700 §4.14.2: a rotated refresh token came back. Revoke its family and record it. */
+async function reuse_detected(ctx: GrantContext, token: TokenRow): Promise<never> {
+  const { idp, now } = ctx;
+  const revoked = await revoke_token(idp, token, now);
+  idp.log({ level: "warn", msg: "refresh token reuse: family revoked", client_id: token.client_id, revoked });
+  await record_event(idp, {
+    type: "refresh_token_reuse",
+    outcome: "failure",
+    user_id: token.user_id,
+    client_id: token.client_id,
+    ip: ctx.ip,
+    at: now,
+    details: { revoked_tokens: revoked },
+  });
+  throw new OAuthError("invalid_grant", "the refresh token was already used; its tokens are revoked");
+}
+
+export async function refresh_token_grant(ctx: GrantContext): Promise<TokenResponse> {
+  const { idp, client, params, now } = ctx;
+  if (params.refresh_token === undefined || params.refresh_token === "") throw new OAuthError("invalid_request", "refresh_token is required");
+  const hash = token_hash(params.refresh_token);
+  const stored = hash === null ? null : await idp.store.getToken(hash);
+  if (hash === null || stored === null || stored.kind !== "refresh") throw new OAuthError("invalid_grant", "the refresh token is invalid");
+  // RFC 6749 §6: the refresh token was issued to this client. Checked before rotating, so a
+  // client holding another's token cannot spend it (nor trigger the family's revocation).
+  if (stored.client_id !== client.client_id) throw new OAuthError("invalid_grant", "the refresh token was issued to another client");
+  const scopes = narrow_scope(stored.scope, params.scope);
+
+  const result = await idp.store.rotateRefreshToken(hash, now);
+  if (result.status === "reused") return reuse_detected(ctx, result.token);
+  if (result.status === "revoked") throw new OAuthError("invalid_grant", "the refresh token has been revoked");
+  if (result.status === "expired") throw new OAuthError("invalid_grant", "the refresh token has expired");
+  if (result.status === "not_found") throw new OAuthError("invalid_grant", "the refresh token is invalid");
+  const token = result.token;
+
+  // RFC 6749 §6: the new refresh token keeps the scope of the one it replaces; the access token
+  // gets the (possibly narrower) requested scope.
+  const binding: TokenBinding = {
+    client_id: token.client_id,
+    user_id: token.user_id,
+    scope: token.scope,
+    grant_id: token.grant_id,
+    family_id: token.family_id ?? token.grant_id,
+    session_id_hash: token.session_id_hash,
+    auth_time: token.auth_time,
+    acr: token.acr,
+    amr: token.amr,
+    nonce: token.nonce,
+    claims: token.claims,
+  };
+  const scope = scopes.join(" ");
+  const openid = scopes.includes("openid") && token.user_id !== null;
+  const [access, refresh, user] = await Promise.all([
+    issue_access_token(idp, { ...binding, scope }, now),
+    issue_refresh_token(idp, binding, now),
+    openid ? idp.store.getUserById(token.user_id!) : null,
+  ]);
+  const body: TokenResponse = { access_token: access.token, token_type: "Bearer", expires_in: access.expires_in, scope, refresh_token: refresh.token };
+  if (openid) {
+    if (user === null) {
+      await revoke_token(idp, token, now);
+      throw new OAuthError("invalid_grant", "the user of this refresh token no longer exists");
+    }
+    // OIDC Core §12.2: iss, sub, aud and auth_time of the original ID Token, a new iat, no nonce.
+    body.id_token = await sign_id_token(idp, { client, user, authentication: token, scopes, access_token: access.token, now, refresh: true });
+  }
+  return body;
+}

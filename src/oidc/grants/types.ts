@@ -1,0 +1,36 @@
+/**
+ * What every grant of the token endpoint takes and returns (RFC 6749 §5.1, OIDC Core §3.1.3.3).
+ * The endpoint (endpoints/token.ts) authenticates the client and checks it may use the grant;
+ * each grant file then does the rest.
+ */
+import type { Provider } from "../provider.ts";
+import type { ClientRow } from "../../store/types.ts";
+
+/** The token request parameters the grants read (RFC 6749 §4.1.3, §4.4.2, §6). */
+export type TokenParams = {
+  code?: string | undefined;
+  redirect_uri?: string | undefined;
+  code_verifier?: string | undefined;
+  refresh_token?: string | undefined;
+  scope?: string | undefined;
+};
+
+export type GrantContext = {
+  idp: Provider;
+  /** The authenticated client, registered for this grant type. */
+  client: ClientRow;
+  params: TokenParams;
+  now: number;
+  /** The caller's address, for the audit log. */
+  ip: string;
+};
+
+export type TokenResponse = {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  /** RFC 6749 §5.1: the granted scope (omitted when nothing was granted beyond the token itself). */
+  scope?: string;
+  refresh_token?: string;
+  id_token?: string;
+};

@@ -1,0 +1,104 @@
+/**
+ * The OpenID Provider Metadata (OIDC Discovery 1.0 §3, RFC 8414 §2), built once from the
+ * configuration. It advertises only what works today: every endpoint listed answers, every
+ * value listed is accepted.
+ */
+import { ACR_VALUES_SUPPORTED } from "./acr.ts";
+import { USER_CLAIMS } from "./claims.ts";
+import type { Config } from "../app/config.ts";
+import { CHALLENGE_METHODS } from "./pkce.ts";
+import { REQUEST_OBJECT_ALGS } from "./request_object.ts";
+import { ADVERTISED_SCOPES } from "./scopes.ts";
+import { sha256 } from "./crypto/secrets.ts";
+
+/** Client authentication methods /token and /revoke accept (RFC 6749 §2.3.1, OIDC Core §9). */
+export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
+
+/** Introspection needs an authenticated client (RFC 7662 §2.1): not `none`. */
+export const INTROSPECTION_AUTH_METHODS = TOKEN_AUTH_METHODS.filter((method) => method !== "none");
+
+/** Algorithms a private_key_jwt client assertion may use (client_assertion.ts). */
+export const ASSERTION_SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
+
+/** Grant types /token accepts (RFC 6749 §4.1, §4.4, §6). */
+export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+
+/** Response types /authorize accepts: the code flow only. */
+export const RESPONSE_TYPES = ["code"] as const;
+
+/** Endpoint paths, relative to the issuer (every URL in discovery derives from the issuer). */
+export const PATHS = {
+  discovery: "/.well-known/openid-configuration",
+  jwks: "/.well-known/jwks.json",
+  authorize: "/authorize",
+  token: "/token",
+  userinfo: "/userinfo",
+  register: "/register",
+  revoke: "/revoke",
+  introspect: "/introspect",
+  logout: "/logout",
+} as const;
+
+export type Discovery = {
+  readonly document: Record<string, unknown>;
+  /** The JSON body, serialized once. */
+  readonly body: string;
+  /** A strong ETag (RFC 9110 §8.8.3) of the body. */
+  readonly etag: string;
+};
+
+/** RS256 first (OIDC Core §15.1: the default every RP supports), then the others configured. */
+export function order_algs(algs: readonly string[]): string[] {
+  return ["RS256", ...algs.filter((a) => a !== "RS256")].filter((a) => algs.includes(a));
+}
+
+export function build_discovery(config: Config, signing_algs: readonly string[]): Discovery {
+  const issuer = config.issuer;
+  const document = {
+    // OIDC Discovery §4.3: issuer MUST be identical to the one the metadata was fetched for.
+    issuer,
+    authorization_endpoint: `${issuer}${PATHS.authorize}`,
+    token_endpoint: `${issuer}${PATHS.token}`,
+    userinfo_endpoint: `${issuer}${PATHS.userinfo}`,
+    jwks_uri: `${issuer}${PATHS.jwks}`,
+    scopes_supported: [...ADVERTISED_SCOPES],
+    response_types_supported: [...RESPONSE_TYPES],
+    // OAuth 2.0 Form Post Response Mode (form_post.ts).
+    response_modes_supported: ["query", "form_post"],
+    grant_types_supported: [...GRANT_TYPES],
+    subject_types_supported: ["public"],
+    id_token_signing_alg_values_supported: order_algs(signing_algs),
+    token_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
+    token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
+    // RFC 7009 / RFC 8414 §2: revocation, with the same client authentication as /token.
+    revocation_endpoint: `${issuer}${PATHS.revoke}`,
+    revocation_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
+    revocation_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
+    // RFC 7662 / RFC 8414 §2: introspection, for authenticated (confidential) clients only.
+    introspection_endpoint: `${issuer}${PATHS.introspect}`,
+    introspection_endpoint_auth_methods_supported: [...INTROSPECTION_AUTH_METHODS],
+    introspection_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
+    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "acr", "sid", ...USER_CLAIMS],
+    // OIDC Core §3.1.2.1 acr_values: `mfa` requires two-step verification (acr.ts).
+    acr_values_supported: [...ACR_VALUES_SUPPORTED],
+    code_challenge_methods_supported: [...CHALLENGE_METHODS],
+    // RFC 9207 §3: every authorization response carries iss.
+    authorization_response_iss_parameter_supported: true,
+    // OIDC Core §5.5 (claims_request.ts) and §6.1 request objects by value (request_object.ts).
+    claims_parameter_supported: true,
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
+    request_uri_parameter_supported: false,
+    // select_account is accepted and handled as login (no account chooser), so not advertised.
+    prompt_values_supported: ["none", "login", "consent"],
+    // OIDC RP-Initiated Logout §2.1.
+    end_session_endpoint: `${issuer}${PATHS.logout}`,
+    // OIDC Back-Channel Logout §2.1: logout tokens to backchannel_logout_uri, with sid (also in ID Tokens).
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    // OIDC Discovery §3 / RFC 8414 §2: only when dynamic registration is enabled.
+    ...(config.registration === "off" ? {} : { registration_endpoint: `${issuer}${PATHS.register}` }),
+  };
+  const body = JSON.stringify(document);
+  return { document, body, etag: `"${sha256(body).slice(0, 32)}"` };
+}

@@ -1,0 +1,46 @@
+/**
+ * Who may call the registration endpoints. Tokens arrive as `Authorization: Bearer` (RFC 6750
+ * §2.1) and are found by their SHA-256, like every token of this provider; failures are 401
+ * invalid_token with a Bearer challenge (RFC 6750 §3).
+ *
+ * - POST /register, policy "token": an initial access token made with `registration-token
+ *   create` (RFC 7591 §3). It may register any number of clients until it expires.
+ * - /register/:client_id: the registration access token issued with that client (RFC 7592 §1).
+ */
+import { bearer_credentials } from "../bearer.ts";
+import { sha256 } from "../crypto/secrets.ts";
+import { BearerError } from "../errors.ts";
+import type { Provider } from "../provider.ts";
+import type { ClientRow } from "../../store/types.ts";
+
+/** The Bearer token of the request; a challenge without error code when there is none (§3.1). */
+function bearer_token(idp: Provider, authorization: string | null, what: string): string {
+  const token = bearer_credentials(authorization, idp.config.issuer);
+  if (token === null) throw new BearerError(null, `${what} is required`, idp.config.issuer);
+  return token;
+}
+
+/** RFC 7591 §3: checks the initial access token of a registration request. */
+export async function check_initial_access_token(idp: Provider, authorization: string | null): Promise<void> {
+  const token = bearer_token(idp, authorization, "an initial access token");
+  const row = await idp.store.findInitialAccessToken(sha256(token));
+  const expired = row !== null && row.expires_at !== null && row.expires_at <= idp.now();
+  if (row === null || expired) throw new BearerError("invalid_token", `the initial access token is ${expired ? "expired" : "invalid"}`, idp.config.issuer);
+}
+
+/**
+ * RFC 7592 §2.1-2.3: the client whose registration access token this is, when it is the client of
+ * the URL. The same answer whether the client exists or the token is wrong, so the endpoint does
+ * not tell which client_ids exist.
+ */
+export async function client_for_registration_token(idp: Provider, authorization: string | null, client_id: string): Promise<{ client: ClientRow; token: string }> {
+  const token = bearer_token(idp, authorization, "the registration access token");
+  const client = await idp.store.getClientByRegistrationTokenHash(sha256(token));
+  if (client === null || client.client_id !== client_id) throw invalid_registration_token(idp);
+  return { client, token };
+}
+
+/** 401 invalid_token for a registration access token that does not (or no longer) fit. */
+export function invalid_registration_token(idp: Provider): BearerError {
+  return new BearerError("invalid_token", "the registration access token is invalid for this client", idp.config.issuer);
+}

@@ -1,0 +1,81 @@
+/**
+ * Access and refresh tokens: opaque strings with 256 random bits, stored hashed (DESIGN §5)
+ * under a key that keeps their order of issue (crypto/secrets.ts `ordered_secret`, `secret_key`).
+ *
+ * Why opaque access tokens and not JWTs (RFC 9068): every use looks the token up, so a
+ * revocation (RFC 7009, logout, code or refresh token replay) takes effect at once instead of at
+ * `exp`; a token is 43 characters instead of a kilobyte of claims in every API call; it carries no
+ * personal data a client could read; and no signing key is spent on it (one signature per token
+ * response, the ID Token's). A resource server asks RFC 7662 introspection what a token means.
+ *
+ * Tokens of one authorization share its `grant_id`. Every token issued to a user (code and
+ * refresh grants, access tokens included, with or without a refresh token) also carries
+ * `family_id` = grant_id, so `revokeFamily` ends a whole rotation chain at once (RFC 9700
+ * §4.14.2, RFC 7009 §2.1); only client_credentials tokens have `family_id` null.
+ */
+import { is_issued_secret, ordered_secret, secret_key } from "./crypto/secrets.ts";
+import type { Provider } from "./provider.ts";
+import type { TokenKind, TokenRow } from "../store/types.ts";
+
+export type IssuedToken = { token: string; expires_in: number };
+
+/** What a token is bound to: its client, user (null for client_credentials), scope and authentication. */
+export type TokenBinding = Pick<
+  TokenRow,
+  "client_id" | "user_id" | "scope" | "grant_id" | "family_id" | "session_id_hash" | "auth_time" | "acr" | "amr" | "nonce" | "claims"
+>;
+
+async function issue(idp: Provider, kind: TokenKind, binding: TokenBinding, ttl: number, now: number): Promise<IssuedToken> {
+  const token = ordered_secret();
+  await idp.store.insertToken({ ...binding, token_hash: secret_key(token), kind, created_at: now, expires_at: now + ttl });
+  return { token, expires_in: ttl };
+}
+
+export function issue_access_token(idp: Provider, binding: TokenBinding, now: number): Promise<IssuedToken> {
+  return issue(idp, "access", binding, idp.config.tokens.access_token_ttl, now);
+}
+
+/** A refresh token lives `refresh_token_ttl` from its issue; each rotation starts a new one. */
+export function issue_refresh_token(idp: Provider, binding: TokenBinding, now: number): Promise<IssuedToken> {
+  return issue(idp, "refresh", binding, idp.config.tokens.refresh_token_ttl, now);
+}
+
+/** The stored key of a value that has our tokens' shape; null for anything else (never hashed). */
+export function token_hash(value: string): string | null {
+  return is_issued_secret(value) ? secret_key(value) : null;
+}
+
+export type TokenState = "active" | "unknown" | "expired" | "revoked";
+
+/** Whether a stored token may be used now; a rotated refresh token is spent (revoked). */
+export function token_state(token: TokenRow | null, now: number): TokenState {
+  if (token === null) return "unknown";
+  if (token.revoked_at !== null || token.rotated_at !== null) return "revoked";
+  return token.expires_at <= now ? "expired" : "active";
+}
+
+/** Finds a token of either kind by its value (null when it cannot be ours or is not stored). */
+export async function find_token(idp: Provider, value: string): Promise<TokenRow | null> {
+  const hash = token_hash(value);
+  return hash === null ? null : idp.store.getToken(hash);
+}
+
+export type AccessTokenCheck = { ok: true; token: TokenRow } | { ok: false; reason: "unknown" | "expired" | "revoked" };
+
+/** Finds a live access token by its value. */
+export async function find_access_token(idp: Provider, value: string): Promise<AccessTokenCheck> {
+  const token = await find_token(idp, value);
+  if (token === null || token.kind !== "access") return { ok: false, reason: "unknown" };
+  const state = token_state(token, idp.now());
+  return state === "active" ? { ok: true, token } : { ok: false, reason: state };
+}
+
+/**
+ * Revokes a token and what hangs on it: a refresh token takes its whole family with it, access
+ * tokens included (RFC 7009 §2.1 "SHOULD also invalidate all access tokens based on the same
+ * authorization grant"); an access token only itself. Returns how many tokens were revoked.
+ */
+export async function revoke_token(idp: Provider, token: TokenRow, now: number): Promise<number> {
+  if (token.kind === "refresh") return token.family_id === null ? idp.store.revokeByGrant(token.grant_id, now) : idp.store.revokeFamily(token.family_id, now);
+  return (await idp.store.revokeToken(token.token_hash, now)) ? 1 : 0;
+}
