@@ -13,7 +13,7 @@ import { join } from "node:path";
 
 const ROOT = process.env.BENCH_IDP_ROOT ?? join(import.meta.dir, "../..");
 const { load_config } = await import(join(ROOT, "src/app/config.ts"));
-const { openStore } = await import(join(ROOT, "src/store/open.ts"));
+const { open_store } = await import(join(ROOT, "src/store/open.ts"));
 const { create_provider } = await import(join(ROOT, "src/oidc/provider.ts"));
 const { build_app } = await import(join(ROOT, "src/app/server.ts"));
 const { random_token, sha256 } = await import(join(ROOT, "src/oidc/crypto/secrets.ts"));
@@ -26,20 +26,20 @@ const REDIRECT_URI = "https://rp.example/cb";
 
 const database_url = process.env.MEMORY === "1" ? "sqlite::memory:" : `sqlite:${join(mkdtempSync(join(tmpdir(), "idp-phases-")), "idp.sqlite")}`;
 const config = load_config({}, { issuer: ISSUER, port: 9999, host: "127.0.0.1", database_url, log_requests: false, rate_limits: { enabled: false } });
-const store = await openStore(database_url, { migrate: true });
+const store = await open_store(database_url, { migrate: true });
 const app = build_app(await create_provider(config, { store, log: () => {} }));
 
-const user = await store.createUser({ username: "u", password_hash: "unused", name: "U", email: "u@example.com", email_verified: true });
+const user = await store.create_user({ username: "u", password_hash: "unused", name: "U", email: "u@example.com", email_verified: true });
 const secret = random_token(32);
-await store.createClient({
+await store.create_client({
   client_id: "c",
   client_secret_hash: sha256(secret),
   metadata: { redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic" },
 });
-await store.upsertGrant({ user_id: user.id, client_id: "c", scopes: ["openid", "profile", "email"] });
+await store.upsert_grant({ user_id: user.id, client_id: "c", scopes: ["openid", "profile", "email"] });
 const session = random_token(32);
 const now = Math.floor(Date.now() / 1000);
-await store.createSession({ id_hash: sha256(session), user_id: user.id, auth_time: now, amr: ["pwd"], expires_at: now + 86_400 });
+await store.create_session({ id_hash: sha256(session), user_id: user.id, auth_time: now, amr: ["pwd"], expires_at: now + 86_400 });
 const basic = `Basic ${Buffer.from(`c:${secret}`).toString("base64")}`;
 
 const cpu = () => {

@@ -1,7 +1,7 @@
 /**
  * Storage write-path benchmark: µs per call of the hot token and code operations on the SQLite
  * adapter (durable temp file, WAL, the store's own pragmas and migrations) with 100k existing
- * tokens and 100k existing codes. Calls go through `openStore`, so the guard wrapper, the codec
+ * tokens and 100k existing codes. Calls go through `open_store`, so the guard wrapper, the codec
  * and bun:sqlite are all counted, as the server pays them.
  *
  * Run by hand: `node_modules/.bin/bun bench/store/index.ts` (prints a markdown table).
@@ -17,7 +17,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { NewCode, NewToken, Store } from "../../src/store/types.ts";
 
 const ROWS = Number(process.env.ROWS ?? 100_000);
@@ -44,8 +44,8 @@ type Fixture = { users: string[]; clients: string[]; tokens: string[]; codes: st
 async function seed(store: Store, path: string): Promise<Fixture> {
   const users: string[] = [];
   const clients: string[] = [];
-  for (let i = 0; i < 50; i++) users.push((await store.createUser({ username: `user${i}`, password_hash: "$argon2id$v=19$dummy" })).id);
-  for (let i = 0; i < 10; i++) clients.push((await store.createClient({ client_id: `client${i}`, metadata: { redirect_uris: ["https://rp.example/cb"] } })).client_id);
+  for (let i = 0; i < 50; i++) users.push((await store.create_user({ username: `user${i}`, password_hash: "$argon2id$v=19$dummy" })).id);
+  for (let i = 0; i < 10; i++) clients.push((await store.create_client({ client_id: `client${i}`, metadata: { redirect_uris: ["https://rp.example/cb"] } })).client_id);
   const db = new Database(path);
   try {
     db.exec("PRAGMA busy_timeout = 5000");
@@ -117,17 +117,17 @@ function cases(store: Store, f: Fixture): Case[] {
     return row;
   };
   return [
-    { name: "insertToken, client_credentials (no user/family/session)", call: (i) => store.insertToken(ccToken(i)) },
-    { name: "insertToken, user's (every column set)", call: (i) => store.insertToken(userToken(i)) },
-    { name: "insertCode", call: (i) => store.insertCode(code(i)) },
+    { name: "insert_token, client_credentials (no user/family/session)", call: (i) => store.insert_token(ccToken(i)) },
+    { name: "insert_token, user's (every column set)", call: (i) => store.insert_token(userToken(i)) },
+    { name: "insert_code", call: (i) => store.insert_code(code(i)) },
     // Each seeded code once, in a scattered order: every call is a first use ("ok").
-    { name: "consumeCode", call: () => store.consumeCode(f.codes[codeCursor++ % f.codes.length]!, NOW + 1) },
-    { name: "getToken", call: (i) => store.getToken(pick(f.tokens, i)) },
-    { name: "insertToken, client_credentials, ×64 in one turn", call: (i) => store.insertToken(ccToken(i)), together: 64 },
-    { name: "insertCode, ×64 in one turn", call: (i) => store.insertCode(freshCode(i)), together: 64 },
-    // The codes the case above inserted, each once: the seeded ones are used up by consumeCode.
-    { name: "consumeCode, ×64 in one turn", call: () => store.consumeCode(fresh[freshCursor++]!, NOW + 1), together: 64 },
-    { name: "getToken, ×64 in one turn", call: (i) => store.getToken(pick(f.tokens, i)), together: 64 },
+    { name: "consume_code", call: () => store.consume_code(f.codes[codeCursor++ % f.codes.length]!, NOW + 1) },
+    { name: "get_token", call: (i) => store.get_token(pick(f.tokens, i)) },
+    { name: "insert_token, client_credentials, ×64 in one turn", call: (i) => store.insert_token(ccToken(i)), together: 64 },
+    { name: "insert_code, ×64 in one turn", call: (i) => store.insert_code(freshCode(i)), together: 64 },
+    // The codes the case above inserted, each once: the seeded ones are used up by consume_code.
+    { name: "consume_code, ×64 in one turn", call: () => store.consume_code(fresh[freshCursor++]!, NOW + 1), together: 64 },
+    { name: "get_token, ×64 in one turn", call: (i) => store.get_token(pick(f.tokens, i)), together: 64 },
   ];
 }
 
@@ -172,7 +172,7 @@ function median(values: number[]): number {
 const dir = mkdtempSync(join(tmpdir(), "idp-bench-store-"));
 const path = join(dir, "idp.db");
 try {
-  const store = await openStore(`sqlite:${path}`);
+  const store = await open_store(`sqlite:${path}`);
   const fixture = await seed(store, path);
   const list = cases(store, fixture);
   const results = new Map<string, Sample[]>(list.map((c) => [c.name, []]));

@@ -27,7 +27,7 @@ export function start_purge(idp: Provider, options: PurgeOptions): PurgeLoop {
   const run = (): Promise<PurgeCounts | null> => {
     running ??= (async () => {
       try {
-        const counts = await idp.store.purgeExpired(idp.now(), batch);
+        const counts = await idp.store.purge_expired(idp.now(), batch);
         const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
         if (total > 0) idp.log({ level: "info", msg: "purged expired rows", ...counts });
         return counts;

@@ -46,7 +46,7 @@ import { start_purge } from "./purge.ts";
 import { RateLimitHandler } from "../http/middleware/rate_limit.ts";
 import { RegistrationHandler } from "../http/middleware/registration.ts";
 import { SecurityHeadersHandler } from "../http/middleware/security_headers.ts";
-import { openStore } from "../store/open.ts";
+import { open_store } from "../store/open.ts";
 import type { Store } from "../store/types.ts";
 import { UnavailableHandler } from "../http/middleware/unavailable.ts";
 
@@ -192,7 +192,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const out = options.out ?? ((text: string) => void process.stdout.write(text));
   const log = options.log ?? json_log;
   const owned = options.store === undefined;
-  const store = options.store ?? (await openStore(config.database_url, { migrate: true, max: config.database_pool_size }));
+  const store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size }));
   try {
     const idp = await create_provider(config, { store, log, ...(options.now ? { now: options.now } : {}) });
     const password_hashing = configure_argon2(config.argon2.impl);
@@ -234,7 +234,7 @@ const CLI = Bun.isStandaloneExecutable ? "idp" : "bun run main.ts";
 
 /** On an empty database, tell the operator how to add a user and a client (or seed a demo). */
 async function print_start_hints(idp: Provider, listening: string, seed_demo: boolean, out: (text: string) => void): Promise<void> {
-  const [users, clients] = await Promise.all([idp.store.listUsers({ limit: 1 }), idp.store.listClients({ limit: 1 })]);
+  const [users, clients] = await Promise.all([idp.store.list_users({ limit: 1 }), idp.store.list_clients({ limit: 1 })]);
   const issuer = idp.config.issuer;
   const ready = `\nOpenID Provider ready at ${issuer} (listening on ${listening})\nDiscovery: ${issuer}/.well-known/openid-configuration\n\n`;
   if (users.length > 0 && clients.length > 0) return;

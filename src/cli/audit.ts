@@ -1,5 +1,5 @@
 /**
- * `idp audit list`: the audit log, newest first (store.listAuditEvents).
+ * `idp audit list`: the audit log, newest first (store.list_audit_events).
  */
 import { expect_positionals, int_option, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
@@ -28,10 +28,10 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
   const limit = int_option("limit", flags.limit, { min: 1, max: 100_000 }) ?? 100;
   const store = await ctx.store();
   // --user takes a username or an id; events of deleted users are still found by their id.
-  const user_id = flags.user === undefined ? undefined : ((await store.getUserByUsername(flags.user))?.id ?? flags.user);
-  const events = await store.listAuditEvents({
-    ...(user_id !== undefined && { userId: user_id }),
-    ...(flags.client !== undefined && { clientId: flags.client }),
+  const user_id = flags.user === undefined ? undefined : ((await store.get_user_by_username(flags.user))?.id ?? flags.user);
+  const events = await store.list_audit_events({
+    ...(user_id !== undefined && { user_id: user_id }),
+    ...(flags.client !== undefined && { client_id: flags.client }),
     ...(flags.type !== undefined && { type: flags.type }),
     ...(since !== undefined && { since }),
     limit,

@@ -36,7 +36,7 @@ export function public_client(client: ClientRow): PublicClient {
 }
 
 async function find_client(store: Store, client_id: string): Promise<ClientRow> {
-  return must(await store.getClient(client_id), `no client "${client_id}"`);
+  return must(await store.get_client(client_id), `no client "${client_id}"`);
 }
 
 function auth_method_of(client: ClientRow): string {
@@ -76,7 +76,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   const secret = SECRET_AUTH_METHODS.has(metadata.token_endpoint_auth_method ?? "") ? random_token(32) : null;
   const store = await ctx.store();
   const now = Math.floor(Date.now() / 1000);
-  const client = await store.createClient({
+  const client = await store.create_client({
     client_id: random_id(),
     client_secret_hash: secret === null ? null : sha256(secret),
     client_secret_expires_at: 0,
@@ -98,7 +98,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
 async function list(ctx: CliContext, argv: string[]): Promise<void> {
   const { positionals } = parse_args(argv, {});
   expect_positionals(positionals, []);
-  const clients = await (await ctx.store()).listClients();
+  const clients = await (await ctx.store()).list_clients();
   ctx.emit(clients.map(public_client), (write) => {
     if (clients.length === 0) return write("No clients.\n");
     write_table(
@@ -129,7 +129,7 @@ async function remove(ctx: CliContext, argv: string[]): Promise<void> {
   const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
   const store = await ctx.store();
   const client = await find_client(store, client_id);
-  if (!(await store.deleteClient(client.client_id))) throw new CliError(`no client "${client_id}"`);
+  if (!(await store.delete_client(client.client_id))) throw new CliError(`no client "${client_id}"`);
   await ctx.audit({ type: "client_deleted", client_id: client.client_id, details: { client_name: client.metadata.client_name ?? null } });
   ctx.emit({ removed: true, client_id: client.client_id }, (write) =>
     write(`Removed client ${client.client_id} (${client.metadata.client_name ?? "unnamed"}) with its grants and tokens.\n`),
@@ -147,7 +147,7 @@ async function rotate_secret(ctx: CliContext, argv: string[]): Promise<void> {
   }
   const secret = random_token(32);
   // The old secret stops working at once: there is one hash per client, no overlap window.
-  const updated = must(await store.updateClient(client.client_id, { client_secret_hash: sha256(secret), client_secret_expires_at: 0 }), `no client "${client_id}"`);
+  const updated = must(await store.update_client(client.client_id, { client_secret_hash: sha256(secret), client_secret_expires_at: 0 }), `no client "${client_id}"`);
   await ctx.audit({ type: "client_secret_rotated", client_id: client.client_id });
   ctx.emit({ client_id: updated.client_id, client_secret: secret, client_secret_expires_at: 0 }, (write) => {
     write(`New secret for client ${updated.client_id}; the previous secret no longer works.\n\n`);

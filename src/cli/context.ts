@@ -4,7 +4,7 @@
  */
 import { ConfigError, load_config, type Config } from "../app/config.ts";
 import { configure_argon2 } from "../platform/passwords.ts";
-import { openStore } from "../store/open.ts";
+import { open_store } from "../store/open.ts";
 import type { NewAuditEvent, Store } from "../store/types.ts";
 import { CliError } from "./errors.ts";
 import { write_json, type Writer } from "./output.ts";
@@ -49,7 +49,7 @@ export class CliContext {
       // SQLite: a running server under load holds the write lock nearly all the time (group
       // commit), and this process polls for it. A command may wait: 30 s, not the server's 5 s
       // (bench/RESULTS.md, "Group commit and other processes").
-      this.opened = openStore(config.database_url, { max: config.database_pool_size, migrate: options.migrate ?? true, busyTimeout: CLI_BUSY_TIMEOUT_MS });
+      this.opened = open_store(config.database_url, { max: config.database_pool_size, migrate: options.migrate ?? true, busy_timeout: CLI_BUSY_TIMEOUT_MS });
     }
     return this.opened;
   }
@@ -81,7 +81,7 @@ export class CliContext {
   async audit(event: Omit<NewAuditEvent, "outcome"> & { outcome?: string }): Promise<void> {
     try {
       const store = await this.store();
-      await store.addAuditEvent({ outcome: "success", ...event, details: { via: "cli", ...(event.details ?? {}) } });
+      await store.add_audit_event({ outcome: "success", ...event, details: { via: "cli", ...(event.details ?? {}) } });
     } catch (error) {
       this.io.stderr(`warning: could not record audit event ${event.type}: ${(error as Error).message}\n`);
     }

@@ -9,7 +9,7 @@ export async function migrate_command(ctx: CliContext, argv: string[]): Promise<
   const { positionals } = parse_args(argv, {});
   expect_positionals(positionals, []);
   const config = ctx.config();
-  const result = await migrate(config.database_url, { max: config.database_pool_size, busyTimeout: CLI_BUSY_TIMEOUT_MS });
+  const result = await migrate(config.database_url, { max: config.database_pool_size, busy_timeout: CLI_BUSY_TIMEOUT_MS });
   ctx.emit(result, (write) =>
     write(
       result.applied.length

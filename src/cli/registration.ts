@@ -16,7 +16,7 @@ async function create(ctx: CliContext, argv: string[]): Promise<void> {
   const store = await ctx.store();
   const now = Math.floor(Date.now() / 1000);
   const token = random_token(32);
-  const row = await store.createInitialAccessToken({
+  const row = await store.create_initial_access_token({
     token_hash: sha256(token),
     created_at: now,
     expires_at: expires_in === undefined ? null : now + expires_in,

@@ -52,7 +52,7 @@ export function public_user(user: UserRow): PublicUser {
 
 /** Finds a user by username (case-insensitive) or by id; exit 1 when there is none. */
 export async function find_user(store: Store, username_or_id: string): Promise<UserRow> {
-  const user = (await store.getUserByUsername(username_or_id)) ?? (await store.getUserById(username_or_id));
+  const user = (await store.get_user_by_username(username_or_id)) ?? (await store.get_user_by_id(username_or_id));
   return must(user, `no user "${username_or_id}"`);
 }
 
@@ -88,10 +88,10 @@ function optional_text(name: string, value: string | undefined, pattern?: RegExp
   return value;
 }
 
-/** createUser, with a taken username (a race with another admin) reported like the early check. */
+/** create_user, with a taken username (a race with another admin) reported like the early check. */
 async function create_user(store: Store, user: NewUser): Promise<UserRow> {
   try {
-    return await store.createUser(user);
+    return await store.create_user(user);
   } catch (error) {
     if (error instanceof StoreConflictError) throw new CliError(`username "${user.username}" is already taken`);
     throw error;
@@ -126,7 +126,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
 
   const password = await read_password(ctx, flags.password_stdin, "users add");
   const store = await ctx.store();
-  if (await store.getUserByUsername(username)) throw new CliError(`username "${username}" is already taken`);
+  if (await store.get_user_by_username(username)) throw new CliError(`username "${username}" is already taken`);
   const password_hash = await hash_password(password, ctx.config().argon2);
   const user = await create_user(store, {
     username,
@@ -148,7 +148,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
 async function list(ctx: CliContext, argv: string[]): Promise<void> {
   const { positionals } = parse_args(argv, {});
   expect_positionals(positionals, []);
-  const users = await (await ctx.store()).listUsers();
+  const users = await (await ctx.store()).list_users();
   ctx.emit(users.map(public_user), (write) => {
     if (users.length === 0) return write("No users.\n");
     write_table(
@@ -178,7 +178,7 @@ async function remove(ctx: CliContext, argv: string[]): Promise<void> {
   const [username] = expect_positionals(positionals, ["username"]) as [string];
   const store = await ctx.store();
   const user = await find_user(store, username);
-  if (!(await store.deleteUser(user.id))) throw new CliError(`no user "${username}"`);
+  if (!(await store.delete_user(user.id))) throw new CliError(`no user "${username}"`);
   await ctx.audit({ type: "user_deleted", user_id: user.id, details: { username: user.username } });
   ctx.emit({ removed: true, id: user.id, username: user.username }, (write) => write(`Removed user ${user.username}.\n`));
 }
@@ -190,7 +190,7 @@ async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
   const user = await find_user(store, username);
   const password = await read_password(ctx, flags.password_stdin, "users set-password");
   const password_hash = await hash_password(password, ctx.config().argon2);
-  await store.updateUser(user.id, { password_hash });
+  await store.update_user(user.id, { password_hash });
   // A password change is often the answer to a compromise: whoever held the old password loses access now.
   const { sessions_ended, tokens_revoked } = await end_user_sessions(store, user.id, Math.floor(Date.now() / 1000));
   await ctx.audit({ type: "user_password_changed", user_id: user.id, details: { sessions_ended, tokens_revoked } });
@@ -211,8 +211,8 @@ async function reset_2fa(ctx: CliContext, argv: string[]): Promise<void> {
   const store = await ctx.store();
   const user = await find_user(store, username);
   if (user.totp_secret === null && user.totp_enabled_at === null) throw new CliError(`user "${user.username}" has no two-step verification to reset`);
-  await store.updateUser(user.id, { totp_secret: null, totp_enabled_at: null });
-  await store.setRecoveryCodes(user.id, []);
+  await store.update_user(user.id, { totp_secret: null, totp_enabled_at: null });
+  await store.set_recovery_codes(user.id, []);
   const { sessions_ended, tokens_revoked } = await end_user_sessions(store, user.id, Math.floor(Date.now() / 1000));
   await ctx.audit({ type: "two_factor_removed", user_id: user.id, details: { sessions_ended, tokens_revoked } });
   ctx.emit({ id: user.id, username: user.username, totp_enabled: false, sessions_ended, tokens_revoked }, (write) =>

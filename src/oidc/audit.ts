@@ -1,5 +1,5 @@
 /**
- * Records one audit event (store.addAuditEvent) the same way everywhere: the provider's clock,
+ * Records one audit event (store.add_audit_event) the same way everywhere: the provider's clock,
  * an empty address as null, every field present. The audit log answers "who did what, from
  * where, with which client, and did it work" — never with a secret: `details` holds ids, names,
  * counts and methods, never a password, client secret, code or token (tests/security/audit.test.ts
@@ -27,7 +27,7 @@ export type EventInput = {
 };
 
 export function record_event(idp: Provider, event: EventInput): Promise<AuditEvent> {
-  return idp.store.addAuditEvent({
+  return idp.store.add_audit_event({
     type: event.type,
     outcome: event.outcome,
     at: event.at ?? idp.now(),

@@ -80,7 +80,7 @@ function unapproved_claims(request: AuthorizationRequest, grant: { scopes: strin
 async function needs_consent(idp: Provider, client: ClientRow, user_id: string, request: AuthorizationRequest): Promise<boolean> {
   if (request.prompt.includes("consent")) return true;
   if (client.metadata.skip_consent === true) return false;
-  const grant = await idp.store.getGrant(user_id, client.client_id);
+  const grant = await idp.store.get_grant(user_id, client.client_id);
   return grant === null || !covers(grant.scopes, request.scopes) || unapproved_claims(request, grant).length > 0;
 }
 
@@ -89,10 +89,10 @@ export async function record_grant(idp: Provider, request: AuthorizationRequest,
   const extra = claims_beyond_scopes(request.claims, request.scopes);
   let claims: JsonObject | undefined;
   if (extra.length > 0) {
-    const grant = await idp.store.getGrant(user_id, request.client_id);
+    const grant = await idp.store.get_grant(user_id, request.client_id);
     claims = { approved: [...new Set([...approved_claims(grant?.claims), ...extra])] };
   }
-  await idp.store.upsertGrant({ user_id, client_id: request.client_id, scopes: request.scopes, ...(claims ? { claims } : {}), now: idp.now() });
+  await idp.store.upsert_grant({ user_id, client_id: request.client_id, scopes: request.scopes, ...(claims ? { claims } : {}), now: idp.now() });
 }
 
 /**
@@ -174,7 +174,7 @@ export async function issue_code(idp: Provider, request: AuthorizationRequest, a
   // them in one transaction: one commit (~45 µs of CPU) instead of two. OIDC Back-Channel Logout
   // §2.3: session_clients remembers that this client signed in through the session.
   await Promise.all([
-    idp.store.insertCode({
+    idp.store.insert_code({
       code_hash: secret_key(code),
       client_id: request.client_id,
       user_id: authentication.user_id,
@@ -193,7 +193,7 @@ export async function issue_code(idp: Provider, request: AuthorizationRequest, a
       created_at: now,
       expires_at: now + idp.config.tokens.code_ttl,
     }),
-    idp.store.addSessionClient(authentication.session_id_hash, request.client_id, now),
+    idp.store.add_session_client(authentication.session_id_hash, request.client_id, now),
   ]);
   return code;
 }

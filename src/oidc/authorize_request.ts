@@ -39,7 +39,7 @@ async function find_client(idp: Provider, client_id: string | string[] | undefin
   if (typeof client_id !== "string" || client_id === "") {
     throw new PageError(INCOMPLETE, Array.isArray(client_id) ? "client_id was sent more than once." : "The request has no client_id, so we cannot tell which application asked you to sign in.");
   }
-  const client = await idp.store.getClient(client_id);
+  const client = await idp.store.get_client(client_id);
   if (client === null) {
     throw new PageError("Unknown application", "The application that sent you here is not registered with this sign-in service. Contact the application's support.", 400, "invalid_client");
   }

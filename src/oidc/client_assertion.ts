@@ -91,5 +91,5 @@ export async function verify_client_assertion(idp: Provider, client: ClientRow, 
   const jti = payload.jti;
   if (typeof jti !== "string" || jti === "" || jti.length > MAX_JTI_LENGTH) throw refused(idp, "client_assertion jti is missing or invalid");
   // RFC 7523 §3 (jti), OIDC Core §9: an assertion is single use; remembered until it expires.
-  if (!(await idp.store.useJti(client.client_id, jti, exp + CLOCK_TOLERANCE, now))) throw refused(idp, "client_assertion was already used (jti replay)");
+  if (!(await idp.store.use_jti(client.client_id, jti, exp + CLOCK_TOLERANCE, now))) throw refused(idp, "client_assertion was already used (jti replay)");
 }

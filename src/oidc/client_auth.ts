@@ -114,7 +114,7 @@ export function authenticated_client(idp: Provider, headers: Headers, body: Cred
 async function authenticate_client(idp: Provider, credentials: Credentials, endpoint: AuthenticatingEndpoint = "token"): Promise<ClientRow> {
   const used_basic = credentials.method === "client_secret_basic";
   const realm = idp.config.issuer;
-  const client = await idp.store.getClient(credentials.client_id);
+  const client = await idp.store.get_client(credentials.client_id);
   if (client === null) throw invalid_client("client authentication failed", used_basic, realm);
   const registered = auth_method(client);
   if (registered !== credentials.method) throw invalid_client(`this client must authenticate with ${registered}`, used_basic, realm);

@@ -15,7 +15,7 @@ export const WRONG_CREDENTIALS = "Wrong username or password.";
 /** The user when `password` is theirs; null (a failure recorded) otherwise. */
 export async function check_credentials(idp: Provider, username: string, password: string, ip: string, client_id: string | null): Promise<UserRow | null> {
   await check_login_allowed(idp, ip, username);
-  const user = username === "" ? null : await idp.store.getUserByUsername(username);
+  const user = username === "" ? null : await idp.store.get_user_by_username(username);
   const ok = await verify_password_or_dummy(password, user?.password_hash ?? null, idp.config.argon2);
   idp.metrics.login(ok && user !== null ? "success" : "failure");
   if (ok && user !== null) return user;

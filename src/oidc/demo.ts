@@ -27,10 +27,10 @@ export type DemoSeed = { username: string; password: string; client_id: string; 
  */
 export async function seed_demo(idp: Provider): Promise<DemoSeed | null> {
   if (idp.config.production) return null;
-  const [users, clients] = await Promise.all([idp.store.listUsers({ limit: 1 }), idp.store.listClients({ limit: 1 })]);
+  const [users, clients] = await Promise.all([idp.store.list_users({ limit: 1 }), idp.store.list_clients({ limit: 1 })]);
   if (users.length > 0 || clients.length > 0) return null;
   const password = random_token(16);
-  await idp.store.createUser({
+  await idp.store.create_user({
     username: DEMO_USERNAME,
     password_hash: await hash_password(password, idp.config.argon2),
     name: "Demo User",
@@ -39,7 +39,7 @@ export async function seed_demo(idp: Provider): Promise<DemoSeed | null> {
     email: "demo@example.com",
     email_verified: true,
   });
-  await idp.store.createClient({
+  await idp.store.create_client({
     client_id: DEMO_CLIENT_ID,
     client_secret_hash: null,
     metadata: {

@@ -81,7 +81,7 @@ export async function begin_interaction(
   const id = random_token(32);
   const now = idp.now();
   const ttl = idp.config.tokens.interaction_ttl;
-  await idp.store.createInteraction({
+  await idp.store.create_interaction({
     id,
     params: { request, binding_hash: sha256(binding) } as unknown as JsonObject,
     result: authentication as unknown as JsonObject | null,
@@ -107,7 +107,7 @@ export function expired_interaction(): PageError {
  * its pages are /account/login and the two-factor page.
  */
 export async function load_interaction(idp: Provider, id: string, cookies: Bun.CookieMap): Promise<Interaction | null> {
-  const row = await idp.store.getInteraction(id);
+  const row = await idp.store.get_interaction(id);
   if (row === null || row.expires_at <= idp.now()) throw expired_interaction();
   const params = row.params as unknown as { request?: AuthorizationRequest; binding_hash: string };
   const binding = read_cookie(cookies, INTERACTION_COOKIE);
@@ -138,7 +138,7 @@ export function check_csrf(interaction: Interaction, given: string | undefined):
 }
 
 export async function record_authentication(idp: Provider, id: string, authentication: Authentication): Promise<void> {
-  await idp.store.updateInteraction(id, { result: authentication as unknown as JsonObject, session_id_hash: authentication.session_id_hash });
+  await idp.store.update_interaction(id, { result: authentication as unknown as JsonObject, session_id_hash: authentication.session_id_hash });
 }
 
 /**
@@ -146,5 +146,5 @@ export async function record_authentication(idp: Provider, id: string, authentic
  * caller that deletes it may go on (a double-submitted form gets the "expired" page).
  */
 export async function end_interaction(idp: Provider, id: string): Promise<void> {
-  if (!(await idp.store.deleteInteraction(id))) throw expired_interaction();
+  if (!(await idp.store.delete_interaction(id))) throw expired_interaction();
 }

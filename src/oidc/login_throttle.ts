@@ -39,7 +39,7 @@ export async function check_login_allowed(idp: Provider, ip: string, username: s
   const now = idp.now();
   const rules = idp.config.login_throttle;
   const k = keys(ip, username);
-  const [pair, address, account] = await Promise.all([idp.store.getCounter(k.pair), idp.store.getCounter(k.address), idp.store.getCounter(k.account)]);
+  const [pair, address, account] = await Promise.all([idp.store.get_counter(k.pair), idp.store.get_counter(k.address), idp.store.get_counter(k.account)]);
   for (const [counter, max] of [[pair, rules.max_failures], [address, rules.max_failures_per_ip]] as const) {
     if (counter !== null && counter.count >= max && counter.reset_at > now) {
       throw new Fw.TooManyRequests("Too many failed sign-in attempts. Wait a few minutes and try again.", counter.reset_at - now);
@@ -58,11 +58,11 @@ export async function record_login_failure(idp: Provider, ip: string, username: 
   const [pair, address] = await Promise.all([idp.store.hit(k.pair, window, now), idp.store.hit(k.address, window, now), idp.store.hit(k.account, window, now)]);
   const locked = pair.count === rules.max_failures ? { scope: "address_and_username", until: pair.reset_at } : address.count === rules.max_failures_per_ip ? { scope: "address", until: address.reset_at } : null;
   if (locked === null) return;
-  const user = locked.scope === "address" || username === "" ? null : await idp.store.getUserByUsername(username);
+  const user = locked.scope === "address" || username === "" ? null : await idp.store.get_user_by_username(username);
   await record_event(idp, { type: "login_locked", outcome: "failure", user_id: user?.id ?? null, ip, details: locked });
 }
 
 /** A successful login clears the (address, username) count; the address and username counts keep running. */
 export async function clear_login_failures(idp: Provider, ip: string, username: string): Promise<void> {
-  await idp.store.resetCounter(keys(ip, username).pair);
+  await idp.store.reset_counter(keys(ip, username).pair);
 }

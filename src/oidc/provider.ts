@@ -6,7 +6,7 @@ import type { Config } from "../app/config.ts";
 import { KeyRing } from "./keys/keyring.ts";
 import { build_discovery, type Discovery } from "./metadata.ts";
 import { Metrics } from "./metrics.ts";
-import { openStore } from "../store/open.ts";
+import { open_store } from "../store/open.ts";
 import type { Store } from "../store/types.ts";
 
 export type LogLine = Record<string, unknown>;
@@ -43,7 +43,7 @@ export type ProviderOptions = {
 const system_now = () => Math.floor(Date.now() / 1000);
 
 export async function create_provider(config: Config, options: ProviderOptions = {}): Promise<Provider> {
-  const store = options.store ?? (await openStore(config.database_url, { migrate: true, max: config.database_pool_size }));
+  const store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size }));
   // A key signs ID tokens until it is retired; it stays published until they have expired.
   const now = options.now ?? system_now;
   // A key signs only once every instance had two polls to publish it (rotated twice within one poll).

@@ -12,13 +12,13 @@ export type ActiveSession = { session: SessionRow; user: UserRow };
 
 /**
  * The live session of the browser that sent `cookies`, without reading its user; null when there
- * is none. Its user exists: the store deletes a user's sessions with the user (UserStore.deleteUser,
+ * is none. Its user exists: the store deletes a user's sessions with the user (UserStore.delete_user,
  * ON DELETE CASCADE). /authorize needs no more than this (one read fewer on its hot path).
  */
 export async function current_session_row(idp: Provider, cookies: Bun.CookieMap): Promise<SessionRow | null> {
   const value = read_cookie(cookies, SESSION_COOKIE);
   if (value === null) return null;
-  const session = await idp.store.getSession(sha256(value));
+  const session = await idp.store.get_session(sha256(value));
   return session === null || session.expires_at <= idp.now() ? null : session;
 }
 
@@ -26,7 +26,7 @@ export async function current_session_row(idp: Provider, cookies: Bun.CookieMap)
 export async function current_session(idp: Provider, cookies: Bun.CookieMap): Promise<ActiveSession | null> {
   const session = await current_session_row(idp, cookies);
   if (session === null) return null;
-  const user = await idp.store.getUserById(session.user_id);
+  const user = await idp.store.get_user_by_id(session.user_id);
   return user === null ? null : { session, user };
 }
 
@@ -39,14 +39,14 @@ export async function start_session(
   const value = random_token(32);
   const now = idp.now();
   const ttl = idp.config.tokens.session_ttl;
-  const session = await idp.store.createSession({ id_hash: sha256(value), user_id: user.id, auth_time: now, amr, expires_at: now + ttl, created_at: now, last_seen_at: now });
+  const session = await idp.store.create_session({ id_hash: sha256(value), user_id: user.id, auth_time: now, amr, expires_at: now + ttl, created_at: now, last_seen_at: now });
   return { session, cookie: { name: SESSION_COOKIE, value, options: cookie_options(idp, ttl) } };
 }
 
 /** Ends the browser's previous session when another login replaces it. */
 export async function end_session_by_cookie(idp: Provider, cookies: Bun.CookieMap): Promise<void> {
   const value = read_cookie(cookies, SESSION_COOKIE);
-  if (value !== null) await idp.store.deleteSession(sha256(value));
+  if (value !== null) await idp.store.delete_session(sha256(value));
 }
 
 /**
@@ -56,10 +56,10 @@ export async function end_session_by_cookie(idp: Provider, cookies: Bun.CookieMa
 export async function end_user_sessions(store: Store, user_id: string, now: UnixSeconds, keep_id_hash?: string): Promise<{ sessions_ended: number; tokens_revoked: number }> {
   let sessions_ended = 0;
   let tokens_revoked = 0;
-  for (const session of await store.listSessionsForUser(user_id)) {
+  for (const session of await store.list_sessions_for_user(user_id)) {
     if (session.id_hash === keep_id_hash) continue;
-    tokens_revoked += await store.revokeBySession(session.id_hash, now);
-    if (await store.deleteSession(session.id_hash)) sessions_ended++;
+    tokens_revoked += await store.revoke_by_session(session.id_hash, now);
+    if (await store.delete_session(session.id_hash)) sessions_ended++;
   }
   return { sessions_ended, tokens_revoked };
 }

@@ -10,7 +10,7 @@
  *
  * Tokens of one authorization share its `grant_id`. Every token issued to a user (code and
  * refresh grants, access tokens included, with or without a refresh token) also carries
- * `family_id` = grant_id, so `revokeFamily` ends a whole rotation chain at once (RFC 9700
+ * `family_id` = grant_id, so `revoke_family` ends a whole rotation chain at once (RFC 9700
  * §4.14.2, RFC 7009 §2.1); only client_credentials tokens have `family_id` null.
  */
 import { is_issued_secret, ordered_secret, secret_key } from "./crypto/secrets.ts";
@@ -27,7 +27,7 @@ export type TokenBinding = Pick<
 
 async function issue(idp: Provider, kind: TokenKind, binding: TokenBinding, ttl: number, now: number): Promise<IssuedToken> {
   const token = ordered_secret();
-  await idp.store.insertToken({ ...binding, token_hash: secret_key(token), kind, created_at: now, expires_at: now + ttl });
+  await idp.store.insert_token({ ...binding, token_hash: secret_key(token), kind, created_at: now, expires_at: now + ttl });
   return { token, expires_in: ttl };
 }
 
@@ -57,7 +57,7 @@ export function token_state(token: TokenRow | null, now: number): TokenState {
 /** Finds a token of either kind by its value (null when it cannot be ours or is not stored). */
 export async function find_token(idp: Provider, value: string): Promise<TokenRow | null> {
   const hash = token_hash(value);
-  return hash === null ? null : idp.store.getToken(hash);
+  return hash === null ? null : idp.store.get_token(hash);
 }
 
 export type AccessTokenCheck = { ok: true; token: TokenRow } | { ok: false; reason: "unknown" | "expired" | "revoked" };
@@ -76,6 +76,6 @@ export async function find_access_token(idp: Provider, value: string): Promise<A
  * authorization grant"); an access token only itself. Returns how many tokens were revoked.
  */
 export async function revoke_token(idp: Provider, token: TokenRow, now: number): Promise<number> {
-  if (token.kind === "refresh") return token.family_id === null ? idp.store.revokeByGrant(token.grant_id, now) : idp.store.revokeFamily(token.family_id, now);
-  return (await idp.store.revokeToken(token.token_hash, now)) ? 1 : 0;
+  if (token.kind === "refresh") return token.family_id === null ? idp.store.revoke_by_grant(token.grant_id, now) : idp.store.revoke_family(token.family_id, now);
+  return (await idp.store.revoke_token(token.token_hash, now)) ? 1 : 0;
 }

@@ -115,7 +115,7 @@ export function recovery_code_hash(code: string): string {
 /** Replaces the user's recovery codes with new ones; returns them (to show once). */
 export async function issue_recovery_codes(idp: Provider, user_id: string): Promise<string[]> {
   const codes = new_recovery_codes();
-  await idp.store.setRecoveryCodes(user_id, codes.map(recovery_code_hash), idp.now());
+  await idp.store.set_recovery_codes(user_id, codes.map(recovery_code_hash), idp.now());
   return codes;
 }
 
@@ -123,5 +123,5 @@ export async function issue_recovery_codes(idp: Provider, user_id: string): Prom
 export async function use_recovery_code(idp: Provider, user_id: string, code: string): Promise<boolean> {
   const cleaned = code.toLowerCase().replace(/[^a-z0-9]/g, "");
   if (cleaned.length !== 10) return false;
-  return idp.store.consumeRecoveryCode(user_id, recovery_code_hash(code), idp.now());
+  return idp.store.consume_recovery_code(user_id, recovery_code_hash(code), idp.now());
 }

@@ -20,7 +20,7 @@ import type {
 export type ColumnKind = "text" | "int" | "bool" | "json";
 export type TableSpec<Row> = { readonly [K in keyof Row]-?: ColumnKind };
 
-export const userSpec: TableSpec<UserRow> = {
+export const user_spec: TableSpec<UserRow> = {
   id: "text",
   username: "text",
   password_hash: "text",
@@ -39,7 +39,7 @@ export const userSpec: TableSpec<UserRow> = {
   updated_at: "int",
 };
 
-export const clientSpec: TableSpec<ClientRow> = {
+export const client_spec: TableSpec<ClientRow> = {
   client_id: "text",
   client_secret_hash: "text",
   client_secret_expires_at: "int",
@@ -50,7 +50,7 @@ export const clientSpec: TableSpec<ClientRow> = {
   updated_at: "int",
 };
 
-export const sessionSpec: TableSpec<SessionRow> = {
+export const session_spec: TableSpec<SessionRow> = {
   id_hash: "text",
   user_id: "text",
   auth_time: "int",
@@ -61,7 +61,7 @@ export const sessionSpec: TableSpec<SessionRow> = {
   last_seen_at: "int",
 };
 
-export const interactionSpec: TableSpec<InteractionRow> = {
+export const interaction_spec: TableSpec<InteractionRow> = {
   id: "text",
   params: "json",
   session_id_hash: "text",
@@ -70,7 +70,7 @@ export const interactionSpec: TableSpec<InteractionRow> = {
   expires_at: "int",
 };
 
-export const grantSpec: TableSpec<GrantRow> = {
+export const grant_spec: TableSpec<GrantRow> = {
   user_id: "text",
   client_id: "text",
   scopes: "json",
@@ -79,7 +79,7 @@ export const grantSpec: TableSpec<GrantRow> = {
   updated_at: "int",
 };
 
-export const codeSpec: TableSpec<CodeRow> = {
+export const code_spec: TableSpec<CodeRow> = {
   code_hash: "text",
   client_id: "text",
   user_id: "text",
@@ -99,7 +99,7 @@ export const codeSpec: TableSpec<CodeRow> = {
   consumed_at: "int",
 };
 
-export const tokenSpec: TableSpec<TokenRow> = {
+export const token_spec: TableSpec<TokenRow> = {
   token_hash: "text",
   kind: "text",
   client_id: "text",
@@ -119,7 +119,7 @@ export const tokenSpec: TableSpec<TokenRow> = {
   rotated_at: "int",
 };
 
-export const keySpec: TableSpec<KeyRow> = {
+export const key_spec: TableSpec<KeyRow> = {
   kid: "text",
   alg: "text",
   use: "text",
@@ -132,13 +132,13 @@ export const keySpec: TableSpec<KeyRow> = {
   updated_at: "int",
 };
 
-export const initialAccessTokenSpec: TableSpec<InitialAccessTokenRow> = {
+export const initial_access_token_spec: TableSpec<InitialAccessTokenRow> = {
   token_hash: "text",
   created_at: "int",
   expires_at: "int",
 };
 
-export const auditSpec: TableSpec<AuditEvent> = {
+export const audit_spec: TableSpec<AuditEvent> = {
   id: "int",
   at: "int",
   type: "text",
@@ -155,19 +155,19 @@ export function columns<Row>(spec: TableSpec<Row>): string[] {
 }
 
 type Field = readonly [name: string, kind: ColumnKind];
-const fieldCache = new WeakMap<object, readonly Field[]>();
+const field_cache = new WeakMap<object, readonly Field[]>();
 
 // Every row read or written walks its spec: built once per spec, not an Object.entries a call.
-function fieldsOf<Row>(spec: TableSpec<Row>): readonly Field[] {
-  let fields = fieldCache.get(spec);
+function fields_of<Row>(spec: TableSpec<Row>): readonly Field[] {
+  let fields = field_cache.get(spec);
   if (!fields) {
     fields = Object.entries(spec) as Field[];
-    fieldCache.set(spec, fields);
+    field_cache.set(spec, fields);
   }
   return fields;
 }
 
-function decodeValue(kind: ColumnKind, value: unknown): unknown {
+function decode_value(kind: ColumnKind, value: unknown): unknown {
   if (value === null || value === undefined) return kind === "bool" ? false : null;
   switch (kind) {
     case "text":
@@ -187,23 +187,23 @@ function decodeValue(kind: ColumnKind, value: unknown): unknown {
 export function decode<Row>(spec: TableSpec<Row>, raw: unknown): Row {
   const source = raw as Record<string, unknown>;
   const row: Record<string, unknown> = {};
-  for (const [name, kind] of fieldsOf(spec)) {
-    row[name] = decodeValue(kind, source[name]);
+  for (const [name, kind] of fields_of(spec)) {
+    row[name] = decode_value(kind, source[name]);
   }
   return row as Row;
 }
 
-export function decodeOrNull<Row>(spec: TableSpec<Row>, raw: unknown): Row | null {
+export function decode_or_null<Row>(spec: TableSpec<Row>, raw: unknown): Row | null {
   return raw === null || raw === undefined ? null : decode(spec, raw);
 }
 
 export type SqliteValue = string | number | null;
 
 /** Bind values for bun:sqlite named parameters (`$column`). */
-export function encodeSqlite<Row>(spec: TableSpec<Row>, row: Partial<Row>): Record<string, SqliteValue> {
+export function encode_sqlite<Row>(spec: TableSpec<Row>, row: Partial<Row>): Record<string, SqliteValue> {
   const out: Record<string, SqliteValue> = {};
   const source = row as Record<string, unknown>;
-  for (const [name, kind] of fieldsOf(spec)) {
+  for (const [name, kind] of fields_of(spec)) {
     const value = source[name];
     if (value === undefined || value === null) out[name] = kind === "bool" ? 0 : null;
     else if (kind === "json") out[name] = Array.isArray(value) && value.length === 0 ? "[]" : JSON.stringify(value);
@@ -219,10 +219,10 @@ export type PgValue = string | number | boolean | null | object;
  * Values for Bun.SQL's `sql(object)` helper. JSON stays a JS value: Bun encodes parameters the
  * server types as jsonb, so a pre-stringified value would be stored as a JSON string.
  */
-export function encodePostgres<Row>(spec: TableSpec<Row>, row: Partial<Row>): Record<string, PgValue> {
+export function encode_postgres<Row>(spec: TableSpec<Row>, row: Partial<Row>): Record<string, PgValue> {
   const out: Record<string, PgValue> = {};
   const source = row as Record<string, unknown>;
-  for (const [name, kind] of fieldsOf(spec)) {
+  for (const [name, kind] of fields_of(spec)) {
     if (!(name in source)) continue;
     const value = source[name];
     if (value === undefined) continue;
@@ -234,7 +234,7 @@ export function encodePostgres<Row>(spec: TableSpec<Row>, row: Partial<Row>): Re
 }
 
 /** Keeps the defined fields of a patch that the spec knows and that may change. */
-export function pickPatch<Row>(spec: TableSpec<Row>, patch: NoInfer<Partial<Row>>, immutable: NoInfer<readonly (keyof Row & string)[]>): Partial<Row> {
+export function pick_patch<Row>(spec: TableSpec<Row>, patch: NoInfer<Partial<Row>>, immutable: NoInfer<readonly (keyof Row & string)[]>): Partial<Row> {
   const out: Partial<Row> = {};
   for (const name of Object.keys(spec) as (keyof Row & string)[]) {
     if (immutable.includes(name)) continue;

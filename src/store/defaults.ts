@@ -26,17 +26,17 @@ import type {
   UserRow,
 } from "./types.ts";
 
-export function nowSeconds(): UnixSeconds {
+export function now_seconds(): UnixSeconds {
   return Math.floor(Date.now() / 1000);
 }
 
 /** Usernames are unique and looked up case-insensitively through this key. */
-export function usernameKey(username: string): string {
+export function username_key(username: string): string {
   return username.normalize("NFC").toLowerCase();
 }
 
-export function userRow(input: NewUser): UserRow {
-  const now = nowSeconds();
+export function user_row(input: NewUser): UserRow {
+  const now = now_seconds();
   return {
     id: input.id ?? crypto.randomUUID(),
     username: input.username,
@@ -57,8 +57,8 @@ export function userRow(input: NewUser): UserRow {
   };
 }
 
-export function clientRow(input: NewClient): ClientRow {
-  const now = nowSeconds();
+export function client_row(input: NewClient): ClientRow {
+  const now = now_seconds();
   const created = input.created_at ?? now;
   return {
     client_id: input.client_id,
@@ -72,8 +72,8 @@ export function clientRow(input: NewClient): ClientRow {
   };
 }
 
-export function sessionRow(input: NewSession): SessionRow {
-  const created = input.created_at ?? nowSeconds();
+export function session_row(input: NewSession): SessionRow {
+  const created = input.created_at ?? now_seconds();
   return {
     id_hash: input.id_hash,
     user_id: input.user_id,
@@ -86,35 +86,35 @@ export function sessionRow(input: NewSession): SessionRow {
   };
 }
 
-export function interactionRow(input: NewInteraction): InteractionRow {
+export function interaction_row(input: NewInteraction): InteractionRow {
   return {
     id: input.id,
     params: input.params,
     session_id_hash: input.session_id_hash ?? null,
     result: input.result ?? null,
-    created_at: input.created_at ?? nowSeconds(),
+    created_at: input.created_at ?? now_seconds(),
     expires_at: input.expires_at,
   };
 }
 
 /** Set union keeping the existing order first (grants only ever gain scopes by upsert). */
-export function mergeScopes(existing: readonly string[], added: readonly string[]): string[] {
+export function merge_scopes(existing: readonly string[], added: readonly string[]): string[] {
   return [...new Set([...existing, ...added])];
 }
 
-export function grantRow(existing: GrantRow | null, input: { user_id: string; client_id: string; scopes: string[]; claims?: GrantRow["claims"]; now?: UnixSeconds }): GrantRow {
-  const now = input.now ?? nowSeconds();
+export function grant_row(existing: GrantRow | null, input: { user_id: string; client_id: string; scopes: string[]; claims?: GrantRow["claims"]; now?: UnixSeconds }): GrantRow {
+  const now = input.now ?? now_seconds();
   return {
     user_id: input.user_id,
     client_id: input.client_id,
-    scopes: mergeScopes(existing?.scopes ?? [], input.scopes),
+    scopes: merge_scopes(existing?.scopes ?? [], input.scopes),
     claims: input.claims !== undefined ? input.claims : (existing?.claims ?? null),
     created_at: existing?.created_at ?? now,
     updated_at: now,
   };
 }
 
-export function codeRow(input: NewCode): CodeRow {
+export function code_row(input: NewCode): CodeRow {
   return {
     code_hash: input.code_hash,
     client_id: input.client_id,
@@ -130,13 +130,13 @@ export function codeRow(input: NewCode): CodeRow {
     amr: input.amr ?? [],
     claims: input.claims ?? null,
     grant_id: input.grant_id,
-    created_at: input.created_at ?? nowSeconds(),
+    created_at: input.created_at ?? now_seconds(),
     expires_at: input.expires_at,
     consumed_at: null,
   };
 }
 
-export function tokenRow(input: NewToken): TokenRow {
+export function token_row(input: NewToken): TokenRow {
   return {
     token_hash: input.token_hash,
     kind: input.kind,
@@ -151,15 +151,15 @@ export function tokenRow(input: NewToken): TokenRow {
     amr: input.amr ?? [],
     claims: input.claims ?? null,
     nonce: input.nonce ?? null,
-    created_at: input.created_at ?? nowSeconds(),
+    created_at: input.created_at ?? now_seconds(),
     expires_at: input.expires_at,
     revoked_at: null,
     rotated_at: null,
   };
 }
 
-export function keyRow(input: NewKey): KeyRow {
-  const created = input.created_at ?? nowSeconds();
+export function key_row(input: NewKey): KeyRow {
+  const created = input.created_at ?? now_seconds();
   return {
     kid: input.kid,
     alg: input.alg,
@@ -174,9 +174,9 @@ export function keyRow(input: NewKey): KeyRow {
   };
 }
 
-export function auditRow(input: NewAuditEvent): Omit<AuditEvent, "id"> {
+export function audit_row(input: NewAuditEvent): Omit<AuditEvent, "id"> {
   return {
-    at: input.at ?? nowSeconds(),
+    at: input.at ?? now_seconds(),
     type: input.type,
     user_id: input.user_id ?? null,
     client_id: input.client_id ?? null,
@@ -192,14 +192,14 @@ export const OFFLINE_SCOPE_PATTERN = "% offline!_access %";
 export const DEFAULT_PURGE_BATCH = 1000;
 export const DEFAULT_AUDIT_LIMIT = 100;
 
-/** The answer of consumeCode, from the row the atomic UPDATE returned or else the stored row. */
-export function codeOutcome(consumed: CodeRow | null, stored: CodeRow | null, now: UnixSeconds): ConsumeCodeResult {
+/** The answer of consume_code, from the row the atomic UPDATE returned or else the stored row. */
+export function code_outcome(consumed: CodeRow | null, stored: CodeRow | null, now: UnixSeconds): ConsumeCodeResult {
   if (consumed) return consumed.expires_at <= now ? { status: "expired", code: consumed } : { status: "ok", code: consumed };
   return stored ? { status: "reused", code: stored } : { status: "not_found" };
 }
 
-/** The answer of rotateRefreshToken, from the row the atomic UPDATE returned or else the stored row. */
-export function refreshOutcome(rotated: TokenRow | null, stored: TokenRow | null): RotateRefreshResult {
+/** The answer of rotate_refresh_token, from the row the atomic UPDATE returned or else the stored row. */
+export function refresh_outcome(rotated: TokenRow | null, stored: TokenRow | null): RotateRefreshResult {
   if (rotated) return { status: "ok", token: rotated };
   if (!stored || stored.kind !== "refresh") return { status: "not_found" };
   if (stored.rotated_at !== null) return { status: "reused", token: stored };
@@ -211,17 +211,17 @@ export function refreshOutcome(rotated: TokenRow | null, stored: TokenRow | null
  * The key row after a status change: activation time is stamped when a key first becomes active,
  * unless the caller gives the times explicitly.
  */
-export function keyStatusChange(
+export function key_status_change(
   current: KeyRow,
   status: KeyStatus,
   times: { activated_at?: UnixSeconds | null; retire_at?: UnixSeconds | null; now?: UnixSeconds } = {},
 ): KeyRow {
-  const now = times.now ?? nowSeconds();
-  const activatedAt = times.activated_at !== undefined ? times.activated_at : status === "active" && current.activated_at === null ? now : current.activated_at;
+  const now = times.now ?? now_seconds();
+  const activated_at = times.activated_at !== undefined ? times.activated_at : status === "active" && current.activated_at === null ? now : current.activated_at;
   return {
     ...current,
     status,
-    activated_at: activatedAt,
+    activated_at: activated_at,
     retire_at: times.retire_at !== undefined ? times.retire_at : current.retire_at,
     updated_at: now,
   };

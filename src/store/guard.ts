@@ -5,12 +5,12 @@
  */
 export type GuardOptions = {
   /** Errors after which the call is tried again (on another connection), up to `attempts` times in all. */
-  retryIf?: (error: unknown) => boolean;
+  retry_if?: (error: unknown) => boolean;
   attempts?: number;
 };
 
-export function guard<T extends object>(target: T, mapError: (error: unknown) => unknown, options: GuardOptions = {}): T {
-  const { retryIf = () => false, attempts = 1 } = options;
+export function guard<T extends object>(target: T, map_error: (error: unknown) => unknown, options: GuardOptions = {}): T {
+  const { retry_if = () => false, attempts = 1 } = options;
   const wrapped: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(target)) {
     if (typeof value !== "function") {
@@ -23,8 +23,8 @@ export function guard<T extends object>(target: T, mapError: (error: unknown) =>
         try {
           return await method(...args);
         } catch (error) {
-          if (attempt < attempts && retryIf(error)) continue;
-          throw mapError(error);
+          if (attempt < attempts && retry_if(error)) continue;
+          throw map_error(error);
         }
       }
     };
@@ -33,11 +33,11 @@ export function guard<T extends object>(target: T, mapError: (error: unknown) =>
 }
 
 /** The `code` property most driver errors carry, or "". */
-export function errorCode(error: unknown): string {
+export function error_code(error: unknown): string {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   return typeof code === "string" ? code : "";
 }
 
-export function errorMessage(error: unknown): string {
+export function error_message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,9 +1,9 @@
-/** What purgeExpired deletes, table by table, for both adapters. `:now` is the purge time. */
+/** What purge_expired deletes, table by table, for both adapters. `:now` is the purge time. */
 import type { PurgeCounts } from "./types.ts";
 
 export type PurgeTarget = { count: keyof PurgeCounts; table: string; expired: string };
 
-export const purgeTargets: readonly PurgeTarget[] = [
+export const purge_targets: readonly PurgeTarget[] = [
   { count: "codes", table: "codes", expired: "expires_at <= :now" },
   // Rotated refresh tokens stay until they expire: reuse of one must still be recognised.
   { count: "tokens", table: "tokens", expired: "expires_at <= :now" },
@@ -14,6 +14,6 @@ export const purgeTargets: readonly PurgeTarget[] = [
   { count: "initial_access_tokens", table: "initial_access_tokens", expired: "expires_at IS NOT NULL AND expires_at <= :now" },
 ];
 
-export function emptyPurgeCounts(): PurgeCounts {
+export function empty_purge_counts(): PurgeCounts {
   return { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0 };
 }

@@ -8,8 +8,8 @@
  * - Times are integer unix seconds. Inputs may omit `created_at`/`updated_at`; the store then
  *   fills in the current time. Checks against "now" (expiry, windows) take `now` explicitly.
  * - Plain getters return rows as stored, expired or revoked ones included until they are purged:
- *   the caller checks `expires_at` / `revoked_at`. The single-use operations (`consumeCode`,
- *   `rotateRefreshToken`, `consumeRecoveryCode`, `useJti`) check and mark in one atomic step.
+ *   the caller checks `expires_at` / `revoked_at`. The single-use operations (`consume_code`,
+ *   `rotate_refresh_token`, `consume_recovery_code`, `use_jti`) check and mark in one atomic step.
  * - Failures: a unique/primary-key clash raises StoreConflictError, a missing referenced row
  *   (foreign key) raises StoreReferenceError, an unreachable database raises
  *   StoreUnavailableError (the server answers 503).
@@ -60,15 +60,18 @@ export interface Store
     AuditStore,
     LifecycleStore {}
 
+/** The data methods of the store: everything but opening, migrating, purging and closing. */
+export type DataStore = Omit<Store, keyof LifecycleStore>;
+
 export type OpenStoreOptions = {
   /** Apply pending migrations at open (default true). */
   migrate?: boolean;
   /** PostgreSQL pool size (default 10). */
   max?: number;
   /** PostgreSQL: seconds to wait for a connection before StoreUnavailableError (default 5). */
-  connectionTimeout?: number;
+  connection_timeout?: number;
   /** PostgreSQL: seconds an idle pooled connection is kept (default 30). */
-  idleTimeout?: number;
+  idle_timeout?: number;
   /** SQLite: milliseconds to wait on a locked database (default 5000). */
-  busyTimeout?: number;
+  busy_timeout?: number;
 };

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
 let box: Sandbox;
@@ -16,9 +16,9 @@ async function add(...extra: string[]) {
 }
 
 async function stored(client_id: string) {
-  const store = await openStore(box.env.DATABASE_URL!);
+  const store = await open_store(box.env.DATABASE_URL!);
   try {
-    return await store.getClient(client_id);
+    return await store.get_client(client_id);
   } finally {
     await store.close();
   }

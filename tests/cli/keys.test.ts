@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
 type Key = { kid: string; alg: string; status: string } & Record<string, unknown>;
@@ -67,11 +67,11 @@ describe("idp registration-token create", () => {
     const { token, expires_at, created_at } = result.json<{ token: string; expires_at: number; created_at: number }>();
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(expires_at - created_at).toBe(3600);
-    const store = await openStore(box.env.DATABASE_URL!);
+    const store = await open_store(box.env.DATABASE_URL!);
     try {
-      expect(await store.findInitialAccessToken(sha256(token))).toMatchObject({ expires_at });
-      expect(await store.findInitialAccessToken(token)).toBeNull();
-      const events = await store.listAuditEvents({ type: "registration_token_created" });
+      expect(await store.find_initial_access_token(sha256(token))).toMatchObject({ expires_at });
+      expect(await store.find_initial_access_token(token)).toBeNull();
+      const events = await store.list_audit_events({ type: "registration_token_created" });
       expect(JSON.stringify(events)).not.toContain(token);
     } finally {
       await store.close();

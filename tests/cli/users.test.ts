@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { verify_password } from "../../src/platform/passwords.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
 let box: Sandbox;
@@ -18,9 +18,9 @@ describe("idp users", () => {
     const added = await add_alice(["--email", "alice@example.com", "--email-verified", "--name", "Alice Liddell"]);
     expect(added.code).toBe(0);
     expect(added.stdout).toContain("Created user alice");
-    const store = await openStore(box.env.DATABASE_URL!);
+    const store = await open_store(box.env.DATABASE_URL!);
     try {
-      const user = await store.getUserByUsername("alice");
+      const user = await store.get_user_by_username("alice");
       expect(user?.password_hash).toStartWith("$argon2id$");
       expect(await verify_password("correct horse", user!.password_hash)).toBe(true);
       expect(await verify_password("correct horse\n", user!.password_hash)).toBe(false);
@@ -129,17 +129,17 @@ describe("idp users", () => {
 
   test("set-password changes the hash and ends the user's sessions", async () => {
     await add_alice();
-    const store = await openStore(box.env.DATABASE_URL!);
+    const store = await open_store(box.env.DATABASE_URL!);
     try {
-      const user = (await store.getUserByUsername("alice"))!;
+      const user = (await store.get_user_by_username("alice"))!;
       const now = Math.floor(Date.now() / 1000);
-      await store.createSession({ id_hash: "s1", user_id: user.id, auth_time: now, amr: ["pwd"], expires_at: now + 3600 });
+      await store.create_session({ id_hash: "s1", user_id: user.id, auth_time: now, amr: ["pwd"], expires_at: now + 3600 });
       const changed = await box.run(["users", "set-password", "alice", "--password-stdin", "--json"], { stdin: "a new password\n" });
       expect(changed.code).toBe(0);
       expect(changed.json()).toMatchObject({ username: "alice", sessions_ended: 1 });
-      const after = (await store.getUserByUsername("alice"))!;
+      const after = (await store.get_user_by_username("alice"))!;
       expect(await verify_password("a new password", after.password_hash)).toBe(true);
-      expect(await store.listSessionsForUser(user.id)).toEqual([]);
+      expect(await store.list_sessions_for_user(user.id)).toEqual([]);
     } finally {
       await store.close();
     }
@@ -151,21 +151,21 @@ describe("idp users", () => {
 
   test("reset-2fa removes the TOTP secret and recovery codes, ends the sessions and records two_factor_removed", async () => {
     await add_alice();
-    const store = await openStore(box.env.DATABASE_URL!);
+    const store = await open_store(box.env.DATABASE_URL!);
     try {
-      const user = (await store.getUserByUsername("alice"))!;
+      const user = (await store.get_user_by_username("alice"))!;
       const now = Math.floor(Date.now() / 1000);
-      await store.updateUser(user.id, { totp_secret: "JBSWY3DPEHPK3PXP", totp_enabled_at: now });
-      await store.setRecoveryCodes(user.id, ["hash-1", "hash-2"]);
-      await store.createSession({ id_hash: "s1", user_id: user.id, auth_time: now, amr: ["pwd", "otp"], expires_at: now + 3600 });
+      await store.update_user(user.id, { totp_secret: "JBSWY3DPEHPK3PXP", totp_enabled_at: now });
+      await store.set_recovery_codes(user.id, ["hash-1", "hash-2"]);
+      await store.create_session({ id_hash: "s1", user_id: user.id, auth_time: now, amr: ["pwd", "otp"], expires_at: now + 3600 });
       const reset = await box.run(["users", "reset-2fa", "alice", "--json"]);
       expect(reset.code).toBe(0);
       expect(reset.json()).toMatchObject({ username: "alice", totp_enabled: false, sessions_ended: 1 });
-      const after = (await store.getUserByUsername("alice"))!;
+      const after = (await store.get_user_by_username("alice"))!;
       expect([after.totp_secret, after.totp_enabled_at]).toEqual([null, null]);
-      expect(await store.countRecoveryCodes(user.id)).toBe(0);
-      expect(await store.listSessionsForUser(user.id)).toEqual([]);
-      const events = await store.listAuditEvents({ userId: user.id, type: "two_factor_removed" });
+      expect(await store.count_recovery_codes(user.id)).toBe(0);
+      expect(await store.list_sessions_for_user(user.id)).toEqual([]);
+      const events = await store.list_audit_events({ user_id: user.id, type: "two_factor_removed" });
       expect(events.length).toBe(1);
       expect(events[0]).toMatchObject({ outcome: "success", details: { via: "cli" } });
     } finally {

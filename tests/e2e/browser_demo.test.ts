@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { load_config } from "../../src/app/config.ts";
 import { serve, type Served } from "../../src/app/server.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";
 import { axe, chromium_available, launch, screenshots, serious } from "../helpers/chromium.ts";
 import { free_port } from "../helpers/provider.ts";
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const port = free_port();
   issuer = `http://127.0.0.1:${port}`;
   const config = load_config({}, { issuer, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 } });
-  store = await openStore("sqlite::memory:", { migrate: true });
+  store = await open_store("sqlite::memory:", { migrate: true });
   let printed = "";
   served = await serve(config, { store, port, seed_demo: true, out: (text) => void (printed += text), log: () => {} });
   password = /user: {3}demo \/ (\S+)/.exec(printed)![1]!;

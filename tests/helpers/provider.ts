@@ -8,7 +8,7 @@ import { hash_password } from "../../src/platform/passwords.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import type { Log, Provider } from "../../src/oidc/provider.ts";
 import { serve } from "../../src/app/server.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { ClientMetadata, ClientRow, NewUser, Store, UserRow } from "../../src/store/types.ts";
 
 export const PASSWORD = "correct horse battery staple";
@@ -59,15 +59,15 @@ export async function start_provider(
   const issuer = `http://127.0.0.1:${port}`;
   const database_url = options.database_url ?? "sqlite::memory:";
   const config = load_config({}, { issuer, port, host: "127.0.0.1", database_url, signing_algs: ["RS256", "ES256"], log_requests: false, argon2: TEST_ARGON2, login_throttle: TEST_LOGIN_THROTTLE, ...options.config });
-  const store = await openStore(database_url, { migrate: true });
+  const store = await open_store(database_url, { migrate: true });
   const clock = test_clock();
 
   const add_user = async (fields: Partial<NewUser> & { username: string }, password = PASSWORD) =>
-    store.createUser({ ...fields, password_hash: await hash_password(password, config.argon2) });
+    store.create_user({ ...fields, password_hash: await hash_password(password, config.argon2) });
   const add_client = async (metadata: ClientMetadata, opts: { client_id?: string } = {}) => {
     const is_public = metadata.token_endpoint_auth_method === "none";
     const secret = is_public ? null : random_token(32);
-    const client = await store.createClient({
+    const client = await store.create_client({
       client_id: opts.client_id ?? `client-${random_token(16).slice(0, 12)}`,
       client_secret_hash: secret === null ? null : sha256(secret),
       metadata: { redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code"], response_types: ["code"], ...metadata },

@@ -78,12 +78,12 @@ describe("password change", () => {
     expect(await (await here.get(ok.headers.get("location")!)).text()).toContain("Your password was changed.");
     // The other browser is signed out.
     expect((await elsewhere.get(`${t.url}/account`)).headers.get("location")).toBe(`${t.issuer}/account/login`);
-    expect((await t.store.listSessionsForUser(user.id)).length).toBe(1);
+    expect((await t.store.list_sessions_for_user(user.id)).length).toBe(1);
     // The old password no longer works, the new one does; stored as argon2id.
     expect((await account_login(t, new Browser(), "pat", "old password 1")).status).toBe(200);
     expect((await account_login(t, new Browser(), "pat", "new password 2")).status).toBe(303);
-    expect((await t.store.getUserById(user.id))!.password_hash).toStartWith("$argon2id$");
-    const events = await t.store.listAuditEvents({ userId: user.id, type: "password_change" });
+    expect((await t.store.get_user_by_id(user.id))!.password_hash).toStartWith("$argon2id$");
+    const events = await t.store.list_audit_events({ user_id: user.id, type: "password_change" });
     expect(events.map((e) => e.outcome)).toEqual(["success", "failure"]);
   });
 
@@ -120,9 +120,9 @@ describe("applications the user allowed", () => {
     const removed = await browser.post(`${t.url}/account/grants`, { csrf, client_id: t.client.client_id });
     expect(removed.status).toBe(303);
     expect(removed.headers.get("location")).toBe(`${t.issuer}/account?done=revoked`);
-    expect(await t.store.getGrant(user.id, t.client.client_id)).toBeNull();
+    expect(await t.store.get_grant(user.id, t.client.client_id)).toBeNull();
     expect((await userinfo(t, tokens.access_token)).status).toBe(401);
-    const events = await t.store.listAuditEvents({ userId: user.id, type: "consent_revoked" });
+    const events = await t.store.list_audit_events({ user_id: user.id, type: "consent_revoked" });
     expect(events.length).toBe(1);
     expect(events[0]!.client_id).toBe(t.client.client_id);
     const after = await (await browser.get(removed.headers.get("location")!)).text();

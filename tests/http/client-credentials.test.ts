@@ -52,7 +52,7 @@ test("client_credentials: no id_token, no refresh_token", async () => {
   expect(info).toMatchObject({ active: true, client_id: row.client_id, scope: "reports:read reports:write", token_type: "Bearer" });
   expect(info.sub).toBeUndefined();
   // Its grant id is time-ordered (crypto/secrets.ts grant_id: index locality).
-  const stored = await t.store.getToken(secret_key(tokens.access_token));
+  const stored = await t.store.get_token(secret_key(tokens.access_token));
   expect(stored?.grant_id).toMatch(UUID_V7);
 });
 

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { load_config } from "../../src/app/config.ts";
 import { serve, type Served } from "../../src/app/server.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { free_port } from "../helpers/provider.ts";
@@ -23,7 +23,7 @@ async function start(options: { production?: boolean; seed?: boolean; prepare?: 
   const port = free_port();
   const issuer = `http://127.0.0.1:${port}`;
   const config = load_config({}, { issuer, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 }, production: options.production ?? false });
-  const store = await openStore("sqlite::memory:", { migrate: true });
+  const store = await open_store("sqlite::memory:", { migrate: true });
   await options.prepare?.(store);
   let printed = "";
   const served = await serve(config, { store, port, seed_demo: options.seed ?? true, out: (text) => void (printed += text), log: () => {} });
@@ -41,26 +41,26 @@ describe("seeding", () => {
     expect(printed).toContain("users add alice --password-stdin");
     expect(printed).toContain("clients add --name App --redirect-uri");
     expect(printed).toContain(`${issuer}/account`);
-    const user = await store.getUserByUsername("demo");
+    const user = await store.get_user_by_username("demo");
     expect(user?.name).toBe("Demo User");
     expect(user?.password_hash).toStartWith("$argon2id$");
-    const client = await store.getClient("demo");
+    const client = await store.get_client("demo");
     expect(client?.client_secret_hash).toBeNull();
     expect(client?.metadata.token_endpoint_auth_method).toBe("none");
     expect(client?.metadata.redirect_uris).toEqual([`${issuer}/demo/callback`]);
   });
 
   test("a database in use is never seeded", async () => {
-    const { store, printed } = await start({ prepare: async (s) => void (await s.createUser({ username: "someone", password_hash: "x" })) });
-    expect(await store.getUserByUsername("demo")).toBeNull();
+    const { store, printed } = await start({ prepare: async (s) => void (await s.create_user({ username: "someone", password_hash: "x" })) });
+    expect(await store.get_user_by_username("demo")).toBeNull();
     expect(printed).not.toContain("Demo data created");
   });
 
   test("production never seeds and does not mount /demo", async () => {
     const { store, printed, url } = await start({ production: true });
     expect(printed).toContain("Production mode: no demo data is created.");
-    expect(await store.listUsers()).toEqual([]);
-    expect(await store.getClient("demo")).toBeNull();
+    expect(await store.list_users()).toEqual([]);
+    expect(await store.get_client("demo")).toBeNull();
     expect((await fetch(`${url}/demo`, { redirect: "manual", headers: { accept: "text/html" } })).status).toBe(404);
     expect((await fetch(`${url}/demo/callback`, { redirect: "manual", headers: { accept: "text/html" } })).status).toBe(404);
   });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { load_config } from "../../src/app/config.ts";
 import { argon2_impl } from "../../src/platform/passwords.ts";
 import { serve } from "../../src/app/server.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import { rejection } from "../helpers/settle.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "idp-serve-"));
@@ -58,10 +58,10 @@ describe("serve()", () => {
     expect(printed).toContain("user:   demo / ");
     expect(printed).toContain("client: demo (public, PKCE)");
     expect(printed).toContain("Open http://localhost:9999/demo");
-    const store = await openStore(config.database_url);
+    const store = await open_store(config.database_url);
     try {
-      expect((await store.getUserByUsername("demo"))?.name).toBe("Demo User");
-      expect((await store.getClient("demo"))?.metadata.redirect_uris).toEqual(["http://localhost:9999/demo/callback"]);
+      expect((await store.get_user_by_username("demo"))?.name).toBe("Demo User");
+      expect((await store.get_client("demo"))?.metadata.redirect_uris).toEqual(["http://localhost:9999/demo/callback"]);
     } finally {
       await store.close();
     }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { exportJWK, generateKeyPair, calculateJwkThumbprint } from "jose";
 import { ALGS } from "../../src/oidc/keys/algs.ts";
 import { KeyRing, type KeyRingOptions } from "../../src/oidc/keys/keyring.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { JsonObject, Store } from "../../src/store/types.ts";
 import { rejection } from "../helpers/settle.ts";
 
@@ -16,7 +16,7 @@ const opened: Store[] = [];
 const dirs: string[] = [];
 
 async function memory_store(): Promise<Store> {
-  const store = await openStore("sqlite::memory:");
+  const store = await open_store("sqlite::memory:");
   opened.push(store);
   return store;
 }
@@ -26,8 +26,8 @@ async function shared_stores(): Promise<[Store, Store]> {
   const dir = mkdtempSync(join(tmpdir(), "idp-keys-"));
   dirs.push(dir);
   const url = `sqlite:${join(dir, "idp.sqlite")}`;
-  const a = await openStore(url);
-  const b = await openStore(url);
+  const a = await open_store(url);
+  const b = await open_store(url);
   opened.push(a, b);
   return [a, b];
 }
@@ -163,7 +163,7 @@ describe("several instances", () => {
       const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
       const public_jwk = (await exportJWK(publicKey)) as JsonObject;
       const kid = await calculateJwkThumbprint(public_jwk as Parameters<typeof calculateJwkThumbprint>[0]);
-      await store.insertKey({ kid, alg: "ES256", status: "active", created_at, activated_at: created_at, private_jwk: (await exportJWK(privateKey)) as JsonObject, public_jwk });
+      await store.insert_key({ kid, alg: "ES256", status: "active", created_at, activated_at: created_at, private_jwk: (await exportJWK(privateKey)) as JsonObject, public_jwk });
       return kid;
     };
     const older = await make(clock - 10);

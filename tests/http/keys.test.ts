@@ -6,7 +6,7 @@ import { SignJWT, calculateJwkThumbprint, createLocalJWKSet, decodeProtectedHead
 import { ALGS, type Alg } from "../../src/oidc/keys/algs.ts";
 import { TokenVerifyError } from "../../src/oidc/keys/errors.ts";
 import { KeyRing } from "../../src/oidc/keys/keyring.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";
 import { rejection } from "../helpers/settle.ts";
 
@@ -16,7 +16,7 @@ const now = () => clock;
 const opened: Store[] = [];
 
 async function memory_store(): Promise<Store> {
-  const store = await openStore("sqlite::memory:");
+  const store = await open_store("sqlite::memory:");
   opened.push(store);
   return store;
 }
@@ -188,14 +188,14 @@ describe("persistence", () => {
     const dir = mkdtempSync(join(tmpdir(), "idp-keys-"));
     try {
       const url = `sqlite:${join(dir, "idp.sqlite")}`;
-      const first_store = await openStore(url);
+      const first_store = await open_store(url);
       const first = await KeyRing.load(first_store, { algs: ["RS256", "EdDSA"], retire_after_seconds: 3600, now });
       const jwt = await first.sign({ sub: "u1", exp: clock + 60 });
       const kids = first.list();
       const etag = first.jwks().etag;
       await first_store.close();
 
-      const second_store = await openStore(url);
+      const second_store = await open_store(url);
       try {
         const second = await KeyRing.load(second_store, { algs: ["RS256", "EdDSA"], retire_after_seconds: 3600, now });
         expect(second.list()).toEqual(kids);

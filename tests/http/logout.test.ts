@@ -71,7 +71,7 @@ describe("logout with a hint of the current session", () => {
     expect(response.headers.get("location")).toBe(`${BYE}?state=bye-state`);
     expect(response.headers.getSetCookie().join("\n")).toMatch(/idp_session=;.*Max-Age=0/i);
     expect(session_of(browser)).toBeUndefined();
-    expect(await t.store.getSession(sha256(old_cookie))).toBeNull();
+    expect(await t.store.get_session(sha256(old_cookie))).toBeNull();
 
     expect((await silent_authorize(rp, browser)).searchParams.get("error")).toBe("login_required");
     // The old cookie is worth nothing now either.
@@ -79,7 +79,7 @@ describe("logout with a hint of the current session", () => {
     expect((await silent_authorize(rp, browser)).searchParams.get("error")).toBe("login_required");
     // Access tokens of the session are revoked.
     expect((await fetch(`${t.issuer}/userinfo`, { headers: { authorization: `Bearer ${access_token}` } })).status).toBe(401);
-    const [event] = await t.store.listAuditEvents({ userId: t.user.id, type: "logout", limit: 1 });
+    const [event] = await t.store.list_audit_events({ user_id: t.user.id, type: "logout", limit: 1 });
     expect(event).toMatchObject({ outcome: "success", client_id: rp.client_id });
     expect(JSON.stringify(event)).not.toContain(id_token);
   });

@@ -210,8 +210,8 @@ describe("security headers and the error page", () => {
     const { client } = await t.add_client({ client_name: "Broken" });
     const browser = new Browser();
     const login = await open_login(browser, client.client_id);
-    const real = t.store.getUserByUsername.bind(t.store);
-    t.store.getUserByUsername = async () => {
+    const real = t.store.get_user_by_username.bind(t.store);
+    t.store.get_user_by_username = async () => {
       throw new Error("database exploded at secret/path.ts:12");
     };
     try {
@@ -222,7 +222,7 @@ describe("security headers and the error page", () => {
       expect(html).not.toContain("exploded");
       expect(html).not.toContain("secret/path");
     } finally {
-      t.store.getUserByUsername = real;
+      t.store.get_user_by_username = real;
     }
   });
 });

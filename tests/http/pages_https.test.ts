@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { load_config } from "../../src/app/config.ts";
 import { create_provider } from "../../src/oidc/provider.ts";
 import { build_app } from "../../src/app/server.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";
 import { pkce } from "../helpers/flow.ts";
 
@@ -14,8 +14,8 @@ let store: Store;
 let app: ReturnType<typeof build_app>;
 
 beforeAll(async () => {
-  store = await openStore("sqlite::memory:");
-  await store.createClient({ client_id: "web", client_secret_hash: null, metadata: { redirect_uris: ["https://rp.example.com/cb"], token_endpoint_auth_method: "none" } });
+  store = await open_store("sqlite::memory:");
+  await store.create_client({ client_id: "web", client_secret_hash: null, metadata: { redirect_uris: ["https://rp.example.com/cb"], token_endpoint_auth_method: "none" } });
   const config = load_config({}, { issuer: ISSUER, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false });
   app = build_app(await create_provider(config, { store, log: () => {} }));
 });

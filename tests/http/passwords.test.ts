@@ -105,7 +105,7 @@ describe("passwords: libsodium and Bun.password read each other's hashes", () =>
 
 describe("passwords: IDP_ARGON2_IMPL", () => {
   const script = `
-    import { argon2_impl, hash_password, verify_password } from "../idp/src/platform/passwords.ts";
+    import { argon2_impl, hash_password, verify_password } from "./src/platform/passwords.ts";
     const hash = await hash_password("pw", { memory_kib: 1024, time_cost: 1 });
     console.log(JSON.stringify({ name: argon2_impl.name, hash, ok: await verify_password("pw", hash), bad: await verify_password("px", hash) }));
   `;

@@ -16,7 +16,7 @@ afterAll(() => t.stop());
 /** Password accepted at /account/login for a user with an authenticator app: the two-factor page's interaction id. */
 async function account_two_factor(browser: Browser): Promise<string> {
   const user = await t.add_user({ username: `fay-${crypto.randomUUID().slice(0, 8)}` });
-  await t.store.updateUser(user.id, { totp_secret: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP", totp_enabled_at: t.clock.now() });
+  await t.store.update_user(user.id, { totp_secret: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP", totp_enabled_at: t.clock.now() });
   const answer = await account_login(t, browser, user.username, t.password);
   const location = answer.headers.get("location")!;
   expect(location).toMatch(/\/interaction\/[^/]+\/two-factor$/);

@@ -25,7 +25,7 @@ async function mfa_client() {
 
 test("a client with default_acr_values [\"mfa\"] forces the two-factor step; acr mfa in the ID Token", async () => {
   const user = await t.add_user({ username: "dana" });
-  await t.store.updateUser(user.id, { totp_secret: SECRET, totp_enabled_at: t.clock.now() });
+  await t.store.update_user(user.id, { totp_secret: SECRET, totp_enabled_at: t.clock.now() });
   const { client_id, secret } = await mfa_client();
   const p = pkce();
   const url = authorization_url(t, { code_challenge: p.challenge, code_challenge_method: "S256" }, client_id);
@@ -53,7 +53,7 @@ test("default_acr_values [\"mfa\"] stops a user without an authenticator app; ac
 test("default_acr_values can be registered with advertised values; others are invalid_client_metadata", async () => {
   const info = await registered(t, { ...WEB_CLIENT, default_acr_values: ["mfa", "mfa"] });
   expect(info.default_acr_values).toEqual(["mfa"]);
-  expect((await t.store.getClient(info.client_id))!.metadata.default_acr_values).toEqual(["mfa"]);
+  expect((await t.store.get_client(info.client_id))!.metadata.default_acr_values).toEqual(["mfa"]);
   const refused = await expect_error(await register(t, { ...WEB_CLIENT, default_acr_values: ["urn:example:loa:3"] }), "invalid_client_metadata");
   expect(refused).toContain("default_acr_values");
 });

@@ -37,7 +37,7 @@ describe("request object and client assertion algorithms (OIDC Registration §2)
     for (const alg of (await discovery()).token_endpoint_auth_signing_alg_values_supported!) {
       const info = await registered(t, { ...WEB_CLIENT, jwks, token_endpoint_auth_method: "private_key_jwt", token_endpoint_auth_signing_alg: alg });
       expect(info.token_endpoint_auth_signing_alg).toBe(alg);
-      expect((await t.store.getClient(info.client_id))!.metadata.token_endpoint_auth_signing_alg).toBe(alg);
+      expect((await t.store.get_client(info.client_id))!.metadata.token_endpoint_auth_signing_alg).toBe(alg);
     }
   });
   test("a token_endpoint_auth_signing_alg that is not advertised (HS256, none) is invalid_client_metadata", async () => {

@@ -54,7 +54,7 @@ async function failed_login_ip(t: TestProvider, headers: Record<string, string>)
   const form = { csrf: hidden_field(html, "csrf")!, username: "alice", password: "wrong password" };
   const response = await browser.request("POST", form_action(html)!, { form, headers });
   expect(response.status).toBe(200);
-  const [event] = await t.store.listAuditEvents({ type: "login", limit: 1 });
+  const [event] = await t.store.list_audit_events({ type: "login", limit: 1 });
   return event?.ip ?? null;
 }
 

@@ -44,7 +44,7 @@ describe("when a refresh token is issued", () => {
     expect(steps).toEqual(["login", "consent"]);
     expect(tokens.refresh_token).toMatch(ISSUED_SECRET);
     expect(tokens.scope).toBe("openid offline_access");
-    const row = await t.store.getToken(secret_key(tokens.refresh_token!));
+    const row = await t.store.get_token(secret_key(tokens.refresh_token!));
     expect(row).toMatchObject({ kind: "refresh", client_id: config.clientMetadata().client_id, scope: "openid offline_access" });
     expect(row!.expires_at - row!.created_at).toBe(t.config.tokens.refresh_token_ttl);
   });
@@ -109,7 +109,7 @@ describe("rotation and replay", () => {
     // ... and every access token of the family, the first one included.
     for (const token of [first.access_token, second.access_token]) expect((await userinfo(t, token)).status).toBe(401);
     expect(await introspect(t, second.access_token, { method: "basic", client_id: row.client_id, secret })).toEqual({ active: false });
-    const events = await t.store.listAuditEvents({ clientId: row.client_id, type: "refresh_token_reuse" });
+    const events = await t.store.list_audit_events({ client_id: row.client_id, type: "refresh_token_reuse" });
     expect(events.length).toBe(1);
     expect(events[0]).toMatchObject({ outcome: "failure", user_id: t.user.id });
   });

@@ -34,7 +34,7 @@ describe('registration "token" (the default)', () => {
 
   async function stored_token(expires_at: number | null): Promise<string> {
     const token = random_token(32);
-    await t.store.createInitialAccessToken({ token_hash: sha256(token), expires_at });
+    await t.store.create_initial_access_token({ token_hash: sha256(token), expires_at });
     return token;
   }
 

@@ -76,8 +76,8 @@ describe("PUT /register/:client_id (RFC 7592 §2.2)", () => {
     expect(body).toMatchObject({ client_id: info.client_id, client_name: "Renamed", redirect_uris: ["https://rp.example.com/new"], registration_access_token: info.registration_access_token });
     expect(body.logo_uri).toBeUndefined();
     expect(body.client_secret).toBeUndefined();
-    expect((await t.store.getClient(info.client_id))!.metadata.client_name).toBe("Renamed");
-    const [event] = await t.store.listAuditEvents({ clientId: info.client_id, type: "client_updated" });
+    expect((await t.store.get_client(info.client_id))!.metadata.client_name).toBe("Renamed");
+    const [event] = await t.store.list_audit_events({ client_id: info.client_id, type: "client_updated" });
     expect(event).toMatchObject({ outcome: "success", details: { client_name: "Renamed" } });
   });
 
@@ -125,20 +125,20 @@ describe("PUT /register/:client_id (RFC 7592 §2.2)", () => {
   test("invalid metadata in an update is refused like at registration, and nothing changes", async () => {
     const info = await registered(t);
     await expect_error(await put(info, { client_id: info.client_id, redirect_uris: ["http://rp.example.com/cb"] }), "invalid_redirect_uri");
-    expect((await t.store.getClient(info.client_id))!.metadata.redirect_uris).toEqual([REDIRECT_URI]);
+    expect((await t.store.get_client(info.client_id))!.metadata.redirect_uris).toEqual([REDIRECT_URI]);
   });
 
   test("a wrong token: 401 invalid_token and nothing changes", async () => {
     const info = await registered(t);
     await expect_invalid_token(await put(info, { client_id: info.client_id, redirect_uris: ["https://evil.example.com/cb"] }, "wrong-token"));
-    expect((await t.store.getClient(info.client_id))!.metadata.redirect_uris).toEqual([REDIRECT_URI]);
+    expect((await t.store.get_client(info.client_id))!.metadata.redirect_uris).toEqual([REDIRECT_URI]);
   });
 
   test("moving to none drops the secret; moving back issues a new one, once", async () => {
     const info = await registered(t);
     const to_public = (await (await put(info, { client_id: info.client_id, redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none" })).json()) as ClientInformation;
     expect(to_public.client_secret).toBeUndefined();
-    expect((await t.store.getClient(info.client_id))!.client_secret_hash).toBeNull();
+    expect((await t.store.get_client(info.client_id))!.client_secret_hash).toBeNull();
     const back = (await (await put(info, { client_id: info.client_id, redirect_uris: [REDIRECT_URI] })).json()) as ClientInformation;
     expect(back.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(back.client_secret).not.toBe(info.client_secret);
@@ -152,19 +152,19 @@ describe("DELETE /register/:client_id (RFC 7592 §2.3)", () => {
     const info = await registered(t);
     const { code, pkce } = await get_code(t, {}, { client_id: info.client_id });
     const tokens = (await (await redeem(t, code, pkce!.verifier, { method: "basic", client_id: info.client_id, secret: info.client_secret! })).json()) as { access_token: string };
-    expect(await t.store.getGrant(t.user.id, info.client_id)).not.toBeNull();
+    expect(await t.store.get_grant(t.user.id, info.client_id)).not.toBeNull();
 
     const response = await manage("DELETE", info.registration_client_uri, info.registration_access_token);
     expect(response.status).toBe(204);
     expect(await response.text()).toBe("");
-    expect(await t.store.getClient(info.client_id)).toBeNull();
-    expect(await t.store.getGrant(t.user.id, info.client_id)).toBeNull();
+    expect(await t.store.get_client(info.client_id)).toBeNull();
+    expect(await t.store.get_grant(t.user.id, info.client_id)).toBeNull();
     expect((await userinfo(t, tokens.access_token)).status).toBe(401);
 
     const token = await redeem(t, "any-code", "v".repeat(43), { method: "basic", client_id: info.client_id, secret: info.client_secret! });
     expect(token.status).toBe(401);
     expect(((await token.json()) as { error: string }).error).toBe("invalid_client");
-    const [event] = await t.store.listAuditEvents({ clientId: info.client_id, type: "client_deleted" });
+    const [event] = await t.store.list_audit_events({ client_id: info.client_id, type: "client_deleted" });
     expect(event).toMatchObject({ outcome: "success" });
   });
 
@@ -178,7 +178,7 @@ describe("DELETE /register/:client_id (RFC 7592 §2.3)", () => {
   test("a wrong token: 401 and the client stays", async () => {
     const info = await registered(t);
     await expect_invalid_token(await manage("DELETE", info.registration_client_uri, "wrong-token"));
-    expect(await t.store.getClient(info.client_id)).not.toBeNull();
+    expect(await t.store.get_client(info.client_id)).not.toBeNull();
   });
 });
 

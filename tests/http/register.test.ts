@@ -48,7 +48,7 @@ describe("POST /register", () => {
 
   test("the secret and the registration access token are stored only as SHA-256", async () => {
     const info = await registered(t);
-    const row = (await t.store.getClient(info.client_id))!;
+    const row = (await t.store.get_client(info.client_id))!;
     expect(row.client_secret_hash).toBe(sha256(info.client_secret!));
     expect(row.registration_access_token_hash).toBe(sha256(info.registration_access_token));
     expect(JSON.stringify(row)).not.toContain(info.client_secret!);
@@ -57,7 +57,7 @@ describe("POST /register", () => {
 
   test("unknown members are ignored and not stored; skip_consent cannot be self-granted (RFC 7591 §2)", async () => {
     const info = await registered(t, { ...WEB_CLIENT, skip_consent: true, favourite_colour: "blue", "client_name#fr": "Appli" });
-    const row = (await t.store.getClient(info.client_id))!;
+    const row = (await t.store.get_client(info.client_id))!;
     expect(row.metadata.skip_consent).toBeUndefined();
     expect(row.metadata.favourite_colour).toBeUndefined();
     expect(Object.keys(info)).not.toContain("skip_consent");
@@ -96,7 +96,7 @@ describe("POST /register", () => {
 
   test("records client_registered in the audit log, without secrets", async () => {
     const info = await registered(t, { ...WEB_CLIENT, client_name: "Audited" });
-    const [event] = await t.store.listAuditEvents({ clientId: info.client_id });
+    const [event] = await t.store.list_audit_events({ client_id: info.client_id });
     expect(event).toMatchObject({ type: "client_registered", outcome: "success", client_id: info.client_id, details: { client_name: "Audited" } });
     const text = JSON.stringify(event);
     expect(text).not.toContain(info.client_secret!);
@@ -125,7 +125,7 @@ describe("POST /register", () => {
     const info = await registered(t, { ...WEB_CLIENT, token_endpoint_auth_method: "none" });
     expect(info.client_secret).toBeUndefined();
     expect(info.client_secret_expires_at).toBeUndefined();
-    expect((await t.store.getClient(info.client_id))!.client_secret_hash).toBeNull();
+    expect((await t.store.get_client(info.client_id))!.client_secret_hash).toBeNull();
     const { code, pkce } = await get_code(t, {}, { client_id: info.client_id });
     const response = await redeem(t, code, pkce!.verifier, { method: "none", client_id: info.client_id });
     expect(response.status).toBe(200);

@@ -39,7 +39,7 @@ test("revoke access token: userinfo then refuses it and introspection calls it i
   await client.tokenRevocation(config, tokens.access_token, { token_type_hint: "access_token" });
   expect((await userinfo(t, tokens.access_token)).status).toBe(401);
   expect(await introspect(t, tokens.access_token)).toEqual({ active: false });
-  const events = await t.store.listAuditEvents({ clientId: t.client.client_id, type: "tokens_revoked" });
+  const events = await t.store.list_audit_events({ client_id: t.client.client_id, type: "tokens_revoked" });
   expect(events[0]).toMatchObject({ outcome: "success", user_id: t.user.id, details: { token_kind: "access", revoked_tokens: 1 } });
 });
 

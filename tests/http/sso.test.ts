@@ -58,7 +58,7 @@ describe("SSO after the user is deleted", () => {
     const user = await t.add_user({ username: "short-lived" });
     const browser = new Browser();
     expect((await full_flow(rp, browser, {}, { username: "short-lived" })).pages).toEqual(["login", "consent"]);
-    expect(await t.store.deleteUser(user.id)).toBe(true);
+    expect(await t.store.delete_user(user.id)).toBe(true);
     await t.add_user({ username: "short-lived" });
     expect((await full_flow(rp, browser, {}, { username: "short-lived" })).pages).toEqual(["login", "consent"]);
   });

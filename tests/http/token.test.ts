@@ -37,7 +37,7 @@ describe("success", () => {
     expect(body.access_token).toMatch(ISSUED_SECRET);
     // The authorization's grant id, on the token as grant_id and family_id, is a time-ordered
     // UUIDv7 (crypto/secrets.ts grant_id: the indexes on them get appends, not random inserts).
-    const stored = await t.store.getToken(secret_key(body.access_token as string));
+    const stored = await t.store.get_token(secret_key(body.access_token as string));
     expect(stored?.grant_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(stored?.family_id).toBe(stored!.grant_id);
   });

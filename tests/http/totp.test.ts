@@ -8,7 +8,7 @@ import { acr_claim, needs_second_factor, requires_two_factors } from "../../src/
 import { load_config } from "../../src/app/config.ts";
 import type { Provider } from "../../src/oidc/provider.ts";
 import { qr_data_url } from "../../src/http/pages/qr.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { Store, UserRow } from "../../src/store/types.ts";
 import {
   grouped_secret,
@@ -33,11 +33,11 @@ let user: UserRow;
 let other: UserRow;
 
 beforeAll(async () => {
-  store = await openStore("sqlite::memory:", { migrate: true });
+  store = await open_store("sqlite::memory:", { migrate: true });
   const config = load_config({}, { issuer: "http://127.0.0.1:1", database_url: "sqlite::memory:" });
   idp = { store, config, now: () => now } as unknown as Provider;
-  user = await store.createUser({ username: "tia", password_hash: "x", totp_secret: RFC_SECRET, totp_enabled_at: now });
-  other = await store.createUser({ username: "uma", password_hash: "x" });
+  user = await store.create_user({ username: "tia", password_hash: "x", totp_secret: RFC_SECRET, totp_enabled_at: now });
+  other = await store.create_user({ username: "uma", password_hash: "x" });
 });
 afterAll(() => store.close());
 
@@ -125,11 +125,11 @@ describe("recovery codes", () => {
 
   test("each works once, typed in any case with or without the dash; stored only hashed", async () => {
     const codes = await issue_recovery_codes(idp, user.id);
-    expect(await store.countRecoveryCodes(user.id)).toBe(10);
+    expect(await store.count_recovery_codes(user.id)).toBe(10);
     expect(await use_recovery_code(idp, user.id, codes[0]!)).toBe(true);
     expect(await use_recovery_code(idp, user.id, codes[0]!)).toBe(false);
     expect(await use_recovery_code(idp, user.id, ` ${codes[1]!.toUpperCase().replace("-", " ")} `)).toBe(true);
-    expect(await store.countRecoveryCodes(user.id)).toBe(8);
+    expect(await store.count_recovery_codes(user.id)).toBe(8);
     // Not another user's, not garbage.
     expect(await use_recovery_code(idp, other.id, codes[2]!)).toBe(false);
     expect(await use_recovery_code(idp, user.id, "aaaaa-aaaaa")).toBe(false);

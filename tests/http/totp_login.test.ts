@@ -63,7 +63,7 @@ describe("enrolment", () => {
     const secret = /id="secret">([A-Z2-7 ]+)</.exec(first)![1]!;
     // Reloading shows the same secret (the app may already have scanned it).
     expect(second).toContain(secret);
-    const pending = (await t.store.getUserById(user.id))!;
+    const pending = (await t.store.get_user_by_id(user.id))!;
     expect(pending.totp_secret).toBe(secret.replaceAll(" ", ""));
     expect(pending.totp_enabled_at).toBeNull();
     // Not on yet: the password alone still signs in.
@@ -73,14 +73,14 @@ describe("enrolment", () => {
     const wrong = await browser.post(`${t.url}/account/totp`, { csrf, action: "enable", code: "000000" === code_now(secret.replaceAll(" ", "")) ? "111111" : "000000" });
     expect(wrong.status).toBe(400);
     expect(await wrong.text()).toContain("That code is not right.");
-    expect((await t.store.getUserById(user.id))!.totp_enabled_at).toBeNull();
+    expect((await t.store.get_user_by_id(user.id))!.totp_enabled_at).toBeNull();
 
     const right = await browser.post(`${t.url}/account/totp`, { csrf, action: "enable", code: code_now(secret.replaceAll(" ", "")) });
     expect(right.status).toBe(200);
     expect(await right.text()).toContain("This is the only time they are shown.");
-    expect((await t.store.getUserById(user.id))!.totp_enabled_at).not.toBeNull();
-    expect(await t.store.countRecoveryCodes(user.id)).toBe(10);
-    expect((await t.store.listAuditEvents({ userId: user.id, type: "two_factor_enrolled" })).length).toBe(1);
+    expect((await t.store.get_user_by_id(user.id))!.totp_enabled_at).not.toBeNull();
+    expect(await t.store.count_recovery_codes(user.id)).toBe(10);
+    expect((await t.store.list_audit_events({ user_id: user.id, type: "two_factor_enrolled" })).length).toBe(1);
     expect((await account_page(t, browser)).html).toContain("10 unused recovery codes");
   });
 });
@@ -100,7 +100,7 @@ describe("signing in with two factors", () => {
     const claims = await id_token_of(callback, verifier);
     expect(claims.amr).toEqual(["pwd", "otp"]);
     expect(claims.acr).toBeUndefined();
-    const events = await t.store.listAuditEvents({ userId: user_id, type: "two_factor" });
+    const events = await t.store.list_audit_events({ user_id: user_id, type: "two_factor" });
     expect(events[0]!.outcome).toBe("success");
     expect(events[0]!.details).toEqual({ method: "totp" });
   });
@@ -130,10 +130,10 @@ describe("signing in with two factors", () => {
     const first = await sign_in("tomas", () => ({ recovery_code: recovery[0]! }));
     expect(first.steps).toEqual(["login", "two-factor"]);
     expect(first.callback.searchParams.get("code")).not.toBeNull();
-    expect(await t.store.countRecoveryCodes(user_id)).toBe(9);
+    expect(await t.store.count_recovery_codes(user_id)).toBe(9);
     // Used: the two-factor page comes back with the message instead of a redirect.
     expect((await rejection(sign_in("tomas", () => ({ recovery_code: recovery[0]! })))).message).toContain("expected a redirect, got 200");
-    const failures = await t.store.listAuditEvents({ userId: user_id, type: "two_factor" });
+    const failures = await t.store.list_audit_events({ user_id: user_id, type: "two_factor" });
     expect(failures[0]!.outcome).toBe("failure");
     expect(failures[0]!.details).toEqual({ method: "recovery_code" });
   });
@@ -209,7 +209,7 @@ describe("throttling and turning it off", () => {
     expect(statuses[10]).toBe(429);
     // Even the right code waits now.
     expect((await browser.post(form_action(html)!, { csrf: hidden_field(html, "csrf")!, code: right })).status).toBe(429);
-    expect((await t.store.listAuditEvents({ userId: user.id, type: "two_factor" })).length).toBe(10);
+    expect((await t.store.list_audit_events({ user_id: user.id, type: "two_factor" })).length).toBe(10);
   });
 
   test("turning it off needs the password; then the password alone signs in again", async () => {
@@ -224,11 +224,11 @@ describe("throttling and turning it off", () => {
     expect(await wrong.text()).toContain("Your password is not right.");
     const ok = await remove(t.password);
     expect(ok.headers.get("location")).toBe(`${t.issuer}/account?done=totp_removed`);
-    const row = (await t.store.getUserById(user.id))!;
+    const row = (await t.store.get_user_by_id(user.id))!;
     expect(row.totp_secret).toBeNull();
     expect(row.totp_enabled_at).toBeNull();
-    expect(await t.store.countRecoveryCodes(user.id)).toBe(0);
-    expect((await t.store.listAuditEvents({ userId: user.id, type: "two_factor_removed" })).length).toBe(1);
+    expect(await t.store.count_recovery_codes(user.id)).toBe(0);
+    expect((await t.store.list_audit_events({ user_id: user.id, type: "two_factor_removed" })).length).toBe(1);
     expect((await sign_in("zoe", undefined)).steps).toEqual(["login", "consent"]);
   });
 
@@ -241,6 +241,6 @@ describe("throttling and turning it off", () => {
     const codes = [...(await fresh.text()).matchAll(/<li><code>([a-z2-7-]{11})<\/code><\/li>/g)].map((m) => m[1]!);
     expect(codes.length).toBe(10);
     expect(codes).not.toContain(recovery[0]!);
-    expect(await t.store.consumeRecoveryCode(user.id, "nothing")).toBe(false);
+    expect(await t.store.consume_recovery_code(user.id, "nothing")).toBe(false);
   });
 });

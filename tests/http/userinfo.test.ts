@@ -87,7 +87,7 @@ describe("errors", () => {
     const { code, pkce } = await get_code(t);
     const fresh = ((await (await redeem(t, code, pkce!.verifier)).json()) as { access_token: string }).access_token;
     const { secret_key } = await import("../../src/oidc/crypto/secrets.ts");
-    await t.store.revokeToken(secret_key(fresh));
+    await t.store.revoke_token(secret_key(fresh));
     expect((await fetch(url(), { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(401);
   });
 });

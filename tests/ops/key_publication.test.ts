@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import { KeyRing, type KeyRingOptions } from "../../src/oidc/keys/keyring.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";
 
 let clock = 1_800_000_000;
@@ -28,7 +28,7 @@ const dirs: string[] = [];
 async function shared(n: number): Promise<Store[]> {
   const dir = mkdtempSync(join(tmpdir(), "idp-publish-"));
   dirs.push(dir);
-  const stores = await Promise.all(Array.from({ length: n }, () => openStore(`sqlite:${join(dir, "idp.sqlite")}`)));
+  const stores = await Promise.all(Array.from({ length: n }, () => open_store(`sqlite:${join(dir, "idp.sqlite")}`)));
   opened.push(...stores);
   return stores;
 }

@@ -48,10 +48,10 @@ function purge_suite(name: string, database: () => Promise<{ url: string; drop()
     });
 
     const present = async () => ({
-      code: (await t.store.getCode(rows.code)) !== null,
-      token: (await t.store.getToken(rows.token)) !== null,
-      session: (await t.store.getSession(rows.session)) !== null,
-      interaction: (await t.store.getInteraction(rows.interaction)) !== null,
+      code: (await t.store.get_code(rows.code)) !== null,
+      token: (await t.store.get_token(rows.token)) !== null,
+      session: (await t.store.get_session(rows.session)) !== null,
+      interaction: (await t.store.get_interaction(rows.interaction)) !== null,
     });
 
     test("rows that have not expired survive a purge run", async () => {
@@ -83,8 +83,8 @@ if (await usePostgres()) purge_suite("PostgreSQL", createTempDatabase);
 describe("start_purge (the loop)", () => {
   const counts: PurgeCounts = { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0 };
 
-  function fake(purgeExpired: (now: number, batch?: number) => Promise<PurgeCounts>, logs: Record<string, unknown>[] = []): Provider {
-    return { store: { purgeExpired }, now: () => 1000, log: (line: Record<string, unknown>) => void logs.push(line) } as unknown as Provider;
+  function fake(purge_expired: (now: number, batch?: number) => Promise<PurgeCounts>, logs: Record<string, unknown>[] = []): Provider {
+    return { store: { purge_expired }, now: () => 1000, log: (line: Record<string, unknown>) => void logs.push(line) } as unknown as Provider;
   }
 
   test("one run at a time, in bounded batches; stop() waits for the running one", async () => {

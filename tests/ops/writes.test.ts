@@ -8,7 +8,7 @@ import { load_config } from "../../src/app/config.ts";
 import { hash_password } from "../../src/platform/passwords.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { serve, type Served } from "../../src/app/server.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { free_port } from "../helpers/provider.ts";
@@ -19,13 +19,13 @@ const WRITE = /^(create|insert|update|upsert|delete|consume|rotate|revoke|add|hi
 
 type Counts = { reads: number; writes: number; calls: string[] };
 
-/** The store with every call counted (the key poller's keysVersion read excluded). */
+/** The store with every call counted (the key poller's keys_version read excluded). */
 function counting(store: Store): { store: Store; take(): Counts } {
   let calls: string[] = [];
   const wrapped = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(store)) {
     wrapped[name] =
-      typeof value === "function" && name !== "keysVersion"
+      typeof value === "function" && name !== "keys_version"
         ? (...args: unknown[]) => {
             calls.push(name);
             return (value as (...a: unknown[]) => unknown)(...args);
@@ -49,12 +49,12 @@ describe("store calls per step of the flow", () => {
   let client: Client;
 
   beforeAll(async () => {
-    raw = await openStore("sqlite::memory:");
+    raw = await open_store("sqlite::memory:");
     const port = free_port();
     const config = load_config({}, { issuer: `http://127.0.0.1:${port}`, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 } });
-    await raw.createUser({ username: "alice", password_hash: await hash_password(PASSWORD, config.argon2), email: "alice@example.com", email_verified: true });
+    await raw.create_user({ username: "alice", password_hash: await hash_password(PASSWORD, config.argon2), email: "alice@example.com", email_verified: true });
     const secret = random_token(32);
-    const row = await raw.createClient({
+    const row = await raw.create_client({
       client_id: "app",
       client_secret_hash: sha256(secret),
       metadata: { redirect_uris: [CALLBACK], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic" },
@@ -76,7 +76,7 @@ describe("store calls per step of the flow", () => {
       url.searchParams.set(k, v);
     }
     const start = await browser.get(url.href);
-    expect(counter.take()).toMatchObject({ writes: 1, calls: ["getClient", "createInteraction"] });
+    expect(counter.take()).toMatchObject({ writes: 1, calls: ["get_client", "create_interaction"] });
 
     const html = await (await browser.get(new URL(start.headers.get("location")!, served.url).href)).text();
     expect(counter.take().writes).toBe(0);
@@ -105,7 +105,7 @@ describe("store calls per step of the flow", () => {
     const exchange = counter.take();
     // The two rate-limit counters (rate_limit.ts: per address, per client; IDP_RATE_LIMITS=off removes them).
     expect(exchange.writes).toBe(4);
-    expect(exchange.calls.filter((c) => WRITE.test(c)).sort()).toEqual(["consumeCode", "hit", "hit", "insertToken"]);
+    expect(exchange.calls.filter((c) => WRITE.test(c)).sort()).toEqual(["consume_code", "hit", "hit", "insert_token"]);
 
     const { access_token } = (await token.json()) as { access_token: string };
     expect((await userinfo(served.url, access_token)).status).toBe(200);

@@ -16,7 +16,7 @@ let t: TestProvider;
 const BYE = "https://rp.example.com/bye";
 beforeAll(async () => {
   t = await start_provider({ config: { login_throttle: { max_failures: 2, delay_ms: 0 } } });
-  await t.store.updateClient(t.client.client_id, { metadata: { ...t.client.metadata, post_logout_redirect_uris: [BYE] } });
+  await t.store.update_client(t.client.client_id, { metadata: { ...t.client.metadata, post_logout_redirect_uris: [BYE] } });
   await t.add_user({ username: "otto", totp_secret: new_totp_secret(), totp_enabled_at: 1 });
   await t.add_user({ username: "locked" });
   await t.add_user({ username: "poster" });

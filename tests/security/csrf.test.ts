@@ -15,7 +15,7 @@ let t: TestProvider;
 const BYE = "https://rp.example.com/bye";
 beforeAll(async () => {
   t = await start_provider();
-  await t.store.updateClient(t.client.client_id, { metadata: { ...t.client.metadata, post_logout_redirect_uris: [BYE] } });
+  await t.store.update_client(t.client.client_id, { metadata: { ...t.client.metadata, post_logout_redirect_uris: [BYE] } });
   await t.add_user({ username: "otto", totp_secret: new_totp_secret(), totp_enabled_at: 1 });
   // One user per case: a case's own (accepted) form must not change what the next one checks.
   for (const name of ["consenting", "account-password", "account-totp", "account-grants", "cookies"]) await t.add_user({ username: name });
@@ -92,8 +92,8 @@ const CASES: Case[] = [
     name: "consent",
     form: consent_form,
     unchanged: async () => {
-      const user = await t.store.getUserByUsername("consenting");
-      expect(await t.store.getGrant(user!.id, t.client.client_id)).toBeNull();
+      const user = await t.store.get_user_by_username("consenting");
+      expect(await t.store.get_grant(user!.id, t.client.client_id)).toBeNull();
     },
   },
   { name: "logout confirmation", form: logout_form, unchanged: async (f) => expect((await f.browser.get(`${t.url}/account`)).status).toBe(200) },
@@ -106,18 +106,18 @@ const CASES: Case[] = [
   {
     name: "account two-step set-up",
     form: () => account_form("account-totp", "/account/totp", { action: "enable", code: "123456" }),
-    unchanged: async () => expect((await t.store.getUserByUsername("account-totp"))!.totp_enabled_at).toBeNull(),
+    unchanged: async () => expect((await t.store.get_user_by_username("account-totp"))!.totp_enabled_at).toBeNull(),
   },
   {
     name: "account: removing an application's access",
     form: async () => {
-      const user = await t.store.getUserByUsername("account-grants");
-      await t.store.upsertGrant({ user_id: user!.id, client_id: t.client.client_id, scopes: ["openid"] });
+      const user = await t.store.get_user_by_username("account-grants");
+      await t.store.upsert_grant({ user_id: user!.id, client_id: t.client.client_id, scopes: ["openid"] });
       return account_form("account-grants", "/account/grants", { client_id: t.client.client_id });
     },
     unchanged: async () => {
-      const user = await t.store.getUserByUsername("account-grants");
-      expect(await t.store.getGrant(user!.id, t.client.client_id)).not.toBeNull();
+      const user = await t.store.get_user_by_username("account-grants");
+      expect(await t.store.get_grant(user!.id, t.client.client_id)).not.toBeNull();
     },
   },
 ];

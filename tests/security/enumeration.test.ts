@@ -102,7 +102,7 @@ describe.each([
 
 test("the audit event of a failed sign-in for an unknown user names no user and keeps no username", async () => {
   await app_attempt("typed-a-password-here-by-mistake", "x");
-  const [event] = await t.store.listAuditEvents({ type: "login", limit: 1 });
+  const [event] = await t.store.list_audit_events({ type: "login", limit: 1 });
   expect(event).toMatchObject({ outcome: "failure", user_id: null });
   expect(JSON.stringify(event)).not.toContain("typed-a-password-here-by-mistake");
 });

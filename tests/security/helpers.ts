@@ -10,7 +10,7 @@ import { hash_password } from "../../src/platform/passwords.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { create_provider, type Provider } from "../../src/oidc/provider.ts";
 import { build_app } from "../../src/app/server.ts";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { JsonObject, Store } from "../../src/store/types.ts";
 
 export const ISSUER = "https://idp.test";
@@ -55,23 +55,23 @@ export async function in_process(overrides: Record<string, unknown> = {}): Promi
     login_throttle: { delay_ms: 0 },
     ...overrides,
   });
-  const store = await openStore(config.database_url, { migrate: true });
+  const store = await open_store(config.database_url, { migrate: true });
   let offset = 0;
   const clock = { now: () => Math.floor(Date.now() / 1000) + offset, advance: (seconds: number) => void (offset += seconds) };
   const idp = await create_provider(config, { store, log: () => {}, now: clock.now });
   const app = build_app(idp);
-  await store.createUser({ username: "alice", password_hash: await hash_password(PASSWORD, config.argon2), email: "alice@example.com" });
+  await store.create_user({ username: "alice", password_hash: await hash_password(PASSWORD, config.argon2), email: "alice@example.com" });
   const secret = random_token(32);
   const base = { redirect_uris: [CALLBACK], post_logout_redirect_uris: [LOGOUT_CALLBACK], response_types: ["code"] };
-  await store.createClient({
+  await store.create_client({
     client_id: "app",
     client_secret_hash: sha256(secret),
     metadata: { ...base, grant_types: ["authorization_code", "refresh_token", "client_credentials"], token_endpoint_auth_method: "client_secret_basic", scope: "openid profile email offline_access api" },
   });
-  await store.createClient({ client_id: "spa", client_secret_hash: null, metadata: { ...base, grant_types: ["authorization_code"], token_endpoint_auth_method: "none" } });
+  await store.create_client({ client_id: "spa", client_secret_hash: null, metadata: { ...base, grant_types: ["authorization_code"], token_endpoint_auth_method: "none" } });
   const { publicKey, privateKey } = await generateKeyPair("ES256");
   const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "ES256", use: "sig" } as JsonObject;
-  await store.createClient({ client_id: "jwt-app", client_secret_hash: null, metadata: { ...base, grant_types: ["authorization_code"], token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [jwk] } } });
+  await store.create_client({ client_id: "jwt-app", client_secret_hash: null, metadata: { ...base, grant_types: ["authorization_code"], token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [jwk] } } });
   return {
     idp,
     store,

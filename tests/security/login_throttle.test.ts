@@ -115,8 +115,8 @@ describe("429 limits", () => {
     const ip = next_address();
     const page = await login_page();
     for (let i = 0; i < RULES.max_failures + 2; i++) await attempt(page, ip, name, `secret-guess-${i}`);
-    const user = await t.store.getUserByUsername(name);
-    const events = (await t.store.listAuditEvents({ type: "login_locked", limit: 1000 })).filter((e) => e.ip === ip);
+    const user = await t.store.get_user_by_username(name);
+    const events = (await t.store.list_audit_events({ type: "login_locked", limit: 1000 })).filter((e) => e.ip === ip);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ outcome: "failure", user_id: user!.id, details: { scope: "address_and_username" } });
     expect(JSON.stringify(events)).not.toContain("secret-guess");

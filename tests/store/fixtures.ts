@@ -9,11 +9,11 @@ export function uid(prefix = "id"): string {
 }
 
 export async function seedUser(store: Store, username = uid("user")): Promise<UserRow> {
-  return store.createUser({ username, password_hash: "$argon2id$v=19$dummy" });
+  return store.create_user({ username, password_hash: "$argon2id$v=19$dummy" });
 }
 
-export async function seedClient(store: Store, clientId = uid("client")): Promise<ClientRow> {
-  return store.createClient({ client_id: clientId, metadata: { client_name: "Test app", redirect_uris: ["https://rp.example/cb"] } });
+export async function seedClient(store: Store, client_id = uid("client")): Promise<ClientRow> {
+  return store.create_client({ client_id: client_id, metadata: { client_name: "Test app", redirect_uris: ["https://rp.example/cb"] } });
 }
 
 export async function seedPair(store: Store): Promise<{ user: UserRow; client: ClientRow }> {

@@ -5,7 +5,7 @@
  */
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import { StoreError, StoreUnavailableError, type Store } from "../../src/store/types.ts";
 import { concurrently, seedUser } from "./fixtures.ts";
 import { createTempDatabase, TEST_DATABASE_URL, usePostgres, type TempDatabase } from "./pg.ts";
@@ -34,21 +34,21 @@ if (await usePostgres()) {
 
     beforeAll(async () => {
       db = await createTempDatabase();
-      (await openStore(db.url)).close();
+      (await open_store(db.url)).close();
     });
     afterAll(async () => {
       await db.drop();
     });
 
     test("opening against a closed port raises StoreUnavailableError", async () => {
-      const error = await rejection(openStore(viaPort(await closedPort()), { connectionTimeout: 2 }));
+      const error = await rejection(open_store(viaPort(await closedPort()), { connection_timeout: 2 }));
       expect(error).toBeInstanceOf(StoreUnavailableError);
     }, 10_000);
 
-    test("a server that never answers raises StoreUnavailableError after connectionTimeout, not a hang", async () => {
+    test("a server that never answers raises StoreUnavailableError after connection_timeout, not a hang", async () => {
       const hole = await blackhole();
       try {
-        const error = await rejection(openStore(viaPort(hole.port), { connectionTimeout: 1 }));
+        const error = await rejection(open_store(viaPort(hole.port), { connection_timeout: 1 }));
         expect(error).toBeInstanceOf(StoreUnavailableError);
       } finally {
         await hole.close();
@@ -59,14 +59,14 @@ if (await usePostgres()) {
       const proxy = await tcpProxy(target.hostname, Number(target.port || 5432));
       let store: Store | undefined;
       try {
-        store = await openStore(viaPort(proxy.port), { connectionTimeout: 2, max: 2 });
+        store = await open_store(viaPort(proxy.port), { connection_timeout: 2, max: 2 });
         const user = await seedUser(store);
         await proxy.stop();
-        expect(await rejection(store.getUserById(user.id))).toBeInstanceOf(StoreUnavailableError);
+        expect(await rejection(store.get_user_by_id(user.id))).toBeInstanceOf(StoreUnavailableError);
         expect(await rejection(store.ping())).toBeInstanceOf(StoreUnavailableError);
         await proxy.start();
         await store.ping();
-        expect(await store.getUserById(user.id)).toEqual(user);
+        expect(await store.get_user_by_id(user.id)).toEqual(user);
       } finally {
         await store?.close().catch(() => {});
         await proxy.stop();
@@ -74,7 +74,7 @@ if (await usePostgres()) {
     }, 20_000);
 
     test("after pg_terminate_backend kills its connections the next calls still succeed", async () => {
-      const store = await openStore(db.url, { max: 3 });
+      const store = await open_store(db.url, { max: 3 });
       const admin = new SQL(TEST_DATABASE_URL, { max: 1 });
       try {
         const user = await seedUser(store);
@@ -83,7 +83,7 @@ if (await usePostgres()) {
           SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = ${db.name} AND pid <> pg_backend_pid()`;
         expect(Number(killed.n)).toBeGreaterThan(0);
         // Each dead pooled connection fails its next call unrun; the store retries on another.
-        expect(await concurrently(5, () => store.getUserById(user.id))).toEqual(Array(5).fill(user));
+        expect(await concurrently(5, () => store.get_user_by_id(user.id))).toEqual(Array(5).fill(user));
       } finally {
         await store.close();
         await admin.close();
@@ -91,11 +91,11 @@ if (await usePostgres()) {
     }, 20_000);
 
     test("the pool never opens more than `max` connections", async () => {
-      const store = await openStore(db.url, { max: 3 });
+      const store = await open_store(db.url, { max: 3 });
       const admin = new SQL(TEST_DATABASE_URL, { max: 1 });
       try {
         await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${db.name}`;
-        await concurrently(30, () => store.listUsers({ limit: 5 }));
+        await concurrently(30, () => store.list_users({ limit: 5 }));
         const [row] = await admin`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = ${db.name}`;
         expect(Number(row.n)).toBeGreaterThanOrEqual(1);
         expect(Number(row.n)).toBeLessThanOrEqual(3);
@@ -108,11 +108,11 @@ if (await usePostgres()) {
     test("a schema newer than this build is refused", async () => {
       const newer = await createTempDatabase();
       try {
-        (await openStore(newer.url)).close();
+        (await open_store(newer.url)).close();
         const sql = new SQL(newer.url, { max: 1 });
         await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)`;
         await sql.close();
-        const error = await rejection(openStore(newer.url));
+        const error = await rejection(open_store(newer.url));
         expect(error).toBeInstanceOf(StoreError);
         expect((error as Error).message).toMatch(/newer than this build/);
       } finally {

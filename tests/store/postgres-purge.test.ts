@@ -5,13 +5,13 @@
  */
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import type { ClientRow, Store, UserRow } from "../../src/store/types.ts";
 import { T0, concurrently, seedPair, tokenInput } from "./fixtures.ts";
 import { createTempDatabase, usePostgres, type TempDatabase } from "./pg.ts";
 
 if (await usePostgres()) {
-  describe("purgeExpired on PostgreSQL with several instances", () => {
+  describe("purge_expired on PostgreSQL with several instances", () => {
     let db: TempDatabase;
     let a: Store;
     let b: Store;
@@ -20,8 +20,8 @@ if (await usePostgres()) {
 
     beforeAll(async () => {
       db = await createTempDatabase();
-      a = await openStore(db.url, { max: 4 });
-      b = await openStore(db.url, { max: 4, migrate: false });
+      a = await open_store(db.url, { max: 4 });
+      b = await open_store(db.url, { max: 4, migrate: false });
       pair = await seedPair(a);
     });
     afterAll(async () => {
@@ -32,7 +32,7 @@ if (await usePostgres()) {
 
     /** Stores `n` tokens that expired before `now`; returns their hashes. */
     async function expired_tokens(n: number): Promise<string[]> {
-      const rows = await concurrently(n, () => a.insertToken(tokenInput(pair.user, pair.client, { expires_at: now - 1 })));
+      const rows = await concurrently(n, () => a.insert_token(tokenInput(pair.user, pair.client, { expires_at: now - 1 })));
       return rows.map((row) => row.token_hash);
     }
 
@@ -44,25 +44,25 @@ if (await usePostgres()) {
         const during = await lock.begin(async (tx) => {
           await tx`SELECT token_hash FROM tokens WHERE token_hash = ${held} FOR UPDATE`;
           // Without SKIP LOCKED this call would wait for the transaction, which waits for it.
-          return a.purgeExpired(now, 10);
+          return a.purge_expired(now, 10);
         });
         expect(during.tokens).toBe(24);
-        expect(await a.getToken(held)).not.toBeNull();
+        expect(await a.get_token(held)).not.toBeNull();
       } finally {
         await lock.close({ timeout: 0 });
       }
-      expect((await a.purgeExpired(now, 10)).tokens).toBe(1);
-      expect(await a.getToken(held)).toBeNull();
+      expect((await a.purge_expired(now, 10)).tokens).toBe(1);
+      expect(await a.get_token(held)).toBeNull();
     });
 
     test("two instances purging at once delete every expired row exactly once and keep live ones", async () => {
       const hashes = await expired_tokens(400);
-      const live = await a.insertToken(tokenInput(pair.user, pair.client, { expires_at: now + 60 }));
-      const [first, second] = await Promise.all([a.purgeExpired(now, 7), b.purgeExpired(now, 7)]);
+      const live = await a.insert_token(tokenInput(pair.user, pair.client, { expires_at: now + 60 }));
+      const [first, second] = await Promise.all([a.purge_expired(now, 7), b.purge_expired(now, 7)]);
       expect(first!.tokens + second!.tokens).toBe(hashes.length);
-      for (const hash of [hashes[0]!, hashes[199]!, hashes[399]!]) expect(await b.getToken(hash)).toBeNull();
-      expect(await b.getToken(live.token_hash)).not.toBeNull();
-      expect((await b.purgeExpired(now)).tokens).toBe(0);
+      for (const hash of [hashes[0]!, hashes[199]!, hashes[399]!]) expect(await b.get_token(hash)).toBeNull();
+      expect(await b.get_token(live.token_hash)).not.toBeNull();
+      expect((await b.purge_expired(now)).tokens).toBe(0);
     });
   });
 }

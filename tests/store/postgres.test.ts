@@ -1,4 +1,4 @@
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import { createTempDatabase, usePostgres } from "./pg.ts";
 import { storeSuite } from "./suite.ts";
 
@@ -7,7 +7,7 @@ if (await usePostgres()) {
     const db = await createTempDatabase();
     return {
       url: db.url,
-      open: (options) => openStore(db.url, { max: 10, ...options }),
+      open: (options) => open_store(db.url, { max: 10, ...options }),
       drop: () => db.drop(),
     };
   });

@@ -8,8 +8,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/store/open.ts";
-import { mapSqliteError } from "../../src/store/sqlite/connection.ts";
+import { open_store } from "../../src/store/open.ts";
+import { map_sqlite_error } from "../../src/store/sqlite/connection.ts";
 import { DEFAULT_MAX_BATCH, GroupCommit } from "../../src/store/sqlite/group-commit.ts";
 import { StoreConflictError, StoreReferenceError, StoreUnavailableError, type ClientRow, type Store } from "../../src/store/types.ts";
 import { T0, codeInput, seedClient, seedUser, tokenInput, uid } from "./fixtures.ts";
@@ -26,7 +26,7 @@ let client: ClientRow;
 
 beforeEach(async () => {
   path = join(dir, `${uid("db")}.db`);
-  store = await openStore(`sqlite:${path}`);
+  store = await open_store(`sqlite:${path}`);
   raw = new Database(path);
   raw.exec("PRAGMA busy_timeout = 5000");
   client = await seedClient(store);
@@ -38,8 +38,8 @@ afterEach(async () => {
 });
 
 /** Whether the second connection sees the token (only committed rows are visible to it). */
-function committed(tokenHash: string): boolean {
-  return raw.query("SELECT 1 FROM tokens WHERE token_hash = ?").get(tokenHash) !== null;
+function committed(token_hash: string): boolean {
+  return raw.query("SELECT 1 FROM tokens WHERE token_hash = ?").get(token_hash) !== null;
 }
 
 function versions(): number[] {
@@ -53,12 +53,12 @@ function tokenCount(): number {
 describe("sqlite group commit", () => {
   test("many writes started in one turn are all committed, in batches of at most DEFAULT_MAX_BATCH", async () => {
     const inputs = Array.from({ length: DEFAULT_MAX_BATCH * 2 + 10 }, () => tokenInput(null, client));
-    const calls = inputs.slice(0, DEFAULT_MAX_BATCH).map((input) => store.insertToken(input));
+    const calls = inputs.slice(0, DEFAULT_MAX_BATCH).map((input) => store.insert_token(input));
     // The cap commits the batch at once, in this very turn.
     expect(tokenCount()).toBe(DEFAULT_MAX_BATCH);
-    calls.push(store.insertToken(inputs[DEFAULT_MAX_BATCH]!));
+    calls.push(store.insert_token(inputs[DEFAULT_MAX_BATCH]!));
     expect(tokenCount()).toBe(DEFAULT_MAX_BATCH);
-    for (const input of inputs.slice(DEFAULT_MAX_BATCH + 1)) calls.push(store.insertToken(input));
+    for (const input of inputs.slice(DEFAULT_MAX_BATCH + 1)) calls.push(store.insert_token(input));
     await Promise.all(calls);
 
     const reopened = new Database(path, { readonly: true });
@@ -73,9 +73,9 @@ describe("sqlite group commit", () => {
     const input = tokenInput(null, client);
     const seenAtWrite: boolean[] = [];
     const seenAtRead: boolean[] = [];
-    const write = store.insertToken(input).then(() => seenAtWrite.push(committed(input.token_hash)));
+    const write = store.insert_token(input).then(() => seenAtWrite.push(committed(input.token_hash)));
     // Same turn, same transaction: the read sees the uncommitted row...
-    const read = store.getToken(input.token_hash).then((row) => {
+    const read = store.get_token(input.token_hash).then((row) => {
       seenAtRead.push(committed(input.token_hash));
       return row;
     });
@@ -89,10 +89,10 @@ describe("sqlite group commit", () => {
 
   test("a read with no batch open runs on its own: it needs no write lock", async () => {
     const input = tokenInput(null, client);
-    await store.insertToken(input);
+    await store.insert_token(input);
     raw.exec("BEGIN IMMEDIATE");
     try {
-      expect((await store.getToken(input.token_hash))?.token_hash).toBe(input.token_hash);
+      expect((await store.get_token(input.token_hash))?.token_hash).toBe(input.token_hash);
     } finally {
       raw.exec("ROLLBACK");
     }
@@ -102,11 +102,11 @@ describe("sqlite group commit", () => {
     const taken = await seedUser(store);
     // The first call opens the batch (it fails alone too); the others run in savepoints.
     const [duplicateOfStored, first, second, duplicateInBatch, token] = await Promise.allSettled([
-      store.createUser({ username: taken.username, password_hash: "x" }),
-      store.createUser({ username: "first", password_hash: "x" }),
-      store.createUser({ username: "second", password_hash: "x" }),
-      store.createUser({ username: "FIRST", password_hash: "x" }),
-      store.insertToken(tokenInput(null, client)),
+      store.create_user({ username: taken.username, password_hash: "x" }),
+      store.create_user({ username: "first", password_hash: "x" }),
+      store.create_user({ username: "second", password_hash: "x" }),
+      store.create_user({ username: "FIRST", password_hash: "x" }),
+      store.insert_token(tokenInput(null, client)),
     ]);
     expect(first.status).toBe("fulfilled");
     expect(second.status).toBe("fulfilled");
@@ -119,33 +119,33 @@ describe("sqlite group commit", () => {
 
   test("a method built on db.transaction stays atomic inside a batch when it fails halfway", async () => {
     const user = await seedUser(store);
-    await store.setRecoveryCodes(user.id, ["old-1", "old-2"]);
-    // The second insert of setRecoveryCodes fails after the delete and the first insert ran.
+    await store.set_recovery_codes(user.id, ["old-1", "old-2"]);
+    // The second insert of set_recovery_codes fails after the delete and the first insert ran.
     raw.exec(`CREATE TRIGGER poison_code BEFORE INSERT ON user_recovery_codes WHEN NEW.code_hash = 'poison'
               BEGIN SELECT RAISE(ABORT, 'poisoned code'); END`);
     const other = await seedUser(store);
     const [replace, rename, token] = await Promise.allSettled([
-      store.setRecoveryCodes(user.id, ["new-1", "poison"]),
-      // updateUser is a read-then-write transaction too; this one conflicts on the username.
-      store.updateUser(other.id, { username: user.username }),
-      store.insertToken(tokenInput(user, client)),
+      store.set_recovery_codes(user.id, ["new-1", "poison"]),
+      // update_user is a read-then-write transaction too; this one conflicts on the username.
+      store.update_user(other.id, { username: user.username }),
+      store.insert_token(tokenInput(user, client)),
     ]);
     expect(replace.status === "rejected" && String(replace.reason)).toContain("poisoned code");
     expect(rename.status === "rejected" && rename.reason).toBeInstanceOf(StoreConflictError);
     expect(token.status).toBe("fulfilled");
-    expect(await store.countRecoveryCodes(user.id)).toBe(2);
-    expect(await store.consumeRecoveryCode(user.id, "old-1")).toBe(true);
-    expect((await store.getUserById(other.id))?.username).toBe(other.username);
+    expect(await store.count_recovery_codes(user.id)).toBe(2);
+    expect(await store.consume_recovery_code(user.id, "old-1")).toBe(true);
+    expect((await store.get_user_by_id(other.id))?.username).toBe(other.username);
   });
 
   test("a call that throws after its own write leaves nothing behind (its savepoint is rolled back)", async () => {
     const user = await seedUser(store);
     const code = codeInput(user, client);
-    await store.insertCode(code);
-    // consumeCode marks the row, then fails to decode it: the mark must not survive.
+    await store.insert_code(code);
+    // consume_code marks the row, then fails to decode it: the mark must not survive.
     raw.query("UPDATE codes SET amr = '[broken' WHERE code_hash = ?").run(code.code_hash);
     const token = tokenInput(user, client);
-    const [insert, consume] = await Promise.allSettled([store.insertToken(token), store.consumeCode(code.code_hash, T0 + 1)]);
+    const [insert, consume] = await Promise.allSettled([store.insert_token(token), store.consume_code(code.code_hash, T0 + 1)]);
     expect(consume.status === "rejected" && consume.reason).toBeInstanceOf(SyntaxError);
     expect(insert.status).toBe("fulfilled");
     expect(raw.query("SELECT consumed_at FROM codes WHERE code_hash = ?").get(code.code_hash)).toEqual({ consumed_at: null });
@@ -153,7 +153,7 @@ describe("sqlite group commit", () => {
 
     // The same as the call that opens a batch: ROLLBACK undoes it, the next call opens another.
     const later = tokenInput(user, client);
-    const [again, after] = await Promise.allSettled([store.consumeCode(code.code_hash, T0 + 1), store.insertToken(later)]);
+    const [again, after] = await Promise.allSettled([store.consume_code(code.code_hash, T0 + 1), store.insert_token(later)]);
     expect(again.status === "rejected" && again.reason).toBeInstanceOf(SyntaxError);
     expect(after.status).toBe("fulfilled");
     expect(raw.query("SELECT consumed_at FROM codes WHERE code_hash = ?").get(code.code_hash)).toEqual({ consumed_at: null });
@@ -168,9 +168,9 @@ describe("sqlite group commit", () => {
               BEGIN INSERT INTO poison_child (parent_id) VALUES ('missing'); END;`);
     const input = tokenInput(null, client);
     const results = await Promise.allSettled([
-      store.insertToken(input),
+      store.insert_token(input),
       store.hit("poison", 60, 1_700_000_000),
-      store.getToken(input.token_hash),
+      store.get_token(input.token_hash),
     ]);
     for (const result of results) {
       expect(result.status).toBe("rejected");
@@ -180,21 +180,21 @@ describe("sqlite group commit", () => {
     expect(raw.query("SELECT count(*) AS n FROM counters").get()).toEqual({ n: 0 });
     // The connection is usable again: the next batch commits.
     const next = tokenInput(null, client);
-    await store.insertToken(next);
+    await store.insert_token(next);
     expect(committed(next.token_hash)).toBe(true);
   });
 
   test("a write while another connection holds the write lock is unavailable; the store recovers", async () => {
-    const impatient = await openStore(`sqlite:${path}`, { busyTimeout: 50 });
+    const impatient = await open_store(`sqlite:${path}`, { busy_timeout: 50 });
     try {
       raw.exec("BEGIN IMMEDIATE");
       try {
-        expect(await rejection(impatient.insertToken(tokenInput(null, client)))).toBeInstanceOf(StoreUnavailableError);
+        expect(await rejection(impatient.insert_token(tokenInput(null, client)))).toBeInstanceOf(StoreUnavailableError);
       } finally {
         raw.exec("ROLLBACK");
       }
       const input = tokenInput(null, client);
-      await impatient.insertToken(input);
+      await impatient.insert_token(input);
       expect(committed(input.token_hash)).toBe(true);
     } finally {
       await impatient.close();
@@ -202,10 +202,10 @@ describe("sqlite group commit", () => {
   });
 
   test("two instances in one process writing in the same turn do not wait on each other's batch", async () => {
-    const second = await openStore(`sqlite:${path}`, { busyTimeout: 50 });
+    const second = await open_store(`sqlite:${path}`, { busy_timeout: 50 });
     try {
       const inputs = Array.from({ length: 6 }, () => tokenInput(null, client));
-      await Promise.all(inputs.map((input, i) => (i % 2 ? second : store).insertToken(input)));
+      await Promise.all(inputs.map((input, i) => (i % 2 ? second : store).insert_token(input)));
       for (const input of inputs) expect(committed(input.token_hash)).toBe(true);
     } finally {
       await second.close();
@@ -213,19 +213,19 @@ describe("sqlite group commit", () => {
   });
 
   test("a purge, or a store opened, while another store of this process holds a batch open does not wait for its lock", async () => {
-    const second = await openStore(`sqlite:${path}`, { busyTimeout: 50 });
+    const second = await open_store(`sqlite:${path}`, { busy_timeout: 50 });
     // One migration behind (migration 3 only recreates indexes: it can run again), so opening the
     // third store below must take the write lock to migrate, not just read the versions.
     raw.exec("DELETE FROM schema_migrations WHERE version = 3");
     try {
       const kept = tokenInput(null, client, { expires_at: 2_000_000_000 });
       const also = tokenInput(null, client, { expires_at: 2_000_000_000 });
-      const write = store.insertToken(kept);
+      const write = store.insert_token(kept);
       // Same turn: the first store's batch (and its write lock) is still open.
-      const purged = second.purgeExpired(T0);
+      const purged = second.purge_expired(T0);
       // The purge committed that batch; this write opens another one, which the open must commit.
-      const write_also = store.insertToken(also);
-      const third = openStore(`sqlite:${path}`, { busyTimeout: 50 });
+      const write_also = store.insert_token(also);
+      const third = open_store(`sqlite:${path}`, { busy_timeout: 50 });
       expect(await purged).toBeDefined();
       const opened = await third;
       await opened.close();
@@ -240,21 +240,21 @@ describe("sqlite group commit", () => {
 
   test("close() commits the open batch; calls after it are unavailable", async () => {
     const inputs = [tokenInput(null, client), tokenInput(null, client)];
-    const writes = inputs.map((input) => store.insertToken(input));
-    const read = store.getToken(inputs[0]!.token_hash);
+    const writes = inputs.map((input) => store.insert_token(input));
+    const read = store.get_token(inputs[0]!.token_hash);
     await store.close();
     await Promise.all(writes);
     expect((await read)?.token_hash).toBe(inputs[0]!.token_hash);
     for (const input of inputs) expect(committed(input.token_hash)).toBe(true);
-    expect(await rejection(store.insertToken(tokenInput(null, client)))).toBeInstanceOf(StoreUnavailableError);
-    expect(await rejection(store.getToken(inputs[0]!.token_hash))).toBeInstanceOf(StoreUnavailableError);
+    expect(await rejection(store.insert_token(tokenInput(null, client)))).toBeInstanceOf(StoreUnavailableError);
+    expect(await rejection(store.get_token(inputs[0]!.token_hash))).toBeInstanceOf(StoreUnavailableError);
   });
 
-  test("purgeExpired commits the open batch first and runs on its own", async () => {
+  test("purge_expired commits the open batch first and runs on its own", async () => {
     const live = tokenInput(null, client, { expires_at: 2_000_000_000 });
     const expired = tokenInput(null, client, { expires_at: 1 });
-    const writes = [store.insertToken(live), store.insertToken(expired)];
-    const counts = await store.purgeExpired(1_800_000_000);
+    const writes = [store.insert_token(live), store.insert_token(expired)];
+    const counts = await store.purge_expired(1_800_000_000);
     await Promise.all(writes);
     expect(counts.tokens).toBe(1);
     expect(committed(live.token_hash)).toBe(true);
@@ -267,7 +267,7 @@ describe("GroupCommit on its own", () => {
     const db = new Database(join(dir, `${uid("unit")}.db`));
     try {
       db.exec("CREATE TABLE t (v TEXT PRIMARY KEY)");
-      const group = new GroupCommit(db, mapSqliteError);
+      const group = new GroupCommit(db, map_sqlite_error);
       const insert = (v: string) => db.query("INSERT INTO t (v) VALUES (?)").run(v);
       // As SQLITE_FULL or SQLITE_IOERR do: the transaction is gone when the statement fails.
       const lost = () => {

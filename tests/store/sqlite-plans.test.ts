@@ -4,26 +4,26 @@
  * sees that the query implies `col IS NOT NULL`; this is where that is proved. The plans as
  * SQLite 3.5x prints them, for reference:
  *
- *   revokeByGrant         SEARCH tokens USING INDEX tokens_grant_id (grant_id=?)
- *   revokeFamily          SEARCH tokens USING INDEX tokens_family_id (family_id=?)
- *   revokeForUserClient   SEARCH tokens USING INDEX tokens_user_client (user_id=? AND client_id=?)
- *   revokeBySession (±keepOfflineRefresh)
+ *   revoke_by_grant         SEARCH tokens USING INDEX tokens_grant_id (grant_id=?)
+ *   revoke_family          SEARCH tokens USING INDEX tokens_family_id (family_id=?)
+ *   revoke_for_user_client   SEARCH tokens USING INDEX tokens_user_client (user_id=? AND client_id=?)
+ *   revoke_by_session (±keep_offline_refresh)
  *                         SEARCH tokens USING INDEX tokens_session_id_hash (session_id_hash=?)
  *   user FK cascade       SEARCH tokens USING COVERING INDEX tokens_user_client (user_id=?)
  *   client FK cascade     SEARCH tokens USING COVERING INDEX tokens_client_id (client_id=?)
- *   purgeExpired          SEARCH tokens USING INTEGER PRIMARY KEY (rowid=?) | LIST SUBQUERY 1 |
+ *   purge_expired          SEARCH tokens USING INTEGER PRIMARY KEY (rowid=?) | LIST SUBQUERY 1 |
  *                         SEARCH tokens USING COVERING INDEX tokens_expires_at (expires_at<?)
- *   listSessionClients    SEARCH session_clients USING COVERING INDEX sqlite_autoindex_session_clients_1 (session_id_hash=?)
+ *   list_session_clients    SEARCH session_clients USING COVERING INDEX sqlite_autoindex_session_clients_1 (session_id_hash=?)
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { migrateSqlite } from "../../src/store/sqlite/connection.ts";
+import { migrate_sqlite } from "../../src/store/sqlite/connection.ts";
 import { plannedQueries } from "./token-queries.ts";
 
 describe("sqlite query plans", () => {
   const db = new Database(":memory:");
   db.exec("PRAGMA foreign_keys = ON");
-  migrateSqlite(db);
+  migrate_sqlite(db);
   afterAll(() => db.close());
 
   const plan = (text: string): string =>

@@ -4,8 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/store/open.ts";
-import { openSqliteDatabase } from "../../src/store/sqlite/connection.ts";
+import { open_store } from "../../src/store/open.ts";
+import { open_sqlite_database } from "../../src/store/sqlite/connection.ts";
 import { StoreError, StoreUnavailableError } from "../../src/store/types.ts";
 import { seedUser } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";
@@ -16,7 +16,7 @@ describe("sqlite specifics", () => {
 
   test("the database file is in WAL mode; a missing directory is created", async () => {
     const path = join(dir, "nested", "deeper", "idp.db");
-    const store = await openStore(`sqlite:${path}`);
+    const store = await open_store(`sqlite:${path}`);
     await seedUser(store);
     const raw = new Database(path, { readonly: true });
     try {
@@ -28,7 +28,7 @@ describe("sqlite specifics", () => {
   });
 
   test("the connection reads without a memory map, so the file's pages never count in the process's RSS", () => {
-    const db = openSqliteDatabase(join(dir, "nommap.db"), 1000);
+    const db = open_sqlite_database(join(dir, "nommap.db"), 1000);
     try {
       expect(db.query("PRAGMA mmap_size").get()).toEqual({ mmap_size: 0 });
       expect(db.query("PRAGMA synchronous").get()).toEqual({ synchronous: 1 }); // NORMAL
@@ -38,12 +38,12 @@ describe("sqlite specifics", () => {
   });
 
   test("sqlite::memory: gives a private, working database", async () => {
-    const a = await openStore("sqlite::memory:");
-    const b = await openStore("sqlite::memory:");
+    const a = await open_store("sqlite::memory:");
+    const b = await open_store("sqlite::memory:");
     try {
       const user = await seedUser(a);
-      expect(await a.getUserById(user.id)).toEqual(user);
-      expect(await b.getUserById(user.id)).toBeNull();
+      expect(await a.get_user_by_id(user.id)).toEqual(user);
+      expect(await b.get_user_by_id(user.id)).toBeNull();
       expect(a.kind).toBe("sqlite");
     } finally {
       await a.close();
@@ -53,13 +53,13 @@ describe("sqlite specifics", () => {
 
   test("foreign keys are enforced on every connection (a second instance cascades too)", async () => {
     const url = `sqlite:${join(dir, "fk.db")}`;
-    const first = await openStore(url);
-    const second = await openStore(url);
+    const first = await open_store(url);
+    const second = await open_store(url);
     try {
       const user = await seedUser(first);
-      await first.createSession({ id_hash: "s1", user_id: user.id, auth_time: 1, amr: [], expires_at: 2 });
-      expect(await second.deleteUser(user.id)).toBe(true);
-      expect(await first.getSession("s1")).toBeNull();
+      await first.create_session({ id_hash: "s1", user_id: user.id, auth_time: 1, amr: [], expires_at: 2 });
+      expect(await second.delete_user(user.id)).toBe(true);
+      expect(await first.get_session("s1")).toBeNull();
     } finally {
       await first.close();
       await second.close();
@@ -68,15 +68,15 @@ describe("sqlite specifics", () => {
 
   test("an up-to-date database opens while another process holds the write lock; one needing a migration waits for it", async () => {
     const path = join(dir, "locked.db");
-    await (await openStore(`sqlite:${path}`)).close();
+    await (await open_store(`sqlite:${path}`)).close();
     // Another process writing (the server under load holds the lock nearly all the time).
     const other = new Database(path);
     other.exec("BEGIN IMMEDIATE");
     try {
       // Opening migrates, but nothing is pending: it only reads, so it does not wait for the lock.
-      const store = await openStore(`sqlite:${path}`, { busyTimeout: 50 });
+      const store = await open_store(`sqlite:${path}`, { busy_timeout: 50 });
       try {
-        expect(await store.listUsers({ limit: 10 })).toEqual([]);
+        expect(await store.list_users({ limit: 10 })).toEqual([]);
         // A write does need the lock.
         expect(await rejection(seedUser(store, "writer"))).toBeInstanceOf(StoreUnavailableError);
       } finally {
@@ -88,12 +88,12 @@ describe("sqlite specifics", () => {
     }
     // A database one migration behind must take the lock to migrate, so it waits and then gives up.
     const behind = join(dir, "behind.db");
-    await (await openStore(`sqlite:${behind}`)).close();
+    await (await open_store(`sqlite:${behind}`)).close();
     const raw = new Database(behind);
     raw.exec("DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)");
     raw.exec("BEGIN IMMEDIATE");
     try {
-      expect(await rejection(openStore(`sqlite:${behind}`, { busyTimeout: 50 }))).toBeInstanceOf(StoreUnavailableError);
+      expect(await rejection(open_store(`sqlite:${behind}`, { busy_timeout: 50 }))).toBeInstanceOf(StoreUnavailableError);
     } finally {
       raw.exec("ROLLBACK");
       raw.close();
@@ -102,11 +102,11 @@ describe("sqlite specifics", () => {
 
   test("a schema newer than this build is refused", async () => {
     const path = join(dir, "newer.db");
-    await (await openStore(`sqlite:${path}`)).close();
+    await (await open_store(`sqlite:${path}`)).close();
     const raw = new Database(path);
     raw.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)");
     raw.close();
-    const opening = openStore(`sqlite:${path}`);
+    const opening = open_store(`sqlite:${path}`);
     expect(await rejection(opening)).toBeInstanceOf(StoreError);
     expect((await rejection(opening)).message).toMatch(/newer than this build/);
   });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/store/open.ts";
+import { open_store } from "../../src/store/open.ts";
 import { storeSuite } from "./suite.ts";
 
 storeSuite("sqlite", async () => {
@@ -9,7 +9,7 @@ storeSuite("sqlite", async () => {
   const url = `sqlite:${join(dir, "idp.db")}`;
   return {
     url,
-    open: (options) => openStore(url, options),
+    open: (options) => open_store(url, options),
     async drop() {
       rmSync(dir, { recursive: true, force: true });
     },

@@ -19,7 +19,7 @@ import { userTests } from "./suite/users.ts";
 
 /** One empty database of the adapter under test. */
 export type StoreTarget = {
-  /** The database URL `openStore` takes. */
+  /** The database URL `open_store` takes. */
   url: string;
   /** Opens a store instance on this database (several may be open at once). */
   open(options?: OpenStoreOptions): Promise<Store>;

@@ -8,31 +8,31 @@ export type PlannedQuery = { name: string; sqlite: string; postgres: string; ind
 
 export const plannedQueries: readonly PlannedQuery[] = [
   {
-    name: "revokeByGrant",
+    name: "revoke_by_grant",
     sqlite: "UPDATE tokens SET revoked_at = $now WHERE grant_id = $grant_id AND revoked_at IS NULL",
     postgres: "UPDATE tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL",
     index: "tokens_grant_id",
   },
   {
-    name: "revokeFamily",
+    name: "revoke_family",
     sqlite: "UPDATE tokens SET revoked_at = $now WHERE family_id = $family_id AND revoked_at IS NULL",
     postgres: "UPDATE tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL",
     index: "tokens_family_id",
   },
   {
-    name: "revokeForUserClient",
+    name: "revoke_for_user_client",
     sqlite: "UPDATE tokens SET revoked_at = $now WHERE user_id = $user_id AND client_id = $client_id AND revoked_at IS NULL",
     postgres: "UPDATE tokens SET revoked_at = $1 WHERE user_id = $2 AND client_id = $3 AND revoked_at IS NULL",
     index: "tokens_user_client",
   },
   {
-    name: "revokeBySession",
+    name: "revoke_by_session",
     sqlite: "UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL",
     postgres: "UPDATE tokens SET revoked_at = $1 WHERE session_id_hash = $2 AND revoked_at IS NULL",
     index: "tokens_session_id_hash",
   },
   {
-    name: "revokeBySession, keepOfflineRefresh",
+    name: "revoke_by_session, keep_offline_refresh",
     sqlite: `UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL
      AND NOT (kind = 'refresh' AND (' ' || scope || ' ') LIKE $offline ESCAPE '!')`,
     postgres: `UPDATE tokens SET revoked_at = $1 WHERE session_id_hash = $2 AND revoked_at IS NULL
@@ -52,19 +52,19 @@ export const plannedQueries: readonly PlannedQuery[] = [
     index: "tokens_client_id",
   },
   {
-    name: "purgeExpired, tokens",
+    name: "purge_expired, tokens",
     sqlite: "DELETE FROM tokens WHERE rowid IN (SELECT rowid FROM tokens WHERE expires_at <= $now LIMIT $limit)",
     postgres: "DELETE FROM tokens WHERE ctid = ANY(ARRAY(SELECT ctid FROM tokens WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED))",
     index: "tokens_expires_at",
   },
   {
-    name: "purgeExpired, codes",
+    name: "purge_expired, codes",
     sqlite: "DELETE FROM codes WHERE rowid IN (SELECT rowid FROM codes WHERE expires_at <= $now LIMIT $limit)",
     postgres: "DELETE FROM codes WHERE ctid = ANY(ARRAY(SELECT ctid FROM codes WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED))",
     index: "codes_expires_at",
   },
   {
-    name: "listSessionClients",
+    name: "list_session_clients",
     sqlite: "SELECT client_id FROM session_clients WHERE session_id_hash = $session_id_hash ORDER BY client_id",
     postgres: "SELECT client_id FROM session_clients WHERE session_id_hash = $1 ORDER BY client_id",
     index: "session_clients_pkey",

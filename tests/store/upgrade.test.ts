@@ -10,8 +10,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { latestVersion, migrations } from "../../src/store/migrations/index.ts";
-import { migrate, openStore } from "../../src/store/open.ts";
+import { latest_version, migrations } from "../../src/store/migrations/index.ts";
+import { migrate, open_store } from "../../src/store/open.ts";
 import { createTempDatabase, usePostgres } from "./pg.ts";
 import { plannedQueries } from "./token-queries.ts";
 import { T0 } from "./fixtures.ts";
@@ -40,24 +40,24 @@ const NOW = T0 + 10;
 
 /** Opens the upgraded database and checks rows and every revoke path. */
 async function checkUpgraded(url: string): Promise<void> {
-  expect(await migrate(url)).toEqual({ applied: newer, version: latestVersion });
-  const store = await openStore(url, { migrate: false });
+  expect(await migrate(url)).toEqual({ applied: newer, version: latest_version });
+  const store = await open_store(url, { migrate: false });
   try {
-    expect(await store.getToken("cc")).toMatchObject({ user_id: null, family_id: null, session_id_hash: null, amr: [], scope: "api" });
-    expect(await store.getToken("rt")).toMatchObject({ kind: "refresh", user_id: "u1", family_id: "g1", session_id_hash: "s1", amr: ["pwd"] });
-    expect(await store.getCode("k1")).toMatchObject({ user_id: "u1", grant_id: "g1", amr: ["pwd"] });
-    expect(await store.listSessionClients("s1")).toEqual(["c1"]);
+    expect(await store.get_token("cc")).toMatchObject({ user_id: null, family_id: null, session_id_hash: null, amr: [], scope: "api" });
+    expect(await store.get_token("rt")).toMatchObject({ kind: "refresh", user_id: "u1", family_id: "g1", session_id_hash: "s1", amr: ["pwd"] });
+    expect(await store.get_code("k1")).toMatchObject({ user_id: "u1", grant_id: "g1", amr: ["pwd"] });
+    expect(await store.list_session_clients("s1")).toEqual(["c1"]);
     // A token written after the upgrade, without a user, next to the old ones.
-    await store.insertToken({ token_hash: "cc2", kind: "access", client_id: "c1", scope: "api", grant_id: "g3", expires_at: T0 + 60 });
-    expect(await store.revokeBySession("s1", NOW, { keepOfflineRefresh: true })).toBe(1); // at
-    expect(await store.revokeFamily("g1", NOW)).toBe(1); // rt
-    expect(await store.revokeForUserClient("u1", "c1", NOW)).toBe(1); // at2
-    expect(await store.revokeByGrant("g0", NOW)).toBe(1); // cc
-    expect((await store.getToken("cc2"))?.revoked_at).toBeNull();
-    expect(await store.deleteUser("u1")).toBe(true);
-    expect(await store.getToken("rt")).toBeNull();
-    expect(await store.getToken("cc2")).not.toBeNull();
-    expect((await store.purgeExpired(T0 + 61)).tokens).toBe(1); // cc2
+    await store.insert_token({ token_hash: "cc2", kind: "access", client_id: "c1", scope: "api", grant_id: "g3", expires_at: T0 + 60 });
+    expect(await store.revoke_by_session("s1", NOW, { keep_offline_refresh: true })).toBe(1); // at
+    expect(await store.revoke_family("g1", NOW)).toBe(1); // rt
+    expect(await store.revoke_for_user_client("u1", "c1", NOW)).toBe(1); // at2
+    expect(await store.revoke_by_grant("g0", NOW)).toBe(1); // cc
+    expect((await store.get_token("cc2"))?.revoked_at).toBeNull();
+    expect(await store.delete_user("u1")).toBe(true);
+    expect(await store.get_token("rt")).toBeNull();
+    expect(await store.get_token("cc2")).not.toBeNull();
+    expect((await store.purge_expired(T0 + 61)).tokens).toBe(1); // cc2
   } finally {
     await store.close();
   }

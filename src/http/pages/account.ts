@@ -43,10 +43,10 @@ export function describe_scope(scope: string): string {
 type GrantView = { client_id: string; name: string; scopes: string[]; since: string };
 
 async function grants_of(idp: Provider, user_id: string): Promise<GrantView[]> {
-  const grants = await idp.store.listGrantsForUser(user_id);
+  const grants = await idp.store.list_grants_for_user(user_id);
   const views = await Promise.all(
     grants.map(async (grant): Promise<GrantView> => {
-      const client = await idp.store.getClient(grant.client_id);
+      const client = await idp.store.get_client(grant.client_id);
       return {
         client_id: grant.client_id,
         name: client === null ? grant.client_id : display_name(client),
@@ -76,7 +76,7 @@ export async function account_values(idp: Provider, session: AccountSession, mes
     totp: {
       enabled,
       since: enabled ? plain_date(user.totp_enabled_at!) : null,
-      recovery_left: enabled ? await idp.store.countRecoveryCodes(user.id) : 0,
+      recovery_left: enabled ? await idp.store.count_recovery_codes(user.id) : 0,
     },
     grants: await grants_of(idp, user.id),
     actions: {

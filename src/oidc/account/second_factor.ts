@@ -53,10 +53,10 @@ export function two_factor_url(idp: Provider, id: string): string {
 
 /** Records the password step in an application's interaction; returns the two-factor page. */
 export async function begin_for_interaction(idp: Provider, interaction_id: string, user: UserRow): Promise<string> {
-  const row = await idp.store.getInteraction(interaction_id);
+  const row = await idp.store.get_interaction(interaction_id);
   if (row === null) throw expired_interaction();
   const second_factor: PendingSecondFactor = { user_id: user.id, password_at: idp.now() };
-  await idp.store.updateInteraction(interaction_id, { params: { ...row.params, second_factor } as unknown as JsonObject });
+  await idp.store.update_interaction(interaction_id, { params: { ...row.params, second_factor } as unknown as JsonObject });
   return two_factor_url(idp, interaction_id);
 }
 
@@ -85,13 +85,13 @@ export async function begin_for_account(idp: Provider, user: UserRow, cookies: B
   const now = idp.now();
   const ttl = idp.config.tokens.interaction_ttl;
   const second_factor: PendingSecondFactor = { user_id: user.id, password_at: now };
-  await idp.store.createInteraction({ id, params: { account: true, binding_hash: sha256(binding), second_factor } as unknown as JsonObject, created_at: now, expires_at: now + ttl });
+  await idp.store.create_interaction({ id, params: { account: true, binding_hash: sha256(binding), second_factor } as unknown as JsonObject, created_at: now, expires_at: now + ttl });
   return { url: two_factor_url(idp, id), cookie: { name: INTERACTION_COOKIE, value: binding, options: cookie_options(idp, ttl) } };
 }
 
 /** The code step of interaction `id` in this browser (user null when no password step waits). */
 export async function load_pending(idp: Provider, id: string, cookies: Bun.CookieMap): Promise<Pending> {
-  const row = await idp.store.getInteraction(id);
+  const row = await idp.store.get_interaction(id);
   if (row === null || row.expires_at <= idp.now()) throw expired_interaction();
   const params = row.params as { account?: boolean; binding_hash?: string; second_factor?: PendingSecondFactor };
   let interaction: Interaction | null = null;
@@ -105,7 +105,7 @@ export async function load_pending(idp: Provider, id: string, cookies: Bun.Cooki
     if (interaction === null) throw expired_interaction();
     csrf = interaction.csrf;
   }
-  const user = params.second_factor === undefined ? null : await idp.store.getUserById(params.second_factor.user_id);
+  const user = params.second_factor === undefined ? null : await idp.store.get_user_by_id(params.second_factor.user_id);
   return { id, csrf, user: user !== null && has_totp(user) ? user : null, interaction };
 }
 
@@ -123,7 +123,7 @@ export type CodeInput = { code?: string | undefined; recovery_code?: string | un
  */
 export async function check_second_factor(idp: Provider, user: UserRow, input: CodeInput, ip: string, client_id: string | null): Promise<string | null> {
   await check_login_allowed(idp, ip, user.username);
-  const counter = await idp.store.getCounter(code_key(user));
+  const counter = await idp.store.get_counter(code_key(user));
   const now = idp.now();
   if (counter !== null && counter.count >= CODE_FAILURES_PER_USER && counter.reset_at > now) {
     throw new Fw.TooManyRequests("Too many wrong codes. Wait a few minutes and try again.", counter.reset_at - now);
@@ -145,7 +145,7 @@ export async function check_second_factor(idp: Provider, user: UserRow, input: C
     await record_event(idp, { ...audit, outcome: "failure" });
     return failure;
   }
-  await idp.store.resetCounter(code_key(user));
+  await idp.store.reset_counter(code_key(user));
   await record_event(idp, { ...audit, outcome: "success" });
   return null;
 }

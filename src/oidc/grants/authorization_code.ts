@@ -2,7 +2,7 @@
  * The authorization code grant (RFC 6749 §4.1.3, OIDC Core §3.1.3), with a refresh token when
  * offline access was granted (OIDC Core §11).
  *
- * Hot path (benchmarked): one atomic consumeCode, then the token insert(s) and the user lookup
+ * Hot path (benchmarked): one atomic consume_code, then the token insert(s) and the user lookup
  * together, then one signature. The client was looked up once by the endpoint.
  */
 import { record_event } from "../audit.ts";
@@ -22,7 +22,7 @@ async function redeem_code(ctx: GrantContext): Promise<CodeRow> {
   if (params.code === undefined || params.code === "") throw new OAuthError("invalid_request", "code is required");
   // Consumed before the client, redirect_uri and PKCE checks on purpose: a bad redemption burns
   // the code too (RFC 6749 §4.1.2, §10.5: a code is used once).
-  const result = await idp.store.consumeCode(secret_key(params.code), now);
+  const result = await idp.store.consume_code(secret_key(params.code), now);
   if (result.status === "not_found") throw new OAuthError("invalid_grant", "the authorization code is invalid");
   if (result.status === "expired") throw new OAuthError("invalid_grant", "the authorization code has expired");
   const code = result.code;
@@ -30,7 +30,7 @@ async function redeem_code(ctx: GrantContext): Promise<CodeRow> {
     // RFC 6749 §4.1.2 / RFC 9700 §4.5: a code used twice may have been stolen; revoke every
     // token issued from it (refresh tokens included). Only for the client it was issued to, so
     // another client holding a leaked code cannot revoke the user's tokens with it.
-    const revoked = code.client_id === client.client_id ? await idp.store.revokeByGrant(code.grant_id, now) : 0;
+    const revoked = code.client_id === client.client_id ? await idp.store.revoke_by_grant(code.grant_id, now) : 0;
     await record_event(idp, { type: "code_reuse", outcome: "failure", user_id: code.user_id, client_id: client.client_id, ip: ctx.ip, details: { issued_to: code.client_id, revoked_tokens: revoked } });
     throw new OAuthError("invalid_grant", "the authorization code was already used");
   }
@@ -80,7 +80,7 @@ export async function authorization_code_grant(ctx: GrantContext): Promise<Token
   const [access, refresh, user] = await Promise.all([
     issue_access_token(idp, binding, now),
     offline ? issue_refresh_token(idp, binding, now) : null,
-    openid ? idp.store.getUserById(code.user_id) : null,
+    openid ? idp.store.get_user_by_id(code.user_id) : null,
   ]);
   const body: TokenResponse = { access_token: access.token, token_type: "Bearer", expires_in: access.expires_in };
   if (scope !== "") body.scope = scope;
@@ -88,7 +88,7 @@ export async function authorization_code_grant(ctx: GrantContext): Promise<Token
   // OIDC Core §3.1.3.3: an ID Token when the openid scope was granted; plain OAuth 2.0 otherwise.
   if (openid) {
     if (user === null) {
-      await idp.store.revokeByGrant(code.grant_id, now);
+      await idp.store.revoke_by_grant(code.grant_id, now);
       throw new OAuthError("invalid_grant", "the user of this authorization code no longer exists");
     }
     body.id_token = await sign_id_token(idp, { client, user, authentication: code, scopes, access_token: access.token, now });

@@ -47,14 +47,14 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
   const { idp, client, params, now } = ctx;
   if (params.refresh_token === undefined || params.refresh_token === "") throw new OAuthError("invalid_request", "refresh_token is required");
   const hash = token_hash(params.refresh_token);
-  const stored = hash === null ? null : await idp.store.getToken(hash);
+  const stored = hash === null ? null : await idp.store.get_token(hash);
   if (hash === null || stored === null || stored.kind !== "refresh") throw new OAuthError("invalid_grant", "the refresh token is invalid");
   // RFC 6749 §6: the refresh token was issued to this client. Checked before rotating, so a
   // client holding another's token cannot spend it (nor trigger the family's revocation).
   if (stored.client_id !== client.client_id) throw new OAuthError("invalid_grant", "the refresh token was issued to another client");
   const scopes = narrow_scope(stored.scope, params.scope);
 
-  const result = await idp.store.rotateRefreshToken(hash, now);
+  const result = await idp.store.rotate_refresh_token(hash, now);
   if (result.status === "reused") return reuse_detected(ctx, result.token);
   if (result.status === "revoked") throw new OAuthError("invalid_grant", "the refresh token has been revoked");
   if (result.status === "expired") throw new OAuthError("invalid_grant", "the refresh token has expired");
@@ -81,7 +81,7 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
   const [access, refresh, user] = await Promise.all([
     issue_access_token(idp, { ...binding, scope }, now),
     issue_refresh_token(idp, binding, now),
-    openid ? idp.store.getUserById(token.user_id!) : null,
+    openid ? idp.store.get_user_by_id(token.user_id!) : null,
   ]);
   const body: TokenResponse = { access_token: access.token, token_type: "Bearer", expires_in: access.expires_in, scope, refresh_token: refresh.token };
   if (openid) {

@@ -7,7 +7,7 @@
  *   promotes it to `active`, retires the previous active key with retire_at = now +
  *   retire_after_seconds + grace (tokens it signed verify until they expire), and publishes a
  *   new `next`. Retired keys leave the JWKS at retire_at and are then deleted.
- * - Instances notice changes through `store.keysVersion()` (`refresh()`, `start_polling()`).
+ * - Instances notice changes through `store.keys_version()` (`refresh()`, `start_polling()`).
  *   Concurrent starts or rotations may activate two keys for one alg; every instance then keeps
  *   the same one (`newest_first`) and retires the other, which still verifies.
  */
@@ -124,12 +124,12 @@ export class KeyRing {
     for (const a of algs) if (!this.options.algs.includes(a)) throw new KeyRingError(`Alg ${a} is not configured`);
     return this.exclusive(async () => {
       for (const a of algs) {
-        const rows = await this.store.listKeys();
+        const rows = await this.store.list_keys();
         const now = this.now();
         const mine = rows.filter((row): row is UsableRow => usable(row) && row.alg === a);
         const next = mine.filter((row) => row.status === "next").sort(newest_first)[0];
         const activated_at = after(rows, a, "activated_at", now);
-        if (next) await this.store.updateKeyStatus(next.kid, "active", { activated_at, now });
+        if (next) await this.store.update_key_status(next.kid, "active", { activated_at, now });
         else await insert_key(this.store, await generate_key(a), "active", after(rows, a, "created_at", now), activated_at);
         for (const old of mine.filter((row) => row.status === "active")) await retire_key(this.store, this.options, old.kid, now);
       }
@@ -141,7 +141,7 @@ export class KeyRing {
   /** Re-reads the keys when another instance changed them (or a retired key expired). True when it did. */
   async refresh(): Promise<boolean> {
     return this.exclusive(async () => {
-      const version = await this.store.keysVersion();
+      const version = await this.store.keys_version();
       if (version === this.view.version && this.now() < this.view.cleanup_at) return false;
       await this.sync();
       return true;

@@ -29,8 +29,8 @@ export type KeyCaches = {
 /** Brings the store to a signing state (one active key per alg, next keys, no expired keys) and returns the new view. */
 export async function sync_keys(store: KeyStore, options: KeyRingOptions, clock: () => UnixSeconds, caches: KeyCaches): Promise<View> {
   // Version before rows: a change in between makes the next refresh() sync again, never miss it.
-  let version = await store.keysVersion();
-  let rows = await store.listKeys();
+  let version = await store.keys_version();
+  let rows = await store.list_keys();
   let now = clock();
   let wrote = false;
   for (const alg of options.algs) {
@@ -39,17 +39,17 @@ export async function sync_keys(store: KeyStore, options: KeyRingOptions, clock:
     if (!mine.some((row) => row.status === "active")) {
       const next = mine.filter((row) => row.status === "next").sort(newest_first)[0];
       const activated_at = after(rows, alg, "activated_at", now);
-      if (next) await store.updateKeyStatus((promoted = next.kid), "active", { activated_at, now });
+      if (next) await store.update_key_status((promoted = next.kid), "active", { activated_at, now });
       else await insert_key(store, await generate_key(alg), "active", after(rows, alg, "created_at", now), activated_at);
       wrote = true;
     }
     if (options.publish_next !== false && !mine.some((row) => row.status === "next" && row.kid !== promoted)) {
-      rows = await store.listKeys();
+      rows = await store.list_keys();
       await insert_key(store, await generate_key(alg), "next", after(rows, alg, "created_at", clock()), null);
       wrote = true;
     }
   }
-  if (wrote) rows = await store.listKeys();
+  if (wrote) rows = await store.list_keys();
   now = clock();
   // Two instances activated (or prepared) a key for the same alg at once: every instance keeps
   // the same winner and retires the others (still published, so what they signed still verifies).
@@ -59,13 +59,13 @@ export async function sync_keys(store: KeyStore, options: KeyRingOptions, clock:
       await retire_key(store, options, row.kid, now);
       wrote = true;
     } else if (expired(row, now)) {
-      await store.deleteKey(row.kid);
+      await store.delete_key(row.kid);
       wrote = true;
     }
   }
   if (wrote) {
-    version = await store.keysVersion();
-    rows = await store.listKeys();
+    version = await store.keys_version();
+    rows = await store.list_keys();
   }
   return build_view(version, rows, now, options, caches);
 }
@@ -105,7 +105,7 @@ async function build_view(version: number, all_rows: KeyRow[], now: UnixSeconds,
 export async function insert_key(store: KeyStore, key: Awaited<ReturnType<typeof generate_key>>, status: KeyStatus, created_at: UnixSeconds, activated_at: UnixSeconds | null): Promise<void> {
   const row: NewKey = { kid: key.kid, alg: key.alg, use: "sig", private_jwk: key.private_jwk, public_jwk: key.public_jwk, status, created_at, activated_at };
   try {
-    await store.insertKey(row);
+    await store.insert_key(row);
   } catch (error) {
     // Same kid = same key (RFC 7638 thumbprint): someone stored it already; the re-read sees it.
     if (!(error instanceof StoreConflictError)) throw error;
@@ -115,5 +115,5 @@ export async function insert_key(store: KeyStore, key: Awaited<ReturnType<typeof
 /** Retires a key: it stays published for the longest token lifetime plus the grace period. */
 export async function retire_key(store: KeyStore, options: KeyRingOptions, kid: string, now: UnixSeconds): Promise<void> {
   const retire_at = now + options.retire_after_seconds + (options.retire_grace_seconds ?? 60);
-  await store.updateKeyStatus(kid, "retired", { retire_at, now });
+  await store.update_key_status(kid, "retired", { retire_at, now });
 }

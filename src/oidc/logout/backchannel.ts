@@ -2,7 +2,7 @@
  * OIDC Back-Channel Logout 1.0: when a session ends, every client that signed in through it and
  * registered a backchannel_logout_uri gets a logout token, server to server.
  *
- * - §2.3: the clients of a session are remembered at code issuance (store.addSessionClient).
+ * - §2.3: the clients of a session are remembered at code issuance (store.add_session_client).
  * - §2.4: the logout token is a JWT signed like the client's ID Tokens, typed `logout+jwt`, with
  *   iss, aud, iat, exp, jti, sub, sid and the back-channel logout event; never a nonce.
  * - §2.5: POSTed as application/x-www-form-urlencoded `logout_token=...`. §2.8: the RP answers
@@ -100,7 +100,7 @@ export async function deliver_logout_token(idp: Provider, client: ClientRow, ses
  * by then; the rest carry on and log their own outcome.
  */
 export async function notify_clients(idp: Provider, client_ids: readonly string[], session: LoggedOutSession, wait_ms = RESPONSE_WAIT_MS): Promise<Delivery[]> {
-  const clients = await Promise.all(client_ids.map((id) => idp.store.getClient(id)));
+  const clients = await Promise.all(client_ids.map((id) => idp.store.get_client(id)));
   const targets = clients.filter((client): client is ClientRow => client !== null && typeof client.metadata.backchannel_logout_uri === "string");
   if (targets.length === 0) return [];
   const done: Delivery[] = [];

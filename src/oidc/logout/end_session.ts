@@ -30,9 +30,9 @@ export type LogoutOutcome = { ended: boolean; tokens_revoked: number; backchanne
 export async function end_session(idp: Provider, active: ActiveSession, context: LogoutContext): Promise<LogoutOutcome> {
   const id_hash = active.session.id_hash;
   const now = idp.now();
-  const client_ids = await idp.store.listSessionClients(id_hash);
-  const tokens_revoked = await idp.store.revokeBySession(id_hash, now, { keepOfflineRefresh: true });
-  const ended = await idp.store.deleteSession(id_hash);
+  const client_ids = await idp.store.list_session_clients(id_hash);
+  const tokens_revoked = await idp.store.revoke_by_session(id_hash, now, { keep_offline_refresh: true });
+  const ended = await idp.store.delete_session(id_hash);
   if (!ended) return { ended, tokens_revoked, backchannel: [] };
   await record_event(idp, {
     type: "logout",

@@ -82,11 +82,11 @@ export async function validate_logout(idp: Provider, params: LogoutParams): Prom
     if (hint !== null && !hint.aud.includes(client_id)) {
       throw invalid_logout("The sign-out request names an application that the sign-in token was not issued to. You have not been signed out.");
     }
-    client = await idp.store.getClient(client_id);
+    client = await idp.store.get_client(client_id);
     if (client === null) throw invalid_logout("The application that sent you here is not registered with this service. You have not been signed out.");
   } else if (hint !== null && hint.aud.length === 1) {
     // Our ID Tokens have one audience; a client deleted since is simply unknown.
-    client = await idp.store.getClient(hint.aud[0]!);
+    client = await idp.store.get_client(hint.aud[0]!);
   }
 
   if (redirect_uri !== null) {

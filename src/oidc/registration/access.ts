@@ -23,7 +23,7 @@ function bearer_token(idp: Provider, authorization: string | null, what: string)
 /** RFC 7591 §3: checks the initial access token of a registration request. */
 export async function check_initial_access_token(idp: Provider, authorization: string | null): Promise<void> {
   const token = bearer_token(idp, authorization, "an initial access token");
-  const row = await idp.store.findInitialAccessToken(sha256(token));
+  const row = await idp.store.find_initial_access_token(sha256(token));
   const expired = row !== null && row.expires_at !== null && row.expires_at <= idp.now();
   if (row === null || expired) throw new BearerError("invalid_token", `the initial access token is ${expired ? "expired" : "invalid"}`, idp.config.issuer);
 }
@@ -35,7 +35,7 @@ export async function check_initial_access_token(idp: Provider, authorization: s
  */
 export async function client_for_registration_token(idp: Provider, authorization: string | null, client_id: string): Promise<{ client: ClientRow; token: string }> {
   const token = bearer_token(idp, authorization, "the registration access token");
-  const client = await idp.store.getClientByRegistrationTokenHash(sha256(token));
+  const client = await idp.store.get_client_by_registration_token_hash(sha256(token));
   if (client === null || client.client_id !== client_id) throw invalid_registration_token(idp);
   return { client, token };
 }

@@ -191,7 +191,7 @@ CREATE INDEX audit_events_client_at ON audit_events (client_id, at);
 `;
 }
 
-export const initialSchema: Migration = {
+export const initial_schema: Migration = {
   version: 1,
   name: "initial schema",
   sqlite: schema(sqlite),

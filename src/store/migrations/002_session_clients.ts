@@ -18,7 +18,7 @@ CREATE INDEX session_clients_client_id ON session_clients (client_id);
 `;
 }
 
-export const sessionClients: Migration = {
+export const session_clients: Migration = {
   version: 2,
   name: "session_clients",
   sqlite: schema("INTEGER", " STRICT"),

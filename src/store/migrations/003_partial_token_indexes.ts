@@ -21,7 +21,7 @@ DROP INDEX tokens_session_id_hash;
 CREATE INDEX tokens_session_id_hash ON tokens (session_id_hash) WHERE session_id_hash IS NOT NULL;
 `;
 
-export const partialTokenIndexes: Migration = {
+export const partial_token_indexes: Migration = {
   version: 3,
   name: "partial token indexes",
   sqlite: sql,

@@ -1,37 +1,37 @@
 /** PostgreSQL: registered clients. */
 import type { SQL } from "bun";
-import { clientSpec, decode, decodeOrNull, encodePostgres, pickPatch } from "../codec.ts";
-import { clientRow, nowSeconds } from "../defaults.ts";
+import { client_spec, decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
+import { client_row, now_seconds } from "../defaults.ts";
 import type { ClientStore } from "../types.ts";
 
-export function pgClients(sql: SQL): ClientStore {
+export function pg_clients(sql: SQL): ClientStore {
   return {
-    async createClient(input) {
-      const row = clientRow(input);
-      await sql`INSERT INTO clients ${sql(encodePostgres(clientSpec, row))}`;
+    async create_client(input) {
+      const row = client_row(input);
+      await sql`INSERT INTO clients ${sql(encode_postgres(client_spec, row))}`;
       return row;
     },
-    async getClient(clientId) {
-      const [raw] = await sql`SELECT * FROM clients WHERE client_id = ${clientId}`;
-      return decodeOrNull(clientSpec, raw);
+    async get_client(client_id) {
+      const [raw] = await sql`SELECT * FROM clients WHERE client_id = ${client_id}`;
+      return decode_or_null(client_spec, raw);
     },
-    async listClients(options) {
+    async list_clients(options) {
       const rows: unknown[] = await sql`SELECT * FROM clients ORDER BY client_id LIMIT ${options?.limit ?? null} OFFSET ${options?.offset ?? 0}`;
-      return rows.map((raw) => decode(clientSpec, raw));
+      return rows.map((raw) => decode(client_spec, raw));
     },
-    async updateClient(clientId, patch) {
-      const changes: Record<string, unknown> = encodePostgres(clientSpec, pickPatch(clientSpec, patch, ["client_id", "created_at"]));
-      changes.updated_at ??= nowSeconds();
-      const [raw] = await sql`UPDATE clients SET ${sql(changes)} WHERE client_id = ${clientId} RETURNING *`;
-      return decodeOrNull(clientSpec, raw);
+    async update_client(client_id, patch) {
+      const changes: Record<string, unknown> = encode_postgres(client_spec, pick_patch(client_spec, patch, ["client_id", "created_at"]));
+      changes.updated_at ??= now_seconds();
+      const [raw] = await sql`UPDATE clients SET ${sql(changes)} WHERE client_id = ${client_id} RETURNING *`;
+      return decode_or_null(client_spec, raw);
     },
-    async deleteClient(clientId) {
-      const result = await sql`DELETE FROM clients WHERE client_id = ${clientId}`;
+    async delete_client(client_id) {
+      const result = await sql`DELETE FROM clients WHERE client_id = ${client_id}`;
       return result.count > 0;
     },
-    async getClientByRegistrationTokenHash(tokenHash) {
-      const [raw] = await sql`SELECT * FROM clients WHERE registration_access_token_hash = ${tokenHash}`;
-      return decodeOrNull(clientSpec, raw);
+    async get_client_by_registration_token_hash(token_hash) {
+      const [raw] = await sql`SELECT * FROM clients WHERE registration_access_token_hash = ${token_hash}`;
+      return decode_or_null(client_spec, raw);
     },
   };
 }

@@ -1,8 +1,8 @@
 /** Connecting to PostgreSQL through Bun.SQL, its migrations, and the mapping of its errors. */
 import { SQL } from "bun";
-import { errorCode, errorMessage } from "../guard.ts";
-import { pendingMigrations } from "../migrations/index.ts";
-import { nowSeconds } from "../defaults.ts";
+import { error_code, error_message } from "../guard.ts";
+import { pending_migrations } from "../migrations/index.ts";
+import { now_seconds } from "../defaults.ts";
 import {
   StoreConflictError,
   StoreError,
@@ -14,12 +14,12 @@ import {
 
 export const DEFAULT_POOL_SIZE = 10;
 
-export function createPool(url: string, options: OpenStoreOptions): SQL {
+export function create_pool(url: string, options: OpenStoreOptions): SQL {
   return new SQL(url, {
     max: options.max ?? DEFAULT_POOL_SIZE,
     // Fail fast (then 503) rather than hang when the server is down; Bun.SQL reconnects later.
-    connectionTimeout: options.connectionTimeout ?? 5,
-    idleTimeout: options.idleTimeout ?? 30,
+    connectionTimeout: options.connection_timeout ?? 5,
+    idleTimeout: options.idle_timeout ?? 30,
   });
 }
 
@@ -30,16 +30,16 @@ const MIGRATION_LOCK = [0x69647021, 1] as const;
  * Applies pending migrations in one transaction under an advisory lock, so instances that start
  * together wait for each other and each migration is applied exactly once.
  */
-export async function migratePostgres(sql: SQL): Promise<MigrationResult> {
+export async function migrate_postgres(sql: SQL): Promise<MigrationResult> {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK[0]}::int, ${MIGRATION_LOCK[1]}::int)`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`;
     const rows: { version: number }[] = await tx`SELECT version FROM schema_migrations`;
     const applied = new Set(rows.map((r) => Number(r.version)));
     const done: number[] = [];
-    for (const migration of pendingMigrations(applied)) {
+    for (const migration of pending_migrations(applied)) {
       await tx.unsafe(migration.postgres);
-      await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${migration.version}, ${migration.name}, ${nowSeconds()})`;
+      await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${migration.version}, ${migration.name}, ${now_seconds()})`;
       applied.add(migration.version);
       done.push(migration.version);
     }
@@ -48,7 +48,7 @@ export async function migratePostgres(sql: SQL): Promise<MigrationResult> {
 }
 
 /** The applied schema version, 0 for an empty database. */
-export async function postgresSchemaVersion(sql: SQL): Promise<number> {
+export async function postgres_schema_version(sql: SQL): Promise<number> {
   const [exists] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`;
   if (!exists?.present) return 0;
   const [row] = await sql`SELECT max(version) AS version FROM schema_migrations`;
@@ -67,8 +67,8 @@ const UNAVAILABLE_CODE = /^(ERR_POSTGRES_(CONNECTION|IDLE_TIMEOUT|LIFETIME_TIMEO
  * connection. In the rare case where the server committed and the connection died before the
  * answer, the retry fails closed: a code or refresh token reads as reused, an insert conflicts.
  */
-export function isDeadConnection(error: unknown): boolean {
-  const code = errorCode(error);
+export function is_dead_connection(error: unknown): boolean {
+  const code = error_code(error);
   const sqlstate = (error as { errno?: unknown } | null)?.errno;
   return (
     code === "ERR_POSTGRES_CONNECTION_CLOSED" ||
@@ -79,12 +79,12 @@ export function isDeadConnection(error: unknown): boolean {
   );
 }
 
-export function mapPostgresError(error: unknown): unknown {
+export function map_postgres_error(error: unknown): unknown {
   if (error instanceof StoreError) return error;
-  const code = errorCode(error);
+  const code = error_code(error);
   const fields = (typeof error === "object" && error !== null ? error : {}) as { errno?: unknown; constraint?: unknown };
   const sqlstate = typeof fields.errno === "string" ? fields.errno : "";
-  const message = errorMessage(error);
+  const message = error_message(error);
   if (sqlstate === "23505") {
     const constraint = typeof fields.constraint === "string" ? fields.constraint : undefined;
     return new StoreConflictError(`already exists: ${constraint ?? message}`, constraint, { cause: error });

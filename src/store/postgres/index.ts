@@ -1,63 +1,63 @@
 /**
  * The PostgreSQL adapter, through Bun.SQL's pool. Several instances can share one database:
  * every single-use operation is one conditional UPDATE/INSERT, and migrations take an advisory
- * lock. A connection failure raises StoreUnavailableError within `connectionTimeout` seconds;
+ * lock. A connection failure raises StoreUnavailableError within `connection_timeout` seconds;
  * the pool reconnects on the next call once the server is back.
  */
 import type { SQL } from "bun";
 import { DEFAULT_PURGE_BATCH } from "../defaults.ts";
 import { guard } from "../guard.ts";
-import { requireCurrentSchema } from "../migrations/index.ts";
-import { emptyPurgeCounts, purgeTargets } from "../purge.ts";
+import { require_current_schema } from "../migrations/index.ts";
+import { empty_purge_counts, purge_targets } from "../purge.ts";
 import type { LifecycleStore, MigrationResult, OpenStoreOptions, Store } from "../types.ts";
-import { pgClients } from "./clients.ts";
-import { createPool, DEFAULT_POOL_SIZE, isDeadConnection, mapPostgresError, migratePostgres, postgresSchemaVersion } from "./connection.ts";
-import { pgInitialAccessTokens, pgKeys } from "./keys.ts";
-import { pgAudit, pgCounters, pgReplay } from "./limits.ts";
-import { pgGrants, pgInteractions, pgSessions } from "./sessions.ts";
-import { pgCodes, pgTokens } from "./tokens.ts";
-import { pgUsers } from "./users.ts";
+import { pg_clients } from "./clients.ts";
+import { create_pool, DEFAULT_POOL_SIZE, is_dead_connection, map_postgres_error, migrate_postgres, postgres_schema_version } from "./connection.ts";
+import { pg_initial_access_tokens, pg_keys } from "./keys.ts";
+import { pg_audit, pg_counters, pg_replay } from "./limits.ts";
+import { pg_grants, pg_interactions, pg_sessions } from "./sessions.ts";
+import { pg_codes, pg_tokens } from "./tokens.ts";
+import { pg_users } from "./users.ts";
 
-export async function openPostgresStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
-  const sql = createPool(url, options);
+export async function open_postgres_store(url: string, options: OpenStoreOptions = {}): Promise<Store> {
+  const sql = create_pool(url, options);
   try {
-    if (options.migrate === false) requireCurrentSchema(await postgresSchemaVersion(sql));
-    else await migratePostgres(sql);
+    if (options.migrate === false) require_current_schema(await postgres_schema_version(sql));
+    else await migrate_postgres(sql);
   } catch (error) {
     await sql.close({ timeout: 0 }).catch(() => {});
-    throw mapPostgresError(error);
+    throw map_postgres_error(error);
   }
   // Every pooled connection may be dead after an outage, so allow one try per connection.
-  return guard(postgresStore(sql), mapPostgresError, { retryIf: isDeadConnection, attempts: (options.max ?? DEFAULT_POOL_SIZE) + 1 });
+  return guard(postgres_store(sql), map_postgres_error, { retry_if: is_dead_connection, attempts: (options.max ?? DEFAULT_POOL_SIZE) + 1 });
 }
 
 /** Applies pending migrations without opening a store (for `idp migrate`). */
-export async function migratePostgresDatabase(url: string, options: OpenStoreOptions = {}): Promise<MigrationResult> {
-  const sql = createPool(url, { ...options, max: 1 });
+export async function migrate_postgres_database(url: string, options: OpenStoreOptions = {}): Promise<MigrationResult> {
+  const sql = create_pool(url, { ...options, max: 1 });
   try {
-    return await migratePostgres(sql);
+    return await migrate_postgres(sql);
   } catch (error) {
-    throw mapPostgresError(error);
+    throw map_postgres_error(error);
   } finally {
     await sql.close({ timeout: 0 }).catch(() => {});
   }
 }
 
-function postgresStore(sql: SQL): Store {
+function postgres_store(sql: SQL): Store {
   const lifecycle: LifecycleStore = {
     kind: "postgres",
-    migrate: () => migratePostgres(sql),
-    async purgeExpired(now, batchSize = DEFAULT_PURGE_BATCH) {
-      const counts = emptyPurgeCounts();
-      for (const target of purgeTargets) {
+    migrate: () => migrate_postgres(sql),
+    async purge_expired(now, batch_size = DEFAULT_PURGE_BATCH) {
+      const counts = empty_purge_counts();
+      for (const target of purge_targets) {
         const expired = target.expired.replaceAll(":now", "$1");
         // SKIP LOCKED: instances purging at the same time take different rows instead of waiting.
         const text = `DELETE FROM ${target.table} WHERE ctid = ANY(ARRAY(
           SELECT ctid FROM ${target.table} WHERE ${expired} LIMIT $2 FOR UPDATE SKIP LOCKED))`;
         for (;;) {
-          const result = await sql.unsafe(text, [now, batchSize]);
+          const result = await sql.unsafe(text, [now, batch_size]);
           counts[target.count] += result.count;
-          if (result.count < batchSize) break;
+          if (result.count < batch_size) break;
         }
       }
       return counts;
@@ -70,18 +70,18 @@ function postgresStore(sql: SQL): Store {
     },
   };
   return {
-    ...pgUsers(sql),
-    ...pgClients(sql),
-    ...pgSessions(sql),
-    ...pgInteractions(sql),
-    ...pgGrants(sql),
-    ...pgCodes(sql),
-    ...pgTokens(sql),
-    ...pgKeys(sql),
-    ...pgInitialAccessTokens(sql),
-    ...pgReplay(sql),
-    ...pgCounters(sql),
-    ...pgAudit(sql),
+    ...pg_users(sql),
+    ...pg_clients(sql),
+    ...pg_sessions(sql),
+    ...pg_interactions(sql),
+    ...pg_grants(sql),
+    ...pg_codes(sql),
+    ...pg_tokens(sql),
+    ...pg_keys(sql),
+    ...pg_initial_access_tokens(sql),
+    ...pg_replay(sql),
+    ...pg_counters(sql),
+    ...pg_audit(sql),
     ...lifecycle,
   };
 }

@@ -1,30 +1,30 @@
 /** PostgreSQL: signing keys (with the version counter instances poll) and initial access tokens. */
 import type { SQL } from "bun";
-import { decode, decodeOrNull, encodePostgres, initialAccessTokenSpec, keySpec } from "../codec.ts";
-import { keyRow, keyStatusChange, nowSeconds } from "../defaults.ts";
+import { decode, decode_or_null, encode_postgres, initial_access_token_spec, key_spec } from "../codec.ts";
+import { key_row, key_status_change, now_seconds } from "../defaults.ts";
 import type { InitialAccessTokenStore, KeyStore } from "../types.ts";
 
-export function pgKeys(sql: SQL): KeyStore {
+export function pg_keys(sql: SQL): KeyStore {
   return {
     // Every change bumps keys_version in the same transaction, so a poller never misses one.
-    async insertKey(input) {
-      const row = keyRow(input);
+    async insert_key(input) {
+      const row = key_row(input);
       await sql.begin(async (tx) => {
-        await tx`INSERT INTO signing_keys ${sql(encodePostgres(keySpec, row))}`;
+        await tx`INSERT INTO signing_keys ${sql(encode_postgres(key_spec, row))}`;
         await tx`UPDATE store_meta SET value = value + 1 WHERE name = 'keys_version'`;
       });
       return row;
     },
-    async listKeys() {
+    async list_keys() {
       const rows: unknown[] = await sql`SELECT * FROM signing_keys ORDER BY created_at, kid`;
-      return rows.map((raw) => decode(keySpec, raw));
+      return rows.map((raw) => decode(key_spec, raw));
     },
-    async updateKeyStatus(kid, status, times) {
+    async update_key_status(kid, status, times) {
       return sql.begin(async (tx) => {
         const [raw] = await tx`SELECT * FROM signing_keys WHERE kid = ${kid} FOR UPDATE`;
-        const current = decodeOrNull(keySpec, raw);
+        const current = decode_or_null(key_spec, raw);
         if (!current) return null;
-        const next = keyStatusChange(current, status, times);
+        const next = key_status_change(current, status, times);
         await tx`
           UPDATE signing_keys SET status = ${next.status}, activated_at = ${next.activated_at}, retire_at = ${next.retire_at},
             updated_at = ${next.updated_at}
@@ -33,7 +33,7 @@ export function pgKeys(sql: SQL): KeyStore {
         return next;
       });
     },
-    async deleteKey(kid) {
+    async delete_key(kid) {
       return sql.begin(async (tx) => {
         const result = await tx`DELETE FROM signing_keys WHERE kid = ${kid}`;
         if (result.count === 0) return false;
@@ -41,31 +41,31 @@ export function pgKeys(sql: SQL): KeyStore {
         return true;
       });
     },
-    async keysVersion() {
+    async keys_version() {
       const [row] = await sql`SELECT value FROM store_meta WHERE name = 'keys_version'`;
       return Number(row?.value ?? 0);
     },
   };
 }
 
-export function pgInitialAccessTokens(sql: SQL): InitialAccessTokenStore {
+export function pg_initial_access_tokens(sql: SQL): InitialAccessTokenStore {
   return {
-    async createInitialAccessToken(input) {
-      const row = { token_hash: input.token_hash, created_at: input.created_at ?? nowSeconds(), expires_at: input.expires_at };
-      await sql`INSERT INTO initial_access_tokens ${sql(encodePostgres(initialAccessTokenSpec, row))}`;
+    async create_initial_access_token(input) {
+      const row = { token_hash: input.token_hash, created_at: input.created_at ?? now_seconds(), expires_at: input.expires_at };
+      await sql`INSERT INTO initial_access_tokens ${sql(encode_postgres(initial_access_token_spec, row))}`;
       return row;
     },
-    async findInitialAccessToken(tokenHash) {
-      const [raw] = await sql`SELECT * FROM initial_access_tokens WHERE token_hash = ${tokenHash}`;
-      return decodeOrNull(initialAccessTokenSpec, raw);
+    async find_initial_access_token(token_hash) {
+      const [raw] = await sql`SELECT * FROM initial_access_tokens WHERE token_hash = ${token_hash}`;
+      return decode_or_null(initial_access_token_spec, raw);
     },
-    async deleteInitialAccessToken(tokenHash) {
-      const result = await sql`DELETE FROM initial_access_tokens WHERE token_hash = ${tokenHash}`;
+    async delete_initial_access_token(token_hash) {
+      const result = await sql`DELETE FROM initial_access_tokens WHERE token_hash = ${token_hash}`;
       return result.count > 0;
     },
-    async listInitialAccessTokens() {
+    async list_initial_access_tokens() {
       const rows: unknown[] = await sql`SELECT * FROM initial_access_tokens ORDER BY created_at, token_hash`;
-      return rows.map((raw) => decode(initialAccessTokenSpec, raw));
+      return rows.map((raw) => decode(initial_access_token_spec, raw));
     },
   };
 }

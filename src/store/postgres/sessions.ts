@@ -1,108 +1,108 @@
 /** PostgreSQL: browser sessions, pending interactions and consent grants. */
 import type { SQL } from "bun";
-import { decode, decodeOrNull, encodePostgres, grantSpec, interactionSpec, pickPatch, sessionSpec } from "../codec.ts";
-import { interactionRow, mergeScopes, nowSeconds, sessionRow } from "../defaults.ts";
+import { decode, decode_or_null, encode_postgres, grant_spec, interaction_spec, pick_patch, session_spec } from "../codec.ts";
+import { interaction_row, merge_scopes, now_seconds, session_row } from "../defaults.ts";
 import type { GrantStore, InteractionStore, SessionStore } from "../types.ts";
 
-export function pgSessions(sql: SQL): SessionStore {
+export function pg_sessions(sql: SQL): SessionStore {
   return {
-    async createSession(input) {
-      const row = sessionRow(input);
-      await sql`INSERT INTO sessions ${sql(encodePostgres(sessionSpec, row))}`;
+    async create_session(input) {
+      const row = session_row(input);
+      await sql`INSERT INTO sessions ${sql(encode_postgres(session_spec, row))}`;
       return row;
     },
-    async getSession(idHash) {
-      const [raw] = await sql`SELECT * FROM sessions WHERE id_hash = ${idHash}`;
-      return decodeOrNull(sessionSpec, raw);
+    async get_session(id_hash) {
+      const [raw] = await sql`SELECT * FROM sessions WHERE id_hash = ${id_hash}`;
+      return decode_or_null(session_spec, raw);
     },
-    async listSessionsForUser(userId) {
-      const rows: unknown[] = await sql`SELECT * FROM sessions WHERE user_id = ${userId} ORDER BY created_at, id_hash`;
-      return rows.map((raw) => decode(sessionSpec, raw));
+    async list_sessions_for_user(user_id) {
+      const rows: unknown[] = await sql`SELECT * FROM sessions WHERE user_id = ${user_id} ORDER BY created_at, id_hash`;
+      return rows.map((raw) => decode(session_spec, raw));
     },
-    async touchSession(idHash, lastSeenAt, expiresAt) {
+    async touch_session(id_hash, last_seen_at, expires_at) {
       const result = await sql`
-        UPDATE sessions SET last_seen_at = ${lastSeenAt}, expires_at = COALESCE(${expiresAt ?? null}::bigint, expires_at)
-        WHERE id_hash = ${idHash}`;
+        UPDATE sessions SET last_seen_at = ${last_seen_at}, expires_at = COALESCE(${expires_at ?? null}::bigint, expires_at)
+        WHERE id_hash = ${id_hash}`;
       return result.count > 0;
     },
-    async deleteSession(idHash) {
-      const result = await sql`DELETE FROM sessions WHERE id_hash = ${idHash}`;
+    async delete_session(id_hash) {
+      const result = await sql`DELETE FROM sessions WHERE id_hash = ${id_hash}`;
       return result.count > 0;
     },
-    async deleteSessionsForUser(userId) {
-      const result = await sql`DELETE FROM sessions WHERE user_id = ${userId}`;
+    async delete_sessions_for_user(user_id) {
+      const result = await sql`DELETE FROM sessions WHERE user_id = ${user_id}`;
       return result.count;
     },
-    async addSessionClient(sessionIdHash, clientId, now) {
+    async add_session_client(session_id_hash, client_id, now) {
       // Through the session row: no row for a session that is gone (and no foreign-key error).
       await sql`
         INSERT INTO session_clients (session_id_hash, client_id, created_at)
-        SELECT id_hash, ${clientId}, ${now ?? nowSeconds()} FROM sessions WHERE id_hash = ${sessionIdHash}
+        SELECT id_hash, ${client_id}, ${now ?? now_seconds()} FROM sessions WHERE id_hash = ${session_id_hash}
         ON CONFLICT (session_id_hash, client_id) DO NOTHING`;
     },
-    async listSessionClients(sessionIdHash) {
+    async list_session_clients(session_id_hash) {
       const rows: { client_id: string }[] = await sql`
-        SELECT client_id FROM session_clients WHERE session_id_hash = ${sessionIdHash} ORDER BY client_id`;
+        SELECT client_id FROM session_clients WHERE session_id_hash = ${session_id_hash} ORDER BY client_id`;
       return rows.map((row) => row.client_id);
     },
   };
 }
 
-export function pgInteractions(sql: SQL): InteractionStore {
+export function pg_interactions(sql: SQL): InteractionStore {
   const get = async (id: string) => {
     const [raw] = await sql`SELECT * FROM interactions WHERE id = ${id}`;
-    return decodeOrNull(interactionSpec, raw);
+    return decode_or_null(interaction_spec, raw);
   };
   return {
-    async createInteraction(input) {
-      const row = interactionRow(input);
-      await sql`INSERT INTO interactions ${sql(encodePostgres(interactionSpec, row))}`;
+    async create_interaction(input) {
+      const row = interaction_row(input);
+      await sql`INSERT INTO interactions ${sql(encode_postgres(interaction_spec, row))}`;
       return row;
     },
-    getInteraction: get,
-    async updateInteraction(id, patch) {
-      const changes = encodePostgres(interactionSpec, pickPatch(interactionSpec, patch, ["id", "created_at"]));
+    get_interaction: get,
+    async update_interaction(id, patch) {
+      const changes = encode_postgres(interaction_spec, pick_patch(interaction_spec, patch, ["id", "created_at"]));
       if (Object.keys(changes).length === 0) return get(id);
       const [raw] = await sql`UPDATE interactions SET ${sql(changes)} WHERE id = ${id} RETURNING *`;
-      return decodeOrNull(interactionSpec, raw);
+      return decode_or_null(interaction_spec, raw);
     },
-    async deleteInteraction(id) {
+    async delete_interaction(id) {
       const result = await sql`DELETE FROM interactions WHERE id = ${id}`;
       return result.count > 0;
     },
   };
 }
 
-export function pgGrants(sql: SQL): GrantStore {
+export function pg_grants(sql: SQL): GrantStore {
   return {
-    async upsertGrant(input) {
-      const now = input.now ?? nowSeconds();
-      const keepClaims = input.claims === undefined;
+    async upsert_grant(input) {
+      const now = input.now ?? now_seconds();
+      const keep_claims = input.claims === undefined;
       // One statement, so concurrent upserts cannot lose each other's scopes: the union keeps
       // the first position of every scope (existing ones first).
       const [raw] = await sql`
         INSERT INTO grants (user_id, client_id, scopes, claims, created_at, updated_at)
-        VALUES (${input.user_id}, ${input.client_id}, ${mergeScopes([], input.scopes)}, ${input.claims ?? null}, ${now}, ${now})
+        VALUES (${input.user_id}, ${input.client_id}, ${merge_scopes([], input.scopes)}, ${input.claims ?? null}, ${now}, ${now})
         ON CONFLICT (user_id, client_id) DO UPDATE SET
           scopes = (
             SELECT coalesce(jsonb_agg(s ORDER BY o), '[]'::jsonb)
             FROM (SELECT s, min(o) AS o FROM jsonb_array_elements_text(grants.scopes || EXCLUDED.scopes) WITH ORDINALITY AS t(s, o) GROUP BY s) AS u
           ),
-          claims = CASE WHEN ${keepClaims}::boolean THEN grants.claims ELSE EXCLUDED.claims END,
+          claims = CASE WHEN ${keep_claims}::boolean THEN grants.claims ELSE EXCLUDED.claims END,
           updated_at = EXCLUDED.updated_at
         RETURNING *`;
-      return decode(grantSpec, raw);
+      return decode(grant_spec, raw);
     },
-    async getGrant(userId, clientId) {
-      const [raw] = await sql`SELECT * FROM grants WHERE user_id = ${userId} AND client_id = ${clientId}`;
-      return decodeOrNull(grantSpec, raw);
+    async get_grant(user_id, client_id) {
+      const [raw] = await sql`SELECT * FROM grants WHERE user_id = ${user_id} AND client_id = ${client_id}`;
+      return decode_or_null(grant_spec, raw);
     },
-    async listGrantsForUser(userId) {
-      const rows: unknown[] = await sql`SELECT * FROM grants WHERE user_id = ${userId} ORDER BY client_id`;
-      return rows.map((raw) => decode(grantSpec, raw));
+    async list_grants_for_user(user_id) {
+      const rows: unknown[] = await sql`SELECT * FROM grants WHERE user_id = ${user_id} ORDER BY client_id`;
+      return rows.map((raw) => decode(grant_spec, raw));
     },
-    async deleteGrant(userId, clientId) {
-      const result = await sql`DELETE FROM grants WHERE user_id = ${userId} AND client_id = ${clientId}`;
+    async delete_grant(user_id, client_id) {
+      const result = await sql`DELETE FROM grants WHERE user_id = ${user_id} AND client_id = ${client_id}`;
       return result.count > 0;
     },
   };

@@ -1,84 +1,84 @@
 /** PostgreSQL: authorization codes and access/refresh tokens, with their single-use operations. */
 import type { SQL } from "bun";
-import { codeSpec, decodeOrNull, encodePostgres, tokenSpec } from "../codec.ts";
-import { OFFLINE_SCOPE_PATTERN, codeOutcome, codeRow, nowSeconds, refreshOutcome, tokenRow } from "../defaults.ts";
+import { code_spec, decode_or_null, encode_postgres, token_spec } from "../codec.ts";
+import { OFFLINE_SCOPE_PATTERN, code_outcome, code_row, now_seconds, refresh_outcome, token_row } from "../defaults.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
 
-export function pgCodes(sql: SQL): CodeStore {
-  const get = async (codeHash: string) => {
-    const [raw] = await sql`SELECT * FROM codes WHERE code_hash = ${codeHash}`;
-    return decodeOrNull(codeSpec, raw);
+export function pg_codes(sql: SQL): CodeStore {
+  const get = async (code_hash: string) => {
+    const [raw] = await sql`SELECT * FROM codes WHERE code_hash = ${code_hash}`;
+    return decode_or_null(code_spec, raw);
   };
   return {
-    async insertCode(input) {
-      const row = codeRow(input);
-      await sql`INSERT INTO codes ${sql(encodePostgres(codeSpec, row))}`;
+    async insert_code(input) {
+      const row = code_row(input);
+      await sql`INSERT INTO codes ${sql(encode_postgres(code_spec, row))}`;
       return row;
     },
-    getCode: get,
-    async consumeCode(codeHash, now) {
+    get_code: get,
+    async consume_code(code_hash, now) {
       // Concurrent UPDATEs of one row serialise on its row lock; the losers re-check
       // `consumed_at IS NULL` after the winner commits and match nothing.
       const [raw] = await sql`
-        UPDATE codes SET consumed_at = ${now} WHERE code_hash = ${codeHash} AND consumed_at IS NULL RETURNING *`;
-      const consumed = decodeOrNull(codeSpec, raw);
-      if (consumed) return codeOutcome(consumed, null, now);
-      return codeOutcome(null, await get(codeHash), now);
+        UPDATE codes SET consumed_at = ${now} WHERE code_hash = ${code_hash} AND consumed_at IS NULL RETURNING *`;
+      const consumed = decode_or_null(code_spec, raw);
+      if (consumed) return code_outcome(consumed, null, now);
+      return code_outcome(null, await get(code_hash), now);
     },
   };
 }
 
-export function pgTokens(sql: SQL): TokenStore {
-  const get = async (tokenHash: string) => {
-    const [raw] = await sql`SELECT * FROM tokens WHERE token_hash = ${tokenHash}`;
-    return decodeOrNull(tokenSpec, raw);
+export function pg_tokens(sql: SQL): TokenStore {
+  const get = async (token_hash: string) => {
+    const [raw] = await sql`SELECT * FROM tokens WHERE token_hash = ${token_hash}`;
+    return decode_or_null(token_spec, raw);
   };
   return {
-    async insertToken(input) {
-      const row = tokenRow(input);
-      await sql`INSERT INTO tokens ${sql(encodePostgres(tokenSpec, row))}`;
+    async insert_token(input) {
+      const row = token_row(input);
+      await sql`INSERT INTO tokens ${sql(encode_postgres(token_spec, row))}`;
       return row;
     },
-    getToken: get,
-    async revokeToken(tokenHash, now) {
+    get_token: get,
+    async revoke_token(token_hash, now) {
       const result = await sql`
-        UPDATE tokens SET revoked_at = ${now ?? nowSeconds()} WHERE token_hash = ${tokenHash} AND revoked_at IS NULL`;
+        UPDATE tokens SET revoked_at = ${now ?? now_seconds()} WHERE token_hash = ${token_hash} AND revoked_at IS NULL`;
       return result.count > 0;
     },
-    async revokeByGrant(grantId, now) {
+    async revoke_by_grant(grant_id, now) {
       const result = await sql`
-        UPDATE tokens SET revoked_at = ${now ?? nowSeconds()} WHERE grant_id = ${grantId} AND revoked_at IS NULL`;
+        UPDATE tokens SET revoked_at = ${now ?? now_seconds()} WHERE grant_id = ${grant_id} AND revoked_at IS NULL`;
       return result.count;
     },
-    async revokeFamily(familyId, now) {
+    async revoke_family(family_id, now) {
       const result = await sql`
-        UPDATE tokens SET revoked_at = ${now ?? nowSeconds()} WHERE family_id = ${familyId} AND revoked_at IS NULL`;
+        UPDATE tokens SET revoked_at = ${now ?? now_seconds()} WHERE family_id = ${family_id} AND revoked_at IS NULL`;
       return result.count;
     },
-    async revokeForUserClient(userId, clientId, now) {
+    async revoke_for_user_client(user_id, client_id, now) {
       const result = await sql`
-        UPDATE tokens SET revoked_at = ${now ?? nowSeconds()}
-        WHERE user_id = ${userId} AND client_id = ${clientId} AND revoked_at IS NULL`;
+        UPDATE tokens SET revoked_at = ${now ?? now_seconds()}
+        WHERE user_id = ${user_id} AND client_id = ${client_id} AND revoked_at IS NULL`;
       return result.count;
     },
-    async revokeBySession(sessionIdHash, now, options) {
-      const at = now ?? nowSeconds();
-      const result = options?.keepOfflineRefresh
+    async revoke_by_session(session_id_hash, now, options) {
+      const at = now ?? now_seconds();
+      const result = options?.keep_offline_refresh
         ? await sql`
-          UPDATE tokens SET revoked_at = ${at} WHERE session_id_hash = ${sessionIdHash} AND revoked_at IS NULL
+          UPDATE tokens SET revoked_at = ${at} WHERE session_id_hash = ${session_id_hash} AND revoked_at IS NULL
           AND NOT (kind = 'refresh' AND (' ' || scope || ' ') LIKE ${OFFLINE_SCOPE_PATTERN} ESCAPE '!')`
         : await sql`
-          UPDATE tokens SET revoked_at = ${at} WHERE session_id_hash = ${sessionIdHash} AND revoked_at IS NULL`;
+          UPDATE tokens SET revoked_at = ${at} WHERE session_id_hash = ${session_id_hash} AND revoked_at IS NULL`;
       return result.count;
     },
-    async rotateRefreshToken(tokenHash, now) {
+    async rotate_refresh_token(token_hash, now) {
       const [raw] = await sql`
         UPDATE tokens SET rotated_at = ${now}
-        WHERE token_hash = ${tokenHash} AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}
+        WHERE token_hash = ${token_hash} AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}
         RETURNING *`;
-      const rotated = decodeOrNull(tokenSpec, raw);
-      if (rotated) return refreshOutcome(rotated, null);
-      return refreshOutcome(null, await get(tokenHash));
+      const rotated = decode_or_null(token_spec, raw);
+      if (rotated) return refresh_outcome(rotated, null);
+      return refresh_outcome(null, await get(token_hash));
     },
   };
 }

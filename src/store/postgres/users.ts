@@ -1,55 +1,55 @@
 /** PostgreSQL: users and their recovery codes. */
 import type { SQL } from "bun";
-import { decode, decodeOrNull, encodePostgres, pickPatch, userSpec } from "../codec.ts";
-import { nowSeconds, userRow, usernameKey } from "../defaults.ts";
+import { decode, decode_or_null, encode_postgres, pick_patch, user_spec } from "../codec.ts";
+import { now_seconds, user_row, username_key } from "../defaults.ts";
 import type { UserStore } from "../types.ts";
 
-export function pgUsers(sql: SQL): UserStore {
+export function pg_users(sql: SQL): UserStore {
   return {
-    async createUser(input) {
-      const row = userRow(input);
-      await sql`INSERT INTO users ${sql({ ...encodePostgres(userSpec, row), username_key: usernameKey(row.username) })}`;
+    async create_user(input) {
+      const row = user_row(input);
+      await sql`INSERT INTO users ${sql({ ...encode_postgres(user_spec, row), username_key: username_key(row.username) })}`;
       return row;
     },
-    async getUserById(id) {
+    async get_user_by_id(id) {
       const [raw] = await sql`SELECT * FROM users WHERE id = ${id}`;
-      return decodeOrNull(userSpec, raw);
+      return decode_or_null(user_spec, raw);
     },
-    async getUserByUsername(username) {
-      const [raw] = await sql`SELECT * FROM users WHERE username_key = ${usernameKey(username)}`;
-      return decodeOrNull(userSpec, raw);
+    async get_user_by_username(username) {
+      const [raw] = await sql`SELECT * FROM users WHERE username_key = ${username_key(username)}`;
+      return decode_or_null(user_spec, raw);
     },
-    async listUsers(options) {
+    async list_users(options) {
       const rows: unknown[] = await sql`SELECT * FROM users ORDER BY username_key LIMIT ${options?.limit ?? null} OFFSET ${options?.offset ?? 0}`;
-      return rows.map((raw) => decode(userSpec, raw));
+      return rows.map((raw) => decode(user_spec, raw));
     },
-    async updateUser(id, patch) {
-      const changes: Record<string, unknown> = encodePostgres(userSpec, pickPatch(userSpec, patch, ["id", "created_at"]));
-      changes.updated_at ??= nowSeconds();
-      if (patch.username !== undefined) changes.username_key = usernameKey(patch.username);
+    async update_user(id, patch) {
+      const changes: Record<string, unknown> = encode_postgres(user_spec, pick_patch(user_spec, patch, ["id", "created_at"]));
+      changes.updated_at ??= now_seconds();
+      if (patch.username !== undefined) changes.username_key = username_key(patch.username);
       const [raw] = await sql`UPDATE users SET ${sql(changes)} WHERE id = ${id} RETURNING *`;
-      return decodeOrNull(userSpec, raw);
+      return decode_or_null(user_spec, raw);
     },
-    async deleteUser(id) {
+    async delete_user(id) {
       const result = await sql`DELETE FROM users WHERE id = ${id}`;
       return result.count > 0;
     },
-    async setRecoveryCodes(userId, codeHashes, now) {
-      const at = now ?? nowSeconds();
-      const rows = [...new Set(codeHashes)].map((code_hash) => ({ user_id: userId, code_hash, created_at: at }));
+    async set_recovery_codes(user_id, code_hashes, now) {
+      const at = now ?? now_seconds();
+      const rows = [...new Set(code_hashes)].map((code_hash) => ({ user_id: user_id, code_hash, created_at: at }));
       await sql.begin(async (tx) => {
-        await tx`DELETE FROM user_recovery_codes WHERE user_id = ${userId}`;
+        await tx`DELETE FROM user_recovery_codes WHERE user_id = ${user_id}`;
         if (rows.length > 0) await tx`INSERT INTO user_recovery_codes ${sql(rows)}`;
       });
     },
-    async consumeRecoveryCode(userId, codeHash, now) {
+    async consume_recovery_code(user_id, code_hash, now) {
       const result = await sql`
-        UPDATE user_recovery_codes SET used_at = ${now ?? nowSeconds()}
-        WHERE user_id = ${userId} AND code_hash = ${codeHash} AND used_at IS NULL`;
+        UPDATE user_recovery_codes SET used_at = ${now ?? now_seconds()}
+        WHERE user_id = ${user_id} AND code_hash = ${code_hash} AND used_at IS NULL`;
       return result.count === 1;
     },
-    async countRecoveryCodes(userId) {
-      const [row] = await sql`SELECT count(*) AS n FROM user_recovery_codes WHERE user_id = ${userId} AND used_at IS NULL`;
+    async count_recovery_codes(user_id) {
+      const [row] = await sql`SELECT count(*) AS n FROM user_recovery_codes WHERE user_id = ${user_id} AND used_at IS NULL`;
       return Number(row?.n ?? 0);
     },
   };

@@ -1,51 +1,51 @@
 /** SQLite: registered clients. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group-commit.ts";
-import { clientSpec, columns, decode, decodeOrNull, encodeSqlite, pickPatch } from "../codec.ts";
-import { clientRow, nowSeconds } from "../defaults.ts";
+import { client_spec, columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
+import { client_row, now_seconds } from "../defaults.ts";
 import type { ClientPatch, ClientRow, ClientStore } from "../types.ts";
-import { insertSql, limitOf, updateSql } from "./sql.ts";
+import { insert_sql, limit_of, update_sql } from "./sql.ts";
 
-export function sqliteClients(db: Database): Sync<ClientStore> {
-  const cols = columns(clientSpec);
-  const insert = db.prepare(insertSql("clients", cols));
-  const update = db.prepare(updateSql("clients", cols, ["client_id"]));
-  const byId = db.prepare("SELECT * FROM clients WHERE client_id = $client_id");
-  const byRegistrationToken = db.prepare("SELECT * FROM clients WHERE registration_access_token_hash = $hash");
+export function sqlite_clients(db: Database): Sync<ClientStore> {
+  const cols = columns(client_spec);
+  const insert = db.prepare(insert_sql("clients", cols));
+  const update = db.prepare(update_sql("clients", cols, ["client_id"]));
+  const by_id = db.prepare("SELECT * FROM clients WHERE client_id = $client_id");
+  const by_registration_token = db.prepare("SELECT * FROM clients WHERE registration_access_token_hash = $hash");
   const list = db.prepare("SELECT * FROM clients ORDER BY client_id LIMIT $limit OFFSET $offset");
   const remove = db.prepare("DELETE FROM clients WHERE client_id = $client_id");
 
-  const get = (clientId: string) => decodeOrNull(clientSpec, byId.get({ client_id: clientId }));
+  const get = (client_id: string) => decode_or_null(client_spec, by_id.get({ client_id: client_id }));
 
-  const updateTx = db.transaction((clientId: string, patch: ClientPatch): ClientRow | null => {
-    const current = get(clientId);
+  const update_tx = db.transaction((client_id: string, patch: ClientPatch): ClientRow | null => {
+    const current = get(client_id);
     if (!current) return null;
-    const next: ClientRow = { ...current, ...pickPatch(clientSpec, patch, ["client_id", "created_at"]) };
-    if (patch.updated_at === undefined) next.updated_at = nowSeconds();
-    update.run(encodeSqlite(clientSpec, next));
+    const next: ClientRow = { ...current, ...pick_patch(client_spec, patch, ["client_id", "created_at"]) };
+    if (patch.updated_at === undefined) next.updated_at = now_seconds();
+    update.run(encode_sqlite(client_spec, next));
     return next;
   });
 
   return {
-    createClient(input) {
-      const row = clientRow(input);
-      insert.run(encodeSqlite(clientSpec, row));
+    create_client(input) {
+      const row = client_row(input);
+      insert.run(encode_sqlite(client_spec, row));
       return row;
     },
-    getClient(clientId) {
-      return get(clientId);
+    get_client(client_id) {
+      return get(client_id);
     },
-    listClients(options) {
-      return list.all(limitOf(options)).map((raw) => decode(clientSpec, raw));
+    list_clients(options) {
+      return list.all(limit_of(options)).map((raw) => decode(client_spec, raw));
     },
-    updateClient(clientId, patch) {
-      return updateTx.immediate(clientId, patch);
+    update_client(client_id, patch) {
+      return update_tx.immediate(client_id, patch);
     },
-    deleteClient(clientId) {
-      return remove.run({ client_id: clientId }).changes > 0;
+    delete_client(client_id) {
+      return remove.run({ client_id: client_id }).changes > 0;
     },
-    getClientByRegistrationTokenHash(tokenHash) {
-      return decodeOrNull(clientSpec, byRegistrationToken.get({ hash: tokenHash }));
+    get_client_by_registration_token_hash(token_hash) {
+      return decode_or_null(client_spec, by_registration_token.get({ hash: token_hash }));
     },
   };
 }

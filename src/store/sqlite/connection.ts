@@ -2,22 +2,22 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { errorCode, errorMessage } from "../guard.ts";
-import { pendingMigrations } from "../migrations/index.ts";
-import { nowSeconds } from "../defaults.ts";
+import { error_code, error_message } from "../guard.ts";
+import { pending_migrations } from "../migrations/index.ts";
+import { now_seconds } from "../defaults.ts";
 import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError, type MigrationResult } from "../types.ts";
 
 /** Opens (creating if needed) the database file; `:memory:` gives a private in-memory one. */
-export function openSqliteDatabase(path: string, busyTimeoutMs: number): Database {
+export function open_sqlite_database(path: string, busy_timeout_ms: number): Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   let db: Database;
   try {
     db = new Database(path, { create: true, strict: true });
   } catch (error) {
-    throw new StoreUnavailableError(`cannot open SQLite database ${path}: ${errorMessage(error)}`, { cause: error });
+    throw new StoreUnavailableError(`cannot open SQLite database ${path}: ${error_message(error)}`, { cause: error });
   }
   // busy_timeout first: setting WAL itself needs the lock when another process holds it.
-  db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busy_timeout_ms))}`);
   db.exec("PRAGMA journal_mode = WAL");
   // NORMAL in WAL mode: a commit is appended to the WAL without an fsync; the WAL is synced at
   // each checkpoint. A committed transaction survives a crash of this process (the bytes are in
@@ -38,7 +38,7 @@ export function openSqliteDatabase(path: string, busyTimeoutMs: number): Databas
 }
 
 /** The applied migration versions; none for a database without the table. */
-function appliedVersions(db: Database): Set<number> {
+function applied_versions(db: Database): Set<number> {
   const table = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
   if (!table) return new Set();
   const rows = db.query("SELECT version FROM schema_migrations").all() as { version: number }[];
@@ -54,17 +54,17 @@ function appliedVersions(db: Database): Set<number> {
  * commit), and another process waits for it by polling: `idp users list` waited up to 2 s for a
  * lock it had no use for (bench/RESULTS.md, "Group commit and other processes").
  */
-export function migrateSqlite(db: Database): MigrationResult {
-  const current = appliedVersions(db);
-  if (pendingMigrations(current).length === 0) return { applied: [], version: Math.max(0, ...current) };
+export function migrate_sqlite(db: Database): MigrationResult {
+  const current = applied_versions(db);
+  if (pending_migrations(current).length === 0) return { applied: [], version: Math.max(0, ...current) };
   const run = db.transaction((): MigrationResult => {
     db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT");
-    const applied = appliedVersions(db);
+    const applied = applied_versions(db);
     const done: number[] = [];
     const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($version, $name, $at)");
-    for (const migration of pendingMigrations(applied)) {
+    for (const migration of pending_migrations(applied)) {
       db.exec(migration.sqlite);
-      record.run({ version: migration.version, name: migration.name, at: nowSeconds() });
+      record.run({ version: migration.version, name: migration.name, at: now_seconds() });
       applied.add(migration.version);
       done.push(migration.version);
     }
@@ -74,14 +74,14 @@ export function migrateSqlite(db: Database): MigrationResult {
 }
 
 /** The applied schema version, 0 for an empty database. */
-export function sqliteSchemaVersion(db: Database): number {
-  return Math.max(0, ...appliedVersions(db));
+export function sqlite_schema_version(db: Database): number {
+  return Math.max(0, ...applied_versions(db));
 }
 
-export function mapSqliteError(error: unknown): unknown {
+export function map_sqlite_error(error: unknown): unknown {
   if (error instanceof StoreError) return error;
-  const code = errorCode(error);
-  const message = errorMessage(error);
+  const code = error_code(error);
+  const message = error_message(error);
   if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
     const constraint = /constraint failed: (.*)$/.exec(message)?.[1];
     return new StoreConflictError(`already exists: ${constraint ?? message}`, constraint, { cause: error });

@@ -16,7 +16,7 @@
  *   `db.inTransaction`, so they stay atomic.
  * - a read (a SELECT-only method) with no savepoint; it may see rows the batch has not committed.
  * A read with no batch open runs at once on its own, as before, and resolves at once.
- * A batch is committed when the turn ends, when it reaches `maxCalls` calls, before `close`,
+ * A batch is committed when the turn ends, when it reaches `max_calls` calls, before `close`,
  * before a lifecycle call that runs alone (`run`), and before another GroupCommit of this process
  * opens one (two connections to one file: the second would otherwise wait for a lock this very
  * thread holds until its busy_timeout).
@@ -36,11 +36,11 @@
  *
  * Measured 2026-11-22 on 2 shared cores (load average 3–4: compare CPU time, not wall time);
  * before = d345d4d (autocommit), after = this module, runs alternated:
- * - bench/store, CPU µs a call, two runs each: 64 calls started in one turn — insertToken
- *   (client_credentials) 70/78 → 54/46, insertCode 68/70 → 43/39, consumeCode 21/20 → 10/10,
- *   getToken 10/10 → 10/8. One awaited call at a time (a batch of one: BEGIN, COMMIT and a turn
- *   of the event loop more) costs a few µs more: insertToken 75/72 → 79/79, insertCode 70/75 →
- *   91/78, consumeCode 21/25 → 34/30, getToken 8/11 → 9/10.
+ * - bench/store, CPU µs a call, two runs each: 64 calls started in one turn — insert_token
+ *   (client_credentials) 70/78 → 54/46, insert_code 68/70 → 43/39, consume_code 21/20 → 10/10,
+ *   get_token 10/10 → 10/8. One awaited call at a time (a batch of one: BEGIN, COMMIT and a turn
+ *   of the event loop more) costs a few µs more: insert_token 75/72 → 79/79, insert_code 70/75 →
+ *   91/78, consume_code 21/25 → 34/30, get_token 8/11 → 9/10.
  * - bench/oidc (`--servers ours`, 64 connections / flows, server CPU µs a request or flow, median of
  *   2 rounds, four A/B pairs, one "after" run lost to another bench on the same port):
  *   client_credentials 189/180/194/183 → 104/86/119; session flow 32
@@ -64,8 +64,8 @@ export const DEFAULT_MAX_BATCH = 256;
 type Call = { value: unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void };
 type Batch = { calls: Call[]; timer: ReturnType<typeof setImmediate> };
 
-/** The instance whose batch is open in this thread, if any (at most one: see openBatch). */
-let openOwner: GroupCommit | null = null;
+/** The instance whose batch is open in this thread, if any (at most one: see open_batch). */
+let open_owner: GroupCommit | null = null;
 
 export class GroupCommit {
   private batch: Batch | null = null;
@@ -75,28 +75,28 @@ export class GroupCommit {
   private readonly rollback: Statement;
   private readonly savepoint: Statement;
   private readonly release: Statement;
-  private readonly rollbackTo: Statement;
-  private readonly onTurnEnd = (): void => this.flush();
+  private readonly rollback_to: Statement;
+  private readonly on_turn_end = (): void => this.flush();
 
   constructor(
     private readonly db: Database,
-    private readonly mapError: (error: unknown) => unknown,
-    private readonly maxCalls = DEFAULT_MAX_BATCH,
+    private readonly map_error: (error: unknown) => unknown,
+    private readonly max_calls = DEFAULT_MAX_BATCH,
   ) {
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
     this.rollback = db.prepare("ROLLBACK");
     this.savepoint = db.prepare("SAVEPOINT group_commit_call");
     this.release = db.prepare("RELEASE group_commit_call");
-    this.rollbackTo = db.prepare("ROLLBACK TO group_commit_call");
+    this.rollback_to = db.prepare("ROLLBACK TO group_commit_call");
   }
 
   /** A method that changes rows: runs now inside the open batch (opening one), settles after its COMMIT. */
   write<R>(method: (...args: never[]) => R, args: unknown[]): Promise<R> {
-    if (this.closed) return closedError();
+    if (this.closed) return closed_error();
     // The call that opens a batch needs no savepoint: if it fails, ROLLBACK undoes it alone.
     const first = this.batch === null;
-    const batch = this.batch ?? this.openBatch();
+    const batch = this.batch ?? this.open_batch();
     if (batch instanceof Promise) return batch;
     if (!first) {
       try {
@@ -111,12 +111,12 @@ export class GroupCommit {
     } catch (error) {
       if (first || !this.db.inTransaction) return this.abort(batch, error);
       try {
-        this.rollbackTo.run();
+        this.rollback_to.run();
         this.release.run();
-      } catch (undoError) {
-        return this.abort(batch, undoError);
+      } catch (undo_error) {
+        return this.abort(batch, undo_error);
       }
-      return Promise.reject(this.mapError(error));
+      return Promise.reject(this.map_error(error));
     }
     if (!first) {
       try {
@@ -130,26 +130,26 @@ export class GroupCommit {
 
   /** A SELECT-only method: joins the open batch (it may see its uncommitted rows), or runs alone at once. */
   read<R>(method: (...args: never[]) => R, args: unknown[]): Promise<R> {
-    if (this.closed) return closedError();
+    if (this.closed) return closed_error();
     const batch = this.batch;
     let value: R;
     try {
       value = (method as (...a: unknown[]) => R)(...args);
     } catch (error) {
       if (batch !== null && !this.db.inTransaction) return this.abort(batch, error);
-      return Promise.reject(this.mapError(error));
+      return Promise.reject(this.map_error(error));
     }
     return batch === null ? Promise.resolve(value) : this.enqueue(batch, value);
   }
 
   /** Commits the open batch first, then runs `body` outside any batch (migrations, purges, ping). */
   run<R>(body: () => R): Promise<R> {
-    if (this.closed) return closedError();
-    flushOpenBatch();
+    if (this.closed) return closed_error();
+    flush_open_batch();
     try {
       return Promise.resolve(body());
     } catch (error) {
-      return Promise.reject(this.mapError(error));
+      return Promise.reject(this.map_error(error));
     }
   }
 
@@ -161,8 +161,8 @@ export class GroupCommit {
     try {
       this.commit.run();
     } catch (error) {
-      this.rollbackQuietly();
-      const mapped = this.mapError(error);
+      this.rollback_quietly();
+      const mapped = this.map_error(error);
       for (const call of batch.calls) call.reject(mapped);
       return;
     }
@@ -176,22 +176,22 @@ export class GroupCommit {
     this.closed = true;
   }
 
-  get isClosed(): boolean {
+  get is_closed(): boolean {
     return this.closed;
   }
 
   /** Returns the new batch, or the rejected promise of the call when BEGIN fails (e.g. BUSY past busy_timeout). */
-  private openBatch(): Batch | Promise<never> {
+  private open_batch(): Batch | Promise<never> {
     // Another connection of this thread with an open batch holds the write lock it would wait for.
-    flushOpenBatch();
+    flush_open_batch();
     try {
       this.begin.run();
     } catch (error) {
-      return Promise.reject(this.mapError(error));
+      return Promise.reject(this.map_error(error));
     }
-    const batch: Batch = { calls: [], timer: setImmediate(this.onTurnEnd) };
+    const batch: Batch = { calls: [], timer: setImmediate(this.on_turn_end) };
     this.batch = batch;
-    openOwner = this;
+    open_owner = this;
     return batch;
   }
 
@@ -199,15 +199,15 @@ export class GroupCommit {
     const promise = new Promise<R>((resolve, reject) => {
       batch.calls.push({ value, resolve: resolve as (value: unknown) => void, reject });
     });
-    if (batch.calls.length >= this.maxCalls) this.flush();
+    if (batch.calls.length >= this.max_calls) this.flush();
     return promise;
   }
 
   /** The transaction is lost (SQLite rolled it back, or undoing one call failed): every call of the batch rejects. */
   private abort(batch: Batch, error: unknown): Promise<never> {
     this.detach(batch);
-    this.rollbackQuietly();
-    const mapped = this.mapError(error);
+    this.rollback_quietly();
+    const mapped = this.map_error(error);
     for (const call of batch.calls) call.reject(mapped);
     return Promise.reject(mapped);
   }
@@ -215,10 +215,10 @@ export class GroupCommit {
   private detach(batch: Batch): void {
     clearImmediate(batch.timer);
     this.batch = null;
-    if (openOwner === this) openOwner = null;
+    if (open_owner === this) open_owner = null;
   }
 
-  private rollbackQuietly(): void {
+  private rollback_quietly(): void {
     if (!this.db.inTransaction) return;
     try {
       this.rollback.run();
@@ -233,10 +233,10 @@ export class GroupCommit {
  * another connection to the same file (migrations, purges), which would otherwise wait, blocking
  * this very thread, for a lock the batch holds until its busy_timeout.
  */
-export function flushOpenBatch(): void {
-  openOwner?.flush();
+export function flush_open_batch(): void {
+  open_owner?.flush();
 }
 
-function closedError(): Promise<never> {
+function closed_error(): Promise<never> {
   return Promise.reject(new StoreUnavailableError("SQLite store is closed"));
 }

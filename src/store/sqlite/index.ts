@@ -1,106 +1,97 @@
 /**
  * The SQLite adapter: one WAL-mode file (or `:memory:`), statements prepared once at open. The
  * modules implement the store synchronously; group-commit.ts runs their calls, the writes of one
- * event-loop turn in one transaction, and maps database errors to the store's (mapSqliteError).
+ * event-loop turn in one transaction, and maps database errors to the store's (map_sqlite_error).
  */
 import type { Database } from "bun:sqlite";
 import { DEFAULT_PURGE_BATCH } from "../defaults.ts";
-import { emptyPurgeCounts, purgeTargets } from "../purge.ts";
-import { type LifecycleStore, type MigrationResult, type OpenStoreOptions, type Store } from "../types.ts";
-import { sqliteClients } from "./clients.ts";
-import { GroupCommit, flushOpenBatch, type Method, type Sync } from "./group-commit.ts";
-import { mapSqliteError, migrateSqlite, openSqliteDatabase, sqliteSchemaVersion } from "./connection.ts";
-import { requireCurrentSchema } from "../migrations/index.ts";
-import { sqliteInitialAccessTokens, sqliteKeys } from "./keys.ts";
-import { sqliteAudit, sqliteCounters, sqliteReplay } from "./limits.ts";
-import { sqliteGrants, sqliteInteractions, sqliteSessions } from "./sessions.ts";
-import { sqliteCodes, sqliteTokens } from "./tokens.ts";
-import { sqliteUsers } from "./users.ts";
+import { empty_purge_counts, purge_targets } from "../purge.ts";
+import { type DataStore, type LifecycleStore, type MigrationResult, type OpenStoreOptions, type Store } from "../types.ts";
+import { SQLITE_ACCESS } from "./access.ts";
+import { sqlite_clients } from "./clients.ts";
+import { GroupCommit, flush_open_batch, type Method, type Sync } from "./group-commit.ts";
+import { map_sqlite_error, migrate_sqlite, open_sqlite_database, sqlite_schema_version } from "./connection.ts";
+import { require_current_schema } from "../migrations/index.ts";
+import { sqlite_initial_access_tokens, sqlite_keys } from "./keys.ts";
+import { sqlite_audit, sqlite_counters, sqlite_replay } from "./limits.ts";
+import { sqlite_grants, sqlite_interactions, sqlite_sessions } from "./sessions.ts";
+import { sqlite_codes, sqlite_tokens } from "./tokens.ts";
+import { sqlite_users } from "./users.ts";
 
-export async function openSqliteStore(path: string, options: OpenStoreOptions = {}): Promise<Store> {
+export async function open_sqlite_store(path: string, options: OpenStoreOptions = {}): Promise<Store> {
   // A batch another store of this process holds open would block the migration below.
-  flushOpenBatch();
+  flush_open_batch();
   let db: Database;
   try {
-    db = openSqliteDatabase(path, options.busyTimeout ?? 5000);
+    db = open_sqlite_database(path, options.busy_timeout ?? 5000);
   } catch (error) {
-    throw mapSqliteError(error);
+    throw map_sqlite_error(error);
   }
   try {
-    if (options.migrate === false) requireCurrentSchema(sqliteSchemaVersion(db));
-    else migrateSqlite(db);
-    return sqliteStore(db);
+    if (options.migrate === false) require_current_schema(sqlite_schema_version(db));
+    else migrate_sqlite(db);
+    return sqlite_store(db);
   } catch (error) {
     db.close();
-    throw mapSqliteError(error);
+    throw map_sqlite_error(error);
   }
 }
 
 /** Applies pending migrations to a SQLite file without opening a store (for `idp migrate`). */
-export async function migrateSqliteFile(path: string, options: OpenStoreOptions = {}): Promise<MigrationResult> {
-  flushOpenBatch();
-  const db = openSqliteDatabase(path, options.busyTimeout ?? 5000);
+export async function migrate_sqlite_file(path: string, options: OpenStoreOptions = {}): Promise<MigrationResult> {
+  flush_open_batch();
+  const db = open_sqlite_database(path, options.busy_timeout ?? 5000);
   try {
-    return migrateSqlite(db);
+    return migrate_sqlite(db);
   } catch (error) {
-    throw mapSqliteError(error);
+    throw map_sqlite_error(error);
   } finally {
     db.close();
   }
 }
 
-/** The SQLite adapter's data methods; reads are named get*, list*, find*, count* (and keysVersion). */
-type DataStore = Omit<Store, keyof LifecycleStore>;
-
-/**
- * SELECT-only methods: with no batch open they run at once, without a transaction. Any other
- * method opens a batch (group-commit.ts). Naming a write here would still be correct (it would
- * autocommit on its own), only slower under load; naming a read a write would only open a batch.
- */
-const READ = /^(get|list|find|count)[A-Z]|^keysVersion$/;
-
-/** Batched deletes that commit one batch at a time, as purgeExpired, so no lock is held for long. */
-const ALONE = new Set<string>(["purgeAuditEvents"]);
-
 /** Statements are prepared here, so the schema must exist (migrate first). */
-function sqliteStore(db: Database): Store {
-  const group = new GroupCommit(db, mapSqliteError);
+function sqlite_store(db: Database): Store {
+  const group = new GroupCommit(db, map_sqlite_error);
   const data: Sync<DataStore> = {
-    ...sqliteUsers(db),
-    ...sqliteClients(db),
-    ...sqliteSessions(db),
-    ...sqliteInteractions(db),
-    ...sqliteGrants(db),
-    ...sqliteCodes(db),
-    ...sqliteTokens(db),
-    ...sqliteKeys(db),
-    ...sqliteInitialAccessTokens(db),
-    ...sqliteReplay(db),
-    ...sqliteCounters(db),
-    ...sqliteAudit(db),
+    ...sqlite_users(db),
+    ...sqlite_clients(db),
+    ...sqlite_sessions(db),
+    ...sqlite_interactions(db),
+    ...sqlite_grants(db),
+    ...sqlite_codes(db),
+    ...sqlite_tokens(db),
+    ...sqlite_keys(db),
+    ...sqlite_initial_access_tokens(db),
+    ...sqlite_replay(db),
+    ...sqlite_counters(db),
+    ...sqlite_audit(db),
   };
   const store: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(data) as [string, Method][]) {
-    if (ALONE.has(name)) store[name] = (...args: never[]) => group.run(() => method(...args));
-    else if (READ.test(name)) store[name] = (...args: never[]) => group.read(method, args);
-    else store[name] = (...args: never[]) => group.write(method, args);
+    // Each method runs as access.ts declares it; an undeclared one does not compile.
+    const access = SQLITE_ACCESS[name as keyof DataStore];
+    if (access === "alone") store[name] = (...args: never[]) => group.run(() => method(...args));
+    else if (access === "read") store[name] = (...args: never[]) => group.read(method, args);
+    else if (access === "write") store[name] = (...args: never[]) => group.write(method, args);
+    else throw new Error(`store method ${name} has no access declared in sqlite/access.ts`);
   }
   const lifecycle: LifecycleStore = {
     kind: "sqlite",
     migrate() {
-      return group.run(() => migrateSqlite(db));
+      return group.run(() => migrate_sqlite(db));
     },
-    purgeExpired(now, batchSize = DEFAULT_PURGE_BATCH) {
+    purge_expired(now, batch_size = DEFAULT_PURGE_BATCH) {
       return group.run(() => {
-        const counts = emptyPurgeCounts();
-        for (const target of purgeTargets) {
+        const counts = empty_purge_counts();
+        for (const target of purge_targets) {
           const expired = target.expired.replaceAll(":now", "$now");
           const purge = db.query(`DELETE FROM ${target.table} WHERE rowid IN (SELECT rowid FROM ${target.table} WHERE ${expired} LIMIT $limit)`);
           // One short write transaction per batch, so requests are never blocked for long.
           for (;;) {
-            const deleted = purge.run({ now, limit: batchSize }).changes;
+            const deleted = purge.run({ now, limit: batch_size }).changes;
             counts[target.count] += deleted;
-            if (deleted < batchSize) break;
+            if (deleted < batch_size) break;
           }
         }
         return counts;
@@ -112,7 +103,7 @@ function sqliteStore(db: Database): Store {
       });
     },
     async close() {
-      if (group.isClosed) return;
+      if (group.is_closed) return;
       // Commits the open batch first: the calls in it settle as they would at the end of the turn.
       group.close();
       // true: finalize the prepared statements too, so later calls fail instead of using a zombie connection.

@@ -1,82 +1,82 @@
 /** SQLite: signing keys (with the version counter instances poll) and initial access tokens. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group-commit.ts";
-import { columns, decode, decodeOrNull, encodeSqlite, initialAccessTokenSpec, keySpec } from "../codec.ts";
-import { keyRow, keyStatusChange, nowSeconds } from "../defaults.ts";
+import { columns, decode, decode_or_null, encode_sqlite, initial_access_token_spec, key_spec } from "../codec.ts";
+import { key_row, key_status_change, now_seconds } from "../defaults.ts";
 import type { InitialAccessTokenStore, KeyRow, KeyStatus, KeyStore, NewKey } from "../types.ts";
-import { insertSql, updateSql } from "./sql.ts";
+import { insert_sql, update_sql } from "./sql.ts";
 
-export function sqliteKeys(db: Database): Sync<KeyStore> {
-  const cols = columns(keySpec);
-  const insert = db.prepare(insertSql("signing_keys", cols));
-  const update = db.prepare(updateSql("signing_keys", cols, ["kid"]));
-  const byKid = db.prepare("SELECT * FROM signing_keys WHERE kid = $kid");
+export function sqlite_keys(db: Database): Sync<KeyStore> {
+  const cols = columns(key_spec);
+  const insert = db.prepare(insert_sql("signing_keys", cols));
+  const update = db.prepare(update_sql("signing_keys", cols, ["kid"]));
+  const by_kid = db.prepare("SELECT * FROM signing_keys WHERE kid = $kid");
   const list = db.prepare("SELECT * FROM signing_keys ORDER BY created_at, kid");
   const remove = db.prepare("DELETE FROM signing_keys WHERE kid = $kid");
   const bump = db.prepare("UPDATE store_meta SET value = value + 1 WHERE name = 'keys_version'");
   const version = db.prepare("SELECT value FROM store_meta WHERE name = 'keys_version'");
 
   // Every change bumps keys_version in the same transaction, so a poller never misses one.
-  const insertTx = db.transaction((input: NewKey): KeyRow => {
-    const row = keyRow(input);
-    insert.run(encodeSqlite(keySpec, row));
+  const insert_tx = db.transaction((input: NewKey): KeyRow => {
+    const row = key_row(input);
+    insert.run(encode_sqlite(key_spec, row));
     bump.run();
     return row;
   });
-  const statusTx = db.transaction((kid: string, status: KeyStatus, times?: Parameters<KeyStore["updateKeyStatus"]>[2]) => {
-    const current = decodeOrNull(keySpec, byKid.get({ kid }));
+  const status_tx = db.transaction((kid: string, status: KeyStatus, times?: Parameters<KeyStore["update_key_status"]>[2]) => {
+    const current = decode_or_null(key_spec, by_kid.get({ kid }));
     if (!current) return null;
-    const next = keyStatusChange(current, status, times);
-    update.run(encodeSqlite(keySpec, next));
+    const next = key_status_change(current, status, times);
+    update.run(encode_sqlite(key_spec, next));
     bump.run();
     return next;
   });
-  const deleteTx = db.transaction((kid: string): boolean => {
+  const delete_tx = db.transaction((kid: string): boolean => {
     const deleted = remove.run({ kid }).changes > 0;
     if (deleted) bump.run();
     return deleted;
   });
 
   return {
-    insertKey(input) {
-      return insertTx.immediate(input);
+    insert_key(input) {
+      return insert_tx.immediate(input);
     },
-    listKeys() {
-      return list.all().map((raw) => decode(keySpec, raw));
+    list_keys() {
+      return list.all().map((raw) => decode(key_spec, raw));
     },
-    updateKeyStatus(kid, status, times) {
-      return statusTx.immediate(kid, status, times);
+    update_key_status(kid, status, times) {
+      return status_tx.immediate(kid, status, times);
     },
-    deleteKey(kid) {
-      return deleteTx.immediate(kid);
+    delete_key(kid) {
+      return delete_tx.immediate(kid);
     },
-    keysVersion() {
+    keys_version() {
       const row = version.get() as { value: number } | null;
       return row?.value ?? 0;
     },
   };
 }
 
-export function sqliteInitialAccessTokens(db: Database): Sync<InitialAccessTokenStore> {
-  const insert = db.prepare(insertSql("initial_access_tokens", columns(initialAccessTokenSpec)));
-  const byHash = db.prepare("SELECT * FROM initial_access_tokens WHERE token_hash = $token_hash");
+export function sqlite_initial_access_tokens(db: Database): Sync<InitialAccessTokenStore> {
+  const insert = db.prepare(insert_sql("initial_access_tokens", columns(initial_access_token_spec)));
+  const by_hash = db.prepare("SELECT * FROM initial_access_tokens WHERE token_hash = $token_hash");
   const list = db.prepare("SELECT * FROM initial_access_tokens ORDER BY created_at, token_hash");
   const remove = db.prepare("DELETE FROM initial_access_tokens WHERE token_hash = $token_hash");
 
   return {
-    createInitialAccessToken(input) {
-      const row = { token_hash: input.token_hash, created_at: input.created_at ?? nowSeconds(), expires_at: input.expires_at };
-      insert.run(encodeSqlite(initialAccessTokenSpec, row));
+    create_initial_access_token(input) {
+      const row = { token_hash: input.token_hash, created_at: input.created_at ?? now_seconds(), expires_at: input.expires_at };
+      insert.run(encode_sqlite(initial_access_token_spec, row));
       return row;
     },
-    findInitialAccessToken(tokenHash) {
-      return decodeOrNull(initialAccessTokenSpec, byHash.get({ token_hash: tokenHash }));
+    find_initial_access_token(token_hash) {
+      return decode_or_null(initial_access_token_spec, by_hash.get({ token_hash: token_hash }));
     },
-    deleteInitialAccessToken(tokenHash) {
-      return remove.run({ token_hash: tokenHash }).changes > 0;
+    delete_initial_access_token(token_hash) {
+      return remove.run({ token_hash: token_hash }).changes > 0;
     },
-    listInitialAccessTokens() {
-      return list.all().map((raw) => decode(initialAccessTokenSpec, raw));
+    list_initial_access_tokens() {
+      return list.all().map((raw) => decode(initial_access_token_spec, raw));
     },
   };
 }

@@ -1,11 +1,11 @@
 /** SQLite: client-assertion replay protection, rate-limit counters and audit events. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group-commit.ts";
-import { auditSpec, decode } from "../codec.ts";
-import { auditRow, DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH, nowSeconds } from "../defaults.ts";
+import { audit_spec, decode } from "../codec.ts";
+import { audit_row, DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH, now_seconds } from "../defaults.ts";
 import type { AuditStore, CounterState, CounterStore, ReplayStore } from "../types.ts";
 
-export function sqliteReplay(db: Database): Sync<ReplayStore> {
+export function sqlite_replay(db: Database): Sync<ReplayStore> {
   // Inserts, or takes over a row whose previous use has expired; a live row makes it return nothing.
   const use = db.prepare(
     `INSERT INTO used_jtis (client_id, jti, expires_at) VALUES ($client_id, $jti, $expires_at)
@@ -13,13 +13,13 @@ export function sqliteReplay(db: Database): Sync<ReplayStore> {
      RETURNING 1 AS used`,
   );
   return {
-    useJti(clientId, jti, expiresAt, now) {
-      return use.get({ client_id: clientId, jti, expires_at: expiresAt, now: now ?? nowSeconds() }) !== null;
+    use_jti(client_id, jti, expires_at, now) {
+      return use.get({ client_id: client_id, jti, expires_at: expires_at, now: now ?? now_seconds() }) !== null;
     },
   };
 }
 
-export function sqliteCounters(db: Database): Sync<CounterStore> {
+export function sqlite_counters(db: Database): Sync<CounterStore> {
   const hit = db.prepare(
     `INSERT INTO counters (key, count, reset_at) VALUES ($key, 1, $now + $window)
      ON CONFLICT (key) DO UPDATE SET
@@ -30,19 +30,19 @@ export function sqliteCounters(db: Database): Sync<CounterStore> {
   const get = db.prepare("SELECT count, reset_at FROM counters WHERE key = $key");
   const reset = db.prepare("DELETE FROM counters WHERE key = $key");
   return {
-    hit(key, windowSeconds, now) {
-      return hit.get({ key, now, window: windowSeconds }) as CounterState;
+    hit(key, window_seconds, now) {
+      return hit.get({ key, now, window: window_seconds }) as CounterState;
     },
-    getCounter(key) {
+    get_counter(key) {
       return (get.get({ key }) as CounterState | null) ?? null;
     },
-    resetCounter(key) {
+    reset_counter(key) {
       reset.run({ key });
     },
   };
 }
 
-export function sqliteAudit(db: Database): Sync<AuditStore> {
+export function sqlite_audit(db: Database): Sync<AuditStore> {
   const insert = db.prepare(
     `INSERT INTO audit_events (at, type, user_id, client_id, ip, outcome, details)
      VALUES ($at, $type, $user_id, $client_id, $ip, $outcome, $details) RETURNING id`,
@@ -55,28 +55,28 @@ export function sqliteAudit(db: Database): Sync<AuditStore> {
   );
   const purge = db.prepare("DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < $before LIMIT $limit)");
   return {
-    addAuditEvent(input) {
-      const row = auditRow(input);
+    add_audit_event(input) {
+      const row = audit_row(input);
       const bound = { ...row, details: row.details === null ? null : JSON.stringify(row.details) };
       const { id } = insert.get(bound) as { id: number };
       return { id, ...row };
     },
-    listAuditEvents(query = {}) {
+    list_audit_events(query = {}) {
       const rows = list.all({
-        user_id: query.userId ?? null,
-        client_id: query.clientId ?? null,
+        user_id: query.user_id ?? null,
+        client_id: query.client_id ?? null,
         type: query.type ?? null,
         since: query.since ?? null,
         limit: query.limit ?? DEFAULT_AUDIT_LIMIT,
       });
-      return rows.map((raw) => decode(auditSpec, raw));
+      return rows.map((raw) => decode(audit_spec, raw));
     },
-    purgeAuditEvents(before, batchSize = DEFAULT_PURGE_BATCH) {
+    purge_audit_events(before, batch_size = DEFAULT_PURGE_BATCH) {
       let total = 0;
       for (;;) {
-        const deleted = purge.run({ before, limit: batchSize }).changes;
+        const deleted = purge.run({ before, limit: batch_size }).changes;
         total += deleted;
-        if (deleted < batchSize) return total;
+        if (deleted < batch_size) return total;
       }
     },
   };

@@ -1,22 +1,22 @@
 /** SQLite: browser sessions, pending interactions and consent grants. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group-commit.ts";
-import { columns, decode, decodeOrNull, encodeSqlite, grantSpec, interactionSpec, pickPatch, sessionSpec } from "../codec.ts";
-import { grantRow, interactionRow, nowSeconds, sessionRow } from "../defaults.ts";
+import { columns, decode, decode_or_null, encode_sqlite, grant_spec, interaction_spec, pick_patch, session_spec } from "../codec.ts";
+import { grant_row, interaction_row, now_seconds, session_row } from "../defaults.ts";
 import type { GrantStore, GrantUpsert, InteractionPatch, InteractionRow, InteractionStore, SessionStore } from "../types.ts";
-import { insertSql, updateSql } from "./sql.ts";
+import { insert_sql, update_sql } from "./sql.ts";
 
-export function sqliteSessions(db: Database): Sync<SessionStore> {
-  const insert = db.prepare(insertSql("sessions", columns(sessionSpec)));
-  const byId = db.prepare("SELECT * FROM sessions WHERE id_hash = $id_hash");
-  const byUser = db.prepare("SELECT * FROM sessions WHERE user_id = $user_id ORDER BY created_at, id_hash");
+export function sqlite_sessions(db: Database): Sync<SessionStore> {
+  const insert = db.prepare(insert_sql("sessions", columns(session_spec)));
+  const by_id = db.prepare("SELECT * FROM sessions WHERE id_hash = $id_hash");
+  const by_user = db.prepare("SELECT * FROM sessions WHERE user_id = $user_id ORDER BY created_at, id_hash");
   const touch = db.prepare(
     "UPDATE sessions SET last_seen_at = $last_seen_at, expires_at = COALESCE($expires_at, expires_at) WHERE id_hash = $id_hash",
   );
   const remove = db.prepare("DELETE FROM sessions WHERE id_hash = $id_hash");
-  const removeForUser = db.prepare("DELETE FROM sessions WHERE user_id = $user_id");
+  const remove_for_user = db.prepare("DELETE FROM sessions WHERE user_id = $user_id");
   // Through the session row: no row for a session that is gone (and no foreign-key error).
-  const addClient = db.prepare(
+  const add_client = db.prepare(
     `INSERT INTO session_clients (session_id_hash, client_id, created_at)
      SELECT id_hash, $client_id, $now FROM sessions WHERE id_hash = $session_id_hash
      ON CONFLICT (session_id_hash, client_id) DO NOTHING`,
@@ -24,98 +24,98 @@ export function sqliteSessions(db: Database): Sync<SessionStore> {
   const clients = db.prepare("SELECT client_id FROM session_clients WHERE session_id_hash = $session_id_hash ORDER BY client_id");
 
   return {
-    createSession(input) {
-      const row = sessionRow(input);
-      insert.run(encodeSqlite(sessionSpec, row));
+    create_session(input) {
+      const row = session_row(input);
+      insert.run(encode_sqlite(session_spec, row));
       return row;
     },
-    getSession(idHash) {
-      return decodeOrNull(sessionSpec, byId.get({ id_hash: idHash }));
+    get_session(id_hash) {
+      return decode_or_null(session_spec, by_id.get({ id_hash: id_hash }));
     },
-    listSessionsForUser(userId) {
-      return byUser.all({ user_id: userId }).map((raw) => decode(sessionSpec, raw));
+    list_sessions_for_user(user_id) {
+      return by_user.all({ user_id: user_id }).map((raw) => decode(session_spec, raw));
     },
-    touchSession(idHash, lastSeenAt, expiresAt) {
-      return touch.run({ id_hash: idHash, last_seen_at: lastSeenAt, expires_at: expiresAt ?? null }).changes > 0;
+    touch_session(id_hash, last_seen_at, expires_at) {
+      return touch.run({ id_hash: id_hash, last_seen_at: last_seen_at, expires_at: expires_at ?? null }).changes > 0;
     },
-    deleteSession(idHash) {
-      return remove.run({ id_hash: idHash }).changes > 0;
+    delete_session(id_hash) {
+      return remove.run({ id_hash: id_hash }).changes > 0;
     },
-    deleteSessionsForUser(userId) {
-      return removeForUser.run({ user_id: userId }).changes;
+    delete_sessions_for_user(user_id) {
+      return remove_for_user.run({ user_id: user_id }).changes;
     },
-    addSessionClient(sessionIdHash, clientId, now) {
-      addClient.run({ session_id_hash: sessionIdHash, client_id: clientId, now: now ?? nowSeconds() });
+    add_session_client(session_id_hash, client_id, now) {
+      add_client.run({ session_id_hash: session_id_hash, client_id: client_id, now: now ?? now_seconds() });
     },
-    listSessionClients(sessionIdHash) {
-      return (clients.all({ session_id_hash: sessionIdHash }) as { client_id: string }[]).map((row) => row.client_id);
+    list_session_clients(session_id_hash) {
+      return (clients.all({ session_id_hash: session_id_hash }) as { client_id: string }[]).map((row) => row.client_id);
     },
   };
 }
 
-export function sqliteInteractions(db: Database): Sync<InteractionStore> {
-  const cols = columns(interactionSpec);
-  const insert = db.prepare(insertSql("interactions", cols));
-  const update = db.prepare(updateSql("interactions", cols, ["id"]));
-  const byId = db.prepare("SELECT * FROM interactions WHERE id = $id");
+export function sqlite_interactions(db: Database): Sync<InteractionStore> {
+  const cols = columns(interaction_spec);
+  const insert = db.prepare(insert_sql("interactions", cols));
+  const update = db.prepare(update_sql("interactions", cols, ["id"]));
+  const by_id = db.prepare("SELECT * FROM interactions WHERE id = $id");
   const remove = db.prepare("DELETE FROM interactions WHERE id = $id");
 
-  const get = (id: string) => decodeOrNull(interactionSpec, byId.get({ id }));
-  const updateTx = db.transaction((id: string, patch: InteractionPatch): InteractionRow | null => {
+  const get = (id: string) => decode_or_null(interaction_spec, by_id.get({ id }));
+  const update_tx = db.transaction((id: string, patch: InteractionPatch): InteractionRow | null => {
     const current = get(id);
     if (!current) return null;
-    const next: InteractionRow = { ...current, ...pickPatch(interactionSpec, patch, ["id", "created_at"]) };
-    update.run(encodeSqlite(interactionSpec, next));
+    const next: InteractionRow = { ...current, ...pick_patch(interaction_spec, patch, ["id", "created_at"]) };
+    update.run(encode_sqlite(interaction_spec, next));
     return next;
   });
 
   return {
-    createInteraction(input) {
-      const row = interactionRow(input);
-      insert.run(encodeSqlite(interactionSpec, row));
+    create_interaction(input) {
+      const row = interaction_row(input);
+      insert.run(encode_sqlite(interaction_spec, row));
       return row;
     },
-    getInteraction(id) {
+    get_interaction(id) {
       return get(id);
     },
-    updateInteraction(id, patch) {
-      return updateTx.immediate(id, patch);
+    update_interaction(id, patch) {
+      return update_tx.immediate(id, patch);
     },
-    deleteInteraction(id) {
+    delete_interaction(id) {
       return remove.run({ id }).changes > 0;
     },
   };
 }
 
-export function sqliteGrants(db: Database): Sync<GrantStore> {
-  const cols = columns(grantSpec);
+export function sqlite_grants(db: Database): Sync<GrantStore> {
+  const cols = columns(grant_spec);
   const upsert = db.prepare(
-    `${insertSql("grants", cols)} ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, claims = excluded.claims, updated_at = excluded.updated_at`,
+    `${insert_sql("grants", cols)} ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, claims = excluded.claims, updated_at = excluded.updated_at`,
   );
-  const byKey = db.prepare("SELECT * FROM grants WHERE user_id = $user_id AND client_id = $client_id");
-  const byUser = db.prepare("SELECT * FROM grants WHERE user_id = $user_id ORDER BY client_id");
+  const by_key = db.prepare("SELECT * FROM grants WHERE user_id = $user_id AND client_id = $client_id");
+  const by_user = db.prepare("SELECT * FROM grants WHERE user_id = $user_id ORDER BY client_id");
   const remove = db.prepare("DELETE FROM grants WHERE user_id = $user_id AND client_id = $client_id");
 
-  const get = (userId: string, clientId: string) => decodeOrNull(grantSpec, byKey.get({ user_id: userId, client_id: clientId }));
+  const get = (user_id: string, client_id: string) => decode_or_null(grant_spec, by_key.get({ user_id: user_id, client_id: client_id }));
   // Read-merge-write inside an IMMEDIATE transaction: another process cannot slip in between.
-  const upsertTx = db.transaction((input: GrantUpsert) => {
-    const row = grantRow(get(input.user_id, input.client_id), input);
-    upsert.run(encodeSqlite(grantSpec, row));
+  const upsert_tx = db.transaction((input: GrantUpsert) => {
+    const row = grant_row(get(input.user_id, input.client_id), input);
+    upsert.run(encode_sqlite(grant_spec, row));
     return row;
   });
 
   return {
-    upsertGrant(input) {
-      return upsertTx.immediate(input);
+    upsert_grant(input) {
+      return upsert_tx.immediate(input);
     },
-    getGrant(userId, clientId) {
-      return get(userId, clientId);
+    get_grant(user_id, client_id) {
+      return get(user_id, client_id);
     },
-    listGrantsForUser(userId) {
-      return byUser.all({ user_id: userId }).map((raw) => decode(grantSpec, raw));
+    list_grants_for_user(user_id) {
+      return by_user.all({ user_id: user_id }).map((raw) => decode(grant_spec, raw));
     },
-    deleteGrant(userId, clientId) {
-      return remove.run({ user_id: userId, client_id: clientId }).changes > 0;
+    delete_grant(user_id, client_id) {
+      return remove.run({ user_id: user_id, client_id: client_id }).changes > 0;
     },
   };
 }

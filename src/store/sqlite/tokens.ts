@@ -1,49 +1,49 @@
 /** SQLite: authorization codes and access/refresh tokens, with their single-use operations. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group-commit.ts";
-import { codeSpec, columns, decodeOrNull, encodeSqlite, tokenSpec } from "../codec.ts";
-import { OFFLINE_SCOPE_PATTERN, codeOutcome, codeRow, nowSeconds, refreshOutcome, tokenRow } from "../defaults.ts";
+import { code_spec, columns, decode_or_null, encode_sqlite, token_spec } from "../codec.ts";
+import { OFFLINE_SCOPE_PATTERN, code_outcome, code_row, now_seconds, refresh_outcome, token_row } from "../defaults.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
-import { insertSql } from "./sql.ts";
+import { insert_sql } from "./sql.ts";
 
-export function sqliteCodes(db: Database): Sync<CodeStore> {
-  const insert = db.prepare(insertSql("codes", columns(codeSpec)));
-  const byHash = db.prepare("SELECT * FROM codes WHERE code_hash = $code_hash");
+export function sqlite_codes(db: Database): Sync<CodeStore> {
+  const insert = db.prepare(insert_sql("codes", columns(code_spec)));
+  const by_hash = db.prepare("SELECT * FROM codes WHERE code_hash = $code_hash");
   // Check-and-mark in one statement: only the caller whose UPDATE matched gets the row back.
   const consume = db.prepare(
     "UPDATE codes SET consumed_at = $now WHERE code_hash = $code_hash AND consumed_at IS NULL RETURNING *",
   );
 
   return {
-    insertCode(input) {
-      const row = codeRow(input);
-      insert.run(encodeSqlite(codeSpec, row));
+    insert_code(input) {
+      const row = code_row(input);
+      insert.run(encode_sqlite(code_spec, row));
       return row;
     },
-    getCode(codeHash) {
-      return decodeOrNull(codeSpec, byHash.get({ code_hash: codeHash }));
+    get_code(code_hash) {
+      return decode_or_null(code_spec, by_hash.get({ code_hash: code_hash }));
     },
-    consumeCode(codeHash, now) {
-      const consumed = decodeOrNull(codeSpec, consume.get({ code_hash: codeHash, now }));
-      if (consumed) return codeOutcome(consumed, null, now);
-      return codeOutcome(null, decodeOrNull(codeSpec, byHash.get({ code_hash: codeHash })), now);
+    consume_code(code_hash, now) {
+      const consumed = decode_or_null(code_spec, consume.get({ code_hash: code_hash, now }));
+      if (consumed) return code_outcome(consumed, null, now);
+      return code_outcome(null, decode_or_null(code_spec, by_hash.get({ code_hash: code_hash })), now);
     },
   };
 }
 
-export function sqliteTokens(db: Database): Sync<TokenStore> {
-  const insert = db.prepare(insertSql("tokens", columns(tokenSpec)));
-  const byHash = db.prepare("SELECT * FROM tokens WHERE token_hash = $token_hash");
-  const revokeOne = db.prepare("UPDATE tokens SET revoked_at = $now WHERE token_hash = $token_hash AND revoked_at IS NULL");
-  const revokeGrant = db.prepare("UPDATE tokens SET revoked_at = $now WHERE grant_id = $grant_id AND revoked_at IS NULL");
-  const revokeFamily = db.prepare("UPDATE tokens SET revoked_at = $now WHERE family_id = $family_id AND revoked_at IS NULL");
-  const revokeUserClient = db.prepare(
+export function sqlite_tokens(db: Database): Sync<TokenStore> {
+  const insert = db.prepare(insert_sql("tokens", columns(token_spec)));
+  const by_hash = db.prepare("SELECT * FROM tokens WHERE token_hash = $token_hash");
+  const revoke_one = db.prepare("UPDATE tokens SET revoked_at = $now WHERE token_hash = $token_hash AND revoked_at IS NULL");
+  const revoke_grant = db.prepare("UPDATE tokens SET revoked_at = $now WHERE grant_id = $grant_id AND revoked_at IS NULL");
+  const revoke_family = db.prepare("UPDATE tokens SET revoked_at = $now WHERE family_id = $family_id AND revoked_at IS NULL");
+  const revoke_user_client = db.prepare(
     "UPDATE tokens SET revoked_at = $now WHERE user_id = $user_id AND client_id = $client_id AND revoked_at IS NULL",
   );
-  const revokeSession = db.prepare(
+  const revoke_session = db.prepare(
     "UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL",
   );
-  const revokeSessionKeepOffline = db.prepare(
+  const revoke_session_keep_offline = db.prepare(
     `UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL
      AND NOT (kind = 'refresh' AND (' ' || scope || ' ') LIKE $offline ESCAPE '!')`,
   );
@@ -54,35 +54,35 @@ export function sqliteTokens(db: Database): Sync<TokenStore> {
   );
 
   return {
-    insertToken(input) {
-      const row = tokenRow(input);
-      insert.run(encodeSqlite(tokenSpec, row));
+    insert_token(input) {
+      const row = token_row(input);
+      insert.run(encode_sqlite(token_spec, row));
       return row;
     },
-    getToken(tokenHash) {
-      return decodeOrNull(tokenSpec, byHash.get({ token_hash: tokenHash }));
+    get_token(token_hash) {
+      return decode_or_null(token_spec, by_hash.get({ token_hash: token_hash }));
     },
-    revokeToken(tokenHash, now) {
-      return revokeOne.run({ token_hash: tokenHash, now: now ?? nowSeconds() }).changes > 0;
+    revoke_token(token_hash, now) {
+      return revoke_one.run({ token_hash: token_hash, now: now ?? now_seconds() }).changes > 0;
     },
-    revokeByGrant(grantId, now) {
-      return revokeGrant.run({ grant_id: grantId, now: now ?? nowSeconds() }).changes;
+    revoke_by_grant(grant_id, now) {
+      return revoke_grant.run({ grant_id: grant_id, now: now ?? now_seconds() }).changes;
     },
-    revokeFamily(familyId, now) {
-      return revokeFamily.run({ family_id: familyId, now: now ?? nowSeconds() }).changes;
+    revoke_family(family_id, now) {
+      return revoke_family.run({ family_id: family_id, now: now ?? now_seconds() }).changes;
     },
-    revokeForUserClient(userId, clientId, now) {
-      return revokeUserClient.run({ user_id: userId, client_id: clientId, now: now ?? nowSeconds() }).changes;
+    revoke_for_user_client(user_id, client_id, now) {
+      return revoke_user_client.run({ user_id: user_id, client_id: client_id, now: now ?? now_seconds() }).changes;
     },
-    revokeBySession(sessionIdHash, now, options) {
-      const values = { session_id_hash: sessionIdHash, now: now ?? nowSeconds() };
-      if (options?.keepOfflineRefresh) return revokeSessionKeepOffline.run({ ...values, offline: OFFLINE_SCOPE_PATTERN }).changes;
-      return revokeSession.run(values).changes;
+    revoke_by_session(session_id_hash, now, options) {
+      const values = { session_id_hash: session_id_hash, now: now ?? now_seconds() };
+      if (options?.keep_offline_refresh) return revoke_session_keep_offline.run({ ...values, offline: OFFLINE_SCOPE_PATTERN }).changes;
+      return revoke_session.run(values).changes;
     },
-    rotateRefreshToken(tokenHash, now) {
-      const rotated = decodeOrNull(tokenSpec, rotate.get({ token_hash: tokenHash, now }));
-      if (rotated) return refreshOutcome(rotated, null);
-      return refreshOutcome(null, decodeOrNull(tokenSpec, byHash.get({ token_hash: tokenHash })));
+    rotate_refresh_token(token_hash, now) {
+      const rotated = decode_or_null(token_spec, rotate.get({ token_hash: token_hash, now }));
+      if (rotated) return refresh_outcome(rotated, null);
+      return refresh_outcome(null, decode_or_null(token_spec, by_hash.get({ token_hash: token_hash })));
     },
   };
 }

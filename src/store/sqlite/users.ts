@@ -1,72 +1,72 @@
 /** SQLite: users and their recovery codes. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group-commit.ts";
-import { columns, decode, decodeOrNull, encodeSqlite, pickPatch, userSpec } from "../codec.ts";
-import { nowSeconds, userRow, usernameKey } from "../defaults.ts";
+import { columns, decode, decode_or_null, encode_sqlite, pick_patch, user_spec } from "../codec.ts";
+import { now_seconds, user_row, username_key } from "../defaults.ts";
 import type { UserRow, UserStore } from "../types.ts";
-import { insertSql, limitOf, updateSql } from "./sql.ts";
+import { insert_sql, limit_of, update_sql } from "./sql.ts";
 
-export function sqliteUsers(db: Database): Sync<UserStore> {
-  const cols = [...columns(userSpec), "username_key"];
-  const insert = db.prepare(insertSql("users", cols));
-  const update = db.prepare(updateSql("users", cols, ["id"]));
-  const byId = db.prepare("SELECT * FROM users WHERE id = $id");
-  const byKey = db.prepare("SELECT * FROM users WHERE username_key = $key");
+export function sqlite_users(db: Database): Sync<UserStore> {
+  const cols = [...columns(user_spec), "username_key"];
+  const insert = db.prepare(insert_sql("users", cols));
+  const update = db.prepare(update_sql("users", cols, ["id"]));
+  const by_id = db.prepare("SELECT * FROM users WHERE id = $id");
+  const by_key = db.prepare("SELECT * FROM users WHERE username_key = $key");
   const list = db.prepare("SELECT * FROM users ORDER BY username_key LIMIT $limit OFFSET $offset");
   const remove = db.prepare("DELETE FROM users WHERE id = $id");
-  const clearCodes = db.prepare("DELETE FROM user_recovery_codes WHERE user_id = $user_id");
-  const addCode = db.prepare("INSERT INTO user_recovery_codes (user_id, code_hash, created_at) VALUES ($user_id, $code_hash, $now)");
-  const useCode = db.prepare(
+  const clear_codes = db.prepare("DELETE FROM user_recovery_codes WHERE user_id = $user_id");
+  const add_code = db.prepare("INSERT INTO user_recovery_codes (user_id, code_hash, created_at) VALUES ($user_id, $code_hash, $now)");
+  const use_code = db.prepare(
     "UPDATE user_recovery_codes SET used_at = $now WHERE user_id = $user_id AND code_hash = $code_hash AND used_at IS NULL",
   );
-  const countCodes = db.prepare("SELECT count(*) AS n FROM user_recovery_codes WHERE user_id = $user_id AND used_at IS NULL");
+  const count_codes = db.prepare("SELECT count(*) AS n FROM user_recovery_codes WHERE user_id = $user_id AND used_at IS NULL");
 
-  const bind = (row: UserRow) => ({ ...encodeSqlite(userSpec, row), username_key: usernameKey(row.username) });
-  const get = (id: string) => decodeOrNull(userSpec, byId.get({ id }));
+  const bind = (row: UserRow) => ({ ...encode_sqlite(user_spec, row), username_key: username_key(row.username) });
+  const get = (id: string) => decode_or_null(user_spec, by_id.get({ id }));
 
-  const updateTx = db.transaction((id: string, patch: Partial<UserRow>): UserRow | null => {
+  const update_tx = db.transaction((id: string, patch: Partial<UserRow>): UserRow | null => {
     const current = get(id);
     if (!current) return null;
-    const next: UserRow = { ...current, ...pickPatch(userSpec, patch, ["id", "created_at"]) };
-    if (patch.updated_at === undefined) next.updated_at = nowSeconds();
+    const next: UserRow = { ...current, ...pick_patch(user_spec, patch, ["id", "created_at"]) };
+    if (patch.updated_at === undefined) next.updated_at = now_seconds();
     update.run(bind(next));
     return next;
   });
 
-  const setCodesTx = db.transaction((userId: string, hashes: string[], now: number) => {
-    clearCodes.run({ user_id: userId });
-    for (const hash of new Set(hashes)) addCode.run({ user_id: userId, code_hash: hash, now });
+  const set_codes_tx = db.transaction((user_id: string, hashes: string[], now: number) => {
+    clear_codes.run({ user_id: user_id });
+    for (const hash of new Set(hashes)) add_code.run({ user_id: user_id, code_hash: hash, now });
   });
 
   return {
-    createUser(input) {
-      const row = userRow(input);
+    create_user(input) {
+      const row = user_row(input);
       insert.run(bind(row));
       return row;
     },
-    getUserById(id) {
+    get_user_by_id(id) {
       return get(id);
     },
-    getUserByUsername(username) {
-      return decodeOrNull(userSpec, byKey.get({ key: usernameKey(username) }));
+    get_user_by_username(username) {
+      return decode_or_null(user_spec, by_key.get({ key: username_key(username) }));
     },
-    listUsers(options) {
-      return list.all(limitOf(options)).map((raw) => decode(userSpec, raw));
+    list_users(options) {
+      return list.all(limit_of(options)).map((raw) => decode(user_spec, raw));
     },
-    updateUser(id, patch) {
-      return updateTx.immediate(id, patch);
+    update_user(id, patch) {
+      return update_tx.immediate(id, patch);
     },
-    deleteUser(id) {
+    delete_user(id) {
       return remove.run({ id }).changes > 0;
     },
-    setRecoveryCodes(userId, codeHashes, now) {
-      setCodesTx.immediate(userId, codeHashes, now ?? nowSeconds());
+    set_recovery_codes(user_id, code_hashes, now) {
+      set_codes_tx.immediate(user_id, code_hashes, now ?? now_seconds());
     },
-    consumeRecoveryCode(userId, codeHash, now) {
-      return useCode.run({ user_id: userId, code_hash: codeHash, now: now ?? nowSeconds() }).changes === 1;
+    consume_recovery_code(user_id, code_hash, now) {
+      return use_code.run({ user_id: user_id, code_hash: code_hash, now: now ?? now_seconds() }).changes === 1;
     },
-    countRecoveryCodes(userId) {
-      const row = countCodes.get({ user_id: userId }) as { n: number } | null;
+    count_recovery_codes(user_id) {
+      const row = count_codes.get({ user_id: user_id }) as { n: number } | null;
       return row?.n ?? 0;
     },
   };

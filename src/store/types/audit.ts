@@ -16,12 +16,12 @@ export type AuditEvent = {
 
 export type NewAuditEvent = Pick<AuditEvent, "type" | "outcome"> & Partial<Omit<AuditEvent, "id" | "type" | "outcome">>;
 
-export type AuditQuery = { userId?: string; clientId?: string; type?: string; since?: UnixSeconds; limit?: number };
+export type AuditQuery = { user_id?: string; client_id?: string; type?: string; since?: UnixSeconds; limit?: number };
 
 export interface AuditStore {
-  addAuditEvent(event: NewAuditEvent): Promise<AuditEvent>;
+  add_audit_event(event: NewAuditEvent): Promise<AuditEvent>;
   /** Newest first; `limit` defaults to 100. */
-  listAuditEvents(query?: AuditQuery): Promise<AuditEvent[]>;
+  list_audit_events(query?: AuditQuery): Promise<AuditEvent[]>;
   /** Deletes events older than `before`; returns how many. */
-  purgeAuditEvents(before: UnixSeconds, batchSize?: number): Promise<number>;
+  purge_audit_events(before: UnixSeconds, batch_size?: number): Promise<number>;
 }

@@ -67,13 +67,13 @@ export type ClientPatch = Partial<Omit<ClientRow, "client_id" | "created_at">>;
 
 export interface ClientStore {
   /** Raises StoreConflictError when the client_id exists. */
-  createClient(client: NewClient): Promise<ClientRow>;
-  getClient(clientId: string): Promise<ClientRow | null>;
+  create_client(client: NewClient): Promise<ClientRow>;
+  get_client(client_id: string): Promise<ClientRow | null>;
   /** Ordered by client_id. */
-  listClients(options?: { limit?: number; offset?: number }): Promise<ClientRow[]>;
-  updateClient(clientId: string, patch: ClientPatch): Promise<ClientRow | null>;
+  list_clients(options?: { limit?: number; offset?: number }): Promise<ClientRow[]>;
+  update_client(client_id: string, patch: ClientPatch): Promise<ClientRow | null>;
   /** Also deletes the client's grants, codes and tokens. */
-  deleteClient(clientId: string): Promise<boolean>;
+  delete_client(client_id: string): Promise<boolean>;
   /** RFC 7592: find the client a registration access token belongs to. */
-  getClientByRegistrationTokenHash(tokenHash: string): Promise<ClientRow | null>;
+  get_client_by_registration_token_hash(token_hash: string): Promise<ClientRow | null>;
 }

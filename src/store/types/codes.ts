@@ -38,8 +38,8 @@ export type ConsumeCodeResult =
   | { status: "not_found" };
 
 export interface CodeStore {
-  insertCode(code: NewCode): Promise<CodeRow>;
-  getCode(codeHash: string): Promise<CodeRow | null>;
+  insert_code(code: NewCode): Promise<CodeRow>;
+  get_code(code_hash: string): Promise<CodeRow | null>;
   /** Atomic: of any number of concurrent calls for one code, exactly one gets "ok". */
-  consumeCode(codeHash: string, now: UnixSeconds): Promise<ConsumeCodeResult>;
+  consume_code(code_hash: string, now: UnixSeconds): Promise<ConsumeCodeResult>;
 }

@@ -19,9 +19,9 @@ export type GrantUpsert = Pick<GrantRow, "user_id" | "client_id" | "scopes"> & {
 
 export interface GrantStore {
   /** Creates the grant or adds scopes to it (set union, existing order first). Atomic. */
-  upsertGrant(grant: GrantUpsert): Promise<GrantRow>;
-  getGrant(userId: string, clientId: string): Promise<GrantRow | null>;
-  listGrantsForUser(userId: string): Promise<GrantRow[]>;
-  /** Only the consent: the caller also revokes tokens (revokeForUserClient). */
-  deleteGrant(userId: string, clientId: string): Promise<boolean>;
+  upsert_grant(grant: GrantUpsert): Promise<GrantRow>;
+  get_grant(user_id: string, client_id: string): Promise<GrantRow | null>;
+  list_grants_for_user(user_id: string): Promise<GrantRow[]>;
+  /** Only the consent: the caller also revokes tokens (revoke_for_user_client). */
+  delete_grant(user_id: string, client_id: string): Promise<boolean>;
 }

@@ -19,8 +19,8 @@ export type NewInteraction = Pick<InteractionRow, "id" | "params" | "expires_at"
 export type InteractionPatch = Partial<Pick<InteractionRow, "params" | "session_id_hash" | "result" | "expires_at">>;
 
 export interface InteractionStore {
-  createInteraction(interaction: NewInteraction): Promise<InteractionRow>;
-  getInteraction(id: string): Promise<InteractionRow | null>;
-  updateInteraction(id: string, patch: InteractionPatch): Promise<InteractionRow | null>;
-  deleteInteraction(id: string): Promise<boolean>;
+  create_interaction(interaction: NewInteraction): Promise<InteractionRow>;
+  get_interaction(id: string): Promise<InteractionRow | null>;
+  update_interaction(id: string, patch: InteractionPatch): Promise<InteractionRow | null>;
+  delete_interaction(id: string): Promise<boolean>;
 }

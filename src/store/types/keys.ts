@@ -22,15 +22,15 @@ export type NewKey = Pick<KeyRow, "kid" | "alg" | "private_jwk" | "public_jwk" |
   Partial<Pick<KeyRow, "use" | "created_at" | "activated_at" | "retire_at">>;
 
 export interface KeyStore {
-  insertKey(key: NewKey): Promise<KeyRow>;
+  insert_key(key: NewKey): Promise<KeyRow>;
   /** Ordered by created_at, then kid. */
-  listKeys(): Promise<KeyRow[]>;
-  updateKeyStatus(
+  list_keys(): Promise<KeyRow[]>;
+  update_key_status(
     kid: string,
     status: KeyStatus,
     times?: { activated_at?: UnixSeconds | null; retire_at?: UnixSeconds | null; now?: UnixSeconds },
   ): Promise<KeyRow | null>;
-  deleteKey(kid: string): Promise<boolean>;
+  delete_key(kid: string): Promise<boolean>;
   /** A number that changes on every key insert/update/delete: poll it to notice rotation. */
-  keysVersion(): Promise<number>;
+  keys_version(): Promise<number>;
 }

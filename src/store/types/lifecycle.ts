@@ -23,8 +23,8 @@ export interface LifecycleStore {
   readonly kind: "sqlite" | "postgres";
   /** Applies pending migrations; safe to call any number of times, from several instances. */
   migrate(): Promise<MigrationResult>;
-  /** Deletes expired rows in batches of `batchSize` (default 1000) so locks stay short. */
-  purgeExpired(now: UnixSeconds, batchSize?: number): Promise<PurgeCounts>;
+  /** Deletes expired rows in batches of `batch_size` (default 1000) so locks stay short. */
+  purge_expired(now: UnixSeconds, batch_size?: number): Promise<PurgeCounts>;
   /** Readiness: resolves when the database answers, raises StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

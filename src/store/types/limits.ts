@@ -9,12 +9,12 @@ export interface ReplayStore {
    * Records a client assertion's jti (RFC 7523 §3). True the first time, false while a previous
    * use has not expired. Atomic across instances.
    */
-  useJti(clientId: string, jti: string, expiresAt: UnixSeconds, now?: UnixSeconds): Promise<boolean>;
+  use_jti(client_id: string, jti: string, expires_at: UnixSeconds, now?: UnixSeconds): Promise<boolean>;
 }
 
 export interface CounterStore {
   /** Fixed window: counts a hit on `key`, starting a new window when the last one ended. Atomic. */
-  hit(key: string, windowSeconds: number, now: UnixSeconds): Promise<CounterState>;
-  getCounter(key: string): Promise<CounterState | null>;
-  resetCounter(key: string): Promise<void>;
+  hit(key: string, window_seconds: number, now: UnixSeconds): Promise<CounterState>;
+  get_counter(key: string): Promise<CounterState | null>;
+  reset_counter(key: string): Promise<void>;
 }

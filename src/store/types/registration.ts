@@ -10,8 +10,8 @@ export type InitialAccessTokenRow = {
 };
 
 export interface InitialAccessTokenStore {
-  createInitialAccessToken(token: { token_hash: string; expires_at: UnixSeconds | null; created_at?: UnixSeconds }): Promise<InitialAccessTokenRow>;
-  findInitialAccessToken(tokenHash: string): Promise<InitialAccessTokenRow | null>;
-  deleteInitialAccessToken(tokenHash: string): Promise<boolean>;
-  listInitialAccessTokens(): Promise<InitialAccessTokenRow[]>;
+  create_initial_access_token(token: { token_hash: string; expires_at: UnixSeconds | null; created_at?: UnixSeconds }): Promise<InitialAccessTokenRow>;
+  find_initial_access_token(token_hash: string): Promise<InitialAccessTokenRow | null>;
+  delete_initial_access_token(token_hash: string): Promise<boolean>;
+  list_initial_access_tokens(): Promise<InitialAccessTokenRow[]>;
 }

@@ -18,19 +18,19 @@ export type NewSession = Omit<SessionRow, "created_at" | "last_seen_at" | "acr">
 
 export interface SessionStore {
   /** Raises StoreReferenceError for an unknown user. */
-  createSession(session: NewSession): Promise<SessionRow>;
-  getSession(idHash: string): Promise<SessionRow | null>;
-  listSessionsForUser(userId: string): Promise<SessionRow[]>;
+  create_session(session: NewSession): Promise<SessionRow>;
+  get_session(id_hash: string): Promise<SessionRow | null>;
+  list_sessions_for_user(user_id: string): Promise<SessionRow[]>;
   /** Records activity; optionally slides the expiry. False when the session is gone. */
-  touchSession(idHash: string, lastSeenAt: UnixSeconds, expiresAt?: UnixSeconds): Promise<boolean>;
-  deleteSession(idHash: string): Promise<boolean>;
+  touch_session(id_hash: string, last_seen_at: UnixSeconds, expires_at?: UnixSeconds): Promise<boolean>;
+  delete_session(id_hash: string): Promise<boolean>;
   /** Returns how many sessions were deleted. */
-  deleteSessionsForUser(userId: string): Promise<number>;
+  delete_sessions_for_user(user_id: string): Promise<number>;
   /**
    * Remembers that a client signed in through this session (OIDC Back-Channel Logout §2.3). Idempotent;
    * does nothing when the session is gone. The rows go with the session and with the client.
    */
-  addSessionClient(sessionIdHash: string, clientId: string, now?: UnixSeconds): Promise<void>;
+  add_session_client(session_id_hash: string, client_id: string, now?: UnixSeconds): Promise<void>;
   /** The client_ids a session signed in to, ordered by client_id. */
-  listSessionClients(sessionIdHash: string): Promise<string[]>;
+  list_session_clients(session_id_hash: string): Promise<string[]>;
 }

@@ -42,19 +42,19 @@ export type RotateRefreshResult =
   | { status: "not_found" };
 
 export interface TokenStore {
-  insertToken(token: NewToken): Promise<TokenRow>;
-  getToken(tokenHash: string): Promise<TokenRow | null>;
+  insert_token(token: NewToken): Promise<TokenRow>;
+  get_token(token_hash: string): Promise<TokenRow | null>;
   /** Marks one token revoked; false when unknown or already revoked. */
-  revokeToken(tokenHash: string, now?: UnixSeconds): Promise<boolean>;
+  revoke_token(token_hash: string, now?: UnixSeconds): Promise<boolean>;
   /** The revoke* methods return how many tokens they newly revoked. */
-  revokeByGrant(grantId: string, now?: UnixSeconds): Promise<number>;
-  revokeFamily(familyId: string, now?: UnixSeconds): Promise<number>;
-  revokeForUserClient(userId: string, clientId: string, now?: UnixSeconds): Promise<number>;
+  revoke_by_grant(grant_id: string, now?: UnixSeconds): Promise<number>;
+  revoke_family(family_id: string, now?: UnixSeconds): Promise<number>;
+  revoke_for_user_client(user_id: string, client_id: string, now?: UnixSeconds): Promise<number>;
   /**
-   * `keepOfflineRefresh`: refresh tokens whose scope has offline_access stay valid, as they are
+   * `keep_offline_refresh`: refresh tokens whose scope has offline_access stay valid, as they are
    * meant to outlive the browser session (OIDC Core §11) — logout uses it.
    */
-  revokeBySession(sessionIdHash: string, now?: UnixSeconds, options?: { keepOfflineRefresh?: boolean }): Promise<number>;
+  revoke_by_session(session_id_hash: string, now?: UnixSeconds, options?: { keep_offline_refresh?: boolean }): Promise<number>;
   /** Atomic: of any number of concurrent calls for one refresh token, exactly one gets "ok". */
-  rotateRefreshToken(tokenHash: string, now: UnixSeconds): Promise<RotateRefreshResult>;
+  rotate_refresh_token(token_hash: string, now: UnixSeconds): Promise<RotateRefreshResult>;
 }

@@ -40,20 +40,20 @@ export type UserPatch = Partial<Omit<UserRow, "id" | "created_at">>;
 
 export interface UserStore {
   /** Raises StoreConflictError when the username is taken (case-insensitively). */
-  createUser(user: NewUser): Promise<UserRow>;
-  getUserById(id: string): Promise<UserRow | null>;
+  create_user(user: NewUser): Promise<UserRow>;
+  get_user_by_id(id: string): Promise<UserRow | null>;
   /** Case-insensitive. */
-  getUserByUsername(username: string): Promise<UserRow | null>;
+  get_user_by_username(username: string): Promise<UserRow | null>;
   /** Ordered by username. */
-  listUsers(options?: { limit?: number; offset?: number }): Promise<UserRow[]>;
+  list_users(options?: { limit?: number; offset?: number }): Promise<UserRow[]>;
   /** Returns the updated row, or null when there is no such user. */
-  updateUser(id: string, patch: UserPatch): Promise<UserRow | null>;
+  update_user(id: string, patch: UserPatch): Promise<UserRow | null>;
   /** Also deletes the user's sessions, grants, codes, tokens and recovery codes. */
-  deleteUser(id: string): Promise<boolean>;
+  delete_user(id: string): Promise<boolean>;
   /** Replaces all recovery codes of the user with these hashes. */
-  setRecoveryCodes(userId: string, codeHashes: string[], now?: UnixSeconds): Promise<void>;
+  set_recovery_codes(user_id: string, code_hashes: string[], now?: UnixSeconds): Promise<void>;
   /** Atomic single use: true once for a valid unused code, false afterwards. */
-  consumeRecoveryCode(userId: string, codeHash: string, now?: UnixSeconds): Promise<boolean>;
+  consume_recovery_code(user_id: string, code_hash: string, now?: UnixSeconds): Promise<boolean>;
   /** How many unused recovery codes are left. */
-  countRecoveryCodes(userId: string): Promise<number>;
+  count_recovery_codes(user_id: string): Promise<number>;
 }

@@ -6,7 +6,7 @@ import { rejection } from "../../helpers/settle.ts";
 
 export function clientTests(ctx: SuiteContext): void {
   describe("clients", () => {
-    test("createClient stores metadata as given, unknown members included", async () => {
+    test("create_client stores metadata as given, unknown members included", async () => {
       const store = ctx.store();
       const metadata = {
         client_name: "Photos",
@@ -18,7 +18,7 @@ export function clientTests(ctx: SuiteContext): void {
         jwks: { keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y" }] },
         "x-vendor": { nested: [1, "two", null, false] },
       };
-      const created = await store.createClient({
+      const created = await store.create_client({
         client_id: uid("c"),
         client_secret_hash: "sha256-of-secret",
         registration_access_token_hash: uid("rat"),
@@ -26,10 +26,10 @@ export function clientTests(ctx: SuiteContext): void {
         created_at: T0,
       });
       expect(created).toMatchObject({ client_secret_expires_at: 0, client_id_issued_at: T0, updated_at: T0 });
-      const read = await store.getClient(created.client_id);
+      const read = await store.get_client(created.client_id);
       expect(read).toEqual(created);
       expect(read?.metadata).toEqual(metadata);
-      expect(await store.getClient(uid("none"))).toBeNull();
+      expect(await store.get_client(uid("none"))).toBeNull();
     });
 
     test("a duplicate client_id conflicts", async () => {
@@ -38,56 +38,56 @@ export function clientTests(ctx: SuiteContext): void {
       expect(await rejection(seedClient(store, client.client_id))).toBeInstanceOf(StoreConflictError);
     });
 
-    test("updateClient replaces metadata and secrets; unknown client gives null", async () => {
+    test("update_client replaces metadata and secrets; unknown client gives null", async () => {
       const store = ctx.store();
       const client = await seedClient(store);
-      const updated = await store.updateClient(client.client_id, {
+      const updated = await store.update_client(client.client_id, {
         metadata: { client_name: "Renamed", redirect_uris: ["https://new.example/cb"] },
         client_secret_hash: "rotated",
         client_secret_expires_at: T0 + 100,
       });
       expect(updated?.metadata).toEqual({ client_name: "Renamed", redirect_uris: ["https://new.example/cb"] });
       expect(updated).toMatchObject({ client_secret_hash: "rotated", client_secret_expires_at: T0 + 100, created_at: client.created_at });
-      expect(await store.getClient(client.client_id)).toEqual(updated);
-      const cleared = await store.updateClient(client.client_id, { client_secret_hash: null });
+      expect(await store.get_client(client.client_id)).toEqual(updated);
+      const cleared = await store.update_client(client.client_id, { client_secret_hash: null });
       expect(cleared?.client_secret_hash).toBeNull();
       expect(cleared?.metadata.client_name).toBe("Renamed");
-      expect(await store.updateClient(uid("none"), { client_secret_hash: "x" })).toBeNull();
+      expect(await store.update_client(uid("none"), { client_secret_hash: "x" })).toBeNull();
     });
 
-    test("getClientByRegistrationTokenHash finds the client (RFC 7592)", async () => {
+    test("get_client_by_registration_token_hash finds the client (RFC 7592)", async () => {
       const store = ctx.store();
       const hash = uid("rat");
-      const client = await store.createClient({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} });
-      expect((await store.getClientByRegistrationTokenHash(hash))?.client_id).toBe(client.client_id);
-      expect(await store.getClientByRegistrationTokenHash(uid("rat"))).toBeNull();
-      expect(await rejection(store.createClient({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} }))).toBeInstanceOf(
+      const client = await store.create_client({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} });
+      expect((await store.get_client_by_registration_token_hash(hash))?.client_id).toBe(client.client_id);
+      expect(await store.get_client_by_registration_token_hash(uid("rat"))).toBeNull();
+      expect(await rejection(store.create_client({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} }))).toBeInstanceOf(
         StoreConflictError,
       );
     });
 
-    test("listClients orders by client_id, with limit and offset", async () => {
+    test("list_clients orders by client_id, with limit and offset", async () => {
       await ctx.withFresh(async (store) => {
         for (const id of ["c3", "c1", "c2"]) await seedClient(store, id);
-        expect((await store.listClients()).map((c) => c.client_id)).toEqual(["c1", "c2", "c3"]);
-        expect((await store.listClients({ limit: 2, offset: 1 })).map((c) => c.client_id)).toEqual(["c2", "c3"]);
+        expect((await store.list_clients()).map((c) => c.client_id)).toEqual(["c1", "c2", "c3"]);
+        expect((await store.list_clients({ limit: 2, offset: 1 })).map((c) => c.client_id)).toEqual(["c2", "c3"]);
       });
     });
 
-    test("deleteClient removes its grants, codes and tokens, not the user", async () => {
+    test("delete_client removes its grants, codes and tokens, not the user", async () => {
       const store = ctx.store();
       const user = await seedUser(store);
       const client = await seedClient(store);
-      await store.upsertGrant({ user_id: user.id, client_id: client.client_id, scopes: ["openid"] });
-      const code = await store.insertCode(codeInput(user, client));
-      const token = await store.insertToken(tokenInput(null, client));
-      expect(await store.deleteClient(client.client_id)).toBe(true);
-      expect(await store.getClient(client.client_id)).toBeNull();
-      expect(await store.getGrant(user.id, client.client_id)).toBeNull();
-      expect(await store.getCode(code.code_hash)).toBeNull();
-      expect(await store.getToken(token.token_hash)).toBeNull();
-      expect(await store.getUserById(user.id)).not.toBeNull();
-      expect(await store.deleteClient(client.client_id)).toBe(false);
+      await store.upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: ["openid"] });
+      const code = await store.insert_code(codeInput(user, client));
+      const token = await store.insert_token(tokenInput(null, client));
+      expect(await store.delete_client(client.client_id)).toBe(true);
+      expect(await store.get_client(client.client_id)).toBeNull();
+      expect(await store.get_grant(user.id, client.client_id)).toBeNull();
+      expect(await store.get_code(code.code_hash)).toBeNull();
+      expect(await store.get_token(token.token_hash)).toBeNull();
+      expect(await store.get_user_by_id(user.id)).not.toBeNull();
+      expect(await store.delete_client(client.client_id)).toBe(false);
     });
   });
 }

@@ -18,10 +18,10 @@ export async function inOtherProcesses(url: string, kind: "code" | "refresh", ha
 
 export function codeTests(ctx: SuiteContext): void {
   describe("authorization codes", () => {
-    test("insertCode and getCode round-trip every field", async () => {
+    test("insert_code and get_code round-trip every field", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const code = await store.insertCode(
+      const code = await store.insert_code(
         codeInput(user, client, {
           session_id_hash: "sess",
           nonce: "n-0S6",
@@ -33,52 +33,52 @@ export function codeTests(ctx: SuiteContext): void {
         }),
       );
       expect(code.consumed_at).toBeNull();
-      expect(await store.getCode(code.code_hash)).toEqual(code);
-      expect(await store.getCode(uid("code"))).toBeNull();
+      expect(await store.get_code(code.code_hash)).toEqual(code);
+      expect(await store.get_code(uid("code"))).toBeNull();
     });
 
-    test("consumeCode: ok once, then reused; unknown is not_found", async () => {
+    test("consume_code: ok once, then reused; unknown is not_found", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const code = await store.insertCode(codeInput(user, client));
-      const first = await store.consumeCode(code.code_hash, T0 + 1);
+      const code = await store.insert_code(codeInput(user, client));
+      const first = await store.consume_code(code.code_hash, T0 + 1);
       expect(first).toEqual({ status: "ok", code: { ...code, consumed_at: T0 + 1 } });
-      const again = await store.consumeCode(code.code_hash, T0 + 2);
+      const again = await store.consume_code(code.code_hash, T0 + 2);
       expect(again.status).toBe("reused");
       if (again.status === "reused") expect(again.code).toMatchObject({ grant_id: code.grant_id, consumed_at: T0 + 1 });
-      expect(await store.consumeCode(uid("code"), T0)).toEqual({ status: "not_found" });
+      expect(await store.consume_code(uid("code"), T0)).toEqual({ status: "not_found" });
     });
 
-    test("consumeCode of an expired code says expired, and it cannot be used afterwards", async () => {
+    test("consume_code of an expired code says expired, and it cannot be used afterwards", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const code = await store.insertCode(codeInput(user, client, { expires_at: T0 + 60 }));
-      expect((await store.consumeCode(code.code_hash, T0 + 60)).status).toBe("expired");
-      expect((await store.consumeCode(code.code_hash, T0 + 1)).status).toBe("reused");
+      const code = await store.insert_code(codeInput(user, client, { expires_at: T0 + 60 }));
+      expect((await store.consume_code(code.code_hash, T0 + 60)).status).toBe("expired");
+      expect((await store.consume_code(code.code_hash, T0 + 1)).status).toBe("reused");
     });
 
-    test("20 concurrent consumeCode of one code: exactly one ok", async () => {
+    test("20 concurrent consume_code of one code: exactly one ok", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const code = await store.insertCode(codeInput(user, client));
-      const results = await concurrently(20, () => store.consumeCode(code.code_hash, T0 + 1));
+      const code = await store.insert_code(codeInput(user, client));
+      const results = await concurrently(20, () => store.consume_code(code.code_hash, T0 + 1));
       expect(results.filter((r) => r.status === "ok")).toHaveLength(1);
       expect(results.filter((r) => r.status === "reused")).toHaveLength(19);
     });
 
-    test("concurrent consumeCode from two store instances: exactly one ok", async () => {
+    test("concurrent consume_code from two store instances: exactly one ok", async () => {
       const store = ctx.store();
       const other = await ctx.second();
       const { user, client } = await seedPair(store);
-      const code = await store.insertCode(codeInput(user, client));
-      const results = await concurrently(20, (i) => (i % 2 ? other : store).consumeCode(code.code_hash, T0 + 1));
+      const code = await store.insert_code(codeInput(user, client));
+      const results = await concurrently(20, (i) => (i % 2 ? other : store).consume_code(code.code_hash, T0 + 1));
       expect(results.filter((r) => r.status === "ok")).toHaveLength(1);
     });
 
-    test("concurrent consumeCode from separate processes: exactly one ok", async () => {
+    test("concurrent consume_code from separate processes: exactly one ok", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const code = await store.insertCode(codeInput(user, client));
+      const code = await store.insert_code(codeInput(user, client));
       const statuses = await inOtherProcesses(ctx.target().url, "code", code.code_hash, 3, 5, T0 + 1);
       expect(statuses).toHaveLength(15);
       expect(statuses.filter((s) => s === "ok")).toHaveLength(1);
@@ -88,9 +88,9 @@ export function codeTests(ctx: SuiteContext): void {
     test("a duplicate code hash conflicts; a code for an unknown client is a reference error", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const code = await store.insertCode(codeInput(user, client));
-      expect(await rejection(store.insertCode(codeInput(user, client, { code_hash: code.code_hash })))).toBeInstanceOf(StoreConflictError);
-      expect(await rejection(store.insertCode(codeInput(user, client, { client_id: uid("ghost") })))).toBeInstanceOf(StoreReferenceError);
+      const code = await store.insert_code(codeInput(user, client));
+      expect(await rejection(store.insert_code(codeInput(user, client, { code_hash: code.code_hash })))).toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store.insert_code(codeInput(user, client, { client_id: uid("ghost") })))).toBeInstanceOf(StoreReferenceError);
     });
   });
 }

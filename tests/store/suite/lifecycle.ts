@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { migrate, openStore } from "../../../src/store/open.ts";
-import { latestVersion } from "../../../src/store/migrations/index.ts";
+import { migrate, open_store } from "../../../src/store/open.ts";
+import { latest_version } from "../../../src/store/migrations/index.ts";
 import { StoreError, StoreUnavailableError } from "../../../src/store/types.ts";
 import { concurrently, seedUser } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
@@ -13,8 +13,8 @@ export function lifecycleTests(ctx: SuiteContext): void {
       const user = await seedUser(store);
       const again = await ctx.target().open();
       try {
-        expect(await again.migrate()).toEqual({ applied: [], version: latestVersion });
-        expect(await again.getUserById(user.id)).toEqual(user);
+        expect(await again.migrate()).toEqual({ applied: [], version: latest_version });
+        expect(await again.get_user_by_id(user.id)).toEqual(user);
       } finally {
         await again.close();
       }
@@ -23,9 +23,9 @@ export function lifecycleTests(ctx: SuiteContext): void {
     test("migrate() on an empty database applies every migration once, then nothing", async () => {
       const fresh = await ctx.factory();
       try {
-        const all = Array.from({ length: latestVersion }, (_, i) => i + 1);
-        expect(await migrate(fresh.url)).toEqual({ applied: all, version: latestVersion });
-        expect(await migrate(fresh.url)).toEqual({ applied: [], version: latestVersion });
+        const all = Array.from({ length: latest_version }, (_, i) => i + 1);
+        expect(await migrate(fresh.url)).toEqual({ applied: all, version: latest_version });
+        expect(await migrate(fresh.url)).toEqual({ applied: [], version: latest_version });
       } finally {
         await fresh.drop();
       }
@@ -37,8 +37,8 @@ export function lifecycleTests(ctx: SuiteContext): void {
         // Migration scripts use plain CREATE TABLE: a second application would fail the open.
         const stores = await concurrently(3, () => fresh.open());
         await seedUser(stores[0]!);
-        expect(await stores[2]!.listUsers()).toHaveLength(1);
-        expect(await stores[1]!.migrate()).toEqual({ applied: [], version: latestVersion });
+        expect(await stores[2]!.list_users()).toHaveLength(1);
+        expect(await stores[1]!.migrate()).toEqual({ applied: [], version: latest_version });
         for (const store of stores) await store.close();
       } finally {
         await fresh.drop();
@@ -50,7 +50,7 @@ export function lifecycleTests(ctx: SuiteContext): void {
       try {
         const results = await concurrently(4, () => migrate(fresh.url));
         expect(results.filter((r) => r.applied.length > 0)).toHaveLength(1);
-        expect(results.every((r) => r.version === latestVersion)).toBe(true);
+        expect(results.every((r) => r.version === latest_version)).toBe(true);
       } finally {
         await fresh.drop();
       }
@@ -59,11 +59,11 @@ export function lifecycleTests(ctx: SuiteContext): void {
     test("with migrate: false an empty database is refused with a message naming idp migrate", async () => {
       const fresh = await ctx.factory();
       try {
-        const opening = openStore(fresh.url, { migrate: false });
+        const opening = open_store(fresh.url, { migrate: false });
         expect(await rejection(opening)).toBeInstanceOf(StoreError);
         expect((await rejection(opening)).message).toMatch(/idp migrate/);
         await migrate(fresh.url);
-        const store = await openStore(fresh.url, { migrate: false });
+        const store = await open_store(fresh.url, { migrate: false });
         await store.close();
       } finally {
         await fresh.drop();
@@ -76,7 +76,7 @@ export function lifecycleTests(ctx: SuiteContext): void {
       await store.ping();
       await store.close();
       expect(await rejection(store.ping())).toBeInstanceOf(StoreUnavailableError);
-      expect(await rejection(store.getUserById("anyone"))).toBeInstanceOf(StoreUnavailableError);
+      expect(await rejection(store.get_user_by_id("anyone"))).toBeInstanceOf(StoreUnavailableError);
       await store.close();
     });
   });

@@ -7,18 +7,18 @@ export function limitTests(ctx: SuiteContext): void {
     test("a jti is accepted once per client until it expires", async () => {
       const store = ctx.store();
       const jti = uid("jti");
-      expect(await store.useJti("client-a", jti, T0 + 60, T0)).toBe(true);
-      expect(await store.useJti("client-a", jti, T0 + 60, T0 + 1)).toBe(false);
-      expect(await store.useJti("client-b", jti, T0 + 60, T0 + 1)).toBe(true);
-      expect(await store.useJti("client-a", jti, T0 + 200, T0 + 60)).toBe(true);
-      expect(await store.useJti("client-a", jti, T0 + 200, T0 + 61)).toBe(false);
+      expect(await store.use_jti("client-a", jti, T0 + 60, T0)).toBe(true);
+      expect(await store.use_jti("client-a", jti, T0 + 60, T0 + 1)).toBe(false);
+      expect(await store.use_jti("client-b", jti, T0 + 60, T0 + 1)).toBe(true);
+      expect(await store.use_jti("client-a", jti, T0 + 200, T0 + 60)).toBe(true);
+      expect(await store.use_jti("client-a", jti, T0 + 200, T0 + 61)).toBe(false);
     });
 
     test("concurrent uses of one jti on two instances: exactly one accepted", async () => {
       const store = ctx.store();
       const other = await ctx.second();
       const jti = uid("jti");
-      const results = await concurrently(20, (i) => (i % 2 ? other : store).useJti("client-a", jti, T0 + 60, T0));
+      const results = await concurrently(20, (i) => (i % 2 ? other : store).use_jti("client-a", jti, T0 + 60, T0));
       expect(results.filter(Boolean)).toHaveLength(1);
     });
   });
@@ -27,15 +27,15 @@ export function limitTests(ctx: SuiteContext): void {
     test("hit counts within a fixed window and starts a new one after reset_at", async () => {
       const store = ctx.store();
       const key = uid("login:ip");
-      expect(await store.getCounter(key)).toBeNull();
+      expect(await store.get_counter(key)).toBeNull();
       expect(await store.hit(key, 60, T0)).toEqual({ count: 1, reset_at: T0 + 60 });
       expect(await store.hit(key, 60, T0 + 30)).toEqual({ count: 2, reset_at: T0 + 60 });
-      expect(await store.getCounter(key)).toEqual({ count: 2, reset_at: T0 + 60 });
+      expect(await store.get_counter(key)).toEqual({ count: 2, reset_at: T0 + 60 });
       expect(await store.hit(key, 60, T0 + 60)).toEqual({ count: 1, reset_at: T0 + 120 });
-      await store.resetCounter(key);
-      expect(await store.getCounter(key)).toBeNull();
+      await store.reset_counter(key);
+      expect(await store.get_counter(key)).toBeNull();
       expect(await store.hit(key, 10, T0 + 61)).toEqual({ count: 1, reset_at: T0 + 71 });
-      await store.resetCounter(uid("never-hit"));
+      await store.reset_counter(uid("never-hit"));
     });
 
     test("concurrent hits from two instances are all counted", async () => {
@@ -44,30 +44,30 @@ export function limitTests(ctx: SuiteContext): void {
       const key = uid("burst");
       const results = await concurrently(20, (i) => (i % 2 ? other : store).hit(key, 60, T0));
       expect(results.map((r) => r.count).toSorted((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-      expect(await store.getCounter(key)).toEqual({ count: 20, reset_at: T0 + 60 });
+      expect(await store.get_counter(key)).toEqual({ count: 20, reset_at: T0 + 60 });
     });
   });
 
   describe("audit events", () => {
-    test("addAuditEvent, listAuditEvents filters newest first, purgeAuditEvents", async () => {
+    test("add_audit_event, list_audit_events filters newest first, purge_audit_events", async () => {
       await ctx.withFresh(async (store) => {
-        const login = await store.addAuditEvent({ at: T0, type: "login", outcome: "success", user_id: "u1", ip: "192.0.2.1", details: { amr: ["pwd"] } });
+        const login = await store.add_audit_event({ at: T0, type: "login", outcome: "success", user_id: "u1", ip: "192.0.2.1", details: { amr: ["pwd"] } });
         expect(login).toEqual({ id: login.id, at: T0, type: "login", outcome: "success", user_id: "u1", client_id: null, ip: "192.0.2.1", details: { amr: ["pwd"] } });
-        await store.addAuditEvent({ at: T0 + 1, type: "token", outcome: "success", user_id: "u1", client_id: "c1" });
-        await store.addAuditEvent({ at: T0 + 2, type: "login", outcome: "failure", user_id: "u2" });
-        const latest = await store.addAuditEvent({ at: T0 + 2, type: "consent", outcome: "success", user_id: "u1", client_id: "c1" });
+        await store.add_audit_event({ at: T0 + 1, type: "token", outcome: "success", user_id: "u1", client_id: "c1" });
+        await store.add_audit_event({ at: T0 + 2, type: "login", outcome: "failure", user_id: "u2" });
+        const latest = await store.add_audit_event({ at: T0 + 2, type: "consent", outcome: "success", user_id: "u1", client_id: "c1" });
         expect(latest.id).toBeGreaterThan(login.id);
 
         const types = (events: { type: string; outcome: string }[]) => events.map((e) => `${e.type}:${e.outcome}`);
-        expect(types(await store.listAuditEvents())).toEqual(["consent:success", "login:failure", "token:success", "login:success"]);
-        expect(types(await store.listAuditEvents({ userId: "u1" }))).toEqual(["consent:success", "token:success", "login:success"]);
-        expect(types(await store.listAuditEvents({ clientId: "c1", limit: 1 }))).toEqual(["consent:success"]);
-        expect(types(await store.listAuditEvents({ type: "login" }))).toEqual(["login:failure", "login:success"]);
-        expect(types(await store.listAuditEvents({ since: T0 + 1, userId: "u1" }))).toEqual(["consent:success", "token:success"]);
-        expect((await store.listAuditEvents())[3]).toEqual(login);
+        expect(types(await store.list_audit_events())).toEqual(["consent:success", "login:failure", "token:success", "login:success"]);
+        expect(types(await store.list_audit_events({ user_id: "u1" }))).toEqual(["consent:success", "token:success", "login:success"]);
+        expect(types(await store.list_audit_events({ client_id: "c1", limit: 1 }))).toEqual(["consent:success"]);
+        expect(types(await store.list_audit_events({ type: "login" }))).toEqual(["login:failure", "login:success"]);
+        expect(types(await store.list_audit_events({ since: T0 + 1, user_id: "u1" }))).toEqual(["consent:success", "token:success"]);
+        expect((await store.list_audit_events())[3]).toEqual(login);
 
-        expect(await store.purgeAuditEvents(T0 + 2, 1)).toBe(2);
-        expect(types(await store.listAuditEvents())).toEqual(["consent:success", "login:failure"]);
+        expect(await store.purge_audit_events(T0 + 2, 1)).toBe(2);
+        expect(types(await store.list_audit_events())).toEqual(["consent:success", "login:failure"]);
       });
     });
   });

@@ -3,39 +3,39 @@ import { codeInput, seedPair, T0, tokenInput, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 
 export function purgeTests(ctx: SuiteContext): void {
-  describe("purgeExpired", () => {
+  describe("purge_expired", () => {
     test("deletes expired rows of every kind in batches, keeps live ones, and reports counts", async () => {
       await ctx.withFresh(async (store) => {
         const { user, client } = await seedPair(store);
         const now = T0 + 1000;
         const live = now + 1;
         // Three expired and one live of each kind; batch size 2 makes every table take two batches.
-        for (const expiresAt of [now - 1, now, T0, live]) {
-          await store.insertCode(codeInput(user, client, { expires_at: expiresAt }));
-          await store.insertToken(tokenInput(user, client, { expires_at: expiresAt }));
-          await store.createSession({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: expiresAt });
-          await store.createInteraction({ id: uid("i"), params: {}, expires_at: expiresAt });
-          await store.useJti(client.client_id, uid("jti"), expiresAt, T0);
-          await store.hit(uid("ctr"), expiresAt - T0, T0);
-          await store.createInitialAccessToken({ token_hash: uid("iat"), expires_at: expiresAt });
+        for (const expires_at of [now - 1, now, T0, live]) {
+          await store.insert_code(codeInput(user, client, { expires_at: expires_at }));
+          await store.insert_token(tokenInput(user, client, { expires_at: expires_at }));
+          await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: expires_at });
+          await store.create_interaction({ id: uid("i"), params: {}, expires_at: expires_at });
+          await store.use_jti(client.client_id, uid("jti"), expires_at, T0);
+          await store.hit(uid("ctr"), expires_at - T0, T0);
+          await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: expires_at });
         }
-        await store.createInitialAccessToken({ token_hash: uid("iat"), expires_at: null });
+        await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: null });
 
-        const counts = await store.purgeExpired(now, 2);
+        const counts = await store.purge_expired(now, 2);
         expect(counts).toEqual({ codes: 3, tokens: 3, sessions: 3, interactions: 3, jtis: 3, counters: 3, initial_access_tokens: 3 });
-        expect(await store.listSessionsForUser(user.id)).toHaveLength(1);
-        expect(await store.listInitialAccessTokens()).toHaveLength(2);
-        expect(await store.purgeExpired(now)).toEqual({ codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0 });
-        expect((await store.purgeExpired(live)).codes).toBe(1);
-        expect(await store.getUserById(user.id)).not.toBeNull();
+        expect(await store.list_sessions_for_user(user.id)).toHaveLength(1);
+        expect(await store.list_initial_access_tokens()).toHaveLength(2);
+        expect(await store.purge_expired(now)).toEqual({ codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0 });
+        expect((await store.purge_expired(live)).codes).toBe(1);
+        expect(await store.get_user_by_id(user.id)).not.toBeNull();
       });
     });
 
     test("a purged jti can be used again", async () => {
       await ctx.withFresh(async (store) => {
-        expect(await store.useJti("c", "j", T0 + 10, T0)).toBe(true);
-        await store.purgeExpired(T0 + 10);
-        expect(await store.useJti("c", "j", T0 + 100, T0 + 10)).toBe(true);
+        expect(await store.use_jti("c", "j", T0 + 10, T0)).toBe(true);
+        await store.purge_expired(T0 + 10);
+        expect(await store.use_jti("c", "j", T0 + 100, T0 + 10)).toBe(true);
       });
     });
   });

@@ -9,44 +9,44 @@ export function sessionTests(ctx: SuiteContext): void {
     test("create, get, list, touch and delete", async () => {
       const store = ctx.store();
       const user = await seedUser(store);
-      const a = await store.createSession({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: ["pwd", "otp"], acr: "urn:mfa", expires_at: T0 + 100, created_at: T0 });
-      const b = await store.createSession({ id_hash: uid("s"), user_id: user.id, auth_time: T0 + 1, amr: ["pwd"], expires_at: T0 + 100, created_at: T0 + 1 });
+      const a = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: ["pwd", "otp"], acr: "urn:mfa", expires_at: T0 + 100, created_at: T0 });
+      const b = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0 + 1, amr: ["pwd"], expires_at: T0 + 100, created_at: T0 + 1 });
       expect(a).toMatchObject({ last_seen_at: T0, acr: "urn:mfa" });
       expect(b.acr).toBeNull();
-      expect(await store.getSession(a.id_hash)).toEqual(a);
-      expect(await store.getSession(uid("s"))).toBeNull();
-      expect(await store.listSessionsForUser(user.id)).toEqual([a, b]);
+      expect(await store.get_session(a.id_hash)).toEqual(a);
+      expect(await store.get_session(uid("s"))).toBeNull();
+      expect(await store.list_sessions_for_user(user.id)).toEqual([a, b]);
 
-      expect(await store.touchSession(a.id_hash, T0 + 50)).toBe(true);
-      expect(await store.getSession(a.id_hash)).toMatchObject({ last_seen_at: T0 + 50, expires_at: T0 + 100 });
-      expect(await store.touchSession(a.id_hash, T0 + 60, T0 + 200)).toBe(true);
-      expect(await store.getSession(a.id_hash)).toMatchObject({ last_seen_at: T0 + 60, expires_at: T0 + 200 });
-      expect(await store.touchSession(uid("s"), T0)).toBe(false);
+      expect(await store.touch_session(a.id_hash, T0 + 50)).toBe(true);
+      expect(await store.get_session(a.id_hash)).toMatchObject({ last_seen_at: T0 + 50, expires_at: T0 + 100 });
+      expect(await store.touch_session(a.id_hash, T0 + 60, T0 + 200)).toBe(true);
+      expect(await store.get_session(a.id_hash)).toMatchObject({ last_seen_at: T0 + 60, expires_at: T0 + 200 });
+      expect(await store.touch_session(uid("s"), T0)).toBe(false);
 
-      expect(await store.deleteSession(a.id_hash)).toBe(true);
-      expect(await store.deleteSession(a.id_hash)).toBe(false);
-      expect(await store.getSession(a.id_hash)).toBeNull();
+      expect(await store.delete_session(a.id_hash)).toBe(true);
+      expect(await store.delete_session(a.id_hash)).toBe(false);
+      expect(await store.get_session(a.id_hash)).toBeNull();
     });
 
-    test("deleteSessionsForUser removes only that user's sessions", async () => {
+    test("delete_sessions_for_user removes only that user's sessions", async () => {
       const store = ctx.store();
       const user = await seedUser(store);
       const other = await seedUser(store);
-      for (let i = 0; i < 3; i++) await store.createSession({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 + 1 });
-      const kept = await store.createSession({ id_hash: uid("s"), user_id: other.id, auth_time: T0, amr: [], expires_at: T0 + 1 });
-      expect(await store.deleteSessionsForUser(user.id)).toBe(3);
-      expect(await store.listSessionsForUser(user.id)).toEqual([]);
-      expect(await store.getSession(kept.id_hash)).toEqual(kept);
+      for (let i = 0; i < 3; i++) await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 + 1 });
+      const kept = await store.create_session({ id_hash: uid("s"), user_id: other.id, auth_time: T0, amr: [], expires_at: T0 + 1 });
+      expect(await store.delete_sessions_for_user(user.id)).toBe(3);
+      expect(await store.list_sessions_for_user(user.id)).toEqual([]);
+      expect(await store.get_session(kept.id_hash)).toEqual(kept);
     });
 
     test("a session for an unknown user is a reference error; a duplicate id conflicts", async () => {
       const store = ctx.store();
-      expect(await rejection(store.createSession({ id_hash: uid("s"), user_id: uid("ghost"), auth_time: T0, amr: [], expires_at: T0 }))).toBeInstanceOf(
+      expect(await rejection(store.create_session({ id_hash: uid("s"), user_id: uid("ghost"), auth_time: T0, amr: [], expires_at: T0 }))).toBeInstanceOf(
         StoreReferenceError,
       );
       const user = await seedUser(store);
-      const s = await store.createSession({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 });
-      expect(await rejection(store.createSession({ ...s }))).toBeInstanceOf(StoreConflictError);
+      const s = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 });
+      expect(await rejection(store.create_session({ ...s }))).toBeInstanceOf(StoreConflictError);
     });
   });
 
@@ -55,14 +55,14 @@ export function sessionTests(ctx: SuiteContext): void {
       const store = ctx.store();
       const user = await seedUser(store);
       const [b, a] = [await seedClient(store, uid("b-client")), await seedClient(store, uid("a-client"))];
-      const session = await store.createSession({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: ["pwd"], expires_at: T0 + 100 });
-      expect(await store.listSessionClients(session.id_hash)).toEqual([]);
-      await store.addSessionClient(session.id_hash, b.client_id, T0);
-      await store.addSessionClient(session.id_hash, a.client_id, T0);
-      await store.addSessionClient(session.id_hash, b.client_id, T0 + 1);
-      expect(await store.listSessionClients(session.id_hash)).toEqual([a.client_id, b.client_id]);
-      expect(await store.deleteSession(session.id_hash)).toBe(true);
-      expect(await store.listSessionClients(session.id_hash)).toEqual([]);
+      const session = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: ["pwd"], expires_at: T0 + 100 });
+      expect(await store.list_session_clients(session.id_hash)).toEqual([]);
+      await store.add_session_client(session.id_hash, b.client_id, T0);
+      await store.add_session_client(session.id_hash, a.client_id, T0);
+      await store.add_session_client(session.id_hash, b.client_id, T0 + 1);
+      expect(await store.list_session_clients(session.id_hash)).toEqual([a.client_id, b.client_id]);
+      expect(await store.delete_session(session.id_hash)).toBe(true);
+      expect(await store.list_session_clients(session.id_hash)).toEqual([]);
     });
 
     test("nothing is recorded for a session that is gone; a deleted client leaves the list", async () => {
@@ -70,12 +70,12 @@ export function sessionTests(ctx: SuiteContext): void {
       const user = await seedUser(store);
       const client = await seedClient(store);
       const gone = uid("s");
-      await store.addSessionClient(gone, client.client_id, T0);
-      expect(await store.listSessionClients(gone)).toEqual([]);
-      const session = await store.createSession({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 + 100 });
-      await store.addSessionClient(session.id_hash, client.client_id);
-      expect(await store.deleteClient(client.client_id)).toBe(true);
-      expect(await store.listSessionClients(session.id_hash)).toEqual([]);
+      await store.add_session_client(gone, client.client_id, T0);
+      expect(await store.list_session_clients(gone)).toEqual([]);
+      const session = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 + 100 });
+      await store.add_session_client(session.id_hash, client.client_id);
+      expect(await store.delete_client(client.client_id)).toBe(true);
+      expect(await store.list_session_clients(session.id_hash)).toEqual([]);
     });
   });
 
@@ -83,41 +83,41 @@ export function sessionTests(ctx: SuiteContext): void {
     test("create, get, update and delete", async () => {
       const store = ctx.store();
       const params = { client_id: "c", redirect_uri: "https://rp/cb", scope: "openid", state: "xyz", max_age: 0, prompt: ["login"] };
-      const created = await store.createInteraction({ id: uid("i"), params, expires_at: T0 + 600, created_at: T0 });
+      const created = await store.create_interaction({ id: uid("i"), params, expires_at: T0 + 600, created_at: T0 });
       expect(created).toMatchObject({ session_id_hash: null, result: null });
-      expect(await store.getInteraction(created.id)).toEqual(created);
+      expect(await store.get_interaction(created.id)).toEqual(created);
 
-      const updated = await store.updateInteraction(created.id, { session_id_hash: "sess", result: { user_id: "u1", amr: ["pwd"], consented: true } });
+      const updated = await store.update_interaction(created.id, { session_id_hash: "sess", result: { user_id: "u1", amr: ["pwd"], consented: true } });
       expect(updated).toMatchObject({ params, session_id_hash: "sess", result: { user_id: "u1", amr: ["pwd"], consented: true }, created_at: T0 });
-      expect(await store.getInteraction(created.id)).toEqual(updated);
-      expect(await store.updateInteraction(created.id, {})).toEqual(updated);
-      expect(await store.updateInteraction(uid("i"), { result: null })).toBeNull();
+      expect(await store.get_interaction(created.id)).toEqual(updated);
+      expect(await store.update_interaction(created.id, {})).toEqual(updated);
+      expect(await store.update_interaction(uid("i"), { result: null })).toBeNull();
 
-      expect(await store.deleteInteraction(created.id)).toBe(true);
-      expect(await store.deleteInteraction(created.id)).toBe(false);
-      expect(await store.getInteraction(created.id)).toBeNull();
+      expect(await store.delete_interaction(created.id)).toBe(true);
+      expect(await store.delete_interaction(created.id)).toBe(false);
+      expect(await store.get_interaction(created.id)).toBeNull();
     });
   });
 
   describe("grants", () => {
-    test("upsertGrant creates, then merges scopes keeping their order", async () => {
+    test("upsert_grant creates, then merges scopes keeping their order", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const first = await store.upsertGrant({ user_id: user.id, client_id: client.client_id, scopes: ["openid", "profile", "openid"], now: T0 });
+      const first = await store.upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: ["openid", "profile", "openid"], now: T0 });
       expect(first).toEqual({ user_id: user.id, client_id: client.client_id, scopes: ["openid", "profile"], claims: null, created_at: T0, updated_at: T0 });
-      const merged = await store.upsertGrant({ user_id: user.id, client_id: client.client_id, scopes: ["email", "profile"], now: T0 + 5 });
+      const merged = await store.upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: ["email", "profile"], now: T0 + 5 });
       expect(merged).toMatchObject({ scopes: ["openid", "profile", "email"], created_at: T0, updated_at: T0 + 5 });
-      expect(await store.getGrant(user.id, client.client_id)).toEqual(merged);
-      expect(await store.getGrant(user.id, uid("none"))).toBeNull();
+      expect(await store.get_grant(user.id, client.client_id)).toEqual(merged);
+      expect(await store.get_grant(user.id, uid("none"))).toBeNull();
     });
 
     test("claims are kept when omitted and replaced when given", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
       const key = { user_id: user.id, client_id: client.client_id };
-      await store.upsertGrant({ ...key, scopes: ["openid"], claims: { userinfo: { email: null } } });
-      expect((await store.upsertGrant({ ...key, scopes: ["profile"] })).claims).toEqual({ userinfo: { email: null } });
-      expect((await store.upsertGrant({ ...key, scopes: [], claims: null })).claims).toBeNull();
+      await store.upsert_grant({ ...key, scopes: ["openid"], claims: { userinfo: { email: null } } });
+      expect((await store.upsert_grant({ ...key, scopes: ["profile"] })).claims).toEqual({ userinfo: { email: null } });
+      expect((await store.upsert_grant({ ...key, scopes: [], claims: null })).claims).toBeNull();
     });
 
     test("concurrent upserts lose no scope", async () => {
@@ -126,28 +126,28 @@ export function sessionTests(ctx: SuiteContext): void {
       const { user, client } = await seedPair(store);
       const scopes = Array.from({ length: 12 }, (_, i) => `s${i}`);
       await concurrently(scopes.length, (i) =>
-        (i % 2 ? other : store).upsertGrant({ user_id: user.id, client_id: client.client_id, scopes: [scopes[i]!] }),
+        (i % 2 ? other : store).upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: [scopes[i]!] }),
       );
-      expect((await store.getGrant(user.id, client.client_id))?.scopes.toSorted()).toEqual(scopes.toSorted());
+      expect((await store.get_grant(user.id, client.client_id))?.scopes.toSorted()).toEqual(scopes.toSorted());
     });
 
-    test("listGrantsForUser and deleteGrant", async () => {
+    test("list_grants_for_user and delete_grant", async () => {
       const store = ctx.store();
       const user = await seedUser(store);
       const c1 = await seedClient(store, uid("a"));
       const c2 = await seedClient(store, uid("b"));
-      await store.upsertGrant({ user_id: user.id, client_id: c2.client_id, scopes: ["openid"] });
-      await store.upsertGrant({ user_id: user.id, client_id: c1.client_id, scopes: ["openid"] });
-      expect((await store.listGrantsForUser(user.id)).map((g) => g.client_id)).toEqual([c1.client_id, c2.client_id]);
-      expect(await store.deleteGrant(user.id, c1.client_id)).toBe(true);
-      expect(await store.deleteGrant(user.id, c1.client_id)).toBe(false);
-      expect((await store.listGrantsForUser(user.id)).map((g) => g.client_id)).toEqual([c2.client_id]);
+      await store.upsert_grant({ user_id: user.id, client_id: c2.client_id, scopes: ["openid"] });
+      await store.upsert_grant({ user_id: user.id, client_id: c1.client_id, scopes: ["openid"] });
+      expect((await store.list_grants_for_user(user.id)).map((g) => g.client_id)).toEqual([c1.client_id, c2.client_id]);
+      expect(await store.delete_grant(user.id, c1.client_id)).toBe(true);
+      expect(await store.delete_grant(user.id, c1.client_id)).toBe(false);
+      expect((await store.list_grants_for_user(user.id)).map((g) => g.client_id)).toEqual([c2.client_id]);
     });
 
     test("a grant for an unknown client is a reference error", async () => {
       const store = ctx.store();
       const user = await seedUser(store);
-      expect(await rejection(store.upsertGrant({ user_id: user.id, client_id: uid("ghost"), scopes: [] }))).toBeInstanceOf(StoreReferenceError);
+      expect(await rejection(store.upsert_grant({ user_id: user.id, client_id: uid("ghost"), scopes: [] }))).toBeInstanceOf(StoreReferenceError);
     });
   });
 }

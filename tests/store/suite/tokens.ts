@@ -7,10 +7,10 @@ import { rejection } from "../../helpers/settle.ts";
 
 export function tokenTests(ctx: SuiteContext): void {
   describe("tokens", () => {
-    test("insertToken and getToken round-trip every field; client_credentials has no user", async () => {
+    test("insert_token and get_token round-trip every field; client_credentials has no user", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const token = await store.insertToken(
+      const token = await store.insert_token(
         tokenInput(user, client, {
           kind: "refresh",
           family_id: "fam",
@@ -23,24 +23,24 @@ export function tokenTests(ctx: SuiteContext): void {
         }),
       );
       expect(token).toMatchObject({ revoked_at: null, rotated_at: null });
-      expect(await store.getToken(token.token_hash)).toEqual(token);
-      const machine = await store.insertToken(tokenInput(null, client));
-      expect(await store.getToken(machine.token_hash)).toMatchObject({ user_id: null, amr: [], claims: null, auth_time: null });
-      expect(await store.getToken(uid("tok"))).toBeNull();
-      expect(await rejection(store.insertToken(tokenInput(user, client, { token_hash: token.token_hash })))).toBeInstanceOf(StoreConflictError);
+      expect(await store.get_token(token.token_hash)).toEqual(token);
+      const machine = await store.insert_token(tokenInput(null, client));
+      expect(await store.get_token(machine.token_hash)).toMatchObject({ user_id: null, amr: [], claims: null, auth_time: null });
+      expect(await store.get_token(uid("tok"))).toBeNull();
+      expect(await rejection(store.insert_token(tokenInput(user, client, { token_hash: token.token_hash })))).toBeInstanceOf(StoreConflictError);
     });
 
-    test("revokeToken marks one token once", async () => {
+    test("revoke_token marks one token once", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const token = await store.insertToken(tokenInput(user, client));
-      expect(await store.revokeToken(token.token_hash, T0 + 5)).toBe(true);
-      expect(await store.revokeToken(token.token_hash, T0 + 6)).toBe(false);
-      expect((await store.getToken(token.token_hash))?.revoked_at).toBe(T0 + 5);
-      expect(await store.revokeToken(uid("tok"))).toBe(false);
+      const token = await store.insert_token(tokenInput(user, client));
+      expect(await store.revoke_token(token.token_hash, T0 + 5)).toBe(true);
+      expect(await store.revoke_token(token.token_hash, T0 + 6)).toBe(false);
+      expect((await store.get_token(token.token_hash))?.revoked_at).toBe(T0 + 5);
+      expect(await store.revoke_token(uid("tok"))).toBe(false);
     });
 
-    test("revokeByGrant, revokeFamily, revokeForUserClient and revokeBySession revoke exactly their tokens", async () => {
+    test("revoke_by_grant, revoke_family, revoke_for_user_client and revoke_by_session revoke exactly their tokens", async () => {
       const store = ctx.store();
       const user = await seedUser(store);
       const client = await seedClient(store);
@@ -48,36 +48,36 @@ export function tokenTests(ctx: SuiteContext): void {
       const grant = uid("grant");
       const family = uid("fam");
       const session = uid("sess");
-      const byGrant = [await store.insertToken(tokenInput(user, client, { grant_id: grant })), await store.insertToken(tokenInput(user, client, { grant_id: grant, kind: "refresh" }))];
+      const byGrant = [await store.insert_token(tokenInput(user, client, { grant_id: grant })), await store.insert_token(tokenInput(user, client, { grant_id: grant, kind: "refresh" }))];
       const byFamily = [1, 2, 3].map(() => tokenInput(user, otherClient, { kind: "refresh", family_id: family }));
-      for (const t of byFamily) await store.insertToken(t);
-      const bySession = await store.insertToken(tokenInput(user, otherClient, { session_id_hash: session }));
-      const untouched = await store.insertToken(tokenInput(null, client));
+      for (const t of byFamily) await store.insert_token(t);
+      const bySession = await store.insert_token(tokenInput(user, otherClient, { session_id_hash: session }));
+      const untouched = await store.insert_token(tokenInput(null, client));
 
-      expect(await store.revokeByGrant(grant, T0)).toBe(2);
-      expect(await store.revokeByGrant(grant, T0)).toBe(0);
-      expect(await store.revokeFamily(family, T0)).toBe(3);
-      expect(await store.revokeBySession(session, T0)).toBe(1);
-      for (const t of [...byGrant, ...byFamily, bySession]) expect((await store.getToken(t.token_hash))?.revoked_at).toBe(T0);
-      expect((await store.getToken(untouched.token_hash))?.revoked_at).toBeNull();
+      expect(await store.revoke_by_grant(grant, T0)).toBe(2);
+      expect(await store.revoke_by_grant(grant, T0)).toBe(0);
+      expect(await store.revoke_family(family, T0)).toBe(3);
+      expect(await store.revoke_by_session(session, T0)).toBe(1);
+      for (const t of [...byGrant, ...byFamily, bySession]) expect((await store.get_token(t.token_hash))?.revoked_at).toBe(T0);
+      expect((await store.get_token(untouched.token_hash))?.revoked_at).toBeNull();
 
-      const fresh = await store.insertToken(tokenInput(user, client));
-      expect(await store.revokeForUserClient(user.id, client.client_id, T0 + 1)).toBe(1);
-      expect((await store.getToken(fresh.token_hash))?.revoked_at).toBe(T0 + 1);
-      expect((await store.getToken(untouched.token_hash))?.revoked_at).toBeNull();
+      const fresh = await store.insert_token(tokenInput(user, client));
+      expect(await store.revoke_for_user_client(user.id, client.client_id, T0 + 1)).toBe(1);
+      expect((await store.get_token(fresh.token_hash))?.revoked_at).toBe(T0 + 1);
+      expect((await store.get_token(untouched.token_hash))?.revoked_at).toBeNull();
     });
 
-    test("revokeBySession with keepOfflineRefresh keeps only the session's offline_access refresh tokens", async () => {
+    test("revoke_by_session with keep_offline_refresh keeps only the session's offline_access refresh tokens", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
       const session = uid("sess");
-      const at = (scope: string, kind: "access" | "refresh") => store.insertToken(tokenInput(user, client, { session_id_hash: session, scope, kind }));
+      const at = (scope: string, kind: "access" | "refresh") => store.insert_token(tokenInput(user, client, { session_id_hash: session, scope, kind }));
       const revoked = [await at("openid offline_access", "access"), await at("openid", "refresh"), await at("openid offline_accessx", "refresh"), await at("openid offlineXaccess", "refresh")];
       const kept = [await at("offline_access", "refresh"), await at("openid offline_access email", "refresh")];
-      expect(await store.revokeBySession(session, T0, { keepOfflineRefresh: true })).toBe(revoked.length);
-      for (const t of revoked) expect((await store.getToken(t.token_hash))?.revoked_at).toBe(T0);
-      for (const t of kept) expect((await store.getToken(t.token_hash))?.revoked_at).toBeNull();
-      expect(await store.revokeBySession(session, T0 + 1)).toBe(kept.length);
+      expect(await store.revoke_by_session(session, T0, { keep_offline_refresh: true })).toBe(revoked.length);
+      for (const t of revoked) expect((await store.get_token(t.token_hash))?.revoked_at).toBe(T0);
+      for (const t of kept) expect((await store.get_token(t.token_hash))?.revoked_at).toBeNull();
+      expect(await store.revoke_by_session(session, T0 + 1)).toBe(kept.length);
     });
   });
 
@@ -86,36 +86,36 @@ export function tokenTests(ctx: SuiteContext): void {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
       const family = uid("fam");
-      const old = await store.insertToken(tokenInput(user, client, { kind: "refresh", family_id: family }));
-      const first = await store.rotateRefreshToken(old.token_hash, T0 + 10);
+      const old = await store.insert_token(tokenInput(user, client, { kind: "refresh", family_id: family }));
+      const first = await store.rotate_refresh_token(old.token_hash, T0 + 10);
       expect(first).toEqual({ status: "ok", token: { ...old, rotated_at: T0 + 10 } });
-      const successor = await store.insertToken(tokenInput(user, client, { kind: "refresh", family_id: family }));
-      const replay = await store.rotateRefreshToken(old.token_hash, T0 + 20);
+      const successor = await store.insert_token(tokenInput(user, client, { kind: "refresh", family_id: family }));
+      const replay = await store.rotate_refresh_token(old.token_hash, T0 + 20);
       expect(replay.status).toBe("reused");
       if (replay.status === "reused") expect(replay.token.family_id).toBe(family);
-      expect(await store.revokeFamily(family, T0 + 20)).toBe(2);
-      expect((await store.rotateRefreshToken(successor.token_hash, T0 + 21)).status).toBe("revoked");
+      expect(await store.revoke_family(family, T0 + 20)).toBe(2);
+      expect((await store.rotate_refresh_token(successor.token_hash, T0 + 21)).status).toBe("revoked");
     });
 
     test("expired, revoked, unknown and access tokens do not rotate", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const expiring = await store.insertToken(tokenInput(user, client, { kind: "refresh", expires_at: T0 + 100 }));
-      expect((await store.rotateRefreshToken(expiring.token_hash, T0 + 100)).status).toBe("expired");
-      const revoked = await store.insertToken(tokenInput(user, client, { kind: "refresh" }));
-      await store.revokeToken(revoked.token_hash, T0);
-      expect((await store.rotateRefreshToken(revoked.token_hash, T0 + 1)).status).toBe("revoked");
-      const access = await store.insertToken(tokenInput(user, client, { kind: "access" }));
-      expect(await store.rotateRefreshToken(access.token_hash, T0 + 1)).toEqual({ status: "not_found" });
-      expect(await store.rotateRefreshToken(uid("tok"), T0)).toEqual({ status: "not_found" });
+      const expiring = await store.insert_token(tokenInput(user, client, { kind: "refresh", expires_at: T0 + 100 }));
+      expect((await store.rotate_refresh_token(expiring.token_hash, T0 + 100)).status).toBe("expired");
+      const revoked = await store.insert_token(tokenInput(user, client, { kind: "refresh" }));
+      await store.revoke_token(revoked.token_hash, T0);
+      expect((await store.rotate_refresh_token(revoked.token_hash, T0 + 1)).status).toBe("revoked");
+      const access = await store.insert_token(tokenInput(user, client, { kind: "access" }));
+      expect(await store.rotate_refresh_token(access.token_hash, T0 + 1)).toEqual({ status: "not_found" });
+      expect(await store.rotate_refresh_token(uid("tok"), T0)).toEqual({ status: "not_found" });
     });
 
     test("20 concurrent rotations of one token, on two instances: exactly one ok", async () => {
       const store = ctx.store();
       const other = await ctx.second();
       const { user, client } = await seedPair(store);
-      const token = await store.insertToken(tokenInput(user, client, { kind: "refresh", family_id: uid("fam") }));
-      const results = await concurrently(20, (i) => (i % 2 ? other : store).rotateRefreshToken(token.token_hash, T0 + 1));
+      const token = await store.insert_token(tokenInput(user, client, { kind: "refresh", family_id: uid("fam") }));
+      const results = await concurrently(20, (i) => (i % 2 ? other : store).rotate_refresh_token(token.token_hash, T0 + 1));
       expect(results.filter((r) => r.status === "ok")).toHaveLength(1);
       expect(results.filter((r) => r.status === "reused")).toHaveLength(19);
     });
@@ -123,7 +123,7 @@ export function tokenTests(ctx: SuiteContext): void {
     test("concurrent rotations from separate processes: exactly one ok", async () => {
       const store = ctx.store();
       const { user, client } = await seedPair(store);
-      const token = await store.insertToken(tokenInput(user, client, { kind: "refresh" }));
+      const token = await store.insert_token(tokenInput(user, client, { kind: "refresh" }));
       const statuses = await inOtherProcesses(ctx.target().url, "refresh", token.token_hash, 2, 5, T0 + 1);
       expect(statuses.filter((s) => s === "ok")).toHaveLength(1);
       expect(statuses.filter((s) => s === "reused")).toHaveLength(9);

@@ -28,8 +28,8 @@ export const AccountGrants = (idp: Provider) =>
       check_account_csrf(session, input.csrf);
       const user_id = session.user.id;
       const now = idp.now();
-      const removed = await idp.store.deleteGrant(user_id, input.client_id);
-      const revoked = await idp.store.revokeForUserClient(user_id, input.client_id, now);
+      const removed = await idp.store.delete_grant(user_id, input.client_id);
+      const revoked = await idp.store.revoke_for_user_client(user_id, input.client_id, now);
       if (removed || revoked > 0) {
         await record_event(idp, {
           type: "consent_revoked",

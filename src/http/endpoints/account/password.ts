@@ -57,7 +57,7 @@ export const AccountPassword = (idp: Provider) =>
       const problem = new_password_problem(input.new_password ?? "", input.confirm_password ?? "");
       if (problem !== null) return this.failed(session, problem);
 
-      await idp.store.updateUser(user.id, { password_hash: await hash_password(input.new_password!, idp.config.argon2) });
+      await idp.store.update_user(user.id, { password_hash: await hash_password(input.new_password!, idp.config.argon2) });
       const { sessions_ended: ended } = await end_user_sessions(idp.store, user.id, idp.now(), session.session.id_hash);
       await clear_login_failures(idp, ip, user.username);
       await record_event(idp, { type: "password_change", outcome: "success", user_id: user.id, ip, details: { sessions_ended: ended } });

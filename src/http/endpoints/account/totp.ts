@@ -57,7 +57,7 @@ export const AccountTotp = (idp: Provider) =>
       let secret = session.user.totp_secret;
       if (secret === null) {
         secret = new_totp_secret();
-        await idp.store.updateUser(session.user.id, { totp_secret: secret });
+        await idp.store.update_user(session.user.id, { totp_secret: secret });
       }
       const uri = totp_key_uri(new URL(idp.config.issuer).host, session.user.username, secret);
       return this.view(
@@ -77,7 +77,7 @@ export const AccountTotp = (idp: Provider) =>
         await record_login_failure(idp, ip, user.username);
         return this.setup(session, result === "reused" ? "That code was already used. Wait for the next code in your app." : "That code is not right. Scan the QR code again, or check that the time on your phone is set automatically.");
       }
-      await idp.store.updateUser(user.id, { totp_enabled_at: idp.now() });
+      await idp.store.update_user(user.id, { totp_enabled_at: idp.now() });
       const codes = await issue_recovery_codes(idp, user.id);
       await record_event(idp, { type: "two_factor_enrolled", outcome: "success", user_id: user.id, ip, details: { method: "totp" } });
       return this.recovery_codes(codes, "Two-step verification is on", "totp_enabled");
@@ -97,8 +97,8 @@ export const AccountTotp = (idp: Provider) =>
         await record_event(idp, { type: "recovery_codes_replaced", outcome: "success", user_id: user.id, ip, at });
         return this.recovery_codes(codes, "New recovery codes", null);
       }
-      await idp.store.updateUser(user.id, { totp_secret: null, totp_enabled_at: null });
-      await idp.store.setRecoveryCodes(user.id, [], at);
+      await idp.store.update_user(user.id, { totp_secret: null, totp_enabled_at: null });
+      await idp.store.set_recovery_codes(user.id, [], at);
       await record_event(idp, { type: "two_factor_removed", outcome: "success", user_id: user.id, ip, at, details: { method: "totp" } });
       return this.redirect_to(`${account_url(idp)}?done=totp_removed`, 303);
     }

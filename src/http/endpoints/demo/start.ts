@@ -41,7 +41,7 @@ export const Demo = (idp: Provider) =>
     static route = `GET ${DEMO_PATHS.start}`;
 
     async call() {
-      if ((await idp.store.getClient(DEMO_CLIENT_ID)) === null) {
+      if ((await idp.store.get_client(DEMO_CLIENT_ID)) === null) {
         throw new PageError(
           "The demo is not set up",
           "Start the provider in development mode on an empty database with `npm start` (idp serve --demo) to create the demo user and application.",

@@ -38,7 +38,7 @@ export const Consent = (idp: Provider) =>
       if (interaction === null) return this.redirect_to(account_url(idp, "login"), status);
       const authentication = interaction.authentication;
       if (authentication === null) return this.redirect_to(interaction_url(idp, interaction.id, "login"), status);
-      const [client, user] = await Promise.all([idp.store.getClient(interaction.request.client_id), idp.store.getUserById(authentication.user_id)]);
+      const [client, user] = await Promise.all([idp.store.get_client(interaction.request.client_id), idp.store.get_user_by_id(authentication.user_id)]);
       if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", 400, "invalid_client");
       if (user === null) return this.redirect_to(interaction_url(idp, interaction.id, "login"), status);
       if (this.request.method === "GET") return this.page(interaction, client, user);

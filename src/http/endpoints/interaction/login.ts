@@ -37,7 +37,7 @@ export const Login = (idp: Provider) =>
       const interaction = await load_interaction(idp, input.id, this.cookies);
       // The account page's own sign-in has no application: its sign-in page is /account/login.
       if (interaction === null) return this.redirect_to(account_url(idp, "login"), this.request.method === "POST" ? 303 : 302);
-      const client = await idp.store.getClient(interaction.request.client_id);
+      const client = await idp.store.get_client(interaction.request.client_id);
       if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", 400, "invalid_client");
       if (this.request.method === "GET") return this.page(interaction, client, login_prefill(interaction.request), null);
 

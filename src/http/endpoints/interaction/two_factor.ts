@@ -58,10 +58,10 @@ export const TwoFactor = (idp: Provider) =>
       const { session, cookie } = await sign_in(idp, this.cookies, user, AMR_TWO_FACTORS, ip, interaction?.request.client_id ?? null);
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       if (interaction === null) {
-        await idp.store.deleteInteraction(pending.id);
+        await idp.store.delete_interaction(pending.id);
         return this.redirect_to(account_url(idp), 303);
       }
-      const client = await idp.store.getClient(interaction.request.client_id);
+      const client = await idp.store.get_client(interaction.request.client_id);
       if (client === null) throw expired_interaction();
       return continue_after_sign_in(this, idp, client, interaction, session);
     }
@@ -69,7 +69,7 @@ export const TwoFactor = (idp: Provider) =>
     async page(pending: Pending, error: string | null, recovery_open: boolean) {
       const interaction = pending.interaction;
       set_page_headers(this.response.headers, interaction?.request.redirect_uri ?? null);
-      const client = interaction === null ? null : await idp.store.getClient(interaction.request.client_id);
+      const client = interaction === null ? null : await idp.store.get_client(interaction.request.client_id);
       return this.view("two_factor", {
         ...layout_values(idp, "Two-step verification"),
         client_name: client === null ? "your account" : display_name(client),

@@ -65,7 +65,7 @@ export const Introspect = (idp: Provider) =>
       const token = await find_token(idp, input.token);
       const inactive: IntrospectionResponse = { active: false };
       if (token === null || token_state(token, idp.now()) !== "active" || !may_introspect(client, token)) return this.json(inactive);
-      const user = token.user_id === null ? null : await idp.store.getUserById(token.user_id);
+      const user = token.user_id === null ? null : await idp.store.get_user_by_id(token.user_id);
       if (token.user_id !== null && user === null) return this.json(inactive);
       const body: IntrospectionResponse = {
         active: true,

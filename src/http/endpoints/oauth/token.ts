@@ -3,7 +3,7 @@
  * grant type, and hands over to the grant (grants/): authorization_code (RFC 6749 §4.1.3, OIDC
  * Core §3.1.3), refresh_token (§6, OIDC Core §12) or client_credentials (§4.4).
  *
- * Hot path of the code grant (benchmarked): one client lookup, one atomic consumeCode, the token
+ * Hot path of the code grant (benchmarked): one client lookup, one atomic consume_code, the token
  * insert and user lookup together, one signature.
  */
 import { z } from "zod";

@@ -39,7 +39,7 @@ export const Userinfo = (idp: Provider) => {
       const scopes = split_scope(found.token.scope);
       // OIDC Core §5.3: UserInfo is for tokens granted the openid scope.
       if (!scopes.includes("openid")) throw new BearerError("insufficient_scope", "the access token was not granted the openid scope", realm);
-      const user = found.token.user_id === null ? null : await idp.store.getUserById(found.token.user_id);
+      const user = found.token.user_id === null ? null : await idp.store.get_user_by_id(found.token.user_id);
       if (user === null) throw new BearerError("invalid_token", "the user of this access token no longer exists", realm);
       return this.json(claims_for(user, scopes, requested_claims(found.token.claims, "userinfo")));
     }

@@ -19,7 +19,7 @@ export const RegisterDelete = (idp: Provider) =>
       no_store(this.response.headers);
       const { client } = await client_for_registration_token(idp, this.headers.get("authorization"), this.params.client_id ?? "");
       // A concurrent DELETE may have won: the token then no longer names a client.
-      if (!(await idp.store.deleteClient(client.client_id))) throw invalid_registration_token(idp);
+      if (!(await idp.store.delete_client(client.client_id))) throw invalid_registration_token(idp);
       await audit(idp, "client_deleted", client, client_ip(this.context, idp.config));
       // RFC 7592 §2.3: "204 No Content".
       return new Fw.Response.Empty();

@@ -37,7 +37,7 @@ export const Register = (idp: Provider) =>
       const secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method ?? "") ? random_token(32) : null;
       const registration_access_token = random_token(32);
       const now = idp.now();
-      const client = await idp.store.createClient({
+      const client = await idp.store.create_client({
         client_id: random_id(),
         client_secret_hash: secret === null ? null : sha256(secret),
         client_secret_expires_at: 0,

@@ -59,7 +59,7 @@ export const RegisterUpdate = (idp: Provider) =>
       const wants_secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method ?? "");
       const secret = wants_secret && client.client_secret_hash === null ? random_token(32) : null;
       const client_secret_hash = !wants_secret ? null : secret === null ? client.client_secret_hash : sha256(secret);
-      const updated = await idp.store.updateClient(client.client_id, {
+      const updated = await idp.store.update_client(client.client_id, {
         metadata: { ...server_side(client.metadata), ...metadata },
         client_secret_hash,
         client_secret_expires_at: 0,

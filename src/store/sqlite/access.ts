@@ -1,0 +1,88 @@
+/**
+ * How the SQLite adapter runs each data method (group-commit.ts), declared once per method:
+ * - "read": SELECT only. With no batch open it runs at once, without a transaction; with one
+ *   open it joins it (and may see its uncommitted rows).
+ * - "write": changes rows. Runs inside the open batch (opening one), settles after its COMMIT.
+ * - "alone": commits the open batch first, then runs outside any batch, committing as it goes
+ *   (batched deletes that must not hold the write lock for long).
+ *
+ * The table is typed against the store interface: a method added to the Store without a line
+ * here does not compile. Declaring a read as a write is still correct (it only opens a batch);
+ * declaring a write as a read would run it outside any transaction, so a new method that changes
+ * rows must be "write".
+ */
+import type { DataStore } from "../types.ts";
+
+export type Access = "read" | "write" | "alone";
+
+export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
+  // users
+  create_user: "write",
+  get_user_by_id: "read",
+  get_user_by_username: "read",
+  list_users: "read",
+  update_user: "write",
+  delete_user: "write",
+  set_recovery_codes: "write",
+  consume_recovery_code: "write",
+  count_recovery_codes: "read",
+  // clients
+  create_client: "write",
+  get_client: "read",
+  list_clients: "read",
+  update_client: "write",
+  delete_client: "write",
+  get_client_by_registration_token_hash: "read",
+  // sessions
+  create_session: "write",
+  get_session: "read",
+  list_sessions_for_user: "read",
+  touch_session: "write",
+  delete_session: "write",
+  delete_sessions_for_user: "write",
+  add_session_client: "write",
+  list_session_clients: "read",
+  // interactions
+  create_interaction: "write",
+  get_interaction: "read",
+  update_interaction: "write",
+  delete_interaction: "write",
+  // grants
+  upsert_grant: "write",
+  get_grant: "read",
+  list_grants_for_user: "read",
+  delete_grant: "write",
+  // codes
+  insert_code: "write",
+  get_code: "read",
+  consume_code: "write",
+  // tokens
+  insert_token: "write",
+  get_token: "read",
+  revoke_token: "write",
+  revoke_by_grant: "write",
+  revoke_family: "write",
+  revoke_for_user_client: "write",
+  revoke_by_session: "write",
+  rotate_refresh_token: "write",
+  // keys
+  insert_key: "write",
+  list_keys: "read",
+  update_key_status: "write",
+  delete_key: "write",
+  keys_version: "read",
+  // registration
+  create_initial_access_token: "write",
+  find_initial_access_token: "read",
+  delete_initial_access_token: "write",
+  list_initial_access_tokens: "read",
+  // limits
+  use_jti: "write",
+  hit: "write",
+  get_counter: "read",
+  reset_counter: "write",
+  // audit
+  add_audit_event: "write",
+  list_audit_events: "read",
+  purge_audit_events: "alone",
+};
