@@ -14,7 +14,7 @@ import { join } from "node:path";
 const ROOT = process.env.BENCH_IDP_ROOT ?? join(import.meta.dir, "../..");
 const { load_config } = await import(join(ROOT, "src/app/config.ts"));
 const { open_store } = await import(join(ROOT, "src/store/open.ts"));
-const { create_provider } = await import(join(ROOT, "src/oidc/provider.ts"));
+const { create_provider } = await import(join(ROOT, "src/app/provider.ts"));
 const { build_app } = await import(join(ROOT, "src/app/server.ts"));
 const { random_token, sha256 } = await import(join(ROOT, "src/oidc/crypto/secrets.ts"));
 const { SESSION_COOKIE } = await import(join(ROOT, "src/oidc/cookies.ts"));

@@ -1,54 +1,21 @@
 /**
- * Assembling and running the provider: the handler chain and endpoints of one provider
- * (`build_items`), an in-process app for tests (`build_app`), and `serve()`, which `main.ts serve`
- * calls.
+ * Running the provider: the framework's settings, an in-process app for tests (`build_app`), and
+ * `serve()`, which `main.ts serve` calls (store, keys, background jobs, start and stop). The
+ * handler chain and the endpoints are listed in src/http/routes.ts.
  */
 import { join } from "node:path";
-import { Fw, type Context, type HttpError, type Item, type FwConfig } from "../fw/index.ts";
-import { embedded_assets } from "./embedded/assets.ts";
-import type { Config } from "./config.ts";
-import { configure_argon2, warm_dummy_hash } from "../platform/passwords.ts";
+import { Fw, type FwConfig } from "../fw/index.ts";
+import { load_static, type StaticFile } from "../http/endpoints/ops/static.ts";
+import { build_items } from "../http/routes.ts";
 import { seed_demo as create_demo_data } from "../oidc/demo.ts";
-import { Account } from "../http/endpoints/account/home.ts";
-import { AccountGrants } from "../http/endpoints/account/grants.ts";
-import { AccountLogin } from "../http/endpoints/account/login.ts";
-import { AccountPassword } from "../http/endpoints/account/password.ts";
-import { AccountTotp } from "../http/endpoints/account/totp.ts";
-import { Authorize } from "../http/endpoints/oauth/authorize.ts";
-import { Consent } from "../http/endpoints/interaction/consent.ts";
-import { Demo } from "../http/endpoints/demo/start.ts";
-import { DemoCallback, type Backchannel } from "../http/endpoints/demo/callback.ts";
-import { RevokePreflight, TokenPreflight, UserinfoPreflight } from "../http/endpoints/oauth/preflight.ts";
-import { Discovery } from "../http/endpoints/oidc/discovery.ts";
-import { Healthz, Readyz } from "../http/endpoints/ops/health.ts";
-import { Jwks } from "../http/endpoints/oidc/jwks.ts";
-import { Login } from "../http/endpoints/interaction/login.ts";
-import { Logout } from "../http/endpoints/oidc/logout.ts";
-import { LogoutConfirm } from "../http/endpoints/oidc/logout_confirm.ts";
-import { MetricsEndpoint } from "../http/endpoints/ops/metrics.ts";
-import { Register } from "../http/endpoints/registration/register.ts";
-import { RegisterDelete } from "../http/endpoints/registration/delete.ts";
-import { RegisterRead } from "../http/endpoints/registration/read.ts";
-import { RegisterUpdate } from "../http/endpoints/registration/update.ts";
-import { Static, load_static, type StaticFile } from "../http/endpoints/ops/static.ts";
-import { Introspect } from "../http/endpoints/oauth/introspect.ts";
-import { Revoke } from "../http/endpoints/oauth/revoke.ts";
-import { Token } from "../http/endpoints/oauth/token.ts";
-import { TwoFactor } from "../http/endpoints/interaction/two_factor.ts";
-import { Userinfo } from "../http/endpoints/oidc/userinfo.ts";
-import { OAuthError, PageError } from "../oidc/errors.ts";
-import { PATHS } from "../oidc/metadata.ts";
-import { MetricsHandler } from "../oidc/metrics.ts";
-import { layout_values } from "../http/pages/layout.ts";
-import { ProtocolHandler } from "../http/middleware/protocol.ts";
-import { create_provider, json_log, type Log, type Provider } from "../oidc/provider.ts";
-import { start_purge } from "./purge.ts";
-import { RateLimitHandler } from "../http/middleware/rate_limit.ts";
-import { RegistrationHandler } from "../http/middleware/registration.ts";
-import { SecurityHeadersHandler } from "../http/middleware/security_headers.ts";
+import { json_log, type Log, type Provider } from "../oidc/provider.ts";
+import { configure_argon2, warm_dummy_hash } from "../platform/passwords.ts";
 import { open_store } from "../store/open.ts";
 import type { Store } from "../store/types.ts";
-import { UnavailableHandler } from "../http/middleware/unavailable.ts";
+import type { Config } from "./config.ts";
+import { embedded_assets } from "./embedded/assets.ts";
+import { create_provider } from "./provider.ts";
+import { start_purge } from "./purge.ts";
 
 export const VIEWS_DIR = join(import.meta.dir, "../../views");
 
@@ -61,93 +28,6 @@ export type Assets = { templates: Record<string, string>; static_files: Map<stri
 /** The assets embedded in the compiled executable, or else the views/ and static/ folders. */
 export function load_assets(): Assets {
   return embedded_assets() ?? { templates: Fw.read_templates(VIEWS_DIR), static_files: load_static() };
-}
-
-/** Plain words for the error page; never a stack. */
-function error_words(error: HttpError): { heading: string; message: string } {
-  if (error instanceof PageError) return { heading: error.title, message: error.message };
-  if (error instanceof OAuthError) return { heading: "The request could not be completed", message: error.message };
-  switch (error.status) {
-    case 404:
-      return { heading: "Page not found", message: "There is nothing at this address. Check the link, or go back to the application you came from." };
-    case 405:
-      return { heading: "This page cannot be used that way", message: error.message };
-    case 429:
-      return { heading: "Too many attempts", message: "Please wait a little and try again." };
-    case 503:
-      return { heading: "Temporarily unavailable", message: "The sign-in service is busy or under maintenance. Please try again in a moment." };
-    default:
-      return error.status >= 500
-        ? { heading: "Something went wrong on our side", message: "We could not complete your request. Please try again; if it keeps happening, contact support." }
-        : { heading: "The request could not be completed", message: error.message };
-  }
-}
-
-function error_page(idp: Provider) {
-  return (error: HttpError, context: Context): string => {
-    const words = error_words(error);
-    const values = { ...layout_values(idp, words.heading), ...words, code: error.code, status: error.status, request_id: context.state.request_id ?? null };
-    const views = context.app.views;
-    if (views?.has("error")) return views.render("error", values);
-    return `<!doctype html><title>${Fw.escape_html(words.heading)}</title><h1>${Fw.escape_html(words.heading)}</h1><p>${Fw.escape_html(words.message)}</p>`;
-  };
-}
-
-/** The handlers (outermost first), then one instance of every endpoint, bound to `idp`. */
-export function build_items(idp: Provider, static_files: Map<string, StaticFile> = load_static()): Item[] {
-  const handlers: Item[] = [new Fw.RequestIdHandler()];
-  if (idp.config.log_requests) handlers.push(new Fw.LoggingHandler());
-  // Outside the error handler: counts error responses with their status.
-  if (idp.config.metrics_token !== undefined) handlers.push(new MetricsHandler(idp.metrics));
-  handlers.push(
-    new SecurityHeadersHandler(idp.secure),
-    new Fw.ErrorHandler({ html: error_page(idp) }),
-    // Inside the error handler, so the 503 it raises for a database outage is rendered there.
-    new UnavailableHandler(idp.config.request_timeout_seconds * 1000),
-    new ProtocolHandler([PATHS.token, PATHS.userinfo, PATHS.revoke, PATHS.introspect]),
-  );
-  if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
-  // Inside the protocol and registration handlers: a 429 keeps their CORS and no-store headers.
-  if (idp.config.rate_limits.enabled) handlers.push(new RateLimitHandler(idp));
-  const endpoints: Item[] = [
-    Discovery(idp),
-    Jwks(idp),
-    Authorize(idp),
-    Login(idp),
-    TwoFactor(idp),
-    Consent(idp),
-    Logout(idp),
-    LogoutConfirm(idp),
-    Token(idp),
-    TokenPreflight(idp),
-    Revoke(idp),
-    RevokePreflight(idp),
-    Introspect(idp),
-    Userinfo(idp),
-    UserinfoPreflight(idp),
-    // Dynamic registration (RFC 7591, RFC 7592) is not mounted at all when it is off.
-    ...(idp.config.registration === "off" ? [] : [Register(idp), RegisterRead(idp), RegisterUpdate(idp), RegisterDelete(idp)]),
-    Healthz(idp),
-    Readyz(idp),
-    // Off (404) unless a token protects it.
-    ...(idp.config.metrics_token === undefined ? [] : [MetricsEndpoint(idp, idp.config.metrics_token)]),
-    // The account page: profile, password, two-step verification, applications allowed.
-    Account(idp),
-    AccountLogin(idp),
-    AccountPassword(idp),
-    AccountTotp(idp),
-    AccountGrants(idp),
-    // The built-in demo relying party, in development mode only.
-    ...(idp.config.production ? [] : [Demo(idp), DemoCallback(idp, backchannel(idp, static_files))]),
-    Static(idp, static_files),
-  ];
-  return [...handlers, ...endpoints];
-}
-
-/** The provider's own endpoints, answered in-process (built on first use): the demo's /token and /userinfo calls. */
-function backchannel(idp: Provider, static_files: Map<string, StaticFile>): Backchannel {
-  let app: ReturnType<typeof Fw.build> | undefined;
-  return (request) => (app ??= Fw.build({ body_limit: idp.config.body_limit, log: idp.log }, build_items(idp, static_files))).fetch(request);
 }
 
 export function fw_config(idp: Provider, templates: Record<string, string> = Fw.read_templates(VIEWS_DIR)): FwConfig {

@@ -11,7 +11,10 @@ import type { Fw } from "../fw/index.ts";
 import { query_url, type ClientResponse } from "../oidc/authorization.ts";
 import { csp_source } from "../oidc/clients.ts";
 import { layout_values, redirect_host } from "./pages/layout.ts";
+import { after_sign_in } from "../oidc/account/second_factor.ts";
+import type { Interaction } from "../oidc/interactions.ts";
 import type { Provider } from "../oidc/provider.ts";
+import type { ClientRow, SessionRow } from "../store/types.ts";
 import { content_security_policy } from "./middleware/security_headers.ts";
 
 /** The auto-submit script, exactly as the page embeds it (its hash must match byte for byte). */
@@ -31,6 +34,15 @@ export type ResponderPage = {
 };
 
 /** The response as a redirect (`status`: 302, or 303 after a POST) or as the form_post page. */
+/**
+ * After a sign-in at an application's interaction: the response to the client, or the next page
+ * (oidc/account/second_factor.ts `after_sign_in` decides).
+ */
+export async function continue_after_sign_in(page: ResponderPage, idp: Provider, client: ClientRow, interaction: Interaction, session: SessionRow): Promise<Html | Redirect> {
+  const next = await after_sign_in(idp, client, interaction, session);
+  return next.kind === "respond" ? respond(page, idp, next.response, 303) : page.redirect_to(next.url, 303);
+}
+
 export function respond(page: ResponderPage, idp: Provider, response: ClientResponse, status: number): Html | Redirect {
   if (response.response_mode === "query") return page.redirect_to(query_url(response), status);
   const headers = page.response.headers;

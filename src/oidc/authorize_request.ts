@@ -15,11 +15,11 @@ import { AuthorizationError, PageError } from "./errors.ts";
 import type { AuthorizationRequest, ResponseMode } from "./interactions.ts";
 import { check_challenge } from "./pkce.ts";
 import type { Provider } from "./provider.ts";
-import { with_request_object } from "./request_object.ts";
+import { with_request_object, type RawParams } from "./request_object.ts";
 import { check_scope } from "./scopes.ts";
 import type { ClientRow } from "../store/types.ts";
 
-export type RawParams = Record<string, string | string[] | undefined>;
+export type { RawParams } from "./request_object.ts";
 
 /** A parameter sent once, or undefined; repeated ones are reported by `validate_request`. */
 function single(params: RawParams, name: string): string | undefined {
@@ -41,7 +41,7 @@ async function find_client(idp: Provider, client_id: string | string[] | undefin
   }
   const client = await idp.store.get_client(client_id);
   if (client === null) {
-    throw new PageError("Unknown application", "The application that sent you here is not registered with this sign-in service. Contact the application's support.", 400, "invalid_client");
+    throw new PageError("Unknown application", "The application that sent you here is not registered with this sign-in service. Contact the application's support.", "invalid_client");
   }
   return client;
 }
@@ -61,7 +61,7 @@ export async function resolve_target(idp: Provider, query: RawParams): Promise<R
     if (!(thrown instanceof AuthorizationError)) throw thrown;
     // Only the query's own redirect URI can receive the error of an unusable request object.
     if (!is_registered(client, query.redirect_uri)) {
-      throw new PageError("The application sent an invalid request", `The sign-in request could not be read: ${thrown.description}.`, 400, thrown.error);
+      throw new PageError("The application sent an invalid request", `The sign-in request could not be read: ${thrown.description}.`, thrown.error);
     }
     error = thrown;
   }

@@ -11,6 +11,24 @@
  */
 import type { Provider } from "./provider.ts";
 
+/** What the rules read of a request's cookies (the HTTP layer passes its own cookie map). */
+export interface CookieReader {
+  get(name: string): string | null;
+}
+
+/** The attributes of a cookie the rules ask the HTTP layer to set (RFC 6265 §4.1). */
+export type CookieSettings = {
+  path: string;
+  httpOnly: boolean;
+  sameSite: "lax" | "strict";
+  secure: boolean;
+  maxAge: number;
+  expires?: Date;
+};
+
+/** A cookie to set on the answer. */
+export type CookieToSet = { name: string; value: string; options: CookieSettings };
+
 export const SESSION_COOKIE = "idp_session";
 export const INTERACTION_COOKIE = "idp_interaction";
 
@@ -18,15 +36,15 @@ export const INTERACTION_COOKIE = "idp_interaction";
 const COOKIE_VALUE = /^[A-Za-z0-9_-]{43}$/;
 
 /** The value of a cookie we issued, or null when it is missing or malformed. */
-export function read_cookie(cookies: Bun.CookieMap, name: string): string | null {
+export function read_cookie(cookies: CookieReader, name: string): string | null {
   const value = cookies.get(name);
   return value !== null && COOKIE_VALUE.test(value) ? value : null;
 }
 
-export function cookie_options(idp: Provider, max_age: number): Bun.CookieInit {
+export function cookie_options(idp: Provider, max_age: number): CookieSettings {
   return { path: "/", httpOnly: true, sameSite: "lax", secure: idp.secure, maxAge: max_age };
 }
 
-export function expired_cookie_options(idp: Provider): Bun.CookieInit {
+export function expired_cookie_options(idp: Provider): CookieSettings {
   return { path: "/", httpOnly: true, sameSite: "lax", secure: idp.secure, maxAge: 0, expires: new Date(0) };
 }

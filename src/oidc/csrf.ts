@@ -15,7 +15,7 @@ export function form_token(key: string, purpose: string): string {
 
 /** The 403 page of a form whose token does not fit; `advice` says what to do instead. */
 export function expired_form(advice: string): PageError {
-  return new PageError("This form has expired", advice, 403, "access_denied");
+  return new PageError("This form has expired", advice, "access_denied");
 }
 
 /** Rejects (expired_form) a token that is missing, or not `expected` (null: none can fit). */

@@ -1,14 +1,19 @@
 /**
- * Protocol errors of the provider, raised as values and rendered in one place (the error handler
- * in server.ts):
- * - OAuthError: `{error, error_description}` JSON at /token (RFC 6749 §5.2) and friends.
- * - BearerError: /userinfo errors with `WWW-Authenticate: Bearer ...` (RFC 6750 §3).
- * - PageError: an error a browser sees as a page, because there is no trusted redirect URI to
- *   send it to (OIDC Core §3.1.2.6, RFC 6749 §4.1.2.1: never redirect to an unverified URI).
- * - AuthorizationError: an error sent back to the client's (verified) redirect URI; the
- *   authorize endpoint catches it and turns it into a redirect.
+ * Protocol errors of the provider: values the rules raise, with the protocol's code and words
+ * and nothing of HTTP. src/http/errors.ts is the one place that turns each into an answer
+ * (status, headers, JSON, redirect or page); docs/ARCHITECTURE.md describes the boundary.
+ *
+ * - OAuthError: `{error, error_description}` at /token and the other endpoints clients call
+ *   (RFC 6749 §5.2, RFC 7009, RFC 7662, RFC 7591).
+ * - BearerError: errors of a protected resource (/userinfo, registration management), answered
+ *   with a `WWW-Authenticate: Bearer` challenge (RFC 6750 §3).
+ * - PageError: an error the person in the browser sees as a page, because there is no trusted
+ *   redirect URI to send it to (OIDC Core §3.1.2.6, RFC 6749 §4.1.2.1: never redirect to an
+ *   unverified URI).
+ * - AuthorizationError: an error for the client's (verified) redirect URI; the authorization
+ *   endpoint turns it into an authorization response.
+ * - Throttled: too many attempts (sign-in, second factor); comes back after `retry_after` seconds.
  */
-import { HttpError, type FieldIssue } from "../fw/index.ts";
 
 /** Error codes of RFC 6749 §4.1.2.1 / §5.2, RFC 6750 §3.1 and OIDC Core §3.1.2.6. */
 export type OAuthErrorCode =
@@ -32,95 +37,92 @@ export type OAuthErrorCode =
   | "request_uri_not_supported"
   | "invalid_request_object";
 
-const DEFAULT_STATUS: Partial<Record<OAuthErrorCode, number>> = {
-  invalid_client: 401,
-  invalid_token: 401,
-  insufficient_scope: 403,
-  server_error: 500,
-  temporarily_unavailable: 503,
+/** Every error a rule raises on purpose; anything else thrown is a bug (a 500 that logs its stack). */
+export abstract class ProtocolError extends Error {
+  /** The protocol's error code (`error`), also written to logs. */
+  abstract readonly error: string;
+}
+
+export type OAuthErrorOptions = {
+  /**
+   * RFC 6749 §5.2: a client that authenticated with the Authorization header (HTTP Basic) and
+   * failed gets 401 with a `WWW-Authenticate: Basic` challenge for this realm.
+   */
+  basic_realm?: string;
+  /** The request is refused for now (a rate limit): it may come back after this many seconds. */
+  retry_after?: number;
 };
 
-/** `{error, error_description}` with the status RFC 6749 §5.2 gives the code (400 by default). */
-export class OAuthError extends HttpError {
-  readonly error: OAuthErrorCode;
-  constructor(error: OAuthErrorCode, description: string, options: { status?: number; headers?: Record<string, string> } = {}) {
-    super(description, { status: options.status ?? DEFAULT_STATUS[error] ?? 400, code: error, headers: options.headers ?? {} });
-    this.error = error;
-  }
-
-  override body(): Record<string, unknown> {
-    return { error: this.error, error_description: this.message };
+/** `{error, error_description}` (RFC 6749 §5.2); `message` is the error_description. */
+export class OAuthError extends ProtocolError {
+  constructor(
+    readonly error: OAuthErrorCode,
+    description: string,
+    readonly options: OAuthErrorOptions = {},
+  ) {
+    super(description);
+    this.name = "OAuthError";
   }
 }
 
-/**
- * RFC 6749 §5.2: a client that tried to authenticate with the Authorization header gets 401 and a
- * WWW-Authenticate challenge for the scheme it used.
- */
+/** RFC 6749 §5.2 invalid_client; `basic_realm` when the client used the Authorization header. */
 export function invalid_client(description: string, used_basic: boolean, realm: string): OAuthError {
-  const headers: Record<string, string> = used_basic ? { "WWW-Authenticate": `Basic realm="${quote(realm)}", charset="UTF-8"` } : {};
-  return new OAuthError("invalid_client", description, { status: 401, headers });
-}
-
-/** Quoted-string content for an auth-param (RFC 9110 §5.6.4): no quotes, backslashes or controls. */
-function quote(value: string): string {
-  return value.replace(/[\\"]/g, "").replace(/[\x00-\x1f\x7f]/g, " ");
+  return new OAuthError("invalid_client", description, used_basic ? { basic_realm: realm } : {});
 }
 
 /**
- * RFC 6750 §3: errors of a protected resource. Without a token the challenge carries no error
- * code (§3.1: "the resource server SHOULD NOT include an error code").
+ * RFC 6750 §3: an error of a protected resource. `code` null: no usable token was sent, and the
+ * challenge then carries no error code (§3.1: "the resource server SHOULD NOT include an error
+ * code").
  */
 export class BearerError extends OAuthError {
-  constructor(error: "invalid_request" | "invalid_token" | "insufficient_scope" | null, description: string, realm: string) {
-    const params = [`realm="${quote(realm)}"`];
-    if (error !== null) params.push(`error="${error}"`, `error_description="${quote(description)}"`);
-    const status = error === null || error === "invalid_token" ? 401 : error === "insufficient_scope" ? 403 : 400;
-    super(error ?? "invalid_token", description, { status, headers: { "WWW-Authenticate": `Bearer ${params.join(", ")}` } });
+  constructor(
+    readonly code: "invalid_request" | "invalid_token" | "insufficient_scope" | null,
+    description: string,
+    readonly realm: string,
+  ) {
+    super(code ?? "invalid_token", description);
+    this.name = "BearerError";
   }
 }
 
-/** An error shown to the person in the browser as the error page (always HTML). */
-export class PageError extends HttpError {
+/** Protocol codes a page error carries, for logs and non-browser clients. */
+export type PageErrorCode = OAuthErrorCode;
+
+/** An error shown to the person in the browser as the error page. */
+export class PageError extends ProtocolError {
   constructor(
     readonly title: string,
     message: string,
-    status = 400,
-    /** A protocol code for logs and for non-browser clients. */
-    code = "invalid_request",
+    /** access_denied: the person may not do this (a foreign browser, a form that is not theirs). */
+    readonly error: PageErrorCode = "invalid_request",
+    /** The thing asked for does not exist here (a 404 rather than a refusal). */
+    readonly missing = false,
   ) {
-    super(message, { status, code });
-  }
-
-  override body(): Record<string, unknown> {
-    return { error: this.code, error_description: this.message };
+    super(message);
+    this.name = "PageError";
   }
 }
 
 /** An authorization error for a verified redirect URI (RFC 6749 §4.1.2.1, OIDC Core §3.1.2.6). */
-export class AuthorizationError extends Error {
-  constructor(readonly error: OAuthErrorCode, readonly description: string) {
+export class AuthorizationError extends ProtocolError {
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+  ) {
     super(description);
     this.name = "AuthorizationError";
   }
 }
 
-/** Words for request-contract issues; a repeated parameter arrives as an array. */
-export function describe_issues(issues: readonly FieldIssue[]): string {
-  return issues
-    .map((issue) => (/received array/.test(issue.message) ? `${issue.field} was sent more than once` : `${issue.field}: ${issue.message}`))
-    .join("; ");
-}
-
-/**
- * `on_invalid` of protocol request contracts: invalid_request in the OAuth shape, never the
- * framework's 422 (RFC 6749 §3.1: "parameters MUST NOT be included more than once").
- */
-export function invalid_request(issues: readonly FieldIssue[]): OAuthError {
-  return new OAuthError("invalid_request", describe_issues(issues));
-}
-
-/** `on_invalid` of the sign-in and account page forms: the error page, never the framework's 422. */
-export function invalid_form(issues: readonly FieldIssue[]): PageError {
-  return new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`);
+/** Too many attempts of something a person does (a password, a code); try again after `retry_after` seconds. */
+export class Throttled extends ProtocolError {
+  readonly error = "too_many_requests";
+  constructor(
+    message: string,
+    readonly retry_after: number,
+  ) {
+    super(message);
+    this.name = "Throttled";
+  }
 }

@@ -8,7 +8,7 @@
  * tied to this browser AND this interaction, so a token copied from the attacker's own
  * interaction is foreign here. Checked in constant time.
  */
-import { INTERACTION_COOKIE, cookie_options, read_cookie } from "./cookies.ts";
+import { INTERACTION_COOKIE, cookie_options, read_cookie, type CookieReader, type CookieToSet } from "./cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "./crypto/secrets.ts";
 import { check_form_token, form_token } from "./csrf.ts";
 import { PageError } from "./errors.ts";
@@ -67,14 +67,13 @@ export type Interaction = {
   csrf: string;
 };
 
-export type CookieToSet = { name: string; value: string; options: Bun.CookieInit };
 
 /** Stores a new interaction bound to this browser; returns its id and the binding cookie. */
 export async function begin_interaction(
   idp: Provider,
   request: AuthorizationRequest,
   authentication: Authentication | null,
-  cookies: Bun.CookieMap,
+  cookies: CookieReader,
 ): Promise<{ id: string; cookie: CookieToSet }> {
   // Several tabs may sign in at once: keep the browser's binding value when it has one.
   const binding = read_cookie(cookies, INTERACTION_COOKIE) ?? random_token(32);
@@ -92,11 +91,15 @@ export async function begin_interaction(
   return { id, cookie: { name: INTERACTION_COOKIE, value: binding, options: cookie_options(idp, ttl) } };
 }
 
+/** The page of an interaction step, below the issuer. */
+export function interaction_url(idp: Provider, id: string, step: "login" | "consent"): string {
+  return `${idp.config.issuer}/interaction/${encodeURIComponent(id)}/${step}`;
+}
+
 export function expired_interaction(): PageError {
   return new PageError(
     "This sign-in request has expired",
     "The sign-in took too long or was already completed. Go back to the application and start again.",
-    400,
     "invalid_request",
   );
 }
@@ -106,7 +109,7 @@ export function expired_interaction(): PageError {
  * account page's own sign-in (account/second_factor.ts): it has no authorization request, and
  * its pages are /account/login and the two-factor page.
  */
-export async function load_interaction(idp: Provider, id: string, cookies: Bun.CookieMap): Promise<Interaction | null> {
+export async function load_interaction(idp: Provider, id: string, cookies: CookieReader): Promise<Interaction | null> {
   const row = await idp.store.get_interaction(id);
   if (row === null || row.expires_at <= idp.now()) throw expired_interaction();
   const params = row.params as unknown as { request?: AuthorizationRequest; binding_hash: string };
@@ -115,7 +118,6 @@ export async function load_interaction(idp: Provider, id: string, cookies: Bun.C
     throw new PageError(
       "This sign-in was started in another browser",
       "For your security, a sign-in can only be completed in the browser where it started. Go back to the application and start again here.",
-      403,
       "access_denied",
     );
   }

@@ -14,9 +14,9 @@
  * Reaching a 429 limit records a `login_locked` audit event (once per window). Counter keys are
  * hashed: no usernames or addresses in the counters table.
  */
-import { Fw } from "../fw/index.ts";
 import { record_event } from "./audit.ts";
-import type { Config } from "../app/config.ts";
+import { Throttled } from "./errors.ts";
+import type { Config } from "../config/schema.ts";
 import { sha256 } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
 
@@ -42,7 +42,7 @@ export async function check_login_allowed(idp: Provider, ip: string, username: s
   const [pair, address, account] = await Promise.all([idp.store.get_counter(k.pair), idp.store.get_counter(k.address), idp.store.get_counter(k.account)]);
   for (const [counter, max] of [[pair, rules.max_failures], [address, rules.max_failures_per_ip]] as const) {
     if (counter !== null && counter.count >= max && counter.reset_at > now) {
-      throw new Fw.TooManyRequests("Too many failed sign-in attempts. Wait a few minutes and try again.", counter.reset_at - now);
+      throw new Throttled("Too many failed sign-in attempts. Wait a few minutes and try again.", counter.reset_at - now);
     }
   }
   const delay = account !== null && account.reset_at > now ? login_delay_ms(account.count, rules) : 0;

@@ -5,11 +5,14 @@
  */
 import { ACR_VALUES_SUPPORTED } from "./acr.ts";
 import { USER_CLAIMS } from "./claims.ts";
-import type { Config } from "../app/config.ts";
+import type { Config } from "../config/schema.ts";
 import { CHALLENGE_METHODS } from "./pkce.ts";
 import { REQUEST_OBJECT_ALGS } from "./request_object.ts";
 import { ADVERTISED_SCOPES } from "./scopes.ts";
 import { sha256 } from "./crypto/secrets.ts";
+import type { Discovery } from "./provider.ts";
+
+export type { Discovery } from "./provider.ts";
 
 /** Client authentication methods /token and /revoke accept (RFC 6749 §2.3.1, OIDC Core §9). */
 export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
@@ -39,13 +42,6 @@ export const PATHS = {
   logout: "/logout",
 } as const;
 
-export type Discovery = {
-  readonly document: Record<string, unknown>;
-  /** The JSON body, serialized once. */
-  readonly body: string;
-  /** A strong ETag (RFC 9110 §8.8.3) of the body. */
-  readonly etag: string;
-};
 
 /** RS256 first (OIDC Core §15.1: the default every RP supports), then the others configured. */
 export function order_algs(algs: readonly string[]): string[] {

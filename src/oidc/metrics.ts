@@ -3,13 +3,12 @@
  * Prometheus scrapes every instance and sums; nothing here is shared through the store.
  *
  * - `idp_http_requests_total{route,method,status}` and
- *   `idp_http_request_duration_seconds{route,method}` (histogram), recorded by MetricsHandler.
+ *   `idp_http_request_duration_seconds{route,method}` (histogram), recorded by the HTTP layer (src/http/middleware/metrics.ts).
  *   The label is the route pattern (`/interaction/:id/login`), never the raw path, so the number
  *   of series stays bounded whatever clients send; unrouted requests are `route="unmatched"`.
  * - `idp_logins_total{outcome}`: password checks at the login page (success, failure).
  * - `idp_tokens_issued_total{grant_type}`: successful token responses by grant.
  */
-import { Fw, type Context, type Next } from "../fw/index.ts";
 
 /** Upper bounds (seconds) of the latency histogram: from a cached page to a slow argon2id login. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
@@ -88,30 +87,5 @@ export class Metrics {
     family("process_start_time_seconds", "gauge", "Start time of the process since the unix epoch in seconds.");
     lines.push(`process_start_time_seconds ${number(Math.floor(this.started_at))}`);
     return `${lines.join("\n")}\n`;
-  }
-}
-
-/**
- * Records every request in `metrics`. Placed outside the error handler, so it sees the status
- * of error responses too; it only reads the context, never changes the response.
- */
-export class MetricsHandler extends Fw.Handler {
-  // Counts every request: nothing may be answered natively past it (Fw `native_routes`).
-  override readonly sees_every_request = true;
-
-  constructor(private readonly metrics: Metrics) {
-    super();
-  }
-
-  async handle(context: Context, next: Next): Promise<Response> {
-    const start = performance.now();
-    let status = 500;
-    try {
-      const response = await next();
-      status = response.status;
-      return response;
-    } finally {
-      this.metrics.request(context.route, context.request.method, status, (performance.now() - start) / 1000);
-    }
   }
 }

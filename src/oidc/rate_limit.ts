@@ -19,7 +19,7 @@
  */
 import { decodeJwt } from "jose";
 import { parse_basic } from "./client_auth.ts";
-import type { Config } from "../app/config.ts";
+import type { Config } from "../config/schema.ts";
 import { sha256 } from "./crypto/secrets.ts";
 import { OAuthError } from "./errors.ts";
 import { PATHS } from "./metadata.ts";
@@ -76,11 +76,11 @@ function first(value: unknown): string | null {
   return typeof one === "string" ? one : null;
 }
 
-/** 429 in the OAuth error shape, with Retry-After (seconds until the window ends). */
+/** Refused until the window ends (`retry_after` seconds): 429 with Retry-After in the OAuth error shape. */
 export class RateLimited extends OAuthError {
   constructor(description: string, retry_after: number) {
     const seconds = Math.max(1, Math.ceil(retry_after));
-    super("temporarily_unavailable", `${description}; retry after ${seconds} seconds`, { status: 429, headers: { "Retry-After": String(seconds) } });
+    super("temporarily_unavailable", `${description}; retry after ${seconds} seconds`, { retry_after: seconds });
   }
 }
 

@@ -13,13 +13,15 @@
  *   request_uri_parameter_supported false).
  */
 import { UnsecuredJWT, decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
-import type { RawParams } from "./authorize_request.ts";
 import { ClientJwksError, client_keys } from "./client_jwks.ts";
 import { AuthorizationError } from "./errors.ts";
 import type { Provider } from "./provider.ts";
 import type { ClientRow } from "../store/types.ts";
 
 /** What request_object_signing_alg_values_supported advertises. */
+/** Authorization request parameters as sent: a string, or an array when repeated. */
+export type RawParams = Record<string, string | string[] | undefined>;
+
 export const REQUEST_OBJECT_ALGS = ["none", "RS256", "PS256", "ES256", "EdDSA"] as const;
 
 const SIGNED_ALGS: ReadonlySet<string> = new Set(REQUEST_OBJECT_ALGS.filter((alg) => alg !== "none"));

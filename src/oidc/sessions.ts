@@ -3,7 +3,7 @@
  * not asked for a password again until the session ends or the client asks (prompt=login,
  * max_age; OIDC Core §3.1.2.1).
  */
-import { SESSION_COOKIE, cookie_options, read_cookie } from "./cookies.ts";
+import { SESSION_COOKIE, cookie_options, read_cookie, type CookieReader, type CookieToSet } from "./cookies.ts";
 import { random_token, sha256 } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
 import type { SessionRow, Store, UnixSeconds, UserRow } from "../store/types.ts";
@@ -15,7 +15,7 @@ export type ActiveSession = { session: SessionRow; user: UserRow };
  * is none. Its user exists: the store deletes a user's sessions with the user (UserStore.delete_user,
  * ON DELETE CASCADE). /authorize needs no more than this (one read fewer on its hot path).
  */
-export async function current_session_row(idp: Provider, cookies: Bun.CookieMap): Promise<SessionRow | null> {
+export async function current_session_row(idp: Provider, cookies: CookieReader): Promise<SessionRow | null> {
   const value = read_cookie(cookies, SESSION_COOKIE);
   if (value === null) return null;
   const session = await idp.store.get_session(sha256(value));
@@ -23,7 +23,7 @@ export async function current_session_row(idp: Provider, cookies: Bun.CookieMap)
 }
 
 /** The live session of the browser that sent `cookies`, with its user; null when there is none. */
-export async function current_session(idp: Provider, cookies: Bun.CookieMap): Promise<ActiveSession | null> {
+export async function current_session(idp: Provider, cookies: CookieReader): Promise<ActiveSession | null> {
   const session = await current_session_row(idp, cookies);
   if (session === null) return null;
   const user = await idp.store.get_user_by_id(session.user_id);
@@ -35,7 +35,7 @@ export async function start_session(
   idp: Provider,
   user: UserRow,
   amr: string[],
-): Promise<{ session: SessionRow; cookie: { name: string; value: string; options: Bun.CookieInit } }> {
+): Promise<{ session: SessionRow; cookie: CookieToSet }> {
   const value = random_token(32);
   const now = idp.now();
   const ttl = idp.config.tokens.session_ttl;
@@ -44,7 +44,7 @@ export async function start_session(
 }
 
 /** Ends the browser's previous session when another login replaces it. */
-export async function end_session_by_cookie(idp: Provider, cookies: Bun.CookieMap): Promise<void> {
+export async function end_session_by_cookie(idp: Provider, cookies: CookieReader): Promise<void> {
   const value = read_cookie(cookies, SESSION_COOKIE);
   if (value !== null) await idp.store.delete_session(sha256(value));
 }

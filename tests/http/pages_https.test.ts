@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { load_config } from "../../src/app/config.ts";
-import { create_provider } from "../../src/oidc/provider.ts";
+import { create_provider } from "../../src/app/provider.ts";
 import { build_app } from "../../src/app/server.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { load_config } from "../../src/app/config.ts";
-import { create_provider } from "../../src/oidc/provider.ts";
+import { create_provider } from "../../src/app/provider.ts";
 import { build_app } from "../../src/app/server.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";

@@ -9,7 +9,7 @@
  *   grants nothing a server-side caller does not already have.
  */
 import { Fw, HttpError, type Context, type Next } from "../../fw/index.ts";
-import { OAuthError } from "../../oidc/errors.ts";
+import { OAuthHttpError } from "../errors.ts";
 
 export class ProtocolHandler extends Fw.Handler {
   private readonly paths: Set<string>;
@@ -29,8 +29,8 @@ export class ProtocolHandler extends Fw.Handler {
     try {
       return await next();
     } catch (error) {
-      if (error instanceof HttpError && !(error instanceof OAuthError) && error.status < 500) {
-        throw new OAuthError("invalid_request", error.message, { status: error.status, headers: error.headers });
+      if (error instanceof HttpError && !(error instanceof OAuthHttpError) && error.status < 500) {
+        throw new OAuthHttpError("invalid_request", error.message, error.status, error.headers);
       }
       throw error;
     }

@@ -10,7 +10,7 @@
  */
 import { isIP } from "node:net";
 import type { Context } from "../../fw/index.ts";
-import type { Config } from "../../app/config.ts";
+import type { Config } from "../../config/schema.ts";
 
 /** "203.0.113.7", "2001:db8::1" or "[2001:db8::1]" → the address; anything else → null. */
 function parse_address(entry: string): string | null {

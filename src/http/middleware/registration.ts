@@ -6,9 +6,8 @@
  *   RFC 6749's error response format).
  */
 import { Fw, HttpError, type Context, type Next } from "../../fw/index.ts";
-import { OAuthError } from "../../oidc/errors.ts";
 import { PATHS } from "../../oidc/metadata.ts";
-import { RegistrationError } from "../../oidc/registration/errors.ts";
+import { OAuthHttpError } from "../errors.ts";
 
 export class RegistrationHandler extends Fw.Handler {
   async handle(context: Context, next: Next): Promise<Response> {
@@ -20,8 +19,8 @@ export class RegistrationHandler extends Fw.Handler {
     try {
       return await next();
     } catch (error) {
-      if (error instanceof HttpError && !(error instanceof OAuthError) && !(error instanceof RegistrationError) && error.status < 500) {
-        throw new OAuthError("invalid_request", error.message, { status: error.status, headers: error.headers });
+      if (error instanceof HttpError && !(error instanceof OAuthHttpError) && error.status < 500) {
+        throw new OAuthHttpError("invalid_request", error.message, error.status, error.headers);
       }
       throw error;
     }

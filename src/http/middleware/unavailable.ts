@@ -19,7 +19,7 @@
  * after its answer is simply unusable).
  */
 import { Fw, type Context, type Next } from "../../fw/index.ts";
-import { OAuthError } from "../../oidc/errors.ts";
+import { OAuthHttpError } from "../errors.ts";
 import { PATHS } from "../../oidc/metadata.ts";
 import { StoreUnavailableError } from "../../store/types.ts";
 
@@ -74,7 +74,7 @@ export class UnavailableHandler extends Fw.Handler {
       });
       const headers = { "Retry-After": String(RETRY_AFTER_SECONDS) };
       if (is_oauth_path(context.request.path)) {
-        throw new OAuthError("temporarily_unavailable", "the service is temporarily unavailable; try again shortly", { status: 503, headers });
+        throw new OAuthHttpError("temporarily_unavailable", "the service is temporarily unavailable; try again shortly", 503, headers);
       }
       throw new Fw.ServiceUnavailable("The service is temporarily unavailable; try again shortly", { headers });
     } finally {

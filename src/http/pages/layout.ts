@@ -10,9 +10,6 @@ export function layout_values(idp: Provider, title: string): LayoutValues {
   return { site: new URL(idp.config.issuer).host, css: `${idp.config.issuer}/static/style.css`, title };
 }
 
-export function interaction_url(idp: Provider, id: string, step: "login" | "consent"): string {
-  return `${idp.config.issuer}/interaction/${encodeURIComponent(id)}/${step}`;
-}
 
 /** The host the user will be sent back to, shown on pages so they know where they are going. */
 export function redirect_host(redirect_uri: string): string {

@@ -9,17 +9,14 @@
  * - for the account page's own sign-in, in an interaction of its own (`params.account: true`).
  * Both are completed at /interaction/:id/two-factor.
  */
-import { Fw } from "../../fw/index.ts";
 import { requires_two_factors } from "../acr.ts";
 import { record_event } from "../audit.ts";
-import { next_step } from "../authorization.ts";
-import { INTERACTION_COOKIE, cookie_options, read_cookie } from "../cookies.ts";
+import { next_step, type ClientResponse } from "../authorization.ts";
+import { INTERACTION_COOKIE, cookie_options, read_cookie, type CookieReader, type CookieToSet } from "../cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
-import { PageError } from "../errors.ts";
-import { respond, type ResponderPage } from "../../http/authorization_response.ts";
-import { csrf_token, end_interaction, expired_interaction, load_interaction, record_authentication, type CookieToSet, type Interaction } from "../interactions.ts";
+import { PageError, Throttled } from "../errors.ts";
+import { csrf_token, end_interaction, expired_interaction, load_interaction, record_authentication, type Interaction, interaction_url } from "../interactions.ts";
 import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
-import { interaction_url } from "../../http/pages/layout.ts";
 import type { Provider } from "../provider.ts";
 import { end_session_by_cookie, start_session } from "../sessions.ts";
 import type { ClientRow, JsonObject, SessionRow, UserRow } from "../../store/types.ts";
@@ -71,7 +68,6 @@ export async function after_password(idp: Provider, interaction: Interaction, us
     throw new PageError(
       "This application requires two-step verification",
       `Your account does not have it yet. Set it up on your account page (${idp.config.issuer}/account), then go back to the application and sign in again.`,
-      403,
       "access_denied",
     );
   }
@@ -79,7 +75,7 @@ export async function after_password(idp: Provider, interaction: Interaction, us
 }
 
 /** Starts the code step of the account page's own sign-in. */
-export async function begin_for_account(idp: Provider, user: UserRow, cookies: Bun.CookieMap): Promise<{ url: string; cookie: CookieToSet }> {
+export async function begin_for_account(idp: Provider, user: UserRow, cookies: CookieReader): Promise<{ url: string; cookie: CookieToSet }> {
   const binding = read_cookie(cookies, INTERACTION_COOKIE) ?? random_token(32);
   const id = random_token(32);
   const now = idp.now();
@@ -90,7 +86,7 @@ export async function begin_for_account(idp: Provider, user: UserRow, cookies: B
 }
 
 /** The code step of interaction `id` in this browser (user null when no password step waits). */
-export async function load_pending(idp: Provider, id: string, cookies: Bun.CookieMap): Promise<Pending> {
+export async function load_pending(idp: Provider, id: string, cookies: CookieReader): Promise<Pending> {
   const row = await idp.store.get_interaction(id);
   if (row === null || row.expires_at <= idp.now()) throw expired_interaction();
   const params = row.params as { account?: boolean; binding_hash?: string; second_factor?: PendingSecondFactor };
@@ -126,7 +122,7 @@ export async function check_second_factor(idp: Provider, user: UserRow, input: C
   const counter = await idp.store.get_counter(code_key(user));
   const now = idp.now();
   if (counter !== null && counter.count >= CODE_FAILURES_PER_USER && counter.reset_at > now) {
-    throw new Fw.TooManyRequests("Too many wrong codes. Wait a few minutes and try again.", counter.reset_at - now);
+    throw new Throttled("Too many wrong codes. Wait a few minutes and try again.", counter.reset_at - now);
   }
   const recovery = (input.recovery_code ?? "").trim();
   const method = recovery !== "" ? "recovery_code" : "totp";
@@ -156,7 +152,7 @@ export async function check_second_factor(idp: Provider, user: UserRow, input: C
  */
 export async function sign_in(
   idp: Provider,
-  cookies: Bun.CookieMap,
+  cookies: CookieReader,
   user: UserRow,
   amr: string[],
   ip: string,
@@ -172,15 +168,15 @@ export async function sign_in(
 /**
  * After the sign-in of an application's interaction (the password, or the password and the code):
  * what comes next with the new session — the response to the client, which ends the
- * interaction, or the consent page.
+ * interaction, or the URL of the next page (consent).
  */
-export async function continue_after_sign_in(page: ResponderPage, idp: Provider, client: ClientRow, interaction: Interaction, session: SessionRow) {
+export async function after_sign_in(idp: Provider, client: ClientRow, interaction: Interaction, session: SessionRow): Promise<{ kind: "respond"; response: ClientResponse } | { kind: "page"; url: string }> {
   const authentication = { user_id: session.user_id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
   const step = await next_step(idp, client, interaction.request, authentication, { login: true, consent: false });
   if (step.kind === "redirect") {
     await end_interaction(idp, interaction.id);
-    return respond(page, idp, step.response, 303);
+    return { kind: "respond", response: step.response };
   }
   await record_authentication(idp, interaction.id, authentication);
-  return page.redirect_to(interaction_url(idp, interaction.id, step.kind), 303);
+  return { kind: "page", url: interaction_url(idp, interaction.id, step.kind) };
 }

@@ -2,12 +2,13 @@
  * Random secrets and their fast, deterministic hashes.
  *
  * Codes, access/refresh tokens, client secrets and session ids are 256-bit random values, so a
- * plain SHA-256 is enough to store them (DESIGN §5: a slow hash would cap /token at a few
- * requests a second). Passwords use argon2id instead (see passwords.ts).
+ * plain SHA-256 is enough to store them: guessing is already hopeless, and a slow hash would cap
+ * /token at a few requests a second. Passwords use argon2id instead (platform/passwords.ts).
  */
 import { timingSafeEqual } from "node:crypto";
+import { sha256_base64url, uuid_v7 } from "../../platform/crypto.ts";
 
-/** Native base64url without padding (Uint8Array.prototype.toBase64): ~2.5× cheaper than a JS encoder. */
+/** Native base64url without padding (Uint8Array.prototype.toBase64): cheaper than a JS encoder. */
 const BASE64URL = { alphabet: "base64url", omitPadding: true } as const;
 
 /** A random value of `bytes` bytes (default 32 = 256 bits), base64url without padding. */
@@ -20,11 +21,12 @@ export function random_token(bytes = 32): string {
 
 /**
  * base64url (no padding) of the SHA-256 of the UTF-8 value. Synchronous: used on hot paths.
- * Bun.SHA256.hash is one native call (~0.1 µs) where node:crypto's createHash/update/digest
- * makes three and a Hash object (~0.4 µs); same bytes, lone surrogates included (U+FFFD).
+ * The runtime's one-call native hash (platform/crypto.ts) where node:crypto's
+ * createHash/update/digest makes three calls and a Hash object; same bytes, lone surrogates
+ * included (U+FFFD).
  */
 export function sha256(value: string): string {
-  return Bun.SHA256.hash(value, "base64url");
+  return sha256_base64url(value);
 }
 
 /** Hex digits of the issue time that start an ordered secret (milliseconds; 12 last until the year 10889). */
@@ -46,8 +48,8 @@ export function is_issued_secret(value: string): boolean {
  * Why: the key a code or token is stored under is a primary key. A plain SHA-256 is random, so
  * each insert lands on a random leaf page of that index, and a commit writes one page per row
  * (plus a read when the page is no longer cached, as the table grows). With the issue time in
- * front, the rows of one commit share the last leaf pages (bench/store/flow.ts `ORDERED=1`: the
- * flow's store calls 70–80 → 45–55 µs of CPU, system time a third).
+ * front, the rows of one commit share the last leaf pages, which cuts the store's CPU and
+ * system time (bench/store/flow.ts `ORDERED=1`; bench/RESULTS.md).
  */
 export function ordered_secret(): string {
   return `${Date.now().toString(16).padStart(TIME_DIGITS, "0")}${random_token(32)}`;
@@ -84,12 +86,12 @@ export function random_id(): string {
 
 /**
  * The id of one authorization (codes and tokens carry it: grant_id, family_id): a UUIDv7
- * (RFC 9562 §5.7): 48 bits of milliseconds, then (Bun) a 12-bit counter and 62 random bits.
+ * (RFC 9562 §5.7, platform/crypto.ts): 48 bits of milliseconds, then a counter and random bits.
  * It is never shown to clients
  * and only needs to be unique. Time-ordered ids land at the end of the tokens_grant_id and
  * tokens_family_id indexes: a commit of a batch of tokens then writes one leaf page of each,
  * where random v4 ids wrote one page per token (bench/RESULTS.md, "OpenID Provider").
  */
 export function grant_id(): string {
-  return Bun.randomUUIDv7();
+  return uuid_v7();
 }

@@ -45,7 +45,7 @@ export type ValidLogout = {
 };
 
 export function invalid_logout(message: string): PageError {
-  return new PageError("This sign-out request is not valid", message, 400, "invalid_request");
+  return new PageError("This sign-out request is not valid", message, "invalid_request");
 }
 
 /** An empty parameter counts as absent (forms send empty hidden fields). */

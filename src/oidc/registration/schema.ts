@@ -12,7 +12,6 @@
  *   UserInfo, pairwise subjects) are refused, so a client never expects what it will not get.
  */
 import { z } from "zod";
-import type { FieldIssue } from "../../fw/index.ts";
 import { invalid_metadata, invalid_redirect_uri, type RegistrationError } from "./errors.ts";
 
 const MAX_URL = 2048;
@@ -71,6 +70,9 @@ const UNSUPPORTED: Record<string, string> = {
   userinfo_encrypted_response_enc: "encrypted UserInfo responses are not supported",
   software_statement: "software statements are not supported",
 };
+
+/** One field that failed validation. */
+type FieldIssue = { field: string; message: string };
 
 function issue_words(issues: readonly FieldIssue[]): string {
   return issues.map((issue) => `${issue.field}: ${issue.message}`).join("; ");

@@ -14,7 +14,7 @@ import { INTERACTION_COOKIE, cookie_options, read_cookie } from "../../../oidc/c
 import { WRONG_CREDENTIALS, check_credentials } from "../../../oidc/credentials.ts";
 import { random_token } from "../../../oidc/crypto/secrets.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
-import { invalid_form } from "../../../oidc/errors.ts";
+import { invalid_form } from "../../errors.ts";
 import { csrf_token } from "../../../oidc/interactions.ts";
 import { layout_values } from "../../pages/layout.ts";
 import type { Provider } from "../../../oidc/provider.ts";

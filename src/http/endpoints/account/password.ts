@@ -10,7 +10,7 @@ import { account_values } from "../../pages/account.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { hash_password, verify_password } from "../../../platform/passwords.ts";
-import { invalid_form } from "../../../oidc/errors.ts";
+import { invalid_form } from "../../errors.ts";
 import { check_login_allowed, clear_login_failures, record_login_failure } from "../../../oidc/login_throttle.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";

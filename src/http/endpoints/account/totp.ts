@@ -14,7 +14,7 @@ import { account_values } from "../../pages/account.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { verify_password } from "../../../platform/passwords.ts";
-import { invalid_form } from "../../../oidc/errors.ts";
+import { invalid_form } from "../../errors.ts";
 import { check_login_allowed, record_login_failure } from "../../../oidc/login_throttle.ts";
 import { layout_values } from "../../pages/layout.ts";
 import type { Provider } from "../../../oidc/provider.ts";

@@ -5,7 +5,7 @@
  * passed on, to try re-authentication and two-step verification.
  */
 import { Fw } from "../../../fw/index.ts";
-import { cookie_options } from "../../../oidc/cookies.ts";
+import { cookie_options, type CookieSettings } from "../../../oidc/cookies.ts";
 import { random_token, sha256 } from "../../../oidc/crypto/secrets.ts";
 import { DEMO_CLIENT_ID, DEMO_PATHS, demo_redirect_uri } from "../../../oidc/demo.ts";
 import { PageError } from "../../../oidc/errors.ts";
@@ -32,7 +32,7 @@ export function decode_demo_state(cookie: string | null): DemoState | null {
   }
 }
 
-export function demo_cookie_options(idp: Provider, max_age: number): Bun.CookieInit {
+export function demo_cookie_options(idp: Provider, max_age: number): CookieSettings {
   return { ...cookie_options(idp, max_age), path: DEMO_PATHS.start };
 }
 
@@ -45,8 +45,8 @@ export const Demo = (idp: Provider) =>
         throw new PageError(
           "The demo is not set up",
           "Start the provider in development mode on an empty database with `npm start` (idp serve --demo) to create the demo user and application.",
-          404,
           "invalid_client",
+          true,
         );
       }
       const saved: DemoState = { state: random_token(16), nonce: random_token(16), verifier: random_token(32) };

@@ -10,10 +10,11 @@ import { record_event } from "../../../oidc/audit.ts";
 import { client_response, error_response, issue_code, record_grant, type ClientResponse } from "../../../oidc/authorization.ts";
 import { claims_beyond_scopes, describe_claims } from "../../../oidc/claims_request.ts";
 import { display_name, safe_link } from "../../../oidc/clients.ts";
-import { PageError, invalid_form } from "../../../oidc/errors.ts";
+import { PageError } from "../../../oidc/errors.ts";
+import { invalid_form } from "../../errors.ts";
 import { respond } from "../../authorization_response.ts";
-import { check_csrf, end_interaction, load_interaction, type Authentication, type Interaction } from "../../../oidc/interactions.ts";
-import { interaction_url, layout_values, redirect_host } from "../../pages/layout.ts";
+import { check_csrf, end_interaction, load_interaction, type Authentication, type Interaction, interaction_url } from "../../../oidc/interactions.ts";
+import { layout_values, redirect_host } from "../../pages/layout.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../../oidc/scopes.ts";
@@ -39,7 +40,7 @@ export const Consent = (idp: Provider) =>
       const authentication = interaction.authentication;
       if (authentication === null) return this.redirect_to(interaction_url(idp, interaction.id, "login"), status);
       const [client, user] = await Promise.all([idp.store.get_client(interaction.request.client_id), idp.store.get_user_by_id(authentication.user_id)]);
-      if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", 400, "invalid_client");
+      if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", "invalid_client");
       if (user === null) return this.redirect_to(interaction_url(idp, interaction.id, "login"), status);
       if (this.request.method === "GET") return this.page(interaction, client, user);
 

@@ -4,14 +4,16 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { AMR_PASSWORD, after_password, continue_after_sign_in, sign_in } from "../../../oidc/account/second_factor.ts";
+import { AMR_PASSWORD, after_password, sign_in } from "../../../oidc/account/second_factor.ts";
 import { account_url } from "../../../oidc/account/session.ts";
 import { login_prefill } from "../../../oidc/authorization.ts";
 import { display_name } from "../../../oidc/clients.ts";
 import { WRONG_CREDENTIALS, check_credentials } from "../../../oidc/credentials.ts";
-import { PageError, invalid_form } from "../../../oidc/errors.ts";
-import { check_csrf, load_interaction, type Interaction } from "../../../oidc/interactions.ts";
-import { interaction_url, layout_values } from "../../pages/layout.ts";
+import { PageError } from "../../../oidc/errors.ts";
+import { invalid_form } from "../../errors.ts";
+import { check_csrf, load_interaction, type Interaction, interaction_url } from "../../../oidc/interactions.ts";
+import { layout_values } from "../../pages/layout.ts";
+import { continue_after_sign_in } from "../../authorization_response.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";
@@ -38,7 +40,7 @@ export const Login = (idp: Provider) =>
       // The account page's own sign-in has no application: its sign-in page is /account/login.
       if (interaction === null) return this.redirect_to(account_url(idp, "login"), this.request.method === "POST" ? 303 : 302);
       const client = await idp.store.get_client(interaction.request.client_id);
-      if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", 400, "invalid_client");
+      if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", "invalid_client");
       if (this.request.method === "GET") return this.page(interaction, client, login_prefill(interaction.request), null);
 
       check_csrf(interaction, input.csrf);

@@ -6,13 +6,14 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { AMR_TWO_FACTORS, check_second_factor, continue_after_sign_in, load_pending, sign_in, type Pending } from "../../../oidc/account/second_factor.ts";
+import { AMR_TWO_FACTORS, check_second_factor, load_pending, sign_in, type Pending } from "../../../oidc/account/second_factor.ts";
 import { account_url } from "../../../oidc/account/session.ts";
 import { display_name } from "../../../oidc/clients.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
-import { invalid_form } from "../../../oidc/errors.ts";
-import { expired_interaction } from "../../../oidc/interactions.ts";
-import { interaction_url, layout_values } from "../../pages/layout.ts";
+import { invalid_form } from "../../errors.ts";
+import { expired_interaction, interaction_url } from "../../../oidc/interactions.ts";
+import { layout_values } from "../../pages/layout.ts";
+import { continue_after_sign_in } from "../../authorization_response.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";

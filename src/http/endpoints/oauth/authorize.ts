@@ -8,11 +8,12 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { error_response, next_step } from "../../../oidc/authorization.ts";
 import { resolve_target, validate_request } from "../../../oidc/authorize_request.ts";
-import { AuthorizationError, PageError, describe_issues } from "../../../oidc/errors.ts";
+import { AuthorizationError, PageError } from "../../../oidc/errors.ts";
+import { describe_issues, to_http } from "../../errors.ts";
 import { respond } from "../../authorization_response.ts";
 import { begin_interaction, type Authentication, type AuthorizationRequest } from "../../../oidc/interactions.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
-import { interaction_url } from "../../pages/layout.ts";
+import { interaction_url } from "../../../oidc/interactions.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { current_session_row } from "../../../oidc/sessions.ts";
 
@@ -21,7 +22,7 @@ import { current_session_row } from "../../../oidc/sessions.ts";
  * order that decides whether an error may be redirected (authorize_request.ts).
  */
 export const AuthorizeRequest = Fw.Request("AuthorizeRequest", z.record(z.string(), z.union([z.string(), z.array(z.string())])), {
-  on_invalid: (issues) => new PageError("The application sent an invalid request", `The sign-in request is malformed (${describe_issues(issues)}).`),
+  on_invalid: (issues) => to_http(new PageError("The application sent an invalid request", `The sign-in request is malformed (${describe_issues(issues)}).`)),
 });
 
 export const Authorize = (idp: Provider) =>

@@ -11,8 +11,8 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { describe_issues } from "../../../oidc/errors.ts";
-import { clear_session_cookie, signed_out_answer } from "../../../oidc/logout/answer.ts";
+import { describe_issues, to_http } from "../../errors.ts";
+import { clear_session_cookie, signed_out_answer } from "../../pages/signed_out.ts";
 import { confirm_fields, confirm_page_values, csrf_for, needs_confirmation } from "../../../oidc/logout/confirmation.ts";
 import { end_session } from "../../../oidc/logout/end_session.ts";
 import { invalid_logout, logout_params, validate_logout, type ValidLogout } from "../../../oidc/logout/request.ts";
@@ -24,7 +24,7 @@ import { set_page_headers } from "../../middleware/security_headers.ts";
 import { current_session, type ActiveSession } from "../../../oidc/sessions.ts";
 
 export const LogoutRequest = Fw.Request("LogoutRequest", z.object(logout_params), {
-  on_invalid: (issues) => invalid_logout(`The sign-out request is malformed (${describe_issues(issues)}). You have not been signed out.`),
+  on_invalid: (issues) => to_http(invalid_logout(`The sign-out request is malformed (${describe_issues(issues)}). You have not been signed out.`)),
 });
 
 export const Logout = (idp: Provider) =>

@@ -9,8 +9,9 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { PageError, describe_issues } from "../../../oidc/errors.ts";
-import { clear_session_cookie, signed_out_answer, stayed_values } from "../../../oidc/logout/answer.ts";
+import { PageError } from "../../../oidc/errors.ts";
+import { describe_issues, to_http } from "../../errors.ts";
+import { clear_session_cookie, signed_out_answer, stayed_values } from "../../pages/signed_out.ts";
 import { CONFIRM_PATH, check_logout_csrf, forged_form } from "../../../oidc/logout/confirmation.ts";
 import { end_session } from "../../../oidc/logout/end_session.ts";
 import { invalid_logout, validate_logout } from "../../../oidc/logout/request.ts";
@@ -23,7 +24,7 @@ const field = z.string().max(2048).optional();
 export const LogoutConfirmRequest = Fw.Request(
   "LogoutConfirmRequest",
   z.object({ client_id: field, post_logout_redirect_uri: field, state: field, csrf: z.string().max(256).optional(), decision: z.enum(["logout", "stay"]).optional() }),
-  { on_invalid: (issues) => invalid_logout(`The sign-out form could not be read (${describe_issues(issues)}). You have not been signed out.`) },
+  { on_invalid: (issues) => to_http(invalid_logout(`The sign-out form could not be read (${describe_issues(issues)}). You have not been signed out.`)) },
 );
 
 export const LogoutConfirm = (idp: Provider) =>

@@ -7,7 +7,8 @@ import { Fw } from "../../../fw/index.ts";
 import { bearer_credentials } from "../../../oidc/bearer.ts";
 import { claims_for } from "../../../oidc/claims.ts";
 import { requested_claims } from "../../../oidc/claims_request.ts";
-import { BearerError, describe_issues } from "../../../oidc/errors.ts";
+import { BearerError } from "../../../oidc/errors.ts";
+import { describe_issues, to_http } from "../../errors.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { split_scope } from "../../../oidc/scopes.ts";
@@ -16,7 +17,7 @@ import { find_access_token } from "../../../oidc/tokens.ts";
 export const Userinfo = (idp: Provider) => {
   const realm = idp.config.issuer;
   const UserinfoRequest = Fw.Request("UserinfoRequest", z.object({ access_token: z.string().optional() }), {
-    on_invalid: (issues) => new BearerError("invalid_request", describe_issues(issues), realm),
+    on_invalid: (issues) => to_http(new BearerError("invalid_request", describe_issues(issues), realm)),
   });
   return class Userinfo extends Fw.Endpoint(UserinfoRequest, Fw.Response.Json) {
     static route = `GET|POST ${PATHS.userinfo}`;

@@ -3,11 +3,11 @@
  * registered post_logout_redirect_uri with `state`, or, with none, the "signed out" page.
  * Also the "still signed in" page after "Stay signed in".
  */
-import { display_name } from "../clients.ts";
-import { SESSION_COOKIE, expired_cookie_options } from "../cookies.ts";
-import { layout_values, type LayoutValues } from "../../http/pages/layout.ts";
-import type { Provider } from "../provider.ts";
-import { post_logout_redirect, type ValidLogout } from "./request.ts";
+import { display_name } from "../../oidc/clients.ts";
+import { SESSION_COOKIE, expired_cookie_options, type CookieReader, type CookieToSet } from "../../oidc/cookies.ts";
+import { layout_values, type LayoutValues } from "./layout.ts";
+import type { Provider } from "../../oidc/provider.ts";
+import { post_logout_redirect, type ValidLogout } from "../../oidc/logout/request.ts";
 
 export type LogoutAnswer = { kind: "redirect"; url: string } | { kind: "page"; values: SignedOutValues };
 
@@ -40,7 +40,7 @@ export function stayed_values(idp: Provider, request: ValidLogout): SignedOutVal
 }
 
 /** The Set-Cookie that removes the browser's session cookie, or null when it sent none. */
-export function clear_session_cookie(idp: Provider, cookies: Bun.CookieMap): { name: string; value: string; options: Bun.CookieInit } | null {
+export function clear_session_cookie(idp: Provider, cookies: CookieReader): CookieToSet | null {
   if (cookies.get(SESSION_COOKIE) === null) return null;
   return { name: SESSION_COOKIE, value: "", options: expired_cookie_options(idp) };
 }

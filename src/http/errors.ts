@@ -1,0 +1,144 @@
+/**
+ * The one mapping from protocol errors (src/oidc/errors.ts) to HTTP: status, headers and body
+ * shape. Endpoints and rules throw protocol errors; `ProviderErrorHandler` (the chain's error
+ * handler) maps them here and the framework renders the result: JSON for clients, the error
+ * page for browsers (`error_page`, by the Accept header). docs/ARCHITECTURE.md, "errors".
+ */
+import { Fw, HttpError, type Context, type FieldIssue } from "../fw/index.ts";
+import { AuthorizationError, BearerError, OAuthError, PageError, ProtocolError, Throttled, type OAuthErrorCode } from "../oidc/errors.ts";
+import { RegistrationError } from "../oidc/registration/errors.ts";
+import type { Provider } from "../oidc/provider.ts";
+import { layout_values } from "./pages/layout.ts";
+
+/** RFC 6749 §5.2 (400 unless said otherwise), RFC 6750 §3.1, RFC 7591 §3.2.2. */
+const OAUTH_STATUS: Partial<Record<OAuthErrorCode, number>> = {
+  invalid_client: 401,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  server_error: 500,
+  temporarily_unavailable: 503,
+};
+
+/** An answer in the OAuth error shape `{error, error_description}` (RFC 6749 §5.2). */
+export class OAuthHttpError extends HttpError {
+  constructor(error: string, description: string, status = 400, headers: Record<string, string> = {}) {
+    super(description, { status, code: error, headers });
+  }
+
+  override body(): Record<string, unknown> {
+    return { error: this.code, error_description: this.message };
+  }
+}
+
+/** An error for the person in the browser: the error page with `title` (JSON for anything else). */
+export class PageHttpError extends HttpError {
+  constructor(
+    readonly title: string,
+    message: string,
+    status: number,
+    code: string,
+  ) {
+    super(message, { status, code });
+  }
+
+  override body(): Record<string, unknown> {
+    return { error: this.code, error_description: this.message };
+  }
+}
+
+/** Quoted-string content for an auth-param (RFC 9110 §5.6.4): no quotes, backslashes or controls. */
+function quote(value: string): string {
+  return value.replace(/[\\"]/g, "").replace(/[\x00-\x1f\x7f]/g, " ");
+}
+
+/** RFC 6750 §3: the challenge; without a usable token it carries no error code (§3.1). */
+function bearer_answer(error: BearerError): OAuthHttpError {
+  const params = [`realm="${quote(error.realm)}"`];
+  if (error.code !== null) params.push(`error="${error.code}"`, `error_description="${quote(error.message)}"`);
+  const status = error.code === null || error.code === "invalid_token" ? 401 : error.code === "insufficient_scope" ? 403 : 400;
+  return new OAuthHttpError(error.error, error.message, status, { "WWW-Authenticate": `Bearer ${params.join(", ")}` });
+}
+
+function oauth_answer(error: OAuthError): OAuthHttpError {
+  if (error instanceof BearerError) return bearer_answer(error);
+  const { basic_realm, retry_after } = error.options;
+  // RFC 6585 §4: a rate limit is 429 with Retry-After, still in the OAuth shape.
+  if (retry_after !== undefined) return new OAuthHttpError(error.error, error.message, 429, { "Retry-After": String(retry_after) });
+  // RFC 6749 §5.2: 401 with a challenge for the scheme the client used.
+  if (basic_realm !== undefined) return new OAuthHttpError(error.error, error.message, 401, { "WWW-Authenticate": `Basic realm="${quote(basic_realm)}", charset="UTF-8"` });
+  return new OAuthHttpError(error.error, error.message, OAUTH_STATUS[error.error] ?? 400);
+}
+
+/** The HTTP answer of a protocol error. */
+export function to_http(error: ProtocolError): HttpError {
+  if (error instanceof OAuthError) return oauth_answer(error);
+  if (error instanceof PageError) return new PageHttpError(error.title, error.message, error.missing ? 404 : error.error === "access_denied" ? 403 : 400, error.error);
+  if (error instanceof Throttled) return new Fw.TooManyRequests(error.message, error.retry_after);
+  if (error instanceof RegistrationError) return new OAuthHttpError(error.error, error.message, 400);
+  // An AuthorizationError that escaped the authorization endpoint has no trusted redirect URI.
+  if (error instanceof AuthorizationError) return new PageHttpError("The request could not be completed", error.description, 400, error.error);
+  return new OAuthHttpError(error.error, error.message, 400);
+}
+
+/** The framework's error handler, taught the protocol errors: everything else is as Fw renders it. */
+export class ProviderErrorHandler extends Fw.ErrorHandler {
+  override render(thrown: unknown, context: Context): Response {
+    return super.render(thrown instanceof ProtocolError ? to_http(thrown) : thrown, context);
+  }
+}
+
+/** Words for request-contract issues; a repeated parameter arrives as an array. */
+export function describe_issues(issues: readonly FieldIssue[]): string {
+  return issues
+    .map((issue) => (/received array/.test(issue.message) ? `${issue.field} was sent more than once` : `${issue.field}: ${issue.message}`))
+    .join("; ");
+}
+
+/**
+ * `on_invalid` of protocol request contracts: invalid_request in the OAuth shape, never the
+ * framework's 422 (RFC 6749 §3.1: "parameters MUST NOT be included more than once").
+ */
+export function invalid_request(issues: readonly FieldIssue[]): HttpError {
+  return to_http(new OAuthError("invalid_request", describe_issues(issues)));
+}
+
+/** `on_invalid` of the sign-in and account page forms: the error page, never the framework's 422. */
+export function invalid_form(issues: readonly FieldIssue[]): HttpError {
+  return to_http(new PageError("The form could not be read", `Please go back and try again (${describe_issues(issues)}).`));
+}
+
+/** `on_invalid` of a page request: the error page with this title. */
+export function invalid_page_request(title: string, words: (described: string) => string): (issues: readonly FieldIssue[]) => HttpError {
+  return (issues) => to_http(new PageError(title, words(describe_issues(issues))));
+}
+
+/** Plain words for the error page; never a stack. */
+function error_words(error: HttpError): { heading: string; message: string } {
+  if (error instanceof PageHttpError) return { heading: error.title, message: error.message };
+  if (error instanceof OAuthHttpError) return { heading: "The request could not be completed", message: error.message };
+  switch (error.status) {
+    case 404:
+      return { heading: "Page not found", message: "There is nothing at this address. Check the link, or go back to the application you came from." };
+    case 405:
+      return { heading: "This page cannot be used that way", message: error.message };
+    case 429:
+      return { heading: "Too many attempts", message: "Please wait a little and try again." };
+    case 503:
+      return { heading: "Temporarily unavailable", message: "The sign-in service is busy or under maintenance. Please try again in a moment." };
+    default:
+      return error.status >= 500
+        ? { heading: "Something went wrong on our side", message: "We could not complete your request. Please try again; if it keeps happening, contact support." }
+        : { heading: "The request could not be completed", message: error.message };
+  }
+}
+
+/** The error page (views/error.eta) for browsers. */
+export function error_page(idp: Provider) {
+  return (error: HttpError, context: Context): string => {
+    const words = error_words(error);
+    const values = { ...layout_values(idp, words.heading), ...words, code: error.code, status: error.status, request_id: context.state.request_id ?? null };
+    const views = context.app.views;
+    if (views?.has("error")) return views.render("error", values);
+    return `<!doctype html><title>${Fw.escape_html(words.heading)}</title><h1>${Fw.escape_html(words.heading)}</h1><p>${Fw.escape_html(words.message)}</p>`;
+  };
+}

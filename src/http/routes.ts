@@ -1,0 +1,100 @@
+/**
+ * Every URL of the provider, in one place: the handler chain (outermost first), then one
+ * instance of each endpoint bound to a provider. An endpoint lives in
+ * src/http/endpoints/<area>/<name>.ts; docs/ARCHITECTURE.md says where a new one goes.
+ */
+import { Fw, type Item } from "../fw/index.ts";
+import { PATHS } from "../oidc/metadata.ts";
+import type { Provider } from "../oidc/provider.ts";
+import { Account } from "./endpoints/account/home.ts";
+import { AccountGrants } from "./endpoints/account/grants.ts";
+import { AccountLogin } from "./endpoints/account/login.ts";
+import { AccountPassword } from "./endpoints/account/password.ts";
+import { AccountTotp } from "./endpoints/account/totp.ts";
+import { DemoCallback, type Backchannel } from "./endpoints/demo/callback.ts";
+import { Demo } from "./endpoints/demo/start.ts";
+import { Consent } from "./endpoints/interaction/consent.ts";
+import { Login } from "./endpoints/interaction/login.ts";
+import { TwoFactor } from "./endpoints/interaction/two_factor.ts";
+import { Authorize } from "./endpoints/oauth/authorize.ts";
+import { Introspect } from "./endpoints/oauth/introspect.ts";
+import { RevokePreflight, TokenPreflight, UserinfoPreflight } from "./endpoints/oauth/preflight.ts";
+import { Revoke } from "./endpoints/oauth/revoke.ts";
+import { Token } from "./endpoints/oauth/token.ts";
+import { Discovery } from "./endpoints/oidc/discovery.ts";
+import { Jwks } from "./endpoints/oidc/jwks.ts";
+import { Logout } from "./endpoints/oidc/logout.ts";
+import { LogoutConfirm } from "./endpoints/oidc/logout_confirm.ts";
+import { Userinfo } from "./endpoints/oidc/userinfo.ts";
+import { Healthz, Readyz } from "./endpoints/ops/health.ts";
+import { MetricsEndpoint } from "./endpoints/ops/metrics.ts";
+import { Static, load_static, type StaticFile } from "./endpoints/ops/static.ts";
+import { RegisterDelete } from "./endpoints/registration/delete.ts";
+import { RegisterRead } from "./endpoints/registration/read.ts";
+import { Register } from "./endpoints/registration/register.ts";
+import { RegisterUpdate } from "./endpoints/registration/update.ts";
+import { ProviderErrorHandler, error_page } from "./errors.ts";
+import { MetricsHandler } from "./middleware/metrics.ts";
+import { ProtocolHandler } from "./middleware/protocol.ts";
+import { RateLimitHandler } from "./middleware/rate_limit.ts";
+import { RegistrationHandler } from "./middleware/registration.ts";
+import { SecurityHeadersHandler } from "./middleware/security_headers.ts";
+import { UnavailableHandler } from "./middleware/unavailable.ts";
+
+/** The handlers (outermost first), then one instance of every endpoint, bound to `idp`. */
+export function build_items(idp: Provider, static_files: Map<string, StaticFile> = load_static()): Item[] {
+  const handlers: Item[] = [new Fw.RequestIdHandler()];
+  if (idp.config.log_requests) handlers.push(new Fw.LoggingHandler());
+  // Outside the error handler: counts error responses with their status.
+  if (idp.config.metrics_token !== undefined) handlers.push(new MetricsHandler(idp.metrics));
+  handlers.push(
+    new SecurityHeadersHandler(idp.secure),
+    new ProviderErrorHandler({ html: error_page(idp) }),
+    // Inside the error handler, so the 503 it raises for a database outage is rendered there.
+    new UnavailableHandler(idp.config.request_timeout_seconds * 1000),
+    new ProtocolHandler([PATHS.token, PATHS.userinfo, PATHS.revoke, PATHS.introspect]),
+  );
+  if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
+  // Inside the protocol and registration handlers: a 429 keeps their CORS and no-store headers.
+  if (idp.config.rate_limits.enabled) handlers.push(new RateLimitHandler(idp));
+  const endpoints: Item[] = [
+    Discovery(idp),
+    Jwks(idp),
+    Authorize(idp),
+    Login(idp),
+    TwoFactor(idp),
+    Consent(idp),
+    Logout(idp),
+    LogoutConfirm(idp),
+    Token(idp),
+    TokenPreflight(idp),
+    Revoke(idp),
+    RevokePreflight(idp),
+    Introspect(idp),
+    Userinfo(idp),
+    UserinfoPreflight(idp),
+    // Dynamic registration (RFC 7591, RFC 7592) is not mounted at all when it is off.
+    ...(idp.config.registration === "off" ? [] : [Register(idp), RegisterRead(idp), RegisterUpdate(idp), RegisterDelete(idp)]),
+    Healthz(idp),
+    Readyz(idp),
+    // Off (404) unless a token protects it.
+    ...(idp.config.metrics_token === undefined ? [] : [MetricsEndpoint(idp, idp.config.metrics_token)]),
+    // The account page: profile, password, two-step verification, applications allowed.
+    Account(idp),
+    AccountLogin(idp),
+    AccountPassword(idp),
+    AccountTotp(idp),
+    AccountGrants(idp),
+    // The built-in demo relying party, in development mode only.
+    ...(idp.config.production ? [] : [Demo(idp), DemoCallback(idp, backchannel(idp, static_files))]),
+    Static(idp, static_files),
+  ];
+  return [...handlers, ...endpoints];
+}
+
+/** The provider's own endpoints, answered in-process (built on first use): the demo's /token and /userinfo calls. */
+function backchannel(idp: Provider, static_files: Map<string, StaticFile>): Backchannel {
+  let app: ReturnType<typeof Fw.build> | undefined;
+  return (request) => (app ??= Fw.build({ body_limit: idp.config.body_limit, log: idp.log }, build_items(idp, static_files))).fetch(request);
+}
+
