@@ -134,3 +134,24 @@ async function authenticate_client(idp: Provider, credentials: Credentials, endp
     }
   }
 }
+
+/**
+ * Client credentials (RFC 6749 §2.3.1 client_secret; RFC 7521 §4.2 / RFC 7523 §2.2 assertions)
+ * and the Bearer tokens of registration (RFC 6750 §2.3 access_token): a URL is logged, cached and
+ * sent on in Referer, so RFC 6749 §2.3.1 says they "MUST NOT be included in the request URI".
+ */
+const URL_FORBIDDEN: Record<"client" | "bearer", readonly string[]> = {
+  client: ["client_secret", "client_assertion", "client_assertion_type"],
+  bearer: ["access_token", "registration_access_token", "client_secret"],
+};
+
+/**
+ * invalid_request when the query string of a request to an endpoint that takes client
+ * credentials (`client`: /token, /revoke, /introspect) or a registration Bearer token (`bearer`:
+ * /register and RFC 7592 management) carries one. `query` is the query string alone, never the body.
+ */
+export function refuse_credentials_in_query(query: Readonly<Record<string, unknown>>, kind: "client" | "bearer"): void {
+  for (const name of URL_FORBIDDEN[kind]) {
+    if (Object.hasOwn(query, name)) throw new OAuthError("invalid_request", `${name} must not be sent in the URL; send it in the request body or the Authorization header (RFC 6749 §2.3.1)`);
+  }
+}

@@ -17,7 +17,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { authenticated_client } from "../../../oidc/client_auth.ts";
+import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import { is_public } from "../../../oidc/clients.ts";
 import { OAuthError, invalid_client } from "../../../oidc/errors.ts";
 import { invalid_request } from "../../errors.ts";
@@ -58,6 +58,7 @@ export const Introspect = (idp: Provider) =>
     static route = `POST ${PATHS.introspect}`;
 
     async call() {
+      refuse_credentials_in_query(this.query, "client");
       const input = this.introspect_request;
       const client = await authenticated_client(idp, this.headers, input, "introspect");
       if (is_public(client)) throw invalid_client("introspection needs an authenticated client; a public client cannot use it", false, idp.config.issuer);

@@ -14,7 +14,7 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { record_event } from "../../../oidc/audit.ts";
-import { authenticated_client } from "../../../oidc/client_auth.ts";
+import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import { OAuthError } from "../../../oidc/errors.ts";
 import { invalid_request } from "../../errors.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
@@ -35,6 +35,7 @@ export const Revoke = (idp: Provider) =>
     static route = `POST ${PATHS.revoke}`;
 
     async call() {
+      refuse_credentials_in_query(this.query, "client");
       const input = this.revoke_request;
       const client = await authenticated_client(idp, this.headers, input, "revoke");
       if (input.token === undefined || input.token === "") throw new OAuthError("invalid_request", "token is required");

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { authenticated_client } from "../../../oidc/client_auth.ts";
+import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import { allows_grant } from "../../../oidc/clients.ts";
 import { OAuthError } from "../../../oidc/errors.ts";
 import { invalid_request } from "../../errors.ts";
@@ -59,6 +59,7 @@ export const Token = (idp: Provider) =>
 
     async call() {
       // RFC 6749 §5.1 (no-store, errors too) is ProtocolHandler's: it sets them on every /token answer.
+      refuse_credentials_in_query(this.query, "client");
       const input = this.token_request;
       const client = await authenticated_client(idp, this.headers, input, "token");
       const grant_type = input.grant_type;

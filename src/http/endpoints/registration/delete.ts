@@ -5,6 +5,7 @@
  */
 import { Fw } from "../../../fw/index.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
+import { refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { client_for_registration_token, invalid_registration_token } from "../../../oidc/registration/access.ts";
@@ -17,6 +18,7 @@ export const RegisterDelete = (idp: Provider) =>
 
     async call() {
       no_store(this.response.headers);
+      refuse_credentials_in_query(this.query, "bearer");
       const { client } = await client_for_registration_token(idp, this.headers.get("authorization"), this.params.client_id ?? "");
       // A concurrent DELETE may have won: the token then no longer names a client.
       if (!(await idp.store.delete_client(client.client_id))) throw invalid_registration_token(idp);

@@ -5,6 +5,7 @@
  */
 import { Fw } from "../../../fw/index.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
+import { refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_for_registration_token } from "../../../oidc/registration/access.ts";
 import { ClientInformationResponse, client_information, no_store } from "./response.ts";
@@ -15,6 +16,7 @@ export const RegisterRead = (idp: Provider) =>
 
     async call() {
       no_store(this.response.headers);
+      refuse_credentials_in_query(this.query, "bearer");
       const { client, token } = await client_for_registration_token(idp, this.headers.get("authorization"), this.params.client_id ?? "");
       return this.json(client_information(idp, client, { client_secret: null, registration_access_token: token }));
     }

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { random_id, random_token, sha256 } from "../../../oidc/crypto/secrets.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
+import { refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { check_initial_access_token } from "../../../oidc/registration/access.ts";
@@ -28,6 +29,7 @@ export const Register = (idp: Provider) =>
 
     async call() {
       no_store(this.response.headers);
+      refuse_credentials_in_query(this.query, "bearer");
       if (idp.config.registration === "token") await check_initial_access_token(idp, this.headers.get("authorization"));
       const body = json_object(this.headers.get("content-type"), this.request.body);
       const metadata = validate_metadata(parse_metadata(body), registration_policy(idp));

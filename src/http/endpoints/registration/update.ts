@@ -7,6 +7,7 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { constant_time_equal, random_token, sha256 } from "../../../oidc/crypto/secrets.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
+import { refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { client_for_registration_token, invalid_registration_token } from "../../../oidc/registration/access.ts";
@@ -49,6 +50,7 @@ export const RegisterUpdate = (idp: Provider) =>
 
     async call() {
       no_store(this.response.headers);
+      refuse_credentials_in_query(this.query, "bearer");
       const { client, token } = await client_for_registration_token(idp, this.headers.get("authorization"), this.params.client_id ?? "");
       const body = json_object(this.headers.get("content-type"), this.request.body);
       check_identity(body, client);
