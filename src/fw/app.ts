@@ -1,7 +1,6 @@
 // Application assembly: handlers first, then endpoints, compiled once at start.
-import type { Server } from "bun";
-import { first_values, parse_pairs, type Input } from "./body.ts";
-import type { AppServices, Context, Params } from "./context.ts";
+import { NO_PAIRS, first_values } from "./body.ts";
+import type { AddressLookup, AppServices, Context, Params, Query } from "./context.ts";
 import { type ConcreteEndpoint, is_endpoint_class } from "./endpoint.ts";
 import { BadRequest, MethodNotAllowed, NotFound, URITooLong } from "./errors.ts";
 import { Exchange, Incoming, type BodyRules } from "./exchange.ts";
@@ -49,6 +48,10 @@ type Compiled = {
   endpoint: ConcreteEndpoint;
   contract: RequestContract;
   reads_body: boolean;
+  /** Which sources the contract sees (RequestContract.from), read once here, not per request. */
+  from_query: boolean;
+  from_body: boolean;
+  from_path: boolean;
   /** The allow-list of a Json.of(schema) response contract: undeclared fields never leak. */
   json_schema: { parse(value: unknown): unknown } | undefined;
 };
@@ -148,7 +151,15 @@ export class App {
     if (typeof endpoint.prototype.call !== "function") throw new Error(`${name} must implement call()`);
     const { methods, path } = parse_route(endpoint.route, name);
     const contract = endpoint.request_contract;
-    const compiled: Compiled = { endpoint, contract, reads_body: contract.reads_body, json_schema: json_schema_of(endpoint.response_contract) };
+    const compiled: Compiled = {
+      endpoint,
+      contract,
+      reads_body: contract.reads_body,
+      from_query: contract.from.includes("query"),
+      from_body: contract.from.includes("body"),
+      from_path: contract.from.includes("path"),
+      json_schema: json_schema_of(endpoint.response_contract),
+    };
     for (const method of methods) this.router.add(method, path, compiled);
     if (endpoint.precomputed === true) {
       if (methods.length !== 1 || methods[0] !== "GET" || /[:*{(]/.test(path)) {
@@ -188,10 +199,10 @@ export class App {
   }
 
   /** Handles one request (also usable in-process, without a server). */
-  fetch = async (raw: Request, server?: Server<unknown>): Promise<Response> => this.answer(raw, server);
+  fetch = async (raw: Request, server?: AddressLookup): Promise<Response> => this.answer(raw, server);
 
   /** What Bun.serve calls: like fetch, but answers without a promise when nothing waited. */
-  readonly answer = (raw: Request, server?: Server<unknown>): Response | Promise<Response> => {
+  readonly answer = (raw: Request, server?: AddressLookup): Response | Promise<Response> => {
     const url = raw.url;
     const start = url.indexOf("/", url.indexOf("//") + 2);
     const query_at = url.indexOf("?", start);
@@ -225,11 +236,12 @@ export class App {
       throw new NotFound(path);
     }
     context.route = found.route;
+    context.route_params = found.params;
     const compiled = found.handler;
-    const query_at = url.indexOf("?");
-    const query: Input | undefined = query_at === -1 ? undefined : parse_pairs(url.slice(query_at + 1), this.max_params);
+    // The one parse of the query string (Exchange keeps it; a handler may have asked first).
+    const query = context.query;
     const params = context.params;
-    if (query !== undefined) first_values(query, params);
+    if (query !== NO_PAIRS) first_values(query, params);
     for (const key in found.params) params[key] = found.params[key]!;
 
     const instance = new compiled.endpoint() as Instance;
@@ -243,13 +255,15 @@ export class App {
     }
     if (BODY_METHODS.has(method)) return this.call_with_body(compiled, instance, context, query, found.params);
     // No body to wait for: validate without an await.
-    this.validate(compiled, instance, Object.assign(Object.create(null), query, found.params));
+    this.validate(compiled, instance, input_of(compiled, query, undefined, found.params));
     return this.call(compiled, instance, context);
   }
 
-  private async call_with_body(compiled: Compiled, instance: Instance, context: Context, query: Input | undefined, route_params: Params): Promise<Response> {
+  private async call_with_body(compiled: Compiled, instance: Instance, context: Context, query: Readonly<Query>, route_params: Params): Promise<Response> {
+    // Read even when the contract does not see it: the same 400/413/415 rules for every body,
+    // and request.body is there for the endpoint.
     const body = await context.request.parsed();
-    this.validate(compiled, instance, Object.assign(Object.create(null), query, body, route_params));
+    this.validate(compiled, instance, input_of(compiled, query, body, route_params));
     return this.call(compiled, instance, context);
   }
 
@@ -273,6 +287,19 @@ export class App {
     if (typeof result === "object" && result !== null && typeof (result as Rendered).render === "function") return render_custom(context, result as Rendered);
     throw new Error(`${compiled.endpoint.name}.call() returned something that is not a response`);
   }
+}
+
+/**
+ * What the contract validates: the sources it declares, merged query, then body, then path (a
+ * later source wins a field both carry); an undeclared source is left out, not merely outranked.
+ */
+function input_of(compiled: Compiled, query: Readonly<Query>, body: Record<string, unknown> | undefined, route_params: Params): Record<string, unknown> {
+  return Object.assign(
+    Object.create(null),
+    compiled.from_query ? query : undefined,
+    compiled.from_body ? body : undefined,
+    compiled.from_path ? route_params : undefined,
+  );
 }
 
 // The contract value is set under a name known only at run time (the snake_case of the contract).

@@ -54,6 +54,15 @@ export function parse_pairs(search: string, max_pairs = Number.POSITIVE_INFINITY
   return out;
 }
 
+/** The parse of an absent query: shared by every such request, so it allocates nothing. */
+export const NO_PAIRS: Input = Object.freeze(Object.create(null));
+
+/** The query string of `url` (after the first `?`, RFC 3986 §3.4), or NO_PAIRS when there is none. */
+export function query_of(url: string, max_pairs = Number.POSITIVE_INFINITY): Input {
+  const at = url.indexOf("?");
+  return at === -1 ? NO_PAIRS : parse_pairs(url.slice(at + 1), max_pairs);
+}
+
 /** First value of each key: the `params` view of a query string. */
 export function first_values(input: Input, into: Record<string, string>): void {
   for (const key in input) {

@@ -1,7 +1,17 @@
 // What a request carries through the handler chain and into an endpoint.
-import type { ViewEngine } from "./views.ts";
 
 export type Params = Record<string, string>;
+
+/** A parsed query string or form: a repeated key holds every value, in order. */
+export type Query = Record<string, string | string[]>;
+
+/**
+ * What the framework needs of the server that received a request: the client's address.
+ * The server adapter (runtime/serve.ts) passes its server, which has this method.
+ */
+export interface AddressLookup {
+  requestIP(request: Request): { address: string } | null;
+}
 
 export interface RequestInfo {
   readonly method: string;
@@ -28,8 +38,14 @@ export interface ResponseState {
   status: number;
 }
 
+/** What the app's template engine offers the chain (views.ts ViewEngine implements it). */
+export interface Views {
+  has(name: string): boolean;
+  render(name: string, values?: Record<string, unknown>): string;
+}
+
 export interface AppServices {
-  readonly views: ViewEngine | undefined;
+  readonly views: Views | undefined;
   readonly log: (line: Record<string, unknown>) => void;
 }
 
@@ -39,6 +55,14 @@ export interface Context {
   readonly headers: Headers;
   /** Route parameters and query parameters (first value of each), string to string. */
   params: Params;
+  /**
+   * The query string alone (RFC 3986 §3.4), parsed once on first use: a repeated key is an
+   * array, no query is an empty object (shared and frozen: never write to it). Kept apart
+   * from the body so an endpoint can refuse what must not travel in a URL (RFC 6749 §2.3.1).
+   */
+  readonly query: Readonly<Query>;
+  /** The matched route's parameters alone (percent-decoded), empty until routing has happened. */
+  route_params: Params;
   /** The pattern of the matched route, e.g. "/users/:id", once routing has happened. */
   route: string | undefined;
   readonly app: AppServices;

@@ -6,9 +6,11 @@
 //     call() { return this.json({ hello: this.hello_request.name }); }
 //   }
 import type { z } from "zod";
-import type { Context, Params, RequestInfo, ResponseState } from "./context.ts";
+import type { Context, Params, Query, RequestInfo, ResponseState } from "./context.ts";
+import type { CookieOptions, CookieReader } from "./cookies.ts";
 import { negotiate, type Representation } from "./negotiate.ts";
 import type { RequestContract } from "./request.ts";
+import { read_cookies, serialize_cookie } from "./runtime/cookies.ts";
 import {
   FileDownload, Html, Json, Redirect, Stream, Text,
   type Rendered, type ResponseClass, type Sendable, type StreamSource,
@@ -31,6 +33,14 @@ export abstract class EndpointBase<Res extends ResponseContract = ResponseContra
   declare context: Context;
   /** Route + query parameters, string to string. */
   declare params: Params;
+  /** The query string alone (repeated keys as arrays); the body alone is `request.body`. */
+  get query(): Readonly<Query> {
+    return this.context.query;
+  }
+  /** The matched route's parameters alone. */
+  get route_params(): Params {
+    return this.context.route_params;
+  }
   /** Request headers (case-insensitive); read on first use, as Bun builds them on demand. */
   get headers(): Headers {
     return this.context.headers;
@@ -73,13 +83,14 @@ export abstract class EndpointBase<Res extends ResponseContract = ResponseContra
     return negotiate(this.headers.get("accept"));
   }
 
-  private _cookies: Bun.CookieMap | undefined;
-  /** Request cookies. */
-  get cookies(): Bun.CookieMap {
-    return (this._cookies ??= new Bun.CookieMap(this.headers.get("cookie") ?? ""));
+  private _cookies: CookieReader | undefined;
+  /** Request cookies, parsed on first use. */
+  get cookies(): CookieReader {
+    return (this._cookies ??= read_cookies(this.headers.get("cookie")));
   }
-  set_cookie(name: string, value: string, options: Bun.CookieInit = {}): void {
-    this.response.headers.append("set-cookie", new Bun.Cookie({ path: "/", httpOnly: true, sameSite: "lax", ...options, name, value }).serialize());
+  /** Appends a Set-Cookie; Path=/, HttpOnly and SameSite=Lax unless `options` says otherwise. */
+  set_cookie(name: string, value: string, options: CookieOptions = {}): void {
+    this.response.headers.append("set-cookie", serialize_cookie(name, value, { path: "/", httpOnly: true, sameSite: "lax", ...options }));
   }
 }
 
@@ -102,7 +113,7 @@ export type ConcreteEndpoint = {
   /**
    * True when the endpoint's answer to a GET depends on nothing in the request but its
    * conditional headers (If-None-Match): the app may compute it once through the whole chain
-   * and let Bun answer it natively (app.ts `native_routes`, server.ts `refresh_native`).
+   * and let Bun answer it natively (app.ts `native_routes`, runtime/serve.ts `refresh_native`).
    */
   readonly precomputed?: boolean;
   readonly name: string;

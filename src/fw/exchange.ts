@@ -1,8 +1,7 @@
 // One request as it goes through the chain: the request endpoints see (Incoming) and its
 // context (Exchange). Made by App.answer for every request.
-import type { Server } from "bun";
-import { read_body } from "./body.ts";
-import type { AppServices, Context, Params, RequestInfo } from "./context.ts";
+import { query_of, read_body } from "./body.ts";
+import type { AddressLookup, AppServices, Context, Params, Query, RequestInfo } from "./context.ts";
 import { PendingResponse } from "./response.ts";
 
 /** The app's body rules, shared by every request. */
@@ -18,8 +17,8 @@ export class Incoming implements RequestInfo {
     readonly path: string,
     readonly url: string,
     readonly raw: Request,
-    private readonly server: Server<unknown> | undefined,
-    private readonly rules: BodyRules,
+    private readonly server: AddressLookup | undefined,
+    readonly rules: BodyRules,
   ) {}
   get ip(): string {
     return (this.address ??= this.server?.requestIP(this.raw)?.address ?? "");
@@ -29,13 +28,22 @@ export class Incoming implements RequestInfo {
   }
 }
 
-/** One request's context. Request headers and `state` are made on first use. */
+/** Route parameters before routing: shared and frozen, so a request allocates nothing for them. */
+const NO_ROUTE_PARAMS: Params = Object.freeze(Object.create(null));
+
+/** One request's context. Request headers, `query` and `state` are made on first use. */
 export class Exchange implements Context {
   readonly response = new PendingResponse();
   params: Params = Object.create(null);
   route: string | undefined = undefined;
+  route_params: Params = NO_ROUTE_PARAMS;
   private values: Record<string, unknown> | undefined = undefined;
+  private parsed_query: Query | undefined = undefined;
   constructor(readonly request: Incoming, readonly app: AppServices) {}
+  /** Parsed once, whoever asks first (a handler or dispatch); over max_params it throws 400 each time. */
+  get query(): Readonly<Query> {
+    return (this.parsed_query ??= query_of(this.request.url, this.request.rules.max_pairs));
+  }
   get headers(): Headers {
     return this.request.raw.headers;
   }

@@ -1,14 +1,15 @@
 // Fw: a small typed endpoint framework on Bun.serve. Knows nothing of OpenID.
 import { App, build, parse_route, type FwConfig, type Item } from "./app.ts";
-import type { Context, Params } from "./context.ts";
+import type { AddressLookup, Context, Params, Query } from "./context.ts";
+import type { CookieOptions, CookieReader } from "./cookies.ts";
 import { Endpoint, EndpointBase } from "./endpoint.ts";
 import * as errors from "./errors.ts";
 import { ErrorHandler, Handler, LoggingHandler, RequestIdHandler, escape_html } from "./handlers.ts";
 import { negotiate } from "./negotiate.ts";
-import { EmptyRequest, Request, snake_case } from "./request.ts";
+import { EmptyRequest, Request, snake_case, type RequestSource } from "./request.ts";
 import { Bytes, Empty, FileDownload, Html, Json, Redirect, Stream, Text } from "./response.ts";
 import { Router } from "./router/index.ts";
-import { start, type Running } from "./server.ts";
+import { start, type Running } from "./runtime/serve.ts";
 import { Renderable, ViewEngine, read_templates } from "./views.ts";
 
 export const Fw = {
@@ -35,7 +36,7 @@ export const Fw = {
   ...errors,
 } as const;
 
-export type { Context, FwConfig, Item, Params, Running };
+export type { AddressLookup, Context, CookieOptions, CookieReader, FwConfig, Item, Params, Query, RequestSource, Running };
 export type { FieldIssue } from "./errors.ts";
 export type { Next } from "./handlers.ts";
 export { HttpError } from "./errors.ts";

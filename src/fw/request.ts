@@ -18,6 +18,34 @@ export function snake_case(name: string): string {
 
 export type InvalidHandler = (issues: FieldIssue[]) => HttpError;
 
+/**
+ * Where a contract's fields may come from: the route's parameters (the path, RFC 3986 §3.3),
+ * the query string (§3.4), the body. A field may have to be refused in the URL, where it ends
+ * up in logs and Referer headers: client credentials, for one (RFC 6749 §2.3.1).
+ */
+export type RequestSource = "path" | "query" | "body";
+
+/**
+ * Every source, in merge order: a later source wins a field both carry (query, then body,
+ * then path).
+ */
+const ALL_SOURCES: readonly RequestSource[] = Object.freeze(["query", "body", "path"] as const);
+
+/** The checked `from` option: a frozen list in merge order, whatever order it was given in. */
+function sources_of(contract: string, from: unknown): readonly RequestSource[] {
+  if (from === undefined) return ALL_SOURCES;
+  const expected = `a non-empty list of ${ALL_SOURCES.map((s) => JSON.stringify(s)).join(", ")}`;
+  if (!Array.isArray(from) || from.length === 0) throw new TypeError(`${contract}: \`from\` must be ${expected}, got ${describe(from)}`);
+  for (const source of from) {
+    if (!ALL_SOURCES.includes(source)) throw new TypeError(`${contract}: unknown source ${describe(source)} in \`from\` (expected ${expected})`);
+  }
+  return Object.freeze(ALL_SOURCES.filter((source) => from.includes(source)));
+}
+
+function describe(value: unknown): string {
+  return Array.isArray(value) ? `[${value.map(describe).join(", ")}]` : typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
 export interface RequestContract<N extends string = string, S extends z.ZodType = z.ZodType> {
   readonly name: N;
   readonly property: SnakeCase<N>;
@@ -26,20 +54,28 @@ export interface RequestContract<N extends string = string, S extends z.ZodType 
   readonly on_invalid: InvalidHandler;
   /** Whether the endpoint reads a body at all (EmptyRequest does not). */
   readonly reads_body: boolean;
+  /**
+   * The sources merged into the validated input, in merge order (query, then body, then path:
+   * a later one wins a field both carry). A source not listed is not seen by the schema; a
+   * body is still read and parsed (same 400/413/415 rules) and stays on `request.body`.
+   */
+  readonly from: readonly RequestSource[];
 }
 
 export function Request<const N extends string, S extends z.ZodType>(
   name: N,
   schema: S,
-  options: { on_invalid?: InvalidHandler } = {},
+  options: { on_invalid?: InvalidHandler; from?: readonly [RequestSource, ...RequestSource[]] } = {},
 ): RequestContract<N, S> {
   if (!/^[A-Za-z][A-Za-z0-9]*$/.test(name)) throw new TypeError(`Request contract name must be PascalCase letters and digits: ${JSON.stringify(name)}`);
+  const from = sources_of(name, options.from);
   return Object.freeze({
     name,
     property: snake_case(name) as SnakeCase<N>,
     schema,
     on_invalid: options.on_invalid ?? ((issues: FieldIssue[]) => new UnprocessableEntity(issues)),
     reads_body: true,
+    from,
   });
 }
 
@@ -50,6 +86,7 @@ export const EmptyRequest: RequestContract<"EmptyRequest", z.ZodObject<{}>> = Ob
   schema: z.object({}),
   on_invalid: (issues: FieldIssue[]) => new UnprocessableEntity(issues),
   reads_body: false,
+  from: ALL_SOURCES,
 });
 
 export function issues_of(error: z.ZodError): FieldIssue[] {

@@ -4,6 +4,7 @@
 import { resolve, sep } from "node:path";
 import type { Context } from "./context.ts";
 import { NotFound } from "./errors.ts";
+import { existing_file } from "./runtime/files.ts";
 
 export const CONTENT_TYPES = {
   json: "application/json; charset=utf-8",
@@ -170,8 +171,9 @@ export class FileDownload implements Sendable {
     const base = resolve(this.root);
     const full = resolve(base, this.path.replace(/^[/\\]+/, ""));
     if (this.path.includes("\0") || (full !== base && !full.startsWith(base + sep))) throw new NotFound(context.request.path);
-    const file = Bun.file(full);
-    if (full === base || !(await file.exists())) throw new NotFound(context.request.path);
+    if (full === base) throw new NotFound(context.request.path);
+    const file = await existing_file(full);
+    if (file === null) throw new NotFound(context.request.path);
     const name = this.filename ?? full.slice(full.lastIndexOf(sep) + 1);
     context.response.headers.set("content-disposition", content_disposition(name));
     return finish(context, file, CONTENT_TYPES.octet);

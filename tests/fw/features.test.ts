@@ -1,7 +1,7 @@
 // Streaming, negotiation, downloads, templates, handler chain, graceful stop.
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { Fw, type Context, type Next } from "../../src/fw/index.ts";
+import { Fw, type Context, type CookieOptions, type CookieReader, type Next } from "../../src/fw/index.ts";
 import { serve } from "./helpers.ts";
 import { rejection } from "../helpers/settle.ts";
 
@@ -225,5 +225,30 @@ describe("cookies", () => {
     expect(cookie).toContain("HttpOnly");
     expect(cookie.toLowerCase()).toContain("samesite=lax");
     expect(cookie).toContain("Path=/");
+  });
+
+  class Options extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Json) {
+    static route = "GET /cookie-options";
+    call() {
+      const options: CookieOptions = { path: "/a", domain: "example.com", httpOnly: false, secure: true, sameSite: "strict", maxAge: 0, expires: new Date(0) };
+      this.set_cookie("gone", "", options);
+      const cookies: CookieReader = this.cookies;
+      return this.json({ missing: cookies.get("missing"), n: cookies.get("n") });
+    }
+  }
+
+  test("CookieOptions override the defaults; CookieReader.get is null for a cookie the request lacks", async () => {
+    const app = Fw.build({}, [Options]);
+    const res = await app.fetch(new Request("http://x/cookie-options", { headers: { cookie: "n=1" } }));
+    expect(await res.json()).toEqual({ missing: null, n: "1" });
+    const cookie = res.headers.get("set-cookie")!;
+    expect(cookie).toStartWith("gone=;");
+    expect(cookie).toContain("Path=/a");
+    expect(cookie).toContain("Domain=example.com");
+    expect(cookie).toContain("Secure");
+    expect(cookie.toLowerCase()).toContain("samesite=strict");
+    expect(cookie).toContain("Max-Age=0");
+    expect(cookie).toContain("Expires=Thu, 01 Jan 1970 00:00:00 GMT");
+    expect(cookie).not.toContain("HttpOnly");
   });
 });

@@ -1,4 +1,4 @@
-// Precomputed endpoints answered by Bun's native route table (app.ts native_routes, server.ts refresh_native).
+// Precomputed endpoints answered by Bun's native route table (app.ts native_routes, runtime/serve.ts refresh_native).
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import { Fw, type Context, type Next } from "../../src/fw/index.ts";
 import { serve, type Served } from "./helpers.ts";

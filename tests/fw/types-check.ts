@@ -1,7 +1,8 @@
 // Compile-time contract checks: this file must type-check (types.test.ts runs tsc on it).
 // Each `@ts-expect-error` line proves the compiler rejects a misuse.
 import { z } from "zod";
-import { Fw } from "../../src/fw/index.ts";
+import { Fw, type CookieReader } from "../../src/fw/index.ts";
+import type { EndpointBase } from "../../src/fw/endpoint.ts";
 import type { SnakeCase } from "../../src/fw/request.ts";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -44,3 +45,29 @@ export class AsyncOk extends Fw.Endpoint(Fw.EmptyRequest, [Fw.Response.Html, Fw.
 export class Missing extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Json) {
   static route = "GET /missing";
 }
+
+// The sources apart: the query (repeated keys as arrays, read-only), the route parameters, cookies.
+assert<Equal<EndpointBase["query"], Readonly<Record<string, string | string[]>>>>(true);
+assert<Equal<EndpointBase["route_params"], Record<string, string>>>(true);
+assert<Equal<EndpointBase["cookies"], CookieReader>>(true);
+
+export class Sources extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Json) {
+  static route = "GET /sources/:id";
+  call() {
+    const id: string | undefined = this.route_params.id;
+    // @ts-expect-error a query value may be an array (a repeated key)
+    const q: string = this.query.q ?? "";
+    // @ts-expect-error the query is read-only
+    this.query.q = "x";
+    this.set_cookie("a", "b", { sameSite: "strict", maxAge: 60, expires: new Date() });
+    // @ts-expect-error sameSite is "strict", "lax" or "none"
+    this.set_cookie("a", "b", { sameSite: "loose" });
+    return this.json({ id, q });
+  }
+}
+
+Fw.Request("BodyOnly", z.object({}), { from: ["body"] });
+// @ts-expect-error `from` lists at least one source
+Fw.Request("NoSource", z.object({}), { from: [] });
+// @ts-expect-error a source is "path", "query" or "body"
+Fw.Request("HeaderSource", z.object({}), { from: ["header"] });

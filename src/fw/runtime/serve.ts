@@ -1,6 +1,7 @@
-// Serving an app with Bun.serve, and stopping it gracefully.
+// Serving an app with Bun.serve, and stopping it gracefully. The one place the framework
+// starts a server; everything else sees the server only as an AddressLookup (context.ts).
 import type { Server } from "bun";
-import { App, type FwConfig, type Item, type NativeAnswer } from "./app.ts";
+import { App, type FwConfig, type Item, type NativeAnswer } from "../app.ts";
 
 export interface Running {
   readonly app: App;
