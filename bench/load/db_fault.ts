@@ -8,7 +8,7 @@
  * restore → the first good answer to a request sent after it); every token issued before the fault still works;
  * every code and token the driver saw is stored; codes left unredeemed redeem at most once.
  */
-import { freezeProxy, type FreezeProxy } from "../../tests/ops/freeze_proxy.ts";
+import { freeze_proxy, type FreezeProxy } from "../../tests/ops/freeze_proxy.ts";
 import { try_codes } from "./crash.ts";
 import { new_ledger, run_load, type Hit } from "./driver.ts";
 import { db_report, match_ledger } from "./inspect.ts";
@@ -45,7 +45,7 @@ export async function db_fault(): Promise<{ text: string; ok: boolean }> {
     const { users, client } = await seed(env, s.users);
     if (fault === "freeze") {
       const direct = new URL(db.direct);
-      frozen = await freezeProxy(direct.hostname, Number(direct.port || 5432));
+      frozen = await freeze_proxy(direct.hostname, Number(direct.port || 5432));
       direct.port = String(frozen.port);
       env.DATABASE_URL = direct.toString();
     }

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli_json, spawn_server, type ServerProcess } from "../../tests/ops/process.ts";
-import { tcpProxy, type TcpProxy } from "../../tests/store/tcp-proxy.ts";
+import { tcp_proxy, type TcpProxy } from "../../tests/store/tcp-proxy.ts";
 import { CALLBACK, type Client, type User } from "./driver.ts";
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -36,7 +36,7 @@ export async function make_db(kind: "sqlite" | "postgres"): Promise<Db> {
   await admin.unsafe(`CREATE DATABASE "${name}"`);
   await admin.close();
   const target = new URL(ADMIN_URL);
-  const proxy = await tcpProxy(target.hostname, Number(target.port || 5432));
+  const proxy = await tcp_proxy(target.hostname, Number(target.port || 5432));
   const direct = new URL(ADMIN_URL);
   direct.pathname = `/${name}`;
   const via = new URL(direct);

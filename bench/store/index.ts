@@ -49,12 +49,12 @@ async function seed(store: Store, path: string): Promise<Fixture> {
   const db = new Database(path);
   try {
     db.exec("PRAGMA busy_timeout = 5000");
-    const userList = users.map((u) => `'${u}'`).join(", ");
+    const user_list = users.map((u) => `'${u}'`).join(", ");
     // Half client_credentials-shaped tokens (no user, family or session), half from a user's
     // authorization (every column set), as a provider with both kinds of clients holds.
     db.run(
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < $rows),
-       u(list) AS (SELECT json_array(${userList}))
+       u(list) AS (SELECT json_array(${user_list}))
        INSERT INTO tokens (token_hash, kind, client_id, user_id, scope, grant_id, family_id, session_id_hash,
                            auth_time, acr, amr, claims, nonce, created_at, expires_at)
        SELECT lower(hex(randomblob(32))), 'access', 'client' || (i % 10),
@@ -70,7 +70,7 @@ async function seed(store: Store, path: string): Promise<Fixture> {
     );
     db.run(
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < $rows),
-       u(list) AS (SELECT json_array(${userList}))
+       u(list) AS (SELECT json_array(${user_list}))
        INSERT INTO codes (code_hash, client_id, user_id, session_id_hash, redirect_uri, scope, nonce, code_challenge,
                           code_challenge_method, auth_time, acr, amr, claims, grant_id, created_at, expires_at)
        SELECT lower(hex(randomblob(32))), 'client' || (i % 10), json_extract(u.list, '$[' || (i % 50) || ']'),
@@ -93,13 +93,13 @@ type Case = { name: string; call: (i: number) => Promise<unknown>; together?: nu
 
 function cases(store: Store, f: Fixture): Case[] {
   const pick = <T>(list: T[], i: number): T => list[(i * 7919) % list.length]!;
-  let codeCursor = 0;
-  const ccToken = (i: number): NewToken => ({
+  let code_cursor = 0;
+  const cc_token = (i: number): NewToken => ({
     token_hash: hash(), kind: "access", client_id: pick(f.clients, i), user_id: null, scope: "api:read",
     grant_id: crypto.randomUUID(), family_id: null, session_id_hash: null, auth_time: null, acr: null, amr: [],
     nonce: null, claims: null, created_at: NOW, expires_at: NOW + 3600,
   });
-  const userToken = (i: number): NewToken => ({
+  const user_token = (i: number): NewToken => ({
     token_hash: hash(), kind: "access", client_id: pick(f.clients, i), user_id: pick(f.users, i), scope: "openid profile",
     grant_id: crypto.randomUUID(), family_id: crypto.randomUUID(), session_id_hash: hash(), auth_time: NOW, acr: null,
     amr: ["pwd"], nonce: "n-0S6_WzA2Mj", claims: null, created_at: NOW, expires_at: NOW + 3600,
@@ -110,23 +110,23 @@ function cases(store: Store, f: Fixture): Case[] {
     code_challenge_method: "S256", auth_time: NOW, amr: ["pwd"], grant_id: crypto.randomUUID(), created_at: NOW, expires_at: NOW + 600,
   });
   const fresh: string[] = [];
-  let freshCursor = 0;
-  const freshCode = (i: number): NewCode => {
+  let fresh_cursor = 0;
+  const fresh_code = (i: number): NewCode => {
     const row = code(i);
     fresh.push(row.code_hash);
     return row;
   };
   return [
-    { name: "insert_token, client_credentials (no user/family/session)", call: (i) => store.insert_token(ccToken(i)) },
-    { name: "insert_token, user's (every column set)", call: (i) => store.insert_token(userToken(i)) },
+    { name: "insert_token, client_credentials (no user/family/session)", call: (i) => store.insert_token(cc_token(i)) },
+    { name: "insert_token, user's (every column set)", call: (i) => store.insert_token(user_token(i)) },
     { name: "insert_code", call: (i) => store.insert_code(code(i)) },
     // Each seeded code once, in a scattered order: every call is a first use ("ok").
-    { name: "consume_code", call: () => store.consume_code(f.codes[codeCursor++ % f.codes.length]!, NOW + 1) },
+    { name: "consume_code", call: () => store.consume_code(f.codes[code_cursor++ % f.codes.length]!, NOW + 1) },
     { name: "get_token", call: (i) => store.get_token(pick(f.tokens, i)) },
-    { name: "insert_token, client_credentials, ×64 in one turn", call: (i) => store.insert_token(ccToken(i)), together: 64 },
-    { name: "insert_code, ×64 in one turn", call: (i) => store.insert_code(freshCode(i)), together: 64 },
+    { name: "insert_token, client_credentials, ×64 in one turn", call: (i) => store.insert_token(cc_token(i)), together: 64 },
+    { name: "insert_code, ×64 in one turn", call: (i) => store.insert_code(fresh_code(i)), together: 64 },
     // The codes the case above inserted, each once: the seeded ones are used up by consume_code.
-    { name: "consume_code, ×64 in one turn", call: () => store.consume_code(fresh[freshCursor++]!, NOW + 1), together: 64 },
+    { name: "consume_code, ×64 in one turn", call: () => store.consume_code(fresh[fresh_cursor++]!, NOW + 1), together: 64 },
     { name: "get_token, ×64 in one turn", call: (i) => store.get_token(pick(f.tokens, i)), together: 64 },
   ];
 }

@@ -19,7 +19,7 @@ export class HttpError extends Error {
     super(message);
     this.name = new.target.name;
     this.status = options.status ?? 500;
-    this.code = options.code ?? codeFor(this.status);
+    this.code = options.code ?? code_for(this.status);
     this.details = options.details ?? {};
     this.headers = options.headers ?? {};
   }
@@ -37,7 +37,7 @@ const CODES: Record<number, string> = {
   500: "internal_server_error", 503: "service_unavailable",
 };
 
-function codeFor(status: number): string {
+function code_for(status: number): string {
   return CODES[status] ?? (status >= 500 ? "internal_server_error" : "error");
 }
 

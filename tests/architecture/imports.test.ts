@@ -3,11 +3,11 @@
 // The first block runs the checker on small synthetic trees to prove that it catches each
 // kind of violation (and does not cry wolf); the second runs it on the real src/.
 import { describe, expect, test } from "bun:test";
-import { check, format, loadTree, scanImports, strip, type Violation } from "./rules.ts";
+import { check, format, load_tree, scan_imports, strip, type Violation } from "./rules.ts";
 
-const rulesOf = (files: Record<string, string>, rule: number) => check(files).filter(v => v.rule === rule);
+const rules_of = (files: Record<string, string>, rule: number) => check(files).filter(v => v.rule === rule);
 const only = (files: Record<string, string>, rule: number): Violation => {
-  const found = rulesOf(files, rule);
+  const found = rules_of(files, rule);
   expect(found.map(format)).toHaveLength(1);
   return found[0]!;
 };
@@ -30,7 +30,7 @@ describe("the scanner", () => {
       "/* import('./in_block_comment.ts') */", //               13
       "const t = `import(\"./in_template.ts\")`;", //          14
     ].join("\n");
-    expect(scanImports(src)).toEqual([
+    expect(scan_imports(src)).toEqual([
       { specifier: "./a.ts", line: 1 },
       { specifier: "./types.ts", line: 3 },
       { specifier: "zod", line: 4 },
@@ -82,7 +82,7 @@ describe("the checker reports planted violations", () => {
       "src/platform/x.ts": '\nimport type { S } from "../store/types.ts";',
       "src/store/types.ts": "",
     };
-    expect(rulesOf(files, 2).map(v => `${v.file}:${v.line} → ${v.target}`)).toEqual([
+    expect(rules_of(files, 2).map(v => `${v.file}:${v.line} → ${v.target}`)).toEqual([
       "src/config/index.ts:1 → src/platform/x.ts",
       "src/platform/x.ts:2 → src/store/types.ts",
     ]);
@@ -105,8 +105,8 @@ describe("the checker reports planted violations", () => {
 
   test("rule 6: a folder that is not a known layer", () => {
     const files = { "src/util/a.ts": "", "src/util/b.ts": "", "src/oidc/x.ts": 'import "../util/a.ts";' };
-    expect(rulesOf(files, 6).map(format)).toEqual(['src/util/  [rule 6] unknown layer "util": add it to the rules']);
-    expect(rulesOf(files, 4).map(v => v.target)).toEqual(["src/util/a.ts"]);
+    expect(rules_of(files, 6).map(format)).toEqual(['src/util/  [rule 6] unknown layer "util": add it to the rules']);
+    expect(rules_of(files, 4).map(v => v.target)).toEqual(["src/util/a.ts"]);
   });
 
   test("rule 7: Bun modules and the Bun global outside the allowed places", () => {
@@ -124,7 +124,7 @@ describe("the checker reports planted violations", () => {
       "src/store/sqlite/db.ts": 'import { Database } from "bun:sqlite";\nBun.file("x");',
       "src/fw/runtime/serve.ts": "Bun.serve({});",
     };
-    expect(rulesOf(files, 7).map(v => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
+    expect(rules_of(files, 7).map(v => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
       "src/oidc/hash.ts:1 bun",
       "src/oidc/hash.ts:2 bun:sqlite",
       "src/oidc/hash.ts:5 Bun.password",
@@ -141,7 +141,7 @@ describe("the checker reports planted violations", () => {
       "src/oidc/d.ts": 'import "./a.ts";', // reaches the cycle but is not part of it
       "src/fw/self.ts": 'import "./self.ts";',
     };
-    expect(rulesOf(files, 8).map(v => v.message)).toEqual([
+    expect(rules_of(files, 8).map(v => v.message)).toEqual([
       "import cycle: src/fw/self.ts → src/fw/self.ts",
       "import cycle: src/oidc/a.ts → src/oidc/b.ts → src/oidc/c.ts → src/oidc/a.ts",
     ]);
@@ -154,13 +154,13 @@ describe("the checker reports planted violations", () => {
 });
 
 describe("src/ follows the architecture (docs/ARCHITECTURE.md)", () => {
-  const files = loadTree();
+  const files = load_tree();
   const violations = check(files);
   const report = (rule: number) => violations.filter(v => v.rule === rule).map(format);
 
   test("src/ was read", () => {
     expect(Object.keys(files).length).toBeGreaterThan(50);
-    expect(Object.values(files).flatMap(scanImports).length).toBeGreaterThan(200);
+    expect(Object.values(files).flatMap(scan_imports).length).toBeGreaterThan(200);
   });
   test("every relative import resolves to a file of src/", () => expect(report(0)).toEqual([]));
   test("rule 1: fw imports only fw", () => expect(report(1)).toEqual([]));

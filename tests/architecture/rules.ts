@@ -15,7 +15,7 @@
 //   (0. Housekeeping: every relative import that stays inside src/ resolves to a file.)
 //
 // The checker works on an in-memory map { "src/x/y.ts": source }, so the tests can run it
-// on synthetic trees as well as on the real one (loadTree).
+// on synthetic trees as well as on the real one (load_tree).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { posix } from "node:path";
 
@@ -36,7 +36,7 @@ export type Violation = { rule: number; file: string; line: number; specifier?: 
 export type Import = { specifier: string; line: number; target?: string };
 
 /** Reads every .ts file under `dir` (default: ./src) into a { "src/…": source } map. */
-export function loadTree(root = process.cwd(), dir = "src"): Record<string, string> {
+export function load_tree(root = process.cwd(), dir = "src"): Record<string, string> {
   const files: Record<string, string> = {};
   for (const rel of readdirSync(posix.join(root, dir), { recursive: true, encoding: "utf8" }).sort()) {
     const path = posix.join(dir, rel.split("\\").join("/"));
@@ -57,7 +57,7 @@ export function strip(src: string): [string, string] {
   };
   const stack: number[] = []; // brace depth at each open `${`, to know where a template resumes
   let depth = 0, last = "", i = 0;
-  const regexCanStart = () => last === "" || /[(,=:[!&|?{};+\-*%<>~^]$/.test(last) ||
+  const regex_can_start = () => last === "" || /[(,=:[!&|?{};+\-*%<>~^]$/.test(last) ||
     /^(return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)$/.test(last);
   const template = (start: number) => { // scans template text from `start`, returns index after it
     let j = start;
@@ -81,7 +81,7 @@ export function strip(src: string): [string, string] {
     }
     if (c === "`") { i = template(i + 1); last = "str"; continue; }
     if (c === "}" && stack.length && stack[stack.length - 1] === depth - 1) { stack.pop(); depth--; i = template(i + 1); last = "str"; continue; }
-    if (c === "/" && regexCanStart()) {
+    if (c === "/" && regex_can_start()) {
       let j = i + 1, cls = false;
       while (j < src.length && src[j] !== "\n" && (cls || src[j] !== "/")) {
         if (src[j] === "\\") j++; else if (src[j] === "[") cls = true; else if (src[j] === "]") cls = false;
@@ -98,7 +98,7 @@ export function strip(src: string): [string, string] {
   return [code.join(""), blank.join("")];
 }
 
-const lineAt = (src: string, index: number) => src.slice(0, index).split("\n").length;
+const line_at = (src: string, index: number) => src.slice(0, index).split("\n").length;
 const IMPORT_PATTERNS = [
   // import x from / import type { a, b } from / import * as x from / export { a } from / export * from
   /\b(?:import|export)\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?(?:\*(?:\s+as\s+[\w$]+)?|\{[^}]*\}|[\w$]+)\s*from\s*(["'])([^"'\n]+)\1/g,
@@ -107,13 +107,13 @@ const IMPORT_PATTERNS = [
 ];
 
 /** Every import / re-export / dynamic import with a literal specifier, in source order. */
-export function scanImports(src: string): Import[] {
+export function scan_imports(src: string): Import[] {
   const [code, blank] = strip(src);
   const found: { index: number; specifier: string }[] = [];
   for (const pattern of IMPORT_PATTERNS)
     for (const m of code.matchAll(pattern))
       if (blank[m.index] === code[m.index]) found.push({ index: m.index + m[0].lastIndexOf(m[2]!), specifier: m[2]! });
-  return found.sort((a, b) => a.index - b.index).map(f => ({ specifier: f.specifier, line: lineAt(src, f.index) }));
+  return found.sort((a, b) => a.index - b.index).map(f => ({ specifier: f.specifier, line: line_at(src, f.index) }));
 }
 
 /** Resolves a relative specifier against the file map (exact path, then `.ts`, then `/index.ts`). */
@@ -122,8 +122,8 @@ export function resolve(from: string, specifier: string, files: Record<string, s
   return [base, `${base}.ts`, `${base}/index.ts`].find(p => p in files);
 }
 
-const layerOf = (file: string) => (file.split("/").length > 2 ? file.split("/")[1]! : "(src root)");
-const isBunModule = (s: string) => s === "bun" || s.startsWith("bun:");
+const layer_of = (file: string) => (file.split("/").length > 2 ? file.split("/")[1]! : "(src root)");
+const is_bun_module = (s: string) => s === "bun" || s.startsWith("bun:");
 const BUN_GLOBAL = /(?<![\w$.])Bun\s*(?:\?\.|\.|\[)\s*[\w$"']*|\bglobalThis\s*\??\.\s*Bun\b/g;
 
 /** Checks all eight rules over the file map; returns violations sorted by rule, file, line. */
@@ -132,17 +132,17 @@ export function check(files: Record<string, string>): Violation[] {
   const graph = new Map<string, string[]>();
   const unknown = new Set<string>();
   for (const [file, src] of Object.entries(files)) {
-    const layer = layerOf(file);
+    const layer = layer_of(file);
     if (!(layer in LAYERS) && !unknown.has(layer)) {
       unknown.add(layer);
       out.push({ rule: 6, file: layer === "(src root)" ? file : `src/${layer}/`, line: 0, message: `unknown layer "${layer}": add it to the rules` });
     }
-    const bunOk = BUN_ALLOWED.some(p => file.startsWith(p));
+    const bun_ok = BUN_ALLOWED.some(p => file.startsWith(p));
     const edges: string[] = [];
-    for (const imp of scanImports(src)) {
+    for (const imp of scan_imports(src)) {
       const at = { file, line: imp.line, specifier: imp.specifier };
       if (!imp.specifier.startsWith(".")) {
-        if (isBunModule(imp.specifier) && !bunOk)
+        if (is_bun_module(imp.specifier) && !bun_ok)
           out.push({ ...at, rule: 7, message: `Bun module import outside ${BUN_ALLOWED.join(", ")}` });
         continue;
       }
@@ -150,18 +150,18 @@ export function check(files: Record<string, string>): Violation[] {
       if (!target && !posix.join(posix.dirname(file), imp.specifier).startsWith("src/")) continue; // e.g. ../../package.json
       if (!target) { out.push({ ...at, rule: 0, message: "relative import does not resolve to a file in src/" }); continue; }
       edges.push(target);
-      const allowed = LAYERS[layer], to = layerOf(target);
+      const allowed = LAYERS[layer], to = layer_of(target);
       if (Array.isArray(allowed) && !allowed.includes(to))
         out.push({ ...at, target, rule: LAYER_RULE[layer] ?? 6, message: `${layer} must not import ${to} (${layer} may import only ${allowed.join(", ")})` });
     }
     graph.set(file, edges);
-    if (!bunOk) {
+    if (!bun_ok) {
       const [, blank] = strip(src);
       for (const m of blank.matchAll(BUN_GLOBAL))
-        out.push({ rule: 7, file, line: lineAt(src, m.index), specifier: m[0].replace(/\s+/g, ""), message: `Bun global used outside ${BUN_ALLOWED.join(", ")}` });
+        out.push({ rule: 7, file, line: line_at(src, m.index), specifier: m[0].replace(/\s+/g, ""), message: `Bun global used outside ${BUN_ALLOWED.join(", ")}` });
     }
   }
-  for (const { cycle, component } of findCycles(graph)) {
+  for (const { cycle, component } of find_cycles(graph)) {
     const rest = component.length > cycle.length - 1 ? ` (component of ${component.length} files: ${component.join(", ")})` : "";
     out.push({ rule: 8, file: cycle[0]!, line: 0, message: `import cycle: ${cycle.join(" → ")}${rest}` });
   }
@@ -169,7 +169,7 @@ export function check(files: Record<string, string>): Violation[] {
 }
 
 /** Tarjan SCC; for each component with a cycle, one concrete cycle path through its first file. */
-export function findCycles(graph: Map<string, string[]>): { cycle: string[]; component: string[] }[] {
+export function find_cycles(graph: Map<string, string[]>): { cycle: string[]; component: string[] }[] {
   const index = new Map<string, number>(), low = new Map<string, number>(), onStack = new Set<string>();
   const stack: string[] = [], sccs: string[][] = [];
   const visit = (v: string) => {

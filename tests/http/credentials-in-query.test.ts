@@ -25,7 +25,7 @@ async function expect_invalid_request(response: Response, name: string): Promise
 describe("client credentials in the query string", () => {
   for (const path of ["/token", "/revoke", "/introspect"]) {
     test(`${path}: client_secret in the URL is invalid_request, though the body carries it too`, async () => {
-      const form = path === "/token" ? { grant_type: "client_credentials" } : { token: "A".repeat(43) };
+      const form: Record<string, string> = path === "/token" ? { grant_type: "client_credentials" } : { token: "A".repeat(43) };
       const url = `${path}?client_secret=${encodeURIComponent(t.secret)}`;
       await expect_invalid_request(await post_form(t, url, { ...form, client_id: t.client.client_id, client_secret: t.secret }, null), "client_secret");
     });

@@ -11,7 +11,7 @@ import { Browser } from "../helpers/browser.ts";
 import { free_port } from "../helpers/provider.ts";
 import { get_code, jws_header, redeem, tokens, userinfo, CALLBACK, type Client } from "../ops/flow.ts";
 import { base_env, cli_json, seed, spawn_server, type ServerProcess } from "../ops/process.ts";
-import { createTempDatabase, usePostgres, type TempDatabase } from "../store/pg.ts";
+import { create_temp_database, use_postgres, type TempDatabase } from "../store/pg.ts";
 
 const PASSWORD = "correct horse battery staple";
 
@@ -31,7 +31,7 @@ async function eventually<T>(probe: () => Promise<T | undefined>, ms = 10_000): 
   }
 }
 
-if (await usePostgres()) {
+if (await use_postgres()) {
   describe("two instances sharing one PostgreSQL database", () => {
     let db: TempDatabase;
     let env: Record<string, string>;
@@ -41,7 +41,7 @@ if (await usePostgres()) {
     let user_id: string;
 
     beforeAll(async () => {
-      db = await createTempDatabase();
+      db = await create_temp_database();
       const port_a = free_port();
       let port_b = free_port();
       while (port_b === port_a) port_b = free_port();

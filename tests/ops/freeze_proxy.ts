@@ -7,7 +7,7 @@ import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 
 export type FreezeProxy = { port: number; freeze(): void; thaw(): void; close(): Promise<void> };
 
-export async function freezeProxy(host: string, port: number): Promise<FreezeProxy> {
+export async function freeze_proxy(host: string, port: number): Promise<FreezeProxy> {
   let frozen = false;
   const sockets = new Set<Socket>();
   const held: (() => void)[] = [];

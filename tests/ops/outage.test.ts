@@ -8,16 +8,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { get_code, redeem, userinfo, type Pkce } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
-import { createTempDatabase, TEST_DATABASE_URL, usePostgres, type TempDatabase } from "../store/pg.ts";
-import { tcpProxy, type TcpProxy } from "../store/tcp-proxy.ts";
+import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase } from "../store/pg.ts";
+import { tcp_proxy, type TcpProxy } from "../store/tcp-proxy.ts";
 import { redeem as redeem_at } from "./flow.ts";
-import { freezeProxy, type FreezeProxy } from "./freeze_proxy.ts";
+import { freeze_proxy, type FreezeProxy } from "./freeze_proxy.ts";
 
 /** Each request must answer within this bound (the pool's connect timeout is 5 s); a hang fails it. */
 const BOUND_MS = 8_000;
 const bounded = () => AbortSignal.timeout(BOUND_MS);
 
-if (await usePostgres()) {
+if (await use_postgres()) {
   describe("database outage behind a running provider (PostgreSQL through a TCP proxy)", () => {
     let db: TempDatabase;
     let proxy: TcpProxy;
@@ -28,9 +28,9 @@ if (await usePostgres()) {
     let pending: { code: string; pkce: Pkce | null };
 
     beforeAll(async () => {
-      db = await createTempDatabase();
+      db = await create_temp_database();
       const target = new URL(TEST_DATABASE_URL);
-      proxy = await tcpProxy(target.hostname, Number(target.port || 5432));
+      proxy = await tcp_proxy(target.hostname, Number(target.port || 5432));
       const url = new URL(db.url);
       url.hostname = "127.0.0.1";
       url.port = String(proxy.port);
@@ -119,9 +119,9 @@ if (await usePostgres()) {
     let access_token: string;
 
     beforeAll(async () => {
-      db = await createTempDatabase();
+      db = await create_temp_database();
       const target = new URL(TEST_DATABASE_URL);
-      proxy = await freezeProxy(target.hostname, Number(target.port || 5432));
+      proxy = await freeze_proxy(target.hostname, Number(target.port || 5432));
       const url = new URL(db.url);
       url.hostname = "127.0.0.1";
       url.port = String(proxy.port);

@@ -7,18 +7,18 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as client from "openid-client";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
-import { createTempDatabase, usePostgres, type TempDatabase } from "../store/pg.ts";
+import { create_temp_database, use_postgres, type TempDatabase } from "../store/pg.ts";
 
 const insecure = { execute: [client.allowInsecureRequests] };
 
-if (await usePostgres()) {
+if (await use_postgres()) {
   describe("the OpenID flow on a PostgreSQL-backed provider", () => {
     let db: TempDatabase;
     let t: TestProvider;
     let config: client.Configuration;
 
     beforeAll(async () => {
-      db = await createTempDatabase();
+      db = await create_temp_database();
       t = await start_provider({ database_url: db.url });
       config = await client.discovery(new URL(t.issuer), t.client.client_id, undefined, client.ClientSecretBasic(t.secret), insecure);
     }, 30_000);

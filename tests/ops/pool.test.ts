@@ -7,17 +7,17 @@ import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { basic } from "../helpers/flow.ts";
 import { base_env, cli_json, spawn_server } from "./process.ts";
-import { createTempDatabase, TEST_DATABASE_URL, usePostgres, type TempDatabase } from "../store/pg.ts";
+import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase } from "../store/pg.ts";
 
 const REQUESTS = 10;
 
-if (await usePostgres()) {
+if (await use_postgres()) {
   describe("DATABASE_POOL_SIZE", () => {
     let db: TempDatabase;
     let observer: SQL;
 
     beforeAll(async () => {
-      db = await createTempDatabase();
+      db = await create_temp_database();
       await cli_json(["migrate"], base_env(db.url));
       observer = new SQL(TEST_DATABASE_URL, { max: 1 });
     }, 30_000);

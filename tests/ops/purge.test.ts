@@ -12,7 +12,7 @@ import type { PurgeCounts } from "../../src/store/types.ts";
 import { Browser } from "../helpers/browser.ts";
 import { authorization_url, get_code, redeem } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
-import { createTempDatabase, usePostgres } from "../store/pg.ts";
+import { create_temp_database, use_postgres } from "../store/pg.ts";
 
 async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -78,7 +78,7 @@ function purge_suite(name: string, database: () => Promise<{ url: string; drop()
 }
 
 purge_suite("SQLite", async () => ({ url: "sqlite::memory:", drop: async () => {} }));
-if (await usePostgres()) purge_suite("PostgreSQL", createTempDatabase);
+if (await use_postgres()) purge_suite("PostgreSQL", create_temp_database);
 
 describe("start_purge (the loop)", () => {
   const counts: PurgeCounts = { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0 };

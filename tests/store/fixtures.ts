@@ -8,19 +8,19 @@ export function uid(prefix = "id"): string {
   return `${prefix}-${crypto.randomUUID()}`;
 }
 
-export async function seedUser(store: Store, username = uid("user")): Promise<UserRow> {
+export async function seed_user(store: Store, username = uid("user")): Promise<UserRow> {
   return store.create_user({ username, password_hash: "$argon2id$v=19$dummy" });
 }
 
-export async function seedClient(store: Store, client_id = uid("client")): Promise<ClientRow> {
+export async function seed_client(store: Store, client_id = uid("client")): Promise<ClientRow> {
   return store.create_client({ client_id: client_id, metadata: { client_name: "Test app", redirect_uris: ["https://rp.example/cb"] } });
 }
 
-export async function seedPair(store: Store): Promise<{ user: UserRow; client: ClientRow }> {
-  return { user: await seedUser(store), client: await seedClient(store) };
+export async function seed_pair(store: Store): Promise<{ user: UserRow; client: ClientRow }> {
+  return { user: await seed_user(store), client: await seed_client(store) };
 }
 
-export function codeInput(user: UserRow, client: ClientRow, overrides: Partial<NewCode> = {}): NewCode {
+export function code_input(user: UserRow, client: ClientRow, overrides: Partial<NewCode> = {}): NewCode {
   return {
     code_hash: uid("code"),
     client_id: client.client_id,
@@ -35,7 +35,7 @@ export function codeInput(user: UserRow, client: ClientRow, overrides: Partial<N
   };
 }
 
-export function tokenInput(user: UserRow | null, client: ClientRow, overrides: Partial<NewToken> = {}): NewToken {
+export function token_input(user: UserRow | null, client: ClientRow, overrides: Partial<NewToken> = {}): NewToken {
   return {
     token_hash: uid("tok"),
     kind: "access",

@@ -14,7 +14,7 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://po
 let available: Promise<boolean> | undefined;
 
 /** Whether the test server answers (asked once per process). */
-export function pgAvailable(): Promise<boolean> {
+export function pg_available(): Promise<boolean> {
   available ??= (async () => {
     const sql = new SQL(TEST_DATABASE_URL, { max: 1, connectionTimeout: 3 });
     try {
@@ -35,8 +35,8 @@ let told = false;
  * Call at the top level of a PostgreSQL test file: true when its tests should run. Otherwise
  * prints the skip line once per process, or registers a failing test when PostgreSQL is required.
  */
-export async function usePostgres(): Promise<boolean> {
-  if (await pgAvailable()) return true;
+export async function use_postgres(): Promise<boolean> {
+  if (await pg_available()) return true;
   if (process.env.IDP_REQUIRE_POSTGRES === "1") {
     test("PostgreSQL is reachable (IDP_REQUIRE_POSTGRES=1)", () => {
       throw new Error(`PostgreSQL not reachable at ${TEST_DATABASE_URL}, and IDP_REQUIRE_POSTGRES=1 requires it`);
@@ -55,7 +55,7 @@ export async function usePostgres(): Promise<boolean> {
 export type TempDatabase = { url: string; name: string; drop(): Promise<void> };
 
 /** A new empty database `idp_t_<random>` on the test server; `drop()` removes it (even if in use). */
-export async function createTempDatabase(): Promise<TempDatabase> {
+export async function create_temp_database(): Promise<TempDatabase> {
   const name = `idp_t_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
   const admin = new SQL(TEST_DATABASE_URL, { max: 1, connectionTimeout: 5 });
   try {

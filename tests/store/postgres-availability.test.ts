@@ -7,9 +7,9 @@ import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { open_store } from "../../src/store/open.ts";
 import { StoreError, StoreUnavailableError, type Store } from "../../src/store/types.ts";
-import { concurrently, seedUser } from "./fixtures.ts";
-import { createTempDatabase, TEST_DATABASE_URL, usePostgres, type TempDatabase } from "./pg.ts";
-import { blackhole, closedPort, tcpProxy } from "./tcp-proxy.ts";
+import { concurrently, seed_user } from "./fixtures.ts";
+import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase } from "./pg.ts";
+import { blackhole, closed_port, tcp_proxy } from "./tcp-proxy.ts";
 
 /** The error a promise rejects with (or fails the test when it resolves). */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -21,11 +21,11 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error("expected a rejection");
 }
 
-if (await usePostgres()) {
+if (await use_postgres()) {
   describe("postgres: availability", () => {
     let db: TempDatabase;
     const target = new URL(TEST_DATABASE_URL);
-    const viaPort = (port: number) => {
+    const via_port = (port: number) => {
       const url = new URL(db.url);
       url.hostname = "127.0.0.1";
       url.port = String(port);
@@ -33,7 +33,7 @@ if (await usePostgres()) {
     };
 
     beforeAll(async () => {
-      db = await createTempDatabase();
+      db = await create_temp_database();
       (await open_store(db.url)).close();
     });
     afterAll(async () => {
@@ -41,14 +41,14 @@ if (await usePostgres()) {
     });
 
     test("opening against a closed port raises StoreUnavailableError", async () => {
-      const error = await rejection(open_store(viaPort(await closedPort()), { connection_timeout: 2 }));
+      const error = await rejection(open_store(via_port(await closed_port()), { connection_timeout: 2 }));
       expect(error).toBeInstanceOf(StoreUnavailableError);
     }, 10_000);
 
     test("a server that never answers raises StoreUnavailableError after connection_timeout, not a hang", async () => {
       const hole = await blackhole();
       try {
-        const error = await rejection(open_store(viaPort(hole.port), { connection_timeout: 1 }));
+        const error = await rejection(open_store(via_port(hole.port), { connection_timeout: 1 }));
         expect(error).toBeInstanceOf(StoreUnavailableError);
       } finally {
         await hole.close();
@@ -56,11 +56,11 @@ if (await usePostgres()) {
     }, 10_000);
 
     test("calls fail with StoreUnavailableError while the database is gone and succeed when it returns", async () => {
-      const proxy = await tcpProxy(target.hostname, Number(target.port || 5432));
+      const proxy = await tcp_proxy(target.hostname, Number(target.port || 5432));
       let store: Store | undefined;
       try {
-        store = await open_store(viaPort(proxy.port), { connection_timeout: 2, max: 2 });
-        const user = await seedUser(store);
+        store = await open_store(via_port(proxy.port), { connection_timeout: 2, max: 2 });
+        const user = await seed_user(store);
         await proxy.stop();
         expect(await rejection(store.get_user_by_id(user.id))).toBeInstanceOf(StoreUnavailableError);
         expect(await rejection(store.ping())).toBeInstanceOf(StoreUnavailableError);
@@ -77,7 +77,7 @@ if (await usePostgres()) {
       const store = await open_store(db.url, { max: 3 });
       const admin = new SQL(TEST_DATABASE_URL, { max: 1 });
       try {
-        const user = await seedUser(store);
+        const user = await seed_user(store);
         await concurrently(6, () => store.ping());
         const [killed] = await admin`
           SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = ${db.name} AND pid <> pg_backend_pid()`;
@@ -106,7 +106,7 @@ if (await usePostgres()) {
     }, 20_000);
 
     test("a schema newer than this build is refused", async () => {
-      const newer = await createTempDatabase();
+      const newer = await create_temp_database();
       try {
         (await open_store(newer.url)).close();
         const sql = new SQL(newer.url, { max: 1 });

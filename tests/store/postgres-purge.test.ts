@@ -7,10 +7,10 @@ import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { open_store } from "../../src/store/open.ts";
 import type { ClientRow, Store, UserRow } from "../../src/store/types.ts";
-import { T0, concurrently, seedPair, tokenInput } from "./fixtures.ts";
-import { createTempDatabase, usePostgres, type TempDatabase } from "./pg.ts";
+import { T0, concurrently, seed_pair, token_input } from "./fixtures.ts";
+import { create_temp_database, use_postgres, type TempDatabase } from "./pg.ts";
 
-if (await usePostgres()) {
+if (await use_postgres()) {
   describe("purge_expired on PostgreSQL with several instances", () => {
     let db: TempDatabase;
     let a: Store;
@@ -19,10 +19,10 @@ if (await usePostgres()) {
     const now = T0 + 1000;
 
     beforeAll(async () => {
-      db = await createTempDatabase();
+      db = await create_temp_database();
       a = await open_store(db.url, { max: 4 });
       b = await open_store(db.url, { max: 4, migrate: false });
-      pair = await seedPair(a);
+      pair = await seed_pair(a);
     });
     afterAll(async () => {
       await a?.close();
@@ -32,7 +32,7 @@ if (await usePostgres()) {
 
     /** Stores `n` tokens that expired before `now`; returns their hashes. */
     async function expired_tokens(n: number): Promise<string[]> {
-      const rows = await concurrently(n, () => a.insert_token(tokenInput(pair.user, pair.client, { expires_at: now - 1 })));
+      const rows = await concurrently(n, () => a.insert_token(token_input(pair.user, pair.client, { expires_at: now - 1 })));
       return rows.map((row) => row.token_hash);
     }
 
@@ -57,7 +57,7 @@ if (await usePostgres()) {
 
     test("two instances purging at once delete every expired row exactly once and keep live ones", async () => {
       const hashes = await expired_tokens(400);
-      const live = await a.insert_token(tokenInput(pair.user, pair.client, { expires_at: now + 60 }));
+      const live = await a.insert_token(token_input(pair.user, pair.client, { expires_at: now + 60 }));
       const [first, second] = await Promise.all([a.purge_expired(now, 7), b.purge_expired(now, 7)]);
       expect(first!.tokens + second!.tokens).toBe(hashes.length);
       for (const hash of [hashes[0]!, hashes[199]!, hashes[399]!]) expect(await b.get_token(hash)).toBeNull();

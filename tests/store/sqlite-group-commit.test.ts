@@ -12,7 +12,7 @@ import { open_store } from "../../src/store/open.ts";
 import { map_sqlite_error } from "../../src/store/sqlite/connection.ts";
 import { DEFAULT_MAX_BATCH, GroupCommit } from "../../src/store/sqlite/group-commit.ts";
 import { StoreConflictError, StoreReferenceError, StoreUnavailableError, type ClientRow, type Store } from "../../src/store/types.ts";
-import { T0, codeInput, seedClient, seedUser, tokenInput, uid } from "./fixtures.ts";
+import { T0, code_input, seed_client, seed_user, token_input, uid } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "idp-group-commit-"));
@@ -29,7 +29,7 @@ beforeEach(async () => {
   store = await open_store(`sqlite:${path}`);
   raw = new Database(path);
   raw.exec("PRAGMA busy_timeout = 5000");
-  client = await seedClient(store);
+  client = await seed_client(store);
 });
 
 afterEach(async () => {
@@ -46,18 +46,18 @@ function versions(): number[] {
   return (raw.query("SELECT version FROM schema_migrations ORDER BY version").all() as { version: number }[]).map((r) => r.version);
 }
 
-function tokenCount(): number {
+function token_count(): number {
   return (raw.query("SELECT count(*) AS n FROM tokens").get() as { n: number }).n;
 }
 
 describe("sqlite group commit", () => {
   test("many writes started in one turn are all committed, in batches of at most DEFAULT_MAX_BATCH", async () => {
-    const inputs = Array.from({ length: DEFAULT_MAX_BATCH * 2 + 10 }, () => tokenInput(null, client));
+    const inputs = Array.from({ length: DEFAULT_MAX_BATCH * 2 + 10 }, () => token_input(null, client));
     const calls = inputs.slice(0, DEFAULT_MAX_BATCH).map((input) => store.insert_token(input));
     // The cap commits the batch at once, in this very turn.
-    expect(tokenCount()).toBe(DEFAULT_MAX_BATCH);
+    expect(token_count()).toBe(DEFAULT_MAX_BATCH);
     calls.push(store.insert_token(inputs[DEFAULT_MAX_BATCH]!));
-    expect(tokenCount()).toBe(DEFAULT_MAX_BATCH);
+    expect(token_count()).toBe(DEFAULT_MAX_BATCH);
     for (const input of inputs.slice(DEFAULT_MAX_BATCH + 1)) calls.push(store.insert_token(input));
     await Promise.all(calls);
 
@@ -70,25 +70,25 @@ describe("sqlite group commit", () => {
   });
 
   test("a write's promise resolves only once its row is committed; a read in the same batch waits for that commit too", async () => {
-    const input = tokenInput(null, client);
-    const seenAtWrite: boolean[] = [];
-    const seenAtRead: boolean[] = [];
-    const write = store.insert_token(input).then(() => seenAtWrite.push(committed(input.token_hash)));
+    const input = token_input(null, client);
+    const seen_at_write: boolean[] = [];
+    const seen_at_read: boolean[] = [];
+    const write = store.insert_token(input).then(() => seen_at_write.push(committed(input.token_hash)));
     // Same turn, same transaction: the read sees the uncommitted row...
     const read = store.get_token(input.token_hash).then((row) => {
-      seenAtRead.push(committed(input.token_hash));
+      seen_at_read.push(committed(input.token_hash));
       return row;
     });
     // ...which no other connection sees before the turn ends.
     expect(committed(input.token_hash)).toBe(false);
     const [, row] = await Promise.all([write, read]);
     expect(row?.token_hash).toBe(input.token_hash);
-    expect(seenAtWrite).toEqual([true]);
-    expect(seenAtRead).toEqual([true]);
+    expect(seen_at_write).toEqual([true]);
+    expect(seen_at_read).toEqual([true]);
   });
 
   test("a read with no batch open runs on its own: it needs no write lock", async () => {
-    const input = tokenInput(null, client);
+    const input = token_input(null, client);
     await store.insert_token(input);
     raw.exec("BEGIN IMMEDIATE");
     try {
@@ -99,14 +99,14 @@ describe("sqlite group commit", () => {
   });
 
   test("a UNIQUE conflict rejects only its own call; the rest of the batch commits", async () => {
-    const taken = await seedUser(store);
+    const taken = await seed_user(store);
     // The first call opens the batch (it fails alone too); the others run in savepoints.
     const [duplicateOfStored, first, second, duplicateInBatch, token] = await Promise.allSettled([
       store.create_user({ username: taken.username, password_hash: "x" }),
       store.create_user({ username: "first", password_hash: "x" }),
       store.create_user({ username: "second", password_hash: "x" }),
       store.create_user({ username: "FIRST", password_hash: "x" }),
-      store.insert_token(tokenInput(null, client)),
+      store.insert_token(token_input(null, client)),
     ]);
     expect(first.status).toBe("fulfilled");
     expect(second.status).toBe("fulfilled");
@@ -118,17 +118,17 @@ describe("sqlite group commit", () => {
   });
 
   test("a method built on db.transaction stays atomic inside a batch when it fails halfway", async () => {
-    const user = await seedUser(store);
+    const user = await seed_user(store);
     await store.set_recovery_codes(user.id, ["old-1", "old-2"]);
     // The second insert of set_recovery_codes fails after the delete and the first insert ran.
     raw.exec(`CREATE TRIGGER poison_code BEFORE INSERT ON user_recovery_codes WHEN NEW.code_hash = 'poison'
               BEGIN SELECT RAISE(ABORT, 'poisoned code'); END`);
-    const other = await seedUser(store);
+    const other = await seed_user(store);
     const [replace, rename, token] = await Promise.allSettled([
       store.set_recovery_codes(user.id, ["new-1", "poison"]),
       // update_user is a read-then-write transaction too; this one conflicts on the username.
       store.update_user(other.id, { username: user.username }),
-      store.insert_token(tokenInput(user, client)),
+      store.insert_token(token_input(user, client)),
     ]);
     expect(replace.status === "rejected" && String(replace.reason)).toContain("poisoned code");
     expect(rename.status === "rejected" && rename.reason).toBeInstanceOf(StoreConflictError);
@@ -139,12 +139,12 @@ describe("sqlite group commit", () => {
   });
 
   test("a call that throws after its own write leaves nothing behind (its savepoint is rolled back)", async () => {
-    const user = await seedUser(store);
-    const code = codeInput(user, client);
+    const user = await seed_user(store);
+    const code = code_input(user, client);
     await store.insert_code(code);
     // consume_code marks the row, then fails to decode it: the mark must not survive.
     raw.query("UPDATE codes SET amr = '[broken' WHERE code_hash = ?").run(code.code_hash);
-    const token = tokenInput(user, client);
+    const token = token_input(user, client);
     const [insert, consume] = await Promise.allSettled([store.insert_token(token), store.consume_code(code.code_hash, T0 + 1)]);
     expect(consume.status === "rejected" && consume.reason).toBeInstanceOf(SyntaxError);
     expect(insert.status).toBe("fulfilled");
@@ -152,7 +152,7 @@ describe("sqlite group commit", () => {
     expect(committed(token.token_hash)).toBe(true);
 
     // The same as the call that opens a batch: ROLLBACK undoes it, the next call opens another.
-    const later = tokenInput(user, client);
+    const later = token_input(user, client);
     const [again, after] = await Promise.allSettled([store.consume_code(code.code_hash, T0 + 1), store.insert_token(later)]);
     expect(again.status === "rejected" && again.reason).toBeInstanceOf(SyntaxError);
     expect(after.status).toBe("fulfilled");
@@ -166,7 +166,7 @@ describe("sqlite group commit", () => {
               CREATE TABLE poison_child (parent_id TEXT REFERENCES poison_parent (id) DEFERRABLE INITIALLY DEFERRED);
               CREATE TRIGGER poison_commit AFTER INSERT ON counters WHEN NEW.key = 'poison'
               BEGIN INSERT INTO poison_child (parent_id) VALUES ('missing'); END;`);
-    const input = tokenInput(null, client);
+    const input = token_input(null, client);
     const results = await Promise.allSettled([
       store.insert_token(input),
       store.hit("poison", 60, 1_700_000_000),
@@ -179,7 +179,7 @@ describe("sqlite group commit", () => {
     expect(committed(input.token_hash)).toBe(false);
     expect(raw.query("SELECT count(*) AS n FROM counters").get()).toEqual({ n: 0 });
     // The connection is usable again: the next batch commits.
-    const next = tokenInput(null, client);
+    const next = token_input(null, client);
     await store.insert_token(next);
     expect(committed(next.token_hash)).toBe(true);
   });
@@ -189,11 +189,11 @@ describe("sqlite group commit", () => {
     try {
       raw.exec("BEGIN IMMEDIATE");
       try {
-        expect(await rejection(impatient.insert_token(tokenInput(null, client)))).toBeInstanceOf(StoreUnavailableError);
+        expect(await rejection(impatient.insert_token(token_input(null, client)))).toBeInstanceOf(StoreUnavailableError);
       } finally {
         raw.exec("ROLLBACK");
       }
-      const input = tokenInput(null, client);
+      const input = token_input(null, client);
       await impatient.insert_token(input);
       expect(committed(input.token_hash)).toBe(true);
     } finally {
@@ -204,7 +204,7 @@ describe("sqlite group commit", () => {
   test("two instances in one process writing in the same turn do not wait on each other's batch", async () => {
     const second = await open_store(`sqlite:${path}`, { busy_timeout: 50 });
     try {
-      const inputs = Array.from({ length: 6 }, () => tokenInput(null, client));
+      const inputs = Array.from({ length: 6 }, () => token_input(null, client));
       await Promise.all(inputs.map((input, i) => (i % 2 ? second : store).insert_token(input)));
       for (const input of inputs) expect(committed(input.token_hash)).toBe(true);
     } finally {
@@ -218,8 +218,8 @@ describe("sqlite group commit", () => {
     // third store below must take the write lock to migrate, not just read the versions.
     raw.exec("DELETE FROM schema_migrations WHERE version = 3");
     try {
-      const kept = tokenInput(null, client, { expires_at: 2_000_000_000 });
-      const also = tokenInput(null, client, { expires_at: 2_000_000_000 });
+      const kept = token_input(null, client, { expires_at: 2_000_000_000 });
+      const also = token_input(null, client, { expires_at: 2_000_000_000 });
       const write = store.insert_token(kept);
       // Same turn: the first store's batch (and its write lock) is still open.
       const purged = second.purge_expired(T0);
@@ -239,20 +239,20 @@ describe("sqlite group commit", () => {
   });
 
   test("close() commits the open batch; calls after it are unavailable", async () => {
-    const inputs = [tokenInput(null, client), tokenInput(null, client)];
+    const inputs = [token_input(null, client), token_input(null, client)];
     const writes = inputs.map((input) => store.insert_token(input));
     const read = store.get_token(inputs[0]!.token_hash);
     await store.close();
     await Promise.all(writes);
     expect((await read)?.token_hash).toBe(inputs[0]!.token_hash);
     for (const input of inputs) expect(committed(input.token_hash)).toBe(true);
-    expect(await rejection(store.insert_token(tokenInput(null, client)))).toBeInstanceOf(StoreUnavailableError);
+    expect(await rejection(store.insert_token(token_input(null, client)))).toBeInstanceOf(StoreUnavailableError);
     expect(await rejection(store.get_token(inputs[0]!.token_hash))).toBeInstanceOf(StoreUnavailableError);
   });
 
   test("purge_expired commits the open batch first and runs on its own", async () => {
-    const live = tokenInput(null, client, { expires_at: 2_000_000_000 });
-    const expired = tokenInput(null, client, { expires_at: 1 });
+    const live = token_input(null, client, { expires_at: 2_000_000_000 });
+    const expired = token_input(null, client, { expires_at: 1 });
     const writes = [store.insert_token(live), store.insert_token(expired)];
     const counts = await store.purge_expired(1_800_000_000);
     await Promise.all(writes);

@@ -18,7 +18,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { migrate_sqlite } from "../../src/store/sqlite/connection.ts";
-import { plannedQueries } from "./token-queries.ts";
+import { planned_queries } from "./token-queries.ts";
 
 describe("sqlite query plans", () => {
   const db = new Database(":memory:");
@@ -29,7 +29,7 @@ describe("sqlite query plans", () => {
   const plan = (text: string): string =>
     (db.query(`EXPLAIN QUERY PLAN ${text}`).all() as { detail: string }[]).map((row) => row.detail).join(" | ");
 
-  for (const q of plannedQueries) {
+  for (const q of planned_queries) {
     test(`${q.name} searches ${q.sqliteIndex ?? q.index}`, () => {
       const detail = plan(q.sqlite);
       expect(detail).toMatch(new RegExp(`SEARCH \\w+ USING (COVERING )?INDEX ${q.sqliteIndex ?? q.index} \\(`));

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { open_store } from "../../src/store/open.ts";
 import { open_sqlite_database } from "../../src/store/sqlite/connection.ts";
 import { StoreError, StoreUnavailableError } from "../../src/store/types.ts";
-import { seedUser } from "./fixtures.ts";
+import { seed_user } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";
 
 describe("sqlite specifics", () => {
@@ -17,7 +17,7 @@ describe("sqlite specifics", () => {
   test("the database file is in WAL mode; a missing directory is created", async () => {
     const path = join(dir, "nested", "deeper", "idp.db");
     const store = await open_store(`sqlite:${path}`);
-    await seedUser(store);
+    await seed_user(store);
     const raw = new Database(path, { readonly: true });
     try {
       expect(raw.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
@@ -41,7 +41,7 @@ describe("sqlite specifics", () => {
     const a = await open_store("sqlite::memory:");
     const b = await open_store("sqlite::memory:");
     try {
-      const user = await seedUser(a);
+      const user = await seed_user(a);
       expect(await a.get_user_by_id(user.id)).toEqual(user);
       expect(await b.get_user_by_id(user.id)).toBeNull();
       expect(a.kind).toBe("sqlite");
@@ -56,7 +56,7 @@ describe("sqlite specifics", () => {
     const first = await open_store(url);
     const second = await open_store(url);
     try {
-      const user = await seedUser(first);
+      const user = await seed_user(first);
       await first.create_session({ id_hash: "s1", user_id: user.id, auth_time: 1, amr: [], expires_at: 2 });
       expect(await second.delete_user(user.id)).toBe(true);
       expect(await first.get_session("s1")).toBeNull();
@@ -78,7 +78,7 @@ describe("sqlite specifics", () => {
       try {
         expect(await store.list_users({ limit: 10 })).toEqual([]);
         // A write does need the lock.
-        expect(await rejection(seedUser(store, "writer"))).toBeInstanceOf(StoreUnavailableError);
+        expect(await rejection(seed_user(store, "writer"))).toBeInstanceOf(StoreUnavailableError);
       } finally {
         await store.close();
       }

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open_store } from "../../src/store/open.ts";
-import { storeSuite } from "./suite.ts";
+import { store_suite } from "./suite.ts";
 
-storeSuite("sqlite", async () => {
+store_suite("sqlite", async () => {
   const dir = mkdtempSync(join(tmpdir(), "idp-store-"));
   const url = `sqlite:${join(dir, "idp.db")}`;
   return {

@@ -1,21 +1,21 @@
 /**
  * The storage conformance suite: every adapter must pass all of it. sqlite.test.ts and
- * postgres.test.ts call `storeSuite` with a factory of empty databases.
+ * postgres.test.ts call `store_suite` with a factory of empty databases.
  *
  * One shared database serves most tests (rows carry random ids, so tests do not see each
  * other's rows); tests that need exact counts or an empty schema ask for a fresh one.
  */
 import { afterAll, beforeAll, describe } from "bun:test";
 import type { OpenStoreOptions, Store } from "../../src/store/types.ts";
-import { clientTests } from "./suite/clients.ts";
-import { codeTests } from "./suite/codes.ts";
-import { keyTests } from "./suite/keys.ts";
-import { lifecycleTests } from "./suite/lifecycle.ts";
-import { limitTests } from "./suite/limits.ts";
-import { purgeTests } from "./suite/purge.ts";
-import { sessionTests } from "./suite/sessions.ts";
-import { tokenTests } from "./suite/tokens.ts";
-import { userTests } from "./suite/users.ts";
+import { client_tests } from "./suite/clients.ts";
+import { code_tests } from "./suite/codes.ts";
+import { key_tests } from "./suite/keys.ts";
+import { lifecycle_tests } from "./suite/lifecycle.ts";
+import { limit_tests } from "./suite/limits.ts";
+import { purge_tests } from "./suite/purge.ts";
+import { session_tests } from "./suite/sessions.ts";
+import { token_tests } from "./suite/tokens.ts";
+import { user_tests } from "./suite/users.ts";
 
 /** One empty database of the adapter under test. */
 export type StoreTarget = {
@@ -40,10 +40,10 @@ export type SuiteContext = {
   factory: StoreFactory;
 };
 
-export function storeSuite(name: string, factory: StoreFactory): void {
+export function store_suite(name: string, factory: StoreFactory): void {
   let target: StoreTarget | undefined;
   let shared: Store | undefined;
-  let secondStore: Promise<Store> | undefined;
+  let second_store: Promise<Store> | undefined;
 
   const ctx: SuiteContext = {
     factory,
@@ -55,7 +55,7 @@ export function storeSuite(name: string, factory: StoreFactory): void {
       if (!target) throw new Error("target not created yet");
       return target;
     },
-    second: () => (secondStore ??= ctx.target().open()),
+    second: () => (second_store ??= ctx.target().open()),
     async withFresh(body) {
       const fresh = await factory();
       const store = await fresh.open();
@@ -74,19 +74,19 @@ export function storeSuite(name: string, factory: StoreFactory): void {
       shared = await target.open();
     });
     afterAll(async () => {
-      if (secondStore) await (await secondStore).close();
+      if (second_store) await (await second_store).close();
       await shared?.close();
       await target?.drop();
     });
 
-    userTests(ctx);
-    clientTests(ctx);
-    sessionTests(ctx);
-    codeTests(ctx);
-    tokenTests(ctx);
-    keyTests(ctx);
-    limitTests(ctx);
-    purgeTests(ctx);
-    lifecycleTests(ctx);
+    user_tests(ctx);
+    client_tests(ctx);
+    session_tests(ctx);
+    code_tests(ctx);
+    token_tests(ctx);
+    key_tests(ctx);
+    limit_tests(ctx);
+    purge_tests(ctx);
+    lifecycle_tests(ctx);
   });
 }

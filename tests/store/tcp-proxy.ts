@@ -15,7 +15,7 @@ function listen(server: Server, port: number): Promise<number> {
   });
 }
 
-export async function tcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+export async function tcp_proxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -68,7 +68,7 @@ export async function blackhole(): Promise<{ port: number; close(): Promise<void
 }
 
 /** A port nothing listens on (taken from the OS, then released). */
-export async function closedPort(): Promise<number> {
+export async function closed_port(): Promise<number> {
   const server = createServer();
   const port = await listen(server, 0);
   await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -6,7 +6,7 @@
 /** `index` is the PostgreSQL name; `sqliteIndex` the SQLite one when it differs (primary keys). */
 export type PlannedQuery = { name: string; sqlite: string; postgres: string; index: string; sqliteIndex?: string };
 
-export const plannedQueries: readonly PlannedQuery[] = [
+export const planned_queries: readonly PlannedQuery[] = [
   {
     name: "revoke_by_grant",
     sqlite: "UPDATE tokens SET revoked_at = $now WHERE grant_id = $grant_id AND revoked_at IS NULL",

@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { latest_version, migrations } from "../../src/store/migrations/index.ts";
 import { migrate, open_store } from "../../src/store/open.ts";
-import { createTempDatabase, usePostgres } from "./pg.ts";
-import { plannedQueries } from "./token-queries.ts";
+import { create_temp_database, use_postgres } from "./pg.ts";
+import { planned_queries } from "./token-queries.ts";
 import { T0 } from "./fixtures.ts";
 
 // Rows as an older build wrote them; one text for both databases (FALSE is 0 in SQLite).
@@ -39,7 +39,7 @@ const newer = migrations.filter((m) => m.version > 2).map((m) => m.version);
 const NOW = T0 + 10;
 
 /** Opens the upgraded database and checks rows and every revoke path. */
-async function checkUpgraded(url: string): Promise<void> {
+async function check_upgraded(url: string): Promise<void> {
   expect(await migrate(url)).toEqual({ applied: newer, version: latest_version });
   const store = await open_store(url, { migrate: false });
   try {
@@ -77,7 +77,7 @@ describe("upgrade to partial token indexes: sqlite", () => {
     }
     raw.exec(ROWS);
     raw.close();
-    await checkUpgraded(`sqlite:${path}`);
+    await check_upgraded(`sqlite:${path}`);
     const check = new Database(path, { readonly: true });
     try {
       const partial = check
@@ -91,10 +91,10 @@ describe("upgrade to partial token indexes: sqlite", () => {
   });
 });
 
-if (await usePostgres()) {
+if (await use_postgres()) {
   describe("upgrade to partial token indexes: postgres", () => {
     test("a version 2 database with rows migrates to the latest version; rows and revoke queries intact", async () => {
-      const db = await createTempDatabase();
+      const db = await create_temp_database();
       const sql = new SQL(db.url, { max: 1 });
       try {
         await sql`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`;
@@ -103,7 +103,7 @@ if (await usePostgres()) {
           await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${m.version}, ${m.name}, 0)`;
         }
         await sql.unsafe(ROWS);
-        await checkUpgraded(db.url);
+        await check_upgraded(db.url);
         const partial: { indexname: string }[] = await sql`
           SELECT indexname FROM pg_indexes WHERE tablename = 'tokens' AND indexdef LIKE '%IS NOT NULL)' ORDER BY indexname`;
         expect(partial.map((r) => r.indexname)).toEqual(["tokens_family_id", "tokens_session_id_hash", "tokens_user_client"]);
@@ -114,7 +114,7 @@ if (await usePostgres()) {
     });
 
     test("every revoke, cascade, purge and session_clients query can use its index (EXPLAIN, sequential scans off)", async () => {
-      const db = await createTempDatabase();
+      const db = await create_temp_database();
       const sql = new SQL(db.url, { max: 1 });
       try {
         await migrate(db.url);
@@ -126,7 +126,7 @@ if (await usePostgres()) {
           // partial indexes must be usable whatever the value.
           await tx`SET LOCAL plan_cache_mode = force_generic_plan`;
           const out: Record<string, string> = {};
-          for (const [i, q] of plannedQueries.entries()) {
+          for (const [i, q] of planned_queries.entries()) {
             const params = new Set(q.postgres.match(/\$\d+/g) ?? []).size;
             await tx.unsafe(`PREPARE planned_${i} AS ${q.postgres}`);
             const args = Array.from({ length: params }, () => "'1'").join(", ");
@@ -136,7 +136,7 @@ if (await usePostgres()) {
           }
           return out;
         });
-        for (const q of plannedQueries) {
+        for (const q of planned_queries) {
           expect({ query: q.name, uses: plans[q.name]!.includes(q.index) }).toEqual({ query: q.name, uses: true });
           expect(plans[q.name]).not.toMatch(/Seq Scan/);
         }

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { StoreConflictError } from "../../../src/store/types.ts";
-import { codeInput, seedClient, seedUser, T0, tokenInput, uid } from "../fixtures.ts";
+import { code_input, seed_client, seed_user, T0, token_input, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
 
-export function clientTests(ctx: SuiteContext): void {
+export function client_tests(ctx: SuiteContext): void {
   describe("clients", () => {
     test("create_client stores metadata as given, unknown members included", async () => {
       const store = ctx.store();
@@ -34,13 +34,13 @@ export function clientTests(ctx: SuiteContext): void {
 
     test("a duplicate client_id conflicts", async () => {
       const store = ctx.store();
-      const client = await seedClient(store);
-      expect(await rejection(seedClient(store, client.client_id))).toBeInstanceOf(StoreConflictError);
+      const client = await seed_client(store);
+      expect(await rejection(seed_client(store, client.client_id))).toBeInstanceOf(StoreConflictError);
     });
 
     test("update_client replaces metadata and secrets; unknown client gives null", async () => {
       const store = ctx.store();
-      const client = await seedClient(store);
+      const client = await seed_client(store);
       const updated = await store.update_client(client.client_id, {
         metadata: { client_name: "Renamed", redirect_uris: ["https://new.example/cb"] },
         client_secret_hash: "rotated",
@@ -68,7 +68,7 @@ export function clientTests(ctx: SuiteContext): void {
 
     test("list_clients orders by client_id, with limit and offset", async () => {
       await ctx.withFresh(async (store) => {
-        for (const id of ["c3", "c1", "c2"]) await seedClient(store, id);
+        for (const id of ["c3", "c1", "c2"]) await seed_client(store, id);
         expect((await store.list_clients()).map((c) => c.client_id)).toEqual(["c1", "c2", "c3"]);
         expect((await store.list_clients({ limit: 2, offset: 1 })).map((c) => c.client_id)).toEqual(["c2", "c3"]);
       });
@@ -76,11 +76,11 @@ export function clientTests(ctx: SuiteContext): void {
 
     test("delete_client removes its grants, codes and tokens, not the user", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
-      const client = await seedClient(store);
+      const user = await seed_user(store);
+      const client = await seed_client(store);
       await store.upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: ["openid"] });
-      const code = await store.insert_code(codeInput(user, client));
-      const token = await store.insert_token(tokenInput(null, client));
+      const code = await store.insert_code(code_input(user, client));
+      const token = await store.insert_token(token_input(null, client));
       expect(await store.delete_client(client.client_id)).toBe(true);
       expect(await store.get_client(client.client_id)).toBeNull();
       expect(await store.get_grant(user.id, client.client_id)).toBeNull();

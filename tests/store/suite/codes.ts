@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { StoreConflictError, StoreReferenceError } from "../../../src/store/types.ts";
-import { codeInput, concurrently, seedPair, T0, uid } from "../fixtures.ts";
+import { code_input, concurrently, seed_pair, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
 
 /** Runs consume-worker.ts in `processes` separate processes against the same database. */
-export async function inOtherProcesses(url: string, kind: "code" | "refresh", hash: string, processes: number, attempts: number, now: number): Promise<string[]> {
+export async function in_other_processes(url: string, kind: "code" | "refresh", hash: string, processes: number, attempts: number, now: number): Promise<string[]> {
   const worker = new URL("../consume-worker.ts", import.meta.url).pathname;
   const runs = Array.from({ length: processes }, async () => {
     const child = Bun.spawn([process.execPath, worker, url, kind, hash, String(attempts), String(now)], { stdout: "pipe", stderr: "pipe" });
@@ -16,13 +16,13 @@ export async function inOtherProcesses(url: string, kind: "code" | "refresh", ha
   return (await Promise.all(runs)).flat();
 }
 
-export function codeTests(ctx: SuiteContext): void {
+export function code_tests(ctx: SuiteContext): void {
   describe("authorization codes", () => {
     test("insert_code and get_code round-trip every field", async () => {
       const store = ctx.store();
-      const { user, client } = await seedPair(store);
+      const { user, client } = await seed_pair(store);
       const code = await store.insert_code(
-        codeInput(user, client, {
+        code_input(user, client, {
           session_id_hash: "sess",
           nonce: "n-0S6",
           code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
@@ -39,8 +39,8 @@ export function codeTests(ctx: SuiteContext): void {
 
     test("consume_code: ok once, then reused; unknown is not_found", async () => {
       const store = ctx.store();
-      const { user, client } = await seedPair(store);
-      const code = await store.insert_code(codeInput(user, client));
+      const { user, client } = await seed_pair(store);
+      const code = await store.insert_code(code_input(user, client));
       const first = await store.consume_code(code.code_hash, T0 + 1);
       expect(first).toEqual({ status: "ok", code: { ...code, consumed_at: T0 + 1 } });
       const again = await store.consume_code(code.code_hash, T0 + 2);
@@ -51,16 +51,16 @@ export function codeTests(ctx: SuiteContext): void {
 
     test("consume_code of an expired code says expired, and it cannot be used afterwards", async () => {
       const store = ctx.store();
-      const { user, client } = await seedPair(store);
-      const code = await store.insert_code(codeInput(user, client, { expires_at: T0 + 60 }));
+      const { user, client } = await seed_pair(store);
+      const code = await store.insert_code(code_input(user, client, { expires_at: T0 + 60 }));
       expect((await store.consume_code(code.code_hash, T0 + 60)).status).toBe("expired");
       expect((await store.consume_code(code.code_hash, T0 + 1)).status).toBe("reused");
     });
 
     test("20 concurrent consume_code of one code: exactly one ok", async () => {
       const store = ctx.store();
-      const { user, client } = await seedPair(store);
-      const code = await store.insert_code(codeInput(user, client));
+      const { user, client } = await seed_pair(store);
+      const code = await store.insert_code(code_input(user, client));
       const results = await concurrently(20, () => store.consume_code(code.code_hash, T0 + 1));
       expect(results.filter((r) => r.status === "ok")).toHaveLength(1);
       expect(results.filter((r) => r.status === "reused")).toHaveLength(19);
@@ -69,17 +69,17 @@ export function codeTests(ctx: SuiteContext): void {
     test("concurrent consume_code from two store instances: exactly one ok", async () => {
       const store = ctx.store();
       const other = await ctx.second();
-      const { user, client } = await seedPair(store);
-      const code = await store.insert_code(codeInput(user, client));
+      const { user, client } = await seed_pair(store);
+      const code = await store.insert_code(code_input(user, client));
       const results = await concurrently(20, (i) => (i % 2 ? other : store).consume_code(code.code_hash, T0 + 1));
       expect(results.filter((r) => r.status === "ok")).toHaveLength(1);
     });
 
     test("concurrent consume_code from separate processes: exactly one ok", async () => {
       const store = ctx.store();
-      const { user, client } = await seedPair(store);
-      const code = await store.insert_code(codeInput(user, client));
-      const statuses = await inOtherProcesses(ctx.target().url, "code", code.code_hash, 3, 5, T0 + 1);
+      const { user, client } = await seed_pair(store);
+      const code = await store.insert_code(code_input(user, client));
+      const statuses = await in_other_processes(ctx.target().url, "code", code.code_hash, 3, 5, T0 + 1);
       expect(statuses).toHaveLength(15);
       expect(statuses.filter((s) => s === "ok")).toHaveLength(1);
       expect(statuses.filter((s) => s === "reused")).toHaveLength(14);
@@ -87,10 +87,10 @@ export function codeTests(ctx: SuiteContext): void {
 
     test("a duplicate code hash conflicts; a code for an unknown client is a reference error", async () => {
       const store = ctx.store();
-      const { user, client } = await seedPair(store);
-      const code = await store.insert_code(codeInput(user, client));
-      expect(await rejection(store.insert_code(codeInput(user, client, { code_hash: code.code_hash })))).toBeInstanceOf(StoreConflictError);
-      expect(await rejection(store.insert_code(codeInput(user, client, { client_id: uid("ghost") })))).toBeInstanceOf(StoreReferenceError);
+      const { user, client } = await seed_pair(store);
+      const code = await store.insert_code(code_input(user, client));
+      expect(await rejection(store.insert_code(code_input(user, client, { code_hash: code.code_hash })))).toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store.insert_code(code_input(user, client, { client_id: uid("ghost") })))).toBeInstanceOf(StoreReferenceError);
     });
   });
 }

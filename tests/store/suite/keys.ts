@@ -9,7 +9,7 @@ const jwk = (kid: string) => ({
   pub: { kty: "EC", crv: "P-256", kid, x: "x", y: "y", use: "sig", alg: "ES256" },
 });
 
-export function keyTests(ctx: SuiteContext): void {
+export function key_tests(ctx: SuiteContext): void {
   describe("signing keys", () => {
     test("insert, list, rotate through next → active → retired, delete; every change bumps keys_version", async () => {
       await ctx.withFresh(async (store) => {

@@ -2,15 +2,15 @@ import { describe, expect, test } from "bun:test";
 import { migrate, open_store } from "../../../src/store/open.ts";
 import { latest_version } from "../../../src/store/migrations/index.ts";
 import { StoreError, StoreUnavailableError } from "../../../src/store/types.ts";
-import { concurrently, seedUser } from "../fixtures.ts";
+import { concurrently, seed_user } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
 
-export function lifecycleTests(ctx: SuiteContext): void {
+export function lifecycle_tests(ctx: SuiteContext): void {
   describe("migrations and lifecycle", () => {
     test("opening an existing database again applies nothing and keeps the data", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
+      const user = await seed_user(store);
       const again = await ctx.target().open();
       try {
         expect(await again.migrate()).toEqual({ applied: [], version: latest_version });
@@ -36,7 +36,7 @@ export function lifecycleTests(ctx: SuiteContext): void {
       try {
         // Migration scripts use plain CREATE TABLE: a second application would fail the open.
         const stores = await concurrently(3, () => fresh.open());
-        await seedUser(stores[0]!);
+        await seed_user(stores[0]!);
         expect(await stores[2]!.list_users()).toHaveLength(1);
         expect(await stores[1]!.migrate()).toEqual({ applied: [], version: latest_version });
         for (const store of stores) await store.close();

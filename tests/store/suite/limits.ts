@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { concurrently, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 
-export function limitTests(ctx: SuiteContext): void {
+export function limit_tests(ctx: SuiteContext): void {
   describe("client assertion jti replay", () => {
     test("a jti is accepted once per client until it expires", async () => {
       const store = ctx.store();

@@ -1,18 +1,18 @@
 import { describe, expect, test } from "bun:test";
-import { codeInput, seedPair, T0, tokenInput, uid } from "../fixtures.ts";
+import { code_input, seed_pair, T0, token_input, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 
-export function purgeTests(ctx: SuiteContext): void {
+export function purge_tests(ctx: SuiteContext): void {
   describe("purge_expired", () => {
     test("deletes expired rows of every kind in batches, keeps live ones, and reports counts", async () => {
       await ctx.withFresh(async (store) => {
-        const { user, client } = await seedPair(store);
+        const { user, client } = await seed_pair(store);
         const now = T0 + 1000;
         const live = now + 1;
         // Three expired and one live of each kind; batch size 2 makes every table take two batches.
         for (const expires_at of [now - 1, now, T0, live]) {
-          await store.insert_code(codeInput(user, client, { expires_at: expires_at }));
-          await store.insert_token(tokenInput(user, client, { expires_at: expires_at }));
+          await store.insert_code(code_input(user, client, { expires_at: expires_at }));
+          await store.insert_token(token_input(user, client, { expires_at: expires_at }));
           await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: expires_at });
           await store.create_interaction({ id: uid("i"), params: {}, expires_at: expires_at });
           await store.use_jti(client.client_id, uid("jti"), expires_at, T0);

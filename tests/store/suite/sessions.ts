@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { StoreConflictError, StoreReferenceError } from "../../../src/store/types.ts";
-import { concurrently, seedClient, seedPair, seedUser, T0, uid } from "../fixtures.ts";
+import { concurrently, seed_client, seed_pair, seed_user, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
 
-export function sessionTests(ctx: SuiteContext): void {
+export function session_tests(ctx: SuiteContext): void {
   describe("sessions", () => {
     test("create, get, list, touch and delete", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
+      const user = await seed_user(store);
       const a = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: ["pwd", "otp"], acr: "urn:mfa", expires_at: T0 + 100, created_at: T0 });
       const b = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0 + 1, amr: ["pwd"], expires_at: T0 + 100, created_at: T0 + 1 });
       expect(a).toMatchObject({ last_seen_at: T0, acr: "urn:mfa" });
@@ -30,8 +30,8 @@ export function sessionTests(ctx: SuiteContext): void {
 
     test("delete_sessions_for_user removes only that user's sessions", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
-      const other = await seedUser(store);
+      const user = await seed_user(store);
+      const other = await seed_user(store);
       for (let i = 0; i < 3; i++) await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 + 1 });
       const kept = await store.create_session({ id_hash: uid("s"), user_id: other.id, auth_time: T0, amr: [], expires_at: T0 + 1 });
       expect(await store.delete_sessions_for_user(user.id)).toBe(3);
@@ -44,7 +44,7 @@ export function sessionTests(ctx: SuiteContext): void {
       expect(await rejection(store.create_session({ id_hash: uid("s"), user_id: uid("ghost"), auth_time: T0, amr: [], expires_at: T0 }))).toBeInstanceOf(
         StoreReferenceError,
       );
-      const user = await seedUser(store);
+      const user = await seed_user(store);
       const s = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 });
       expect(await rejection(store.create_session({ ...s }))).toBeInstanceOf(StoreConflictError);
     });
@@ -53,8 +53,8 @@ export function sessionTests(ctx: SuiteContext): void {
   describe("session clients (back-channel logout)", () => {
     test("added once per client, listed in order, gone with the session", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
-      const [b, a] = [await seedClient(store, uid("b-client")), await seedClient(store, uid("a-client"))];
+      const user = await seed_user(store);
+      const [b, a] = [await seed_client(store, uid("b-client")), await seed_client(store, uid("a-client"))];
       const session = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: ["pwd"], expires_at: T0 + 100 });
       expect(await store.list_session_clients(session.id_hash)).toEqual([]);
       await store.add_session_client(session.id_hash, b.client_id, T0);
@@ -67,8 +67,8 @@ export function sessionTests(ctx: SuiteContext): void {
 
     test("nothing is recorded for a session that is gone; a deleted client leaves the list", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
-      const client = await seedClient(store);
+      const user = await seed_user(store);
+      const client = await seed_client(store);
       const gone = uid("s");
       await store.add_session_client(gone, client.client_id, T0);
       expect(await store.list_session_clients(gone)).toEqual([]);
@@ -102,7 +102,7 @@ export function sessionTests(ctx: SuiteContext): void {
   describe("grants", () => {
     test("upsert_grant creates, then merges scopes keeping their order", async () => {
       const store = ctx.store();
-      const { user, client } = await seedPair(store);
+      const { user, client } = await seed_pair(store);
       const first = await store.upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: ["openid", "profile", "openid"], now: T0 });
       expect(first).toEqual({ user_id: user.id, client_id: client.client_id, scopes: ["openid", "profile"], claims: null, created_at: T0, updated_at: T0 });
       const merged = await store.upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: ["email", "profile"], now: T0 + 5 });
@@ -113,7 +113,7 @@ export function sessionTests(ctx: SuiteContext): void {
 
     test("claims are kept when omitted and replaced when given", async () => {
       const store = ctx.store();
-      const { user, client } = await seedPair(store);
+      const { user, client } = await seed_pair(store);
       const key = { user_id: user.id, client_id: client.client_id };
       await store.upsert_grant({ ...key, scopes: ["openid"], claims: { userinfo: { email: null } } });
       expect((await store.upsert_grant({ ...key, scopes: ["profile"] })).claims).toEqual({ userinfo: { email: null } });
@@ -123,7 +123,7 @@ export function sessionTests(ctx: SuiteContext): void {
     test("concurrent upserts lose no scope", async () => {
       const store = ctx.store();
       const other = await ctx.second();
-      const { user, client } = await seedPair(store);
+      const { user, client } = await seed_pair(store);
       const scopes = Array.from({ length: 12 }, (_, i) => `s${i}`);
       await concurrently(scopes.length, (i) =>
         (i % 2 ? other : store).upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: [scopes[i]!] }),
@@ -133,9 +133,9 @@ export function sessionTests(ctx: SuiteContext): void {
 
     test("list_grants_for_user and delete_grant", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
-      const c1 = await seedClient(store, uid("a"));
-      const c2 = await seedClient(store, uid("b"));
+      const user = await seed_user(store);
+      const c1 = await seed_client(store, uid("a"));
+      const c2 = await seed_client(store, uid("b"));
       await store.upsert_grant({ user_id: user.id, client_id: c2.client_id, scopes: ["openid"] });
       await store.upsert_grant({ user_id: user.id, client_id: c1.client_id, scopes: ["openid"] });
       expect((await store.list_grants_for_user(user.id)).map((g) => g.client_id)).toEqual([c1.client_id, c2.client_id]);
@@ -146,7 +146,7 @@ export function sessionTests(ctx: SuiteContext): void {
 
     test("a grant for an unknown client is a reference error", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
+      const user = await seed_user(store);
       expect(await rejection(store.upsert_grant({ user_id: user.id, client_id: uid("ghost"), scopes: [] }))).toBeInstanceOf(StoreReferenceError);
     });
   });

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { StoreConflictError, StoreReferenceError } from "../../../src/store/types.ts";
-import { codeInput, concurrently, seedClient, seedUser, T0, tokenInput, uid } from "../fixtures.ts";
+import { code_input, concurrently, seed_client, seed_user, T0, token_input, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
 
-export function userTests(ctx: SuiteContext): void {
+export function user_tests(ctx: SuiteContext): void {
   describe("users", () => {
     test("create_user fills defaults and get_user_by_id returns every field", async () => {
       const store = ctx.store();
@@ -32,22 +32,22 @@ export function userTests(ctx: SuiteContext): void {
     test("get_user_by_username ignores case; usernames differing only in case conflict", async () => {
       const store = ctx.store();
       const name = uid("MixedCase");
-      const user = await seedUser(store, name);
+      const user = await seed_user(store, name);
       expect((await store.get_user_by_username(name.toUpperCase()))?.id).toBe(user.id);
       expect((await store.get_user_by_username(name.toLowerCase()))?.username).toBe(name);
       expect(await store.get_user_by_username(uid("nobody"))).toBeNull();
-      expect(await rejection(seedUser(store, name.toLowerCase()))).toBeInstanceOf(StoreConflictError);
+      expect(await rejection(seed_user(store, name.toLowerCase()))).toBeInstanceOf(StoreConflictError);
     });
 
     test("create_user with an existing id conflicts", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
+      const user = await seed_user(store);
       expect(await rejection(store.create_user({ id: user.id, username: uid("other"), password_hash: "x" }))).toBeInstanceOf(StoreConflictError);
     });
 
     test("list_users orders by username, with limit and offset", async () => {
       await ctx.withFresh(async (store) => {
-        for (const name of ["carol", "Alice", "bob"]) await seedUser(store, name);
+        for (const name of ["carol", "Alice", "bob"]) await seed_user(store, name);
         expect((await store.list_users()).map((u) => u.username)).toEqual(["Alice", "bob", "carol"]);
         expect((await store.list_users({ limit: 1, offset: 1 })).map((u) => u.username)).toEqual(["bob"]);
       });
@@ -76,19 +76,19 @@ export function userTests(ctx: SuiteContext): void {
 
     test("update_user to a taken username conflicts", async () => {
       const store = ctx.store();
-      const a = await seedUser(store);
-      const b = await seedUser(store);
+      const a = await seed_user(store);
+      const b = await seed_user(store);
       expect(await rejection(store.update_user(b.id, { username: a.username.toUpperCase() }))).toBeInstanceOf(StoreConflictError);
     });
 
     test("delete_user removes the user with sessions, grants, codes, tokens and recovery codes", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
-      const client = await seedClient(store);
+      const user = await seed_user(store);
+      const client = await seed_client(store);
       await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: ["pwd"], expires_at: T0 + 10 });
       await store.upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: ["openid"] });
-      const code = await store.insert_code(codeInput(user, client));
-      const token = await store.insert_token(tokenInput(user, client));
+      const code = await store.insert_code(code_input(user, client));
+      const token = await store.insert_token(token_input(user, client));
       await store.set_recovery_codes(user.id, ["r1"]);
       expect(await store.delete_user(user.id)).toBe(true);
       expect(await store.get_user_by_id(user.id)).toBeNull();
@@ -105,14 +105,14 @@ export function userTests(ctx: SuiteContext): void {
   describe("recovery codes", () => {
     test("each code is accepted once; set_recovery_codes replaces the set", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
+      const user = await seed_user(store);
       await store.set_recovery_codes(user.id, ["h1", "h2", "h3", "h3"]);
       expect(await store.count_recovery_codes(user.id)).toBe(3);
       expect(await store.consume_recovery_code(user.id, "h2", T0)).toBe(true);
       expect(await store.consume_recovery_code(user.id, "h2", T0)).toBe(false);
       expect(await store.consume_recovery_code(user.id, "nope")).toBe(false);
       expect(await store.count_recovery_codes(user.id)).toBe(2);
-      const other = await seedUser(store);
+      const other = await seed_user(store);
       expect(await store.consume_recovery_code(other.id, "h1")).toBe(false);
       await store.set_recovery_codes(user.id, ["n1", "n2"]);
       expect(await store.consume_recovery_code(user.id, "h1")).toBe(false);
@@ -123,7 +123,7 @@ export function userTests(ctx: SuiteContext): void {
 
     test("concurrent uses of one recovery code: exactly one succeeds", async () => {
       const store = ctx.store();
-      const user = await seedUser(store);
+      const user = await seed_user(store);
       await store.set_recovery_codes(user.id, ["once"]);
       const results = await concurrently(20, () => store.consume_recovery_code(user.id, "once"));
       expect(results.filter(Boolean)).toHaveLength(1);
