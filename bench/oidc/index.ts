@@ -12,7 +12,8 @@
 // per second and per CPU-second of the server process (/proc/<pid>/stat), which holds steadier
 // when other work shares the machine. Without --dry-run the "## OpenID" section of
 // bench/RESULTS.md is replaced with this run's tables.
-import { argon2_impl, hash_password, verify_password } from "../../src/platform/passwords.ts";
+import { argon2_impl, configure_argon2, hash_password, verify_password } from "../../src/platform/passwords.ts";
+import { load_config } from "../../src/app/config.ts";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -183,6 +184,8 @@ const versions = {
  * verification at our (OWASP) parameters through the provider's own code, best of 5.
  */
 async function argon2_ms(): Promise<number> {
+  // The implementation the server would use (IDP_ARGON2_IMPL through the config).
+  configure_argon2(load_config().argon2.impl);
   const hash = await hash_password("correct horse battery staple", { memory_kib: 19456, time_cost: 2 });
   let best = Infinity;
   for (let i = 0; i < 5; i++) {

@@ -20,6 +20,10 @@ import { make_signer } from "../../src/oidc/keys/jws.ts";
 import { openssl_rsa_signer } from "../../src/platform/openssl.ts";
 import { ALGS, type Alg } from "../../src/oidc/keys/algs.ts";
 import type { JsonObject } from "../../src/store/types.ts";
+import { load_config } from "../../src/app/config.ts";
+
+/** Config `openssl` (IDP_OPENSSL=off turns it off), as the server reads it. */
+const OPENSSL = load_config().openssl;
 
 const payload = {
   iss: "https://id.example.com",
@@ -77,7 +81,7 @@ async function cases_for(alg: Alg): Promise<Case[]> {
   const header = { alg, kid, typ: "JWT" };
   const crypto_key = (await importJWK({ ...jwk, alg }, alg)) as CryptoKey;
   const key_object: KeyObject = createPrivateKey({ key: jwk as JsonWebKey, format: "jwk" });
-  const ours = await make_signer(alg, kid, jwk as JsonObject);
+  const ours = await make_signer(alg, kid, jwk as JsonObject, { openssl: OPENSSL });
 
   const webcrypto = async () => {
     const input = `${b64(JSON.stringify(header))}.${b64(JSON.stringify(payload))}`;
@@ -102,7 +106,7 @@ async function cases_for(alg: Alg): Promise<Case[]> {
     { name: "(d) src/oidc/keys/jws.ts make_signer, sequential", run: () => ours(payload, "JWT") },
     { name: "(d) src/oidc/keys/jws.ts make_signer, 64 in flight", run: () => ours(payload, "JWT"), batch: 64 },
   ];
-  const openssl = alg === "RS256" || alg === "PS256" ? openssl_rsa_signer(jwk as JsonObject, alg) : null;
+  const openssl = alg === "RS256" || alg === "PS256" ? openssl_rsa_signer(jwk as JsonObject, alg, { enabled: OPENSSL }) : null;
   if (openssl) {
     list.push({
       name: "(e) OpenSSL 3 via bun:ffi (sync)",

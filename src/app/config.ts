@@ -27,6 +27,7 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_ARGON2_MEMORY_KIB: "argon2.memory_kib",
   IDP_ARGON2_TIME_COST: "argon2.time_cost",
   IDP_ARGON2_IMPL: "argon2.impl",
+  IDP_OPENSSL: "openssl",
   IDP_SIGNING_ALGS: "signing_algs",
   IDP_REGISTRATION: "registration",
   IDP_TRUST_PROXY: "trust_proxy",

@@ -3,13 +3,14 @@
  * `serve()`, which `main.ts serve` calls (store, keys, background jobs, start and stop). The
  * handler chain and the endpoints are listed in src/http/routes.ts.
  */
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Fw, type FwConfig } from "../fw/index.ts";
 import { load_static, type StaticFile } from "../http/endpoints/ops/static.ts";
 import { build_items } from "../http/routes.ts";
 import { seed_demo as create_demo_data } from "../oidc/demo.ts";
 import { json_log, type Log, type Provider } from "../oidc/provider.ts";
 import { configure_argon2, warm_dummy_hash } from "../platform/passwords.ts";
+import { is_compiled_executable } from "../platform/runtime.ts";
 import { open_store } from "../store/open.ts";
 import type { Store } from "../store/types.ts";
 import type { Config } from "./config.ts";
@@ -17,7 +18,7 @@ import { embedded_assets } from "./embedded/assets.ts";
 import { create_provider } from "./provider.ts";
 import { start_purge } from "./purge.ts";
 
-export const VIEWS_DIR = join(import.meta.dir, "../../views");
+export const VIEWS_DIR = fileURLToPath(new URL("../../views", import.meta.url));
 
 /**
  * The page templates and static files. Read from views/ and static/ by default; a single
@@ -110,7 +111,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 }
 
 /** How the operator runs the admin CLI: the compiled executable, or from the repository. */
-const CLI = Bun.isStandaloneExecutable ? "idp" : "bun run main.ts";
+const CLI = is_compiled_executable() ? "idp" : "bun run main.ts";
 
 /** On an empty database, tell the operator how to add a user and a client (or seed a demo). */
 async function print_start_hints(idp: Provider, listening: string, seed_demo: boolean, out: (text: string) => void): Promise<void> {

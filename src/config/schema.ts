@@ -41,10 +41,12 @@ export const ConfigSchema = z.object({
     .object({
       memory_kib: z.coerce.number().int().min(1024).max(4 * 1024 * 1024).default(19456),
       time_cost: z.coerce.number().int().min(1).max(20).default(2),
-      // crypto/passwords.ts: libsodium on worker threads when it loads ("auto"), or Bun.password.
+      // platform/passwords.ts: libsodium on worker threads when it loads ("auto"), or Bun.password.
       impl: z.enum(["auto", "bun", "libsodium"]).default("auto"),
     })
     .prefault({}),
+  /** RS256/PS256 signatures through the system's OpenSSL 3 when it loads (platform/openssl.ts); false keeps WebCrypto. */
+  openssl: bool(true),
   signing_algs: z
     .preprocess(
       (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),

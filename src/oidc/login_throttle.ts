@@ -19,6 +19,7 @@ import { Throttled } from "./errors.ts";
 import type { Config } from "../config/schema.ts";
 import { sha256 } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
+import { sleep } from "../platform/runtime.ts";
 
 export type LoginThrottle = Config["login_throttle"];
 
@@ -46,7 +47,7 @@ export async function check_login_allowed(idp: Provider, ip: string, username: s
     }
   }
   const delay = account !== null && account.reset_at > now ? login_delay_ms(account.count, rules) : 0;
-  if (delay > 0) await Bun.sleep(delay);
+  if (delay > 0) await sleep(delay);
 }
 
 /** Counts a failed attempt; the attempt that reaches a 429 limit is recorded in the audit log. */

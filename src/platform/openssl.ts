@@ -2,21 +2,21 @@
  * RS256/PS256 through the system's OpenSSL 3 (libcrypto.so.3, `bun:ffi`), for jws.ts.
  *
  * Why: Bun's WebCrypto and node:crypto run on BoringSSL, whose RSA-2048 private-key operation
- * costs ~600–700 µs of CPU under Bun; OpenSSL 3 does the same signature in ~270 µs
- * (bench/RESULTS.md "## Signing"). It is the largest single cost of an authorization-code flow.
+ * costs more than twice the CPU of OpenSSL 3's for the same signature (bench/RESULTS.md
+ * "## Signing"). It is the largest single cost of an authorization-code flow.
  *
  * - The library is opened at run time (dlopen), so the compiled executable needs no build-time
  *   OpenSSL; when it is missing, too old, or any setup step fails, `openssl_rsa_signer` returns
- *   null and jws.ts keeps WebCrypto. `IDP_OPENSSL=off` turns it off.
+ *   null and jws.ts keeps WebCrypto. The caller turns it off with `enabled: false` (config
+ *   `openssl`, IDP_OPENSSL=off, read by src/app: this leaf reads no environment).
  * - The private key is parsed once (PKCS#8 DER → `EVP_PKEY*`) and freed when its signer is
  *   garbage-collected. Each signature is EVP_DigestSign on a fresh EVP_MD_CTX, freed before
  *   returning, so nothing is kept per call.
- * - Synchronous: the signature runs on the JS thread (~0.3 ms). JS never interleaves inside a
- *   call, so the shared out-buffers are safe for any number of async callers.
+ * - Synchronous: the signature runs on the JS thread. JS never interleaves inside a call, so the
+ *   shared out-buffers are safe for any number of async callers.
  */
 import { dlopen, ptr } from "bun:ffi";
 import { createPrivateKey } from "node:crypto";
-import type { JsonObject } from "../store/types.ts";
 
 /** Sonames tried in order (Linux, then macOS Homebrew's layout). */
 export const LIBCRYPTO_NAMES = ["libcrypto.so.3", "libcrypto.3.dylib"] as const;
@@ -87,11 +87,17 @@ function library(names: readonly string[]): Library | null {
 /** Frees an EVP_PKEY when the signer holding it is collected (keys leave the ring on rotation). */
 const pkeys = new FinalizationRegistry<{ crypto: Crypto; pkey: Pointer }>(({ crypto, pkey }) => crypto.EVP_PKEY_free(pkey));
 
+/** The RSA algorithms signed here (RFC 7518 §3.3, §3.5). */
+export type OpensslRsaAlg = "RS256" | "PS256";
+
+/** A private key as a JWK (RFC 7517 §4, RFC 7518 §6.3.2): its members, whatever object type holds them. */
+export type PrivateJwk = JsonWebKey | { readonly [member: string]: unknown };
+
 export type OpensslSignOptions = {
   /** Library names to dlopen (default LIBCRYPTO_NAMES); tests pass a missing one. */
   library?: readonly string[];
-  /** Defaults to process.env; "off" in IDP_OPENSSL disables this path. */
-  env?: Record<string, string | undefined>;
+  /** False skips OpenSSL and returns null (default true; config `openssl`). */
+  enabled?: boolean;
 };
 
 /**
@@ -100,11 +106,11 @@ export type OpensslSignOptions = {
  * is unavailable, disabled, or refuses the key. The signer throws if a signature fails.
  */
 export function openssl_rsa_signer(
-  jwk: JsonObject | JsonWebKey,
-  alg: "RS256" | "PS256",
+  jwk: PrivateJwk,
+  alg: OpensslRsaAlg,
   options: OpensslSignOptions = {},
 ): ((data: Uint8Array) => Uint8Array) | null {
-  if ((options.env ?? process.env).IDP_OPENSSL?.toLowerCase() === "off") return null;
+  if (options.enabled === false) return null;
   const lib = library(options.library ?? LIBCRYPTO_NAMES);
   if (!lib) return null;
   const { crypto, sha256 } = lib;

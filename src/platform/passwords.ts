@@ -1,5 +1,5 @@
 /**
- * User passwords: argon2id (DESIGN §2; OWASP Password Storage Cheat Sheet: argon2id,
+ * User passwords: argon2id (OWASP Password Storage Cheat Sheet: argon2id,
  * m=19456 KiB, t=2, p=1 as the minimum — the config default).
  *
  * Two implementations of the same standard PHC strings ($argon2id$v=19$m=...,t=...,p=...$salt$hash),
@@ -11,10 +11,12 @@
  *   (anything but argon2id v=19 with p=1); and for a job the pool cannot take (queue full,
  *   worker failed to load or crashed).
  *
- * IDP_ARGON2_IMPL (config `argon2.impl`, applied by `configure_argon2` at start; a script that
- * never loads the config reads the variable at its first hash): unset or "auto" uses libsodium
- * when it loads, else Bun.password; "bun" forces Bun.password; "libsodium" requires libsodium
- * (an error at start when it does not load). Any other value is a configuration error.
+ * The choice is config `argon2.impl` (IDP_ARGON2_IMPL, read by src/app/config.ts: this runtime
+ * seam reads no environment), applied by `configure_argon2` at every entry point before the first
+ * hash (server start, the CLI's config load); code that never configures it gets "auto" at its
+ * first hash. "auto" uses libsodium when it loads, else Bun.password; "bun" forces Bun.password;
+ * "libsodium" requires libsodium (an error at start when it does not load). Any other value is a
+ * configuration error.
  */
 import { availableParallelism } from "node:os";
 import { LIBSODIUM_NAMES, open_argon2_ffi } from "./argon2/ffi.ts";
@@ -99,9 +101,9 @@ export function choose_impl(setting: string | undefined, libraries: readonly str
 
 let chosen: Argon2Impl | undefined;
 
-/** The implementation in use: the one configured, else chosen from IDP_ARGON2_IMPL at first use. */
+/** The implementation in use: the one configured, else "auto" at first use. */
 function current(): Argon2Impl {
-  chosen ??= choose_impl(process.env.IDP_ARGON2_IMPL);
+  chosen ??= choose_impl("auto");
   return chosen;
 }
 

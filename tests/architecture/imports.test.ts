@@ -133,6 +133,28 @@ describe("the checker reports planted violations", () => {
     ]);
   });
 
+  test("rule 7: Bun's own import.meta members outside the allowed places", () => {
+    const files = {
+      "src/app/server.ts": [
+        'export const VIEWS = join(import.meta.dir, "../../views");',
+        "if (import.meta.main) start();",
+        "const me = [import.meta.file, import.meta . path];",
+        'export const PORTABLE = fileURLToPath(new URL("../../views", import.meta.url));',
+        "const node = [import.meta.dirname, import.meta.filename];",
+        '// import.meta.dir in a comment; "import.meta.main" in a string',
+        "const x = { import: { meta: { dir: 1 } } }.import.meta.dir;",
+      ].join("\n"),
+      "src/platform/runtime.ts": "export const here = import.meta.dir;",
+      "src/fw/runtime/serve.ts": "if (import.meta.main) Bun.serve({});",
+    };
+    expect(rules_of(files, 7).map(v => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
+      "src/app/server.ts:1 import.meta.dir",
+      "src/app/server.ts:2 import.meta.main",
+      "src/app/server.ts:3 import.meta.file",
+      "src/app/server.ts:3 import.meta.path",
+    ]);
+  });
+
   test("rule 8: import cycles, type-only and re-export edges included", () => {
     const files = {
       "src/oidc/a.ts": 'import type { B } from "./b.ts";',
@@ -169,6 +191,6 @@ describe("src/ follows the architecture (docs/ARCHITECTURE.md)", () => {
   test("rule 4: oidc imports only oidc, store, platform, config", () => expect(report(4)).toEqual([]));
   test("rule 5: http does not import app or cli", () => expect(report(5)).toEqual([]));
   test("rule 6: every top-level folder of src/ is a known layer", () => expect(report(6)).toEqual([]));
-  test("rule 7: Bun APIs only in fw/runtime, store/sqlite, store/postgres, platform", () => expect(report(7)).toEqual([]));
+  test("rule 7: Bun APIs (and Bun's import.meta members) only in fw/runtime, store/sqlite, store/postgres, platform", () => expect(report(7)).toEqual([]));
   test("rule 8: no import cycles", () => expect(report(8)).toEqual([]));
 });

@@ -8,9 +8,11 @@
 //   5. http may import http, fw, oidc, store, platform, config.
 //   6. app and cli may import anything of ours; any other top-level entry of src/ is an
 //      unknown layer and fails until it is added to LAYERS below.
-//   7. Runtime-specific (Bun) APIs — `import … from "bun"`, any "bun:*" module, or the
-//      `Bun` global in code (types included; comments and strings do not count) — only
-//      under BUN_ALLOWED. "node:*" builtins are portable and allowed everywhere.
+//   7. Runtime-specific (Bun) APIs — `import … from "bun"`, any "bun:*" module, the `Bun`
+//      global in code (types included; comments and strings do not count), or Bun's own
+//      `import.meta` members (dir, file, path, main) — only under BUN_ALLOWED. "node:*"
+//      builtins are portable and allowed everywhere, and so are `import.meta.url` (with
+//      node:url's fileURLToPath), `import.meta.dirname` and `import.meta.filename`.
 //   8. No import cycles between files of src/ (`import type` and `export … from` count).
 //   (0. Housekeeping: every relative import that stays inside src/ resolves to a file.)
 //
@@ -125,6 +127,8 @@ export function resolve(from: string, specifier: string, files: Record<string, s
 const layer_of = (file: string) => (file.split("/").length > 2 ? file.split("/")[1]! : "(src root)");
 const is_bun_module = (s: string) => s === "bun" || s.startsWith("bun:");
 const BUN_GLOBAL = /(?<![\w$.])Bun\s*(?:\?\.|\.|\[)\s*[\w$"']*|\bglobalThis\s*\??\.\s*Bun\b/g;
+/** `import.meta` members only Bun defines (https://bun.sh/docs/api/import-meta). */
+const BUN_IMPORT_META = /(?<![\w$.])import\s*\.\s*meta\s*\??\.\s*(?:dir|file|path|main)(?![\w$])/g;
 
 /** Checks all eight rules over the file map; returns violations sorted by rule, file, line. */
 export function check(files: Record<string, string>): Violation[] {
@@ -159,6 +163,8 @@ export function check(files: Record<string, string>): Violation[] {
       const [, blank] = strip(src);
       for (const m of blank.matchAll(BUN_GLOBAL))
         out.push({ rule: 7, file, line: line_at(src, m.index), specifier: m[0].replace(/\s+/g, ""), message: `Bun global used outside ${BUN_ALLOWED.join(", ")}` });
+      for (const m of blank.matchAll(BUN_IMPORT_META))
+        out.push({ rule: 7, file, line: line_at(src, m.index), specifier: m[0].replace(/\s+/g, ""), message: `Bun-only import.meta member used outside ${BUN_ALLOWED.join(", ")}` });
     }
   }
   for (const { cycle, component } of find_cycles(graph)) {

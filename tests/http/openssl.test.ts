@@ -13,6 +13,7 @@ import { dlopen } from "bun:ffi";
 import { openssl_rsa_signer } from "../../src/platform/openssl.ts";
 import { make_signer } from "../../src/oidc/keys/jws.ts";
 import type { JsonObject } from "../../src/store/types.ts";
+import { load_config } from "../../src/app/config.ts";
 
 function libcrypto_available(): boolean {
   try {
@@ -39,15 +40,6 @@ function b64(value: string | Uint8Array): string {
 function jws(alg: string, payload: Uint8Array, sign: (data: Uint8Array) => Uint8Array): string {
   const input = `${b64(JSON.stringify({ alg }))}.${b64(payload)}`;
   return `${input}.${b64(sign(Buffer.from(input, "latin1")))}`;
-}
-
-function with_env<T>(name: string, value: string, fn: () => Promise<T>): Promise<T> {
-  const before = process.env[name];
-  process.env[name] = value;
-  return fn().finally(() => {
-    if (before === undefined) delete process.env[name];
-    else process.env[name] = before;
-  });
 }
 
 describe.skipIf(!available)("OpenSSL RSA signer", () => {
@@ -146,16 +138,16 @@ describe.skipIf(!available)("OpenSSL RSA signer", () => {
 });
 
 describe("falls back to WebCrypto", () => {
-  test("IDP_OPENSSL=off: openssl_rsa_signer returns null and make_signer signs through WebCrypto (a Promise)", async () => {
+  test("IDP_OPENSSL=off: config `openssl` is false, openssl_rsa_signer returns null and make_signer signs through WebCrypto (a Promise)", async () => {
+    expect(load_config({}).openssl).toBe(true);
+    const { openssl } = load_config({ IDP_OPENSSL: "off" });
+    expect(openssl).toBe(false);
     const { jwk, publicKey } = await rsa_key("RS256");
-    expect(openssl_rsa_signer(jwk, "RS256", { env: { IDP_OPENSSL: "off" } })).toBeNull();
-    const token = await with_env("IDP_OPENSSL", "off", async () => {
-      const signer = await make_signer("RS256", "kid-off", jwk);
-      const result = signer({ sub: "alice" }, "JWT");
-      expect(result).toBeInstanceOf(Promise);
-      return result;
-    });
-    expect((await jwtVerify(token, publicKey, { algorithms: ["RS256"] })).payload.sub).toBe("alice");
+    expect(openssl_rsa_signer(jwk, "RS256", { enabled: openssl })).toBeNull();
+    const signer = await make_signer("RS256", "kid-off", jwk, { openssl });
+    const result = signer({ sub: "alice" }, "JWT");
+    expect(result).toBeInstanceOf(Promise);
+    expect((await jwtVerify(await result, publicKey, { algorithms: ["RS256"] })).payload.sub).toBe("alice");
   });
 
   test("a missing library, or a library that is not OpenSSL 3, gives null", async () => {

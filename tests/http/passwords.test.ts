@@ -1,7 +1,8 @@
 /**
  * Passwords (src/platform/passwords.ts): both argon2id implementations, libsodium on worker
  * threads and Bun.password, give standard PHC strings that each verifies from the other, and
- * IDP_ARGON2_IMPL picks one. Small parameters keep the suite fast.
+ * IDP_ARGON2_IMPL (config `argon2.impl`, applied by configure_argon2) picks one. Small parameters
+ * keep the suite fast.
  */
 import { describe, expect, spyOn, test } from "bun:test";
 import { join } from "node:path";
@@ -14,7 +15,7 @@ const libsodium = open_argon2_ffi();
 const ROOT = join(import.meta.dir, "..", "..");
 const BUN = process.execPath;
 
-/** Runs a script against passwords.ts in a fresh process with IDP_ARGON2_IMPL set. */
+/** Runs a script against passwords.ts in a fresh process with IDP_ARGON2_IMPL set (the script loads the config). */
 function run_with_impl(setting: string, script: string): { code: number; out: string; err: string } {
   const proc = Bun.spawnSync([BUN, "-e", script], {
     cwd: ROOT,
@@ -104,8 +105,11 @@ describe("passwords: libsodium and Bun.password read each other's hashes", () =>
 });
 
 describe("passwords: IDP_ARGON2_IMPL", () => {
+  // As every entry point does: load the config (the only reader of the environment), then apply argon2.impl.
   const script = `
-    import { argon2_impl, hash_password, verify_password } from "./src/platform/passwords.ts";
+    import { load_config } from "./src/app/config.ts";
+    import { argon2_impl, configure_argon2, hash_password, verify_password } from "./src/platform/passwords.ts";
+    configure_argon2(load_config().argon2.impl);
     const hash = await hash_password("pw", { memory_kib: 1024, time_cost: 1 });
     console.log(JSON.stringify({ name: argon2_impl.name, hash, ok: await verify_password("pw", hash), bad: await verify_password("px", hash) }));
   `;

@@ -1,13 +1,13 @@
 /**
  * Compact JWS signing (RFC 7515 §7.1) on the hot path of /token.
  *
- * Measured in bench/sign (bench/RESULTS.md "## Signing"), private keys imported once per kid:
- * - RS256/PS256: the system's OpenSSL 3 through bun:ffi (openssl.ts) when it loads: ~0.3 ms of
- *   CPU a signature against ~0.65 ms for Bun's BoringSSL, synchronous on the JS thread.
- *   Otherwise (no libcrypto.so.3, or IDP_OPENSSL=off) WebCrypto `crypto.subtle.sign` with a
- *   non-extractable CryptoKey, which Bun runs on a worker thread.
- * - ES256/EdDSA: node:crypto `sign` on a KeyObject, synchronous: at 20–40 µs the work is smaller
- *   than a thread hop, and it was the cheapest path.
+ * Chosen by measurement (bench/sign, bench/RESULTS.md "## Signing"), private keys imported once per kid:
+ * - RS256/PS256: the system's OpenSSL 3 (platform/openssl.ts) when it loads and is enabled: less
+ *   than half the CPU of the runtime's BoringSSL per signature, synchronous on the JS thread.
+ *   Otherwise (no libcrypto.so.3, or config `openssl` false: IDP_OPENSSL=off) WebCrypto
+ *   `crypto.subtle.sign` with a non-extractable CryptoKey, which the runtime runs on a worker thread.
+ * - ES256/EdDSA: node:crypto `sign` on a KeyObject, synchronous: the work is smaller than a
+ *   thread hop, and it was the cheapest path.
  * jose verifies what we sign (keyring.ts, tests).
  */
 import { createPrivateKey, sign, type KeyObject } from "node:crypto";
@@ -40,8 +40,13 @@ function key_material(jwk: JsonObject): JsonWebKey {
   return material as JsonWebKey;
 }
 
+export type SignerOptions = {
+  /** RS256/PS256 through the system's OpenSSL 3 when it loads (default true; config `openssl`). */
+  openssl?: boolean;
+};
+
 /** Imports the private key once and returns a signer bound to it and its kid. */
-export async function make_signer(alg: Alg, kid: string, private_jwk: JsonObject): Promise<Signer> {
+export async function make_signer(alg: Alg, kid: string, private_jwk: JsonObject, options: SignerOptions = {}): Promise<Signer> {
   // The encoded header depends only on typ: build it once per typ.
   const headers = new Map<string, string>();
   const signing_input = (payload: Record<string, unknown>, typ: string): string => {
@@ -54,7 +59,7 @@ export async function make_signer(alg: Alg, kid: string, private_jwk: JsonObject
   };
 
   if (alg === "RS256" || alg === "PS256") {
-    const native = openssl_rsa_signer(key_material(private_jwk), alg);
+    const native = openssl_rsa_signer(key_material(private_jwk), alg, { enabled: options.openssl ?? true });
     if (native) {
       return (payload, typ) => {
         const input = signing_input(payload, typ);

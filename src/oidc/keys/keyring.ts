@@ -1,8 +1,8 @@
 /**
  * KeyRing: the provider's signing keys, shared by every instance through the store.
  *
- * - Keys live only in the store (DESIGN §5); each instance keeps an in-memory view: imported
- *   private keys (imported once, never per request), trusted public keys and the JWKS document.
+ * - Keys live only in the store; each instance keeps an in-memory view: imported private keys
+ *   (imported once, never per request), trusted public keys and the JWKS document.
  * - Rotation publishes before it signs: each alg keeps a `next` key in the JWKS; `rotate()`
  *   promotes it to `active`, retires the previous active key with retire_at = now +
  *   retire_after_seconds + grace (tokens it signed verify until they expire), and publishes a
@@ -16,30 +16,11 @@ import type { KeyRow, KeyStore, UnixSeconds } from "../../store/types.ts";
 import { generate_key, type Alg } from "./algs.ts";
 import { KeyRingError, TokenVerifyError, to_verify_error } from "./errors.ts";
 import { after, build_jwks, newest_first, published, usable, type UsableRow } from "./published.ts";
+import type { KeyRingOptions } from "./options.ts";
 import { insert_key, retire_key, sync_keys, type KeyCaches, type View } from "./view.ts";
 
 export type { Alg } from "./algs.ts";
-
-export type KeyRingOptions = {
-  /** Algs to sign with; each gets an active key (and a published next key). */
-  algs: readonly Alg[];
-  /** The longest lifetime of a token we sign: a retired key stays published this long. */
-  retire_after_seconds: number;
-  /** Extra time a retired key stays published, covering instances that notice a rotation one poll late (default 60). */
-  retire_grace_seconds?: number;
-  /** Keep a `next` key per alg in the JWKS ahead of rotation (default true). */
-  publish_next?: boolean;
-  /**
-   * Seconds a key must have been in the store before this instance signs with it (default 0).
-   * Other instances learn of a key by polling, so a key activated soon after it was stored (two
-   * rotations within one poll interval, a key created active) may be missing from their JWKS;
-   * meanwhile the key active before it, still published, keeps signing. The provider sets two
-   * poll intervals.
-   */
-  publish_lead_seconds?: number;
-  /** Unix seconds (default: the system clock). */
-  now?: () => UnixSeconds;
-};
+export type { KeyRingOptions } from "./options.ts";
 
 export type SignOptions = { alg?: Alg; typ?: string };
 

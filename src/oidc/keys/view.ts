@@ -6,7 +6,7 @@
 import { StoreConflictError, type KeyRow, type KeyStatus, type KeyStore, type NewKey, type UnixSeconds } from "../../store/types.ts";
 import { generate_key, type Alg } from "./algs.ts";
 import { make_signer, type Signer } from "./jws.ts";
-import type { KeyRingOptions } from "./keyring.ts";
+import type { KeyRingOptions } from "./options.ts";
 import { newest_keys, after, build_jwks, expired, newest_first, published, usable, type Jwks, type UsableRow } from "./published.ts";
 
 /** What one instance holds between syncs. */
@@ -79,7 +79,7 @@ async function build_view(version: number, all_rows: KeyRow[], now: UnixSeconds,
     if (!options.algs.includes(alg)) continue;
     let row = newest;
     if (lead > 0 && newest.created_at + lead > now) {
-      // Publish before sign (DESIGN §5): another instance may not have this key in its JWKS
+      // Publish before sign: another instance may not have this key in its JWKS
       // yet. Sign with the key active before it while that one stays published longer than
       // what it signs now lives; a first key (nothing older) signs at once. Keys stored
       // within a second of each other (`after()` spaces their created_at) count as one.
@@ -91,7 +91,7 @@ async function build_view(version: number, all_rows: KeyRow[], now: UnixSeconds,
       row = older.sort(newest_first)[0] ?? newest;
     }
     let sign = caches.signers.get(row.kid);
-    if (!sign) caches.signers.set(row.kid, (sign = await make_signer(alg, row.kid, row.private_jwk)));
+    if (!sign) caches.signers.set(row.kid, (sign = await make_signer(alg, row.kid, row.private_jwk, { openssl: options.openssl })));
     signers.set(alg, { kid: row.kid, sign });
   }
   const live = new Set(rows.map((row) => row.kid));

@@ -3,7 +3,7 @@
  * filled in per dialect (SQLite STRICT tables: INTEGER/TEXT; PostgreSQL: bigint/boolean/jsonb).
  * Child tables index their foreign keys so cascading deletes stay cheap.
  */
-import type { Migration } from "./index.ts";
+import type { Migration } from "./migration.ts";
 
 type Dialect = { int: string; bool: string; json: string; serial: string; strict: string };
 

@@ -4,7 +4,7 @@
  * logout token to each of them. Codes and tokens also carry the session, but they are purged
  * long before a session ends; these rows live exactly as long as the session (and the client).
  */
-import type { Migration } from "./index.ts";
+import type { Migration } from "./migration.ts";
 
 function schema(int: string, strict: string): string {
   return `

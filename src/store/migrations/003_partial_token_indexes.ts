@@ -10,7 +10,7 @@
  * client_id and expires_at are never NULL. The same text runs on both databases; on PostgreSQL,
  * CREATE INDEX blocks writes to tokens while it runs (once, at upgrade).
  */
-import type { Migration } from "./index.ts";
+import type { Migration } from "./migration.ts";
 
 const sql = `
 DROP INDEX tokens_user_client;

@@ -6,13 +6,9 @@ import { StoreError } from "../types.ts";
 import { initial_schema } from "./001_initial.ts";
 import { session_clients } from "./002_session_clients.ts";
 import { partial_token_indexes } from "./003_partial_token_indexes.ts";
+import type { Migration } from "./migration.ts";
 
-export type Migration = {
-  version: number;
-  name: string;
-  sqlite: string;
-  postgres: string;
-};
+export type { Migration } from "./migration.ts";
 
 export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes];
 

@@ -6,11 +6,12 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Fw } from "../../../fw/index.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { NotModified, cached_bytes } from "../../precomputed.ts";
 
-export const STATIC_DIR = join(import.meta.dir, "../../../../static");
+export const STATIC_DIR = fileURLToPath(new URL("../../../../static", import.meta.url));
 
 const TYPES: Record<string, string> = {
   ".css": "text/css; charset=utf-8",
