@@ -27,7 +27,8 @@ export interface Rendered {
 
 /**
  * The response state of one request. Its Headers are made on first use: most answers set no
- * header, and then finish() builds the Response from a shared Headers (about half the cost).
+ * header, and then finish() builds the Response from a shared Headers, which costs less than
+ * making one per request.
  */
 export class PendingResponse {
   status = 200;

@@ -171,7 +171,7 @@ export async function issue_code(idp: Provider, request: AuthorizationRequest, a
   const code = ordered_secret();
   const now = idp.now();
   // Both writes are started before either is awaited, so a group-committing store (SQLite) puts
-  // them in one transaction: one commit (~45 µs of CPU) instead of two. OIDC Back-Channel Logout
+  // them in one transaction: one commit, the costly part of a write, instead of two. OIDC Back-Channel Logout
   // §2.3: session_clients remembers that this client signed in through the session.
   await Promise.all([
     idp.store.insert_code({

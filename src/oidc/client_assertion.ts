@@ -3,7 +3,8 @@
  * client signs a short JWT with a key whose public half it registered (client_jwks.ts).
  *
  * client_secret_jwt is not offered: it needs the client secret in clear to check an HMAC, and
- * this provider only keeps the secret's SHA-256 (DESIGN §5).
+ * this provider only keeps the secret's SHA-256 (RFC 6819 §5.1.4.1.3; docs/ARCHITECTURE.md,
+ * "Security at rest").
  */
 import { decodeJwt, errors, jwtVerify } from "jose";
 import { ClientJwksError, client_keys } from "./client_jwks.ts";

@@ -2,7 +2,8 @@
  * Client authentication at /token, /revoke and /introspect (RFC 6749 §2.3, OIDC Core §9):
  * client_secret_basic, client_secret_post, private_key_jwt (client_assertion.ts), or none for
  * public clients — exactly the method the client registered. Secrets are 256-bit random values
- * stored as SHA-256 (DESIGN §5), compared in constant time.
+ * stored as SHA-256 (RFC 6819 §5.1.4.1.3; docs/ARCHITECTURE.md, "Security at rest"), compared in
+ * constant time.
  */
 import { auth_method } from "./clients.ts";
 import { JWT_BEARER, assertion_client_id, verify_client_assertion } from "./client_assertion.ts";
@@ -32,7 +33,7 @@ function form_decode(value: string): string {
 
 const NON_ASCII = /[^\x00-\x7f]/;
 
-/** The UTF-8 text of base64 (lenient, as Buffer decodes it): atob when it can, ~4× cheaper. */
+/** The UTF-8 text of base64 (lenient, as Buffer decodes it): atob when it can (cheaper than Buffer). */
 function base64_text(encoded: string): string {
   try {
     // atob gives one char a byte: the same text when every byte is ASCII.

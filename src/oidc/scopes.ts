@@ -62,7 +62,7 @@ export type ScopeCheck = { ok: true; scopes: string[] } | { ok: false; error: "i
 /** Splits a scope parameter into distinct values, in request order. */
 export function split_scope(scope: string): string[] {
   const parts = scope.split(" ");
-  // A Set pays off only for long lists; the usual few values are checked with includes (~3× cheaper).
+  // A Set pays off only for long lists; the usual few values are cheaper to check with includes.
   if (parts.length > 16) return [...new Set(parts.filter((s) => s.length > 0))];
   const out: string[] = [];
   for (const part of parts) if (part.length > 0 && !out.includes(part)) out.push(part);

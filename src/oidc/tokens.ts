@@ -1,5 +1,5 @@
 /**
- * Access and refresh tokens: opaque strings with 256 random bits, stored hashed (DESIGN §5)
+ * Access and refresh tokens: opaque strings with 256 random bits, stored hashed (RFC 6819 §5.1.4.1.3)
  * under a key that keeps their order of issue (crypto/secrets.ts `ordered_secret`, `secret_key`).
  *
  * Why opaque access tokens and not JWTs (RFC 9068): every use looks the token up, so a

@@ -2,8 +2,8 @@
  * RS256/PS256 through the system's OpenSSL 3 (libcrypto.so.3, `bun:ffi`), for jws.ts.
  *
  * Why: Bun's WebCrypto and node:crypto run on BoringSSL, whose RSA-2048 private-key operation
- * costs more than twice the CPU of OpenSSL 3's for the same signature (bench/RESULTS.md
- * "## Signing"). It is the largest single cost of an authorization-code flow.
+ * costs much more CPU than OpenSSL 3's for the same signature (bench/RESULTS.md, "Signing").
+ * It is the largest single cost of an authorization-code flow.
  *
  * - The library is opened at run time (dlopen), so the compiled executable needs no build-time
  *   OpenSSL; when it is missing, too old, or any setup step fails, `openssl_rsa_signer` returns

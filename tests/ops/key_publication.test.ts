@@ -1,5 +1,6 @@
 /**
- * Publish before sign across instances (DESIGN §5), found by bench/load rotation: two instances
+ * Publish before sign across instances (OIDC Core §10.1.1: a verifier that meets an unknown kid
+ * fetches the JWKS again, so the key must be there), found by bench/load rotation: two instances
  * share a database and learn about rotations by polling it. When a key was rotated in twice
  * within one poll interval, the instance that polled first signed ID Tokens with a key the other
  * instance had never published, and a relying party fetching the JWKS from that other instance

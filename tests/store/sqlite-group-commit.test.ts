@@ -1,5 +1,5 @@
 /**
- * Group commit in the SQLite adapter (src/store/sqlite/group-commit.ts), on real files: the
+ * Group commit in the SQLite adapter (src/store/sqlite/group_commit.ts), on real files: the
  * writes of one event-loop turn share one transaction, each call settles only after its COMMIT,
  * and a failing call or COMMIT rejects exactly the calls it should.
  */
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open_store } from "../../src/store/open.ts";
 import { map_sqlite_error } from "../../src/store/sqlite/connection.ts";
-import { DEFAULT_MAX_BATCH, GroupCommit } from "../../src/store/sqlite/group-commit.ts";
+import { DEFAULT_MAX_BATCH, GroupCommit } from "../../src/store/sqlite/group_commit.ts";
 import { StoreConflictError, StoreReferenceError, StoreUnavailableError, type ClientRow, type Store } from "../../src/store/types.ts";
 import { T0, code_input, seed_client, seed_user, token_input, uid } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";

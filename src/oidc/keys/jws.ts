@@ -2,8 +2,8 @@
  * Compact JWS signing (RFC 7515 §7.1) on the hot path of /token.
  *
  * Chosen by measurement (bench/sign, bench/RESULTS.md "## Signing"), private keys imported once per kid:
- * - RS256/PS256: the system's OpenSSL 3 (platform/openssl.ts) when it loads and is enabled: less
- *   than half the CPU of the runtime's BoringSSL per signature, synchronous on the JS thread.
+ * - RS256/PS256: the system's OpenSSL 3 (platform/openssl.ts) when it loads and is enabled: much
+ *   less CPU than the runtime's BoringSSL per signature, synchronous on the JS thread.
  *   Otherwise (no libcrypto.so.3, or config `openssl` false: IDP_OPENSSL=off) WebCrypto
  *   `crypto.subtle.sign` with a non-extractable CryptoKey, which the runtime runs on a worker thread.
  * - ES256/EdDSA: node:crypto `sign` on a KeyObject, synchronous: the work is smaller than a

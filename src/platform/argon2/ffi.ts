@@ -1,11 +1,13 @@
 /**
  * argon2id through the system's libsodium (`libsodium.so.23`, Debian libsodium23) by `bun:ffi`,
- * for passwords.ts. Both calls are synchronous and cost ~20 ms of CPU at the default parameters,
- * so passwords.ts only calls them from worker threads (argon2_worker.ts), never the JS thread.
+ * for passwords.ts. Both calls are synchronous and slow by design at the default parameters (far
+ * more CPU than anything else in a request), so passwords.ts only calls them from worker threads
+ * (argon2_worker.ts), never the JS thread.
  *
- * Why libsodium: it picks an AVX2/AVX-512 argon2 block function at run time, and verifies an
- * m=19456 KiB, t=2, p=1 hash in ~19 ms of CPU against 33–42 ms for Bun.password (Zig's portable
- * argon2) and ~24 ms for Debian's libargon2 (its portable reference code): bench/argon2/index.ts.
+ * Why libsodium: it picks an AVX2/AVX-512 argon2 block function at run time, so it verifies a
+ * hash at the default parameters with less CPU than Bun.password (Zig's portable argon2) or
+ * Debian's libargon2 (its portable reference code): bench/argon2/index.ts, figures in
+ * bench/RESULTS.md, "Password hashing".
  *
  * The strings are standard PHC strings ($argon2id$v=19$m=...,t=...,p=...$salt$hash) in both
  * directions: libsodium verifies Bun.password's hashes and Bun.password verifies libsodium's.

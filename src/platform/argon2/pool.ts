@@ -1,9 +1,9 @@
 /**
  * A small pool of worker threads running argon2_worker.ts, so libsodium's synchronous argon2id
- * (~20 ms a call) never blocks the JS thread. Workers start on first use, one job each at a
- * time; the queue in front of them is bounded, and `run` answers null when it is full (the
- * caller then uses Bun.password, which has its own thread pool). Idle workers are unref'd, so
- * they never keep a CLI command or a test process alive.
+ * (slow by design: bench/RESULTS.md, "Password hashing") never blocks the JS thread. Workers
+ * start on first use, one job each at a time; the queue in front of them is bounded, and `run`
+ * answers null when it is full (the caller then uses Bun.password, which has its own thread
+ * pool). Idle workers are unref'd, so they never keep a CLI command or a test process alive.
  *
  * A worker that fails (cannot load, crashes) breaks the pool: its jobs and every later one are
  * answered with an error, and passwords.ts falls back to Bun.password for them.

@@ -1,5 +1,5 @@
 /**
- * How the SQLite adapter runs each data method (group-commit.ts), declared once per method:
+ * How the SQLite adapter runs each data method (group_commit.ts), declared once per method:
  * - "read": SELECT only. With no batch open it runs at once, without a transaction; with one
  *   open it joins it (and may see its uncommitted rows).
  * - "write": changes rows. Runs inside the open batch (opening one), settles after its COMMIT.

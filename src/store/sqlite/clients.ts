@@ -1,6 +1,6 @@
 /** SQLite: registered clients. */
 import type { Database } from "bun:sqlite";
-import type { Sync } from "./group-commit.ts";
+import type { Sync } from "./group_commit.ts";
 import { client_spec, columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
 import { client_row, now_seconds } from "../defaults.ts";
 import type { ClientPatch, ClientRow, ClientStore } from "../types.ts";

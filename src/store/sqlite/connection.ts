@@ -27,13 +27,12 @@ export function open_sqlite_database(path: string, busy_timeout_ms: number): Dat
   db.exec("PRAGMA foreign_keys = ON");
   // Sorts and temporary indexes (none on the hot paths) stay off the disk.
   db.exec("PRAGMA temp_store = MEMORY");
-  // cache_size stays SQLite's 2 MiB and wal_autocheckpoint its 1000 pages (bench/store: a 16 MiB
-  // cache measured the same per write at 100k tokens).
-  // No memory map (mmap_size stays 0): reads through a 256 MiB map were 6–13% cheaper on
-  // /introspect, but every page of the file a read touched then counted in the process's RSS,
-  // which grew with the database (bench/oidc, 32 concurrent session flows after ~100k tokens:
-  // peak RSS 155–158 MiB with the map, 109–110 without; RssFile was 108 MiB of it). Without
-  // it the file's pages stay in the kernel's page cache, outside the process.
+  // cache_size stays SQLite's 2 MiB and wal_autocheckpoint its 1000 pages: a larger cache did
+  // not make writes cheaper (bench/RESULTS.md, "Earlier measurement of the store's write path").
+  // No memory map (mmap_size stays 0): reads through a map were somewhat cheaper on /introspect,
+  // but every page of the file a read touched then counted in the process's RSS, which grew
+  // with the database (bench/RESULTS.md, "No SQLite memory map"). Without it the file's pages
+  // stay in the kernel's page cache, outside the process.
   return db;
 }
 
@@ -51,7 +50,7 @@ function applied_versions(db: Database): Set<number> {
  *
  * An up-to-date database (every start and every CLI command but the first after an upgrade) is
  * only read: no write lock. Under load the server holds the write lock nearly all the time (group
- * commit), and another process waits for it by polling: `idp users list` waited up to 2 s for a
+ * commit), and another process waits for it by polling: `idp users list` waited seconds for a
  * lock it had no use for (bench/RESULTS.md, "Group commit and other processes").
  */
 export function migrate_sqlite(db: Database): MigrationResult {

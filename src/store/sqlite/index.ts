@@ -1,6 +1,6 @@
 /**
  * The SQLite adapter: one WAL-mode file (or `:memory:`), statements prepared once at open. The
- * modules implement the store synchronously; group-commit.ts runs their calls, the writes of one
+ * modules implement the store synchronously; group_commit.ts runs their calls, the writes of one
  * event-loop turn in one transaction, and maps database errors to the store's (map_sqlite_error).
  */
 import type { Database } from "bun:sqlite";
@@ -9,7 +9,7 @@ import { empty_purge_counts, purge_targets } from "../purge.ts";
 import { type DataStore, type LifecycleStore, type MigrationResult, type OpenStoreOptions, type Store } from "../types.ts";
 import { SQLITE_ACCESS } from "./access.ts";
 import { sqlite_clients } from "./clients.ts";
-import { GroupCommit, flush_open_batch, type Method, type Sync } from "./group-commit.ts";
+import { GroupCommit, flush_open_batch, type Method, type Sync } from "./group_commit.ts";
 import { map_sqlite_error, migrate_sqlite, open_sqlite_database, sqlite_schema_version } from "./connection.ts";
 import { require_current_schema } from "../migrations/index.ts";
 import { sqlite_initial_access_tokens, sqlite_keys } from "./keys.ts";

@@ -1,6 +1,6 @@
 /** SQLite: signing keys (with the version counter instances poll) and initial access tokens. */
 import type { Database } from "bun:sqlite";
-import type { Sync } from "./group-commit.ts";
+import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, initial_access_token_spec, key_spec } from "../codec.ts";
 import { key_row, key_status_change, now_seconds } from "../defaults.ts";
 import type { InitialAccessTokenStore, KeyRow, KeyStatus, KeyStore, NewKey } from "../types.ts";

@@ -1,6 +1,6 @@
 /** SQLite: client-assertion replay protection, rate-limit counters and audit events. */
 import type { Database } from "bun:sqlite";
-import type { Sync } from "./group-commit.ts";
+import type { Sync } from "./group_commit.ts";
 import { audit_spec, decode } from "../codec.ts";
 import { audit_row, DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH, now_seconds } from "../defaults.ts";
 import type { AuditStore, CounterState, CounterStore, ReplayStore } from "../types.ts";

@@ -1,6 +1,6 @@
 /** SQLite: browser sessions, pending interactions and consent grants. */
 import type { Database } from "bun:sqlite";
-import type { Sync } from "./group-commit.ts";
+import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, grant_spec, interaction_spec, pick_patch, session_spec } from "../codec.ts";
 import { grant_row, interaction_row, now_seconds, session_row } from "../defaults.ts";
 import type { GrantStore, GrantUpsert, InteractionPatch, InteractionRow, InteractionStore, SessionStore } from "../types.ts";

@@ -1,6 +1,6 @@
 /** SQLite: authorization codes and access/refresh tokens, with their single-use operations. */
 import type { Database } from "bun:sqlite";
-import type { Sync } from "./group-commit.ts";
+import type { Sync } from "./group_commit.ts";
 import { code_spec, columns, decode_or_null, encode_sqlite, token_spec } from "../codec.ts";
 import { OFFLINE_SCOPE_PATTERN, code_outcome, code_row, now_seconds, refresh_outcome, token_row } from "../defaults.ts";
 import type { CodeStore, TokenStore } from "../types.ts";

@@ -1,6 +1,6 @@
 /** SQLite: users and their recovery codes. */
 import type { Database } from "bun:sqlite";
-import type { Sync } from "./group-commit.ts";
+import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, pick_patch, user_spec } from "../codec.ts";
 import { now_seconds, user_row, username_key } from "../defaults.ts";
 import type { UserRow, UserStore } from "../types.ts";

@@ -34,8 +34,8 @@ export const Register = (idp: Provider) =>
       const body = json_object(this.headers.get("content-type"), this.request.body);
       const metadata = validate_metadata(parse_metadata(body), registration_policy(idp));
 
-      // RFC 7591 §3.2.1 / DESIGN §5: a 256-bit secret for confidential clients, stored as SHA-256;
-      // public clients (none) and key-based ones (private_key_jwt) get none.
+      // RFC 7591 §3.2.1: a 256-bit secret for confidential clients, stored as SHA-256 (RFC 6819
+      // §5.1.4.1.3); public clients (none) and key-based ones (private_key_jwt) get none.
       const secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method ?? "") ? random_token(32) : null;
       const registration_access_token = random_token(32);
       const now = idp.now();

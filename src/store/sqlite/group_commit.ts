@@ -2,10 +2,10 @@
  * Group commit: the writes of every request in one event-loop turn share one SQLite transaction.
  *
  * Why: in WAL mode a commit has a fixed price whatever it holds (file locks, WAL frame writes,
- * the WAL index): ~40–45 µs of CPU in the server's profile (bench/RESULTS.md), ~13–15 µs a row
- * in a bare bun:sqlite loop (autocommit ~30 µs a row against ~15 batched by 64). It was most of
- * a client_credentials token. Under load many requests write in the same turn; one COMMIT for
- * all of them costs about what one costs.
+ * the WAL index), and before this module it was most of the CPU of a client_credentials token.
+ * Under load many requests write in the same turn; one COMMIT for all of them costs about what
+ * one costs, so a batched write costs far less CPU than an autocommitted one (bench/RESULTS.md,
+ * "Group commit" under "Figures moved from source comments").
  *
  * How: the first write of a turn opens a batch (`BEGIN IMMEDIATE`) and schedules its COMMIT with
  * `setImmediate`. Every call made while the batch is open runs its statements at once, inside it:
@@ -30,25 +30,15 @@
  *
  * Costs: a call in a batch waits for the end of the turn (its statements already ran); the write
  * lock is held from the first write of a turn to its end. Under load that is nearly all the
- * time, and another process writing the same file (the CLI) waits by polling for the gaps:
- * up to 1.7 s was measured for 32 concurrent flows (bench/RESULTS.md, "Group commit and other
- * processes"). Readers never wait, and opening an up-to-date database takes no lock.
+ * time, and another process writing the same file (the CLI) waits by polling for the gaps, far
+ * longer than a request takes (bench/RESULTS.md, "Group commit and other processes"). Readers
+ * never wait, and opening an up-to-date database takes no lock.
  *
- * Measured 2026-11-22 on 2 shared cores (load average 3–4: compare CPU time, not wall time);
- * before = d345d4d (autocommit), after = this module, runs alternated:
- * - bench/store, CPU µs a call, two runs each: 64 calls started in one turn — insert_token
- *   (client_credentials) 70/78 → 54/46, insert_code 68/70 → 43/39, consume_code 21/20 → 10/10,
- *   get_token 10/10 → 10/8. One awaited call at a time (a batch of one: BEGIN, COMMIT and a turn
- *   of the event loop more) costs a few µs more: insert_token 75/72 → 79/79, insert_code 70/75 →
- *   91/78, consume_code 21/25 → 34/30, get_token 8/11 → 9/10.
- * - bench/oidc (`--servers ours`, 64 connections / flows, server CPU µs a request or flow, median of
- *   2 rounds, four A/B pairs, one "after" run lost to another bench on the same port):
- *   client_credentials 189/180/194/183 → 104/86/119; session flow 32
- *   concurrent 1,203/1,238/1,122/1,036 → 921/713/799; 8 concurrent 1,239/1,148/1,051/983 →
- *   1,056/881/979; 1 concurrent 1,398/1,152 → 1,269/1,436 (noise: nothing to group).
- * - Batches seen by the server (instrumented run): client_credentials ~49 calls a batch (most
- *   32–63), session flows 32 concurrent ~24, 8 concurrent ~6. A bare SAVEPOINT + RELEASE around
- *   an insert costs ~1–2 µs; the cap of 256 was never reached.
+ * Benchmarked against autocommit (bench/store, bench/oidc; figures in bench/RESULTS.md, "Group
+ * commit" under "Figures moved from source comments"): calls started together cost less CPU
+ * each, a call awaited alone (a batch of one: a BEGIN, a COMMIT and one event-loop turn more)
+ * costs slightly more, the savepoint around each call is cheap next to a commit, and under load
+ * batches stayed well below the cap (DEFAULT_MAX_BATCH).
  */
 import type { Database, Statement } from "bun:sqlite";
 import { StoreUnavailableError } from "../types.ts";
