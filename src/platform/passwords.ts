@@ -4,9 +4,9 @@
  *
  * Two implementations of the same standard PHC strings ($argon2id$v=19$m=...,t=...,p=...$salt$hash),
  * each verifying the other's hashes:
- * - "libsodium": the system's libsodium (argon2_ffi.ts) on a small pool of worker threads
- *   (argon2_pool.ts), about half the CPU per verification of Bun.password (issue 8; numbers
- *   in bench/argon2/index.ts). Chosen when libsodium loads.
+ * - "libsodium": the system's libsodium (argon2/ffi.ts) on a small pool of worker threads
+ *   (argon2/pool.ts), markedly cheaper per verification than Bun.password (bench/argon2,
+ *   bench/RESULTS.md "Password hashing"). Chosen when libsodium loads.
  * - "bun": Bun.password: when libsodium is missing; for a stored hash libsodium is not given
  *   (anything but argon2id v=19 with p=1); and for a job the pool cannot take (queue full,
  *   worker failed to load or crashed).
