@@ -43,6 +43,11 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_LOGIN_MAX_FAILURES_PER_IP: "login_throttle.max_failures_per_ip",
   IDP_LOGIN_DELAY_AFTER: "login_throttle.delay_after",
   IDP_LOGIN_DELAY_MS: "login_throttle.delay_ms",
+  IDP_OUTBOUND_ALLOW_HTTP: "outbound.allow_http",
+  IDP_OUTBOUND_ALLOW: "outbound.allow",
+  IDP_OUTBOUND_CONNECT_TIMEOUT_MS: "outbound.connect_timeout_ms",
+  IDP_OUTBOUND_TIMEOUT_MS: "outbound.timeout_ms",
+  IDP_OUTBOUND_MAX_BYTES: "outbound.max_bytes",
   IDP_RATE_LIMITS: "rate_limits.enabled",
   IDP_RATE_LIMIT_WINDOW_SECONDS: "rate_limits.window_seconds",
   IDP_RATE_LIMIT_TOKEN_PER_CLIENT: "rate_limits.token_per_client",
@@ -91,7 +96,8 @@ export function load_config(env: Record<string, string | undefined> = process.en
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const path = issue.path.join(".");
-      const name = env_name(path);
+      // A list's item (outbound.allow.0) is named by the list's variable.
+      const name = env_name(path) ?? env_name(issue.path.filter((part) => typeof part !== "number").join("."));
       return `  ${path}${name ? ` (${name})` : ""}: ${issue.message}`;
     });
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);

@@ -3,6 +3,7 @@
  * A leaf every layer may read (the type of `Provider.config`); only src/app/config.ts fills it,
  * from the defaults, an optional JSON file and the environment (docs/ARCHITECTURE.md).
  */
+import { isIP } from "node:net";
 import { z } from "zod";
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
@@ -10,6 +11,16 @@ const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 
 const limit = (fallback: number) => z.coerce.number().int().min(1).max(10_000_000).default(fallback);
 const bool = (fallback: boolean) =>
   z.preprocess((v) => (typeof v === "string" ? ["1", "true", "yes", "on"].includes(v.toLowerCase()) : v), z.boolean()).default(fallback);
+
+/** A host name, an IP address, or a CIDR range ("10.0.0.0/8", "fd00::/8"). */
+function is_allow_entry(entry: string): boolean {
+  const [address, prefix, extra] = entry.split("/");
+  if (extra !== undefined || address === undefined) return false;
+  const family = isIP(address);
+  if (prefix !== undefined) return family !== 0 && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+  if (family !== 0) return true;
+  return /^(?=.{1,253}\.?$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i.test(entry);
+}
 
 const issuer = z
   .string()
@@ -71,6 +82,29 @@ export const ConfigSchema = z.object({
    * clients, Slowloris); Bun's own limit. Keep it above request_timeout_seconds.
    */
   idle_timeout_seconds: z.coerce.number().int().min(1).max(255).default(30),
+  /**
+   * Requests to URLs clients register (jwks_uri, backchannel_logout_uri): oidc/outbound.ts. The
+   * defaults refuse every non-public address (OWASP SSRF Prevention Cheat Sheet).
+   */
+  outbound: z
+    .object({
+      /** http destinations too (https only by default). */
+      allow_http: bool(false),
+      /** Host names, addresses and CIDR ranges let through the address check (intranets, tests). */
+      allow: z
+        .preprocess(
+          (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
+          z.array(z.string().refine(is_allow_entry, "each entry must be a host name, an IP address or a CIDR range (10.0.0.0/8)")),
+        )
+        .default([]),
+      /** Until the response headers: DNS, connect, TLS and the server's first answer (ms). */
+      connect_timeout_ms: z.coerce.number().int().min(100).max(60_000).default(3000),
+      /** The whole exchange, body included (ms). */
+      timeout_ms: z.coerce.number().int().min(100).max(120_000).default(5000),
+      /** Largest response body read (a JWK Set), bytes. */
+      max_bytes: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(512 * 1024),
+    })
+    .prefault({}),
   /** Failed sign-ins, counted in fixed windows in the store (login_throttle.ts). */
   login_throttle: z
     .object({

@@ -9,7 +9,8 @@
  *   login, login_locked, two_factor, two_factor_enrolled, two_factor_removed,
  *   recovery_codes_replaced, password_change, logout, consent_granted, consent_revoked,
  *   tokens_revoked, code_reuse, refresh_token_reuse, client_registered, client_updated,
- *   client_deleted, keys_rotated.
+ *   client_deleted, keys_rotated, outbound_refused (a URL a client registered named a destination
+ *   the provider does not call: outbound.ts).
  */
 import type { Provider } from "./provider.ts";
 import type { AuditEvent, JsonObject, UnixSeconds } from "../store/types.ts";

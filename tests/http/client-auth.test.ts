@@ -22,7 +22,8 @@ async function make_key(alg: "ES256" | "RS256" | "PS256" | "EdDSA", kid: string 
 
 let t: TestProvider;
 beforeAll(async () => {
-  t = await start_provider({ config: { registration: "open" } });
+  // The jwks_uri tests serve keys from 127.0.0.1 over http: the operator allow-lists it (outbound.ts).
+  t = await start_provider({ config: { registration: "open", outbound: { allow_http: true, allow: ["127.0.0.1/32"] } } });
 });
 afterAll(() => t.stop());
 
@@ -170,7 +171,8 @@ describe("jwks_uri", () => {
           return Response.json(served);
         }
         if (path === "/redirect") return Response.redirect("/jwks", 302);
-        if (path === "/huge") return new Response(JSON.stringify({ keys: [], pad: "x".repeat(100_000) }), { headers: { "content-type": "application/json" } });
+        // Beyond outbound.max_bytes (512 KiB by default).
+        if (path === "/huge") return new Response(JSON.stringify({ keys: [], pad: "x".repeat(600_000) }), { headers: { "content-type": "application/json" } });
         return new Response("not found", { status: 404 });
       },
     });
@@ -219,11 +221,11 @@ describe("jwks_uri", () => {
     }
   });
 
-  test("private_key_jwt: only https or loopback http jwks_uri are fetched", async () => {
+  test("private_key_jwt: a jwks_uri on a private address is refused with a generic error", async () => {
     const key = await make_key("ES256");
-    const client_id = await jwt_client({ jwks_uri: "http://keys.example.com/jwks" });
+    // 10/8 is not in this provider's outbound.allow: refused without a request (tests/security/outbound.test.ts has the rest).
+    const client_id = await jwt_client({ jwks_uri: "https://10.0.0.1:8443/jwks" });
     const refused = await authenticates(await assertion(key, client_id));
-    expect(refused).toMatchObject({ status: 401, error: "invalid_client" });
-    expect(refused.error_description).toContain("https");
+    expect(refused).toMatchObject({ status: 401, error: "invalid_client", error_description: "the client's jwks_uri could not be used" });
   });
 });

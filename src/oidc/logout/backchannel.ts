@@ -6,16 +6,18 @@
  * - §2.4: the logout token is a JWT signed like the client's ID Tokens, typed `logout+jwt`, with
  *   iss, aud, iat, exp, jti, sub, sid and the back-channel logout event; never a nonce.
  * - §2.5: POSTed as application/x-www-form-urlencoded `logout_token=...`. §2.8: the RP answers
- *   200 (or 204); anything else is a failure. Redirects are not followed (a registered URI must
- *   not bounce the request elsewhere), and only https or loopback http URIs are called.
+ *   200 (or 204); anything else is a failure. The POST goes through outbound.ts: https (http only
+ *   when the operator allows it), public addresses unless allow-listed, no redirects (a
+ *   registered URI must not bounce the request elsewhere), the outbound time limits.
  *
- * Deliveries run concurrently, each with a timeout; the user's response waits for them at most
- * RESPONSE_WAIT_MS, after which they finish in the background. Failures are logged (client,
+ * Deliveries run concurrently, each within outbound.timeout_ms; the user's response waits for
+ * them at most RESPONSE_WAIT_MS, after which they finish in the background. Failures are logged (client,
  * host, reason), never the token. Nothing retries: a lost notification leaves the RP session to
  * its own expiry, as §2.8 allows ("the OP MAY retry").
  */
 import { random_token } from "../crypto/secrets.ts";
 import { id_token_alg } from "../id_token.ts";
+import { OutboundError, outbound_fetch } from "../outbound.ts";
 import type { Provider } from "../provider.ts";
 import { is_loopback_host } from "../redirect_uris.ts";
 import type { ClientRow } from "../../store/types.ts";
@@ -23,8 +25,6 @@ import type { ClientRow } from "../../store/types.ts";
 export const BACKCHANNEL_LOGOUT_EVENT = "http://schemas.openid.net/event/backchannel-logout";
 /** §2.4 recommends a short lifetime: the token is used at once. */
 export const LOGOUT_TOKEN_TTL_SECONDS = 120;
-/** How long one delivery may take before it is abandoned. */
-export const DELIVERY_TIMEOUT_MS = 5000;
 /** How long the logout response waits for the deliveries (they go on after it). */
 export const RESPONSE_WAIT_MS = 2000;
 
@@ -76,21 +76,21 @@ export async function deliver_logout_token(idp: Provider, client: ClientRow, ses
   if (problem !== null) return fail(`backchannel_logout_uri ${problem}`);
   try {
     const token = await sign_logout_token(idp, client, session);
-    const response = await fetch(uri, {
+    await outbound_fetch(idp, uri, {
+      purpose: "backchannel_logout_uri",
+      client_id: client.client_id,
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
       body: new URLSearchParams({ logout_token: token }).toString(),
-      redirect: "manual",
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      // §2.8: 200 OK on success (204 is common too); 400 when the RP refused the token.
+      accept_status: [200, 204],
+      max_bytes: 0,
     });
-    await response.body?.cancel().catch(() => {});
-    // §2.8: 200 OK on success (204 is common too); 400 when the RP refused the token.
-    if (response.status !== 200 && response.status !== 204) return fail(`answered ${response.status}`);
     idp.log({ level: "info", msg: "back-channel logout delivered", client_id: client.client_id, host: host_of(uri) });
     return { client_id: client.client_id, ok: true };
   } catch (error) {
-    const name = error instanceof Error ? error.name : "Error";
-    return fail(name === "TimeoutError" ? `no answer within ${DELIVERY_TIMEOUT_MS} ms` : `${name}: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof OutboundError) return fail(error.reason);
+    return fail(`${error instanceof Error ? error.name : "Error"}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

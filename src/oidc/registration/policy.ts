@@ -24,6 +24,8 @@ export type RegistrationPolicy = {
   readonly acr_values: readonly string[];
   /** In production, loopback http URLs are refused for logo, policy, terms and jwks_uri. */
   readonly production: boolean;
+  /** outbound.allow: the non-public addresses a jwks_uri or backchannel_logout_uri may name (none when absent). */
+  readonly outbound_allow?: readonly string[];
 };
 
 const policies = new WeakMap<Provider, Omit<RegistrationPolicy, "signing_algs">>();
@@ -40,6 +42,7 @@ function fixed_policy(idp: Provider): Omit<RegistrationPolicy, "signing_algs"> {
       assertion_algs: ASSERTION_SIGNING_ALGS,
       acr_values: ACR_VALUES_SUPPORTED,
       production: idp.config.production,
+      outbound_allow: idp.config.outbound.allow,
     });
     policies.set(idp, policy);
   }

@@ -4,6 +4,7 @@
  * exactly what is stored and returned (RFC 7591 §3.2.1: "including any fields provisioned by the
  * authorization server itself").
  */
+import { literal_host_problem } from "../outbound.ts";
 import { redirect_uri_problem, type ApplicationType } from "../redirect_uris.ts";
 import type { ClientMetadata, JsonObject } from "../../store/types.ts";
 import { invalid_metadata, invalid_redirect_uri } from "./errors.ts";
@@ -45,6 +46,17 @@ function check_url(field: string, value: string | undefined, production: boolean
   if (value === undefined) return;
   const problem = web_url_problem(value, production);
   if (problem !== null) throw invalid_metadata(`${field} "${value}" ${problem}`);
+}
+
+/**
+ * A URL the provider itself will call (jwks_uri, backchannel_logout_uri): an IP literal that is
+ * not public and not in outbound.allow can never be fetched (outbound.ts, OWASP SSRF Prevention
+ * Cheat Sheet), so it is refused now. Host names are checked at fetch time, against DNS as it is then.
+ */
+function check_called_url(field: string, value: string | undefined, allow: readonly string[]): void {
+  if (value === undefined) return;
+  const problem = literal_host_problem(new URL(value).hostname, allow);
+  if (problem !== null) throw invalid_metadata(`${field} "${value}" ${problem}; the provider does not call such addresses`);
 }
 
 /** RFC 7517 §5: a JWK Set of public keys; private key material is refused. */
@@ -140,6 +152,8 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   check_url("tos_uri", input.tos_uri, production);
   check_url("jwks_uri", input.jwks_uri, production);
   check_url("backchannel_logout_uri", input.backchannel_logout_uri, production);
+  check_called_url("jwks_uri", input.jwks_uri, policy.outbound_allow ?? []);
+  check_called_url("backchannel_logout_uri", input.backchannel_logout_uri, policy.outbound_allow ?? []);
   // OIDC Back-Channel Logout §2.2: the URI "MUST NOT include a fragment component".
   if (input.backchannel_logout_uri?.includes("#")) throw invalid_metadata("backchannel_logout_uri must not contain a fragment");
   if (input.backchannel_logout_session_required !== undefined && input.backchannel_logout_uri === undefined) {
