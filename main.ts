@@ -9,12 +9,19 @@ const argv = process.argv.slice(2);
 const stop = new AbortController();
 
 // The server stops cleanly on the first SIGINT/SIGTERM; a second one, or one during an admin
-// command, ends the process at once.
+// command, ends the process at once. A Ctrl-C reaches every process of the terminal's group, and
+// npm and bin/idp.mjs forward it too: one keypress can arrive as two or three SIGINTs within
+// milliseconds, so a SIGINT less than a second after the first counts as the same one.
 if (is_server_command(argv)) {
+  let first_at = 0;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
-      if (stop.signal.aborted) process.exit(130);
-      stop.abort();
+      if (!stop.signal.aborted) {
+        first_at = Date.now();
+        stop.abort();
+      } else if (signal === "SIGTERM" || Date.now() - first_at > 1000) {
+        process.exit(130);
+      }
     });
   }
 }

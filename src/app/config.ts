@@ -60,6 +60,56 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_RATE_LIMIT_REGISTER_PER_IP: "rate_limits.register_per_ip",
 };
 
+/**
+ * `IDP_` variables that are not settings, so not in ENV_KEYS: the config file's path
+ * (IDP_CONFIG), stack traces for unexpected CLI errors (IDP_DEBUG, src/cli/index.ts), and the
+ * test suite's switches, which .ci/run exports to every process it starts (IDP_REQUIRE_POSTGRES,
+ * tests/store/pg.ts; IDP_E2E_TARGET, tests/helpers/target.ts). Any other `IDP_` name that is not
+ * in ENV_KEYS is refused at start: a misspelt setting must not be silently ignored.
+ */
+export const OTHER_IDP_VARIABLES: readonly string[] = ["IDP_CONFIG", "IDP_DEBUG", "IDP_REQUIRE_POSTGRES", "IDP_E2E_TARGET"];
+
+/** Hosts a browser on this machine reaches as localhost: loopback, and the wildcard addresses. */
+const LOCAL_HOSTS = new Set(["127.0.0.1", "::1", "localhost", "0.0.0.0", "::"]);
+
+/**
+ * The issuer when none is configured: where a browser on this machine reaches the server,
+ * `http://localhost:<port>` for a loopback (or wildcard) HOST, else `http://<host>:<port>`.
+ */
+export function default_issuer(host: string, port: number): string {
+  const name = LOCAL_HOSTS.has(host.toLowerCase()) ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/** Levenshtein distance, to suggest the setting a misspelt name meant. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+function did_you_mean(name: string, known: readonly string[]): string {
+  const best = known.map((k) => ({ k, d: distance(name.toLowerCase(), k.toLowerCase()) })).sort((x, y) => x.d - y.d)[0];
+  return best !== undefined && best.d <= Math.max(2, Math.floor(name.length / 4)) ? ` (did you mean ${best.k}?)` : "";
+}
+
+/** The keys of the object schema at `path`, through its default and prefault wrappers. */
+function keys_at(path: readonly PropertyKey[]): string[] {
+  type Node = { shape?: Record<string, unknown>; def?: { innerType?: unknown } } | undefined;
+  const unwrap = (node: unknown): Node => {
+    let n = node as Node;
+    while (n && n.shape === undefined && n.def?.innerType !== undefined) n = n.def.innerType as Node;
+    return n;
+  };
+  let node: unknown = ConfigSchema;
+  for (const part of path) node = unwrap(node)?.shape?.[String(part)];
+  return Object.keys(unwrap(node)?.shape ?? {});
+}
+
 export class ConfigError extends Error {
   override name = "ConfigError";
 }
@@ -87,22 +137,36 @@ export function load_config(env: Record<string, string | undefined> = process.en
     }
   }
   if (env.NODE_ENV === "production") set_path(raw, "production", true);
+  const unknown = Object.keys(env)
+    .filter((name) => name.startsWith("IDP_") && !Object.hasOwn(ENV_KEYS, name) && !OTHER_IDP_VARIABLES.includes(name))
+    .sort()
+    .map((name) => `  ${name}: not a setting${did_you_mean(name, Object.keys(ENV_KEYS).filter((k) => k.startsWith("IDP_")))}; the settings are listed in README.md, "Configuration"`);
   for (const [name, path] of Object.entries(ENV_KEYS)) {
     const value = env[name];
     if (value !== undefined && value !== "") set_path(raw, path, value);
   }
   for (const [path, value] of Object.entries(overrides)) set_path(raw, path, value);
+  const issuer_given = raw.issuer !== undefined;
   const parsed = ConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
+  if (!parsed.success || unknown.length > 0) {
+    const lines = (parsed.error?.issues ?? []).flatMap((issue) => {
+      // A key the schema does not know can only come from the config file (ENV_KEYS are all known).
+      if (issue.code === "unrecognized_keys") {
+        const known = keys_at(issue.path);
+        return issue.keys.map((key) => `  ${[...issue.path, key].join(".")}: unknown key in the config file (IDP_CONFIG)${did_you_mean(key, known)}; known keys here: ${known.join(", ")}`);
+      }
       const path = issue.path.join(".");
       // A list's item (outbound.allow.0) is named by the list's variable.
       const name = env_name(path) ?? env_name(issue.path.filter((part) => typeof part !== "number").join("."));
-      return `  ${path}${name ? ` (${name})` : ""}: ${issue.message}`;
+      return [`  ${path}${name ? ` (${name})` : ""}: ${issue.message}`];
     });
-    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+    throw new ConfigError(`Invalid configuration:\n${[...unknown, ...lines].join("\n")}`);
   }
-  return parsed.data;
+  const config = parsed.data;
+  // No issuer configured: follow HOST and PORT (port 0, a free port, is known only once
+  // listening: there the schema's default stays).
+  if (!issuer_given && config.port !== 0) config.issuer = default_issuer(config.host, config.port);
+  return config;
 }
 
 /** The effective configuration with secrets masked (for `idp config check`). */

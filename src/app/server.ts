@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Fw, type FwConfig } from "../fw/index.ts";
 import { load_static, type StaticFile } from "../http/endpoints/ops/static.ts";
 import { build_items } from "../http/routes.ts";
-import { seed_demo as create_demo_data } from "../oidc/demo.ts";
+import { DEMO_PATHS, follow_issuer, seed_demo as create_demo_data } from "../oidc/demo.ts";
 import { json_log, type Log, type Provider } from "../oidc/provider.ts";
 import { configure_argon2, warm_dummy_hash } from "../platform/passwords.ts";
 import { is_compiled_executable } from "../platform/runtime.ts";
@@ -76,6 +76,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size }));
   try {
     const idp = await create_provider(config, { store, log, ...(options.now ? { now: options.now } : {}) });
+    const demo_moved = await follow_issuer(idp);
     const password_hashing = configure_argon2(config.argon2.impl);
     await warm_dummy_hash(config.argon2);
 
@@ -89,7 +90,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     idp.keys.start_polling(config.keys_poll_seconds * 1000, (error) => log({ level: "error", msg: "key refresh failed", error: String(error) }));
     const purge = start_purge(idp, { interval_seconds: config.purge_interval_seconds });
     log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind, password_hashing });
-    await print_start_hints(idp, running.url, options.seed_demo === true, out);
+    if (demo_moved !== null) log({ level: "info", msg: "demo client follows the issuer", redirect_uri: demo_moved });
+    await print_start_hints(idp, running.url, options.seed_demo === true, out, demo_moved !== null);
     return {
       url: running.url,
       provider: idp,
@@ -110,15 +112,22 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   }
 }
 
-/** How the operator runs the admin CLI: the compiled executable, or from the repository. */
-const CLI = is_compiled_executable() ? "idp" : "bun run main.ts";
+/**
+ * How the operator runs the admin CLI: the compiled executable, or from the repository through
+ * the package's `idp` bin (bin/idp.mjs), which works right after `npm install` without Bun on
+ * the PATH.
+ */
+const CLI = is_compiled_executable() ? "idp" : "npx idp";
 
 /** On an empty database, tell the operator how to add a user and a client (or seed a demo). */
-async function print_start_hints(idp: Provider, listening: string, seed_demo: boolean, out: (text: string) => void): Promise<void> {
+async function print_start_hints(idp: Provider, listening: string, seed_demo: boolean, out: (text: string) => void, demo_moved = false): Promise<void> {
   const [users, clients] = await Promise.all([idp.store.list_users({ limit: 1 }), idp.store.list_clients({ limit: 1 })]);
   const issuer = idp.config.issuer;
   const ready = `\nOpenID Provider ready at ${issuer} (listening on ${listening})\nDiscovery: ${issuer}/.well-known/openid-configuration\n\n`;
-  if (users.length > 0 && clients.length > 0) return;
+  if (users.length > 0 && clients.length > 0) {
+    if (demo_moved) out(`${ready}The demo application now redirects to ${issuer}${DEMO_PATHS.callback}: open ${issuer}${DEMO_PATHS.start} to sign in.\n\n`);
+    return;
+  }
   const demo = seed_demo ? await create_demo_data(idp) : null;
   if (demo !== null) {
     out(

@@ -1,6 +1,7 @@
 /**
  * `idp audit list`: the audit log, newest first (store.list_audit_events).
  */
+import { AUDIT_EVENT_TYPES, type AuditEvent, type Store } from "../store/types.ts";
 import { expect_positionals, int_option, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
 import { UsageError } from "./errors.ts";
@@ -15,6 +16,31 @@ export function parse_since(value: string | undefined): number | undefined {
   return Math.floor(ms / 1000);
 }
 
+export type NamedAuditEvent = AuditEvent & { username: string | null; client_name: string | null };
+
+/** Each event with the current username and client name of its ids (null once deleted). */
+async function with_names(store: Store, events: readonly AuditEvent[]): Promise<NamedAuditEvent[]> {
+  const user_ids = [...new Set(events.map((e) => e.user_id).filter((id): id is string => id !== null))];
+  const client_ids = [...new Set(events.map((e) => e.client_id).filter((id): id is string => id !== null))];
+  const [users, clients] = await Promise.all([
+    Promise.all(user_ids.map(async (id) => [id, (await store.get_user_by_id(id))?.username ?? null] as const)),
+    Promise.all(client_ids.map(async (id) => [id, (await store.get_client(id))?.metadata.client_name ?? null] as const)),
+  ]);
+  const usernames = new Map(users);
+  const client_names = new Map(clients);
+  return events.map((e) => ({
+    ...e,
+    username: e.user_id === null ? null : (usernames.get(e.user_id) ?? null),
+    client_name: e.client_id === null ? null : (client_names.get(e.client_id) ?? null),
+  }));
+}
+
+/** `alice (0193…)`: the name beside the id, or the id alone. */
+function beside(name: string | null, id: string | null): string | null {
+  if (id === null) return null;
+  return name === null ? id : `${name} (${id})`;
+}
+
 async function list(ctx: CliContext, argv: string[]): Promise<void> {
   const { flags, positionals } = parse_args(argv, {
     user: { type: "string" },
@@ -24,6 +50,9 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
     limit: { type: "string" },
   });
   expect_positionals(positionals, []);
+  if (flags.type !== undefined && !(AUDIT_EVENT_TYPES as readonly string[]).includes(flags.type)) {
+    throw new UsageError(`unknown event type "${flags.type}"; the types are: ${AUDIT_EVENT_TYPES.join(", ")}`);
+  }
   const since = parse_since(flags.since);
   const limit = int_option("limit", flags.limit, { min: 1, max: 100_000 }) ?? 100;
   const store = await ctx.store();
@@ -36,12 +65,13 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
     ...(since !== undefined && { since }),
     limit,
   });
-  ctx.emit(events, (write) => {
-    if (events.length === 0) return write("No audit events.\n");
+  const named = await with_names(store, events);
+  ctx.emit(named, (write) => {
+    if (named.length === 0) return write("No audit events.\n");
     write_table(
       write,
       ["at", "type", "outcome", "user", "client", "ip", "details"],
-      events.map((e) => [format_time(e.at), e.type, e.outcome, e.user_id, e.client_id, e.ip, e.details ? JSON.stringify(e.details) : null]),
+      named.map((e) => [format_time(e.at), e.type, e.outcome, beside(e.username, e.user_id), beside(e.client_name, e.client_id), e.ip, e.details ? JSON.stringify(e.details) : null]),
     );
   });
 }

@@ -3,9 +3,23 @@
  * command reference the README copies.
  */
 import pkg from "../../package.json" with { type: "json" };
+import { AUDIT_EVENT_TYPES } from "../store/types/audit.ts";
 
 /** The version of this build, embedded from package.json at bundle time. */
 export const VERSION: string = pkg.version;
+
+/** Words joined into lines of at most 96 characters (after a 2-space indent on each line but the first). */
+function wrap(text: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + word.length + 1 > 96) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join("\n  ");
+}
 
 const COMMON = `Every command accepts --json (one machine-readable JSON document on stdout) and --help.
 Exit codes: 0 success, 1 the command failed (invalid configuration, unknown user or client,
@@ -119,7 +133,10 @@ ${COMMON}
   audit: `Usage: idp audit list [--user USERNAME|ID] [--client CLIENT_ID] [--type T]
                       [--since ISO-8601|UNIX-SECONDS] [--limit N]
 
-Prints audit events, newest first (default limit 100).
+Prints audit events, newest first (default limit 100), with the username and client name
+beside each id (--json: "username" and "client_name"; null once deleted).
+
+--type is one of: ${wrap(AUDIT_EVENT_TYPES.join(", "))}
 
 ${COMMON}
 `,

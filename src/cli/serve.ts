@@ -15,6 +15,15 @@ function aborted(signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }
 
+/** Why the server could not listen, naming the setting to change. */
+function listen_message(error: { code: string; address: string; message: string }): string {
+  if (error.code === "EADDRINUSE") {
+    return `${error.address} is already in use: another server (perhaps another idp) listens there. Stop it, or choose another port (PORT or --port).`;
+  }
+  const setting = error.code === "EACCES" ? "PORT or --port" : "HOST or --host";
+  return `cannot listen on ${error.message} (check ${setting})`;
+}
+
 export async function serve_command(ctx: CliContext, argv: string[]): Promise<void> {
   const { flags, positionals } = parse_args(argv, {
     production: { type: "boolean" },
@@ -37,9 +46,16 @@ export async function serve_command(ctx: CliContext, argv: string[]): Promise<vo
 
   // Loaded only here, so admin commands do not pay for the server's modules.
   const { serve } = await import("../app/server.ts");
+  const { ListenError } = await import("../fw/index.ts");
   // With --json, stdout carries only JSON (the start line and the server's JSON log lines).
   const out = ctx.json ? ctx.io.stderr : ctx.io.stdout;
-  const server = await serve(config, { seed_demo: flags.demo, out });
+  let server: Awaited<ReturnType<typeof serve>>;
+  try {
+    server = await serve(config, { seed_demo: flags.demo, out });
+  } catch (error) {
+    if (error instanceof ListenError) throw new CliError(listen_message(error));
+    throw error;
+  }
   // One line, like the log lines around it.
   if (ctx.json) ctx.io.stdout(`${JSON.stringify({ version: VERSION, url: server.url, issuer: config.issuer })}\n`);
   await aborted(ctx.io.signal);

@@ -9,8 +9,30 @@ import { z } from "zod";
 const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
 /** A number of requests or attempts per window. */
 const limit = (fallback: number) => z.coerce.number().int().min(1).max(10_000_000).default(fallback);
+const TRUE_WORDS = ["1", "true", "yes", "on"];
+const FALSE_WORDS = ["0", "false", "no", "off"];
+/** A switch: true/false, or one of the words (an environment variable is text); anything else is refused, never read as false. */
 const bool = (fallback: boolean) =>
-  z.preprocess((v) => (typeof v === "string" ? ["1", "true", "yes", "on"].includes(v.toLowerCase()) : v), z.boolean()).default(fallback);
+  z
+    .preprocess(
+      (v) => {
+        if (typeof v !== "string") return v;
+        const word = v.trim().toLowerCase();
+        return TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : v;
+      },
+      z.boolean({ error: `expected one of ${[...TRUE_WORDS, ...FALSE_WORDS].join(", ")}` }),
+    )
+    .default(fallback);
+
+/**
+ * An address to listen on: an IP address or a host name. Dotted digits that are no IPv4
+ * address (999.1.1.1) and names with spaces are refused here, not by the system's EINVAL at start.
+ */
+export function is_listen_host(host: string): boolean {
+  if (isIP(host) !== 0) return true;
+  if (/^[\d.]+$/.test(host)) return false;
+  return /^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i.test(host);
+}
 
 /** A host name, an IP address, or a CIDR range ("10.0.0.0/8", "fd00::/8"). */
 function is_allow_entry(entry: string): boolean {
@@ -29,15 +51,18 @@ const issuer = z
   .refine((v) => !v.includes("?") && !v.includes("#"), "must not have a query or fragment (OIDC Discovery §3)")
   .transform((v) => v.replace(/\/+$/, ""));
 
-export const ConfigSchema = z.object({
+export const ConfigSchema = z.strictObject({
   issuer: issuer.default("http://localhost:3000"),
   port: z.coerce.number().int().min(0).max(65535).default(3000),
-  host: z.string().min(1).default("127.0.0.1"),
+  host: z
+    .string()
+    .refine(is_listen_host, "must be an IP address or a host name (127.0.0.1, ::1, 0.0.0.0, localhost)")
+    .default("127.0.0.1"),
   database_url: z.string().regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, "must start with sqlite:, postgres:// or postgresql://").default("sqlite:./data/idp.sqlite"),
   database_pool_size: z.coerce.number().int().min(1).max(1000).default(10),
   production: bool(false),
   tokens: z
-    .object({
+    .strictObject({
       code_ttl: seconds(60).refine((v) => v <= 600, "RFC 6749 §4.1.2: codes must be short-lived (at most 600 s)"),
       access_token_ttl: seconds(3600),
       id_token_ttl: seconds(3600),
@@ -46,10 +71,10 @@ export const ConfigSchema = z.object({
       interaction_ttl: seconds(900),
     })
     .prefault({}),
-  router: z.object({ path_cache_size: z.coerce.number().int().min(0).max(1_000_000).default(1024) }).prefault({}),
+  router: z.strictObject({ path_cache_size: z.coerce.number().int().min(0).max(1_000_000).default(1024) }).prefault({}),
   body_limit: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(64 * 1024),
   argon2: z
-    .object({
+    .strictObject({
       memory_kib: z.coerce.number().int().min(1024).max(4 * 1024 * 1024).default(19456),
       time_cost: z.coerce.number().int().min(1).max(20).default(2),
       // platform/passwords.ts: libsodium on worker threads when it loads ("auto"), or Bun.password.
@@ -87,7 +112,7 @@ export const ConfigSchema = z.object({
    * defaults refuse every non-public address (OWASP SSRF Prevention Cheat Sheet).
    */
   outbound: z
-    .object({
+    .strictObject({
       /** http destinations too (https only by default). */
       allow_http: bool(false),
       /** Host names, addresses and CIDR ranges let through the address check (intranets, tests). */
@@ -107,7 +132,7 @@ export const ConfigSchema = z.object({
     .prefault({}),
   /** Failed sign-ins, counted in fixed windows in the store (login_throttle.ts). */
   login_throttle: z
-    .object({
+    .strictObject({
       window_seconds: seconds(900),
       /** Failures for one username from one address before both get 429 until the window ends. */
       max_failures: limit(10),
@@ -120,7 +145,7 @@ export const ConfigSchema = z.object({
     .prefault({}),
   /** Request rate limits of the endpoints clients call, per claimed client_id and per address (rate_limit.ts). */
   rate_limits: z
-    .object({
+    .strictObject({
       enabled: bool(true),
       window_seconds: seconds(60),
       token_per_client: limit(1200),

@@ -9,7 +9,7 @@ import { negotiate } from "./negotiate.ts";
 import { EmptyRequest, Request, snake_case, type RequestSource } from "./request.ts";
 import { Bytes, Empty, FileDownload, Html, Json, Redirect, Stream, Text } from "./response.ts";
 import { Router } from "./router/index.ts";
-import { start, type Running } from "./runtime/serve.ts";
+import { ListenError, start, type Running } from "./runtime/serve.ts";
 import { Renderable, ViewEngine, read_templates } from "./views.ts";
 
 export const Fw = {
@@ -29,6 +29,7 @@ export const Fw = {
   App,
   build,
   start,
+  ListenError,
   parse_route,
   negotiate,
   snake_case,
@@ -40,3 +41,4 @@ export type { AddressLookup, Context, CookieOptions, CookieReader, FwConfig, Ite
 export type { FieldIssue } from "./errors.ts";
 export type { Next } from "./handlers.ts";
 export { HttpError } from "./errors.ts";
+export { ListenError } from "./runtime/serve.ts";

@@ -112,6 +112,15 @@ export function invalid_page_request(title: string, words: (described: string) =
   return (issues) => to_http(new PageError(title, words(describe_issues(issues))));
 }
 
+/** A wait in words, rounded up: "40 seconds", "1 minute", "4 minutes", "2 hours". */
+export function wait_words(seconds: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  const s = Math.max(1, Math.ceil(seconds));
+  if (s < 60) return plural(s, "second");
+  if (s < 3600) return plural(Math.ceil(s / 60), "minute");
+  return plural(Math.ceil(s / 3600), "hour");
+}
+
 /** Plain words for the error page; never a stack. */
 function error_words(error: HttpError): { heading: string; message: string } {
   if (error instanceof PageHttpError) return { heading: error.title, message: error.message };
@@ -121,8 +130,10 @@ function error_words(error: HttpError): { heading: string; message: string } {
       return { heading: "Page not found", message: "There is nothing at this address. Check the link, or go back to the application you came from." };
     case 405:
       return { heading: "This page cannot be used that way", message: error.message };
-    case 429:
-      return { heading: "Too many attempts", message: "Please wait a little and try again." };
+    case 429: {
+      const wait = error instanceof Fw.TooManyRequests ? error.retry_after : undefined;
+      return { heading: "Too many attempts", message: wait === undefined ? "Please wait a little and try again." : `For your security, further attempts are paused. Try again in ${wait_words(wait)}.` };
+    }
     case 503:
       return { heading: "Temporarily unavailable", message: "The sign-in service is busy or under maintenance. Please try again in a moment." };
     default:

@@ -52,3 +52,21 @@ export async function seed_demo(idp: Provider): Promise<DemoSeed | null> {
   });
   return { username: DEMO_USERNAME, password, client_id: DEMO_CLIENT_ID, redirect_uri: demo_redirect_uri(idp), url: `${idp.config.issuer}${DEMO_PATHS.start}` };
 }
+
+/**
+ * The demo client's redirect URI follows the issuer: a start with another IDP_ISSUER, HOST or
+ * PORT than the run that seeded it would otherwise leave the demo pointing at the old address
+ * (and /demo refused with a redirect_uri mismatch). Outside production only; other redirect
+ * URIs an operator added to the demo client are kept. Returns the new URI when it changed.
+ */
+export async function follow_issuer(idp: Provider): Promise<string | null> {
+  if (idp.config.production) return null;
+  const client = await idp.store.get_client(DEMO_CLIENT_ID);
+  if (client === null) return null;
+  const wanted = demo_redirect_uri(idp);
+  const uris = client.metadata.redirect_uris ?? [];
+  if (uris.includes(wanted)) return null;
+  const kept = uris.filter((uri) => !uri.endsWith(DEMO_PATHS.callback));
+  await idp.store.update_client(DEMO_CLIENT_ID, { metadata: { ...client.metadata, redirect_uris: [wanted, ...kept] } });
+  return wanted;
+}

@@ -44,8 +44,9 @@ async function start_and_stop(box: Sandbox, args: string[]): Promise<{ code: num
 }
 
 describe("idp serve --demo", () => {
-  test("npm start is `serve --demo`", () => {
-    expect(pkg.scripts.start).toBe("bun run main.ts serve --demo");
+  test("npm start is `serve --demo`, through the idp bin (Bun need not be on the PATH; exec: npm's signals reach it)", () => {
+    expect(pkg.scripts.start).toBe("exec node bin/idp.mjs serve --demo");
+    expect(pkg.bin.idp).toBe("bin/idp.mjs");
   });
 
   test("on an empty database: creates the demo user, prints the password and the /demo URL, serves /demo", async () => {

@@ -24,8 +24,8 @@ describe("serve()", () => {
     const server = await serve(config, { out: (text) => void (printed += text), log: (line) => void logs.push(line) });
     try {
       expect(printed).toContain("http://localhost:9999");
-      expect(printed).toContain("bun run main.ts users add alice --password-stdin");
-      expect(printed).toContain("bun run main.ts clients add --name App --redirect-uri");
+      expect(printed).toContain("npx idp users add alice --password-stdin");
+      expect(printed).toContain("npx idp clients add --name App --redirect-uri");
       expect(logs.some((l) => l.msg === "listening" && typeof l.url === "string")).toBe(true);
       // The start line names the argon2id implementation in use (README, IDP_ARGON2_IMPL).
       expect(logs.find((l) => l.msg === "listening")?.password_hashing).toBe(argon2_impl.name);

@@ -19,23 +19,67 @@ export interface Running {
   readonly native_ready: Promise<void>;
 }
 
+/**
+ * The server could not listen on its address: `code` is the system's (EADDRINUSE, EADDRNOTAVAIL,
+ * EACCES, EINVAL, ENOTFOUND), `address` is `host:port` as configured.
+ */
+export class ListenError extends Error {
+  override name = "ListenError";
+  constructor(
+    readonly code: string,
+    readonly host: string,
+    readonly port: number,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  get address(): string {
+    return `${this.host.includes(":") ? `[${this.host}]` : this.host}:${this.port}`;
+  }
+}
+
+function listen_error(error: unknown, host: string, port: number): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return error;
+  const at = new ListenError(code, host, port, "").address;
+  const words: Record<string, string> = {
+    EADDRINUSE: `${at} is already in use`,
+    EADDRNOTAVAIL: `${at}: ${host} is not an address of this machine`,
+    EACCES: `${at}: permission denied (ports below 1024 need privileges)`,
+    EINVAL: `${at}: ${host} is not a valid address to listen on`,
+    ENOTFOUND: `${at}: the host name ${host} does not resolve`,
+  };
+  return new ListenError(code, host, port, words[code] ?? `cannot listen on ${at}: ${(error as Error).message}`);
+}
+
 export function start(config: FwConfig, items: readonly Item[]): Running {
   const app = new App(config, items);
-  const server = Bun.serve({
-    port: config.port ?? 3000,
-    hostname: config.hostname ?? "127.0.0.1",
-    development: false,
-    // Twice the limit: a declared Content-Length over body_limit is refused by Fw (413 in the
-    // app's error shape, which handlers may turn into a protocol error); Bun's own bare 413 is
-    // only the backstop for chunked bodies far over it.
-    maxRequestBodySize: app.body_limit * 2,
-    idleTimeout: config.idle_timeout ?? 30,
-    fetch: app.answer,
-    error: () => new Response(JSON.stringify({ error: "internal_server_error", message: "Internal server error" }), {
-      status: 500,
-      headers: { "content-type": "application/json; charset=utf-8" },
-    }),
-  });
+  const hostname = config.hostname ?? "127.0.0.1";
+  const port = config.port ?? 3000;
+  let server: Server<unknown>;
+  try {
+    server = Bun.serve({
+      port,
+      hostname,
+      development: false,
+      // Explicit: with development false Bun sets SO_REUSEPORT, and a second server on the same
+      // port would start too and silently take half the connections. One process per port.
+      reusePort: false,
+      // Twice the limit: a declared Content-Length over body_limit is refused by Fw (413 in the
+      // app's error shape, which handlers may turn into a protocol error); Bun's own bare 413 is
+      // only the backstop for chunked bodies far over it.
+      maxRequestBodySize: app.body_limit * 2,
+      idleTimeout: config.idle_timeout ?? 30,
+      fetch: app.answer,
+      error: () => new Response(JSON.stringify({ error: "internal_server_error", message: "Internal server error" }), {
+        status: 500,
+        headers: { "content-type": "application/json; charset=utf-8" },
+      }),
+    });
+  } catch (error) {
+    throw listen_error(error, hostname, port);
+  }
   // Bun's route table answers precomputed endpoints without entering JavaScript (HEAD and
   // If-None-Match included); every other request, and every method but GET on those paths,
   // goes to app.answer.

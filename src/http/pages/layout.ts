@@ -4,10 +4,10 @@
  */
 import type { Provider } from "../../oidc/provider.ts";
 
-export type LayoutValues = { site: string; css: string; title: string };
+export type LayoutValues = { site: string; css: string; icon: string; title: string };
 
 export function layout_values(idp: Provider, title: string): LayoutValues {
-  return { site: new URL(idp.config.issuer).host, css: `${idp.config.issuer}/static/style.css`, title };
+  return { site: new URL(idp.config.issuer).host, css: `${idp.config.issuer}/static/style.css`, icon: `${idp.config.issuer}/static/favicon.svg`, title };
 }
 
 

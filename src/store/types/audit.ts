@@ -2,6 +2,37 @@
 
 import type { UnixSeconds, JsonObject } from "./common.ts";
 
+/**
+ * Every event type recorded: by the provider (oidc/audit.ts lists what each means) and by the
+ * CLI (`via: "cli"`). `idp audit list --type` accepts these only; a new event type is added here
+ * (tests/cli/audit.test.ts checks every type the code records is listed).
+ */
+export const AUDIT_EVENT_TYPES = [
+  "login",
+  "login_locked",
+  "two_factor",
+  "two_factor_enrolled",
+  "two_factor_removed",
+  "recovery_codes_replaced",
+  "password_change",
+  "logout",
+  "consent_granted",
+  "consent_revoked",
+  "tokens_revoked",
+  "code_reuse",
+  "refresh_token_reuse",
+  "client_registered",
+  "client_updated",
+  "client_deleted",
+  "client_secret_rotated",
+  "keys_rotated",
+  "outbound_refused",
+  "registration_token_created",
+  "user_created",
+  "user_deleted",
+  "user_password_changed",
+] as const;
+
 export type AuditEvent = {
   id: number;
   at: UnixSeconds;
