@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { hash_password } from "../platform/passwords.ts";
 import { StoreConflictError, type Address, type NewUser, type Store, type UserRow } from "../store/types.ts";
+import { username_form_problem } from "../store/usernames.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
@@ -111,10 +112,15 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     phone_verified: { type: "boolean" },
     address_json: { type: "string" },
   });
-  const [username] = expect_positionals(positionals, ["username"]) as [string];
+  const [typed] = expect_positionals(positionals, ["username"]) as [string];
+  // One spelling per account (store/usernames.ts): canonically equivalent input (a terminal's
+  // NFD) is stored as NFC; a name that compatibility normalisation changes is refused.
+  const username = typed.normalize("NFC");
   if (!USERNAME.test(username)) {
-    throw new CliError(`username "${username}" is not valid: use 1 to 64 letters, digits or . _ @ + -`);
+    throw new CliError(`username "${typed}" is not valid: use 1 to 64 letters, digits or . _ @ + -`);
   }
+  const form_problem = username_form_problem(username);
+  if (form_problem !== null) throw new CliError(form_problem);
   const email = optional_text("email", flags.email, EMAIL);
   if (flags.email_verified && !email) throw new UsageError("--email-verified needs --email");
   const phone = optional_text("phone", flags.phone, PHONE);

@@ -6,7 +6,7 @@
  */
 import { record_event } from "./audit.ts";
 import { verify_password_or_dummy } from "../platform/passwords.ts";
-import { check_login_allowed, record_login_failure } from "./login_throttle.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "./login_throttle.ts";
 import type { Provider } from "./provider.ts";
 import type { UserRow } from "../store/types.ts";
 
@@ -14,12 +14,17 @@ export const WRONG_CREDENTIALS = "Wrong username or password.";
 
 /** The user when `password` is theirs; null (a failure recorded) otherwise. */
 export async function check_credentials(idp: Provider, username: string, password: string, ip: string, client_id: string | null): Promise<UserRow | null> {
-  await check_login_allowed(idp, ip, username);
+  // Reserve, then verify, then release (login_throttle.ts): a refused attempt (429) does no
+  // password work, and concurrent guesses cannot all pass the check before one is counted.
+  const attempt = await reserve_login_attempt(idp, ip, username);
   const user = username === "" ? null : await idp.store.get_user_by_username(username);
   const ok = await verify_password_or_dummy(password, user?.password_hash ?? null, idp.config.argon2);
   idp.metrics.login(ok && user !== null ? "success" : "failure");
-  if (ok && user !== null) return user;
-  await record_login_failure(idp, ip, username);
+  if (ok && user !== null) {
+    await release_login_attempt(idp, attempt);
+    return user;
+  }
+  await login_attempt_failed(idp, attempt);
   await record_event(idp, { type: "login", outcome: "failure", user_id: user?.id ?? null, client_id, ip });
   return null;
 }

@@ -25,17 +25,22 @@ import type {
   UnixSeconds,
   UserRow,
 } from "./types.ts";
+import { StoreError } from "./types/errors.ts";
+import { stored_username, username_form_problem } from "./usernames.ts";
 
 export function now_seconds(): UnixSeconds {
   return Math.floor(Date.now() / 1000);
 }
 
-/** Usernames are unique and looked up case-insensitively through this key. */
-export function username_key(username: string): string {
-  return username.normalize("NFC").toLowerCase();
-}
+/** Usernames are unique and looked up through this key (NFKC and case fold: usernames.ts). */
+export { username_key } from "./usernames.ts";
 
 export function user_row(input: NewUser): UserRow {
+  // One spelling per account (usernames.ts): a name that normalisation would change is refused
+  // here, whatever path creates it, so the stored name is the one that signs in.
+  if (stored_username(input.username) !== input.username) {
+    throw new StoreError(username_form_problem(input.username) ?? `username "${input.username}" is not in Unicode NFC: store "${input.username.normalize("NFC")}"`);
+  }
   const now = now_seconds();
   return {
     id: input.id ?? crypto.randomUUID(),

@@ -115,6 +115,23 @@ describe("idp users", () => {
     expect(bad_name.stderr).toContain("is not valid");
   });
 
+  test("one spelling per account: a name that NFKC changes is refused, naming its normal form; an NFD name is stored as NFC", async () => {
+    const fullwidth = await box.run(["users", "add", "\uFF41lice", "--password-stdin"], { stdin: "long enough" });
+    expect(fullwidth.code).toBe(1);
+    expect(fullwidth.stderr).toContain('username "\uFF41lice" is not in its Unicode normal form (NFKC): it would sign in as "alice"; create it as "alice" instead');
+    expect((await box.run(["users", "list", "--json"])).json()).toEqual([]);
+
+    const nfd = await box.run(["users", "add", "jose\u0301", "--password-stdin", "--json"], { stdin: "long enough" });
+    expect(nfd.code).toBe(0);
+    expect(nfd.json<{ username: string }>().username).toBe("jos\u00E9");
+    // Every spelling is the one account: taken.
+    for (const spelling of ["jos\u00E9", "JOSE\u0301"]) {
+      const again = await box.run(["users", "add", spelling, "--password-stdin"], { stdin: "long enough" });
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain("is already taken");
+    }
+  });
+
   test("remove deletes the user; unknown users are errors", async () => {
     await add_alice();
     const removed = await box.run(["users", "remove", "alice", "--json"]);

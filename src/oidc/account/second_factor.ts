@@ -16,7 +16,7 @@ import { INTERACTION_COOKIE, cookie_options, read_cookie, type CookieReader, typ
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
 import { PageError, Throttled } from "../errors.ts";
 import { csrf_token, end_interaction, expired_interaction, load_interaction, record_authentication, type Interaction, interaction_url } from "../interactions.ts";
-import { check_login_allowed, clear_login_failures, record_login_failure } from "../login_throttle.ts";
+import { clear_login_failures, login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../login_throttle.ts";
 import type { Provider } from "../provider.ts";
 import { end_session_by_cookie, start_session } from "../sessions.ts";
 import type { ClientRow, JsonObject, SessionRow, UserRow } from "../../store/types.ts";
@@ -106,8 +106,8 @@ export async function load_pending(idp: Provider, id: string, cookies: CookieRea
 }
 
 /** Failed codes per user, from any address: an attacker who has the password cannot try 10^6 codes. */
-const CODE_WINDOW_SECONDS = 15 * 60;
-const CODE_FAILURES_PER_USER = 10;
+export const CODE_WINDOW_SECONDS = 15 * 60;
+export const CODE_FAILURES_PER_USER = 10;
 const code_key = (user: UserRow) => `totp:fail:${sha256(user.id)}`;
 
 export type CodeInput = { code?: string | undefined; recovery_code?: string | undefined };
@@ -118,11 +118,15 @@ export type CodeInput = { code?: string | undefined; recovery_code?: string | un
  * on success, or the message to show.
  */
 export async function check_second_factor(idp: Provider, user: UserRow, input: CodeInput, ip: string, client_id: string | null): Promise<string | null> {
-  await check_login_allowed(idp, ip, user.username);
-  const counter = await idp.store.get_counter(code_key(user));
+  // Reserve before verifying (login_throttle.ts): concurrent codes cannot all pass the check
+  // before one is counted; at most CODE_FAILURES_PER_USER codes are checked per window (RFC 4226
+  // §7.3, which RFC 6238 builds on: a short code needs throttling against brute force).
+  const attempt = await reserve_login_attempt(idp, ip, user.username);
   const now = idp.now();
-  if (counter !== null && counter.count >= CODE_FAILURES_PER_USER && counter.reset_at > now) {
-    throw new Throttled("Too many wrong codes. Wait a few minutes and try again.", counter.reset_at - now);
+  const code = await idp.store.reserve(code_key(user), CODE_FAILURES_PER_USER, CODE_WINDOW_SECONDS, now);
+  if (!code.allowed) {
+    await release_login_attempt(idp, attempt);
+    throw new Throttled("Too many wrong codes. Wait a few minutes and try again.", code.reset_at - now);
   }
   const recovery = (input.recovery_code ?? "").trim();
   const method = recovery !== "" ? "recovery_code" : "totp";
@@ -136,11 +140,12 @@ export async function check_second_factor(idp: Provider, user: UserRow, input: C
   }
   const audit = { type: "two_factor", user_id: user.id, client_id, ip, at: now, details: { method } };
   if (failure !== null) {
-    await record_login_failure(idp, ip, user.username);
-    await idp.store.hit(code_key(user), CODE_WINDOW_SECONDS, now);
+    // Both reservations stay counted: they are this failure.
+    await login_attempt_failed(idp, attempt);
     await record_event(idp, { ...audit, outcome: "failure" });
     return failure;
   }
+  await release_login_attempt(idp, attempt);
   await idp.store.reset_counter(code_key(user));
   await record_event(idp, { ...audit, outcome: "success" });
   return null;

@@ -38,7 +38,11 @@ export async function migrate_postgres(sql: SQL): Promise<MigrationResult> {
     const applied = new Set(rows.map((r) => Number(r.version)));
     const done: number[] = [];
     for (const migration of pending_migrations(applied)) {
-      await tx.unsafe(migration.postgres);
+      if (migration.postgres.trim() !== "") await tx.unsafe(migration.postgres);
+      if (migration.rows !== undefined) {
+        const rows: Record<string, unknown>[] = [...(await tx.unsafe(migration.rows.select))];
+        for (const params of migration.rows.rewrite(rows)) await tx.unsafe(migration.rows.update_postgres, params);
+      }
       await tx`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${migration.version}, ${migration.name}, ${now_seconds()})`;
       applied.add(migration.version);
       done.push(migration.version);

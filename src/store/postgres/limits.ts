@@ -38,6 +38,27 @@ export function pg_counters(sql: SQL): CounterStore {
     async reset_counter(key) {
       await sql`DELETE FROM counters WHERE key = ${key}`;
     },
+    async reserve(key, limit, window_seconds, now) {
+      // The decision is this one statement: ON CONFLICT DO UPDATE locks the row and evaluates its
+      // WHERE on the newest committed version, so concurrent reservations from any instance queue
+      // on the row and the count never passes the limit. A full window returns no row.
+      const [counted] = await sql`
+        INSERT INTO counters (key, count, reset_at)
+        SELECT ${key}::text, 1, ${now + window_seconds}::bigint WHERE ${limit}::bigint >= 1
+        ON CONFLICT (key) DO UPDATE SET
+          count = CASE WHEN counters.reset_at <= ${now}::bigint THEN 1 ELSE counters.count + 1 END,
+          reset_at = CASE WHEN counters.reset_at <= ${now}::bigint THEN EXCLUDED.reset_at ELSE counters.reset_at END
+        WHERE counters.reset_at <= ${now}::bigint OR counters.count < ${limit}::bigint
+        RETURNING count, reset_at`;
+      if (counted) return { allowed: true, ...state(counted) };
+      // Refused: report the window that refused, read after the decision (a new snapshot sees the
+      // rows of concurrent reservations). Gone meanwhile (reset): still refused, the safe answer.
+      const [current] = await sql`SELECT count, reset_at FROM counters WHERE key = ${key}`;
+      return { allowed: false, ...(current ? state(current) : { count: limit, reset_at: now + window_seconds }) };
+    },
+    async release(key, reset_at) {
+      await sql`UPDATE counters SET count = count - 1 WHERE key = ${key} AND reset_at = ${reset_at} AND count > 0`;
+    },
   };
 }
 

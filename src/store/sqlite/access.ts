@@ -81,6 +81,8 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   hit: "write",
   get_counter: "read",
   reset_counter: "write",
+  reserve: "write",
+  release: "write",
   // audit
   add_audit_event: "write",
   list_audit_events: "read",

@@ -62,7 +62,12 @@ export function migrate_sqlite(db: Database): MigrationResult {
     const done: number[] = [];
     const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($version, $name, $at)");
     for (const migration of pending_migrations(applied)) {
-      db.exec(migration.sqlite);
+      if (migration.sqlite.trim() !== "") db.exec(migration.sqlite);
+      if (migration.rows !== undefined) {
+        const update = db.prepare(migration.rows.update_sqlite);
+        const rows = db.query(migration.rows.select).all() as Record<string, unknown>[];
+        for (const params of migration.rows.rewrite(rows)) update.run(...(params as never[]));
+      }
       record.run({ version: migration.version, name: migration.name, at: now_seconds() });
       applied.add(migration.version);
       done.push(migration.version);

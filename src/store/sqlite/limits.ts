@@ -29,6 +29,17 @@ export function sqlite_counters(db: Database): Sync<CounterStore> {
   );
   const get = db.prepare("SELECT count, reset_at FROM counters WHERE key = $key");
   const reset = db.prepare("DELETE FROM counters WHERE key = $key");
+  // The hit of `hit`, but only while the window's count is below the limit: a full window makes
+  // the upsert's WHERE false and it returns nothing. One statement on the one writer connection.
+  const reserve = db.prepare(
+    `INSERT INTO counters (key, count, reset_at) VALUES ($key, 1, $now + $window)
+     ON CONFLICT (key) DO UPDATE SET
+       count = CASE WHEN counters.reset_at <= $now THEN 1 ELSE counters.count + 1 END,
+       reset_at = CASE WHEN counters.reset_at <= $now THEN $now + $window ELSE counters.reset_at END
+     WHERE counters.reset_at <= $now OR counters.count < $limit
+     RETURNING count, reset_at`,
+  );
+  const release = db.prepare("UPDATE counters SET count = count - 1 WHERE key = $key AND reset_at = $reset_at AND count > 0");
   return {
     hit(key, window_seconds, now) {
       return hit.get({ key, now, window: window_seconds }) as CounterState;
@@ -38,6 +49,16 @@ export function sqlite_counters(db: Database): Sync<CounterStore> {
     },
     reset_counter(key) {
       reset.run({ key });
+    },
+    reserve(key, limit, window_seconds, now) {
+      if (limit < 1) return { allowed: false, ...((get.get({ key }) as CounterState | null) ?? { count: 0, reset_at: now + window_seconds }) };
+      const counted = reserve.get({ key, now, window: window_seconds, limit }) as CounterState | null;
+      if (counted !== null) return { allowed: true, ...counted };
+      // Same call, same connection: nothing ran in between, the row is the one that refused.
+      return { allowed: false, ...(get.get({ key }) as CounterState) };
+    },
+    release(key, reset_at) {
+      release.run({ key, reset_at });
     },
   };
 }

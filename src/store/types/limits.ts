@@ -3,6 +3,7 @@
 import type { UnixSeconds } from "./common.ts";
 
 export type CounterState = { count: number; reset_at: UnixSeconds };
+export type CounterReservation = CounterState & { allowed: boolean };
 
 export interface ReplayStore {
   /**
@@ -17,4 +18,13 @@ export interface CounterStore {
   hit(key: string, window_seconds: number, now: UnixSeconds): Promise<CounterState>;
   get_counter(key: string): Promise<CounterState | null>;
   reset_counter(key: string): Promise<void>;
+  /**
+   * Fixed window with a limit, decided in one atomic step: counts a hit on `key` only while the
+   * window's count is below `limit` (a new window when the last one ended). `allowed` false: no
+   * hit was counted, and `reset_at` says when the window ends. Concurrent reservations, from any
+   * instance, never take the count above `limit`.
+   */
+  reserve(key: string, limit: number, window_seconds: number, now: UnixSeconds): Promise<CounterReservation>;
+  /** Gives back one reservation of the window ending at `reset_at`; nothing when that window is over. */
+  release(key: string, reset_at: UnixSeconds): Promise<void>;
 }

@@ -46,6 +46,58 @@ export function limit_tests(ctx: SuiteContext): void {
       expect(results.map((r) => r.count).toSorted((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
       expect(await store.get_counter(key)).toEqual({ count: 20, reset_at: T0 + 60 });
     });
+
+    test("reserve counts only below the limit; a full window refuses with its reset_at; the window resets", async () => {
+      const store = ctx.store();
+      const key = uid("reserve");
+      expect(await store.reserve(key, 2, 60, T0)).toEqual({ allowed: true, count: 1, reset_at: T0 + 60 });
+      expect(await store.reserve(key, 2, 60, T0 + 10)).toEqual({ allowed: true, count: 2, reset_at: T0 + 60 });
+      expect(await store.reserve(key, 2, 60, T0 + 20)).toEqual({ allowed: false, count: 2, reset_at: T0 + 60 });
+      expect(await store.get_counter(key)).toEqual({ count: 2, reset_at: T0 + 60 });
+      // A release gives one back, in its own window only.
+      await store.release(key, T0 + 60);
+      expect(await store.reserve(key, 2, 60, T0 + 30)).toEqual({ allowed: true, count: 2, reset_at: T0 + 60 });
+      expect(await store.reserve(key, 2, 60, T0 + 59)).toMatchObject({ allowed: false });
+      // The window ends: a new one starts with this reservation; a late release of the old window does nothing.
+      expect(await store.reserve(key, 2, 60, T0 + 60)).toEqual({ allowed: true, count: 1, reset_at: T0 + 120 });
+      await store.release(key, T0 + 60);
+      expect(await store.get_counter(key)).toEqual({ count: 1, reset_at: T0 + 120 });
+      await store.release(key, T0 + 120);
+      await store.release(key, T0 + 120);
+      expect(await store.get_counter(key)).toEqual({ count: 0, reset_at: T0 + 120 });
+      await store.release(uid("never-reserved"), T0);
+    });
+
+    test("reserve and hit share one counter: hits count against the limit", async () => {
+      const store = ctx.store();
+      const key = uid("shared");
+      await store.hit(key, 60, T0);
+      await store.hit(key, 60, T0);
+      expect(await store.reserve(key, 3, 60, T0)).toEqual({ allowed: true, count: 3, reset_at: T0 + 60 });
+      expect(await store.reserve(key, 3, 60, T0)).toEqual({ allowed: false, count: 3, reset_at: T0 + 60 });
+    });
+
+    test("concurrent reservations on two instances never exceed the limit", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      const key = uid("race");
+      const results = await concurrently(40, (i) => (i % 2 ? other : store).reserve(key, 7, 60, T0));
+      const allowed = results.filter((r) => r.allowed);
+      expect(allowed).toHaveLength(7);
+      expect(allowed.map((r) => r.count).toSorted((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      for (const refused of results.filter((r) => !r.allowed)) expect(refused).toEqual({ allowed: false, count: 7, reset_at: T0 + 60 });
+      expect(await store.get_counter(key)).toEqual({ count: 7, reset_at: T0 + 60 });
+    });
+
+    test("concurrent reservations at a window's end: at most the limit in the new window", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      const key = uid("race-reset");
+      for (let i = 0; i < 3; i++) await store.reserve(key, 3, 60, T0);
+      const results = await concurrently(30, (i) => (i % 2 ? other : store).reserve(key, 3, 60, T0 + 60));
+      expect(results.filter((r) => r.allowed)).toHaveLength(3);
+      expect(await store.get_counter(key)).toEqual({ count: 3, reset_at: T0 + 120 });
+    });
   });
 
   describe("audit events", () => {

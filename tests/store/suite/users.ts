@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { StoreConflictError, StoreReferenceError } from "../../../src/store/types.ts";
+import { StoreConflictError, StoreError, StoreReferenceError } from "../../../src/store/types.ts";
 import { code_input, concurrently, seed_client, seed_user, T0, token_input, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
@@ -37,6 +37,20 @@ export function user_tests(ctx: SuiteContext): void {
       expect((await store.get_user_by_username(name.toLowerCase()))?.username).toBe(name);
       expect(await store.get_user_by_username(uid("nobody"))).toBeNull();
       expect(await rejection(seed_user(store, name.toLowerCase()))).toBeInstanceOf(StoreConflictError);
+    });
+
+    test("one spelling per account: NFD, fullwidth and case spellings find one user; names NFKC would change are refused", async () => {
+      const store = ctx.store();
+      const tag = uid("").replaceAll("-", "").slice(-8);
+      const user = await seed_user(store, `jos\u00E9${tag}`);
+      for (const spelling of [`jose\u0301${tag}`, `\uFF4A\uFF4F\uFF53\u00E9${tag}`, `JOS\u00C9${tag.toUpperCase()}`]) {
+        expect((await store.get_user_by_username(spelling))?.id).toBe(user.id);
+      }
+      const fullwidth = await rejection(seed_user(store, `\uFF41lice${tag}`));
+      expect(fullwidth).toBeInstanceOf(StoreError);
+      expect(fullwidth.message).toContain(`create it as "alice${tag}" instead`);
+      expect(await rejection(seed_user(store, `zoe\u0308${tag}`))).toBeInstanceOf(StoreError);
+      expect(await store.get_user_by_username(`alice${tag}`)).toBeNull();
     });
 
     test("create_user with an existing id conflicts", async () => {

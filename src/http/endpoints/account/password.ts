@@ -11,7 +11,7 @@ import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type A
 import { record_event } from "../../../oidc/audit.ts";
 import { hash_password, verify_password } from "../../../platform/passwords.ts";
 import { invalid_form } from "../../errors.ts";
-import { check_login_allowed, clear_login_failures, record_login_failure } from "../../../oidc/login_throttle.ts";
+import { clear_login_failures, login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { end_user_sessions } from "../../../oidc/sessions.ts";
@@ -48,12 +48,14 @@ export const AccountPassword = (idp: Provider) =>
       check_account_csrf(session, input.csrf);
       const user = session.user;
       const ip = client_ip(this.context, idp.config);
-      await check_login_allowed(idp, ip, user.username);
+      // Reserve, verify, release (login_throttle.ts).
+      const attempt = await reserve_login_attempt(idp, ip, user.username);
       if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
-        await record_login_failure(idp, ip, user.username);
+        await login_attempt_failed(idp, attempt);
         await record_event(idp, { type: "password_change", outcome: "failure", user_id: user.id, ip });
         return this.failed(session, "Your current password is not right.");
       }
+      await release_login_attempt(idp, attempt);
       const problem = new_password_problem(input.new_password ?? "", input.confirm_password ?? "");
       if (problem !== null) return this.failed(session, problem);
 

@@ -15,7 +15,7 @@ import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type A
 import { record_event } from "../../../oidc/audit.ts";
 import { verify_password } from "../../../platform/passwords.ts";
 import { invalid_form } from "../../errors.ts";
-import { check_login_allowed, record_login_failure } from "../../../oidc/login_throttle.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
 import { layout_values } from "../../pages/layout.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
@@ -71,12 +71,14 @@ export const AccountTotp = (idp: Provider) =>
       const user = session.user;
       if (user.totp_secret === null) return this.redirect_to(account_url(idp, "totp"), 303);
       const ip = client_ip(this.context, idp.config);
-      await check_login_allowed(idp, ip, user.username);
+      // Reserve, verify, release (login_throttle.ts).
+      const attempt = await reserve_login_attempt(idp, ip, user.username);
       const result = await verify_totp(idp, user.id, user.totp_secret, code);
       if (result !== "ok") {
-        await record_login_failure(idp, ip, user.username);
+        await login_attempt_failed(idp, attempt);
         return this.setup(session, result === "reused" ? "That code was already used. Wait for the next code in your app." : "That code is not right. Scan the QR code again, or check that the time on your phone is set automatically.");
       }
+      await release_login_attempt(idp, attempt);
       await idp.store.update_user(user.id, { totp_enabled_at: idp.now() });
       const codes = await issue_recovery_codes(idp, user.id);
       await record_event(idp, { type: "two_factor_enrolled", outcome: "success", user_id: user.id, ip, details: { method: "totp" } });
@@ -86,11 +88,12 @@ export const AccountTotp = (idp: Provider) =>
     async with_password(session: AccountSession, action: "remove" | "recovery_codes", password: string) {
       const user = session.user;
       const ip = client_ip(this.context, idp.config);
-      await check_login_allowed(idp, ip, user.username);
+      const attempt = await reserve_login_attempt(idp, ip, user.username);
       if (!(await verify_password(password, user.password_hash))) {
-        await record_login_failure(idp, ip, user.username);
+        await login_attempt_failed(idp, attempt);
         return this.view("account", await account_values(idp, session, { totp_error: "Your password is not right." }), 400);
       }
+      await release_login_attempt(idp, attempt);
       const at = idp.now();
       if (action === "recovery_codes") {
         const codes = await issue_recovery_codes(idp, user.id);
