@@ -109,7 +109,7 @@ describe("store calls per step of the flow", () => {
     const exchange = counter.take();
     // The two rate-limit counters (rate_limit.ts: per address, per client; IDP_RATE_LIMITS=off removes them).
     expect(exchange.writes).toBe(4);
-    expect(exchange.calls.filter((c) => WRITE.test(c)).sort()).toEqual(["consume_code", "hit", "hit", "insert_token"]);
+    expect(exchange.calls.filter(is_write).sort()).toEqual(["consume_code", "hit", "hit", "insert_token"]);
 
     const { access_token } = (await token.json()) as { access_token: string };
     expect((await userinfo(served.url, access_token)).status).toBe(200);
