@@ -121,3 +121,18 @@ export function int_option(name: string, value: string | undefined, range: { min
   if (n < range.min || n > range.max) throw new UsageError(`--${name} must be between ${range.min} and ${range.max}`);
   return n;
 }
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/**
+ * Parses a duration option: a whole number of seconds, or with a unit s, m, h or d (`90m`,
+ * `24h`, `7d`). Returns seconds, at most `max`; 0 is returned as 0 (the caller says what it means).
+ */
+export function duration_option(name: string, value: string | undefined, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d{1,9})([smhd]?)$/.exec(value);
+  if (match === null) throw new UsageError(`--${name} must be a duration such as 3600, 90m, 24h or 7d (got "${value}")`);
+  const seconds = Number(match[1]) * DURATION_UNITS[match[2] || "s"]!;
+  if (seconds > max) throw new UsageError(`--${name} must be at most ${max} seconds`);
+  return seconds;
+}

@@ -4,7 +4,7 @@
  */
 import type { ClientMetadata, JsonObject } from "../store/types.ts";
 import { CliError, UsageError } from "./errors.ts";
-import { redirect_uri_problems, web_url_problem, type ApplicationType } from "../oidc/redirect_uris.ts";
+import { redirect_uris_problem, web_url_problem, type ApplicationType } from "../oidc/redirect_uris.ts";
 import { backchannel_uri_problem } from "../oidc/logout/backchannel.ts";
 
 export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
@@ -86,11 +86,9 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
   if (grant_types.includes("client_credentials") && auth_method === "none") {
     throw new CliError("--grant-type client_credentials needs an authenticating client (not --auth-method none)");
   }
-  const problems = [
-    ...redirect_uri_problems(redirect_uris, application_type),
-    ...redirect_uri_problems(post_logout_redirect_uris, application_type, "post-logout redirect URI"),
-  ];
-  if (problems.length) throw new CliError(problems.join("\n"));
+  // The check and the words of registration (POST /register), so the two never disagree.
+  const uris_problem = redirect_uris_problem(redirect_uris, post_logout_redirect_uris, application_type);
+  if (uris_problem !== null) throw new CliError(uris_problem.description);
 
   let scope: string | undefined;
   if (options.scope !== undefined) {

@@ -35,7 +35,7 @@ Commands:
   users                      manage end users (add, list, show, remove, set-password, reset-2fa)
   clients                    manage relying parties (add, list, show, remove, rotate-secret)
   keys                       list and rotate signing keys
-  registration-token create  create an initial access token for dynamic client registration
+  registration-token         initial access tokens for dynamic client registration (create, list, revoke)
   audit list                 show the audit log
   config check               validate the configuration and print it (secrets masked)
   help [command]             show help for a command
@@ -122,11 +122,19 @@ it signed expire. Without --alg every configured algorithm (IDP_SIGNING_ALGS) is
 
 ${COMMON}
 `,
-  "registration-token": `Usage: idp registration-token create [--expires-in SECONDS]
+  "registration-token": `Usage:
+  idp registration-token create [--expires-in DURATION] [--uses N]
+  idp registration-token list
+  idp registration-token revoke ID
 
-Creates an initial access token for POST /register (RFC 7591 §3; used when
-IDP_REGISTRATION=token). The token is printed once; only its SHA-256 hash is stored. Without
---expires-in it does not expire.
+create makes an initial access token for POST /register (RFC 7591 §3; used when
+IDP_REGISTRATION=token). The token is printed once; only its SHA-256 hash is stored.
+--expires-in is seconds or a number with a unit (90m, 24h, 7d); the default is 24h, 0 means
+never. --uses N lets the token register at most N clients (default: no limit); a request
+refused for its metadata does not spend a use.
+
+list shows each token's id, creation and expiry times, uses left and status, never the token.
+revoke deletes the token with that id: POST /register no longer accepts it.
 
 ${COMMON}
 `,

@@ -1,35 +1,83 @@
 /**
- * `idp registration-token create`: an initial access token for dynamic client registration
- * (RFC 7591 §3, used when IDP_REGISTRATION=token). Printed once; only its SHA-256 is stored.
+ * `idp registration-token create|list|revoke`: initial access tokens for dynamic client
+ * registration (RFC 7591 §3, used when IDP_REGISTRATION=token). A token is printed once; only its
+ * SHA-256 is stored. It expires (24 hours unless `--expires-in` says otherwise; 0: never) and may
+ * be limited to a number of registrations (`--uses`). `list` shows ids, never tokens; `revoke ID`
+ * deletes one.
  */
 import { random_token, sha256 } from "../oidc/crypto/secrets.ts";
-import { expect_positionals, int_option, parse_args } from "./args.ts";
+import type { InitialAccessTokenRow } from "../store/types.ts";
+import { duration_option, expect_positionals, int_option, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
-import { format_time, secret_notice, write_record } from "./output.ts";
+import { CliError } from "./errors.ts";
+import { format_time, secret_notice, write_record, write_table } from "./output.ts";
 
 const TEN_YEARS = 10 * 365 * 24 * 3600;
+/** A token is meant for the next few registrations, not for a standing credential. */
+export const DEFAULT_EXPIRES_IN = 24 * 3600;
+const MAX_USES = 1_000_000;
+
+/** What list and --json show of a token: never the token or its hash. */
+function public_view(row: InitialAccessTokenRow, now: number) {
+  const status = row.expires_at !== null && row.expires_at <= now ? "expired" : row.uses_left === 0 ? "used up" : "active";
+  return { id: row.id, created_at: row.created_at, expires_at: row.expires_at, uses_left: row.uses_left, status };
+}
 
 async function create(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { expires_in: { type: "string" } });
+  const { flags, positionals } = parse_args(argv, { expires_in: { type: "string" }, uses: { type: "string" } });
   expect_positionals(positionals, []);
-  const expires_in = int_option("expires-in", flags.expires_in, { min: 1, max: TEN_YEARS });
+  const expires_in = duration_option("expires-in", flags.expires_in, TEN_YEARS) ?? DEFAULT_EXPIRES_IN;
+  const uses = int_option("uses", flags.uses, { min: 1, max: MAX_USES });
   const store = await ctx.store();
   const now = Math.floor(Date.now() / 1000);
   const token = random_token(32);
   const row = await store.create_initial_access_token({
     token_hash: sha256(token),
     created_at: now,
-    expires_at: expires_in === undefined ? null : now + expires_in,
+    expires_at: expires_in === 0 ? null : now + expires_in,
+    uses_left: uses ?? null,
   });
-  await ctx.audit({ type: "registration_token_created", details: { expires_at: row.expires_at } });
+  await ctx.audit({ type: "registration_token_created", details: { id: row.id, expires_at: row.expires_at, uses_left: row.uses_left } });
   const registration = ctx.config().registration;
-  ctx.emit({ token, created_at: row.created_at, expires_at: row.expires_at }, (write) => {
-    write_record(write, { token, expires_at: row.expires_at === null ? "never" : format_time(row.expires_at) });
+  ctx.emit({ token, id: row.id, created_at: row.created_at, expires_at: row.expires_at, uses_left: row.uses_left }, (write) => {
+    write_record(write, {
+      token,
+      id: row.id,
+      expires_at: row.expires_at === null ? "never" : format_time(row.expires_at),
+      uses: row.uses_left === null ? "unlimited" : row.uses_left,
+    });
     write("\nSend it as `Authorization: Bearer <token>` to POST /register.\n");
     if (registration !== "token") write(`Note: IDP_REGISTRATION is "${registration}", so /register does not ask for this token.\n`);
     secret_notice(write, "token");
   });
 }
 
+async function list(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  expect_positionals(positionals, []);
+  const store = await ctx.store();
+  const now = Math.floor(Date.now() / 1000);
+  const rows = (await store.list_initial_access_tokens()).map((row) => public_view(row, now));
+  ctx.emit(rows, (write) =>
+    write_table(
+      write,
+      ["id", "created", "expires", "uses left", "status"],
+      rows.map((row) => [row.id, format_time(row.created_at), row.expires_at === null ? "never" : format_time(row.expires_at), row.uses_left === null ? "unlimited" : row.uses_left, row.status]),
+    ),
+  );
+}
+
+async function revoke(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [id] = expect_positionals(positionals, ["id"]);
+  const store = await ctx.store();
+  const row = (await store.list_initial_access_tokens()).find((candidate) => candidate.id === id);
+  if (row === undefined || !(await store.delete_initial_access_token(row.token_hash))) {
+    throw new CliError(`no registration token with id "${id}" (see \`idp registration-token list\`)`);
+  }
+  await ctx.audit({ type: "registration_token_revoked", details: { id: row.id } });
+  ctx.emit({ revoked: row.id }, (write) => write(`Revoked registration token ${row.id}: POST /register no longer accepts it.\n`));
+}
+
 /** The sub-commands, in the order the help lists them. */
-export const registration_commands: Record<string, SubCommand> = { create };
+export const registration_commands: Record<string, SubCommand> = { create, list, revoke };

@@ -8,7 +8,7 @@
  * tied to this browser AND this interaction, so a token copied from the attacker's own
  * interaction is foreign here. Checked in constant time.
  */
-import { INTERACTION_COOKIE, cookie_options, read_cookie, type CookieReader, type CookieToSet } from "./cookies.ts";
+import { cookie_options, interaction_cookie_name, read_cookie, type CookieReader, type CookieToSet } from "./cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "./crypto/secrets.ts";
 import { check_form_token, form_token } from "./csrf.ts";
 import { PageError } from "./errors.ts";
@@ -76,7 +76,7 @@ export async function begin_interaction(
   cookies: CookieReader,
 ): Promise<{ id: string; cookie: CookieToSet }> {
   // Several tabs may sign in at once: keep the browser's binding value when it has one.
-  const binding = read_cookie(cookies, INTERACTION_COOKIE) ?? random_token(32);
+  const binding = read_cookie(cookies, interaction_cookie_name(idp)) ?? random_token(32);
   const id = random_token(32);
   const now = idp.now();
   const ttl = idp.config.tokens.interaction_ttl;
@@ -88,7 +88,7 @@ export async function begin_interaction(
     created_at: now,
     expires_at: now + ttl,
   });
-  return { id, cookie: { name: INTERACTION_COOKIE, value: binding, options: cookie_options(idp, ttl) } };
+  return { id, cookie: { name: interaction_cookie_name(idp), value: binding, options: cookie_options(idp, ttl) } };
 }
 
 /** The page of an interaction step, below the issuer. */
@@ -113,7 +113,7 @@ export async function load_interaction(idp: Provider, id: string, cookies: Cooki
   const row = await idp.store.get_interaction(id);
   if (row === null || row.expires_at <= idp.now()) throw expired_interaction();
   const params = row.params as unknown as { request?: AuthorizationRequest; binding_hash: string };
-  const binding = read_cookie(cookies, INTERACTION_COOKIE);
+  const binding = read_cookie(cookies, interaction_cookie_name(idp));
   if (binding === null || !constant_time_equal(sha256(binding), params.binding_hash)) {
     throw new PageError(
       "This sign-in was started in another browser",

@@ -2,6 +2,8 @@
  * Redirect URI rules, shared by `idp clients add` and the registration endpoint (POST /register).
  *
  * - Absolute URI, no fragment (RFC 6749 §3.1.2), no user credentials.
+ * - No wildcard: redirect URIs are compared as exact strings (OIDC Core §3.1.2.1, RFC 9700
+ *   §4.1.3), so a `*` is never a pattern; it is refused rather than stored as a literal.
  * - https anywhere; http only on loopback hosts (localhost, 127.0.0.1, [::1]) — RFC 8252 §7.3
  *   and OAuth 2.0 Security BCP (RFC 9700 §4.1.1: no cleartext redirects off the machine).
  * - A private-use ("custom") scheme only for native applications (RFC 8252 §7.1), and never a
@@ -32,6 +34,7 @@ export function redirect_uri_problem(uri: string, application_type: ApplicationT
     return "is not an absolute URI";
   }
   if (uri.includes("#")) return "must not contain a fragment (#...)";
+  if (uri.includes("*")) return "must not contain a wildcard (*): redirect URIs are compared exactly (RFC 9700 §4.1.3)";
   if (url.username || url.password) return "must not contain user credentials";
   const scheme = url.protocol.toLowerCase();
   if (scheme === "https:") {
@@ -57,6 +60,30 @@ export function redirect_uri_problems(uris: readonly string[], application_type:
     if (problem) problems.push(`${label} "${uri}" ${problem}`);
   }
   return problems;
+}
+
+/** A refusal of a client's redirect URIs, in the words and error code of registration (RFC 7591 §3.2.2). */
+export type RedirectUrisProblem = { error: "invalid_redirect_uri" | "invalid_client_metadata"; description: string };
+
+/**
+ * The first problem of a client's redirect_uris and post_logout_redirect_uris, or null. The one
+ * check of both registration (registration/validate.ts) and `idp clients add`
+ * (cli/client_metadata.ts), so the two refuse the same URIs with the same message.
+ */
+export function redirect_uris_problem(redirect_uris: readonly string[], post_logout_redirect_uris: readonly string[], application_type: ApplicationType): RedirectUrisProblem | null {
+  for (const uri of redirect_uris) {
+    // RFC 6749 §3.1.2: absolute, no fragment. OIDC Registration §2: web clients https (http only
+    // on loopback: RFC 8252 §7.3); native clients a private-use scheme or loopback http — and
+    // claimed https URIs (RFC 8252 §7.2).
+    const problem = redirect_uri_problem(uri, application_type);
+    if (problem !== null) return { error: "invalid_redirect_uri", description: `redirect URI "${uri}" ${problem}` };
+  }
+  for (const uri of post_logout_redirect_uris) {
+    // OIDC RP-Initiated Logout §3.1: the same rules as redirect_uris.
+    const problem = redirect_uri_problem(uri, application_type);
+    if (problem !== null) return { error: "invalid_client_metadata", description: `post_logout_redirect_uris: "${uri}" ${problem}` };
+  }
+  return null;
 }
 
 /** Why `value` is not an absolute http(s) URL (for picture, jwks_uri, ...), or null. */

@@ -3,7 +3,7 @@
  * not asked for a password again until the session ends or the client asks (prompt=login,
  * max_age; OIDC Core §3.1.2.1).
  */
-import { SESSION_COOKIE, cookie_options, read_cookie, type CookieReader, type CookieToSet } from "./cookies.ts";
+import { cookie_options, session_cookie_name, read_cookie, type CookieReader, type CookieToSet } from "./cookies.ts";
 import { random_token, sha256 } from "./crypto/secrets.ts";
 import type { Provider } from "./provider.ts";
 import type { SessionRow, Store, UnixSeconds, UserRow } from "../store/types.ts";
@@ -16,7 +16,7 @@ export type ActiveSession = { session: SessionRow; user: UserRow };
  * ON DELETE CASCADE). /authorize needs no more than this (one read fewer on its hot path).
  */
 export async function current_session_row(idp: Provider, cookies: CookieReader): Promise<SessionRow | null> {
-  const value = read_cookie(cookies, SESSION_COOKIE);
+  const value = read_cookie(cookies, session_cookie_name(idp));
   if (value === null) return null;
   const session = await idp.store.get_session(sha256(value));
   return session === null || session.expires_at <= idp.now() ? null : session;
@@ -40,12 +40,12 @@ export async function start_session(
   const now = idp.now();
   const ttl = idp.config.tokens.session_ttl;
   const session = await idp.store.create_session({ id_hash: sha256(value), user_id: user.id, auth_time: now, amr, expires_at: now + ttl, created_at: now, last_seen_at: now });
-  return { session, cookie: { name: SESSION_COOKIE, value, options: cookie_options(idp, ttl) } };
+  return { session, cookie: { name: session_cookie_name(idp), value, options: cookie_options(idp, ttl) } };
 }
 
 /** Ends the browser's previous session when another login replaces it. */
 export async function end_session_by_cookie(idp: Provider, cookies: CookieReader): Promise<void> {
-  const value = read_cookie(cookies, SESSION_COOKIE);
+  const value = read_cookie(cookies, session_cookie_name(idp));
   if (value !== null) await idp.store.delete_session(sha256(value));
 }
 

@@ -133,9 +133,11 @@ export const key_spec: TableSpec<KeyRow> = {
 };
 
 export const initial_access_token_spec: TableSpec<InitialAccessTokenRow> = {
+  id: "text",
   token_hash: "text",
   created_at: "int",
   expires_at: "int",
+  uses_left: "int",
 };
 
 export const audit_spec: TableSpec<AuditEvent> = {

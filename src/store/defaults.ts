@@ -8,12 +8,14 @@ import type {
   CodeRow,
   ConsumeCodeResult,
   GrantRow,
+  InitialAccessTokenRow,
   InteractionRow,
   KeyRow,
   KeyStatus,
   NewAuditEvent,
   NewClient,
   NewCode,
+  NewInitialAccessToken,
   NewInteraction,
   NewKey,
   NewSession,
@@ -229,5 +231,16 @@ export function key_status_change(
     activated_at: activated_at,
     retire_at: times.retire_at !== undefined ? times.retire_at : current.retire_at,
     updated_at: now,
+  };
+}
+
+/** An initial access token row: a random id (its public handle), no use limit unless given. */
+export function initial_access_token_row(input: NewInitialAccessToken): InitialAccessTokenRow {
+  return {
+    id: input.id ?? crypto.randomUUID(),
+    token_hash: input.token_hash,
+    created_at: input.created_at ?? now_seconds(),
+    expires_at: input.expires_at,
+    uses_left: input.uses_left ?? null,
   };
 }

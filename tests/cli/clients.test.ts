@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
+import { load_config } from "../../src/app/config.ts";
+import { create_provider } from "../../src/app/provider.ts";
+import { build_app } from "../../src/app/server.ts";
 import { open_store } from "../../src/store/open.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
@@ -115,7 +118,7 @@ describe("idp clients add", () => {
       [["--redirect-uri", "http://app.example.com/cb"], "uses http on a host that is not loopback"],
       [["--redirect-uri", "https://app.example.com/cb#x"], "must not contain a fragment"],
       [["--redirect-uri", "com.example.app:/cb"], "only native applications"],
-      [["--redirect-uri", "https://ok.example/cb", "--post-logout-redirect-uri", "javascript:alert(1)"], 'post-logout redirect URI "javascript:alert(1)"'],
+      [["--redirect-uri", "https://ok.example/cb", "--post-logout-redirect-uri", "javascript:alert(1)"], 'post_logout_redirect_uris: "javascript:alert(1)"'],
     ];
     for (const [uris, message] of cases) {
       const result = await box.run(["clients", "add", "--name", "Bad", ...uris]);
@@ -124,6 +127,36 @@ describe("idp clients add", () => {
       expect(result.stdout).toBe("");
     }
     expect((await box.run(["clients", "list", "--json"])).json()).toEqual([]);
+  });
+
+  test("a redirect URI that POST /register refuses is refused with the registration's own message", async () => {
+    // One provider in process, open registration, to ask POST /register about the same URIs.
+    const store = await open_store("sqlite::memory:");
+    try {
+      const config = load_config({}, { issuer: "https://id.example.com", database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, registration: "open" });
+      const app = build_app(await create_provider(config, { store, log: () => {} }));
+      const cases: { redirect_uris: string[]; post_logout_redirect_uris?: string[]; error: string }[] = [
+        { redirect_uris: ["https://*.example.com/cb"], error: "invalid_redirect_uri" },
+        { redirect_uris: ["https://app.example.com/*"], error: "invalid_redirect_uri" },
+        { redirect_uris: ["https://app.example.com/cb#frag"], error: "invalid_redirect_uri" },
+        { redirect_uris: ["https://app.example.com/cb"], post_logout_redirect_uris: ["https://*.example.com/bye"], error: "invalid_client_metadata" },
+      ];
+      for (const { redirect_uris, post_logout_redirect_uris = [], error } of cases) {
+        const answer = await app.fetch(
+          new Request("https://id.example.com/register", { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ redirect_uris, post_logout_redirect_uris }) }),
+        );
+        const body = (await answer.json()) as { error: string; error_description: string };
+        expect([answer.status, body.error]).toEqual([400, error]);
+        const argv = [...redirect_uris.flatMap((uri) => ["--redirect-uri", uri]), ...post_logout_redirect_uris.flatMap((uri) => ["--post-logout-redirect-uri", uri])];
+        const result = await box.run(["clients", "add", "--name", "Bad", ...argv]);
+        expect([result.code, result.stderr]).toEqual([1, `error: ${body.error_description}\n`]);
+        expect(result.stdout).toBe("");
+      }
+      expect(await store.list_clients()).toEqual([]);
+      expect((await box.run(["clients", "list", "--json"])).json()).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 
   test("bad option values and missing options", async () => {

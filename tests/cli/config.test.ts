@@ -71,7 +71,7 @@ describe("help and version", () => {
       const result = await box.run(argv);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("Usage: idp [command] [options]");
-      expect(result.stdout).toContain("registration-token create");
+      expect(result.stdout).toContain("registration-token         initial access tokens for dynamic client registration (create, list, revoke)");
     }
   });
 
@@ -83,7 +83,7 @@ describe("help and version", () => {
       [["clients", "add", "-h"], "--auth-method client_secret_basic|client_secret_post|private_key_jwt|none"],
       [["keys", "--help"], "idp keys rotate [--alg RS256|PS256|ES256|EdDSA]"],
       [["serve", "--help"], "idp serve [--production] [--port N] [--host H]"],
-      [["registration-token", "--help"], "--expires-in SECONDS"],
+      [["registration-token", "--help"], "--expires-in DURATION"],
       [["audit", "list", "--help"], "--since ISO-8601|UNIX-SECONDS"],
       [["config", "--help"], "idp config check"],
       [["migrate", "--help"], "idp migrate"],

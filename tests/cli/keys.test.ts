@@ -78,17 +78,18 @@ describe("idp registration-token create", () => {
     }
   });
 
-  test("without --expires-in the token does not expire; human output", async () => {
-    const result = await box.run(["registration-token", "create"]);
+  test("--expires-in 0: the token does not expire; human output", async () => {
+    const result = await box.run(["registration-token", "create", "--expires-in", "0"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/token:\s+[A-Za-z0-9_-]{43}\n/);
     expect(result.stdout).toMatch(/expires_at:\s+never/);
+    expect(result.stdout).toMatch(/uses:\s+unlimited/);
     expect(result.stdout).toContain("shown only once");
   });
 
   test("bad --expires-in and missing sub-command", async () => {
     expect((await box.run(["registration-token", "create", "--expires-in", "soon"])).code).toBe(2);
-    expect((await box.run(["registration-token", "create", "--expires-in", "0"])).code).toBe(2);
+    expect((await box.run(["registration-token", "create", "--expires-in", "-1"])).code).toBe(2);
     const missing = await box.run(["registration-token"]);
     expect([missing.code, missing.stderr.includes("missing registration-token command")]).toEqual([2, true]);
   });

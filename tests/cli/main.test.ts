@@ -74,6 +74,6 @@ describe("main.ts as a process", () => {
       expect(result.stderr).toContain("unknown");
     }
     const missing = await box.run(["registration-token"]);
-    expect([missing.code, missing.stderr.split("\n")[0]]).toEqual([2, "error: missing registration-token command (create)"]);
+    expect([missing.code, missing.stderr.split("\n")[0]]).toEqual([2, "error: missing registration-token command (create, list, revoke)"]);
   });
 });

@@ -21,6 +21,10 @@ describe("redirect URI rules", () => {
     expect(redirect_uri_problem("not a url")).toBe("is not an absolute URI");
     expect(redirect_uri_problem("https://app.example.com/cb#frag")).toContain("fragment");
     expect(redirect_uri_problem("https://app.example.com/cb#")).toContain("fragment");
+    // RFC 9700 §4.1.3: compared exactly, so a wildcard is never a pattern.
+    expect(redirect_uri_problem("https://*.example.com/cb")).toContain("wildcard");
+    expect(redirect_uri_problem("https://app.example.com/*")).toContain("wildcard");
+    expect(redirect_uri_problem("https://app.example.com/%2A")).toBeNull();
     expect(redirect_uri_problem("https://user:pw@app.example.com/cb")).toContain("credentials");
   });
 

@@ -6,6 +6,11 @@ export class Browser {
   readonly cookies = new Map<string, string>();
   /** Every response seen, in order (for asserting statuses of each hop). */
   readonly history: { method: string; url: string; status: number }[] = [];
+  /** Every Set-Cookie header received, as sent. */
+  readonly set_cookies: string[] = [];
+
+  /** `send` answers the requests: the network by default, or an app in process (`app.fetch`). */
+  constructor(private readonly send: (request: Request) => Promise<Response> = (request) => fetch(request, { redirect: "manual" })) {}
 
   private cookie_header(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
@@ -13,6 +18,7 @@ export class Browser {
 
   private remember(response: Response): void {
     for (const line of response.headers.getSetCookie()) {
+      this.set_cookies.push(line);
       const [pair, ...attributes] = line.split(";");
       const eq = pair!.indexOf("=");
       const name = pair!.slice(0, eq).trim();
@@ -32,7 +38,7 @@ export class Browser {
       headers["content-type"] = "application/x-www-form-urlencoded";
       body = new URLSearchParams(init.form).toString();
     }
-    const response = await fetch(url, { method, headers, body, redirect: "manual" });
+    const response = await this.send(new Request(url, { method, headers, body, redirect: "manual" }));
     this.remember(response);
     this.history.push({ method, url, status: response.status });
     return response;

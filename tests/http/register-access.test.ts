@@ -87,6 +87,47 @@ describe('registration "token" (the default)', () => {
     expect(response.status).toBe(201);
   });
 
+  test("a token from `registration-token create` without --expires-in expires after 24 hours: then 401 invalid_token", async () => {
+    const { token, expires_at, created_at } = (await box.run(["registration-token", "create", "--json"])).json<{ token: string; expires_at: number; created_at: number }>();
+    expect(expires_at - created_at).toBe(24 * 3600);
+    await registered(t, WEB_CLIENT, { token });
+    t.clock.advance(24 * 3600 + 1);
+    try {
+      const response = await register(t, WEB_CLIENT, { token });
+      await expect_invalid_token(response.clone(), true);
+      expect(((await response.json()) as { error_description: string }).error_description).toBe("the initial access token is expired");
+    } finally {
+      t.clock.advance(-(24 * 3600 + 1));
+    }
+  });
+
+  test("--uses 2: two registrations, then 401 invalid_token (used up); refused metadata spends no use", async () => {
+    const { token, id } = (await box.run(["registration-token", "create", "--uses", "2", "--json"])).json<{ token: string; id: string }>();
+    expect((await register(t, { redirect_uris: ["https://*.example.com/cb"] }, { token })).status).toBe(400);
+    await registered(t, WEB_CLIENT, { token });
+    await registered(t, WEB_CLIENT, { token });
+    const response = await register(t, WEB_CLIENT, { token });
+    await expect_invalid_token(response.clone(), true);
+    expect(((await response.json()) as { error_description: string }).error_description).toBe("the initial access token is used up");
+    const listed = (await box.run(["registration-token", "list", "--json"])).json<{ id: string; uses_left: number | null; status: string }[]>();
+    expect(listed.find((row) => row.id === id)).toMatchObject({ uses_left: 0, status: "used up" });
+  });
+
+  test("a 1-use token and concurrent registrations: exactly one succeeds, the others get 401", async () => {
+    const { token } = (await box.run(["registration-token", "create", "--uses", "1", "--json"])).json<{ token: string }>();
+    const before = (await t.store.list_clients()).length;
+    const answers = await Promise.all(Array.from({ length: 5 }, () => register(t, WEB_CLIENT, { token })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 401, 401, 401, 401]);
+    expect((await t.store.list_clients()).length).toBe(before + 1);
+  });
+
+  test("a revoked token: 401 invalid_token", async () => {
+    const { token, id } = (await box.run(["registration-token", "create", "--json"])).json<{ token: string; id: string }>();
+    await registered(t, WEB_CLIENT, { token });
+    expect((await box.run(["registration-token", "revoke", id])).code).toBe(0);
+    await expect_invalid_token(await register(t, WEB_CLIENT, { token }), true);
+  });
+
   test("discovery advertises the registration endpoint", async () => {
     const document = (await (await fetch(`${t.url}/.well-known/openid-configuration`)).json()) as { registration_endpoint?: string };
     expect(document.registration_endpoint).toBe(`${t.issuer}/register`);

@@ -1,7 +1,7 @@
 /**
  * Upgrading a database that holds data: a store at schema version 2 with users, clients, codes
  * and tokens of every shape opens on this build, which applies migration 3 (partial token
- * indexes); the rows read back unchanged and every revoke query still finds its tokens, on both
+ * indexes) and the later ones (4: initial access tokens get ids and use limits); the rows read back unchanged and every revoke query still finds its tokens, on both
  * databases. On PostgreSQL the plans are checked too (SQLite's are in sqlite-plans.test.ts).
  */
 import { SQL } from "bun";
@@ -32,6 +32,7 @@ INSERT INTO tokens (token_hash, kind, client_id, user_id, scope, grant_id, famil
          ('at', 'access', 'c1', 'u1', 'openid', 'g1', 'g1', 's1', ${T0}, '["pwd"]', ${T0}, ${T0 + 3600}),
          ('rt', 'refresh', 'c1', 'u1', 'openid offline_access', 'g1', 'g1', 's1', ${T0}, '["pwd"]', ${T0}, ${T0 + 86400}),
          ('at2', 'access', 'c1', 'u1', 'openid', 'g2', NULL, NULL, ${T0}, '["pwd"]', ${T0}, ${T0 + 3600});
+INSERT INTO initial_access_tokens (token_hash, created_at, expires_at) VALUES ('iat1', ${T0}, NULL), ('iat2', ${T0}, ${T0 + 60});
 `;
 
 const older = migrations.filter((m) => m.version <= 2);
@@ -47,6 +48,15 @@ async function check_upgraded(url: string): Promise<void> {
     expect(await store.get_token("rt")).toMatchObject({ kind: "refresh", user_id: "u1", family_id: "g1", session_id_hash: "s1", amr: ["pwd"] });
     expect(await store.get_code("k1")).toMatchObject({ user_id: "u1", grant_id: "g1", amr: ["pwd"] });
     expect(await store.list_session_clients("s1")).toEqual(["c1"]);
+    // Migration 4: tokens made before keep their expiry, get distinct ids and no use limit.
+    const tokens = await store.list_initial_access_tokens();
+    expect(tokens.map(({ token_hash, expires_at, uses_left }) => ({ token_hash, expires_at, uses_left }))).toEqual([
+      { token_hash: "iat1", expires_at: null, uses_left: null },
+      { token_hash: "iat2", expires_at: T0 + 60, uses_left: null },
+    ]);
+    expect(new Set(tokens.map((token) => token.id)).size).toBe(2);
+    for (const token of tokens) expect(token.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await store.use_initial_access_token("iat1", NOW)).toMatchObject({ token_hash: "iat1", uses_left: null });
     // A token written after the upgrade, without a user, next to the old ones.
     await store.insert_token({ token_hash: "cc2", kind: "access", client_id: "c1", scope: "api", grant_id: "g3", expires_at: T0 + 60 });
     expect(await store.revoke_by_session("s1", NOW, { keep_offline_refresh: true })).toBe(1); // at

@@ -4,7 +4,7 @@
  * Also the "still signed in" page after "Stay signed in".
  */
 import { display_name } from "../../oidc/clients.ts";
-import { SESSION_COOKIE, expired_cookie_options, type CookieReader, type CookieToSet } from "../../oidc/cookies.ts";
+import { expired_cookie_options, session_cookie_name, type CookieReader, type CookieToSet } from "../../oidc/cookies.ts";
 import { layout_values, type LayoutValues } from "./layout.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { post_logout_redirect, type ValidLogout } from "../../oidc/logout/request.ts";
@@ -41,6 +41,7 @@ export function stayed_values(idp: Provider, request: ValidLogout): SignedOutVal
 
 /** The Set-Cookie that removes the browser's session cookie, or null when it sent none. */
 export function clear_session_cookie(idp: Provider, cookies: CookieReader): CookieToSet | null {
-  if (cookies.get(SESSION_COOKIE) === null) return null;
-  return { name: SESSION_COOKIE, value: "", options: expired_cookie_options(idp) };
+  const name = session_cookie_name(idp);
+  if (cookies.get(name) === null) return null;
+  return { name, value: "", options: expired_cookie_options(idp) };
 }

@@ -12,7 +12,7 @@
 import { requires_two_factors } from "../acr.ts";
 import { record_event } from "../audit.ts";
 import { next_step, type ClientResponse } from "../authorization.ts";
-import { INTERACTION_COOKIE, cookie_options, read_cookie, type CookieReader, type CookieToSet } from "../cookies.ts";
+import { cookie_options, interaction_cookie_name, read_cookie, type CookieReader, type CookieToSet } from "../cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
 import { PageError, Throttled } from "../errors.ts";
 import { csrf_token, end_interaction, expired_interaction, load_interaction, record_authentication, type Interaction, interaction_url } from "../interactions.ts";
@@ -76,13 +76,13 @@ export async function after_password(idp: Provider, interaction: Interaction, us
 
 /** Starts the code step of the account page's own sign-in. */
 export async function begin_for_account(idp: Provider, user: UserRow, cookies: CookieReader): Promise<{ url: string; cookie: CookieToSet }> {
-  const binding = read_cookie(cookies, INTERACTION_COOKIE) ?? random_token(32);
+  const binding = read_cookie(cookies, interaction_cookie_name(idp)) ?? random_token(32);
   const id = random_token(32);
   const now = idp.now();
   const ttl = idp.config.tokens.interaction_ttl;
   const second_factor: PendingSecondFactor = { user_id: user.id, password_at: now };
   await idp.store.create_interaction({ id, params: { account: true, binding_hash: sha256(binding), second_factor } as unknown as JsonObject, created_at: now, expires_at: now + ttl });
-  return { url: two_factor_url(idp, id), cookie: { name: INTERACTION_COOKIE, value: binding, options: cookie_options(idp, ttl) } };
+  return { url: two_factor_url(idp, id), cookie: { name: interaction_cookie_name(idp), value: binding, options: cookie_options(idp, ttl) } };
 }
 
 /** The code step of interaction `id` in this browser (user null when no password step waits). */
@@ -93,7 +93,7 @@ export async function load_pending(idp: Provider, id: string, cookies: CookieRea
   let interaction: Interaction | null = null;
   let csrf: string;
   if (params.account === true) {
-    const binding = read_cookie(cookies, INTERACTION_COOKIE);
+    const binding = read_cookie(cookies, interaction_cookie_name(idp));
     if (binding === null || !constant_time_equal(sha256(binding), params.binding_hash ?? "")) throw expired_interaction();
     csrf = csrf_token(binding, id);
   } else {

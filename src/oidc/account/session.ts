@@ -7,7 +7,7 @@
  * cannot carry the token; a new session (after a sign-in) gives a new token. SameSite=Lax on the
  * cookie is a second line: cross-site POSTs do not carry it at all.
  */
-import { SESSION_COOKIE, read_cookie, type CookieReader } from "../cookies.ts";
+import { read_cookie, session_cookie_name, type CookieReader } from "../cookies.ts";
 import { check_form_token, form_token } from "../csrf.ts";
 import type { Provider } from "../provider.ts";
 import { current_session, type ActiveSession } from "../sessions.ts";
@@ -34,7 +34,7 @@ export function account_csrf(session_cookie: string): string {
 /** The signed-in user of this browser with the form token; null when nobody is signed in. */
 export async function account_session(idp: Provider, cookies: CookieReader): Promise<AccountSession | null> {
   const active = await current_session(idp, cookies);
-  const value = read_cookie(cookies, SESSION_COOKIE);
+  const value = read_cookie(cookies, session_cookie_name(idp));
   if (active === null || value === null) return null;
   return { ...active, csrf: account_csrf(value) };
 }

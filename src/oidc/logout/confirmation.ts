@@ -16,7 +16,7 @@
  * time.
  */
 import { display_name } from "../clients.ts";
-import { SESSION_COOKIE, read_cookie, type CookieReader } from "../cookies.ts";
+import { read_cookie, session_cookie_name, type CookieReader } from "../cookies.ts";
 import { constant_time_equal } from "../crypto/secrets.ts";
 import { check_form_token, expired_form, form_token } from "../csrf.ts";
 import type { PageError } from "../errors.ts";
@@ -51,8 +51,8 @@ export function logout_csrf(session_cookie: string, fields: ConfirmFields): stri
 }
 
 /** The CSRF token for this browser's session, or null when it sends no session cookie. */
-export function csrf_for(cookies: CookieReader, fields: ConfirmFields): string | null {
-  const value = read_cookie(cookies, SESSION_COOKIE);
+export function csrf_for(idp: Provider, cookies: CookieReader, fields: ConfirmFields): string | null {
+  const value = read_cookie(cookies, session_cookie_name(idp));
   return value === null ? null : logout_csrf(value, fields);
 }
 
@@ -63,8 +63,8 @@ export function forged_form(): PageError {
 }
 
 /** Rejects (403 page) a token that is missing or not this session's token for these values. */
-export function check_logout_csrf(cookies: CookieReader, fields: ConfirmFields, given: string | undefined): void {
-  check_form_token(given, csrf_for(cookies, fields), FORGED_ADVICE);
+export function check_logout_csrf(idp: Provider, cookies: CookieReader, fields: ConfirmFields, given: string | undefined): void {
+  check_form_token(given, csrf_for(idp, cookies, fields), FORGED_ADVICE);
 }
 
 /** Values of views/logout.eta (besides the layout's). */

@@ -4,14 +4,17 @@
  * invalid_token with a Bearer challenge (RFC 6750 §3).
  *
  * - POST /register, policy "token": an initial access token made with `registration-token
- *   create` (RFC 7591 §3). It may register any number of clients until it expires.
+ *   create` (RFC 7591 §3). It registers clients until it expires (24 hours unless made with
+ *   another lifetime) and, when made with a number of uses, at most that many: each successful
+ *   registration takes one use atomically in the store, so N concurrent requests on the last use
+ *   register one client.
  * - /register/:client_id: the registration access token issued with that client (RFC 7592 §1).
  */
 import { bearer_credentials } from "../bearer.ts";
 import { sha256 } from "../crypto/secrets.ts";
 import { BearerError } from "../errors.ts";
 import type { Provider } from "../provider.ts";
-import type { ClientRow } from "../../store/types.ts";
+import type { ClientRow, InitialAccessTokenRow } from "../../store/types.ts";
 
 /** The Bearer token of the request; a challenge without error code when there is none (§3.1). */
 function bearer_token(idp: Provider, authorization: string | null, what: string): string {
@@ -20,12 +23,34 @@ function bearer_token(idp: Provider, authorization: string | null, what: string)
   return token;
 }
 
-/** RFC 7591 §3: checks the initial access token of a registration request. */
-export async function check_initial_access_token(idp: Provider, authorization: string | null): Promise<void> {
-  const token = bearer_token(idp, authorization, "an initial access token");
-  const row = await idp.store.find_initial_access_token(sha256(token));
-  const expired = row !== null && row.expires_at !== null && row.expires_at <= idp.now();
-  if (row === null || expired) throw new BearerError("invalid_token", `the initial access token is ${expired ? "expired" : "invalid"}`, idp.config.issuer);
+/** RFC 6750 §3.1: 401 invalid_token, saying why this (absent, expired or used up) token is refused. */
+function refused_initial_access_token(idp: Provider, row: InitialAccessTokenRow | null): BearerError {
+  const reason = row === null ? "invalid" : row.expires_at !== null && row.expires_at <= idp.now() ? "expired" : row.uses_left === 0 ? "used up" : "invalid";
+  return new BearerError("invalid_token", `the initial access token is ${reason}`, idp.config.issuer);
+}
+
+/**
+ * RFC 7591 §3: checks the initial access token of a registration request, before its metadata is
+ * read; returns its hash for `use_initial_access_token`. Takes no use: a request refused for its
+ * metadata (400) does not spend one.
+ */
+export async function check_initial_access_token(idp: Provider, authorization: string | null): Promise<string> {
+  const token_hash = sha256(bearer_token(idp, authorization, "an initial access token"));
+  const row = await idp.store.find_initial_access_token(token_hash);
+  const live = row !== null && (row.expires_at === null || row.expires_at > idp.now()) && row.uses_left !== 0;
+  if (!live) throw refused_initial_access_token(idp, row);
+  return token_hash;
+}
+
+/**
+ * Takes one use of the checked token, atomically in the store, just before the client is
+ * created; 401 invalid_token when another request took the last use (or it expired) meanwhile.
+ * Returns the token's id, for the audit record of the registration.
+ */
+export async function use_initial_access_token(idp: Provider, token_hash: string): Promise<string> {
+  const row = await idp.store.use_initial_access_token(token_hash, idp.now());
+  if (row === null) throw refused_initial_access_token(idp, await idp.store.find_initial_access_token(token_hash));
+  return row.id;
 }
 
 /**

@@ -5,9 +5,9 @@
  * authorization server itself").
  */
 import { literal_host_problem } from "../outbound.ts";
-import { redirect_uri_problem, type ApplicationType } from "../redirect_uris.ts";
+import { redirect_uris_problem, type ApplicationType } from "../redirect_uris.ts";
 import type { ClientMetadata, JsonObject } from "../../store/types.ts";
-import { invalid_metadata, invalid_redirect_uri } from "./errors.ts";
+import { RegistrationError, invalid_metadata, invalid_redirect_uri } from "./errors.ts";
 import type { RegistrationPolicy } from "./policy.ts";
 import type { MetadataInput } from "./schema.ts";
 
@@ -106,19 +106,10 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   const redirect_uris = distinct(input.redirect_uris ?? []);
   // OIDC Registration §2: redirect_uris is REQUIRED; RFC 7591 §2: for redirect-based grants.
   if (uses_code && redirect_uris.length === 0) throw invalid_redirect_uri("redirect_uris is required for the authorization_code grant");
-  for (const uri of redirect_uris) {
-    // RFC 6749 §3.1.2: absolute, no fragment. OIDC Registration §2: web clients https (http only
-    // on loopback: RFC 8252 §7.3); native clients a private-use scheme or loopback http — and
-    // claimed https URIs (RFC 8252 §7.2).
-    const problem = redirect_uri_problem(uri, application_type);
-    if (problem !== null) throw invalid_redirect_uri(`redirect URI "${uri}" ${problem}`);
-  }
   const post_logout_redirect_uris = distinct(input.post_logout_redirect_uris ?? []);
-  for (const uri of post_logout_redirect_uris) {
-    // OIDC RP-Initiated Logout §3.1: the same rules as redirect_uris.
-    const problem = redirect_uri_problem(uri, application_type);
-    if (problem !== null) throw invalid_metadata(`post_logout_redirect_uris: "${uri}" ${problem}`);
-  }
+  // The same check as `idp clients add` (redirect_uris.ts).
+  const uris_problem = redirect_uris_problem(redirect_uris, post_logout_redirect_uris, application_type);
+  if (uris_problem !== null) throw new RegistrationError(uris_problem.error, uris_problem.description);
 
   // OIDC Registration §2: the default is RS256. Unsigned ID Tokens ("none") are refused outright:
   // nothing would bind them to this provider.

@@ -1,7 +1,7 @@
 /** PostgreSQL: signing keys (with the version counter instances poll) and initial access tokens. */
 import type { SQL } from "bun";
 import { decode, decode_or_null, encode_postgres, initial_access_token_spec, key_spec } from "../codec.ts";
-import { key_row, key_status_change, now_seconds } from "../defaults.ts";
+import { initial_access_token_row, key_row, key_status_change } from "../defaults.ts";
 import type { InitialAccessTokenStore, KeyStore } from "../types.ts";
 
 export function pg_keys(sql: SQL): KeyStore {
@@ -51,9 +51,19 @@ export function pg_keys(sql: SQL): KeyStore {
 export function pg_initial_access_tokens(sql: SQL): InitialAccessTokenStore {
   return {
     async create_initial_access_token(input) {
-      const row = { token_hash: input.token_hash, created_at: input.created_at ?? now_seconds(), expires_at: input.expires_at };
+      const row = initial_access_token_row(input);
       await sql`INSERT INTO initial_access_tokens ${sql(encode_postgres(initial_access_token_spec, row))}`;
       return row;
+    },
+    async use_initial_access_token(token_hash, now) {
+      // RFC 7591 §3: one statement checks and takes a use; a concurrent UPDATE of the row waits
+      // for this one and re-checks its WHERE on the new row (READ COMMITTED), so the last use is
+      // taken once. NULL - 1 stays NULL: no limit.
+      const [raw] = await sql`
+        UPDATE initial_access_tokens SET uses_left = uses_left - 1
+        WHERE token_hash = ${token_hash} AND (expires_at IS NULL OR expires_at > ${now}) AND (uses_left IS NULL OR uses_left > 0)
+        RETURNING *`;
+      return decode_or_null(initial_access_token_spec, raw);
     },
     async find_initial_access_token(token_hash) {
       const [raw] = await sql`SELECT * FROM initial_access_tokens WHERE token_hash = ${token_hash}`;

@@ -74,6 +74,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   // registration
   create_initial_access_token: "write",
   find_initial_access_token: "read",
+  use_initial_access_token: "write",
   delete_initial_access_token: "write",
   list_initial_access_tokens: "read",
   // limits

@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, initial_access_token_spec, key_spec } from "../codec.ts";
-import { key_row, key_status_change, now_seconds } from "../defaults.ts";
+import { initial_access_token_row, key_row, key_status_change } from "../defaults.ts";
 import type { InitialAccessTokenStore, KeyRow, KeyStatus, KeyStore, NewKey } from "../types.ts";
 import { insert_sql, update_sql } from "./sql.ts";
 
@@ -62,12 +62,21 @@ export function sqlite_initial_access_tokens(db: Database): Sync<InitialAccessTo
   const by_hash = db.prepare("SELECT * FROM initial_access_tokens WHERE token_hash = $token_hash");
   const list = db.prepare("SELECT * FROM initial_access_tokens ORDER BY created_at, token_hash");
   const remove = db.prepare("DELETE FROM initial_access_tokens WHERE token_hash = $token_hash");
+  // RFC 7591 §3: one statement checks and takes a use, so concurrent registrations cannot both
+  // take the last one (NULL - 1 stays NULL: no limit).
+  const use = db.prepare(`
+    UPDATE initial_access_tokens SET uses_left = uses_left - 1
+    WHERE token_hash = $token_hash AND (expires_at IS NULL OR expires_at > $now) AND (uses_left IS NULL OR uses_left > 0)
+    RETURNING *`);
 
   return {
     create_initial_access_token(input) {
-      const row = { token_hash: input.token_hash, created_at: input.created_at ?? now_seconds(), expires_at: input.expires_at };
+      const row = initial_access_token_row(input);
       insert.run(encode_sqlite(initial_access_token_spec, row));
       return row;
+    },
+    use_initial_access_token(token_hash, now) {
+      return decode_or_null(initial_access_token_spec, use.get({ token_hash: token_hash, now: now }));
     },
     find_initial_access_token(token_hash) {
       return decode_or_null(initial_access_token_spec, by_hash.get({ token_hash: token_hash }));

@@ -28,6 +28,7 @@ export const AUDIT_EVENT_TYPES = [
   "keys_rotated",
   "outbound_refused",
   "registration_token_created",
+  "registration_token_revoked",
   "user_created",
   "user_deleted",
   "user_password_changed",

@@ -74,5 +74,45 @@ export function key_tests(ctx: SuiteContext): void {
         expect(await store.list_initial_access_tokens()).toEqual([limited]);
       });
     });
+
+    test("a token has a public id and no use limit unless given", async () => {
+      const store = ctx.store();
+      const a = await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: null });
+      const b = await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: null, uses_left: 3 });
+      expect(a.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(a.id).not.toBe(b.id);
+      expect([a.uses_left, b.uses_left]).toEqual([null, 3]);
+      expect(await store.find_initial_access_token(b.token_hash)).toEqual(b);
+    });
+
+    test("use_initial_access_token takes one use of a live token; none of an expired, used-up or unknown one", async () => {
+      const store = ctx.store();
+      const limited = await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: T0 + 60, uses_left: 2, created_at: T0 });
+      expect(await store.use_initial_access_token(limited.token_hash, T0 + 1)).toEqual({ ...limited, uses_left: 1 });
+      // RFC 7591 §3 expiry: at expires_at the token is dead, and the failed call takes nothing.
+      expect(await store.use_initial_access_token(limited.token_hash, T0 + 60)).toBeNull();
+      expect((await store.find_initial_access_token(limited.token_hash))?.uses_left).toBe(1);
+      expect(await store.use_initial_access_token(limited.token_hash, T0 + 2)).toEqual({ ...limited, uses_left: 0 });
+      expect(await store.use_initial_access_token(limited.token_hash, T0 + 3)).toBeNull();
+      expect((await store.find_initial_access_token(limited.token_hash))?.uses_left).toBe(0);
+
+      const unlimited = await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: null, created_at: T0 });
+      for (let i = 0; i < 3; i++) expect(await store.use_initial_access_token(unlimited.token_hash, T0 + 10 ** 9)).toEqual(unlimited);
+      expect(await store.use_initial_access_token(uid("nope"), T0)).toBeNull();
+    });
+
+    test("concurrent uses of the last use, from two instances: exactly one gets it", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      for (let round = 0; round < 5; round++) {
+        const row = await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: null, uses_left: 1 });
+        const results = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? store : other).use_initial_access_token(row.token_hash, T0)));
+        expect(results.filter((result) => result !== null)).toEqual([{ ...row, uses_left: 0 }]);
+      }
+      const three = await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: null, uses_left: 3 });
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? store : other).use_initial_access_token(three.token_hash, T0)));
+      expect(results.filter((result) => result !== null).map((result) => result!.uses_left).sort()).toEqual([0, 1, 2]);
+      expect((await store.find_initial_access_token(three.token_hash))?.uses_left).toBe(0);
+    });
   });
 }

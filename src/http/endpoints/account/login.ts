@@ -10,7 +10,7 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { AMR_PASSWORD, begin_for_account, has_totp, sign_in } from "../../../oidc/account/second_factor.ts";
 import { ACCOUNT_PATHS, account_session, account_url } from "../../../oidc/account/session.ts";
-import { INTERACTION_COOKIE, cookie_options, read_cookie } from "../../../oidc/cookies.ts";
+import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
 import { WRONG_CREDENTIALS, check_credentials } from "../../../oidc/credentials.ts";
 import { random_token } from "../../../oidc/crypto/secrets.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
@@ -38,7 +38,7 @@ export const AccountLogin = (idp: Provider) =>
         if ((await account_session(idp, this.cookies)) !== null) return this.redirect_to(account_url(idp));
         return this.page("", null);
       }
-      const binding = read_cookie(this.cookies, INTERACTION_COOKIE);
+      const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
       check_form_token(input.csrf, binding === null ? null : csrf_token(binding, CSRF_PURPOSE), "The sign-in form was not sent from this page. Open your account page and try again.");
       const username = (input.username ?? "").trim();
       const ip = client_ip(this.context, idp.config);
@@ -56,8 +56,8 @@ export const AccountLogin = (idp: Provider) =>
 
     page(username: string, error: string | null) {
       // The form token is bound to this browser: keep its binding value, or give it one.
-      const binding = read_cookie(this.cookies, INTERACTION_COOKIE) ?? random_token(32);
-      this.set_cookie(INTERACTION_COOKIE, binding, cookie_options(idp, idp.config.tokens.interaction_ttl));
+      const binding = read_cookie(this.cookies, interaction_cookie_name(idp)) ?? random_token(32);
+      this.set_cookie(interaction_cookie_name(idp), binding, cookie_options(idp, idp.config.tokens.interaction_ttl));
       return this.view("login", {
         ...layout_values(idp, "Sign in"),
         client_name: "your account",

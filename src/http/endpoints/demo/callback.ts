@@ -12,7 +12,7 @@ import { PageError } from "../../../oidc/errors.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
 import { layout_values } from "../../pages/layout.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { DEMO_COOKIE, decode_demo_state, demo_cookie_options, type DemoState } from "./start.ts";
+import { decode_demo_state, demo_cookie_name, demo_cookie_options, type DemoState } from "./start.ts";
 
 /** Answers a request with the provider's own endpoints, in-process. */
 export type Backchannel = (request: Request) => Promise<Response>;
@@ -24,13 +24,13 @@ export const DemoCallback = (idp: Provider, backchannel: Backchannel) =>
     static route = `GET ${DEMO_PATHS.callback}`;
 
     async call() {
-      const saved = decode_demo_state(this.cookies.get(DEMO_COOKIE));
+      const saved = decode_demo_state(this.cookies.get(demo_cookie_name(idp)));
       const params = this.params;
       if (saved === null || params.state !== saved.state) {
         throw new PageError("Start the demo again", "This answer does not belong to a sign-in started by the demo in this browser (state mismatch, RFC 6749 §10.12). Open /demo to start again.");
       }
       // The state is single use.
-      this.set_cookie(DEMO_COOKIE, "", demo_cookie_options(idp, 0));
+      this.set_cookie(demo_cookie_name(idp), "", demo_cookie_options(idp, 0));
       const outcome = await this.complete(saved);
       const issuer = idp.config.issuer;
       return this.view("demo_callback", {

@@ -1,18 +1,22 @@
 /**
  * GET /demo (development mode only): the built-in demo application starts a sign-in, as any
  * relying party would: a fresh state, nonce and PKCE verifier (RFC 7636) kept in a cookie of its
- * own (Path=/demo, HttpOnly), then a redirect to /authorize. `?prompt=` and `?acr_values=` are
+ * own (HttpOnly; Path=/demo, or `__Host-idp_demo` with Path=/ when the issuer is https, like the
+ * provider's cookies: oidc/cookies.ts), then a redirect to /authorize. `?prompt=` and `?acr_values=` are
  * passed on, to try re-authentication and two-step verification.
  */
 import { Fw } from "../../../fw/index.ts";
-import { cookie_options, type CookieSettings } from "../../../oidc/cookies.ts";
+import { cookie_name, cookie_options, type CookieSettings } from "../../../oidc/cookies.ts";
 import { random_token, sha256 } from "../../../oidc/crypto/secrets.ts";
 import { DEMO_CLIENT_ID, DEMO_PATHS, demo_redirect_uri } from "../../../oidc/demo.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 
-export const DEMO_COOKIE = "idp_demo";
+/** The demo's cookie: `__Host-idp_demo` with an https issuer (RFC 6265bis §4.1.3.2), else `idp_demo`. */
+export function demo_cookie_name(idp: Provider): string {
+  return cookie_name(idp, "idp_demo");
+}
 
 /** What the demo application remembers between /demo and /demo/callback. */
 export type DemoState = { state: string; nonce: string; verifier: string };
@@ -33,7 +37,8 @@ export function decode_demo_state(cookie: string | null): DemoState | null {
 }
 
 export function demo_cookie_options(idp: Provider, max_age: number): CookieSettings {
-  return { ...cookie_options(idp, max_age), path: DEMO_PATHS.start };
+  // RFC 6265bis §4.1.3.2: a __Host- cookie must have Path=/.
+  return idp.secure ? cookie_options(idp, max_age) : { ...cookie_options(idp, max_age), path: DEMO_PATHS.start };
 }
 
 export const Demo = (idp: Provider) =>
@@ -50,7 +55,7 @@ export const Demo = (idp: Provider) =>
         );
       }
       const saved: DemoState = { state: random_token(16), nonce: random_token(16), verifier: random_token(32) };
-      this.set_cookie(DEMO_COOKIE, encode_demo_state(saved), demo_cookie_options(idp, idp.config.tokens.interaction_ttl));
+      this.set_cookie(demo_cookie_name(idp), encode_demo_state(saved), demo_cookie_options(idp, idp.config.tokens.interaction_ttl));
       const url = new URL(`${idp.config.issuer}${PATHS.authorize}`);
       const params: Record<string, string> = {
         client_id: DEMO_CLIENT_ID,

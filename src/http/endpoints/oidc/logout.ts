@@ -51,7 +51,7 @@ export const Logout = (idp: Provider) =>
     confirm(request: ValidLogout, active: ActiveSession) {
       // The form's POST may be redirected to the client: CSP form-action must allow its origin.
       set_page_headers(this.response.headers, request.post_logout_redirect_uri);
-      const csrf = csrf_for(this.cookies, confirm_fields(request))!;
+      const csrf = csrf_for(idp, this.cookies, confirm_fields(request))!;
       return this.view("logout", { ...layout_values(idp, "Sign out?"), ...confirm_page_values(idp, request, active, csrf) });
     }
   };

@@ -36,7 +36,7 @@ export const LogoutConfirm = (idp: Provider) =>
       if (input.csrf === undefined || input.csrf === "") throw forged_form();
       const fields = { client_id: input.client_id ?? "", post_logout_redirect_uri: input.post_logout_redirect_uri ?? "", state: input.state ?? "" };
       const active = await current_session(idp, this.cookies);
-      if (active !== null) check_logout_csrf(this.cookies, fields, input.csrf);
+      if (active !== null) check_logout_csrf(idp, this.cookies, fields, input.csrf);
       const request = await validate_logout(idp, fields);
       if (active !== null) {
         if (input.decision === undefined) throw new PageError("No choice was made", "Choose “Log out” or “Stay signed in” to continue.");

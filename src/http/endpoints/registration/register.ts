@@ -13,7 +13,7 @@ import { PATHS } from "../../../oidc/metadata.ts";
 import { refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { check_initial_access_token } from "../../../oidc/registration/access.ts";
+import { check_initial_access_token, use_initial_access_token } from "../../../oidc/registration/access.ts";
 import { audit } from "../../../oidc/registration/audit.ts";
 import { registration_policy } from "../../../oidc/registration/policy.ts";
 import { ClientInformationResponse, SECRET_METHODS, client_information, no_store } from "./response.ts";
@@ -30,9 +30,11 @@ export const Register = (idp: Provider) =>
     async call() {
       no_store(this.response.headers);
       refuse_credentials_in_query(this.query, "bearer");
-      if (idp.config.registration === "token") await check_initial_access_token(idp, this.headers.get("authorization"));
+      const token_hash = idp.config.registration === "token" ? await check_initial_access_token(idp, this.headers.get("authorization")) : null;
       const body = json_object(this.headers.get("content-type"), this.request.body);
       const metadata = validate_metadata(parse_metadata(body), registration_policy(idp));
+      // RFC 7591 §3: valid metadata spends one use of a limited token (atomic in the store).
+      const initial_access_token = token_hash === null ? null : await use_initial_access_token(idp, token_hash);
 
       // RFC 7591 §3.2.1: a 256-bit secret for confidential clients, stored as SHA-256 (RFC 6819
       // §5.1.4.1.3); public clients (none) and key-based ones (private_key_jwt) get none.
@@ -49,7 +51,7 @@ export const Register = (idp: Provider) =>
         created_at: now,
         updated_at: now,
       });
-      await audit(idp, "client_registered", client, client_ip(this.context, idp.config), { auth_method: metadata.token_endpoint_auth_method ?? null });
+      await audit(idp, "client_registered", client, client_ip(this.context, idp.config), { auth_method: metadata.token_endpoint_auth_method ?? null, ...(initial_access_token === null ? {} : { initial_access_token }) });
       // RFC 7591 §3.2.1: 201 Created with the client information.
       return this.json(client_information(idp, client, { client_secret: secret, registration_access_token }), 201);
     }
