@@ -69,6 +69,18 @@ function oauth_answer(error: OAuthError): OAuthHttpError {
   return new OAuthHttpError(error.error, error.message, OAUTH_STATUS[error.error] ?? 400);
 }
 
+/**
+ * A framework error (a malformed body, 413, 415, 405…) raised at an endpoint clients call, put in
+ * the protocol's shape: invalid_request with the same status (RFC 6749 §5.2). Anything else
+ * (a protocol error, a 5xx, an error already in the OAuth shape) is returned as it is.
+ */
+export function in_oauth_shape(error: unknown): unknown {
+  if (error instanceof HttpError && !(error instanceof OAuthHttpError) && error.status < 500) {
+    return new OAuthHttpError("invalid_request", error.message, error.status, error.headers);
+  }
+  return error;
+}
+
 /** The HTTP answer of a protocol error. */
 export function to_http(error: ProtocolError): HttpError {
   if (error instanceof OAuthError) return oauth_answer(error);

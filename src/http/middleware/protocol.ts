@@ -8,8 +8,8 @@
  *   §6.3): any origin may read the answers, but never with cookies (no credentials mode), so CORS
  *   grants nothing a server-side caller does not already have.
  */
-import { Fw, HttpError, type Context, type Next } from "../../fw/index.ts";
-import { OAuthHttpError } from "../errors.ts";
+import { Fw, type Context, type Next } from "../../fw/index.ts";
+import { in_oauth_shape } from "../errors.ts";
 
 export class ProtocolHandler extends Fw.Handler {
   private readonly paths: Set<string>;
@@ -29,10 +29,7 @@ export class ProtocolHandler extends Fw.Handler {
     try {
       return await next();
     } catch (error) {
-      if (error instanceof HttpError && !(error instanceof OAuthHttpError) && error.status < 500) {
-        throw new OAuthHttpError("invalid_request", error.message, error.status, error.headers);
-      }
-      throw error;
+      throw in_oauth_shape(error);
     }
   }
 }

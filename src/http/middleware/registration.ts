@@ -5,9 +5,9 @@
  *   protocol's shape, `{error: "invalid_request", error_description}` (RFC 7591 §3.2.2 keeps
  *   RFC 6749's error response format).
  */
-import { Fw, HttpError, type Context, type Next } from "../../fw/index.ts";
+import { Fw, type Context, type Next } from "../../fw/index.ts";
 import { PATHS } from "../../oidc/metadata.ts";
-import { OAuthHttpError } from "../errors.ts";
+import { in_oauth_shape } from "../errors.ts";
 
 export class RegistrationHandler extends Fw.Handler {
   async handle(context: Context, next: Next): Promise<Response> {
@@ -19,10 +19,7 @@ export class RegistrationHandler extends Fw.Handler {
     try {
       return await next();
     } catch (error) {
-      if (error instanceof HttpError && !(error instanceof OAuthHttpError) && error.status < 500) {
-        throw new OAuthHttpError("invalid_request", error.message, error.status, error.headers);
-      }
-      throw error;
+      throw in_oauth_shape(error);
     }
   }
 }
