@@ -9,6 +9,8 @@ import { z } from "zod";
 const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
 /** A number of requests or attempts per window. */
 const limit = (fallback: number) => z.coerce.number().int().min(1).max(10_000_000).default(fallback);
+/** An optional request quota per window: 0 is no quota. */
+const quota = (fallback: number) => z.coerce.number().int().min(0).max(10_000_000).default(fallback);
 const TRUE_WORDS = ["1", "true", "yes", "on"];
 const FALSE_WORDS = ["0", "false", "no", "off"];
 /** A switch: true/false, or one of the words (an environment variable is text); anything else is refused, never read as false. */
@@ -143,19 +145,33 @@ export const ConfigSchema = z.strictObject({
       delay_ms: z.coerce.number().int().min(0).max(10_000).default(1000),
     })
     .prefault({}),
-  /** Request rate limits of the endpoints clients call, per claimed client_id and per address (rate_limit.ts). */
+  /**
+   * Rate limits of the endpoints clients call (oidc/rate_limit.ts, oidc/client_auth_limits.ts).
+   * The defaults target abuse: failed client authentications, requests without client
+   * credentials, registrations. Authenticated traffic has no quota unless one is set here.
+   */
   rate_limits: z
     .strictObject({
       enabled: bool(true),
       window_seconds: seconds(60),
-      token_per_client: limit(1200),
-      token_per_ip: limit(2400),
-      revoke_per_client: limit(600),
-      revoke_per_ip: limit(1200),
-      introspect_per_client: limit(6000),
-      introspect_per_ip: limit(6000),
-      register_per_client: limit(60),
-      register_per_ip: limit(60),
+      /** Failed client authentications for one client_id from one address; then both get 429, even with the right secret. */
+      auth_failures_per_client_ip: limit(10),
+      /** Failed client authentications from one address, any client ids; then the address gets 429. */
+      auth_failures_per_ip: limit(100),
+      /** Failed client authentications for one client_id, any addresses; then an address that failed for it gets 429 (never the client_id alone). */
+      auth_failures_per_client: limit(100),
+      /** Requests without client credentials (public clients, none at all) to /token, /revoke and /introspect from one address. */
+      unauthenticated_per_ip: limit(1200),
+      /** Request quotas per claimed client_id and per address: 0 (the default) is no quota. */
+      token_per_client: quota(0),
+      token_per_ip: quota(0),
+      revoke_per_client: quota(0),
+      revoke_per_ip: quota(0),
+      introspect_per_client: quota(0),
+      introspect_per_ip: quota(0),
+      /** Registration (RFC 7591, unauthenticated by default) and management (RFC 7592); 0 turns one off. */
+      register_per_client: quota(60),
+      register_per_ip: quota(60),
     })
     .prefault({}),
 });

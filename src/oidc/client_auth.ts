@@ -3,9 +3,12 @@
  * client_secret_basic, client_secret_post, private_key_jwt (client_assertion.ts), or none for
  * public clients — exactly the method the client registered. Secrets are 256-bit random values
  * stored as SHA-256 (RFC 6819 §5.1.4.1.3; docs/ARCHITECTURE.md, "Security at rest"), compared in
- * constant time.
+ * constant time. Failed authentications are counted and limited per client_id and address
+ * (client_auth_limits.ts); successful ones are not.
  */
+import { decodeJwt } from "jose";
 import { auth_method } from "./clients.ts";
+import { begin_client_auth } from "./client_auth_limits.ts";
 import { JWT_BEARER, assertion_client_id, verify_client_assertion } from "./client_assertion.ts";
 import { constant_time_equal, sha256 } from "./crypto/secrets.ts";
 import { OAuthError, invalid_client } from "./errors.ts";
@@ -103,12 +106,67 @@ export function assertion_audiences(idp: Provider, endpoint: AuthenticatingEndpo
 export const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
 /**
- * The authenticated client of a POST to /token, /revoke or /introspect, whose parameters are
- * form-encoded (RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662 §2.1).
+ * The client a request says it comes from, unauthenticated: Basic credentials (RFC 6749 §2.3.1),
+ * else the form's client_id, else the sub of a client assertion (RFC 7523 §3). Null when none.
  */
-export function authenticated_client(idp: Provider, headers: Headers, body: CredentialParams, endpoint: AuthenticatingEndpoint): Promise<ClientRow> {
+export function claimed_client_id(authorization: string | null, form: Readonly<Record<string, unknown>> | null): string | null {
+  const basic = parse_basic(authorization);
+  if (basic !== null && basic !== "malformed" && basic.client_id !== "") return basic.client_id;
+  if (form === null) return null;
+  const client_id = first(form.client_id);
+  if (client_id !== null && client_id !== "") return client_id;
+  const assertion = first(form.client_assertion);
+  if (assertion === null) return null;
+  try {
+    const sub = decodeJwt(assertion).sub;
+    return typeof sub === "string" && sub !== "" ? sub : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True when a request tries to authenticate its client (RFC 6749 §2.3): an Authorization: Basic
+ * header (even a malformed one), a client_secret or a client_assertion. A public client's request
+ * (client_id alone) carries none.
+ */
+export function carries_credentials(authorization: string | null, form: Readonly<Record<string, unknown>> | null): boolean {
+  if (parse_basic(authorization) !== null) return true;
+  return form !== null && (first(form.client_secret) !== null || first(form.client_assertion) !== null || first(form.client_assertion_type) !== null);
+}
+
+/** The first value of a parsed form field (a repeated key is an array), null when absent. */
+function first(value: unknown): string | null {
+  const one = Array.isArray(value) ? value[0] : value;
+  return typeof one === "string" ? one : null;
+}
+
+/**
+ * The authenticated client of a POST to /token, /revoke or /introspect from the address `ip()`
+ * (asked for only while the limits are on), whose parameters are form-encoded (RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662 §2.1). Refused with 429
+ * before any verification while the client_id or the address is over a failure limit
+ * (client_auth_limits.ts); every invalid_client answer is counted there, here and nowhere else.
+ */
+export async function authenticated_client(idp: Provider, headers: Headers, body: CredentialParams, endpoint: AuthenticatingEndpoint, ip: () => string): Promise<ClientRow> {
   if (!FORM.test(headers.get("content-type") ?? "")) throw new OAuthError("invalid_request", "send the parameters as application/x-www-form-urlencoded");
-  return authenticate_client(idp, read_credentials(idp, headers.get("authorization"), body), endpoint);
+  const authorization = headers.get("authorization");
+  let credentials: Credentials | null = null;
+  let unreadable: unknown = null;
+  try {
+    credentials = read_credentials(idp, authorization, body);
+  } catch (error) {
+    unreadable = error;
+  }
+  const attempt = await begin_client_auth(idp, ip, credentials?.client_id ?? claimed_client_id(authorization, body));
+  try {
+    if (credentials === null) throw unreadable;
+    const client = await authenticate_client(idp, credentials, endpoint);
+    await attempt.succeeded();
+    return client;
+  } catch (error) {
+    await (error instanceof OAuthError && error.error === "invalid_client" ? attempt.failed() : attempt.abandoned());
+    throw error;
+  }
 }
 
 /** Authenticates the client; invalid_client (401) on any failure, with no detail on which part of a secret failed. */

@@ -1,19 +1,23 @@
 /**
- * Applies the request rate limits (rate_limit.ts) before the endpoint runs: the limit is the
- * point, so a refused request costs two counter writes and nothing else. Sits inside the protocol
- * and registration handlers, whose CORS and no-store headers the 429 keeps.
+ * Applies the request rate limits (oidc/rate_limit.ts) before the endpoint runs: the limit is the
+ * point, so a refused request costs its counter writes and nothing else. Sits inside the protocol
+ * and registration handlers, whose CORS and no-store headers the 429 keeps. With the default
+ * settings it counts only requests without client credentials and registrations; a request that
+ * authenticates its client passes through untouched (its failures are counted where it is
+ * authenticated, oidc/client_auth_limits.ts).
  *
- * The claimed client_id of a form body is read only when the Authorization header does not name
- * the client already. The body is read once (context.request.parsed(), by the app's body rules)
- * and the endpoint gets the same result; a body Fw refuses (too large, malformed) is counted per
- * address only, and the endpoint answers the refusal as before.
+ * The form body is read only when the Authorization header does not settle the question (no
+ * Basic credentials, or a per-client quota and no client named). It is read once
+ * (context.request.parsed(), by the app's body rules) and the endpoint gets the same result; a
+ * body Fw refuses (too large, malformed) counts as one without credentials, and the endpoint
+ * answers the refusal as before.
  */
 import { Fw, type Context, type Next } from "../../fw/index.ts";
 import { FORM } from "../../oidc/client_auth.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { client_ip } from "./proxy.ts";
 import { PATHS } from "../../oidc/metadata.ts";
-import { claimed_client_id, count_request, limited_endpoint } from "../../oidc/rate_limit.ts";
+import { carries_credentials, claimed_client_id, count_request, counts_requests, limited_endpoint, limits_of } from "../../oidc/rate_limit.ts";
 
 /** The parsed form body of the request; null when it is not a form or Fw refuses it. */
 async function form_body(context: Context): Promise<Record<string, unknown> | null> {
@@ -36,15 +40,24 @@ export class RateLimitHandler extends Fw.Handler {
     const endpoint = limited_endpoint(path);
     // CORS preflights carry no credentials and do no work.
     if (endpoint === null || method === "OPTIONS") return next();
-    let client_id: string | null;
+    const idp = this.idp;
+    const config = idp.config.rate_limits;
+    if (!counts_requests(config, endpoint)) return next();
+    let address: string | undefined;
+    const ip = () => (address ??= client_ip(context, idp.config));
     if (endpoint === "register") {
       // RFC 7592: the client is in the path; POST /register has none yet.
-      client_id = path === PATHS.register ? null : safe_decode(path.slice(PATHS.register.length + 1));
-    } else {
-      const authorization = context.headers.get("authorization");
-      client_id = claimed_client_id(authorization, null) ?? claimed_client_id(null, await form_body(context));
+      const client_id = path === PATHS.register ? null : safe_decode(path.slice(PATHS.register.length + 1));
+      await count_request(idp, endpoint, ip, client_id, true);
+      return next();
     }
-    await count_request(this.idp, endpoint, client_ip(context, this.idp.config), client_id);
+    const authorization = context.headers.get("authorization");
+    const per_client = limits_of(config, endpoint).per_client > 0;
+    const named = claimed_client_id(authorization, null);
+    const settled = carries_credentials(authorization, null) && (!per_client || named !== null);
+    const form = settled ? null : await form_body(context);
+    const client_id = per_client ? (named ?? claimed_client_id(null, form)) : null;
+    await count_request(idp, endpoint, ip, client_id, carries_credentials(authorization, form));
     return next();
   }
 }

@@ -18,6 +18,7 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
+import { client_ip } from "../../middleware/proxy.ts";
 import { is_public } from "../../../oidc/clients.ts";
 import { OAuthError, invalid_client } from "../../../oidc/errors.ts";
 import { invalid_request } from "../../errors.ts";
@@ -60,7 +61,7 @@ export const Introspect = (idp: Provider) =>
     async call() {
       refuse_credentials_in_query(this.query, "client");
       const input = this.introspect_request;
-      const client = await authenticated_client(idp, this.headers, input, "introspect");
+      const client = await authenticated_client(idp, this.headers, input, "introspect", () => client_ip(this.context, idp.config));
       if (is_public(client)) throw invalid_client("introspection needs an authenticated client; a public client cannot use it", false, idp.config.issuer);
       if (input.token === undefined || input.token === "") throw new OAuthError("invalid_request", "token is required");
 

@@ -37,7 +37,7 @@ export const Revoke = (idp: Provider) =>
     async call() {
       refuse_credentials_in_query(this.query, "client");
       const input = this.revoke_request;
-      const client = await authenticated_client(idp, this.headers, input, "revoke");
+      const client = await authenticated_client(idp, this.headers, input, "revoke", () => client_ip(this.context, idp.config));
       if (input.token === undefined || input.token === "") throw new OAuthError("invalid_request", "token is required");
       const token = await find_token(idp, input.token);
       if (token !== null && token.client_id === client.client_id && token.revoked_at === null) {

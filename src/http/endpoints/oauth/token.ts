@@ -61,23 +61,26 @@ export const Token = (idp: Provider) =>
       // RFC 6749 §5.1 (no-store, errors too) is ProtocolHandler's: it sets them on every /token answer.
       refuse_credentials_in_query(this.query, "client");
       const input = this.token_request;
-      const client = await authenticated_client(idp, this.headers, input, "token");
+      const context = this.context;
+      // Asked for once, and only when needed (the failure limits, the grants that audit): asking
+      // the server for the socket address (server.requestIP) on every token was a visible share
+      // of a client_credentials token's CPU (bench/RESULTS.md, "Token path trims").
+      let address: string | undefined;
+      const ip = () => (address ??= client_ip(context, idp.config));
+      const client = await authenticated_client(idp, this.headers, input, "token", ip);
       const grant_type = input.grant_type;
       if (grant_type === undefined || grant_type === "") throw new OAuthError("invalid_request", "grant_type is required");
       if (!is_grant_type(grant_type)) throw new OAuthError("unsupported_grant_type", `grant_type ${grant_type} is not supported`);
       if (!allows_grant(client, grant_type)) throw new OAuthError("unauthorized_client", `this client may not use the ${grant_type} grant`);
 
-      const context = this.context;
       const body = await GRANTS[grant_type]({
         idp,
         client,
         params: input,
         now: idp.now(),
-        // Read only by the grants that audit (a code reuse, a refresh): asking the server for the
-        // socket address (server.requestIP) on every token was a visible share of a
-        // client_credentials token's CPU (bench/RESULTS.md, "Token path trims").
+        // Read only by the grants that audit (a code reuse, a refresh).
         get ip() {
-          return client_ip(context, idp.config);
+          return ip();
         },
       });
       idp.metrics.token_issued(grant_type);
