@@ -2,6 +2,7 @@
 import type { Config } from "./config.ts";
 import { KeyRing } from "../oidc/keys/keyring.ts";
 import { build_discovery } from "../oidc/metadata.ts";
+import { MAIL_OFF } from "../oidc/mail/types.ts";
 import { Metrics } from "../oidc/metrics.ts";
 import { json_log, type Log, type Provider } from "../oidc/provider.ts";
 import { open_store } from "../store/open.ts";
@@ -31,5 +32,6 @@ export async function create_provider(config: Config, options: ProviderOptions =
     discovery: build_discovery(config, keys.signing_algs()),
     secure: config.issuer.startsWith("https://"),
     metrics: new Metrics(),
+    mail: MAIL_OFF,
   };
 }

@@ -6,6 +6,7 @@
 import type { Config } from "../config/schema.ts";
 import type { Store } from "../store/types.ts";
 import type { KeyRing } from "./keys/keyring.ts";
+import type { Mail } from "./mail/types.ts";
 import type { Metrics } from "./metrics.ts";
 
 /** The OpenID Provider Metadata as served (metadata.ts builds it). */
@@ -34,6 +35,8 @@ export interface Provider {
   readonly secure: boolean;
   /** This instance's counters (served at /metrics when IDP_METRICS_TOKEN is set). */
   readonly metrics: Metrics;
+  /** Outgoing mail through the outbox (mail/types.ts); `enabled` false when it cannot be delivered. */
+  readonly mail: Mail;
 }
 
 /** JSON lines on stdout with a timestamp. */
