@@ -8,6 +8,7 @@
 import type { BunPlugin } from "bun";
 import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { VENDOR_FILES } from "../src/http/vendor_files.ts";
 
 /** Every file under `dir` (recursively), skipping dot-files, as sorted paths. */
 function files_under(dir: string): string[] {
@@ -39,6 +40,11 @@ export function manifest_source(root: string): string {
   files_under(assets).forEach((file, i) => {
     imports.push(`import s${i} from ${JSON.stringify(file)} with { type: "file" };`);
     statics.push(`${JSON.stringify(name_in(assets, file))}: s${i}`);
+  });
+  // Files of installed packages served with ours (src/http/vendor_files.ts).
+  Object.entries(VENDOR_FILES).forEach(([name, path], i) => {
+    imports.push(`import v${i} from ${JSON.stringify(join(root, path))} with { type: "file" };`);
+    statics.push(`${JSON.stringify(name)}: v${i}`);
   });
   if (templates.length === 0) throw new Error(`no templates found in ${views}`);
   return [

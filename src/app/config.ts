@@ -30,9 +30,25 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_OPENSSL: "openssl",
   IDP_SIGNING_ALGS: "signing_algs",
   IDP_REGISTRATION: "registration",
+  IDP_SIGNUP: "signup.mode",
+  IDP_SIGNUP_DOMAINS: "signup.domains",
+  IDP_SIGNUP_REQUIRE_VERIFICATION: "signup.require_verification",
+  IDP_SIGNUP_PER_IP: "signup.per_ip",
+  IDP_SIGNUP_WINDOW_SECONDS: "signup.window_seconds",
+  IDP_INVITATION_TTL: "signup.invitation_ttl",
+  IDP_PASSWORD_MIN_LENGTH: "passwords.min_length",
+  IDP_PASSWORD_MAX_LENGTH: "passwords.max_length",
+  IDP_PASSWORD_RESET_TTL: "password_reset.ttl",
+  IDP_PASSWORD_RESET_PER_ACCOUNT: "password_reset.per_account",
+  IDP_PASSWORD_RESET_PER_IP: "password_reset.per_ip",
+  IDP_PASSWORD_RESET_WINDOW_SECONDS: "password_reset.window_seconds",
+  IDP_EMAIL_VERIFICATION_TTL: "email_verification.ttl",
+  IDP_EMAIL_VERIFICATION_PER_ACCOUNT: "email_verification.per_account",
   IDP_TRUST_PROXY: "trust_proxy",
   IDP_METRICS_TOKEN: "metrics_token",
   IDP_LOG_REQUESTS: "log_requests",
+  IDP_SMTP_URL: "smtp_url",
+  IDP_MAIL_FROM: "mail_from",
   IDP_KEYS_POLL_SECONDS: "keys_poll_seconds",
   IDP_PURGE_INTERVAL_SECONDS: "purge_interval_seconds",
   IDP_SHUTDOWN_GRACE_SECONDS: "shutdown_grace_seconds",
@@ -62,6 +78,8 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_RATE_LIMIT_INTROSPECT_PER_IP: "rate_limits.introspect_per_ip",
   IDP_RATE_LIMIT_REGISTER_PER_CLIENT: "rate_limits.register_per_client",
   IDP_RATE_LIMIT_REGISTER_PER_IP: "rate_limits.register_per_ip",
+  IDP_PASSKEYS: "passkeys",
+  IDP_REQUIRE_2FA: "require_2fa",
 };
 
 /**
@@ -129,6 +147,21 @@ function env_name(path: string): string | undefined {
   return Object.entries(ENV_KEYS).find(([, p]) => p === path)?.[0];
 }
 
+/**
+ * Sign-up that depends on mail, in production without SMTP (where mail is off): refused at start
+ * rather than quietly turned off, so the operator finds out now, not from people who never get
+ * their link. Development without SMTP writes mail to the log, so it starts.
+ */
+function signup_mail_problem(config: Config): string | null {
+  if (!config.production || config.smtp_url !== undefined) return null;
+  const { mode, require_verification } = config.signup;
+  if (mode === "open" && require_verification) {
+    return "signup.mode (IDP_SIGNUP): open sign-up with verification (IDP_SIGNUP_REQUIRE_VERIFICATION, the default) needs mail, and mail is off in production without IDP_SMTP_URL: set IDP_SMTP_URL and IDP_MAIL_FROM, or IDP_SIGNUP=off";
+  }
+  if (mode === "invite") return "signup.mode (IDP_SIGNUP): invitations are sent by mail, and mail is off in production without IDP_SMTP_URL: set IDP_SMTP_URL and IDP_MAIL_FROM, or IDP_SIGNUP=off";
+  return null;
+}
+
 /** Builds the configuration from a file (optional), the environment and explicit overrides. */
 export function load_config(env: Record<string, string | undefined> = process.env, overrides: Record<string, unknown> = {}): Config {
   let raw: Record<string, unknown> = {};
@@ -167,10 +200,18 @@ export function load_config(env: Record<string, string | undefined> = process.en
     throw new ConfigError(`Invalid configuration:\n${[...unknown, ...lines].join("\n")}`);
   }
   const config = parsed.data;
+  const mail_problem = signup_mail_problem(config);
+  if (mail_problem !== null) throw new ConfigError(`Invalid configuration:\n  ${mail_problem}`);
   // No issuer configured: follow HOST and PORT (port 0, a free port, is known only once
   // listening: there the schema's default stays).
   if (!issuer_given && config.port !== 0) config.issuer = default_issuer(config.host, config.port);
   return config;
+}
+
+/** A URL with its password (user:password@) replaced by ********, for logs and `idp config check`. */
+export function redact_url_password(url: string): string {
+  // Up to the last @ before the host: a password may hold an unencoded @.
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@?#]*):[^/?#]*@/i, "$1:********@");
 }
 
 /** The effective configuration with secrets masked (for `idp config check`). */
@@ -178,6 +219,7 @@ export function masked(config: Config): Record<string, unknown> {
   const copy = structuredClone(config) as Record<string, unknown>;
   if (copy.metrics_token) copy.metrics_token = "********";
   copy.database_url = String(copy.database_url).replace(/\/\/([^:/@]+):([^@]+)@/, "//$1:********@");
+  if (typeof copy.smtp_url === "string") copy.smtp_url = redact_url_password(copy.smtp_url);
   return copy;
 }
 

@@ -1,18 +1,23 @@
-/** Making a provider: the store (opened and migrated unless given), the key ring, discovery, metrics. */
+/** Making a provider: the store (opened and migrated unless given), the key ring, discovery, metrics, mail (mail/outbox.ts). */
 import type { Config } from "./config.ts";
 import { KeyRing } from "../oidc/keys/keyring.ts";
 import { build_discovery } from "../oidc/metadata.ts";
-import { MAIL_OFF } from "../oidc/mail/types.ts";
+import type { MailTemplates } from "../oidc/mail/render.ts";
 import { Metrics } from "../oidc/metrics.ts";
 import { json_log, type Log, type Provider } from "../oidc/provider.ts";
 import { open_store } from "../store/open.ts";
 import type { Store } from "../store/types.ts";
+import { create_mail } from "./mail/outbox.ts";
 
 export type ProviderOptions = {
   /** An open, migrated store; opened from config.database_url when absent. */
   store?: Store;
   now?: () => number;
   log?: Log;
+  /** Called when a mail is queued (serve() wakes its mail worker). */
+  on_mail_queued?: () => void;
+  /** The mail templates (default: views/mail, or those embedded in the executable). */
+  mail_templates?: MailTemplates;
 };
 
 const system_now = () => Math.floor(Date.now() / 1000);
@@ -23,15 +28,26 @@ export async function create_provider(config: Config, options: ProviderOptions =
   const now = options.now ?? system_now;
   // A key signs only once every instance had two polls to publish it (rotated twice within one poll).
   const keys = await KeyRing.load(store, { algs: config.signing_algs, retire_after_seconds: config.tokens.id_token_ttl, publish_lead_seconds: 2 * config.keys_poll_seconds, openssl: config.openssl, now });
+  const log = options.log ?? json_log;
+  const metrics = new Metrics();
+  const mail = create_mail(config, store, {
+    now,
+    ...(options.on_mail_queued ? { on_queued: options.on_mail_queued } : {}),
+    ...(options.mail_templates ? { templates: options.mail_templates } : {}),
+    on_refused(id) {
+      metrics.mail_failed("failed");
+      log({ level: "error", msg: "mail refused: the recipient is not a deliverable address", mail_id: id });
+    },
+  });
   return {
     config,
     store,
     keys,
     now,
-    log: options.log ?? json_log,
+    log,
     discovery: build_discovery(config, keys.signing_algs()),
     secure: config.issuer.startsWith("https://"),
-    metrics: new Metrics(),
-    mail: MAIL_OFF,
+    metrics,
+    mail,
   };
 }

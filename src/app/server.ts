@@ -17,6 +17,8 @@ import type { Config } from "./config.ts";
 import { embedded_assets } from "./embedded/assets.ts";
 import { create_provider } from "./provider.ts";
 import { start_purge } from "./purge.ts";
+import { create_transport } from "./mail/outbox.ts";
+import { start_mail_worker, type MailWorker, type MailWorkerOptions } from "./mail/worker.ts";
 
 export const VIEWS_DIR = fileURLToPath(new URL("../../views", import.meta.url));
 
@@ -64,6 +66,8 @@ export type ServeOptions = {
   assets?: Assets;
   /** Where the human-readable start messages go (default stdout). */
   out?: (text: string) => void;
+  /** The mail worker's timing (default: mail/worker.ts DEFAULT_MAIL_WORKER); tests poll and retry faster. */
+  mail_worker?: Partial<MailWorkerOptions>;
 };
 
 export type Served = { url: string; provider: Provider; stop(): Promise<void> };
@@ -75,7 +79,14 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const owned = options.store === undefined;
   const store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size }));
   try {
-    const idp = await create_provider(config, { store, log, ...(options.now ? { now: options.now } : {}) });
+    let mail_worker: MailWorker | null = null;
+    const idp = await create_provider(config, {
+      store,
+      log,
+      ...(options.now ? { now: options.now } : {}),
+      on_mail_queued: () => mail_worker?.wake(),
+      ...(options.assets ? { mail_templates: options.assets.templates } : {}),
+    });
     const demo_moved = await follow_issuer(idp);
     const password_hashing = configure_argon2(config.argon2.impl);
     await warm_dummy_hash(config.argon2);
@@ -89,6 +100,9 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     // Keys rotated by another instance (or `idp keys rotate`) are picked up within one interval.
     idp.keys.start_polling(config.keys_poll_seconds * 1000, (error) => log({ level: "error", msg: "key refresh failed", error: String(error) }));
     const purge = start_purge(idp, { interval_seconds: config.purge_interval_seconds });
+    // Delivers the outbox (mail/worker.ts); none when mail is off (production without SMTP).
+    const transport = create_transport(config, log);
+    if (transport !== null) mail_worker = start_mail_worker(idp, transport, config.mail_from ?? "idp@localhost", options.mail_worker);
     log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind, password_hashing });
     if (demo_moved !== null) log({ level: "info", msg: "demo client follows the issuer", redirect_uri: demo_moved });
     await print_start_hints(idp, running.url, options.seed_demo === true, out, demo_moved !== null);
@@ -102,6 +116,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
         const purging = purge.stop();
         await running.stop(config.shutdown_grace_seconds * 1000);
         await purging;
+        // After the server: a request in its grace period may still queue mail (delivered by the next start).
+        await mail_worker?.stop();
         if (owned) await store.close();
         log({ level: "info", msg: "stopped" });
       },

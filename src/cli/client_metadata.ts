@@ -6,6 +6,7 @@ import type { ClientMetadata, JsonObject } from "../store/types.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { redirect_uris_problem, web_url_problem, type ApplicationType } from "../oidc/redirect_uris.ts";
 import { backchannel_uri_problem } from "../oidc/logout/backchannel.ts";
+import { group_settings_problem, type GroupSettings } from "../oidc/groups.ts";
 
 export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
@@ -38,7 +39,56 @@ export type ClientAddOptions = {
   /** May introspect other clients' access tokens (introspect.ts); never registrable over HTTP. */
   resource_server: boolean;
   backchannel_logout_uri: string | undefined;
+} & GroupFlags;
+
+/** The group flags of `clients add` and `clients update` (oidc/groups.ts); operator-set only. */
+export type GroupFlags = {
+  groups_claim: string | undefined;
+  groups_prefix: string | undefined;
+  strip_groups_prefix: boolean;
+  /** `GROUP=VALUE`, repeated. */
+  role: string[];
+  allowed_group: string[];
 };
+
+/** The flag of each group metadata member, for messages. */
+const GROUP_FLAG: Record<string, string> = {
+  groups_claim: "--groups-claim",
+  groups_prefix: "--groups-prefix",
+  groups_prefix_strip: "--strip-groups-prefix",
+  roles: "--role",
+  allowed_groups: "--allowed-group",
+};
+
+/** The group settings the flags give (only the members a flag was given for); exit 1 on a bad value. */
+export function group_flags(flags: GroupFlags): GroupSettings {
+  const settings: GroupSettings = {};
+  if (flags.groups_claim !== undefined) settings.groups_claim = flags.groups_claim;
+  if (flags.groups_prefix !== undefined) settings.groups_prefix = flags.groups_prefix;
+  if (flags.strip_groups_prefix) settings.groups_prefix_strip = true;
+  if (flags.role.length > 0) {
+    const roles: Record<string, string> = {};
+    for (const entry of flags.role) {
+      const eq = entry.indexOf("=");
+      if (eq <= 0 || eq === entry.length - 1) throw new CliError(`--role "${entry}" must be GROUP=VALUE (e.g. --role grafana-admins=Admin)`);
+      roles[entry.slice(0, eq)] = entry.slice(eq + 1);
+    }
+    settings.roles = roles;
+  }
+  if (flags.allowed_group.length > 0) settings.allowed_groups = [...new Set(flags.allowed_group)];
+  return settings;
+}
+
+/** Checks merged group settings with the rules of oidc/groups.ts, naming the flag; exit 1. */
+export function check_group_settings(settings: GroupSettings): void {
+  const problem = group_settings_problem(settings);
+  if (problem === null) return;
+  // Longest first: "groups_prefix_strip ..." is not about groups_prefix.
+  const member = Object.keys(GROUP_FLAG)
+    .sort((a, b) => b.length - a.length)
+    .find((name) => problem.startsWith(name));
+  throw new CliError(member === undefined ? problem : `${GROUP_FLAG[member]}: ${problem}`);
+}
 
 function one_of<T extends string>(option: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
@@ -132,6 +182,9 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
     metadata.jwks_uri = options.jwks_uri;
   }
   if (options.jwks_json !== undefined) metadata.jwks = parse_jwks(options.jwks_json);
+  const groups = group_flags(options);
+  check_group_settings(groups);
+  Object.assign(metadata, groups);
   if (auth_method === "private_key_jwt" && !metadata.jwks && !metadata.jwks_uri) {
     throw new UsageError("--auth-method private_key_jwt needs the client's public keys: --jwks-uri or --jwks-json");
   }

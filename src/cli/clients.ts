@@ -5,9 +5,10 @@
 import { random_id, random_token, sha256 } from "../oidc/crypto/secrets.ts";
 import type { ClientMetadata, ClientRow, Store } from "../store/types.ts";
 import { expect_positionals, parse_args } from "./args.ts";
-import { client_metadata, SECRET_AUTH_METHODS } from "./client_metadata.ts";
+import { check_group_settings, client_metadata, group_flags, SECRET_AUTH_METHODS, type GroupFlags } from "./client_metadata.ts";
+import { GROUP_METADATA, group_settings, type GroupSettings } from "../oidc/groups.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
-import { CliError } from "./errors.ts";
+import { CliError, UsageError } from "./errors.ts";
 import { format_time, secret_notice, write_record, write_table } from "./output.ts";
 
 /** What the CLI shows of a client: its metadata and dates, never a secret or token hash. */
@@ -39,6 +40,41 @@ async function find_client(store: Store, client_id: string): Promise<ClientRow> 
   return must(await store.get_client(client_id), `no client "${client_id}"`);
 }
 
+/** The flags of the group settings, shared by add and update. */
+const GROUP_FLAG_SPECS = {
+  groups_claim: { type: "string" },
+  groups_prefix: { type: "string" },
+  strip_groups_prefix: { type: "boolean" },
+  role: { type: "string", multiple: true },
+  allowed_group: { type: "string", multiple: true },
+} as const;
+
+/**
+ * The groups that allowed_groups and roles name must exist: a typo would otherwise lock
+ * everyone out (or map nobody) without a word. Names are stored as the groups spell them.
+ */
+async function existing_groups(store: Store, settings: GroupSettings): Promise<GroupSettings> {
+  const spelled = async (name: string, flag: string) => {
+    const group = await store.get_group_by_name(name);
+    if (group === null) throw new CliError(`${flag}: no group "${name}" (create it with idp groups add)`);
+    return group.name;
+  };
+  const out: GroupSettings = { ...settings };
+  if (settings.allowed_groups !== undefined) {
+    out.allowed_groups = [...new Set(await Promise.all(settings.allowed_groups.map((name) => spelled(name, "--allowed-group"))))];
+  }
+  if (settings.roles !== undefined) {
+    const roles: Record<string, string> = {};
+    for (const [name, role] of Object.entries(settings.roles)) roles[await spelled(name, "--role")] = role;
+    out.roles = roles;
+  }
+  return out;
+}
+
+function group_options(flags: GroupFlags): GroupFlags {
+  return { groups_claim: flags.groups_claim, groups_prefix: flags.groups_prefix, strip_groups_prefix: flags.strip_groups_prefix, role: flags.role, allowed_group: flags.allowed_group };
+}
+
 function auth_method_of(client: ClientRow): string {
   return client.metadata.token_endpoint_auth_method ?? "client_secret_basic";
 }
@@ -57,6 +93,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     jwks_json: { type: "string" },
     resource_server: { type: "boolean" },
     backchannel_logout_uri: { type: "string" },
+    ...GROUP_FLAG_SPECS,
   });
   expect_positionals(positionals, []);
   const metadata = client_metadata({
@@ -72,9 +109,11 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     jwks_json: flags.jwks_json,
     resource_server: flags.resource_server,
     backchannel_logout_uri: flags.backchannel_logout_uri,
+    ...group_options(flags),
   });
-  const secret = SECRET_AUTH_METHODS.has(metadata.token_endpoint_auth_method ?? "") ? random_token(32) : null;
   const store = await ctx.store();
+  Object.assign(metadata, await existing_groups(store, group_settings(metadata)));
+  const secret = SECRET_AUTH_METHODS.has(metadata.token_endpoint_auth_method ?? "") ? random_token(32) : null;
   const now = Math.floor(Date.now() / 1000);
   const client = await store.create_client({
     client_id: random_id(),
@@ -124,6 +163,39 @@ async function show(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
+/**
+ * `clients update <client_id>`: the operator-set group settings (oidc/groups.ts). A flag given
+ * replaces that member (--role and --allowed-group replace the whole map or list); --clear NAME
+ * removes one. Other metadata is left as it is.
+ */
+async function update(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, { ...GROUP_FLAG_SPECS, clear: { type: "string", multiple: true } });
+  const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
+  const given = group_flags(group_options(flags));
+  for (const name of flags.clear) {
+    if (!(GROUP_METADATA as readonly string[]).includes(name)) throw new CliError(`--clear "${name}" is not one of ${GROUP_METADATA.join(", ")}`);
+    if (name in given) throw new UsageError(`--clear ${name} and a value for it: give one`);
+  }
+  if (Object.keys(given).length === 0 && flags.clear.length === 0) {
+    throw new UsageError("clients update needs a change: --groups-claim, --groups-prefix, --strip-groups-prefix, --role, --allowed-group or --clear");
+  }
+  const store = await ctx.store();
+  const client = await find_client(store, client_id);
+  const metadata: ClientMetadata = { ...client.metadata, ...(await existing_groups(store, given)) };
+  for (const name of flags.clear) delete metadata[name];
+  // Stripping needs a prefix: clearing the prefix clears the stripping with it.
+  if (metadata.groups_prefix === undefined) delete metadata.groups_prefix_strip;
+  check_group_settings(group_settings(metadata));
+  const updated = must(await store.update_client(client.client_id, { metadata }), `no client "${client_id}"`);
+  const changed = [...Object.keys(given), ...flags.clear];
+  await ctx.audit({ type: "client_updated", client_id: client.client_id, details: { changed } });
+  const shown = public_client(updated);
+  ctx.emit(shown, (write) => {
+    write(`Updated client ${updated.client_id} (${changed.join(", ")}).\n\n`);
+    write_record(write, { client_id: updated.client_id, ...group_settings(updated.metadata) });
+  });
+}
+
 async function remove(ctx: CliContext, argv: string[]): Promise<void> {
   const { positionals } = parse_args(argv, {});
   const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
@@ -157,4 +229,4 @@ async function rotate_secret(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const clients_commands: Record<string, SubCommand> = { add, list, show, remove, "rotate-secret": rotate_secret };
+export const clients_commands: Record<string, SubCommand> = { add, list, show, update, remove, "rotate-secret": rotate_secret };

@@ -32,11 +32,13 @@ Usage: idp [command] [options]
 Commands:
   serve                      start the server (the default when no command is given)
   migrate                    apply pending database migrations
-  users                      manage end users (add, list, show, remove, set-password, reset-2fa)
-  clients                    manage relying parties (add, list, show, remove, rotate-secret)
+  users                      manage end users (add, invite, list, show, remove, set-password, send-reset, reset-2fa)
+  groups                     manage groups of users and their members (add, list, remove, members)
+  clients                    manage relying parties (add, list, show, update, remove, rotate-secret)
   keys                       list and rotate signing keys
   registration-token         initial access tokens for dynamic client registration (create, list, revoke)
   audit list                 show the audit log
+  mail                       the outgoing mail queue (list, retry) and a test message (test)
   config check               validate the configuration and print it (secrets masked)
   help [command]             show help for a command
   --version                  print the version
@@ -66,18 +68,31 @@ Applies pending migrations to the database named by DATABASE_URL and prints the 
   idp users add <username> --password-stdin [--email E] [--email-verified] [--name N]
                 [--given-name G] [--family-name F] [--picture URL] [--phone P]
                 [--phone-verified] [--address-json JSON]
+  idp users invite <email> [--name N] [--username U]
   idp users list
   idp users show <username>
   idp users remove <username>
   idp users set-password <username> --password-stdin
+  idp users send-reset <username>
   idp users reset-2fa <username>
 
-The password is read from standard input (one trailing newline is removed) and must have at
-least 8 characters; it is stored as an argon2id hash. set-password also ends the user's
-sessions and revokes the tokens issued in them. reset-2fa removes two-step verification (the
+The password is read from standard input (one trailing newline is removed) and must meet the
+password policy: at least IDP_PASSWORD_MIN_LENGTH characters (10 by default), at most
+IDP_PASSWORD_MAX_LENGTH, not one of the 10,000 most common passwords, and not the username or
+the e-mail address; it is stored as an argon2id hash. set-password also ends the user's
+sessions, revokes the tokens issued in them and voids the user's password reset links.
+send-reset mails the user a password reset link (valid IDP_PASSWORD_RESET_TTL seconds, 30
+minutes by default; a running server delivers it); it needs mail and an e-mail address on the
+account, and is refused for invited and disabled users. list and show print each user's status
+(active, unverified, invited or disabled). reset-2fa removes two-step verification (the
 authenticator app and the recovery codes) of a user who lost them, and also ends the user's
 sessions; the user signs in with the password and can set up the app again. show never prints the password hash or the
-TOTP secret. --address-json takes an OIDC address object, e.g.
+TOTP secret. invite creates an account with no password (status invited) and mails the
+address a link to choose a username and password (valid IDP_INVITATION_TTL seconds, 7 days by
+default; a running server delivers the mail); it needs IDP_SIGNUP=invite or open, and mail.
+Inviting the same address again sends a new link (the older one stops working); an address
+that already belongs to an account that is not invited is refused.
+--address-json takes an OIDC address object, e.g.
 '{"street_address":"1 Main St","locality":"Springfield","country":"US"}'.
 
 ${COMMON}
@@ -89,10 +104,14 @@ ${COMMON}
                   [--post-logout-redirect-uri U ...] [--skip-consent]
                   [--scope "openid profile ..."] [--application-type web|native]
                   [--jwks-uri URL | --jwks-json JSON] [--backchannel-logout-uri URL]
-                  [--resource-server]
+                  [--resource-server] [--groups-claim NAME] [--groups-prefix P]
+                  [--strip-groups-prefix] [--role GROUP=VALUE ...] [--allowed-group G ...]
   idp clients list
   idp clients show <client_id>
   idp clients remove <client_id>
+  idp clients update <client_id> [--groups-claim NAME] [--groups-prefix P]
+                  [--strip-groups-prefix] [--role GROUP=VALUE ...] [--allowed-group G ...]
+                  [--clear groups_claim|groups_prefix|groups_prefix_strip|roles|allowed_groups ...]
   idp clients rotate-secret <client_id>
 
 add prints the client_id and the client_secret; the secret is shown only once (it is stored
@@ -106,9 +125,34 @@ issued to other clients at POST /introspect; show lists it as resource_server.
 --backchannel-logout-uri receives a logout token when a user's session ends (OIDC Back-Channel
 Logout); https, or http on localhost, 127.0.0.1 and [::1].
 
+Groups (released with the scope groups; never settable by dynamic registration):
+--groups-claim names the groups claim (default groups; registered names such as sub are
+refused). --groups-prefix releases only the groups starting with it; --strip-groups-prefix
+removes it from the names. --role GROUP=VALUE adds VALUE to a "roles" claim for members of
+GROUP. --allowed-group admits only members of these groups: anyone else gets access_denied at
+sign-in and invalid_grant at the next refresh. The groups named must exist. update replaces
+the members given and leaves the rest; --clear removes one.
+
 Redirect URIs must be absolute, without a fragment; http is allowed only for localhost,
 127.0.0.1 and [::1]; custom schemes (com.example.app:/callback) only with
 --application-type native.
+
+${COMMON}
+`,
+  groups: `Usage:
+  idp groups add <name> [--description D]
+  idp groups list
+  idp groups remove <name>
+  idp groups members add <group> <username>
+  idp groups members remove <group> <username>
+  idp groups members list <group>
+
+A group name has 1 to 64 ASCII letters, digits or - _ . : / and is unique whatever its case.
+remove also removes the memberships. A user's groups are released to clients with the scope
+groups (claims "groups" and "roles"); idp users show lists them. A client can rename the
+claim, release only groups with a prefix, map groups to roles, and admit only members of some
+groups (idp clients add|update --groups-claim, --groups-prefix, --role, --allowed-group): a
+user removed from such a group is refused at the next sign-in and at the next token refresh.
 
 ${COMMON}
 `,
@@ -145,6 +189,25 @@ Prints audit events, newest first (default limit 100), with the username and cli
 beside each id (--json: "username" and "client_name"; null once deleted).
 
 --type is one of: ${wrap(AUDIT_EVENT_TYPES.join(", "))}
+
+${COMMON}
+`,
+  mail: `Usage:
+  idp mail list [--failed] [--limit N]
+  idp mail retry <id>
+  idp mail test <address>
+
+list prints the outbox, newest first (default limit 100): queued, sending, sent and failed
+messages with their recipient, template, attempts and last error, never their bodies (they may
+hold single-use links). --failed shows only the messages given up on. Sent messages are kept 7
+days, failed ones 30 days past their last attempt.
+
+retry puts a failed message back in the queue; a running server sends it within moments.
+
+test queues a test message to <address>. With IDP_SMTP_URL set it is delivered at once and the
+outcome is printed (exit 1 when the server refused it or could not be reached: the message then
+stays queued for the server to retry). In development without IDP_SMTP_URL the running server
+writes it to its log. In production without IDP_SMTP_URL mail is off and the command fails.
 
 ${COMMON}
 `,

@@ -10,26 +10,32 @@ import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableEr
 import { audit_commands } from "./audit.ts";
 import { clients_commands } from "./clients.ts";
 import { config_commands } from "./config.ts";
+import { groups_commands } from "./groups.ts";
 import { CliContext, type CliIo, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { COMMAND_HELP, help_for, MAIN_HELP, VERSION } from "./help.ts";
 import { keys_commands } from "./keys.ts";
+import { mail_commands } from "./mail.ts";
 import { migrate_command } from "./migrate.ts";
 import { write_json } from "./output.ts";
 import { registration_commands } from "./registration.ts";
 import { serve_command } from "./serve.ts";
 import { users_commands } from "./users.ts";
+import { invite_user } from "./users_invite.ts";
+import { send_reset } from "./users_reset.ts";
 
 export type { CliIo } from "./context.ts";
 
 /** Commands with sub-commands: `idp <group> <sub> [options]`, each with its table of sub-commands. */
 const GROUPS: Record<string, Record<string, SubCommand>> = {
-  users: users_commands,
+  users: { ...users_commands, invite: invite_user, "send-reset": send_reset },
+  groups: groups_commands,
   clients: clients_commands,
   keys: keys_commands,
   "registration-token": registration_commands,
   audit: audit_commands,
   config: config_commands,
+  mail: mail_commands,
 };
 
 /** The arguments before `--` (after it everything is positional). */

@@ -12,9 +12,9 @@ import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_record, write_table } from "./output.ts";
 import { web_url_problem } from "../oidc/redirect_uris.ts";
 import { end_user_sessions } from "../oidc/sessions.ts";
+import { check_password_policy, type PasswordOwner } from "../oidc/account/password_policy.ts";
+import { void_reset_links } from "../oidc/account/password_reset.ts";
 
-export const MIN_PASSWORD_LENGTH = 8;
-const MAX_PASSWORD_LENGTH = 1024;
 const USERNAME = /^[\p{L}\p{N}._@+-]{1,64}$/u;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[0-9][0-9 ().-]{2,31}$/;
@@ -35,6 +35,7 @@ export function public_user(user: UserRow): PublicUser {
   return {
     id: user.id,
     username: user.username,
+    status: user.status,
     name: user.name,
     given_name: user.given_name,
     family_name: user.family_name,
@@ -57,12 +58,13 @@ export async function find_user(store: Store, username_or_id: string): Promise<U
   return must(user, `no user "${username_or_id}"`);
 }
 
-async function read_password(ctx: CliContext, given: boolean, command: string): Promise<string> {
+/** The password on stdin, checked against the password policy for its owner (oidc/account/password_policy.ts). */
+async function read_password(ctx: CliContext, given: boolean, command: string, owner: PasswordOwner): Promise<string> {
   if (!given) throw new UsageError(`${command} needs --password-stdin (the password is read from standard input)`);
   const password = await ctx.read_stdin();
   if (password.length === 0) throw new CliError("the password on standard input is empty");
-  if (password.length < MIN_PASSWORD_LENGTH) throw new CliError(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (password.length > MAX_PASSWORD_LENGTH) throw new CliError(`the password must have at most ${MAX_PASSWORD_LENGTH} characters`);
+  const refused = check_password_policy(password, owner, ctx.config().passwords);
+  if (refused !== null) throw new CliError(`the password on standard input is refused: ${refused}`);
   return password;
 }
 
@@ -130,7 +132,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   if (picture_problem) throw new CliError(`--picture "${picture}" ${picture_problem}`);
   const address = parse_address(flags.address_json);
 
-  const password = await read_password(ctx, flags.password_stdin, "users add");
+  const password = await read_password(ctx, flags.password_stdin, "users add", { username, email });
   const store = await ctx.store();
   if (await store.get_user_by_username(username)) throw new CliError(`username "${username}" is already taken`);
   const password_hash = await hash_password(password, ctx.config().argon2);
@@ -159,8 +161,8 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
     if (users.length === 0) return write("No users.\n");
     write_table(
       write,
-      ["username", "id", "email", "name", "created"],
-      users.map((u) => [u.username, u.id, u.email, u.name, format_time(u.created_at)]),
+      ["username", "id", "status", "email", "name", "created"],
+      users.map((u) => [u.username, u.id, u.status, u.email, u.name, format_time(u.created_at)]),
     );
   });
 }
@@ -168,7 +170,10 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
 async function show(ctx: CliContext, argv: string[]): Promise<void> {
   const { positionals } = parse_args(argv, {});
   const [username] = expect_positionals(positionals, ["username"]) as [string];
-  const user = public_user(await find_user(await ctx.store(), username));
+  const store = await ctx.store();
+  const found = await find_user(store, username);
+  // The names of the user's groups (idp groups), released with the scope groups.
+  const user = { ...public_user(found), groups: await store.list_user_groups(found.id) };
   ctx.emit(user, (write) =>
     write_record(write, {
       ...user,
@@ -194,9 +199,11 @@ async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
   const [username] = expect_positionals(positionals, ["username"]) as [string];
   const store = await ctx.store();
   const user = await find_user(store, username);
-  const password = await read_password(ctx, flags.password_stdin, "users set-password");
+  const password = await read_password(ctx, flags.password_stdin, "users set-password", { username: user.username, email: user.email });
   const password_hash = await hash_password(password, ctx.config().argon2);
   await store.update_user(user.id, { password_hash });
+  // Reset links mailed before the change no longer work (oidc/account/password_reset.ts).
+  await void_reset_links(store, user.id);
   // A password change is often the answer to a compromise: whoever held the old password loses access now.
   const { sessions_ended, tokens_revoked } = await end_user_sessions(store, user.id, Math.floor(Date.now() / 1000));
   await ctx.audit({ type: "user_password_changed", user_id: user.id, details: { sessions_ended, tokens_revoked } });

@@ -4,6 +4,7 @@
  * from the defaults, an optional JSON file and the environment (docs/ARCHITECTURE.md).
  */
 import { isIP } from "node:net";
+import { domainToASCII } from "node:url";
 import { z } from "zod";
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
@@ -44,6 +45,32 @@ function is_allow_entry(entry: string): boolean {
   if (prefix !== undefined) return family !== 0 && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
   if (family !== 0) return true;
   return /^(?=.{1,253}\.?$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i.test(entry);
+}
+
+/**
+ * An e-mail domain in the one spelling comparisons use: lower-case A-labels (UTS #46 via
+ * domainToASCII, RFC 5891), without a trailing dot; null when it is no domain name.
+ */
+export function signup_domain(domain: string): string | null {
+  const ascii = domainToASCII(domain.trim().replace(/\.$/, "")).toLowerCase();
+  if (ascii === "" || !ascii.includes(".") || isIP(ascii) !== 0) return null;
+  return /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/.test(ascii) ? ascii : null;
+}
+
+/** An SMTP URL the mail transport accepts (src/app/mail/smtp.ts reads it the same way). */
+export function is_smtp_url(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "smtp:" && url.protocol !== "smtps:") return false;
+  if (url.hostname === "" || (url.pathname !== "" && url.pathname !== "/") || url.hash !== "") return false;
+  const params = [...url.searchParams.keys()];
+  if (params.some((key) => key !== "starttls")) return false;
+  const starttls = url.searchParams.get("starttls");
+  return starttls === null || (url.protocol === "smtp:" && starttls === "required");
 }
 
 const issuer = z
@@ -93,9 +120,73 @@ export const ConfigSchema = z.strictObject({
     .default(["RS256", "PS256", "ES256", "EdDSA"])
     .refine((v) => v.includes("RS256"), "must include RS256 (OIDC Core §15.1)"),
   registration: z.enum(["open", "token", "off"]).default("token"),
+  /** Accounts people create themselves (oidc/account/signup.ts) and invitations (oidc/account/invitations.ts). */
+  signup: z
+    .strictObject({
+      /** off: only administrators create accounts; open: a public sign-up page; invite: only with an invitation (`idp users invite`). */
+      mode: z.enum(["off", "open", "invite"]).default("off"),
+      /** E-mail domains allowed to sign up (exact match, case-insensitive, IDN as A-labels); empty: any domain. */
+      domains: z
+        .preprocess(
+          (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
+          z.array(z.string().transform((d, ctx) => {
+            const ascii = signup_domain(d);
+            if (ascii === null) ctx.addIssue({ code: "custom", message: `"${d}" is not a domain name (example.com, bücher.example)` });
+            return ascii ?? d;
+          })),
+        )
+        .default([]),
+      /** true: a new account signs in only once its address is verified; false: at once (a verification mail is still sent). */
+      require_verification: bool(true),
+      /** How long an invitation link stays valid (seconds; 7 days). */
+      invitation_ttl: seconds(7 * 24 * 3600),
+      /** Sign-up attempts from one address per window before it gets 429. */
+      per_ip: limit(10),
+      window_seconds: seconds(3600),
+    })
+    .prefault({}),
+  /** The passwords people choose (oidc/account/password_policy.ts): account page, reset, sign-up, CLI. */
+  passwords: z
+    .strictObject({
+      /** NIST SP 800-63B §5.1.1.2: at least 8 characters; 10 by default. */
+      min_length: z.coerce.number().int().min(8, "must be at least 8 (NIST SP 800-63B §5.1.1.2)").max(128).default(10),
+      /** Bounds the argon2id input; NIST SP 800-63B §5.1.1.2 asks to allow at least 64 characters. */
+      max_length: z.coerce.number().int().min(64, "must be at least 64 (NIST SP 800-63B §5.1.1.2)").max(4096).default(1024),
+    })
+    .prefault({})
+    .refine((p) => p.min_length <= p.max_length, "min_length must not be above max_length"),
+  /** Forgot password (oidc/account/password_reset.ts): the link's lifetime and the request limits. */
+  password_reset: z
+    .strictObject({
+      /** How long a reset link stays valid (seconds; 30 minutes, at most a day). */
+      ttl: seconds(1800).refine((v) => v <= 24 * 3600, "a reset link must be short-lived (at most 86400 s)"),
+      /** Reset mails one account may be sent per window (more requests get the same page, and no mail). */
+      per_account: limit(3),
+      /** Forgot-password requests and reset attempts from one address per window before it gets 429. */
+      per_ip: limit(20),
+      window_seconds: seconds(3600),
+    })
+    .prefault({}),
+  /** E-mail verification links (oidc/account/verification.ts). */
+  email_verification: z
+    .strictObject({
+      /** How long a verification link stays valid (seconds; 24 hours). */
+      ttl: seconds(24 * 3600),
+      /** Verification mails one account may be sent per window (password_reset.window_seconds). */
+      per_account: limit(5),
+    })
+    .prefault({}),
   trust_proxy: bool(false),
   metrics_token: z.string().min(16).optional(),
   log_requests: bool(true),
+  /**
+   * Outgoing mail (src/app/mail): smtp:// (STARTTLS when the server offers it; `?starttls=required`
+   * refuses to send without it) or smtps:// (TLS from the start), with optional user:password.
+   * Unset: mail goes to the log in development, and is off in production.
+   */
+  smtp_url: z.string().refine(is_smtp_url, "must be smtp://[user:password@]host[:port] or smtps://…, optionally with ?starttls=required").optional(),
+  /** The From address of outgoing mail; required with smtp_url. */
+  mail_from: z.email({ error: "must be an e-mail address (idp@example.com)" }).optional(),
   /** How often each instance checks the store for rotated keys (seconds). */
   keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5),
   /** How often each instance deletes expired codes, tokens, sessions... (seconds). */
@@ -174,6 +265,18 @@ export const ConfigSchema = z.strictObject({
       register_per_ip: quota(60),
     })
     .prefault({}),
+  /** Passkeys (WebAuthn): sign-in without a password, and a second factor beside TOTP. Off hides them everywhere. */
+  passkeys: bool(true),
+  /**
+   * Who must use a second factor (TOTP or a passkey) after a password: "off" (only users who set
+   * one up), or "all". A client may require it for itself (client metadata `require_2fa`, set by
+   * the operator: `idp clients add|update --require-2fa`).
+   */
+  require_2fa: z.enum(["off", "all"], { error: "must be off or all" }).default("off"),
+}).superRefine((config, context) => {
+  if (config.smtp_url !== undefined && config.mail_from === undefined) {
+    context.addIssue({ code: "custom", path: ["mail_from"], message: "is required when smtp_url is set (the From address of outgoing mail)" });
+  }
 });
 
 export type Config = z.output<typeof ConfigSchema>;

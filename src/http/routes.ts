@@ -7,15 +7,30 @@ import { Fw, type Item } from "../fw/index.ts";
 import { PATHS } from "../oidc/metadata.ts";
 import type { Provider } from "../oidc/provider.ts";
 import { Account } from "./endpoints/account/home.ts";
+import { AccountEmail } from "./endpoints/account/email.ts";
+import { EmailConfirm } from "./endpoints/account/email_confirm.ts";
 import { AccountGrants } from "./endpoints/account/grants.ts";
+import { AccountSessions } from "./endpoints/account/sessions.ts";
+import { Invitation } from "./endpoints/account/invitation.ts";
 import { AccountLogin } from "./endpoints/account/login.ts";
 import { AccountPassword } from "./endpoints/account/password.ts";
+import { Signup } from "./endpoints/account/signup.ts";
 import { AccountTotp } from "./endpoints/account/totp.ts";
+import { ForgotPassword } from "./endpoints/account/forgot_password.ts";
+import { ResetPassword } from "./endpoints/account/reset_password.ts";
+import { VerifyEmail } from "./endpoints/account/verify_email.ts";
+import { ResendVerification } from "./endpoints/account/resend_verification.ts";
 import { DemoCallback, type Backchannel } from "./endpoints/demo/callback.ts";
 import { Demo } from "./endpoints/demo/start.ts";
 import { Consent } from "./endpoints/interaction/consent.ts";
 import { Login } from "./endpoints/interaction/login.ts";
 import { TwoFactor } from "./endpoints/interaction/two_factor.ts";
+import { PasskeySignIn } from "./endpoints/interaction/passkey.ts";
+import { PasskeyOptions } from "./endpoints/interaction/passkey_options.ts";
+import { AccountPasskeyLogin } from "./endpoints/account/passkey_login.ts";
+import { AccountPasskeyLoginOptions } from "./endpoints/account/passkey_login_options.ts";
+import { AccountPasskeyOptions } from "./endpoints/account/passkey_options.ts";
+import { AccountPasskeys } from "./endpoints/account/passkeys.ts";
 import { Authorize } from "./endpoints/oauth/authorize.ts";
 import { Introspect } from "./endpoints/oauth/introspect.ts";
 import { RevokePreflight, TokenPreflight, UserinfoPreflight } from "./endpoints/oauth/preflight.ts";
@@ -63,6 +78,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     Authorize(idp),
     Login(idp),
     TwoFactor(idp),
+    // Passkeys (WebAuthn): not mounted when they are off (IDP_PASSKEYS=off).
+    ...(idp.config.passkeys ? [PasskeyOptions(idp), PasskeySignIn(idp), AccountPasskeyLoginOptions(idp), AccountPasskeyLogin(idp), AccountPasskeyOptions(idp), AccountPasskeys(idp)] : []),
     Consent(idp),
     Logout(idp),
     LogoutConfirm(idp),
@@ -85,6 +102,17 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     AccountPassword(idp),
     AccountTotp(idp),
     AccountGrants(idp),
+    // Forgot password and e-mail verification (links mailed to the user; the pages say so when mail is off).
+    ForgotPassword(idp),
+    ResetPassword(idp),
+    VerifyEmail(idp),
+    ResendVerification(idp),
+    AccountSessions(idp),
+    AccountEmail(idp),
+    EmailConfirm(idp),
+    // Sign-up (IDP_SIGNUP): the public page only when open; invitation links unless sign-up is off.
+    ...(idp.config.signup.mode === "open" ? [Signup(idp)] : []),
+    ...(idp.config.signup.mode === "off" ? [] : [Invitation(idp)]),
     // The built-in demo relying party, in development mode only.
     ...(idp.config.production ? [] : [Demo(idp), DemoCallback(idp, backchannel(idp, static_files))]),
     Static(idp, static_files),

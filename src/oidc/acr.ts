@@ -2,44 +2,98 @@
  * Authentication context classes (OIDC Core §2 `acr`, §3.1.2.1 `acr_values`) and the methods
  * behind them (RFC 8176 `amr`):
  *
- * | acr   | meaning                                   | amr            |
- * | ----- | ----------------------------------------- | -------------- |
- * | `pwd` | a password                                | ["pwd"]        |
- * | `mfa` | a password and a one-time code (RFC 6238) | ["pwd", "otp"] |
+ * | acr    | meaning                                                     | amr that satisfy it                          |
+ * | ------ | ----------------------------------------------------------- | -------------------------------------------- |
+ * | `pwd`  | any sign-in                                                 | ["pwd"] and everything below                 |
+ * | `mfa`  | two factors                                                 | ["pwd","otp"], ["pwd","hwk"/"swk","mfa"], a passkey with user verification ["hwk"/"swk","user"] |
+ * | `phr`  | phishing-resistant: a passkey took part (origin-bound key, WebAuthn §13.4.9) | any amr with "hwk" or "swk"   |
+ * | `phrh` | phishing-resistant with a device-bound key (not synced)     | any amr with "hwk"                           |
  *
- * acr_values lists acceptable classes in order of preference. Two factors are REQUIRED when every
- * class the client listed that we know is `mfa` (`acr_values=mfa`); with `acr_values=mfa pwd`
- * the password is acceptable. A signed-in session without a code is then asked to sign in again
- * (login_required with prompt=none). A user who has no authenticator app cannot satisfy it: the
- * sign-in stops on an error page that says how to set one up (no code is issued).
+ * Passkey amr (RFC 8176 §2): "hwk" for a device-bound key, "swk" for a synced one (backup
+ * eligible, WebAuthn §6.3.3: its private key lives in software-protected sync storage), "user"
+ * for the user verification the authenticator did (PIN or biometric; which one is not reported).
+ * A passkey after a password adds "mfa" (RFC 8176 §2: several factors).
+ *
+ * acr_values lists acceptable classes in order of preference. A session satisfies a request when
+ * it satisfies at least one known class the client listed (unknown values are ignored); a
+ * session that satisfies none is asked to sign in again (login_required with prompt=none). With
+ * `acr_values=mfa pwd` a password is acceptable; `acr_values=mfa` requires two factors;
+ * `acr_values=phr` requires a passkey. A user who has no way to satisfy it stops on an error page
+ * that says how to set one up (no code is issued).
  *
  * A client's registered `default_acr_values` (OIDC Registration §2) stand in for acr_values when
  * a request has none (authorize_request.ts).
  *
  * `acr` is put in the ID Token only when the client sent acr_values, or has default_acr_values
- * (it is optional, §2).
+ * (it is optional, §2): the first class of the list the sign-in satisfies, else the strongest it
+ * reached.
  */
 export const ACR_PASSWORD = "pwd";
 export const ACR_TWO_FACTORS = "mfa";
-export const ACR_VALUES_SUPPORTED = [ACR_TWO_FACTORS, ACR_PASSWORD] as const;
+export const ACR_PHISHING_RESISTANT = "phr";
+export const ACR_PHISHING_RESISTANT_HARDWARE = "phrh";
+/** Every class, weakest last in the table's order of strength (strongest first). */
+export const ACR_VALUES_SUPPORTED = [ACR_TWO_FACTORS, ACR_PASSWORD, ACR_PHISHING_RESISTANT, ACR_PHISHING_RESISTANT_HARDWARE] as const;
+/** The classes that need a passkey: not advertised when passkeys are off. */
+export const PASSKEY_ACR_VALUES: readonly string[] = [ACR_PHISHING_RESISTANT, ACR_PHISHING_RESISTANT_HARDWARE];
 
-/** True when the request accepts nothing less than two factors. */
-export function requires_two_factors(acr_values: readonly string[]): boolean {
-  const known = acr_values.filter((value) => (ACR_VALUES_SUPPORTED as readonly string[]).includes(value));
-  return known.length > 0 && known.every((value) => value === ACR_TWO_FACTORS);
+/** The classes advertised in discovery and accepted at registration. */
+export function acr_values_supported(passkeys: boolean): string[] {
+  return ACR_VALUES_SUPPORTED.filter((value) => passkeys || !PASSKEY_ACR_VALUES.includes(value));
 }
 
-/** The class an authentication reached, from its methods. */
+const STRENGTH = [ACR_PHISHING_RESISTANT_HARDWARE, ACR_PHISHING_RESISTANT, ACR_TWO_FACTORS, ACR_PASSWORD];
+
+function known(acr_values: readonly string[]): string[] {
+  return acr_values.filter((value) => (ACR_VALUES_SUPPORTED as readonly string[]).includes(value));
+}
+
+/** Did a passkey take part in this authentication? */
+export function used_passkey(amr: readonly string[]): boolean {
+  return amr.includes("hwk") || amr.includes("swk");
+}
+
+/** Does an authentication with these methods reach class `acr`? */
+export function satisfies(acr: string, amr: readonly string[]): boolean {
+  switch (acr) {
+    case ACR_PASSWORD:
+      return true;
+    case ACR_TWO_FACTORS:
+      return amr.includes("otp") || amr.includes("mfa") || (used_passkey(amr) && amr.includes("user"));
+    case ACR_PHISHING_RESISTANT:
+      return used_passkey(amr);
+    case ACR_PHISHING_RESISTANT_HARDWARE:
+      return amr.includes("hwk");
+    default:
+      return false;
+  }
+}
+
+/** True when the request accepts nothing less than two factors (a password alone will not do). */
+export function requires_two_factors(acr_values: readonly string[]): boolean {
+  const classes = known(acr_values);
+  return classes.length > 0 && !classes.includes(ACR_PASSWORD);
+}
+
+/** True when only a passkey can satisfy the request (every known class asked for is phishing-resistant). */
+export function requires_passkey(acr_values: readonly string[]): boolean {
+  const classes = known(acr_values);
+  return classes.length > 0 && classes.every((value) => PASSKEY_ACR_VALUES.includes(value));
+}
+
+/** The strongest class an authentication reached, from its methods. */
 export function acr_of(amr: readonly string[]): string {
-  return amr.includes("otp") ? ACR_TWO_FACTORS : ACR_PASSWORD;
+  return STRENGTH.find((acr) => satisfies(acr, amr)) ?? ACR_PASSWORD;
 }
 
 /** Must a user signed in with `amr` sign in again for this request? */
 export function needs_second_factor(acr_values: readonly string[], amr: readonly string[]): boolean {
-  return requires_two_factors(acr_values) && !amr.includes("otp");
+  const classes = known(acr_values);
+  return classes.length > 0 && !classes.some((acr) => satisfies(acr, amr));
 }
 
 /** The `acr` claim of the ID Token: only when the client asked (acr_values sent). */
 export function acr_claim(acr_values: readonly string[], amr: readonly string[]): string | null {
-  return acr_values.length === 0 ? null : acr_of(amr);
+  if (acr_values.length === 0) return null;
+  return known(acr_values).find((acr) => satisfies(acr, amr)) ?? acr_of(amr);
 }

@@ -7,10 +7,17 @@
  *
  * Event types of the provider (the CLI adds its own with `via: "cli"`):
  *   login, login_locked, two_factor, two_factor_enrolled, two_factor_removed,
- *   recovery_codes_replaced, password_change, logout, consent_granted, consent_revoked,
+ *   passkey_added, passkey_renamed, passkey_removed, passkey_counter_regressed (a passkey whose
+ *   signature counter went backwards: a cloned authenticator? passkeys/ceremony.ts),
+ *   recovery_codes_replaced, password_change, password_reset_requested (forgot password: the
+ *   outcome says whether a link was mailed, `details.reason` why not; never what was typed),
+ *   password_reset, email_verification_sent, email_verified, signup (`details.reason` of a
+ *   refusal: email_in_use, throttled), invitation_sent, invitation_accepted,
+ *   email_change_requested, email_change, logout, consent_granted, consent_revoked,
  *   tokens_revoked, code_reuse, refresh_token_reuse, client_registered, client_updated,
  *   client_deleted, keys_rotated, outbound_refused (a URL a client registered named a destination
- *   the provider does not call: outbound.ts).
+ *   the provider does not call: outbound.ts), access_denied (a client's
+ *   allowed_groups refused the user: groups.ts).
  */
 import type { Provider } from "./provider.ts";
 import type { AuditEvent, JsonObject, UnixSeconds } from "../store/types.ts";

@@ -7,6 +7,7 @@ import { acr_claim, needs_second_factor } from "./acr.ts";
 import { approved_claims, claims_beyond_scopes } from "./claims_request.ts";
 import { grant_id, ordered_secret, secret_key } from "./crypto/secrets.ts";
 import type { OAuthErrorCode } from "./errors.ts";
+import { ACCESS_DENIED_DESCRIPTION, check_group_access } from "./groups.ts";
 import type { Authentication, AuthorizationRequest, ResponseMode } from "./interactions.ts";
 import type { Provider } from "./provider.ts";
 import { covers } from "./scopes.ts";
@@ -155,6 +156,11 @@ export async function next_step(
   if (request.expected_sub !== null && request.expected_sub !== authentication.user_id) {
     return back(error_response(idp, request, "login_required", "the user signed in with another account than the one the client expected"));
   }
+  // The client's access policy (groups.ts): checked once the user is known and before consent,
+  // so nobody is asked to approve an application they may not use. OIDC Core §3.1.2.6:
+  // access_denied to the verified redirect URI (as Keycloak and Authelia answer), also with prompt=none.
+  const access = await check_group_access(idp, client, authentication.user_id, { stage: "authorize" });
+  if (!access.allowed) return back(error_response(idp, request, "access_denied", ACCESS_DENIED_DESCRIPTION));
   if (!done.consent && (await needs_consent(idp, client, authentication.user_id, request))) return show("consent");
   const code = await issue_code(idp, request, authentication);
   return back(client_response(idp, request, { code }));

@@ -33,6 +33,10 @@ function claim_value(user: UserRow, claim: string): JsonValue | undefined {
       return user.phone_number ? user.phone_number_verified : undefined;
     case "address":
       return user.address && Object.keys(user.address).length > 0 ? (user.address as JsonValue) : undefined;
+    case "groups":
+    case "roles":
+      // From the store and the client's mapping (groups.ts), never from the row.
+      return undefined;
     default: {
       // Profile claims the row may gain later (middle_name, locale, ...) are read by name.
       const value = (user as unknown as Record<string, unknown>)[claim];

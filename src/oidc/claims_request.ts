@@ -131,6 +131,8 @@ export const CLAIM_DESCRIPTIONS: Record<string, string> = {
   address: "Your postal address",
   phone_number: "Your phone number",
   phone_number_verified: "Whether your phone number is verified",
+  groups: "The groups you belong to",
+  roles: "Your roles in the application, from your groups",
 };
 
 /** "Your email address (required by the application)", for each claim beyond the scopes. */

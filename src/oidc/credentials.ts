@@ -18,7 +18,9 @@ export async function check_credentials(idp: Provider, username: string, passwor
   // password work, and concurrent guesses cannot all pass the check before one is counted.
   const attempt = await reserve_login_attempt(idp, ip, username);
   const user = username === "" ? null : await idp.store.get_user_by_username(username);
-  const ok = await verify_password_or_dummy(password, user?.password_hash ?? null, idp.config.argon2);
+  // A user without a password ("": invited, or signing in another way) costs the same dummy
+  // verification as an unknown username and fails like a wrong password.
+  const ok = await verify_password_or_dummy(password, user === null || user.password_hash === "" ? null : user.password_hash, idp.config.argon2);
   idp.metrics.login(ok && user !== null ? "success" : "failure");
   if (ok && user !== null) {
     await release_login_attempt(idp, attempt);

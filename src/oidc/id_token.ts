@@ -7,6 +7,7 @@
 import { claims_for } from "./claims.ts";
 import { requested_claims } from "./claims_request.ts";
 import { at_hash } from "./crypto/hashes.ts";
+import { group_claims } from "./groups.ts";
 import { OAuthError } from "./errors.ts";
 import type { Alg } from "./keys/keyring.ts";
 import { session_sid } from "./logout/sid.ts";
@@ -47,18 +48,23 @@ export type IdTokenInput = {
    * iat is new, and no nonce — it belonged to the authentication request, not to this one.
    */
   refresh?: boolean;
+  /** The user's groups when the caller read them already (the access policy did). */
+  groups?: readonly string[] | null;
 };
 
 export async function sign_id_token(idp: Provider, input: IdTokenInput): Promise<string> {
   const { client, user, authentication, now } = input;
   const alg = id_token_alg(idp, client);
+  const requested = requested_claims(authentication.claims, "id_token");
   // OIDC Core §5.4 puts the claims of profile/email/address/phone in the ID Token only when no
   // access token is issued (response_type=id_token); with the code flow they come from /userinfo.
   // This provider ALSO puts them in the ID Token (as Google, Auth0 and Keycloak do), so a client
   // gets name and email without a second request. Only the granted scopes' claims are added.
   const payload: Record<string, unknown> = {
     // OIDC Core §5.5: plus the claims requested individually for the ID Token.
-    ...claims_for(user, input.scopes, requested_claims(authentication.claims, "id_token")),
+    ...claims_for(user, input.scopes, requested),
+    // The scope groups (or a claims request for them): groups and roles as the client maps them.
+    ...(await group_claims(idp, client, user.id, input.scopes, requested, input.groups)),
     iss: idp.config.issuer,
     sub: user.id,
     aud: client.client_id,

@@ -3,7 +3,7 @@
  * configuration. It advertises only what works today: every endpoint listed answers, every
  * value listed is accepted.
  */
-import { ACR_VALUES_SUPPORTED } from "./acr.ts";
+import { acr_values_supported } from "./acr.ts";
 import { USER_CLAIMS } from "./claims.ts";
 import type { Config } from "../config/schema.ts";
 import { CHALLENGE_METHODS } from "./pkce.ts";
@@ -74,9 +74,10 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     introspection_endpoint: `${issuer}${PATHS.introspect}`,
     introspection_endpoint_auth_methods_supported: [...INTROSPECTION_AUTH_METHODS],
     introspection_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
-    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "acr", "sid", ...USER_CLAIMS],
-    // OIDC Core §3.1.2.1 acr_values: `mfa` requires two-step verification (acr.ts).
-    acr_values_supported: [...ACR_VALUES_SUPPORTED],
+    // groups and roles: with the scope groups (groups.ts; a client may rename the groups claim).
+    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "acr", "sid", ...USER_CLAIMS, "groups", "roles"],
+    // OIDC Core §3.1.2.1 acr_values: `mfa` requires two factors, `phr`/`phrh` a passkey (acr.ts).
+    acr_values_supported: acr_values_supported(config.passkeys),
     code_challenge_methods_supported: [...CHALLENGE_METHODS],
     // RFC 9207 §3: every authorization response carries iss.
     authorization_response_iss_parameter_supported: true,

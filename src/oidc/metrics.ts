@@ -8,6 +8,9 @@
  *   of series stays bounded whatever clients send; unrouted requests are `route="unmatched"`.
  * - `idp_logins_total{outcome}`: password checks at the login page (success, failure).
  * - `idp_tokens_issued_total{grant_type}`: successful token responses by grant.
+ * - `idp_mail_sent_total`, `idp_mail_failed_total{outcome}` (failed attempts: `retry` scheduled
+ *   another, `failed` was the last) and `idp_mail_queued` (messages waiting in the outbox, shared
+ *   by all instances, as this instance's worker last counted them).
  */
 
 /** Upper bounds (seconds) of the latency histogram: from a cached page to a slow argon2id login. */
@@ -36,6 +39,7 @@ export class Metrics {
   private readonly logins: Record<LoginOutcome, number> = { success: 0, failure: 0 };
   private readonly tokens = new Map<string, number>();
   private readonly started_at = Date.now() / 1000;
+  private mail = { sent: 0, retry: 0, failed: 0, queued: 0 };
 
   /** One answered request. `route` is the matched pattern, or undefined when nothing matched. */
   request(route: string | undefined, method: string, status: number, seconds: number): void {
@@ -62,6 +66,21 @@ export class Metrics {
     this.tokens.set(grant_type, (this.tokens.get(grant_type) ?? 0) + 1);
   }
 
+  /** A message the mail server accepted. */
+  mail_sent(): void {
+    this.mail.sent++;
+  }
+
+  /** A failed delivery attempt: another is scheduled ("retry") or the message ended "failed". */
+  mail_failed(outcome: "retry" | "failed"): void {
+    this.mail[outcome]++;
+  }
+
+  /** Messages waiting in the outbox (queued or being sent). */
+  mail_queued(count: number): void {
+    this.mail.queued = count;
+  }
+
   /** The exposition text. */
   render(): string {
     const lines: string[] = [];
@@ -83,6 +102,13 @@ export class Metrics {
 
     family("idp_tokens_issued_total", "counter", "Successful token responses, by grant type.");
     for (const [grant, count] of this.tokens) lines.push(`idp_tokens_issued_total{grant_type="${label(grant)}"} ${count}`);
+
+    family("idp_mail_sent_total", "counter", "Mail messages the mail server accepted.");
+    lines.push(`idp_mail_sent_total ${this.mail.sent}`);
+    family("idp_mail_failed_total", "counter", "Failed mail delivery attempts, by outcome (retry: another attempt is scheduled; failed: given up).");
+    for (const outcome of ["retry", "failed"] as const) lines.push(`idp_mail_failed_total{outcome="${outcome}"} ${this.mail[outcome]}`);
+    family("idp_mail_queued", "gauge", "Mail messages waiting in the outbox (all instances), as last counted by this instance.");
+    lines.push(`idp_mail_queued ${this.mail.queued}`);
 
     family("process_start_time_seconds", "gauge", "Start time of the process since the unix epoch in seconds.");
     lines.push(`process_start_time_seconds ${number(Math.floor(this.started_at))}`);

@@ -26,6 +26,9 @@ export const SCOPE_CLAIMS = {
   phone: ["phone_number", "phone_number_verified"],
   // OIDC Core §11: asks for a refresh token; releases no claims.
   offline_access: [],
+  // Not a standard scope (OIDC Core §5.4 allows others): the user's groups, and the roles a
+  // client maps from them (groups.ts). Their values come from the store, not the user row.
+  groups: ["groups", "roles"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type KnownScope = keyof typeof SCOPE_CLAIMS;
@@ -38,7 +41,7 @@ export type KnownScope = keyof typeof SCOPE_CLAIMS;
  * registered for refresh_token has it dropped at /authorize (authorize_request.ts), so its consent
  * page does not list it.
  */
-export const ADVERTISED_SCOPES: readonly KnownScope[] = ["openid", "profile", "email", "address", "phone", "offline_access"];
+export const ADVERTISED_SCOPES: readonly KnownScope[] = ["openid", "profile", "email", "address", "phone", "offline_access", "groups"];
 
 /** Plain words for the consent page. */
 export const SCOPE_DESCRIPTIONS: Record<KnownScope, string> = {
@@ -48,6 +51,7 @@ export const SCOPE_DESCRIPTIONS: Record<KnownScope, string> = {
   address: "See your postal address",
   phone: "See your phone number and whether it is verified",
   offline_access: "Stay connected to your account while you are away",
+  groups: "See the groups you belong to",
 };
 
 export function is_known_scope(scope: string): scope is KnownScope {

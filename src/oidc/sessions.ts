@@ -5,6 +5,7 @@
  */
 import { cookie_options, session_cookie_name, read_cookie, type CookieReader, type CookieToSet } from "./cookies.ts";
 import { random_token, sha256 } from "./crypto/secrets.ts";
+import { not_active } from "./account/account_status.ts";
 import type { Provider } from "./provider.ts";
 import type { SessionRow, Store, UnixSeconds, UserRow } from "../store/types.ts";
 
@@ -19,8 +20,19 @@ export async function current_session_row(idp: Provider, cookies: CookieReader):
   const value = read_cookie(cookies, session_cookie_name(idp));
   if (value === null) return null;
   const session = await idp.store.get_session(sha256(value));
-  return session === null || session.expires_at <= idp.now() ? null : session;
+  const now = idp.now();
+  if (session === null || session.expires_at <= now) return null;
+  // "Last seen" on the account page's list of sessions: written at most every few minutes, so a
+  // busy single sign-on adds no write to most requests. The expiry does not slide.
+  if (now - session.last_seen_at >= LAST_SEEN_INTERVAL) {
+    await idp.store.touch_session(session.id_hash, now);
+    session.last_seen_at = now;
+  }
+  return session;
 }
+
+/** Seconds between two updates of a session's last_seen_at. */
+export const LAST_SEEN_INTERVAL = 300;
 
 /** The live session of the browser that sent `cookies`, with its user; null when there is none. */
 export async function current_session(idp: Provider, cookies: CookieReader): Promise<ActiveSession | null> {
@@ -30,16 +42,28 @@ export async function current_session(idp: Provider, cookies: CookieReader): Pro
   return user === null ? null : { session, user };
 }
 
+/** Longest User-Agent kept with a session: enough to name a browser, not a place to store data. */
+export const MAX_USER_AGENT = 512;
+
+/** Where a session is started from, shown on the account page (store: sessions.user_agent, ip). */
+export type SessionDevice = { user_agent?: string | null; ip?: string | null };
+
 /** Starts a session for a user who just authenticated; returns the row and the cookie to set. */
 export async function start_session(
   idp: Provider,
   user: UserRow,
   amr: string[],
+  device: SessionDevice = {},
 ): Promise<{ session: SessionRow; cookie: CookieToSet }> {
+  // Only active accounts get a session, whatever way they signed in (account/account_status.ts).
+  const refused = not_active(user);
+  if (refused !== null) throw refused;
   const value = random_token(32);
   const now = idp.now();
   const ttl = idp.config.tokens.session_ttl;
-  const session = await idp.store.create_session({ id_hash: sha256(value), user_id: user.id, auth_time: now, amr, expires_at: now + ttl, created_at: now, last_seen_at: now });
+  const user_agent = device.user_agent ? device.user_agent.slice(0, MAX_USER_AGENT) : null;
+  const ip = device.ip ? device.ip : null;
+  const session = await idp.store.create_session({ id_hash: sha256(value), user_id: user.id, auth_time: now, amr, expires_at: now + ttl, created_at: now, last_seen_at: now, user_agent, ip });
   return { session, cookie: { name: session_cookie_name(idp), value, options: cookie_options(idp, ttl) } };
 }
 

@@ -12,9 +12,12 @@ import type {
   InitialAccessTokenRow,
   InteractionRow,
   KeyRow,
+  MailRow,
+  MailSummary,
   SessionRow,
   TokenRow,
   UserRow,
+  UserTokenRow,
 } from "./types.ts";
 
 export type ColumnKind = "text" | "int" | "bool" | "json";
@@ -35,6 +38,7 @@ export const user_spec: TableSpec<UserRow> = {
   address: "json",
   totp_secret: "text",
   totp_enabled_at: "int",
+  status: "text",
   created_at: "int",
   updated_at: "int",
 };
@@ -59,6 +63,8 @@ export const session_spec: TableSpec<SessionRow> = {
   created_at: "int",
   expires_at: "int",
   last_seen_at: "int",
+  user_agent: "text",
+  ip: "text",
 };
 
 export const interaction_spec: TableSpec<InteractionRow> = {
@@ -140,6 +146,15 @@ export const initial_access_token_spec: TableSpec<InitialAccessTokenRow> = {
   uses_left: "int",
 };
 
+export const user_token_spec: TableSpec<UserTokenRow> = {
+  token_hash: "text",
+  user_id: "text",
+  purpose: "text",
+  email: "text",
+  created_at: "int",
+  expires_at: "int",
+};
+
 export const audit_spec: TableSpec<AuditEvent> = {
   id: "int",
   at: "int",
@@ -150,6 +165,26 @@ export const audit_spec: TableSpec<AuditEvent> = {
   outcome: "text",
   details: "json",
 };
+
+export const mail_spec: TableSpec<MailRow> = {
+  id: "text",
+  recipient: "text",
+  template: "text",
+  subject: "text",
+  text: "text",
+  html: "text",
+  status: "text",
+  attempts: "int",
+  next_attempt_at: "int",
+  locked_until: "int",
+  give_up_at: "int",
+  last_error: "text",
+  created_at: "int",
+  sent_at: "int",
+};
+
+/** The outbox without the bodies (listings): they may hold single-use links. */
+export const mail_summary_spec: TableSpec<MailSummary> = (({ text: _text, html: _html, ...rest }) => rest)(mail_spec);
 
 /** The column names of a spec, in declaration order. */
 export function columns<Row>(spec: TableSpec<Row>): string[] {

@@ -12,6 +12,8 @@ import type {
   InteractionRow,
   KeyRow,
   KeyStatus,
+  MailRow,
+  NewMail,
   NewAuditEvent,
   NewClient,
   NewCode,
@@ -26,8 +28,13 @@ import type {
   TokenRow,
   UnixSeconds,
   UserRow,
+  UserStatus,
+  UserTokenRow,
 } from "./types.ts";
+import { USER_STATUSES } from "./types/users.ts";
+import { USER_TOKEN_PURPOSES } from "./types/user_tokens.ts";
 import { StoreError } from "./types/errors.ts";
+import { uuid_v7 } from "../platform/crypto.ts";
 import { stored_username, username_form_problem } from "./usernames.ts";
 
 export function now_seconds(): UnixSeconds {
@@ -59,8 +66,32 @@ export function user_row(input: NewUser): UserRow {
     address: input.address ?? null,
     totp_secret: input.totp_secret ?? null,
     totp_enabled_at: input.totp_enabled_at ?? null,
+    status: checked_status(input.status ?? "active"),
     created_at: input.created_at ?? now,
     updated_at: input.updated_at ?? input.created_at ?? now,
+  };
+}
+
+/** A status the schema does not know is refused before it reaches the row (the column has no CHECK). */
+export function checked_status<S extends UserStatus | undefined>(status: S): S {
+  if (status !== undefined && !USER_STATUSES.includes(status)) {
+    throw new StoreError(`user status "${status}" is not one of ${USER_STATUSES.join(", ")}`);
+  }
+  return status;
+}
+
+/** A user token row with `created_at` filled in; an unknown purpose is refused. */
+export function user_token_row(input: Omit<UserTokenRow, "created_at"> & { created_at?: UnixSeconds }): UserTokenRow {
+  if (!USER_TOKEN_PURPOSES.includes(input.purpose)) {
+    throw new StoreError(`user token purpose "${input.purpose}" is not one of ${USER_TOKEN_PURPOSES.join(", ")}`);
+  }
+  return {
+    token_hash: input.token_hash,
+    user_id: input.user_id,
+    purpose: input.purpose,
+    email: input.email ?? null,
+    created_at: input.created_at ?? now_seconds(),
+    expires_at: input.expires_at,
   };
 }
 
@@ -90,6 +121,8 @@ export function session_row(input: NewSession): SessionRow {
     created_at: created,
     expires_at: input.expires_at,
     last_seen_at: input.last_seen_at ?? created,
+    user_agent: input.user_agent ?? null,
+    ip: input.ip ?? null,
   };
 }
 
@@ -242,5 +275,29 @@ export function initial_access_token_row(input: NewInitialAccessToken): InitialA
     created_at: input.created_at ?? now_seconds(),
     expires_at: input.expires_at,
     uses_left: input.uses_left ?? null,
+  };
+}
+
+/** Outbox listings without a limit show this many. */
+export const DEFAULT_MAIL_LIST_LIMIT = 100;
+
+export function mail_row(input: NewMail): MailRow {
+  const created_at = input.created_at ?? now_seconds();
+  return {
+    // Time-ordered: listings of one second stay newest first.
+    id: input.id ?? uuid_v7(),
+    recipient: input.recipient,
+    template: input.template,
+    subject: input.subject,
+    text: input.text,
+    html: input.html,
+    status: input.refused === undefined ? "queued" : "failed",
+    attempts: 0,
+    next_attempt_at: input.next_attempt_at ?? created_at,
+    locked_until: null,
+    give_up_at: input.give_up_at,
+    last_error: input.refused ?? null,
+    created_at,
+    sent_at: null,
   };
 }

@@ -1,6 +1,10 @@
 /** What purge_expired deletes, table by table, for both adapters. `:now` is the purge time. */
 import type { PurgeCounts } from "./types.ts";
 
+/** How long the outbox keeps a sent message, and a failed one past its give-up time (seconds). */
+export const MAIL_KEEP_SENT_SECONDS = 7 * 24 * 3600;
+export const MAIL_KEEP_FAILED_SECONDS = 30 * 24 * 3600;
+
 export type PurgeTarget = { count: keyof PurgeCounts; table: string; expired: string };
 
 export const purge_targets: readonly PurgeTarget[] = [
@@ -12,8 +16,16 @@ export const purge_targets: readonly PurgeTarget[] = [
   { count: "jtis", table: "used_jtis", expired: "expires_at <= :now" },
   { count: "counters", table: "counters", expired: "reset_at <= :now" },
   { count: "initial_access_tokens", table: "initial_access_tokens", expired: "expires_at IS NOT NULL AND expires_at <= :now" },
+  { count: "user_tokens", table: "user_tokens", expired: "expires_at <= :now" },
+  { count: "webauthn_challenges", table: "webauthn_challenges", expired: "expires_at <= :now" },
+  // Sent mail is kept a week (`idp mail list` shows what left), failed mail a month (to retry it).
+  {
+    count: "mail",
+    table: "mail_outbox",
+    expired: `(status = 'sent' AND sent_at + ${MAIL_KEEP_SENT_SECONDS} <= :now) OR (status = 'failed' AND give_up_at + ${MAIL_KEEP_FAILED_SECONDS} <= :now)`,
+  },
 ];
 
 export function empty_purge_counts(): PurgeCounts {
-  return { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0 };
+  return { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, mail: 0 };
 }

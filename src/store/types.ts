@@ -19,6 +19,7 @@
 export * from "./types/common.ts";
 export * from "./types/errors.ts";
 export * from "./types/users.ts";
+export * from "./types/user_tokens.ts";
 export * from "./types/clients.ts";
 export * from "./types/sessions.ts";
 export * from "./types/interactions.ts";
@@ -30,8 +31,12 @@ export * from "./types/registration.ts";
 export * from "./types/limits.ts";
 export * from "./types/audit.ts";
 export * from "./types/lifecycle.ts";
+export * from "./types/passkeys.ts";
+export * from "./types/mail.ts";
+export * from "./types/groups.ts";
 
 import type { UserStore } from "./types/users.ts";
+import type { UserTokenStore } from "./types/user_tokens.ts";
 import type { ClientStore } from "./types/clients.ts";
 import type { SessionStore } from "./types/sessions.ts";
 import type { InteractionStore } from "./types/interactions.ts";
@@ -43,10 +48,14 @@ import type { InitialAccessTokenStore } from "./types/registration.ts";
 import type { ReplayStore, CounterStore } from "./types/limits.ts";
 import type { AuditStore } from "./types/audit.ts";
 import type { LifecycleStore } from "./types/lifecycle.ts";
+import type { PasskeyStore } from "./types/passkeys.ts";
+import type { MailStore } from "./types/mail.ts";
+import type { GroupStore } from "./types/groups.ts";
 
 /** The whole storage interface. */
 export interface Store
   extends UserStore,
+    UserTokenStore,
     ClientStore,
     SessionStore,
     InteractionStore,
@@ -58,6 +67,9 @@ export interface Store
     ReplayStore,
     CounterStore,
     AuditStore,
+    PasskeyStore,
+    MailStore,
+    GroupStore,
     LifecycleStore {}
 
 /** The data methods of the store: everything but opening, migrating, purging and closing. */

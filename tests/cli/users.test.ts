@@ -59,7 +59,8 @@ describe("idp users", () => {
 
     const list = await box.run(["users", "list"]);
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/^USERNAME\s+ID\s+EMAIL/);
+    expect(list.stdout).toMatch(/^USERNAME\s+ID\s+STATUS\s+EMAIL/);
+    expect(list.stdout).toMatch(/alice\s+\S+\s+active\s+alice@example.com/);
     expect(list.stdout).toContain("alice@example.com");
     const listed = (await box.run(["users", "list", "--json"])).json<{ username: string }[]>();
     expect(listed.map((u) => u.username)).toEqual(["alice", "bob"]);
@@ -74,6 +75,7 @@ describe("idp users", () => {
     }
     const shown = (await box.run(["users", "show", "alice", "--json"])).json<Record<string, unknown>>();
     expect(shown.email).toBe("alice@example.com");
+    expect(shown.status).toBe("active");
     expect(Object.keys(shown)).not.toContain("password_hash");
   });
 
@@ -90,7 +92,7 @@ describe("idp users", () => {
     expect([empty.code, empty.stderr]).toEqual([1, "error: the password on standard input is empty\n"]);
     const short = await box.run(["users", "add", "carol", "--password-stdin"], { stdin: "short" });
     expect(short.code).toBe(1);
-    expect(short.stderr).toContain("at least 8 characters");
+    expect(short.stderr).toContain("at least 10 characters");
     const missing = await box.run(["users", "add", "carol"], { stdin: "long enough" });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("--password-stdin");

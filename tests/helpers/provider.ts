@@ -8,6 +8,7 @@ import { hash_password } from "../../src/platform/passwords.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import type { Log, Provider } from "../../src/oidc/provider.ts";
 import { serve } from "../../src/app/server.ts";
+import type { MailWorkerOptions } from "../../src/app/mail/worker.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { ClientMetadata, ClientRow, NewUser, Store, UserRow } from "../../src/store/types.ts";
 
@@ -16,6 +17,12 @@ export const REDIRECT_URI = "https://rp.example.com/callback";
 
 /** Fast argon2id for tests (the config minimum); production defaults are OWASP's. */
 const TEST_ARGON2 = { memory_kib: 1024, time_cost: 1 };
+/**
+ * The mail worker polls often and retries after a second (doubling, at most 2 s), so a test of an
+ * SMTP outage waits seconds, not the production 30 s (tests/helpers/smtp.ts is the SMTP server;
+ * pass `config: { smtp_url: smtp.url, mail_from: "idp@example.com" }`).
+ */
+export const TEST_MAIL_WORKER: Partial<MailWorkerOptions> = { poll_ms: 250, retry_base_seconds: 1, retry_max_seconds: 2 };
 /** No wait before sign-in attempts for a username under attack (tests/security checks the wait itself). */
 const TEST_LOGIN_THROTTLE = { delay_ms: 0 };
 
@@ -53,10 +60,10 @@ export function test_clock(): TestClock {
 }
 
 export async function start_provider(
-  options: { config?: Record<string, unknown>; database_url?: string; /** Where the server's log lines go (default: nowhere). */ log?: Log } = {},
+  options: { config?: Record<string, unknown>; database_url?: string; /** Where the server's log lines go (default: nowhere). */ log?: Log; /** Default TEST_MAIL_WORKER. */ mail_worker?: Partial<MailWorkerOptions>; /** The issuer's host name (default 127.0.0.1); "localhost" for WebAuthn, whose RP ID cannot be an IP address. */ issuer_host?: string } = {},
 ): Promise<TestProvider> {
   const port = free_port();
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = `http://${options.issuer_host ?? "127.0.0.1"}:${port}`;
   const database_url = options.database_url ?? "sqlite::memory:";
   const config = load_config({}, { issuer, port, host: "127.0.0.1", database_url, signing_algs: ["RS256", "ES256"], log_requests: false, argon2: TEST_ARGON2, login_throttle: TEST_LOGIN_THROTTLE, ...options.config });
   const store = await open_store(database_url, { migrate: true });
@@ -89,7 +96,7 @@ export async function start_provider(
   });
   const { client, secret } = await add_client({ client_name: "Test App", token_endpoint_auth_method: "client_secret_basic" }, { client_id: "test-app" });
 
-  const served = await serve(config, { store, port, now: clock.now, log: options.log ?? (() => {}), out: () => {} });
+  const served = await serve(config, { store, port, now: clock.now, log: options.log ?? (() => {}), out: () => {}, mail_worker: options.mail_worker ?? TEST_MAIL_WORKER });
   return {
     url: served.url,
     issuer,

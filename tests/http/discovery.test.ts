@@ -54,7 +54,7 @@ describe("discovery", () => {
     expect(meta.request_uri_parameter_supported).toBe(false);
     expect(meta.claims_parameter_supported).toBe(true);
     expect(meta.prompt_values_supported).toEqual(["none", "login", "consent"]);
-    expect(meta.scopes_supported).toEqual(["openid", "profile", "email", "address", "phone", "offline_access"]);
+    expect(meta.scopes_supported).toEqual(["openid", "profile", "email", "address", "phone", "offline_access", "groups"]);
   });
 
   test("ETag, 304 on If-None-Match, public caching, CORS", async () => {

@@ -189,7 +189,7 @@ describe("acr_values", () => {
 
   test("discovery advertises the acr values", async () => {
     const meta = (await (await fetch(`${t.url}/.well-known/openid-configuration`)).json()) as { acr_values_supported: string[] };
-    expect(meta.acr_values_supported).toEqual(["mfa", "pwd"]);
+    expect(meta.acr_values_supported).toEqual(["mfa", "pwd", "phr", "phrh"]);
   });
 });
 

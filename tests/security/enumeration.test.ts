@@ -32,6 +32,8 @@ function normalize(html: string, username: string): string {
   return html
     .replace(/name="csrf" value="[^"]*"/g, 'name="csrf" value=""')
     .replace(/\/interaction\/[^/"]+\//g, "/interaction/ID/")
+    // The "Forgot password?" link carries the interaction too.
+    .replace(/interaction=[A-Za-z0-9_-]+/g, "interaction=ID")
     .replaceAll(`value="${username}"`, 'value=""');
 }
 

@@ -13,9 +13,13 @@ import { key_tests } from "./suite/keys.ts";
 import { lifecycle_tests } from "./suite/lifecycle.ts";
 import { limit_tests } from "./suite/limits.ts";
 import { purge_tests } from "./suite/purge.ts";
+import { mail_tests } from "./suite/mail.ts";
 import { session_tests } from "./suite/sessions.ts";
 import { token_tests } from "./suite/tokens.ts";
 import { user_tests } from "./suite/users.ts";
+import { group_tests } from "./suite/groups.ts";
+import { user_token_tests } from "./suite/user_tokens.ts";
+import { passkey_tests } from "./suite/passkeys.ts";
 
 /** One empty database of the adapter under test. */
 export type StoreTarget = {
@@ -80,6 +84,7 @@ export function store_suite(name: string, factory: StoreFactory): void {
     });
 
     user_tests(ctx);
+    user_token_tests(ctx);
     client_tests(ctx);
     session_tests(ctx);
     code_tests(ctx);
@@ -87,6 +92,9 @@ export function store_suite(name: string, factory: StoreFactory): void {
     key_tests(ctx);
     limit_tests(ctx);
     purge_tests(ctx);
+    mail_tests(ctx);
+    passkey_tests(ctx);
     lifecycle_tests(ctx);
+    group_tests(ctx);
   });
 }

@@ -12,17 +12,20 @@ import { csp_source } from "../../oidc/clients.ts";
  * The page CSP. `form_targets` are the origins a form on the page may end up at: browsers apply
  * form-action to the redirects after a POST, and the login/consent forms redirect to the client.
  */
-export function content_security_policy(form_targets: readonly string[] = [], script_hashes: readonly string[] = []): string {
+export function content_security_policy(form_targets: readonly string[] = [], script_hashes: readonly string[] = [], self_scripts = false): string {
   const form_action = ["'self'", ...new Set(form_targets)].join(" ");
-  // Only a page that names its own inline script by hash may run it (form_post.ts).
-  const script_src = script_hashes.length === 0 ? "" : `script-src ${script_hashes.map((hash) => `'${hash}'`).join(" ")}; `;
+  // Only a page that names its own inline script by hash may run it (form_post.ts); the passkey
+  // pages run our own static files (static/passkeys.js, the WebAuthn helper), which fetch the
+  // ceremony options from this origin.
+  const sources = [...(self_scripts ? ["'self'"] : []), ...script_hashes.map((hash) => `'${hash}'`)];
+  const script_src = sources.length === 0 ? "" : `script-src ${sources.join(" ")}; ${self_scripts ? "connect-src 'self'; " : ""}`;
   return `default-src 'none'; ${script_src}style-src 'self'; img-src 'self' https: data:; form-action ${form_action}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
-/** Headers of an HTML page whose forms lead back to `redirect_uri` (login, consent). */
-export function set_page_headers(headers: Headers, redirect_uri: string | null): void {
+/** Headers of an HTML page whose forms lead back to `redirect_uri` (login, consent); `self_scripts` for the passkey pages. */
+export function set_page_headers(headers: Headers, redirect_uri: string | null, self_scripts = false): void {
   const source = redirect_uri === null ? null : csp_source(redirect_uri);
-  headers.set("content-security-policy", content_security_policy(source === null ? [] : [source]));
+  headers.set("content-security-policy", content_security_policy(source === null ? [] : [source], [], self_scripts));
 }
 
 /** Adds the security headers to every response: the page set to HTML, nosniff and HSTS to all. */

@@ -6,6 +6,10 @@
 import { display_name } from "../../oidc/clients.ts";
 import { PATHS } from "../../oidc/metadata.ts";
 import { layout_values } from "./layout.ts";
+import { RESEND_VERIFICATION_PATH } from "./account_status.ts";
+import { password_policy_hint } from "../../oidc/account/password_policy.ts";
+import { sessions_of } from "./sessions.ts";
+import { passkeys_of } from "./passkeys.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../oidc/scopes.ts";
 import { ACCOUNT_PATHS, account_url, type AccountSession } from "../../oidc/account/session.ts";
@@ -15,6 +19,11 @@ export type AccountMessages = {
   notice?: string | null;
   password_error?: string | null;
   totp_error?: string | null;
+  /** A refused passkey action (add, rename, remove). */
+  passkey_error?: string | null;
+  /** A refused e-mail change, and the new address typed (kept in the field). */
+  email_error?: string | null;
+  new_email?: string | null;
 };
 
 /** The fixed confirmations an action redirects to (`/account?done=...`); nothing from the URL is echoed. */
@@ -23,6 +32,14 @@ export const NOTICES = {
   totp_enabled: "Two-step verification is on. You will be asked for a code when you sign in.",
   totp_removed: "Two-step verification is off. Signing in now only needs your password.",
   revoked: "Access removed. The application will have to ask for your permission again.",
+  verification_sent: "We sent a confirmation link to your e-mail address. Open it to confirm the address.",
+  passkey_added: "Passkey added. You can now sign in with it, without your password.",
+  passkey_renamed: "Passkey renamed.",
+  passkey_removed: "Passkey removed. It can no longer sign in to your account.",
+  session_ended: "That session was signed out.",
+  sessions_ended: "You were signed out everywhere else.",
+  welcome: "Welcome! Your account is ready and you are signed in.",
+  email_sent: "We sent a link to your new address. Your e-mail changes when you open it and confirm; until then the old address stays.",
 } as const;
 
 export type Notice = keyof typeof NOTICES;
@@ -79,15 +96,28 @@ export async function account_values(idp: Provider, session: AccountSession, mes
       recovery_left: enabled ? await idp.store.count_recovery_codes(user.id) : 0,
     },
     grants: await grants_of(idp, user.id),
+    // An address not proven yet: the page offers to mail a confirmation link (verification.ts).
+    verify_email: user.email !== null && user.email !== "" && !user.email_verified && idp.mail.enabled ? `${issuer}${RESEND_VERIFICATION_PATH}` : null,
+    password_hint: password_policy_hint(idp.config.passwords),
+    password_min_length: idp.config.passwords.min_length,
+    password_max_length: idp.config.passwords.max_length,
+    sessions: await sessions_of(idp, session),
+    // Passkeys: null when they are off (IDP_PASSKEYS=off); the page then runs no script.
+    ...(await passkeys_of(idp, session, messages.passkey_error ?? null)),
     actions: {
       password: `${issuer}${ACCOUNT_PATHS.password}`,
       totp: account_url(idp, "totp"),
       grants: `${issuer}${ACCOUNT_PATHS.grants}`,
+      sessions: `${issuer}${ACCOUNT_PATHS.sessions}`,
+      // Changing the address needs a confirmation mail: not offered when mail is off.
+      email: idp.mail.enabled ? `${issuer}${ACCOUNT_PATHS.email}` : null,
     },
     // RP-Initiated Logout's page asks for confirmation, then signs this browser out.
     logout_url: `${issuer}${PATHS.logout}`,
     notice: messages.notice ?? null,
     password_error: messages.password_error ?? null,
     totp_error: messages.totp_error ?? null,
+    email_error: messages.email_error ?? null,
+    new_email: messages.new_email ?? "",
   };
 }

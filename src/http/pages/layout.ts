@@ -20,3 +20,8 @@ export function redirect_host(redirect_uri: string): string {
     return redirect_uri;
   }
 }
+
+/** The scripts of a page with passkeys (layout `scripts`): the WebAuthn helper, then ours. The page's CSP must allow them (set_page_headers `self_scripts`). */
+export function passkey_scripts(idp: Provider): string[] {
+  return [`${idp.config.issuer}/static/vendor/simplewebauthn-browser.js`, `${idp.config.issuer}/static/passkeys.js`];
+}

@@ -9,7 +9,7 @@
  * - for the account page's own sign-in, in an interaction of its own (`params.account: true`).
  * Both are completed at /interaction/:id/two-factor.
  */
-import { requires_two_factors } from "../acr.ts";
+import { requires_passkey, requires_two_factors } from "../acr.ts";
 import { record_event } from "../audit.ts";
 import { next_step, type ClientResponse } from "../authorization.ts";
 import { cookie_options, interaction_cookie_name, read_cookie, type CookieReader, type CookieToSet } from "../cookies.ts";
@@ -22,16 +22,23 @@ import { end_session_by_cookie, start_session } from "../sessions.ts";
 import type { ClientRow, JsonObject, SessionRow, UserRow } from "../../store/types.ts";
 import { use_recovery_code, verify_totp } from "../totp.ts";
 
-/** What the interaction keeps between the password and the code. */
-export type PendingSecondFactor = { user_id: string; password_at: number };
+/**
+ * What the interaction keeps between the password and the code. `enrol`: the user has no second
+ * factor yet but must have one (IDP_REQUIRE_2FA, the client's require_2fa): they add one now.
+ */
+export type PendingSecondFactor = { user_id: string; password_at: number; enrol?: boolean };
 
 /** A password step waiting for its code, loaded for the browser that started it. */
 export type Pending = {
   id: string;
   /** The form token of the two-factor page. */
   csrf: string;
-  /** Null when no password step is waiting (or the user no longer has an authenticator). */
+  /** Null when no password step is waiting (or the user no longer has a second factor, and need not add one). */
   user: UserRow | null;
+  /** What the user can use: an authenticator app, passkeys (none of either: `enrol`). */
+  methods: SecondFactors;
+  /** The user has no second factor and must add one before the sign-in goes on. */
+  enrol: boolean;
   /** The application's interaction; null for the account page's own sign-in. */
   interaction: Interaction | null;
 };
@@ -44,27 +51,61 @@ export function has_totp(user: UserRow): boolean {
   return user.totp_enabled_at !== null && user.totp_secret !== null;
 }
 
+export type SecondFactors = { totp: boolean; passkeys: number };
+
+/** The second factors a user has (passkeys only count while they are on). */
+export async function second_factors(idp: Provider, user: UserRow): Promise<SecondFactors> {
+  return { totp: has_totp(user), passkeys: idp.config.passkeys ? await idp.store.count_passkeys_for_user(user.id) : 0 };
+}
+
+export function has_any(methods: SecondFactors): boolean {
+  return methods.totp || methods.passkeys > 0;
+}
+
+/**
+ * Must this sign-in use a second factor even when the user has none yet (then they add one)?
+ * IDP_REQUIRE_2FA=all, or the client's operator-set `require_2fa` metadata. (Requiring it for a
+ * group of users plugs in here, with the user's groups.)
+ */
+export function second_factor_required(idp: Provider, client: ClientRow | null): boolean {
+  return idp.config.require_2fa === "all" || client?.metadata.require_2fa === true;
+}
+
 export function two_factor_url(idp: Provider, id: string): string {
   return `${idp.config.issuer}/interaction/${encodeURIComponent(id)}/two-factor`;
 }
 
 /** Records the password step in an application's interaction; returns the two-factor page. */
-export async function begin_for_interaction(idp: Provider, interaction_id: string, user: UserRow): Promise<string> {
+export async function begin_for_interaction(idp: Provider, interaction_id: string, user: UserRow, enrol = false): Promise<string> {
   const row = await idp.store.get_interaction(interaction_id);
   if (row === null) throw expired_interaction();
-  const second_factor: PendingSecondFactor = { user_id: user.id, password_at: idp.now() };
+  const second_factor: PendingSecondFactor = { user_id: user.id, password_at: idp.now(), ...(enrol ? { enrol } : {}) };
   await idp.store.update_interaction(interaction_id, { params: { ...row.params, second_factor } as unknown as JsonObject });
   return two_factor_url(idp, interaction_id);
 }
 
 /**
  * After a correct password at an application's sign-in: the two-factor page when the user has an
- * authenticator app; null when the password is enough. A request that requires two factors
- * (acr.ts) from a user without an app stops here, with a page that says what to do.
+ * authenticator app or a passkey, or must add one (second_factor_required); null when the password
+ * is enough. A request that requires two factors (acr.ts) from a user without any, or a passkey
+ * (acr phr) from a user without one, stops here, with a page that says what to do.
  */
 export async function after_password(idp: Provider, interaction: Interaction, user: UserRow): Promise<string | null> {
-  if (has_totp(user)) return begin_for_interaction(idp, interaction.id, user);
-  if (requires_two_factors(interaction.request.acr_values)) {
+  const methods = await second_factors(idp, user);
+  const acr_values = interaction.request.acr_values;
+  if (requires_passkey(acr_values) && methods.passkeys === 0) {
+    throw new PageError(
+      "This application requires a passkey",
+      idp.config.passkeys
+        ? `Your account does not have one yet. Add one on your account page (${idp.config.issuer}/account), then go back to the application and sign in again.`
+        : "Passkeys are not available on this sign-in service. Ask the application's administrator.",
+      "access_denied",
+    );
+  }
+  if (has_any(methods)) return begin_for_interaction(idp, interaction.id, user);
+  const client = await idp.store.get_client(interaction.request.client_id);
+  if (second_factor_required(idp, client) && idp.config.passkeys) return begin_for_interaction(idp, interaction.id, user, true);
+  if (requires_two_factors(acr_values) || second_factor_required(idp, client)) {
     throw new PageError(
       "This application requires two-step verification",
       `Your account does not have it yet. Set it up on your account page (${idp.config.issuer}/account), then go back to the application and sign in again.`,
@@ -75,12 +116,12 @@ export async function after_password(idp: Provider, interaction: Interaction, us
 }
 
 /** Starts the code step of the account page's own sign-in. */
-export async function begin_for_account(idp: Provider, user: UserRow, cookies: CookieReader): Promise<{ url: string; cookie: CookieToSet }> {
+export async function begin_for_account(idp: Provider, user: UserRow, cookies: CookieReader, enrol = false): Promise<{ url: string; cookie: CookieToSet }> {
   const binding = read_cookie(cookies, interaction_cookie_name(idp)) ?? random_token(32);
   const id = random_token(32);
   const now = idp.now();
   const ttl = idp.config.tokens.interaction_ttl;
-  const second_factor: PendingSecondFactor = { user_id: user.id, password_at: now };
+  const second_factor: PendingSecondFactor = { user_id: user.id, password_at: now, ...(enrol ? { enrol } : {}) };
   await idp.store.create_interaction({ id, params: { account: true, binding_hash: sha256(binding), second_factor } as unknown as JsonObject, created_at: now, expires_at: now + ttl });
   return { url: two_factor_url(idp, id), cookie: { name: interaction_cookie_name(idp), value: binding, options: cookie_options(idp, ttl) } };
 }
@@ -102,7 +143,9 @@ export async function load_pending(idp: Provider, id: string, cookies: CookieRea
     csrf = interaction.csrf;
   }
   const user = params.second_factor === undefined ? null : await idp.store.get_user_by_id(params.second_factor.user_id);
-  return { id, csrf, user: user !== null && has_totp(user) ? user : null, interaction };
+  const methods = user === null ? { totp: false, passkeys: 0 } : await second_factors(idp, user);
+  const enrol = !has_any(methods) && params.second_factor?.enrol === true && idp.config.passkeys;
+  return { id, csrf, user: user !== null && (has_any(methods) || enrol) ? user : null, methods, enrol, interaction };
 }
 
 /** Failed codes per user, from any address: an attacker who has the password cannot try 10^6 codes. */
@@ -162,9 +205,11 @@ export async function sign_in(
   amr: string[],
   ip: string,
   client_id: string | null,
+  /** The browser's User-Agent header, kept with the session for the account page's list. */
+  user_agent: string | null = null,
 ): Promise<{ session: SessionRow; cookie: CookieToSet }> {
   await end_session_by_cookie(idp, cookies);
-  const started = await start_session(idp, user, amr);
+  const started = await start_session(idp, user, amr, { user_agent, ip });
   await clear_login_failures(idp, ip, user.username);
   await record_event(idp, { type: "login", outcome: "success", user_id: user.id, client_id, ip, details: { amr } });
   return started;

@@ -21,6 +21,8 @@ export const ACCOUNT_PATHS = {
   password: "/account/password",
   totp: "/account/totp",
   grants: "/account/grants",
+  sessions: "/account/sessions",
+  email: "/account/email",
 } as const;
 
 export function account_url(idp: Provider, path: keyof typeof ACCOUNT_PATHS = "home"): string {

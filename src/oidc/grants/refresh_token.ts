@@ -6,6 +6,7 @@
  */
 import { record_event } from "../audit.ts";
 import { OAuthError } from "../errors.ts";
+import { ACCESS_DENIED_DESCRIPTION, check_group_access } from "../groups.ts";
 import { sign_id_token } from "../id_token.ts";
 import { split_scope } from "../scopes.ts";
 import type { TokenRow } from "../../store/types.ts";
@@ -60,6 +61,14 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
   if (result.status === "expired") throw new OAuthError("invalid_grant", "the refresh token has expired");
   if (result.status === "not_found") throw new OAuthError("invalid_grant", "the refresh token is invalid");
   const token = result.token;
+  // The client's access policy (groups.ts) holds at every refresh, not only at sign-in: a user
+  // removed from its groups loses access now, and the whole token family goes (RFC 6749 §5.2
+  // invalid_grant: the grant is no longer valid).
+  const access = token.user_id === null ? null : await check_group_access(idp, client, token.user_id, { stage: "refresh", ip: ctx.ip });
+  if (access !== null && !access.allowed) {
+    await revoke_token(idp, token, now);
+    throw new OAuthError("invalid_grant", ACCESS_DENIED_DESCRIPTION);
+  }
 
   // RFC 6749 §6: the new refresh token keeps the scope of the one it replaces; the access token
   // gets the (possibly narrower) requested scope.
@@ -78,19 +87,19 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
   };
   const scope = scopes.join(" ");
   const openid = scopes.includes("openid") && token.user_id !== null;
-  const [access, refresh, user] = await Promise.all([
+  const [issued, refresh, user] = await Promise.all([
     issue_access_token(idp, { ...binding, scope }, now),
     issue_refresh_token(idp, binding, now),
     openid ? idp.store.get_user_by_id(token.user_id!) : null,
   ]);
-  const body: TokenResponse = { access_token: access.token, token_type: "Bearer", expires_in: access.expires_in, scope, refresh_token: refresh.token };
+  const body: TokenResponse = { access_token: issued.token, token_type: "Bearer", expires_in: issued.expires_in, scope, refresh_token: refresh.token };
   if (openid) {
     if (user === null) {
       await revoke_token(idp, token, now);
       throw new OAuthError("invalid_grant", "the user of this refresh token no longer exists");
     }
     // OIDC Core §12.2: iss, sub, aud and auth_time of the original ID Token, a new iat, no nonce.
-    body.id_token = await sign_id_token(idp, { client, user, authentication: token, scopes, access_token: access.token, now, refresh: true });
+    body.id_token = await sign_id_token(idp, { client, user, authentication: token, scopes, access_token: issued.token, now, refresh: true, groups: access?.allowed ? access.groups : null });
   }
   return body;
 }

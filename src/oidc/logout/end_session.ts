@@ -21,8 +21,11 @@ export type LogoutContext = {
   /** The client that asked (client_id or the hint's audience), for the audit trail. */
   client_id: string | null;
   ip: string | null;
-  /** "rp": the RP's request with a hint for this session; "user": the user confirmed. */
-  initiator: "rp" | "user";
+  /**
+   * "rp": the RP's request with a hint for this session; "user": the user confirmed; "account":
+   * the user ended it from another browser (the account page's list of sessions).
+   */
+  initiator: "rp" | "user" | "account";
 };
 
 export type LogoutOutcome = { ended: boolean; tokens_revoked: number; backchannel: Delivery[] };

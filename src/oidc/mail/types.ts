@@ -5,7 +5,8 @@
  * enumeration through errors or timing).
  *
  * Each template is `views/mail/<template>.txt.eta` and `views/mail/<template>.html.eta`, given
- * the template's data below plus `issuer`; links in the data are always built from the issuer.
+ * the template's data below plus `issuer` and `site` (the issuer's host); links in the data are
+ * always built from the issuer. The subject of each is in subjects.ts, rendering in render.ts.
  */
 
 /** The data each template is rendered with; a link is an absolute URL under the issuer. */
@@ -22,6 +23,8 @@ export type MailData = {
   email_change_confirm: { name: string | null; link: string; new_email: string; expires_minutes: number };
   /** E-mail change, to the old address: a notice. */
   email_change_notice: { name: string | null; new_email: string };
+  /** Sign-up with an address that already has an account: told to its owner, not on the page (no enumeration). */
+  account_exists: { name: string | null; username: string; sign_in_link: string };
   /** `idp mail test ADDRESS`: proves the settings work. */
   test: Record<string, never>;
 };

@@ -4,7 +4,7 @@
  * the server may refuse values it does not support), and the keyring's ID Token algorithms.
  * Built once per provider; only the signing algorithms are read live (the keyring's view).
  */
-import { ACR_VALUES_SUPPORTED } from "../acr.ts";
+import { acr_values_supported } from "../acr.ts";
 import { ASSERTION_SIGNING_ALGS, GRANT_TYPES, RESPONSE_TYPES, TOKEN_AUTH_METHODS } from "../metadata.ts";
 import type { Provider } from "../provider.ts";
 import { REQUEST_OBJECT_ALGS } from "../request_object.ts";
@@ -40,7 +40,7 @@ function fixed_policy(idp: Provider): Omit<RegistrationPolicy, "signing_algs"> {
       scopes: ADVERTISED_SCOPES,
       request_object_algs: REQUEST_OBJECT_ALGS,
       assertion_algs: ASSERTION_SIGNING_ALGS,
-      acr_values: ACR_VALUES_SUPPORTED,
+      acr_values: acr_values_supported(idp.config.passkeys),
       production: idp.config.production,
       outbound_allow: idp.config.outbound.allow,
     });

@@ -8,11 +8,15 @@ import { session_clients } from "./002_session_clients.ts";
 import { partial_token_indexes } from "./003_partial_token_indexes.ts";
 import { initial_access_token_limits } from "./004_initial_access_token_limits.ts";
 import { username_nfkc } from "./005_username_nfkc.ts";
+import { mail_outbox } from "./006_mail_outbox.ts";
+import { user_tokens } from "./007_user_tokens.ts";
+import { passkeys } from "./008_passkeys.ts";
+import { groups } from "./009_groups.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
 
-export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc];
+export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc, mail_outbox, user_tokens, passkeys, groups];
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
 

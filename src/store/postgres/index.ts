@@ -14,9 +14,13 @@ import { pg_clients } from "./clients.ts";
 import { create_pool, DEFAULT_POOL_SIZE, is_dead_connection, map_postgres_error, migrate_postgres, postgres_schema_version } from "./connection.ts";
 import { pg_initial_access_tokens, pg_keys } from "./keys.ts";
 import { pg_audit, pg_counters, pg_replay } from "./limits.ts";
+import { pg_mail } from "./mail.ts";
 import { pg_grants, pg_interactions, pg_sessions } from "./sessions.ts";
 import { pg_codes, pg_tokens } from "./tokens.ts";
 import { pg_users } from "./users.ts";
+import { pg_passkeys } from "./passkeys.ts";
+import { pg_groups } from "./groups.ts";
+import { pg_user_tokens } from "./user_tokens.ts";
 
 export async function open_postgres_store(url: string, options: OpenStoreOptions = {}): Promise<Store> {
   const sql = create_pool(url, options);
@@ -71,6 +75,7 @@ function postgres_store(sql: SQL): Store {
   };
   return {
     ...pg_users(sql),
+    ...pg_user_tokens(sql),
     ...pg_clients(sql),
     ...pg_sessions(sql),
     ...pg_interactions(sql),
@@ -82,6 +87,9 @@ function postgres_store(sql: SQL): Store {
     ...pg_replay(sql),
     ...pg_counters(sql),
     ...pg_audit(sql),
+    ...pg_mail(sql),
+    ...pg_passkeys(sql),
+    ...pg_groups(sql),
     ...lifecycle,
   };
 }

@@ -61,6 +61,10 @@ export function pg_tokens(sql: SQL): TokenStore {
         WHERE user_id = ${user_id} AND client_id = ${client_id} AND revoked_at IS NULL`;
       return result.count;
     },
+    async revoke_for_user(user_id, now) {
+      const result = await sql`UPDATE tokens SET revoked_at = ${now ?? now_seconds()} WHERE user_id = ${user_id} AND revoked_at IS NULL`;
+      return result.count;
+    },
     async revoke_by_session(session_id_hash, now, options) {
       const at = now ?? now_seconds();
       const result = options?.keep_offline_refresh

@@ -1,7 +1,7 @@
 /** PostgreSQL: users and their recovery codes. */
 import type { SQL } from "bun";
 import { decode, decode_or_null, encode_postgres, pick_patch, user_spec } from "../codec.ts";
-import { now_seconds, user_row, username_key } from "../defaults.ts";
+import { checked_status, now_seconds, user_row, username_key } from "../defaults.ts";
 import type { UserStore } from "../types.ts";
 
 export function pg_users(sql: SQL): UserStore {
@@ -19,11 +19,17 @@ export function pg_users(sql: SQL): UserStore {
       const [raw] = await sql`SELECT * FROM users WHERE username_key = ${username_key(username)}`;
       return decode_or_null(user_spec, raw);
     },
+    async find_users_by_email(email) {
+      // lower() of both sides: the same ASCII case folding as SQLite's lower().
+      const rows: unknown[] = await sql`SELECT * FROM users WHERE lower(email) = lower(${email}) ORDER BY created_at, id`;
+      return rows.map((raw) => decode(user_spec, raw));
+    },
     async list_users(options) {
       const rows: unknown[] = await sql`SELECT * FROM users ORDER BY username_key LIMIT ${options?.limit ?? null} OFFSET ${options?.offset ?? 0}`;
       return rows.map((raw) => decode(user_spec, raw));
     },
     async update_user(id, patch) {
+      checked_status(patch.status);
       const changes: Record<string, unknown> = encode_postgres(user_spec, pick_patch(user_spec, patch, ["id", "created_at"]));
       changes.updated_at ??= now_seconds();
       if (patch.username !== undefined) changes.username_key = username_key(patch.username);

@@ -26,6 +26,12 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   set_recovery_codes: "write",
   consume_recovery_code: "write",
   count_recovery_codes: "read",
+  find_users_by_email: "read",
+  // user tokens
+  create_user_token: "write",
+  find_user_token: "read",
+  consume_user_token: "write",
+  delete_user_tokens: "write",
   // clients
   create_client: "write",
   get_client: "read",
@@ -63,6 +69,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   revoke_by_grant: "write",
   revoke_family: "write",
   revoke_for_user_client: "write",
+  revoke_for_user: "write",
   revoke_by_session: "write",
   rotate_refresh_token: "write",
   // keys
@@ -84,8 +91,37 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   reset_counter: "write",
   reserve: "write",
   release: "write",
+  // groups
+  create_group: "write",
+  get_group_by_name: "read",
+  list_groups: "read",
+  delete_group: "write",
+  add_group_member: "write",
+  remove_group_member: "write",
+  list_group_members: "read",
+  list_user_groups: "read",
   // audit
   add_audit_event: "write",
   list_audit_events: "read",
   purge_audit_events: "alone",
+  // mail outbox
+  enqueue_mail: "write",
+  claim_mail: "write",
+  mark_mail_sent: "write",
+  mark_mail_failed: "write",
+  retry_mail: "write",
+  get_mail: "read",
+  list_mail: "read",
+  count_mail: "read",
+  mail_queue: "read",
+  // passkeys
+  create_passkey: "write",
+  get_passkey_by_credential_id: "read",
+  list_passkeys_for_user: "read",
+  count_passkeys_for_user: "read",
+  rename_passkey: "write",
+  use_passkey: "write",
+  delete_passkey: "write",
+  create_webauthn_challenge: "write",
+  consume_webauthn_challenge: "write",
 };

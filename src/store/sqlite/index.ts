@@ -14,9 +14,13 @@ import { map_sqlite_error, migrate_sqlite, open_sqlite_database, sqlite_schema_v
 import { require_current_schema } from "../migrations/index.ts";
 import { sqlite_initial_access_tokens, sqlite_keys } from "./keys.ts";
 import { sqlite_audit, sqlite_counters, sqlite_replay } from "./limits.ts";
+import { sqlite_mail } from "./mail.ts";
 import { sqlite_grants, sqlite_interactions, sqlite_sessions } from "./sessions.ts";
 import { sqlite_codes, sqlite_tokens } from "./tokens.ts";
 import { sqlite_users } from "./users.ts";
+import { sqlite_passkeys } from "./passkeys.ts";
+import { sqlite_groups } from "./groups.ts";
+import { sqlite_user_tokens } from "./user_tokens.ts";
 
 export async function open_sqlite_store(path: string, options: OpenStoreOptions = {}): Promise<Store> {
   // A batch another store of this process holds open would block the migration below.
@@ -55,6 +59,7 @@ function sqlite_store(db: Database): Store {
   const group = new GroupCommit(db, map_sqlite_error);
   const data: Sync<DataStore> = {
     ...sqlite_users(db),
+    ...sqlite_user_tokens(db),
     ...sqlite_clients(db),
     ...sqlite_sessions(db),
     ...sqlite_interactions(db),
@@ -66,6 +71,9 @@ function sqlite_store(db: Database): Store {
     ...sqlite_replay(db),
     ...sqlite_counters(db),
     ...sqlite_audit(db),
+    ...sqlite_mail(db),
+    ...sqlite_passkeys(db),
+    ...sqlite_groups(db),
   };
   const store: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(data) as [string, Method][]) {

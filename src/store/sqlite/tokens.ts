@@ -37,6 +37,7 @@ export function sqlite_tokens(db: Database): Sync<TokenStore> {
   const revoke_one = db.prepare("UPDATE tokens SET revoked_at = $now WHERE token_hash = $token_hash AND revoked_at IS NULL");
   const revoke_grant = db.prepare("UPDATE tokens SET revoked_at = $now WHERE grant_id = $grant_id AND revoked_at IS NULL");
   const revoke_family = db.prepare("UPDATE tokens SET revoked_at = $now WHERE family_id = $family_id AND revoked_at IS NULL");
+  const revoke_user = db.prepare("UPDATE tokens SET revoked_at = $now WHERE user_id = $user_id AND revoked_at IS NULL");
   const revoke_user_client = db.prepare(
     "UPDATE tokens SET revoked_at = $now WHERE user_id = $user_id AND client_id = $client_id AND revoked_at IS NULL",
   );
@@ -73,6 +74,9 @@ export function sqlite_tokens(db: Database): Sync<TokenStore> {
     },
     revoke_for_user_client(user_id, client_id, now) {
       return revoke_user_client.run({ user_id: user_id, client_id: client_id, now: now ?? now_seconds() }).changes;
+    },
+    revoke_for_user(user_id, now) {
+      return revoke_user.run({ user_id: user_id, now: now ?? now_seconds() }).changes;
     },
     revoke_by_session(session_id_hash, now, options) {
       const values = { session_id_hash: session_id_hash, now: now ?? now_seconds() };

@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, pick_patch, user_spec } from "../codec.ts";
-import { now_seconds, user_row, username_key } from "../defaults.ts";
+import { checked_status, now_seconds, user_row, username_key } from "../defaults.ts";
 import type { UserRow, UserStore } from "../types.ts";
 import { insert_sql, limit_of, update_sql } from "./sql.ts";
 
@@ -12,6 +12,7 @@ export function sqlite_users(db: Database): Sync<UserStore> {
   const update = db.prepare(update_sql("users", cols, ["id"]));
   const by_id = db.prepare("SELECT * FROM users WHERE id = $id");
   const by_key = db.prepare("SELECT * FROM users WHERE username_key = $key");
+  const by_email = db.prepare("SELECT * FROM users WHERE lower(email) = lower($email) ORDER BY created_at, id");
   const list = db.prepare("SELECT * FROM users ORDER BY username_key LIMIT $limit OFFSET $offset");
   const remove = db.prepare("DELETE FROM users WHERE id = $id");
   const clear_codes = db.prepare("DELETE FROM user_recovery_codes WHERE user_id = $user_id");
@@ -27,6 +28,7 @@ export function sqlite_users(db: Database): Sync<UserStore> {
   const update_tx = db.transaction((id: string, patch: Partial<UserRow>): UserRow | null => {
     const current = get(id);
     if (!current) return null;
+    checked_status(patch.status);
     const next: UserRow = { ...current, ...pick_patch(user_spec, patch, ["id", "created_at"]) };
     if (patch.updated_at === undefined) next.updated_at = now_seconds();
     update.run(bind(next));
@@ -49,6 +51,9 @@ export function sqlite_users(db: Database): Sync<UserStore> {
     },
     get_user_by_username(username) {
       return decode_or_null(user_spec, by_key.get({ key: username_key(username) }));
+    },
+    find_users_by_email(email) {
+      return by_email.all({ email }).map((raw) => decode(user_spec, raw));
     },
     list_users(options) {
       return list.all(limit_of(options)).map((raw) => decode(user_spec, raw));

@@ -13,8 +13,16 @@ export const AUDIT_EVENT_TYPES = [
   "two_factor",
   "two_factor_enrolled",
   "two_factor_removed",
+  "passkey_added",
+  "passkey_renamed",
+  "passkey_removed",
+  "passkey_counter_regressed",
   "recovery_codes_replaced",
   "password_change",
+  "password_reset_requested",
+  "password_reset",
+  "email_verification_sent",
+  "email_verified",
   "logout",
   "consent_granted",
   "consent_revoked",
@@ -32,6 +40,11 @@ export const AUDIT_EVENT_TYPES = [
   "user_created",
   "user_deleted",
   "user_password_changed",
+  "access_denied",
+  "group_created",
+  "group_deleted",
+  "group_member_added",
+  "group_member_removed",
 ] as const;
 
 export type AuditEvent = {

@@ -44,6 +44,12 @@ export type ClientMetadata = {
   software_version?: string;
   /** Operator-set (CLI only, never registrable): may introspect other clients' access tokens. */
   resource_server?: boolean;
+  /** Operator-set (CLI only, never registrable): group claims and access policy (oidc/groups.ts). */
+  groups_claim?: string;
+  groups_prefix?: string;
+  groups_prefix_strip?: boolean;
+  roles?: Record<string, string>;
+  allowed_groups?: string[];
   [extension: string]: unknown;
 };
 

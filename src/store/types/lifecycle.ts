@@ -10,6 +10,10 @@ export type PurgeCounts = {
   jtis: number;
   counters: number;
   initial_access_tokens: number;
+  user_tokens: number;
+  webauthn_challenges: number;
+  /** Outbox messages sent (or failed) long enough ago (purge.ts). */
+  mail: number;
 };
 
 export type MigrationResult = {

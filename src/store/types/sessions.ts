@@ -11,10 +11,14 @@ export type SessionRow = {
   created_at: UnixSeconds;
   expires_at: UnixSeconds;
   last_seen_at: UnixSeconds;
+  /** The browser's User-Agent at sign-in (bounded), shown on the account page; null when unknown. */
+  user_agent: string | null;
+  /** The address the session was started from; null when unknown. */
+  ip: string | null;
 };
 
-export type NewSession = Omit<SessionRow, "created_at" | "last_seen_at" | "acr"> &
-  Partial<Pick<SessionRow, "created_at" | "last_seen_at" | "acr">>;
+export type NewSession = Omit<SessionRow, "created_at" | "last_seen_at" | "acr" | "user_agent" | "ip"> &
+  Partial<Pick<SessionRow, "created_at" | "last_seen_at" | "acr" | "user_agent" | "ip">>;
 
 export interface SessionStore {
   /** Raises StoreReferenceError for an unknown user. */

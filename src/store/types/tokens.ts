@@ -50,6 +50,8 @@ export interface TokenStore {
   revoke_by_grant(grant_id: string, now?: UnixSeconds): Promise<number>;
   revoke_family(family_id: string, now?: UnixSeconds): Promise<number>;
   revoke_for_user_client(user_id: string, client_id: string, now?: UnixSeconds): Promise<number>;
+  /** Every token of the user, whatever client or session (a password reset: whoever had the account loses it). */
+  revoke_for_user(user_id: string, now?: UnixSeconds): Promise<number>;
   /**
    * `keep_offline_refresh`: refresh tokens whose scope has offline_access stay valid, as they are
    * meant to outlive the browser session (OIDC Core §11) — logout uses it.

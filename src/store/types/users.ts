@@ -12,9 +12,18 @@ export type Address = {
   country?: string;
 };
 
+/**
+ * `active` signs in; `unverified` signed up and has not proven the address yet; `invited` has
+ * not chosen a password yet; `disabled` is refused by every sign-in.
+ */
+export type UserStatus = "active" | "unverified" | "invited" | "disabled";
+
+export const USER_STATUSES: readonly UserStatus[] = ["active", "unverified", "invited", "disabled"];
+
 export type UserRow = {
   id: string;
   username: string;
+  /** argon2id; "" when the user has no password (invited, or signs in another way): password sign-in always fails. */
   password_hash: string;
   name: string | null;
   given_name: string | null;
@@ -27,11 +36,12 @@ export type UserRow = {
   address: Address | null;
   totp_secret: string | null;
   totp_enabled_at: UnixSeconds | null;
+  status: UserStatus;
   created_at: UnixSeconds;
   updated_at: UnixSeconds;
 };
 
-/** `id` defaults to a random UUID; omitted profile fields are null/false. */
+/** `id` defaults to a random UUID; omitted profile fields are null/false; `status` defaults to active. */
 export type NewUser = Pick<UserRow, "username" | "password_hash"> &
   Partial<Omit<UserRow, "username" | "password_hash">>;
 
@@ -44,6 +54,11 @@ export interface UserStore {
   get_user_by_id(id: string): Promise<UserRow | null>;
   /** Case-insensitive. */
   get_user_by_username(username: string): Promise<UserRow | null>;
+  /**
+   * The users whose e-mail is `email`, ignoring ASCII case (several accounts may share one
+   * address: nothing in the schema makes it unique); oldest first.
+   */
+  find_users_by_email(email: string): Promise<UserRow[]>;
   /** Ordered by username. */
   list_users(options?: { limit?: number; offset?: number }): Promise<UserRow[]>;
   /** Returns the updated row, or null when there is no such user. */

@@ -29,6 +29,18 @@ export function user_tests(ctx: SuiteContext): void {
       expect(await store.get_user_by_id("no-such-user")).toBeNull();
     });
 
+    test("find_users_by_email ignores ASCII case, lists every owner oldest first, and only exact addresses", async () => {
+      const store = ctx.store();
+      const address = `${uid("Mail")}@Example.org`;
+      const first = await store.create_user({ username: uid("mail1"), password_hash: "h", email: address, created_at: T0 });
+      const second = await store.create_user({ username: uid("mail2"), password_hash: "h", email: address.toLowerCase(), created_at: T0 + 1 });
+      await store.create_user({ username: uid("mail3"), password_hash: "h", email: `x${address}`, created_at: T0 });
+      expect((await store.find_users_by_email(address.toUpperCase())).map((u) => u.id)).toEqual([first.id, second.id]);
+      expect(await store.find_users_by_email(`${uid("none")}@example.org`)).toEqual([]);
+      // A LIKE pattern is not a pattern here.
+      expect(await store.find_users_by_email("%")).toEqual([]);
+    });
+
     test("get_user_by_username ignores case; usernames differing only in case conflict", async () => {
       const store = ctx.store();
       const name = uid("MixedCase");

@@ -8,15 +8,20 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { AMR_PASSWORD, begin_for_account, has_totp, sign_in } from "../../../oidc/account/second_factor.ts";
+import { AMR_PASSWORD, begin_for_account, has_any, second_factor_required, second_factors, sign_in } from "../../../oidc/account/second_factor.ts";
 import { ACCOUNT_PATHS, account_session, account_url } from "../../../oidc/account/session.ts";
+import { signup_link } from "../../../oidc/account/signup.ts";
+import { sign_in_refusal } from "../../../oidc/account/account_status.ts";
+import { forgot_password_url } from "../../../oidc/account/password_reset.ts";
+import { status_page } from "../../pages/account_status.ts";
 import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
 import { WRONG_CREDENTIALS, check_credentials } from "../../../oidc/credentials.ts";
 import { random_token } from "../../../oidc/crypto/secrets.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
 import { invalid_form } from "../../errors.ts";
 import { csrf_token } from "../../../oidc/interactions.ts";
-import { layout_values } from "../../pages/layout.ts";
+import { layout_values, passkey_scripts } from "../../pages/layout.ts";
+import { set_page_headers } from "../../middleware/security_headers.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 
@@ -44,12 +49,21 @@ export const AccountLogin = (idp: Provider) =>
       const ip = client_ip(this.context, idp.config);
       const user = await check_credentials(idp, username, input.password ?? "", ip, null);
       if (user === null) return this.page(username, WRONG_CREDENTIALS);
-      if (has_totp(user)) {
-        const { url, cookie } = await begin_for_account(idp, user, this.cookies);
+      // Only active accounts sign in; the others are told what to do (account_status.ts).
+      const refusal = sign_in_refusal(user);
+      if (refusal !== null) {
+        const { values, cookie } = await status_page(idp, this.cookies, user, refusal, account_url(idp, "login"));
+        this.set_cookie(cookie.name, cookie.value, cookie.options);
+        return this.view("message", values, 403);
+      }
+      // A second factor when the user has one (TOTP, a passkey), or must add one (IDP_REQUIRE_2FA=all).
+      const has_factor = has_any(await second_factors(idp, user));
+      if (has_factor || (second_factor_required(idp, null) && idp.config.passkeys)) {
+        const { url, cookie } = await begin_for_account(idp, user, this.cookies, !has_factor);
         this.set_cookie(cookie.name, cookie.value, cookie.options);
         return this.redirect_to(url, 303);
       }
-      const { cookie } = await sign_in(idp, this.cookies, user, AMR_PASSWORD, ip, null);
+      const { cookie } = await sign_in(idp, this.cookies, user, AMR_PASSWORD, ip, null, this.headers.get("user-agent"));
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       return this.redirect_to(account_url(idp), 303);
     }
@@ -58,13 +72,19 @@ export const AccountLogin = (idp: Provider) =>
       // The form token is bound to this browser: keep its binding value, or give it one.
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp)) ?? random_token(32);
       this.set_cookie(interaction_cookie_name(idp), binding, cookie_options(idp, idp.config.tokens.interaction_ttl));
+      // Passkeys (static/passkeys.js) need our own scripts on this page.
+      set_page_headers(this.response.headers, null, idp.config.passkeys);
+      const passkey_base = `${account_url(idp, "login")}/passkey`;
       return this.view("login", {
         ...layout_values(idp, "Sign in"),
+        ...(idp.config.passkeys ? { scripts: passkey_scripts(idp), passkey: { options: `${passkey_base}/options`, action: passkey_base } } : { passkey: null }),
         client_name: "your account",
         action: account_url(idp, "login"),
         csrf: csrf_token(binding, CSRF_PURPOSE),
         username,
         error,
+        signup_url: signup_link(idp),
+        forgot_url: forgot_password_url(idp),
       });
     }
   };

@@ -15,6 +15,8 @@ import { clear_login_failures, login_attempt_failed, release_login_attempt, rese
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { end_user_sessions } from "../../../oidc/sessions.ts";
+import { check_password_policy, type PasswordOwner, type PasswordRules } from "../../../oidc/account/password_policy.ts";
+import { send_password_changed, void_reset_links } from "../../../oidc/account/password_reset.ts";
 
 export const AccountPasswordRequest = Fw.Request(
   "AccountPasswordRequest",
@@ -27,12 +29,10 @@ export const AccountPasswordRequest = Fw.Request(
   { on_invalid: invalid_form },
 );
 
-/** NIST SP 800-63B §5.1.1.2: at least 8 characters, no other composition rules. */
-export const MIN_PASSWORD_LENGTH = 8;
-
-/** Why a new password is refused, in plain words; null when it is fine. */
-export function new_password_problem(password: string, confirm: string): string | null {
-  if ([...password].length < MIN_PASSWORD_LENGTH) return `The new password is too short: use at least ${MIN_PASSWORD_LENGTH} characters.`;
+/** Why a new password is refused, in plain words (the policy, password_policy.ts); null when it is fine. */
+export function new_password_problem(password: string, confirm: string, owner: PasswordOwner, rules: PasswordRules): string | null {
+  const refused = check_password_policy(password, owner, rules);
+  if (refused !== null) return refused.replace(/^The password/, "The new password");
   if (password !== confirm) return "The two new passwords are not the same. Type them again.";
   return null;
 }
@@ -56,12 +56,15 @@ export const AccountPassword = (idp: Provider) =>
         return this.failed(session, "Your current password is not right.");
       }
       await release_login_attempt(idp, attempt);
-      const problem = new_password_problem(input.new_password ?? "", input.confirm_password ?? "");
+      const problem = new_password_problem(input.new_password ?? "", input.confirm_password ?? "", { username: user.username, email: user.email }, idp.config.passwords);
       if (problem !== null) return this.failed(session, problem);
 
       await idp.store.update_user(user.id, { password_hash: await hash_password(input.new_password!, idp.config.argon2) });
       const { sessions_ended: ended } = await end_user_sessions(idp.store, user.id, idp.now(), session.session.id_hash);
       await clear_login_failures(idp, ip, user.username);
+      // A password change voids the reset links mailed before it, and the owner is told by mail.
+      await void_reset_links(idp.store, user.id);
+      await send_password_changed(idp, user);
       await record_event(idp, { type: "password_change", outcome: "success", user_id: user.id, ip, details: { sessions_ended: ended } });
       return this.redirect_to(`${account_url(idp)}?done=password`, 303);
     }

@@ -6,13 +6,17 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { AMR_PASSWORD, after_password, sign_in } from "../../../oidc/account/second_factor.ts";
 import { account_url } from "../../../oidc/account/session.ts";
+import { signup_link } from "../../../oidc/account/signup.ts";
+import { sign_in_refusal } from "../../../oidc/account/account_status.ts";
+import { forgot_password_url } from "../../../oidc/account/password_reset.ts";
+import { status_page } from "../../pages/account_status.ts";
 import { login_prefill } from "../../../oidc/authorization.ts";
 import { display_name } from "../../../oidc/clients.ts";
 import { WRONG_CREDENTIALS, check_credentials } from "../../../oidc/credentials.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import { invalid_form } from "../../errors.ts";
 import { check_csrf, load_interaction, type Interaction, interaction_url } from "../../../oidc/interactions.ts";
-import { layout_values } from "../../pages/layout.ts";
+import { layout_values, passkey_scripts } from "../../pages/layout.ts";
 import { continue_after_sign_in } from "../../authorization_response.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
@@ -48,26 +52,38 @@ export const Login = (idp: Provider) =>
       const ip = client_ip(this.context, idp.config);
       const user = await check_credentials(idp, username, input.password ?? "", ip, client.client_id);
       if (user === null) return this.page(interaction, client, username, WRONG_CREDENTIALS);
+      // Only active accounts sign in; the others are told what to do (account_status.ts).
+      const refusal = sign_in_refusal(user);
+      if (refusal !== null) {
+        const { values, cookie } = await status_page(idp, this.cookies, user, refusal, interaction_url(idp, interaction.id, "login"));
+        this.set_cookie(cookie.name, cookie.value, cookie.options);
+        return this.view("message", values, 403);
+      }
 
       // Two-step verification (RFC 6238): with an authenticator app, the password alone does not sign in.
       const second_factor = await after_password(idp, interaction, user);
       if (second_factor !== null) return this.redirect_to(second_factor, 303);
 
       // A new login replaces the browser's previous session (session fixation, and a different user).
-      const { session, cookie } = await sign_in(idp, this.cookies, user, AMR_PASSWORD, ip, client.client_id);
+      const { session, cookie } = await sign_in(idp, this.cookies, user, AMR_PASSWORD, ip, client.client_id, this.headers.get("user-agent"));
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       return continue_after_sign_in(this, idp, client, interaction, session);
     }
 
     page(interaction: Interaction, client: ClientRow, username: string, error: string | null) {
-      set_page_headers(this.response.headers, interaction.request.redirect_uri);
+      // Passkeys (static/passkeys.js) need our own scripts on this page.
+      set_page_headers(this.response.headers, interaction.request.redirect_uri, idp.config.passkeys);
+      const passkey_base = `${idp.config.issuer}/interaction/${encodeURIComponent(interaction.id)}/passkey`;
       return this.view("login", {
         ...layout_values(idp, "Sign in"),
+        ...(idp.config.passkeys ? { scripts: passkey_scripts(idp), passkey: { options: `${passkey_base}/options`, action: passkey_base } } : { passkey: null }),
         client_name: display_name(client),
         action: interaction_url(idp, interaction.id, "login"),
         csrf: interaction.csrf,
         username,
         error,
+        signup_url: signup_link(idp, interaction.id),
+        forgot_url: forgot_password_url(idp, interaction.id),
       });
     }
   };

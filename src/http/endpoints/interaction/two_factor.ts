@@ -12,7 +12,8 @@ import { display_name } from "../../../oidc/clients.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
 import { invalid_form } from "../../errors.ts";
 import { expired_interaction, interaction_url } from "../../../oidc/interactions.ts";
-import { layout_values } from "../../pages/layout.ts";
+import { layout_values, passkey_scripts } from "../../pages/layout.ts";
+import { requires_passkey } from "../../../oidc/acr.ts";
 import { continue_after_sign_in } from "../../authorization_response.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
@@ -46,6 +47,8 @@ export const TwoFactor = (idp: Provider) =>
       if (this.request.method === "GET") return this.page(pending, null, false);
 
       check_form_token(input.csrf, pending.csrf, "The form was not sent from this sign-in page. Go back and start again.");
+      // A code is no answer for a user without an app, or for a request only a passkey satisfies (acr phr).
+      if (!totp_allowed(pending)) return this.page(pending, "Use your passkey to continue.", false);
       const ip = client_ip(this.context, idp.config);
       const client_id = pending.interaction?.request.client_id ?? null;
       const failure = await check_second_factor(idp, user, input, ip, client_id);
@@ -56,7 +59,7 @@ export const TwoFactor = (idp: Provider) =>
     /** Both steps done: sign in, then go where a sign-in goes (as the password page does). */
     async finish(pending: Pending, user: UserRow, ip: string) {
       const interaction = pending.interaction;
-      const { session, cookie } = await sign_in(idp, this.cookies, user, AMR_TWO_FACTORS, ip, interaction?.request.client_id ?? null);
+      const { session, cookie } = await sign_in(idp, this.cookies, user, AMR_TWO_FACTORS, ip, interaction?.request.client_id ?? null, this.headers.get("user-agent"));
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       if (interaction === null) {
         await idp.store.delete_interaction(pending.id);
@@ -69,10 +72,16 @@ export const TwoFactor = (idp: Provider) =>
 
     async page(pending: Pending, error: string | null, recovery_open: boolean) {
       const interaction = pending.interaction;
-      set_page_headers(this.response.headers, interaction?.request.redirect_uri ?? null);
+      set_page_headers(this.response.headers, interaction?.request.redirect_uri ?? null, idp.config.passkeys);
       const client = interaction === null ? null : await idp.store.get_client(interaction.request.client_id);
+      const passkey_base = `${idp.config.issuer}/interaction/${encodeURIComponent(pending.id)}/passkey`;
+      const passkey = pending.enrol || pending.methods.passkeys > 0 ? { options: `${passkey_base}/options`, action: passkey_base, step: pending.enrol ? "enrol" : "second_factor" } : null;
       return this.view("two_factor", {
-        ...layout_values(idp, "Two-step verification"),
+        ...layout_values(idp, pending.enrol ? "Add a second factor" : "Two-step verification"),
+        ...(passkey === null ? {} : { scripts: passkey_scripts(idp) }),
+        passkey,
+        totp: totp_allowed(pending),
+        enrol: pending.enrol,
         client_name: client === null ? "your account" : display_name(client),
         action: `${idp.config.issuer}/interaction/${encodeURIComponent(pending.id)}/two-factor`,
         csrf: pending.csrf,
@@ -81,3 +90,8 @@ export const TwoFactor = (idp: Provider) =>
       });
     }
   };
+
+/** May this step be done with a code from the authenticator app? */
+function totp_allowed(pending: Pending): boolean {
+  return pending.methods.totp && !requires_passkey(pending.interaction?.request.acr_values ?? []);
+}

@@ -12,8 +12,10 @@
  *
  * Active answers carry: active, scope, client_id, token_type ("Bearer" for access tokens,
  * "refresh_token" for refresh tokens, the RFC 7009 hint name), exp, iat, iss, and with a user
- * sub, username and auth_time. No `aud`: the tokens are not audience-restricted (no RFC 8707
- * resource indicators), and naming one would mislead a resource server that checks it.
+ * sub, username and auth_time, and the user's groups (and roles) when the token's scope has
+ * `groups`, shaped by the token's client as in its ID Tokens (groups.ts). No `aud`: the tokens
+ * are not audience-restricted (no RFC 8707 resource indicators), and naming one would mislead a
+ * resource server that checks it.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -21,6 +23,8 @@ import { authenticated_client, refuse_credentials_in_query } from "../../../oidc
 import { client_ip } from "../../middleware/proxy.ts";
 import { is_public } from "../../../oidc/clients.ts";
 import { OAuthError, invalid_client } from "../../../oidc/errors.ts";
+import { group_claims, wants_groups } from "../../../oidc/groups.ts";
+import { split_scope } from "../../../oidc/scopes.ts";
 import { invalid_request } from "../../errors.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -46,6 +50,8 @@ export type IntrospectionResponse = {
   sub?: string;
   username?: string;
   auth_time?: number;
+  /** The group claims (groups.ts): `groups` or the client's name for it, and `roles`. */
+  [claim: string]: unknown;
 };
 
 /** Whether `client` may learn about `token` (see the policy above). */
@@ -83,6 +89,12 @@ export const Introspect = (idp: Provider) =>
         body.sub = user.id;
         body.username = user.username;
         if (token.auth_time !== null) body.auth_time = token.auth_time;
+        const scopes = split_scope(token.scope);
+        if (wants_groups(scopes)) {
+          // The token's client shapes the groups, so an API sees what that client's ID Tokens say.
+          const owner = token.client_id === client.client_id ? client : await idp.store.get_client(token.client_id);
+          if (owner !== null) Object.assign(body, await group_claims(idp, owner, user.id, scopes, []));
+        }
       }
       return this.json(body);
     }

@@ -8,6 +8,7 @@ import { bearer_credentials } from "../../../oidc/bearer.ts";
 import { claims_for } from "../../../oidc/claims.ts";
 import { requested_claims } from "../../../oidc/claims_request.ts";
 import { BearerError } from "../../../oidc/errors.ts";
+import { group_claims, wants_groups } from "../../../oidc/groups.ts";
 import { describe_issues, to_http } from "../../errors.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -40,9 +41,16 @@ export const Userinfo = (idp: Provider) => {
       const scopes = split_scope(found.token.scope);
       // OIDC Core §5.3: UserInfo is for tokens granted the openid scope.
       if (!scopes.includes("openid")) throw new BearerError("insufficient_scope", "the access token was not granted the openid scope", realm);
-      const user = found.token.user_id === null ? null : await idp.store.get_user_by_id(found.token.user_id);
+      const requested = requested_claims(found.token.claims, "userinfo");
+      const user_id = found.token.user_id;
+      // The client's group mapping (groups.ts) is read with the user, only when the token releases groups.
+      const [user, client] = await Promise.all([
+        user_id === null ? null : idp.store.get_user_by_id(user_id),
+        wants_groups(scopes, requested) ? idp.store.get_client(found.token.client_id) : null,
+      ]);
       if (user === null) throw new BearerError("invalid_token", "the user of this access token no longer exists", realm);
-      return this.json(claims_for(user, scopes, requested_claims(found.token.claims, "userinfo")));
+      const groups = client === null ? {} : await group_claims(idp, client, user.id, scopes, requested);
+      return this.json({ ...claims_for(user, scopes, requested), ...groups });
     }
   };
 };

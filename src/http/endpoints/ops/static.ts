@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Fw } from "../../../fw/index.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { NotModified, cached_bytes } from "../../precomputed.ts";
+import { VENDOR_FILES } from "../../vendor_files.ts";
 
 export const STATIC_DIR = fileURLToPath(new URL("../../../../static", import.meta.url));
 
@@ -46,6 +47,10 @@ export function load_static(dir: string = STATIC_DIR): Map<string, StaticFile> {
     }
   };
   walk(dir, "");
+  for (const [name, path] of Object.entries(VENDOR_FILES)) {
+    const file = static_file(name, new Uint8Array(readFileSync(join(STATIC_DIR, "..", path))));
+    if (file !== null) files.set(name, file);
+  }
   return files;
 }
 

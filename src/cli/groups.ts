@@ -1,0 +1,134 @@
+/**
+ * `idp groups add|list|remove|members`: groups of users. A user's groups are released to clients
+ * with the scope `groups` and can restrict who may use a client (`idp clients add|update
+ * --allowed-group`): oidc/groups.ts has the rules.
+ */
+import { group_name_key, group_name_problem } from "../store/group_names.ts";
+import { StoreConflictError, type ClientRow, type GroupRow, type Store } from "../store/types.ts";
+import { expect_positionals, parse_args } from "./args.ts";
+import { must, type CliContext, type SubCommand } from "./context.ts";
+import { CliError, UsageError } from "./errors.ts";
+import { format_time, write_table } from "./output.ts";
+import { find_user } from "./users.ts";
+
+const MAX_DESCRIPTION = 500;
+
+export async function find_group(store: Store, name: string): Promise<GroupRow> {
+  return must(await store.get_group_by_name(name), `no group "${name}"`);
+}
+
+/** The clients whose allowed_groups or roles name the group (told when it is removed). */
+function clients_naming(clients: readonly ClientRow[], name: string): string[] {
+  const key = group_name_key(name);
+  const names = (value: unknown): string[] =>
+    Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : value !== null && typeof value === "object" ? Object.keys(value) : [];
+  return clients
+    .filter((client) => [...names(client.metadata.allowed_groups), ...names(client.metadata.roles)].some((group) => group_name_key(group) === key))
+    .map((client) => client.client_id);
+}
+
+async function add(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, { description: { type: "string" } });
+  const [name] = expect_positionals(positionals, ["name"]) as [string];
+  const problem = group_name_problem(name);
+  if (problem !== null) throw new CliError(problem);
+  if (flags.description !== undefined && flags.description.length > MAX_DESCRIPTION) throw new CliError(`--description must have at most ${MAX_DESCRIPTION} characters`);
+  const store = await ctx.store();
+  const taken = await store.get_group_by_name(name);
+  if (taken !== null) throw new CliError(`group "${taken.name}" already exists (group names are case-insensitive)`);
+  let group: GroupRow;
+  try {
+    group = await store.create_group({ name, description: flags.description ?? null });
+  } catch (error) {
+    if (error instanceof StoreConflictError) throw new CliError(`group "${name}" already exists (group names are case-insensitive)`);
+    throw error;
+  }
+  await ctx.audit({ type: "group_created", details: { group: group.name } });
+  ctx.emit(group, (write) => write(`Created group ${group.name}.\n`));
+}
+
+async function list(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  expect_positionals(positionals, []);
+  const groups = await (await ctx.store()).list_groups();
+  ctx.emit(groups, (write) => {
+    if (groups.length === 0) return write("No groups.\n");
+    write_table(
+      write,
+      ["name", "members", "description", "created"],
+      groups.map((g) => [g.name, g.members, g.description, format_time(g.created_at)]),
+    );
+  });
+}
+
+async function remove(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [name] = expect_positionals(positionals, ["name"]) as [string];
+  const store = await ctx.store();
+  const group = await find_group(store, name);
+  const members = (await store.list_group_members(group.id)).length;
+  if (!(await store.delete_group(group.id))) throw new CliError(`no group "${name}"`);
+  await ctx.audit({ type: "group_deleted", details: { group: group.name, members } });
+  // A client whose policy names the group now refuses the former members (nobody is in it).
+  const naming = clients_naming(await store.list_clients(), group.name);
+  ctx.emit({ removed: true, name: group.name, members, clients_naming_it: naming }, (write) => {
+    write(`Removed group ${group.name} and its ${members} membership(s).\n`);
+    if (naming.length > 0) write(`Still named in allowed_groups or roles of: ${naming.join(", ")} (see idp clients update).\n`);
+  });
+}
+
+async function members_add(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [group_name, username] = expect_positionals(positionals, ["group", "user"]) as [string, string];
+  const store = await ctx.store();
+  const group = await find_group(store, group_name);
+  const user = await find_user(store, username);
+  const added = await store.add_group_member(group.id, user.id);
+  if (added) await ctx.audit({ type: "group_member_added", user_id: user.id, details: { group: group.name } });
+  ctx.emit({ group: group.name, user_id: user.id, username: user.username, added }, (write) =>
+    write(added ? `Added ${user.username} to ${group.name}.\n` : `${user.username} already is in ${group.name}.\n`),
+  );
+}
+
+async function members_remove(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [group_name, username] = expect_positionals(positionals, ["group", "user"]) as [string, string];
+  const store = await ctx.store();
+  const group = await find_group(store, group_name);
+  const user = await find_user(store, username);
+  if (!(await store.remove_group_member(group.id, user.id))) throw new CliError(`${user.username} is not in group ${group.name}`);
+  await ctx.audit({ type: "group_member_removed", user_id: user.id, details: { group: group.name } });
+  ctx.emit({ group: group.name, user_id: user.id, username: user.username, removed: true }, (write) =>
+    write(`Removed ${user.username} from ${group.name}; clients that require the group refuse the user at the next sign-in or token refresh.\n`),
+  );
+}
+
+async function members_list(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [group_name] = expect_positionals(positionals, ["group"]) as [string];
+  const store = await ctx.store();
+  const group = await find_group(store, group_name);
+  const members = await store.list_group_members(group.id);
+  ctx.emit({ group: group.name, members }, (write) => {
+    if (members.length === 0) return write(`No members in ${group.name}.\n`);
+    write_table(
+      write,
+      ["username", "id", "added"],
+      members.map((m) => [m.username, m.user_id, format_time(m.added_at)]),
+    );
+  });
+}
+
+const MEMBER_COMMANDS: Record<string, SubCommand> = { add: members_add, remove: members_remove, list: members_list };
+
+/** `idp groups members add|remove|list ...` */
+async function members(ctx: CliContext, argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub.startsWith("-")) throw new UsageError(`missing groups members command (${Object.keys(MEMBER_COMMANDS).join(", ")})`);
+  const run = Object.hasOwn(MEMBER_COMMANDS, sub) ? MEMBER_COMMANDS[sub] : undefined;
+  if (run === undefined) throw new UsageError(`unknown groups members command "${sub}"`);
+  return run(ctx, rest);
+}
+
+/** The sub-commands, in the order the help lists them. */
+export const groups_commands: Record<string, SubCommand> = { add, list, remove, members };

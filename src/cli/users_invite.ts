@@ -1,0 +1,37 @@
+/**
+ * `idp users invite EMAIL [--name NAME] [--username U]`: creates an invited account (no
+ * password yet) and queues the invitation mail (oidc/account/invitations.ts); a running server
+ * delivers it. Inviting the same address again sends a new link and voids the older one.
+ */
+import { create_provider } from "../app/provider.ts";
+import { InvitationRefused, invite } from "../oidc/account/invitations.ts";
+import { expect_positionals, parse_args } from "./args.ts";
+import type { CliContext } from "./context.ts";
+import { CliError } from "./errors.ts";
+import { format_time } from "./output.ts";
+import { public_user } from "./users.ts";
+
+/** `idp users invite` (wired in index.ts next to the other users commands). */
+
+export async function invite_user(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, { name: { type: "string" }, username: { type: "string" } });
+  const [email] = expect_positionals(positionals, ["email"]) as [string];
+  const config = ctx.config();
+  if (config.signup.mode === "off") {
+    throw new CliError("invitations are off (IDP_SIGNUP=off): set IDP_SIGNUP=invite (or open) on the server, so the invitation link has a page to open");
+  }
+  // The rules need the provider's mail (the outbox) and clock; a running server's worker sends it.
+  const idp = await create_provider(config, { store: await ctx.store(), log: () => {} });
+  let result;
+  try {
+    result = await invite(idp, { email, name: flags.name ?? null, username: flags.username ?? null }, { via: "cli" });
+  } catch (error) {
+    // The message names the argument: "email: …", "--username: …", "--name: …".
+    if (error instanceof InvitationRefused) throw new CliError(error.field === "username" || error.field === "name" ? `--${error.message}` : error.message);
+    throw error;
+  }
+  const { user, resent, expires_at } = result;
+  ctx.emit({ ...public_user(user), invitation: { resent, expires_at } }, (write) =>
+    write(`${resent ? "Sent a new invitation (the previous link no longer works)" : "Invited"} ${user.email} as ${user.username} (id ${user.id}); the link expires ${format_time(expires_at)}.\n`),
+  );
+}

@@ -1,0 +1,35 @@
+/**
+ * POST /account/login/passkey/options: the WebAuthn options for signing in to the account page
+ * with a passkey and no password (static/passkeys.js), as JSON. The challenge is bound to this
+ * browser (its `idp_interaction` binding value); the sign-in form's token is required.
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
+import { check_form_token } from "../../../oidc/csrf.ts";
+import { csrf_token } from "../../../oidc/interactions.ts";
+import { authentication_options } from "../../../oidc/passkeys/ceremony.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { invalid_form } from "../../errors.ts";
+import { passkeys_off } from "../interaction/passkey_options.ts";
+
+export const AccountPasskeyLoginOptionsRequest = Fw.Request("AccountPasskeyLoginOptionsRequest", z.object({ csrf: z.string().max(256).optional() }), { on_invalid: invalid_form });
+
+/** The form token of /account/login (account/login.ts), and what its passkey challenges are bound to. */
+export const ACCOUNT_LOGIN_PURPOSE = "account-login";
+
+export function account_login_binding(binding: string): string {
+  return `${ACCOUNT_LOGIN_PURPOSE}:${binding}`;
+}
+
+export const AccountPasskeyLoginOptions = (idp: Provider) =>
+  class AccountPasskeyLoginOptions extends Fw.Endpoint(AccountPasskeyLoginOptionsRequest, Fw.Response.Json) {
+    static route = "POST /account/login/passkey/options";
+
+    async call() {
+      if (!idp.config.passkeys) throw passkeys_off();
+      const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
+      check_form_token(this.account_passkey_login_options_request.csrf, binding === null ? null : csrf_token(binding, ACCOUNT_LOGIN_PURPOSE), "The sign-in form was not sent from this page. Open your account page and try again.");
+      return this.json(await authentication_options(idp, "login", account_login_binding(binding!), null));
+    }
+  };

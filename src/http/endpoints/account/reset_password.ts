@@ -1,0 +1,98 @@
+/**
+ * GET|POST /password/reset?token=…: the page a password reset link opens
+ * (oidc/account/password_reset.ts). The GET only looks the link up and shows the form; the POST
+ * checks the new password against the policy and, for an account with two-step verification,
+ * its code, and only then uses the link (atomically, once). A used, expired, voided or forged
+ * link gets a page that says so and changes nothing.
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { find_link_token, invalid_link, LINK_PATHS, redeem_link_token, type LinkTarget } from "../../../oidc/account/link_tokens.ts";
+import { check_page_form, page_form_token } from "../../../oidc/account/page_forms.ts";
+import { check_password_policy, password_policy_hint } from "../../../oidc/account/password_policy.ts";
+import { check_reset_second_factor, complete_password_reset, count_address, count_reset_attempt, reset_needs_second_factor } from "../../../oidc/account/password_reset.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { invalid_form } from "../../errors.ts";
+import { client_ip } from "../../middleware/proxy.ts";
+import { layout_values } from "../../pages/layout.ts";
+import { interaction_param, sign_in_url } from "../../pages/return_to.ts";
+
+export const ResetPasswordRequest = Fw.Request(
+  "ResetPasswordRequest",
+  z.object({
+    token: z.string().max(128).optional(),
+    interaction: z.string().max(128).optional(),
+    csrf: z.string().max(256).optional(),
+    new_password: z.string().max(4096).optional(),
+    confirm_password: z.string().max(4096).optional(),
+    code: z.string().max(64).optional(),
+    recovery_code: z.string().max(64).optional(),
+  }),
+  { on_invalid: invalid_form },
+);
+
+const FORM = "password-reset";
+
+export const ResetPassword = (idp: Provider) =>
+  class ResetPassword extends Fw.Renderable(Fw.Endpoint(ResetPasswordRequest, [Fw.Response.Html])) {
+    static route = `GET|POST ${LINK_PATHS.password_reset}`;
+
+    async call() {
+      const input = this.reset_password_request;
+      const interaction = interaction_param(input.interaction);
+      if (this.request.method === "GET") {
+        const target = await find_link_token(idp, input.token, "password_reset");
+        if (target === null) throw invalid_link("password_reset");
+        return this.form(target, input.token!, interaction, null, null);
+      }
+
+      const ip = client_ip(this.context, idp.config);
+      await count_address(idp, "reset", ip);
+      check_page_form(idp, this.cookies, input.csrf, FORM, "The form was not sent from this page. Open the link from the e-mail again.");
+      const target = await find_link_token(idp, input.token, "password_reset");
+      if (target === null) throw invalid_link("password_reset");
+      const user = target.user;
+      await count_reset_attempt(idp, user);
+      const password = input.new_password ?? "";
+      const problem = check_password_policy(password, { username: user.username, email: user.email }, idp.config.passwords) ?? (password !== (input.confirm_password ?? "") ? "The two passwords are not the same. Type them again." : null);
+      if (problem !== null) return this.form(target, input.token!, interaction, problem, "password");
+      // The code is checked after the password rules, so a refused password does not use up a code.
+      const factor = await check_reset_second_factor(idp, user, input, ip);
+      if (factor !== null) return this.form(target, input.token!, interaction, factor, "code");
+
+      const redeemed = await redeem_link_token(idp, input.token, "password_reset");
+      if (redeemed === null || redeemed.user.id !== user.id) throw invalid_link("password_reset");
+      await complete_password_reset(idp, redeemed.user, redeemed.row.email, password, ip);
+      return this.view("message", {
+        ...layout_values(idp, "Password changed"),
+        heading: "Your password was changed",
+        notice: "You were signed out on every device and application.",
+        message: "Sign in with your new password.",
+        link: { href: await sign_in_url(idp, this.cookies, interaction), text: "Sign in" },
+      });
+    }
+
+    form(target: LinkTarget, token: string, interaction: string | null, error: string | null, error_field: "password" | "code" | null) {
+      const { csrf, cookie } = page_form_token(idp, this.cookies, FORM);
+      this.set_cookie(cookie.name, cookie.value, cookie.options);
+      const rules = idp.config.passwords;
+      return this.view(
+        "reset_password",
+        {
+          ...layout_values(idp, "Choose a new password"),
+          action: `${idp.config.issuer}${LINK_PATHS.password_reset}`,
+          csrf,
+          token,
+          interaction,
+          username: target.user.username,
+          min_length: rules.min_length,
+          max_length: rules.max_length,
+          hint: password_policy_hint(rules),
+          second_factor: reset_needs_second_factor(target.user),
+          error,
+          error_field,
+        },
+        error === null ? 200 : 400,
+      );
+    }
+  };

@@ -1,0 +1,52 @@
+/**
+ * The passkeys section of the account page (views/account.eta): the user's passkeys with when
+ * each was added and last used, the forms to add, rename and remove them, and the scripts that
+ * run the WebAuthn ceremony (static/passkeys.js).
+ */
+import { ACCOUNT_PATHS, type AccountSession } from "../../oidc/account/session.ts";
+import { MAX_PASSKEY_NAME } from "../../oidc/passkeys/ceremony.ts";
+import type { Provider } from "../../oidc/provider.ts";
+import { passkey_scripts } from "./layout.ts";
+
+/** Paths of the passkey forms, below the issuer. */
+export const PASSKEY_PATHS = {
+  manage: `${ACCOUNT_PATHS.home}/passkeys`,
+  options: `${ACCOUNT_PATHS.home}/passkeys/options`,
+} as const;
+
+/** A date and time in plain words, the same for everyone ("22 November 2025, 14:05 UTC"). */
+export function plain_time(unix: number): string {
+  const date = new Date(unix * 1000);
+  const day = date.toLocaleDateString("en-GB", { year: "numeric", month: "long", day: "numeric", timeZone: "UTC" });
+  return `${day}, ${date.toISOString().slice(11, 16)} UTC`;
+}
+
+export type PasskeyView = { id: string; name: string; created: string; last_used: string | null; synced: boolean };
+
+export async function passkeys_of(idp: Provider, session: AccountSession, error: string | null): Promise<{ passkeys: null | Record<string, unknown>; scripts?: string[] }> {
+  if (!idp.config.passkeys) return { passkeys: null };
+  const user = session.user;
+  const rows = await idp.store.list_passkeys_for_user(user.id);
+  const issuer = idp.config.issuer;
+  const list: PasskeyView[] = rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    created: plain_time(row.created_at),
+    last_used: row.last_used_at === null ? null : plain_time(row.last_used_at),
+    synced: row.backup_eligible,
+  }));
+  return {
+    passkeys: {
+      list,
+      action: `${issuer}${PASSKEY_PATHS.manage}`,
+      options: `${issuer}${PASSKEY_PATHS.options}`,
+      // Re-authentication before adding one: the password, for users who have one.
+      needs_password: user.password_hash !== "",
+      // The last way to sign in is never removed (a user without a password keeps one passkey).
+      keep_last: user.password_hash === "",
+      max_name: MAX_PASSKEY_NAME,
+      error,
+    },
+    scripts: passkey_scripts(idp),
+  };
+}

@@ -1,0 +1,56 @@
+/** PostgreSQL: groups of users and their members. */
+import type { SQL } from "bun";
+import { now_seconds } from "../defaults.ts";
+import { group_name_key } from "../group_names.ts";
+import { group_row } from "../groups.ts";
+import type { GroupMember, GroupRow, GroupStore } from "../types.ts";
+
+type RawGroup = { id: string; name: string; description: string | null; created_at: string | number };
+
+// bigint columns come back as strings from Bun.SQL.
+const decode = (raw: RawGroup): GroupRow => ({ id: raw.id, name: raw.name, description: raw.description, created_at: Number(raw.created_at) });
+
+export function pg_groups(sql: SQL): GroupStore {
+  return {
+    async create_group(input) {
+      const row = group_row(input);
+      await sql`INSERT INTO groups ${sql({ ...row, name_key: group_name_key(row.name) })}`;
+      return row;
+    },
+    async get_group_by_name(name) {
+      const [raw] = await sql`SELECT * FROM groups WHERE name_key = ${group_name_key(name)}`;
+      return raw === undefined ? null : decode(raw);
+    },
+    async list_groups() {
+      const rows: (RawGroup & { members: string | number })[] = await sql`
+        SELECT g.*, (SELECT count(*) FROM group_members m WHERE m.group_id = g.id) AS members
+        FROM groups g ORDER BY g.name_key`;
+      return rows.map((raw) => ({ ...decode(raw), members: Number(raw.members) }));
+    },
+    async delete_group(id) {
+      const result = await sql`DELETE FROM groups WHERE id = ${id}`;
+      return result.count > 0;
+    },
+    async add_group_member(group_id, user_id, now) {
+      const result = await sql`
+        INSERT INTO group_members (group_id, user_id, created_at) VALUES (${group_id}, ${user_id}, ${now ?? now_seconds()})
+        ON CONFLICT (group_id, user_id) DO NOTHING`;
+      return result.count > 0;
+    },
+    async remove_group_member(group_id, user_id) {
+      const result = await sql`DELETE FROM group_members WHERE group_id = ${group_id} AND user_id = ${user_id}`;
+      return result.count > 0;
+    },
+    async list_group_members(group_id) {
+      const rows: { user_id: string; username: string; added_at: string | number }[] = await sql`
+        SELECT m.user_id, u.username, m.created_at AS added_at FROM group_members m JOIN users u ON u.id = m.user_id
+        WHERE m.group_id = ${group_id} ORDER BY u.username_key`;
+      return rows.map((row): GroupMember => ({ user_id: row.user_id, username: row.username, added_at: Number(row.added_at) }));
+    },
+    async list_user_groups(user_id) {
+      const rows: { name: string }[] = await sql`
+        SELECT g.name FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = ${user_id} ORDER BY g.name_key`;
+      return rows.map((row) => row.name);
+    },
+  };
+}

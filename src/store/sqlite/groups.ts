@@ -1,0 +1,62 @@
+/** SQLite: groups of users and their members. */
+import type { Database } from "bun:sqlite";
+import type { Sync } from "./group_commit.ts";
+import { now_seconds } from "../defaults.ts";
+import { group_name_key } from "../group_names.ts";
+import { group_row } from "../groups.ts";
+import type { GroupMember, GroupRow, GroupStore, GroupSummary } from "../types.ts";
+
+type RawGroup = { id: string; name: string; description: string | null; created_at: number };
+
+const decode = (raw: RawGroup): GroupRow => ({ id: raw.id, name: raw.name, description: raw.description, created_at: raw.created_at });
+
+export function sqlite_groups(db: Database): Sync<GroupStore> {
+  const insert = db.prepare("INSERT INTO groups (id, name, name_key, description, created_at) VALUES ($id, $name, $name_key, $description, $created_at)");
+  const by_key = db.prepare("SELECT * FROM groups WHERE name_key = $name_key");
+  const list = db.prepare(
+    `SELECT g.*, (SELECT count(*) FROM group_members m WHERE m.group_id = g.id) AS members
+     FROM groups g ORDER BY g.name_key`,
+  );
+  const remove = db.prepare("DELETE FROM groups WHERE id = $id");
+  const add_member = db.prepare(
+    "INSERT INTO group_members (group_id, user_id, created_at) VALUES ($group_id, $user_id, $now) ON CONFLICT (group_id, user_id) DO NOTHING",
+  );
+  const remove_member = db.prepare("DELETE FROM group_members WHERE group_id = $group_id AND user_id = $user_id");
+  const members = db.prepare(
+    `SELECT m.user_id, u.username, m.created_at AS added_at FROM group_members m JOIN users u ON u.id = m.user_id
+     WHERE m.group_id = $group_id ORDER BY u.username_key`,
+  );
+  const user_groups = db.prepare(
+    "SELECT g.name FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = $user_id ORDER BY g.name_key",
+  );
+
+  return {
+    create_group(input) {
+      const row = group_row(input);
+      insert.run({ ...row, name_key: group_name_key(row.name) });
+      return row;
+    },
+    get_group_by_name(name) {
+      const raw = by_key.get({ name_key: group_name_key(name) }) as RawGroup | null;
+      return raw === null ? null : decode(raw);
+    },
+    list_groups() {
+      return (list.all() as (RawGroup & { members: number })[]).map((raw): GroupSummary => ({ ...decode(raw), members: raw.members }));
+    },
+    delete_group(id) {
+      return remove.run({ id }).changes > 0;
+    },
+    add_group_member(group_id, user_id, now) {
+      return add_member.run({ group_id: group_id, user_id: user_id, now: now ?? now_seconds() }).changes > 0;
+    },
+    remove_group_member(group_id, user_id) {
+      return remove_member.run({ group_id: group_id, user_id: user_id }).changes > 0;
+    },
+    list_group_members(group_id) {
+      return members.all({ group_id: group_id }) as GroupMember[];
+    },
+    list_user_groups(user_id) {
+      return (user_groups.all({ user_id: user_id }) as { name: string }[]).map((row) => row.name);
+    },
+  };
+}
