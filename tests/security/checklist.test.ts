@@ -68,6 +68,13 @@ async function every_page(): Promise<Page[]> {
   await keep("429 page", await l.post(form_action(locked)!, { csrf: hidden_field(locked, "csrf")!, username: "locked", password: "wrong" }));
   await keep("414 page", await b.get(`${t.url}/authorize?x=${"a".repeat(9000)}`));
   await keep("demo callback", await new Browser().get(`${t.url}/demo/callback?code=x&state=y`));
+  const f = new Browser();
+  const forgot = await (await keep("forgot password", await f.get(`${t.url}/password/forgot`))).text();
+  await keep("forgot password sent", await f.post(`${t.url}/password/forgot`, { csrf: hidden_field(forgot, "csrf")!, identifier: "nobody" }));
+  await keep("reset link that does not work", await f.get(`${t.url}/password/reset?token=${"A".repeat(43)}`));
+  await t.add_user({ username: "pending", status: "unverified", email: "pending@example.com" });
+  const status = await (await f.get(`${t.url}/account/login`)).text();
+  await keep("account not active", await f.post(`${t.url}/account/login`, { csrf: hidden_field(status, "csrf")!, username: "pending", password: t.password }));
   return pages.filter((page) => page.response.headers.get("content-type")?.startsWith("text/html"));
 }
 
