@@ -13,6 +13,7 @@ import { build_executable } from "../scripts/build.ts";
 import { manifest_source } from "../scripts/embed.ts";
 import { embedded_assets } from "../src/app/embedded/assets.ts";
 import { load_assets } from "../src/app/server.ts";
+import { VENDOR_FILES } from "../src/http/vendor_files.ts";
 import { Browser, form_action, hidden_field } from "./helpers/browser.ts";
 import { pkce } from "./helpers/flow.ts";
 import { REDIRECT_URI } from "./helpers/provider.ts";
@@ -21,6 +22,11 @@ import { start_subprocess_provider, type SubprocessProvider } from "./helpers/su
 const ROOT = join(import.meta.dir, "..");
 /** Each CLI call starts a 100 MB executable; generous for a loaded CI machine. */
 const CLI_TIMEOUT = 30_000;
+
+/** Where a static file comes from: static/, or an installed package (src/http/vendor_files.ts). */
+function static_path(name: string): string {
+  return Object.hasOwn(VENDOR_FILES, name) ? join(ROOT, VENDOR_FILES[name]!) : join(ROOT, "static", name);
+}
 
 describe("embedding", () => {
   test("the generated manifest imports every template as text and every static file as a file", () => {
@@ -31,7 +37,7 @@ describe("embedding", () => {
       expect(source).toContain(`${JSON.stringify(name)}: t`);
     }
     for (const name of static_files.keys()) {
-      expect(source).toContain(`${JSON.stringify(join(ROOT, "static", name))} with { type: "file" }`);
+      expect(source).toContain(`${JSON.stringify(static_path(name))} with { type: "file" }`);
     }
   });
 
@@ -39,7 +45,7 @@ describe("embedding", () => {
     const folders = load_assets();
     const manifest = {
       templates: folders.templates,
-      static_files: Object.fromEntries([...folders.static_files.keys()].map((name) => [name, join(ROOT, "static", name)])),
+      static_files: Object.fromEntries([...folders.static_files.keys()].map((name) => [name, static_path(name)])),
     };
     const embedded = embedded_assets(manifest)!;
     expect(embedded.templates).toEqual(folders.templates);
@@ -145,6 +151,14 @@ describe("the compiled executable", () => {
     expect(css.status).toBe(200);
     expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
     expect((await css.text()).length).toBeGreaterThan(100);
+
+    // The passkey scripts: ours, and the WebAuthn helper embedded from node_modules.
+    const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!);
+    expect(scripts.map((src) => new URL(src).pathname)).toEqual(["/static/vendor/simplewebauthn-browser.js", "/static/passkeys.js"]);
+    for (const src of scripts) {
+      const js = await fetch(new URL(new URL(src).pathname, t.url));
+      expect([js.status, js.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
+    }
   });
 
   test("serve: an unknown page gets the error template", async () => {

@@ -80,6 +80,11 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_RATE_LIMIT_REGISTER_PER_IP: "rate_limits.register_per_ip",
   IDP_PASSKEYS: "passkeys",
   IDP_REQUIRE_2FA: "require_2fa",
+  IDP_ADMIN_API: "admin_api",
+  IDP_REQUIRE_PAR: "par.required",
+  IDP_PAR_REQUEST_URI_TTL: "par.request_uri_ttl",
+  IDP_DPOP_PROOF_WINDOW_SECONDS: "dpop.proof_window_seconds",
+  IDP_DPOP_REQUIRE_NONCE: "dpop.require_nonce",
 };
 
 /**

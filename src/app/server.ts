@@ -17,6 +17,7 @@ import type { Config } from "./config.ts";
 import { embedded_assets } from "./embedded/assets.ts";
 import { create_provider } from "./provider.ts";
 import { start_purge } from "./purge.ts";
+import { settle_password_reset_requests } from "../oidc/account/password_reset.ts";
 import { create_transport } from "./mail/outbox.ts";
 import { start_mail_worker, type MailWorker, type MailWorkerOptions } from "./mail/worker.ts";
 
@@ -116,6 +117,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
         const purging = purge.stop();
         await running.stop(config.shutdown_grace_seconds * 1000);
         await purging;
+        // Forgot-password requests answered already but still looking up or queueing their mail.
+        await settle_password_reset_requests();
         // After the server: a request in its grace period may still queue mail (delivered by the next start).
         await mail_worker?.stop();
         if (owned) await store.close();

@@ -1,7 +1,8 @@
 /**
  * `idp audit list`: the audit log, newest first (store.list_audit_events).
  */
-import { AUDIT_EVENT_TYPES, type AuditEvent, type Store } from "../store/types.ts";
+import { AUDIT_EVENT_TYPES } from "../store/types.ts";
+import { named_events } from "../oidc/admin/audit.ts";
 import { expect_positionals, int_option, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
 import { UsageError } from "./errors.ts";
@@ -16,24 +17,7 @@ export function parse_since(value: string | undefined): number | undefined {
   return Math.floor(ms / 1000);
 }
 
-export type NamedAuditEvent = AuditEvent & { username: string | null; client_name: string | null };
-
-/** Each event with the current username and client name of its ids (null once deleted). */
-async function with_names(store: Store, events: readonly AuditEvent[]): Promise<NamedAuditEvent[]> {
-  const user_ids = [...new Set(events.map((e) => e.user_id).filter((id): id is string => id !== null))];
-  const client_ids = [...new Set(events.map((e) => e.client_id).filter((id): id is string => id !== null))];
-  const [users, clients] = await Promise.all([
-    Promise.all(user_ids.map(async (id) => [id, (await store.get_user_by_id(id))?.username ?? null] as const)),
-    Promise.all(client_ids.map(async (id) => [id, (await store.get_client(id))?.metadata.client_name ?? null] as const)),
-  ]);
-  const usernames = new Map(users);
-  const client_names = new Map(clients);
-  return events.map((e) => ({
-    ...e,
-    username: e.user_id === null ? null : (usernames.get(e.user_id) ?? null),
-    client_name: e.client_id === null ? null : (client_names.get(e.client_id) ?? null),
-  }));
-}
+export type { NamedAuditEvent } from "../oidc/admin/audit.ts";
 
 /** `alice (0193…)`: the name beside the id, or the id alone. */
 function beside(name: string | null, id: string | null): string | null {
@@ -65,7 +49,7 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
     ...(since !== undefined && { since }),
     limit,
   });
-  const named = await with_names(store, events);
+  const named = await named_events(store, events);
   ctx.emit(named, (write) => {
     if (named.length === 0) return write("No audit events.\n");
     write_table(

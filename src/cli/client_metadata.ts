@@ -17,7 +17,7 @@ export type GrantType = (typeof GRANT_TYPES)[number];
 export const DEFAULT_GRANT_TYPES: readonly GrantType[] = ["authorization_code", "refresh_token"];
 
 /** Methods whose client holds a shared secret (the ones `rotate-secret` applies to). */
-export const SECRET_AUTH_METHODS: ReadonlySet<string> = new Set(["client_secret_basic", "client_secret_post"]);
+export { SECRET_AUTH_METHODS } from "../oidc/admin/clients.ts";
 
 /** RFC 6749 §3.3 scope-token: printable ASCII without space, `"` or `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;

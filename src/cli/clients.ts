@@ -2,38 +2,27 @@
  * `idp clients add|list|show|remove|rotate-secret`: relying parties registered by the operator.
  * A client secret is 256-bit random, printed once and stored only as its SHA-256 hash.
  */
-import { random_id, random_token, sha256 } from "../oidc/crypto/secrets.ts";
 import type { ClientMetadata, ClientRow, Store } from "../store/types.ts";
+import { AdminError } from "../oidc/admin/errors.ts";
+import { create_client_with_secret, public_client, rotate_client_secret, set_admin } from "../oidc/admin/clients.ts";
 import { expect_positionals, parse_args } from "./args.ts";
-import { check_group_settings, client_metadata, group_flags, SECRET_AUTH_METHODS, type GroupFlags } from "./client_metadata.ts";
+import { check_group_settings, client_metadata, group_flags, type GroupFlags } from "./client_metadata.ts";
 import { GROUP_METADATA, group_settings, type GroupSettings } from "../oidc/groups.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, secret_notice, write_record, write_table } from "./output.ts";
 
-/** What the CLI shows of a client: its metadata and dates, never a secret or token hash. */
-export type PublicClient = ClientMetadata & {
-  client_id: string;
-  client_id_issued_at: number;
-  client_secret_expires_at: number;
-  has_secret: boolean;
-  resource_server: boolean;
-  created_at: number;
-  updated_at: number;
-};
+// What the CLI shows of a client: the admin rules' allow-list (never a secret or token hash).
+export { public_client, type PublicClient } from "../oidc/admin/clients.ts";
 
-export function public_client(client: ClientRow): PublicClient {
-  return {
-    client_id: client.client_id,
-    ...client.metadata,
-    // Always shown: whether this client may introspect other clients' access tokens.
-    resource_server: client.metadata.resource_server === true,
-    has_secret: client.client_secret_hash !== null,
-    client_id_issued_at: client.client_id_issued_at,
-    client_secret_expires_at: client.client_secret_expires_at,
-    created_at: client.created_at,
-    updated_at: client.updated_at,
-  };
+/** The admin flag (oidc/admin/scope.ts) set or cleared, a refusal in the CLI's words (exit 1). */
+function admin_flag(metadata: ClientMetadata, on: boolean): void {
+  try {
+    set_admin(metadata, on);
+  } catch (error) {
+    if (error instanceof AdminError) throw new CliError(`--admin: ${error.message}`);
+    throw error;
+  }
 }
 
 async function find_client(store: Store, client_id: string): Promise<ClientRow> {
@@ -93,6 +82,8 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     jwks_json: { type: "string" },
     resource_server: { type: "boolean" },
     backchannel_logout_uri: { type: "string" },
+    require_2fa: { type: "boolean" },
+    admin: { type: "boolean" },
     ...GROUP_FLAG_SPECS,
   });
   expect_positionals(positionals, []);
@@ -111,17 +102,13 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     backchannel_logout_uri: flags.backchannel_logout_uri,
     ...group_options(flags),
   });
+  // Operator-only (never registrable over HTTP): every sign-in to this client needs a second factor.
+  if (flags.require_2fa) metadata.require_2fa = true;
+  // Operator-only: the client may get the admin API's scope from client_credentials.
+  if (flags.admin) admin_flag(metadata, true);
   const store = await ctx.store();
   Object.assign(metadata, await existing_groups(store, group_settings(metadata)));
-  const secret = SECRET_AUTH_METHODS.has(metadata.token_endpoint_auth_method ?? "") ? random_token(32) : null;
-  const now = Math.floor(Date.now() / 1000);
-  const client = await store.create_client({
-    client_id: random_id(),
-    client_secret_hash: secret === null ? null : sha256(secret),
-    client_secret_expires_at: 0,
-    client_id_issued_at: now,
-    metadata,
-  });
+  const { client, secret } = await create_client_with_secret(store, metadata, Math.floor(Date.now() / 1000));
   await ctx.audit({ type: "client_registered", client_id: client.client_id, details: { client_name: metadata.client_name ?? null } });
 
   // Shaped like a registration response (RFC 7591 §3.2.1): the secret appears here and nowhere else.
@@ -169,25 +156,30 @@ async function show(ctx: CliContext, argv: string[]): Promise<void> {
  * removes one. Other metadata is left as it is.
  */
 async function update(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { ...GROUP_FLAG_SPECS, clear: { type: "string", multiple: true } });
+  const { flags, positionals } = parse_args(argv, { ...GROUP_FLAG_SPECS, clear: { type: "string", multiple: true }, require_2fa: { type: "string" }, admin: { type: "string" } });
   const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
   const given = group_flags(group_options(flags));
+  if (flags.require_2fa !== undefined && flags.require_2fa !== "on" && flags.require_2fa !== "off") throw new CliError(`--require-2fa "${flags.require_2fa}" is not one of on, off`);
+  if (flags.admin !== undefined && flags.admin !== "on" && flags.admin !== "off") throw new CliError(`--admin "${flags.admin}" is not one of on, off`);
   for (const name of flags.clear) {
     if (!(GROUP_METADATA as readonly string[]).includes(name)) throw new CliError(`--clear "${name}" is not one of ${GROUP_METADATA.join(", ")}`);
     if (name in given) throw new UsageError(`--clear ${name} and a value for it: give one`);
   }
-  if (Object.keys(given).length === 0 && flags.clear.length === 0) {
-    throw new UsageError("clients update needs a change: --groups-claim, --groups-prefix, --strip-groups-prefix, --role, --allowed-group or --clear");
+  if (Object.keys(given).length === 0 && flags.clear.length === 0 && flags.require_2fa === undefined && flags.admin === undefined) {
+    throw new UsageError("clients update needs a change: --groups-claim, --groups-prefix, --strip-groups-prefix, --role, --allowed-group, --require-2fa, --admin or --clear");
   }
   const store = await ctx.store();
   const client = await find_client(store, client_id);
   const metadata: ClientMetadata = { ...client.metadata, ...(await existing_groups(store, given)) };
   for (const name of flags.clear) delete metadata[name];
+  if (flags.require_2fa === "on") metadata.require_2fa = true;
+  if (flags.require_2fa === "off") delete metadata.require_2fa;
+  if (flags.admin !== undefined) admin_flag(metadata, flags.admin === "on");
   // Stripping needs a prefix: clearing the prefix clears the stripping with it.
   if (metadata.groups_prefix === undefined) delete metadata.groups_prefix_strip;
   check_group_settings(group_settings(metadata));
   const updated = must(await store.update_client(client.client_id, { metadata }), `no client "${client_id}"`);
-  const changed = [...Object.keys(given), ...flags.clear];
+  const changed = [...Object.keys(given), ...flags.clear, ...(flags.require_2fa === undefined ? [] : ["require_2fa"]), ...(flags.admin === undefined ? [] : ["admin"])];
   await ctx.audit({ type: "client_updated", client_id: client.client_id, details: { changed } });
   const shown = public_client(updated);
   ctx.emit(shown, (write) => {
@@ -213,13 +205,14 @@ async function rotate_secret(ctx: CliContext, argv: string[]): Promise<void> {
   const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
   const store = await ctx.store();
   const client = await find_client(store, client_id);
-  const method = auth_method_of(client);
-  if (!SECRET_AUTH_METHODS.has(method)) {
-    throw new CliError(`client "${client_id}" authenticates with ${method} and has no secret to rotate`);
+  let rotated: { client: ClientRow; secret: string };
+  try {
+    rotated = await rotate_client_secret(store, client);
+  } catch (error) {
+    if (error instanceof AdminError) throw new CliError(error.message);
+    throw error;
   }
-  const secret = random_token(32);
-  // The old secret stops working at once: there is one hash per client, no overlap window.
-  const updated = must(await store.update_client(client.client_id, { client_secret_hash: sha256(secret), client_secret_expires_at: 0 }), `no client "${client_id}"`);
+  const { client: updated, secret } = rotated;
   await ctx.audit({ type: "client_secret_rotated", client_id: client.client_id });
   ctx.emit({ client_id: updated.client_id, client_secret: secret, client_secret_expires_at: 0 }, (write) => {
     write(`New secret for client ${updated.client_id}; the previous secret no longer works.\n\n`);

@@ -2,6 +2,7 @@
  * `idp config check`: validates the configuration and prints the effective values, secrets
  * masked. An invalid configuration raises ConfigError, which run_cli prints (exit 1).
  */
+import { isIP } from "node:net";
 import { is_loopback_issuer, masked, type Config } from "../app/config.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
@@ -16,6 +17,11 @@ export function config_warnings(config: Config): string[] {
   }
   if (config.production && loopback) warnings.push(`production mode with a loopback issuer (${config.issuer}); set IDP_ISSUER`);
   if (config.production && config.registration === "open") warnings.push("production mode with open dynamic registration (IDP_REGISTRATION=open)");
+  // WebAuthn §5.1.4.1 and §13.4.9: a secure context, and an RP ID that is a domain (not an IP address).
+  const host = new URL(config.issuer).hostname;
+  if (config.passkeys && (isIP(host.replace(/^\[|\]$/g, "")) !== 0 || (config.issuer.startsWith("http:") && host !== "localhost"))) {
+    warnings.push(`passkeys need an https issuer with a domain name (http://localhost in development); they cannot work at ${config.issuer} (IDP_PASSKEYS=off hides them)`);
+  }
   return warnings;
 }
 

@@ -3,15 +3,15 @@
  * with the scope `groups` and can restrict who may use a client (`idp clients add|update
  * --allowed-group`): oidc/groups.ts has the rules.
  */
-import { group_name_key, group_name_problem } from "../store/group_names.ts";
-import { StoreConflictError, type ClientRow, type GroupRow, type Store } from "../store/types.ts";
+import { group_name_key } from "../store/group_names.ts";
+import type { ClientRow, GroupRow, Store } from "../store/types.ts";
+import { AdminError } from "../oidc/admin/errors.ts";
+import { MAX_DESCRIPTION, create_group } from "../oidc/admin/groups.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_table } from "./output.ts";
 import { find_user } from "./users.ts";
-
-const MAX_DESCRIPTION = 500;
 
 export async function find_group(store: Store, name: string): Promise<GroupRow> {
   return must(await store.get_group_by_name(name), `no group "${name}"`);
@@ -30,17 +30,12 @@ function clients_naming(clients: readonly ClientRow[], name: string): string[] {
 async function add(ctx: CliContext, argv: string[]): Promise<void> {
   const { flags, positionals } = parse_args(argv, { description: { type: "string" } });
   const [name] = expect_positionals(positionals, ["name"]) as [string];
-  const problem = group_name_problem(name);
-  if (problem !== null) throw new CliError(problem);
   if (flags.description !== undefined && flags.description.length > MAX_DESCRIPTION) throw new CliError(`--description must have at most ${MAX_DESCRIPTION} characters`);
-  const store = await ctx.store();
-  const taken = await store.get_group_by_name(name);
-  if (taken !== null) throw new CliError(`group "${taken.name}" already exists (group names are case-insensitive)`);
   let group: GroupRow;
   try {
-    group = await store.create_group({ name, description: flags.description ?? null });
+    group = await create_group(await ctx.store(), name, flags.description ?? null);
   } catch (error) {
-    if (error instanceof StoreConflictError) throw new CliError(`group "${name}" already exists (group names are case-insensitive)`);
+    if (error instanceof AdminError) throw new CliError(error.errors[0]?.field === "name" && error.error === "invalid_request" ? error.errors[0].message : error.message);
     throw error;
   }
   await ctx.audit({ type: "group_created", details: { group: group.name } });

@@ -32,7 +32,7 @@ Usage: idp [command] [options]
 Commands:
   serve                      start the server (the default when no command is given)
   migrate                    apply pending database migrations
-  users                      manage end users (add, invite, list, show, remove, set-password, send-reset, reset-2fa)
+  users                      manage end users (add, invite, list, show, remove, set-password, send-reset, reset-2fa, passkeys)
   groups                     manage groups of users and their members (add, list, remove, members)
   clients                    manage relying parties (add, list, show, update, remove, rotate-secret)
   keys                       list and rotate signing keys
@@ -75,7 +75,12 @@ Applies pending migrations to the database named by DATABASE_URL and prints the 
   idp users set-password <username> --password-stdin
   idp users send-reset <username>
   idp users reset-2fa <username>
+  idp users passkeys list <username>
+  idp users passkeys remove <username> <id> [--force]
 
+passkeys list shows a user's passkeys (id, name, when added and last used, whether synced);
+passkeys remove deletes one (a lost or stolen device) and ends the user's sessions. The last
+passkey of a user without a password is only removed with --force (they could not sign in).
 The password is read from standard input (one trailing newline is removed) and must meet the
 password policy: at least IDP_PASSWORD_MIN_LENGTH characters (10 by default), at most
 IDP_PASSWORD_MAX_LENGTH, not one of the 10,000 most common passwords, and not the username or
@@ -106,12 +111,14 @@ ${COMMON}
                   [--jwks-uri URL | --jwks-json JSON] [--backchannel-logout-uri URL]
                   [--resource-server] [--groups-claim NAME] [--groups-prefix P]
                   [--strip-groups-prefix] [--role GROUP=VALUE ...] [--allowed-group G ...]
+                  [--require-2fa] [--admin]
   idp clients list
   idp clients show <client_id>
   idp clients remove <client_id>
   idp clients update <client_id> [--groups-claim NAME] [--groups-prefix P]
                   [--strip-groups-prefix] [--role GROUP=VALUE ...] [--allowed-group G ...]
                   [--clear groups_claim|groups_prefix|groups_prefix_strip|roles|allowed_groups ...]
+                  [--require-2fa on|off] [--admin on|off]
   idp clients rotate-secret <client_id>
 
 add prints the client_id and the client_secret; the secret is shown only once (it is stored
@@ -124,6 +131,13 @@ private_key_jwt needs --jwks-uri or --jwks-json.
 issued to other clients at POST /introspect; show lists it as resource_server.
 --backchannel-logout-uri receives a logout token when a user's session ends (OIDC Back-Channel
 Logout); https, or http on localhost, 127.0.0.1 and [::1].
+--require-2fa: every sign-in to this client needs a second factor (TOTP or a passkey) after a
+password, as IDP_REQUIRE_2FA=all does for all clients; a user without one adds a passkey before
+going on. Never settable by dynamic registration.
+--admin: the client may get the scope admin from the client_credentials grant (it needs
+--grant-type client_credentials and a secret or keys): its access tokens call the admin REST
+API under /admin/api/v1. update --admin off takes the power away at once, tokens already
+issued included. Never settable by dynamic registration.
 
 Groups (released with the scope groups; never settable by dynamic registration):
 --groups-claim names the groups claim (default groups; registered names such as sub are

@@ -5,7 +5,8 @@
  */
 import type { Config } from "../app/config.ts";
 import { ALGS, is_alg } from "../oidc/keys/algs.ts";
-import { KeyRingError } from "../oidc/keys/errors.ts";
+import { AdminError } from "../oidc/admin/errors.ts";
+import { rotate_signing_keys } from "../oidc/admin/keys.ts";
 import { KeyRing, type KeyInfo } from "../oidc/keys/keyring.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
@@ -43,14 +44,14 @@ async function rotate(ctx: CliContext, argv: string[]): Promise<void> {
     throw new CliError(`--alg ${alg} is not configured (IDP_SIGNING_ALGS=${config.signing_algs.join(",")})`);
   }
   const ring = await load_ring(ctx, config);
-  let rotated: Map<string, string>;
+  let active: Record<string, string>;
   try {
-    rotated = await ring.rotate(alg);
+    active = await rotate_signing_keys(ring, config.signing_algs, alg);
   } catch (error) {
-    if (error instanceof KeyRingError) throw new CliError(error.message);
+    if (error instanceof AdminError) throw new CliError(error.message);
     throw error;
   }
-  const active = Object.fromEntries(rotated);
+  const rotated = Object.entries(active);
   await ctx.audit({ type: "keys_rotated", details: { active } });
   const keys = ring.list();
   ctx.emit({ rotated: active, keys }, (write) => {

@@ -4,20 +4,19 @@
  */
 import { z } from "zod";
 import { hash_password } from "../platform/passwords.ts";
-import { StoreConflictError, type Address, type NewUser, type Store, type UserRow } from "../store/types.ts";
-import { username_form_problem } from "../store/usernames.ts";
+import type { Address, Store, UserRow } from "../store/types.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_record, write_table } from "./output.ts";
 import { web_url_problem } from "../oidc/redirect_uris.ts";
 import { end_user_sessions } from "../oidc/sessions.ts";
+import { AdminError } from "../oidc/admin/errors.ts";
+import { EMAIL, PHONE, checked_username, create_user_with_password, public_user, reset_second_factors } from "../oidc/admin/users.ts";
+import { passkeys_command } from "./passkeys.ts";
 import { check_password_policy, type PasswordOwner } from "../oidc/account/password_policy.ts";
 import { void_reset_links } from "../oidc/account/password_reset.ts";
 
-const USERNAME = /^[\p{L}\p{N}._@+-]{1,64}$/u;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const PHONE = /^\+?[0-9][0-9 ().-]{2,31}$/;
 
 const AddressSchema = z.strictObject({
   formatted: z.string().optional(),
@@ -28,28 +27,17 @@ const AddressSchema = z.strictObject({
   country: z.string().optional(),
 });
 
-/** What the CLI shows of a user: everything but the password hash and the TOTP secret. */
-export type PublicUser = Omit<UserRow, "password_hash" | "totp_secret"> & { totp_enabled: boolean };
+// What the CLI shows of a user: the admin rules' allow-list (no password hash, no TOTP secret).
+export { public_user, type PublicUser } from "../oidc/admin/users.ts";
 
-export function public_user(user: UserRow): PublicUser {
-  return {
-    id: user.id,
-    username: user.username,
-    status: user.status,
-    name: user.name,
-    given_name: user.given_name,
-    family_name: user.family_name,
-    picture: user.picture,
-    email: user.email,
-    email_verified: user.email_verified,
-    phone_number: user.phone_number,
-    phone_number_verified: user.phone_number_verified,
-    address: user.address,
-    totp_enabled: user.totp_enabled_at !== null,
-    totp_enabled_at: user.totp_enabled_at,
-    created_at: user.created_at,
-    updated_at: user.updated_at,
-  };
+/** An admin rule's refusal as the CLI's (exit 1). */
+async function as_cli<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof AdminError) throw new CliError(error.message);
+    throw error;
+  }
 }
 
 /** Finds a user by username (case-insensitive) or by id; exit 1 when there is none. */
@@ -91,16 +79,6 @@ function optional_text(name: string, value: string | undefined, pattern?: RegExp
   return value;
 }
 
-/** create_user, with a taken username (a race with another admin) reported like the early check. */
-async function create_user(store: Store, user: NewUser): Promise<UserRow> {
-  try {
-    return await store.create_user(user);
-  } catch (error) {
-    if (error instanceof StoreConflictError) throw new CliError(`username "${user.username}" is already taken`);
-    throw error;
-  }
-}
-
 async function add(ctx: CliContext, argv: string[]): Promise<void> {
   const { flags, positionals } = parse_args(argv, {
     password_stdin: { type: "boolean" },
@@ -115,14 +93,9 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     address_json: { type: "string" },
   });
   const [typed] = expect_positionals(positionals, ["username"]) as [string];
-  // One spelling per account (store/usernames.ts): canonically equivalent input (a terminal's
-  // NFD) is stored as NFC; a name that compatibility normalisation changes is refused.
-  const username = typed.normalize("NFC");
-  if (!USERNAME.test(username)) {
-    throw new CliError(`username "${typed}" is not valid: use 1 to 64 letters, digits or . _ @ + -`);
-  }
-  const form_problem = username_form_problem(username);
-  if (form_problem !== null) throw new CliError(form_problem);
+  const checked = checked_username(typed);
+  if ("problem" in checked) throw new CliError(checked.problem);
+  const { username } = checked;
   const email = optional_text("email", flags.email, EMAIL);
   if (flags.email_verified && !email) throw new UsageError("--email-verified needs --email");
   const phone = optional_text("phone", flags.phone, PHONE);
@@ -135,10 +108,8 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   const password = await read_password(ctx, flags.password_stdin, "users add", { username, email });
   const store = await ctx.store();
   if (await store.get_user_by_username(username)) throw new CliError(`username "${username}" is already taken`);
-  const password_hash = await hash_password(password, ctx.config().argon2);
-  const user = await create_user(store, {
+  const user = await as_cli(create_user_with_password(store, ctx.config(), {
     username,
-    password_hash,
     email,
     email_verified: flags.email_verified,
     name: optional_text("name", flags.name),
@@ -148,7 +119,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     phone_number: phone,
     phone_number_verified: flags.phone_verified,
     address,
-  });
+  }, password));
   await ctx.audit({ type: "user_created", user_id: user.id, details: { username: user.username } });
   ctx.emit(public_user(user), (write) => write(`Created user ${user.username} (id ${user.id}).\n`));
 }
@@ -223,10 +194,7 @@ async function reset_2fa(ctx: CliContext, argv: string[]): Promise<void> {
   const [username] = expect_positionals(positionals, ["username"]) as [string];
   const store = await ctx.store();
   const user = await find_user(store, username);
-  if (user.totp_secret === null && user.totp_enabled_at === null) throw new CliError(`user "${user.username}" has no two-step verification to reset`);
-  await store.update_user(user.id, { totp_secret: null, totp_enabled_at: null });
-  await store.set_recovery_codes(user.id, []);
-  const { sessions_ended, tokens_revoked } = await end_user_sessions(store, user.id, Math.floor(Date.now() / 1000));
+  const { sessions_ended, tokens_revoked } = await as_cli(reset_second_factors(store, user, Math.floor(Date.now() / 1000)));
   await ctx.audit({ type: "two_factor_removed", user_id: user.id, details: { sessions_ended, tokens_revoked } });
   ctx.emit({ id: user.id, username: user.username, totp_enabled: false, sessions_ended, tokens_revoked }, (write) =>
     write(`Removed two-step verification and the recovery codes of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),
@@ -234,4 +202,4 @@ async function reset_2fa(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const users_commands: Record<string, SubCommand> = { add, list, show, remove, "set-password": set_password, "reset-2fa": reset_2fa };
+export const users_commands: Record<string, SubCommand> = { add, list, show, remove, "set-password": set_password, "reset-2fa": reset_2fa, passkeys: passkeys_command };

@@ -269,10 +269,42 @@ export const ConfigSchema = z.strictObject({
   passkeys: bool(true),
   /**
    * Who must use a second factor (TOTP or a passkey) after a password: "off" (only users who set
-   * one up), or "all". A client may require it for itself (client metadata `require_2fa`, set by
-   * the operator: `idp clients add|update --require-2fa`).
+   * one up), "all", or "group:NAME" (the members of that group; a group name as idp groups
+   * accepts it). A client may require it for itself (client metadata `require_2fa`, set by the
+   * operator: `idp clients add|update --require-2fa`).
    */
-  require_2fa: z.enum(["off", "all"], { error: "must be off or all" }).default("off"),
+  require_2fa: z
+    .string()
+    .regex(/^(off|all|group:[A-Za-z0-9._:/-]{1,64})$/, "must be off, all or group:NAME (a group name: 1 to 64 ASCII letters, digits or - _ . : /)")
+    .default("off"),
+  /**
+   * The admin REST API under /admin/api/v1 (oidc/admin/): on by default, as it grants nothing
+   * until an operator creates a client with `idp clients add --admin`; off answers 404 there.
+   */
+  admin_api: bool(true),
+  /**
+   * Pushed authorization requests (RFC 9126): `required` makes /authorize refuse requests that
+   * were not pushed (RFC 9126 §5, require_pushed_authorization_requests; a client may require it
+   * for itself, §6); `request_uri_ttl` is how long a pushed request may wait for /authorize
+   * (RFC 9126 §2.2: short-lived, single use).
+   */
+  par: z
+    .strictObject({
+      required: bool(false),
+      request_uri_ttl: z.coerce.number().int().min(5).max(600).default(60),
+    })
+    .prefault({}),
+  /**
+   * DPoP (RFC 9449): how far a proof's iat may be from the server's clock (§11.1, both ways),
+   * and whether every proof must carry a server nonce (§8; off by default: a nonce costs a client
+   * an extra round trip, and the jti replay cache already refuses a replayed proof).
+   */
+  dpop: z
+    .strictObject({
+      proof_window_seconds: z.coerce.number().int().min(5).max(600).default(60),
+      require_nonce: bool(false),
+    })
+    .prefault({}),
 }).superRefine((config, context) => {
   if (config.smtp_url !== undefined && config.mail_from === undefined) {
     context.addIssue({ code: "custom", path: ["mail_from"], message: "is required when smtp_url is set (the From address of outgoing mail)" });

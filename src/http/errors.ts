@@ -55,13 +55,24 @@ function quote(value: string): string {
 function bearer_answer(error: BearerError): OAuthHttpError {
   const params = [`realm="${quote(error.realm)}"`];
   if (error.code !== null) params.push(`error="${error.code}"`, `error_description="${quote(error.message)}"`);
-  const status = error.code === null || error.code === "invalid_token" ? 401 : error.code === "insufficient_scope" ? 403 : 400;
-  return new OAuthHttpError(error.error, error.message, status, { "WWW-Authenticate": `Bearer ${params.join(", ")}` });
+  // RFC 9449 §7.1: invalid_dpop_proof and use_dpop_nonce are 401 like invalid_token.
+  const unauthorized = error.code === null || error.code === "invalid_token" || error.code === "invalid_dpop_proof" || error.code === "use_dpop_nonce";
+  const status = unauthorized ? 401 : error.code === "insufficient_scope" ? 403 : 400;
+  const headers: Record<string, string> = {};
+  if (error.dpop === null) headers["WWW-Authenticate"] = `Bearer ${params.join(", ")}`;
+  else {
+    // RFC 9449 §7.1: the DPoP scheme, with the algs a proof may use.
+    headers["WWW-Authenticate"] = `DPoP ${[...params, `algs="${error.dpop.algs.join(" ")}"`].join(", ")}`;
+    if (error.dpop.nonce !== undefined) headers["DPoP-Nonce"] = error.dpop.nonce;
+  }
+  return new OAuthHttpError(error.error, error.message, status, headers);
 }
 
 function oauth_answer(error: OAuthError): OAuthHttpError {
   if (error instanceof BearerError) return bearer_answer(error);
-  const { basic_realm, retry_after } = error.options;
+  const { basic_realm, retry_after, dpop_nonce } = error.options;
+  // RFC 9449 §8: use_dpop_nonce (and any error at /token once a nonce is due) carries the nonce.
+  if (dpop_nonce !== undefined) return new OAuthHttpError(error.error, error.message, OAUTH_STATUS[error.error] ?? 400, { "DPoP-Nonce": dpop_nonce });
   // RFC 6585 §4: a rate limit is 429 with Retry-After, still in the OAuth shape.
   if (retry_after !== undefined) return new OAuthHttpError(error.error, error.message, 429, { "Retry-After": String(retry_after) });
   // RFC 6749 §5.2: 401 with a challenge for the scheme the client used.

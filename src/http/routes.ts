@@ -26,6 +26,7 @@ import { Consent } from "./endpoints/interaction/consent.ts";
 import { Login } from "./endpoints/interaction/login.ts";
 import { TwoFactor } from "./endpoints/interaction/two_factor.ts";
 import { PasskeySignIn } from "./endpoints/interaction/passkey.ts";
+import { EnrolTotp } from "./endpoints/interaction/enrol_totp.ts";
 import { PasskeyOptions } from "./endpoints/interaction/passkey_options.ts";
 import { AccountPasskeyLogin } from "./endpoints/account/passkey_login.ts";
 import { AccountPasskeyLoginOptions } from "./endpoints/account/passkey_login_options.ts";
@@ -33,7 +34,8 @@ import { AccountPasskeyOptions } from "./endpoints/account/passkey_options.ts";
 import { AccountPasskeys } from "./endpoints/account/passkeys.ts";
 import { Authorize } from "./endpoints/oauth/authorize.ts";
 import { Introspect } from "./endpoints/oauth/introspect.ts";
-import { RevokePreflight, TokenPreflight, UserinfoPreflight } from "./endpoints/oauth/preflight.ts";
+import { ParPreflight, RevokePreflight, TokenPreflight, UserinfoPreflight } from "./endpoints/oauth/preflight.ts";
+import { Par } from "./endpoints/oauth/par.ts";
 import { Revoke } from "./endpoints/oauth/revoke.ts";
 import { Token } from "./endpoints/oauth/token.ts";
 import { Discovery } from "./endpoints/oidc/discovery.ts";
@@ -48,6 +50,34 @@ import { RegisterDelete } from "./endpoints/registration/delete.ts";
 import { RegisterRead } from "./endpoints/registration/read.ts";
 import { Register } from "./endpoints/registration/register.ts";
 import { RegisterUpdate } from "./endpoints/registration/update.ts";
+import { AdminAuditList } from "./endpoints/admin/audit/list.ts";
+import { AdminClientCreate } from "./endpoints/admin/clients/create.ts";
+import { AdminClientDelete } from "./endpoints/admin/clients/delete.ts";
+import { AdminClientList } from "./endpoints/admin/clients/list.ts";
+import { AdminClientRead } from "./endpoints/admin/clients/read.ts";
+import { AdminClientRotateSecret } from "./endpoints/admin/clients/rotate_secret.ts";
+import { AdminClientUpdate } from "./endpoints/admin/clients/update.ts";
+import { AdminGroupAddMember } from "./endpoints/admin/groups/add_member.ts";
+import { AdminGroupCreate } from "./endpoints/admin/groups/create.ts";
+import { AdminGroupDelete } from "./endpoints/admin/groups/delete.ts";
+import { AdminGroupList } from "./endpoints/admin/groups/list.ts";
+import { AdminGroupMembers } from "./endpoints/admin/groups/members.ts";
+import { AdminGroupRemoveMember } from "./endpoints/admin/groups/remove_member.ts";
+import { AdminKeyList } from "./endpoints/admin/keys/list.ts";
+import { AdminKeyRotate } from "./endpoints/admin/keys/rotate.ts";
+import { AdminOpenApi } from "./endpoints/admin/openapi.ts";
+import { AdminUserCreate } from "./endpoints/admin/users/create.ts";
+import { AdminUserDelete } from "./endpoints/admin/users/delete.ts";
+import { AdminUserEndSessions } from "./endpoints/admin/users/end_sessions.ts";
+import { AdminUserGrants } from "./endpoints/admin/users/grants.ts";
+import { AdminUserList } from "./endpoints/admin/users/list.ts";
+import { AdminUserRead } from "./endpoints/admin/users/read.ts";
+import { AdminUserResetSecondFactors } from "./endpoints/admin/users/reset_second_factors.ts";
+import { AdminUserRevokeGrant } from "./endpoints/admin/users/revoke_grant.ts";
+import { AdminUserSendReset } from "./endpoints/admin/users/send_reset.ts";
+import { AdminUserSessions } from "./endpoints/admin/users/sessions.ts";
+import { AdminUserUpdate } from "./endpoints/admin/users/update.ts";
+import { AdminApiHandler } from "./middleware/admin_api.ts";
 import { ProviderErrorHandler, error_page } from "./errors.ts";
 import { MetricsHandler } from "./middleware/metrics.ts";
 import { ProtocolHandler } from "./middleware/protocol.ts";
@@ -67,9 +97,11 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     new ProviderErrorHandler({ html: error_page(idp) }),
     // Inside the error handler, so the 503 it raises for a database outage is rendered there.
     new UnavailableHandler(idp.config.request_timeout_seconds * 1000),
-    new ProtocolHandler([PATHS.token, PATHS.userinfo, PATHS.revoke, PATHS.introspect]),
+    new ProtocolHandler([PATHS.token, PATHS.userinfo, PATHS.revoke, PATHS.introspect, PATHS.par]),
   );
   if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
+  // The admin API (IDP_ADMIN_API): its token check, audit and problem documents.
+  if (idp.config.admin_api) handlers.push(new AdminApiHandler(idp));
   // Inside the protocol and registration handlers: a 429 keeps their CORS and no-store headers.
   if (idp.config.rate_limits.enabled) handlers.push(new RateLimitHandler(idp));
   const endpoints: Item[] = [
@@ -78,6 +110,7 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     Authorize(idp),
     Login(idp),
     TwoFactor(idp),
+    EnrolTotp(idp),
     // Passkeys (WebAuthn): not mounted when they are off (IDP_PASSKEYS=off).
     ...(idp.config.passkeys ? [PasskeyOptions(idp), PasskeySignIn(idp), AccountPasskeyLoginOptions(idp), AccountPasskeyLogin(idp), AccountPasskeyOptions(idp), AccountPasskeys(idp)] : []),
     Consent(idp),
@@ -88,6 +121,9 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     Revoke(idp),
     RevokePreflight(idp),
     Introspect(idp),
+    // Pushed authorization requests (RFC 9126).
+    Par(idp),
+    ParPreflight(idp),
     Userinfo(idp),
     UserinfoPreflight(idp),
     // Dynamic registration (RFC 7591, RFC 7592) is not mounted at all when it is off.
@@ -113,11 +149,26 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     // Sign-up (IDP_SIGNUP): the public page only when open; invitation links unless sign-up is off.
     ...(idp.config.signup.mode === "open" ? [Signup(idp)] : []),
     ...(idp.config.signup.mode === "off" ? [] : [Invitation(idp)]),
+    // The admin REST API under /admin/api/v1 (IDP_ADMIN_API), with its OpenAPI document.
+    ...(idp.config.admin_api ? admin_api(idp) : []),
     // The built-in demo relying party, in development mode only.
     ...(idp.config.production ? [] : [Demo(idp), DemoCallback(idp, backchannel(idp, static_files))]),
     Static(idp, static_files),
   ];
   return [...handlers, ...endpoints];
+}
+
+/** The admin API's endpoints, then its OpenAPI document, generated from theirs. */
+function admin_api(idp: Provider): Item[] {
+  const endpoints = [
+    AdminUserList(idp), AdminUserCreate(idp), AdminUserRead(idp), AdminUserUpdate(idp), AdminUserDelete(idp),
+    AdminUserResetSecondFactors(idp), AdminUserSendReset(idp), AdminUserSessions(idp), AdminUserEndSessions(idp), AdminUserGrants(idp), AdminUserRevokeGrant(idp),
+    AdminGroupList(idp), AdminGroupCreate(idp), AdminGroupDelete(idp), AdminGroupMembers(idp), AdminGroupAddMember(idp), AdminGroupRemoveMember(idp),
+    AdminClientList(idp), AdminClientCreate(idp), AdminClientRead(idp), AdminClientUpdate(idp), AdminClientDelete(idp), AdminClientRotateSecret(idp),
+    AdminAuditList(idp),
+    AdminKeyList(idp), AdminKeyRotate(idp),
+  ];
+  return [...endpoints, AdminOpenApi(idp, endpoints)];
 }
 
 /** The provider's own endpoints, answered in-process (built on first use): the demo's /token and /userinfo calls. */

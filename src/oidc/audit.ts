@@ -17,7 +17,9 @@
  *   tokens_revoked, code_reuse, refresh_token_reuse, client_registered, client_updated,
  *   client_deleted, keys_rotated, outbound_refused (a URL a client registered named a destination
  *   the provider does not call: outbound.ts), access_denied (a client's
- *   allowed_groups refused the user: groups.ts).
+ *   allowed_groups refused the user: groups.ts), admin_api (one call of the admin REST API:
+ *   `client_id` the admin client that made it, `user_id` the user it acted on, `details` the
+ *   method, path, status and action; http/middleware/admin_api.ts).
  */
 import type { Provider } from "./provider.ts";
 import type { AuditEvent, JsonObject, UnixSeconds } from "../store/types.ts";

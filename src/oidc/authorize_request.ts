@@ -16,6 +16,7 @@ import type { AuthorizationRequest, ResponseMode } from "./interactions.ts";
 import { check_challenge } from "./pkce.ts";
 import type { Provider } from "./provider.ts";
 import { with_request_object, type RawParams } from "./request_object.ts";
+import { pushed_params, requires_par } from "./request_uri.ts";
 import { check_scope } from "./scopes.ts";
 import type { ClientRow } from "../store/types.ts";
 
@@ -51,8 +52,12 @@ function is_registered(client: ClientRow, redirect_uri: string | string[] | unde
 }
 
 /** Step 1: the client, its request object and the redirect URI. Errors here are pages. */
-export async function resolve_target(idp: Provider, query: RawParams): Promise<Resolved> {
-  const client = await find_client(idp, query.client_id);
+export async function resolve_target(idp: Provider, sent: RawParams): Promise<Resolved> {
+  const client = await find_client(idp, sent.client_id);
+  // RFC 9126 §4: with a pushed request's request_uri, its parameters are the request, and only
+  // they (anything else in the query is ignored); consumed here, once.
+  const pushed = sent.request_uri !== undefined;
+  const query = pushed ? await pushed_params(idp, client, sent.request_uri!) : sent;
   let params = query;
   let error: AuthorizationError | null = null;
   try {
@@ -76,6 +81,11 @@ export async function resolve_target(idp: Provider, query: RawParams): Promise<R
   // Errors use the requested response mode once it is a supported one (an unsupported one is
   // itself reported, by query, in step 2).
   const response_mode: ResponseMode = single(params, "response_mode") === "form_post" ? "form_post" : "query";
+  // RFC 9126 §5, §6: the server or the client requires pushed requests; the redirect URI is
+  // registered, so the refusal goes to the client.
+  if (error === null && !pushed && requires_par(idp, client)) {
+    error = new AuthorizationError("invalid_request", "authorization requests of this client must be pushed to the pushed authorization request endpoint (PAR)");
+  }
   return { target: { client, redirect_uri, state: single(params, "state") ?? null, response_mode }, params, error };
 }
 

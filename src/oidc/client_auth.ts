@@ -1,5 +1,5 @@
 /**
- * Client authentication at /token, /revoke and /introspect (RFC 6749 §2.3, OIDC Core §9):
+ * Client authentication at /token, /revoke, /introspect and /par (RFC 9126 §2) (RFC 6749 §2.3, OIDC Core §9):
  * client_secret_basic, client_secret_post, private_key_jwt (client_assertion.ts), or none for
  * public clients — exactly the method the client registered. Secrets are 256-bit random values
  * stored as SHA-256 (RFC 6819 §5.1.4.1.3; docs/ARCHITECTURE.md, "Security at rest"), compared in
@@ -25,7 +25,7 @@ export type Credentials =
 export type CredentialParams = { client_id?: string; client_secret?: string; client_assertion?: string; client_assertion_type?: string };
 
 /** The endpoints that authenticate clients; a client assertion may name the one it is sent to. */
-export type AuthenticatingEndpoint = "token" | "revoke" | "introspect";
+export type AuthenticatingEndpoint = "token" | "revoke" | "introspect" | "par";
 
 /** RFC 6749 §2.3.1: client_id and secret are form-urlencoded before going into Basic. */
 function form_decode(value: string): string {

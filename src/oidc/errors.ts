@@ -35,7 +35,12 @@ export type OAuthErrorCode =
   | "account_selection_required"
   | "request_not_supported"
   | "request_uri_not_supported"
-  | "invalid_request_object";
+  | "invalid_request_object"
+  // RFC 9101 §7: a request_uri that is unknown, expired, used or not this client's (RFC 9126 §4).
+  | "invalid_request_uri"
+  // RFC 9449 §5, §7.1, §8: DPoP proofs and server nonces.
+  | "invalid_dpop_proof"
+  | "use_dpop_nonce";
 
 /** Every error a rule raises on purpose; anything else thrown is a bug (a 500 that logs its stack). */
 export abstract class ProtocolError extends Error {
@@ -51,6 +56,8 @@ export type OAuthErrorOptions = {
   basic_realm?: string;
   /** The request is refused for now (a rate limit): it may come back after this many seconds. */
   retry_after?: number;
+  /** RFC 9449 §8: a fresh server nonce, sent in the `DPoP-Nonce` header of the answer. */
+  dpop_nonce?: string;
 };
 
 /** `{error, error_description}` (RFC 6749 §5.2); `message` is the error_description. */
@@ -77,11 +84,16 @@ export function invalid_client(description: string, used_basic: boolean, realm: 
  */
 export class BearerError extends OAuthError {
   constructor(
-    readonly code: "invalid_request" | "invalid_token" | "insufficient_scope" | null,
+    readonly code: "invalid_request" | "invalid_token" | "insufficient_scope" | "invalid_dpop_proof" | "use_dpop_nonce" | null,
     description: string,
     readonly realm: string,
+    /**
+     * RFC 9449 §7.1: a DPoP-bound token (or a DPoP proof) gets a `DPoP` challenge naming the
+     * accepted `algs`, with `dpop_nonce` in the DPoP-Nonce header when one is due (§9).
+     */
+    readonly dpop: { algs: readonly string[]; nonce?: string } | null = null,
   ) {
-    super(code ?? "invalid_token", description);
+    super(code ?? "invalid_token", description, dpop?.nonce === undefined ? {} : { dpop_nonce: dpop.nonce });
     this.name = "BearerError";
   }
 }

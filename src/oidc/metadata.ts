@@ -7,6 +7,7 @@ import { acr_values_supported } from "./acr.ts";
 import { USER_CLAIMS } from "./claims.ts";
 import type { Config } from "../config/schema.ts";
 import { CHALLENGE_METHODS } from "./pkce.ts";
+import { DPOP_ALGS } from "./dpop.ts";
 import { REQUEST_OBJECT_ALGS } from "./request_object.ts";
 import { ADVERTISED_SCOPES } from "./scopes.ts";
 import { sha256 } from "./crypto/secrets.ts";
@@ -40,6 +41,8 @@ export const PATHS = {
   revoke: "/revoke",
   introspect: "/introspect",
   logout: "/logout",
+  // RFC 9126 §2: the pushed authorization request endpoint.
+  par: "/par",
 } as const;
 
 
@@ -85,7 +88,14 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     claims_parameter_supported: true,
     request_parameter_supported: true,
     request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
+    // OIDC Core §6.2 request_uri by reference to a client's URL: not supported. The
+    // urn:ietf:params:oauth:request_uri: references of PAR are (RFC 9126 §4).
     request_uri_parameter_supported: false,
+    // RFC 9126 §5: pushed authorization requests, with the same client authentication as /token.
+    pushed_authorization_request_endpoint: `${issuer}${PATHS.par}`,
+    require_pushed_authorization_requests: config.par.required,
+    // RFC 9449 §5.1: DPoP proofs at /token, /userinfo (and /par).
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
     // select_account is accepted and handled as login (no account chooser), so not advertised.
     prompt_values_supported: ["none", "login", "consent"],
     // OIDC RP-Initiated Logout §2.1.

@@ -44,6 +44,8 @@ export type RateLimits = Config["rate_limits"];
 export function limited_endpoint(path: string): LimitedEndpoint | null {
   switch (path) {
     case PATHS.token:
+    // RFC 9126 §2: the PAR endpoint authenticates clients as /token does, and shares its limits.
+    case PATHS.par:
       return "token";
     case PATHS.revoke:
       return "revoke";

@@ -23,7 +23,18 @@ export type IssuedToken = { token: string; expires_in: number };
 export type TokenBinding = Pick<
   TokenRow,
   "client_id" | "user_id" | "scope" | "grant_id" | "family_id" | "session_id_hash" | "auth_time" | "acr" | "amr" | "nonce" | "claims"
->;
+> & {
+  /** RFC 9449 §6: the thumbprint of the DPoP key the token is bound to (absent or null: a bearer token). */
+  jkt?: string | null;
+};
+
+/**
+ * RFC 9449 §5: access tokens are bound to the proof's key; refresh tokens only for public
+ * clients (a confidential client's refresh token is bound to its client authentication instead).
+ */
+export function dpop_bindings(jkt: string | null, public_client: boolean): { access: string | null; refresh: string | null } {
+  return { access: jkt, refresh: public_client ? jkt : null };
+}
 
 async function issue(idp: Provider, kind: TokenKind, binding: TokenBinding, ttl: number, now: number): Promise<IssuedToken> {
   const token = ordered_secret();

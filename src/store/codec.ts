@@ -14,6 +14,7 @@ import type {
   KeyRow,
   MailRow,
   MailSummary,
+  PushedRequestRow,
   SessionRow,
   TokenRow,
   UserRow,
@@ -123,6 +124,15 @@ export const token_spec: TableSpec<TokenRow> = {
   expires_at: "int",
   revoked_at: "int",
   rotated_at: "int",
+  jkt: "text",
+};
+
+export const pushed_request_spec: TableSpec<PushedRequestRow> = {
+  request_uri_hash: "text",
+  client_id: "text",
+  params: "json",
+  created_at: "int",
+  expires_at: "int",
 };
 
 export const key_spec: TableSpec<KeyRow> = {

@@ -195,6 +195,7 @@ export function token_row(input: NewToken): TokenRow {
     expires_at: input.expires_at,
     revoked_at: null,
     rotated_at: null,
+    jkt: input.jkt ?? null,
   };
 }
 

@@ -34,6 +34,7 @@ export * from "./types/lifecycle.ts";
 export * from "./types/passkeys.ts";
 export * from "./types/mail.ts";
 export * from "./types/groups.ts";
+export * from "./types/pushed_requests.ts";
 
 import type { UserStore } from "./types/users.ts";
 import type { UserTokenStore } from "./types/user_tokens.ts";
@@ -51,6 +52,7 @@ import type { LifecycleStore } from "./types/lifecycle.ts";
 import type { PasskeyStore } from "./types/passkeys.ts";
 import type { MailStore } from "./types/mail.ts";
 import type { GroupStore } from "./types/groups.ts";
+import type { PushedRequestStore } from "./types/pushed_requests.ts";
 
 /** The whole storage interface. */
 export interface Store
@@ -70,6 +72,7 @@ export interface Store
     PasskeyStore,
     MailStore,
     GroupStore,
+    PushedRequestStore,
     LifecycleStore {}
 
 /** The data methods of the store: everything but opening, migrating, purging and closing. */

@@ -31,7 +31,9 @@ describe("login page", () => {
     expect(html).toContain('autocomplete="current-password"');
     expect(html).toContain("Test App");
     expect(html).toContain('<link rel="stylesheet" href="');
-    expect(html).not.toContain("<script");
+    // No inline script: only our static files (the passkey helper and static/passkeys.js).
+    const scripts = html.match(/<script[^>]*>/g) ?? [];
+    expect(scripts.every((tag) => tag.startsWith(`<script src="${t.issuer}/static/`))).toBe(true);
   });
 
   test("wrong password → same 200 page with the message; unknown user gets the identical page", async () => {

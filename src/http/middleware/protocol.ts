@@ -24,8 +24,9 @@ export class ProtocolHandler extends Fw.Handler {
     headers.set("cache-control", "no-store");
     headers.set("pragma", "no-cache");
     headers.set("access-control-allow-origin", "*");
-    // Userinfo errors are in WWW-Authenticate (RFC 6750 §3): let scripts read it.
-    headers.set("access-control-expose-headers", "WWW-Authenticate");
+    // Userinfo errors are in WWW-Authenticate (RFC 6750 §3), DPoP server nonces in DPoP-Nonce
+    // (RFC 9449 §8): let scripts read them.
+    headers.set("access-control-expose-headers", "WWW-Authenticate, DPoP-Nonce");
     try {
       return await next();
     } catch (error) {

@@ -7,6 +7,7 @@ import { ACCOUNT_PATHS, type AccountSession } from "../../oidc/account/session.t
 import { MAX_PASSKEY_NAME } from "../../oidc/passkeys/ceremony.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { passkey_scripts } from "./layout.ts";
+import { set_page_headers } from "../middleware/security_headers.ts";
 
 /** Paths of the passkey forms, below the issuer. */
 export const PASSKEY_PATHS = {
@@ -23,7 +24,11 @@ export function plain_time(unix: number): string {
 
 export type PasskeyView = { id: string; name: string; created: string; last_used: string | null; synced: boolean };
 
-export async function passkeys_of(idp: Provider, session: AccountSession, error: string | null): Promise<{ passkeys: null | Record<string, unknown>; scripts?: string[] }> {
+/**
+ * The section's values. The scripts are added by the endpoints that also allow them in the page's
+ * CSP (account_page_scripts); elsewhere the section shows without the "Add a passkey" form.
+ */
+export async function passkeys_of(idp: Provider, session: AccountSession, error: string | null): Promise<{ passkeys: null | Record<string, unknown> }> {
   if (!idp.config.passkeys) return { passkeys: null };
   const user = session.user;
   const rows = await idp.store.list_passkeys_for_user(user.id);
@@ -47,6 +52,11 @@ export async function passkeys_of(idp: Provider, session: AccountSession, error:
       max_name: MAX_PASSKEY_NAME,
       error,
     },
-    scripts: passkey_scripts(idp),
   };
+}
+
+/** The account page's scripts and CSP when passkeys are on (account/home.ts, account/passkeys.ts). */
+export function account_page_scripts(idp: Provider, headers: Headers): { scripts?: string[] } {
+  set_page_headers(headers, null, idp.config.passkeys);
+  return idp.config.passkeys ? { scripts: passkey_scripts(idp) } : {};
 }

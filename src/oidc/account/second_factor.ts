@@ -26,7 +26,16 @@ import { use_recovery_code, verify_totp } from "../totp.ts";
  * What the interaction keeps between the password and the code. `enrol`: the user has no second
  * factor yet but must have one (IDP_REQUIRE_2FA, the client's require_2fa): they add one now.
  */
-export type PendingSecondFactor = { user_id: string; password_at: number; enrol?: boolean };
+export type PendingSecondFactor = {
+  user_id: string;
+  password_at: number;
+  enrol?: boolean;
+  /**
+   * Set when the user just added an authenticator app here (its code proved it): the sign-in
+   * completes with these methods once the recovery codes were shown (two_factor.ts `continue`).
+   */
+  verified_amr?: string[];
+};
 
 /** A password step waiting for its code, loaded for the browser that started it. */
 export type Pending = {
@@ -39,6 +48,8 @@ export type Pending = {
   methods: SecondFactors;
   /** The user has no second factor and must add one before the sign-in goes on. */
   enrol: boolean;
+  /** The second step already done by adding an authenticator app (PendingSecondFactor.verified_amr). */
+  verified_amr: string[] | null;
   /** The application's interaction; null for the account page's own sign-in. */
   interaction: Interaction | null;
 };
@@ -64,11 +75,15 @@ export function has_any(methods: SecondFactors): boolean {
 
 /**
  * Must this sign-in use a second factor even when the user has none yet (then they add one)?
- * IDP_REQUIRE_2FA=all, or the client's operator-set `require_2fa` metadata. (Requiring it for a
- * group of users plugs in here, with the user's groups.)
+ * IDP_REQUIRE_2FA=all, IDP_REQUIRE_2FA=group:NAME for the members of that group (names compare
+ * without case, as groups do), or the client's operator-set `require_2fa` metadata.
  */
-export function second_factor_required(idp: Provider, client: ClientRow | null): boolean {
-  return idp.config.require_2fa === "all" || client?.metadata.require_2fa === true;
+export async function second_factor_required(idp: Provider, client: ClientRow | null, user: UserRow): Promise<boolean> {
+  const rule = idp.config.require_2fa;
+  if (rule === "all" || client?.metadata.require_2fa === true) return true;
+  if (!rule.startsWith("group:")) return false;
+  const group = rule.slice("group:".length).toLowerCase();
+  return (await idp.store.list_user_groups(user.id)).some((name) => name.toLowerCase() === group);
 }
 
 export function two_factor_url(idp: Provider, id: string): string {
@@ -104,8 +119,8 @@ export async function after_password(idp: Provider, interaction: Interaction, us
   }
   if (has_any(methods)) return begin_for_interaction(idp, interaction.id, user);
   const client = await idp.store.get_client(interaction.request.client_id);
-  if (second_factor_required(idp, client) && idp.config.passkeys) return begin_for_interaction(idp, interaction.id, user, true);
-  if (requires_two_factors(acr_values) || second_factor_required(idp, client)) {
+  if (await second_factor_required(idp, client, user)) return begin_for_interaction(idp, interaction.id, user, true);
+  if (requires_two_factors(acr_values)) {
     throw new PageError(
       "This application requires two-step verification",
       `Your account does not have it yet. Set it up on your account page (${idp.config.issuer}/account), then go back to the application and sign in again.`,
@@ -144,8 +159,30 @@ export async function load_pending(idp: Provider, id: string, cookies: CookieRea
   }
   const user = params.second_factor === undefined ? null : await idp.store.get_user_by_id(params.second_factor.user_id);
   const methods = user === null ? { totp: false, passkeys: 0 } : await second_factors(idp, user);
-  const enrol = !has_any(methods) && params.second_factor?.enrol === true && idp.config.passkeys;
-  return { id, csrf, user: user !== null && (has_any(methods) || enrol) ? user : null, methods, enrol, interaction };
+  const enrol = !has_any(methods) && params.second_factor?.enrol === true;
+  const verified_amr = params.second_factor?.verified_amr ?? null;
+  return { id, csrf, user: user !== null && (has_any(methods) || enrol) ? user : null, methods, enrol, verified_amr, interaction };
+}
+
+/** The methods recorded by record_enrolment, once: they are cleared as they are taken. */
+export async function take_enrolment(idp: Provider, id: string): Promise<string[] | null> {
+  const row = await idp.store.get_interaction(id);
+  const params = (row?.params ?? {}) as { second_factor?: PendingSecondFactor };
+  const amr = params.second_factor?.verified_amr;
+  if (row === null || params.second_factor === undefined || amr === undefined) return null;
+  const { verified_amr: _taken, ...second_factor } = params.second_factor;
+  await idp.store.update_interaction(id, { params: { ...row.params, second_factor } as unknown as JsonObject });
+  return amr;
+}
+
+/** Records that the user added an authenticator app at this sign-in and proved it with a code. */
+export async function record_enrolment(idp: Provider, id: string, amr: string[]): Promise<void> {
+  const row = await idp.store.get_interaction(id);
+  if (row === null) throw expired_interaction();
+  const params = row.params as { second_factor?: PendingSecondFactor };
+  if (params.second_factor === undefined) throw expired_interaction();
+  const second_factor: PendingSecondFactor = { ...params.second_factor, verified_amr: amr };
+  await idp.store.update_interaction(id, { params: { ...row.params, second_factor } as unknown as JsonObject });
 }
 
 /** Failed codes per user, from any address: an attacker who has the password cannot try 10^6 codes. */

@@ -6,14 +6,15 @@
  * together, then one signature. The client was looked up once by the endpoint.
  */
 import { record_event } from "../audit.ts";
-import { allows_grant } from "../clients.ts";
+import { allows_grant, is_public } from "../clients.ts";
 import { secret_key } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
 import { sign_id_token } from "../id_token.ts";
 import { verify_s256 } from "../pkce.ts";
 import { split_scope } from "../scopes.ts";
 import type { CodeRow } from "../../store/types.ts";
-import { issue_access_token, issue_refresh_token, type TokenBinding } from "../tokens.ts";
+import { dpop_bindings, issue_access_token, issue_refresh_token, type TokenBinding } from "../tokens.ts";
+import { token_type } from "../dpop.ts";
 import type { GrantContext, TokenResponse } from "./types.ts";
 
 /** Checks the code against the request; returns it, consumed. invalid_grant otherwise. */
@@ -77,12 +78,13 @@ export async function authorization_code_grant(ctx: GrantContext): Promise<Token
     nonce: code.nonce,
     claims: code.claims,
   };
+  const jkt = dpop_bindings(ctx.dpop_jkt, is_public(client));
   const [access, refresh, user] = await Promise.all([
-    issue_access_token(idp, binding, now),
-    offline ? issue_refresh_token(idp, binding, now) : null,
+    issue_access_token(idp, { ...binding, jkt: jkt.access }, now),
+    offline ? issue_refresh_token(idp, { ...binding, jkt: jkt.refresh }, now) : null,
     openid ? idp.store.get_user_by_id(code.user_id) : null,
   ]);
-  const body: TokenResponse = { access_token: access.token, token_type: "Bearer", expires_in: access.expires_in };
+  const body: TokenResponse = { access_token: access.token, token_type: token_type(jkt.access), expires_in: access.expires_in };
   if (scope !== "") body.scope = scope;
   if (refresh !== null) body.refresh_token = refresh.token;
   // OIDC Core §3.1.3.3: an ID Token when the openid scope was granted; plain OAuth 2.0 otherwise.

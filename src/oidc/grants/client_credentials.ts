@@ -6,21 +6,25 @@
  * Scope: only values of the client's registered `scope`, never openid or offline_access (they
  * are about a user). Without a `scope` parameter the client gets its registered scope (RFC 6749
  * §3.3 allows a pre-defined default); a client with none registered gets a token without scope.
+ * `admin` only for a client flagged admin (admin/scope.ts), even when registered.
  */
+import { ADMIN_SCOPE, is_admin_client } from "../admin/scope.ts";
 import { is_public } from "../clients.ts";
 import { grant_id } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
 import { split_scope } from "../scopes.ts";
 import { issue_access_token } from "../tokens.ts";
 import type { GrantContext, TokenResponse } from "./types.ts";
+import { token_type } from "../dpop.ts";
 
 const USER_SCOPES = new Set(["openid", "offline_access"]);
 
 /** RFC 6749 §3.3 scope-token: printable ASCII without space, `"` or `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
-export function client_credentials_scope(registered: string | undefined, requested: string | undefined): string[] {
-  const allowed = split_scope(registered ?? "").filter((scope) => !USER_SCOPES.has(scope));
+/** `admin`: whether the client is flagged admin; only then may its registered scope grant `admin` (admin/scope.ts). */
+export function client_credentials_scope(registered: string | undefined, requested: string | undefined, admin = false): string[] {
+  const allowed = split_scope(registered ?? "").filter((scope) => !USER_SCOPES.has(scope) && (admin || scope !== ADMIN_SCOPE));
   if (requested === undefined) return allowed;
   const wanted = split_scope(requested);
   if (wanted.some((scope) => !SCOPE_TOKEN.test(scope))) throw new OAuthError("invalid_scope", "scope contains characters RFC 6749 §3.3 does not allow");
@@ -35,13 +39,13 @@ export async function client_credentials_grant(ctx: GrantContext): Promise<Token
   const { idp, client, params, now } = ctx;
   // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
   if (is_public(client)) throw new OAuthError("unauthorized_client", "a public client cannot use the client_credentials grant");
-  const scope = client_credentials_scope(client.metadata.scope, params.scope).join(" ");
+  const scope = client_credentials_scope(client.metadata.scope, params.scope, is_admin_client(client.metadata)).join(" ");
   const access = await issue_access_token(
     idp,
-    { client_id: client.client_id, user_id: null, scope, grant_id: grant_id(), family_id: null, session_id_hash: null, auth_time: null, acr: null, amr: [], nonce: null, claims: null },
+    { client_id: client.client_id, user_id: null, scope, grant_id: grant_id(), family_id: null, session_id_hash: null, auth_time: null, acr: null, amr: [], nonce: null, claims: null, jkt: ctx.dpop_jkt },
     now,
   );
-  const body: TokenResponse = { access_token: access.token, token_type: "Bearer", expires_in: access.expires_in };
+  const body: TokenResponse = { access_token: access.token, token_type: token_type(ctx.dpop_jkt), expires_in: access.expires_in };
   if (scope !== "") body.scope = scope;
   return body;
 }

@@ -12,6 +12,7 @@ import { split_scope } from "../scopes.ts";
 import type { TokenRow } from "../../store/types.ts";
 import { issue_access_token, issue_refresh_token, revoke_token, token_hash, type TokenBinding } from "../tokens.ts";
 import type { GrantContext, TokenResponse } from "./types.ts";
+import { token_type } from "../dpop.ts";
 
 /**
  * RFC 6749 §6: the requested scope "MUST NOT include any scope not originally granted", and when
@@ -54,6 +55,11 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
   // client holding another's token cannot spend it (nor trigger the family's revocation).
   if (stored.client_id !== client.client_id) throw new OAuthError("invalid_grant", "the refresh token was issued to another client");
   const scopes = narrow_scope(stored.scope, params.scope);
+  // RFC 9449 §5: a refresh token bound to a DPoP key (a public client's) is refreshed only with a
+  // proof of that key. Checked before rotating, so a thief without the key cannot spend it.
+  if (stored.jkt !== null && ctx.dpop_jkt !== stored.jkt) {
+    throw new OAuthError(ctx.dpop_jkt === null ? "invalid_dpop_proof" : "invalid_grant", ctx.dpop_jkt === null ? "this refresh token is bound to a DPoP key: send a DPoP proof of it" : "the refresh token is bound to another DPoP key");
+  }
 
   const result = await idp.store.rotate_refresh_token(hash, now);
   if (result.status === "reused") return reuse_detected(ctx, result.token);
@@ -87,12 +93,13 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
   };
   const scope = scopes.join(" ");
   const openid = scopes.includes("openid") && token.user_id !== null;
+  // RFC 9449 §5: the new access token is bound to this request's key; the refresh token keeps its binding.
   const [issued, refresh, user] = await Promise.all([
-    issue_access_token(idp, { ...binding, scope }, now),
-    issue_refresh_token(idp, binding, now),
+    issue_access_token(idp, { ...binding, scope, jkt: ctx.dpop_jkt }, now),
+    issue_refresh_token(idp, { ...binding, jkt: token.jkt }, now),
     openid ? idp.store.get_user_by_id(token.user_id!) : null,
   ]);
-  const body: TokenResponse = { access_token: issued.token, token_type: "Bearer", expires_in: issued.expires_in, scope, refresh_token: refresh.token };
+  const body: TokenResponse = { access_token: issued.token, token_type: token_type(ctx.dpop_jkt), expires_in: issued.expires_in, scope, refresh_token: refresh.token };
   if (openid) {
     if (user === null) {
       await revoke_token(idp, token, now);

@@ -23,11 +23,14 @@ export type GrantContext = {
   now: number;
   /** The caller's address, for the audit log. */
   ip: string;
+  /** RFC 9449 §5: the thumbprint of the key of the request's verified DPoP proof; null without one. */
+  dpop_jkt: string | null;
 };
 
 export type TokenResponse = {
   access_token: string;
-  token_type: "Bearer";
+  /** RFC 9449 §5: DPoP when the access token is bound to the client's DPoP key. */
+  token_type: "Bearer" | "DPoP";
   expires_in: number;
   /** RFC 6749 §5.1: the granted scope (omitted when nothing was granted beyond the token itself). */
   scope?: string;

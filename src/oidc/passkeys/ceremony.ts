@@ -16,6 +16,8 @@
  *   (always 0); one that goes backwards may be a cloned key: refused and audited.
  * - Backup flags BE/BS (§6.3.3) are stored: a backup-eligible passkey is synced (amr "swk").
  */
+// First: the library needs the Reflect metadata polyfill loaded before it (reflect_polyfill.ts).
+import "./reflect_polyfill.ts";
 import { randomBytes } from "node:crypto";
 import {
   generateAuthenticationOptions,

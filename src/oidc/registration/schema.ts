@@ -50,6 +50,10 @@ export const METADATA_SHAPE = {
   scope: z.string().max(1000).optional(),
   backchannel_logout_uri: url.optional(),
   backchannel_logout_session_required: z.boolean().optional(),
+  // RFC 9126 §6: this client's authorization requests must be pushed.
+  require_pushed_authorization_requests: z.boolean().optional(),
+  // RFC 9449 §5.2: this client's access tokens are always DPoP-bound (token requests without a proof are refused).
+  dpop_bound_access_tokens: z.boolean().optional(),
   software_id: text(200).optional(),
   software_version: text(200).optional(),
 };

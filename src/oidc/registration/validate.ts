@@ -180,6 +180,7 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
     "client_name", "client_uri", "logo_uri", "policy_uri", "tos_uri", "jwks_uri", "default_max_age", "require_auth_time",
     "request_object_signing_alg", "token_endpoint_auth_signing_alg",
     "backchannel_logout_uri", "backchannel_logout_session_required", "software_id", "software_version",
+    "require_pushed_authorization_requests", "dpop_bound_access_tokens",
   ] as const;
   const target: Record<string, unknown> = metadata;
   for (const key of copied) if (input[key] !== undefined) target[key] = input[key];

@@ -12,11 +12,12 @@ import { mail_outbox } from "./006_mail_outbox.ts";
 import { user_tokens } from "./007_user_tokens.ts";
 import { passkeys } from "./008_passkeys.ts";
 import { groups } from "./009_groups.ts";
+import { par_dpop } from "./012_par_dpop.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
 
-export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc, mail_outbox, user_tokens, passkeys, groups];
+export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc, mail_outbox, user_tokens, passkeys, groups, par_dpop];
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
 

@@ -21,6 +21,7 @@ import { pg_users } from "./users.ts";
 import { pg_passkeys } from "./passkeys.ts";
 import { pg_groups } from "./groups.ts";
 import { pg_user_tokens } from "./user_tokens.ts";
+import { pg_pushed_requests } from "./pushed_requests.ts";
 
 export async function open_postgres_store(url: string, options: OpenStoreOptions = {}): Promise<Store> {
   const sql = create_pool(url, options);
@@ -90,6 +91,7 @@ function postgres_store(sql: SQL): Store {
     ...pg_mail(sql),
     ...pg_passkeys(sql),
     ...pg_groups(sql),
+    ...pg_pushed_requests(sql),
     ...lifecycle,
   };
 }

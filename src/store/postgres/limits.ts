@@ -74,10 +74,15 @@ export function pg_audit(sql: SQL): AuditStore {
       const client_id = query.client_id ?? null;
       const type = query.type ?? null;
       const since = query.since ?? null;
+      const until = query.until ?? null;
+      const before_at = query.before?.at ?? null;
+      const before_id = query.before?.id ?? null;
       const rows: unknown[] = await sql`
         SELECT * FROM audit_events
         WHERE (${user_id}::text IS NULL OR user_id = ${user_id}) AND (${client_id}::text IS NULL OR client_id = ${client_id})
           AND (${type}::text IS NULL OR type = ${type}) AND (${since}::bigint IS NULL OR at >= ${since})
+          AND (${until}::bigint IS NULL OR at <= ${until})
+          AND (${before_at}::bigint IS NULL OR at < ${before_at} OR (at = ${before_at} AND id < ${before_id}::bigint))
         ORDER BY at DESC, id DESC LIMIT ${query.limit ?? DEFAULT_AUDIT_LIMIT}`;
       return rows.map((raw) => decode(audit_spec, raw));
     },

@@ -28,6 +28,16 @@ export function pg_users(sql: SQL): UserStore {
       const rows: unknown[] = await sql`SELECT * FROM users ORDER BY username_key LIMIT ${options?.limit ?? null} OFFSET ${options?.offset ?? 0}`;
       return rows.map((raw) => decode(user_spec, raw));
     },
+    async search_users(query) {
+      const q = query.q === undefined || query.q === "" ? null : username_key(query.q);
+      const q_email = q === null ? null : query.q!.toLowerCase();
+      const after = query.after === undefined ? null : username_key(query.after);
+      const rows: unknown[] = await sql`
+        SELECT * FROM users WHERE (${after}::text IS NULL OR username_key > ${after})
+          AND (${q}::text IS NULL OR starts_with(username_key, ${q}) OR starts_with(lower(email), ${q_email}))
+        ORDER BY username_key LIMIT ${query.limit}`;
+      return rows.map((raw) => decode(user_spec, raw));
+    },
     async update_user(id, patch) {
       checked_status(patch.status);
       const changes: Record<string, unknown> = encode_postgres(user_spec, pick_patch(user_spec, patch, ["id", "created_at"]));

@@ -21,6 +21,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   get_user_by_id: "read",
   get_user_by_username: "read",
   list_users: "read",
+  search_users: "read",
   update_user: "write",
   delete_user: "write",
   set_recovery_codes: "write",
@@ -32,6 +33,9 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   find_user_token: "read",
   consume_user_token: "write",
   delete_user_tokens: "write",
+  // pushed authorization requests (RFC 9126)
+  insert_pushed_request: "write",
+  consume_pushed_request: "write",
   // clients
   create_client: "write",
   get_client: "read",

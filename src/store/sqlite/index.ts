@@ -21,6 +21,7 @@ import { sqlite_users } from "./users.ts";
 import { sqlite_passkeys } from "./passkeys.ts";
 import { sqlite_groups } from "./groups.ts";
 import { sqlite_user_tokens } from "./user_tokens.ts";
+import { sqlite_pushed_requests } from "./pushed_requests.ts";
 
 export async function open_sqlite_store(path: string, options: OpenStoreOptions = {}): Promise<Store> {
   // A batch another store of this process holds open would block the migration below.
@@ -74,6 +75,7 @@ function sqlite_store(db: Database): Store {
     ...sqlite_mail(db),
     ...sqlite_passkeys(db),
     ...sqlite_groups(db),
+    ...sqlite_pushed_requests(db),
   };
   const store: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(data) as [string, Method][]) {

@@ -71,7 +71,8 @@ export function sqlite_audit(db: Database): Sync<AuditStore> {
   const list = db.prepare(
     `SELECT * FROM audit_events
      WHERE ($user_id IS NULL OR user_id = $user_id) AND ($client_id IS NULL OR client_id = $client_id)
-       AND ($type IS NULL OR type = $type) AND ($since IS NULL OR at >= $since)
+       AND ($type IS NULL OR type = $type) AND ($since IS NULL OR at >= $since) AND ($until IS NULL OR at <= $until)
+       AND ($before_at IS NULL OR at < $before_at OR (at = $before_at AND id < $before_id))
      ORDER BY at DESC, id DESC LIMIT $limit`,
   );
   const purge = db.prepare("DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < $before LIMIT $limit)");
@@ -88,6 +89,9 @@ export function sqlite_audit(db: Database): Sync<AuditStore> {
         client_id: query.client_id ?? null,
         type: query.type ?? null,
         since: query.since ?? null,
+        until: query.until ?? null,
+        before_at: query.before?.at ?? null,
+        before_id: query.before?.id ?? null,
         limit: query.limit ?? DEFAULT_AUDIT_LIMIT,
       });
       return rows.map((raw) => decode(audit_spec, raw));

@@ -6,6 +6,9 @@ import { checked_status, now_seconds, user_row, username_key } from "../defaults
 import type { UserRow, UserStore } from "../types.ts";
 import { insert_sql, limit_of, update_sql } from "./sql.ts";
 
+/** The greatest code point: `prefix <= x < prefix + PREFIX_END` is "x starts with prefix". */
+const PREFIX_END = "\u{10FFFF}";
+
 export function sqlite_users(db: Database): Sync<UserStore> {
   const cols = [...columns(user_spec), "username_key"];
   const insert = db.prepare(insert_sql("users", cols));
@@ -14,6 +17,12 @@ export function sqlite_users(db: Database): Sync<UserStore> {
   const by_key = db.prepare("SELECT * FROM users WHERE username_key = $key");
   const by_email = db.prepare("SELECT * FROM users WHERE lower(email) = lower($email) ORDER BY created_at, id");
   const list = db.prepare("SELECT * FROM users ORDER BY username_key LIMIT $limit OFFSET $offset");
+  // Keyset page: the username range uses the UNIQUE index on username_key (BINARY collation).
+  const search = db.prepare(
+    `SELECT * FROM users WHERE ($after IS NULL OR username_key > $after)
+       AND ($q IS NULL OR (username_key >= $q AND username_key < $q_end) OR (lower(email) >= $q_email AND lower(email) < $q_email_end))
+     ORDER BY username_key LIMIT $limit`,
+  );
   const remove = db.prepare("DELETE FROM users WHERE id = $id");
   const clear_codes = db.prepare("DELETE FROM user_recovery_codes WHERE user_id = $user_id");
   const add_code = db.prepare("INSERT INTO user_recovery_codes (user_id, code_hash, created_at) VALUES ($user_id, $code_hash, $now)");
@@ -57,6 +66,20 @@ export function sqlite_users(db: Database): Sync<UserStore> {
     },
     list_users(options) {
       return list.all(limit_of(options)).map((raw) => decode(user_spec, raw));
+    },
+    search_users(query) {
+      const q = query.q === undefined || query.q === "" ? null : username_key(query.q);
+      const q_email = query.q === undefined || query.q === "" ? null : query.q.toLowerCase();
+      return search
+        .all({
+          after: query.after === undefined ? null : username_key(query.after),
+          q,
+          q_end: q === null ? null : `${q}${PREFIX_END}`,
+          q_email,
+          q_email_end: q_email === null ? null : `${q_email}${PREFIX_END}`,
+          limit: query.limit,
+        })
+        .map((raw) => decode(user_spec, raw));
     },
     update_user(id, patch) {
       return update_tx.immediate(id, patch);

@@ -23,6 +23,11 @@ export const AUDIT_EVENT_TYPES = [
   "password_reset",
   "email_verification_sent",
   "email_verified",
+  "email_change_requested",
+  "email_change",
+  "signup",
+  "invitation_sent",
+  "invitation_accepted",
   "logout",
   "consent_granted",
   "consent_revoked",
@@ -45,6 +50,7 @@ export const AUDIT_EVENT_TYPES = [
   "group_deleted",
   "group_member_added",
   "group_member_removed",
+  "admin_api",
 ] as const;
 
 export type AuditEvent = {
@@ -61,7 +67,11 @@ export type AuditEvent = {
 
 export type NewAuditEvent = Pick<AuditEvent, "type" | "outcome"> & Partial<Omit<AuditEvent, "id" | "type" | "outcome">>;
 
-export type AuditQuery = { user_id?: string; client_id?: string; type?: string; since?: UnixSeconds; limit?: number };
+/**
+ * `until` is inclusive like `since`; `before` continues a page (keyset pagination): only events
+ * older than that one in the list's order (at, then id, both descending).
+ */
+export type AuditQuery = { user_id?: string; client_id?: string; type?: string; since?: UnixSeconds; until?: UnixSeconds; before?: { at: UnixSeconds; id: number }; limit?: number };
 
 export interface AuditStore {
   add_audit_event(event: NewAuditEvent): Promise<AuditEvent>;

@@ -42,8 +42,16 @@ export type ClientMetadata = {
   frontchannel_logout_session_required?: boolean;
   software_id?: string;
   software_version?: string;
+  /** RFC 9126 §6: authorization requests of this client must be pushed (PAR). */
+  require_pushed_authorization_requests?: boolean;
+  /** RFC 9449 §5.2: token requests of this client must carry a DPoP proof. */
+  dpop_bound_access_tokens?: boolean;
+  /** Operator-set (CLI only, never registrable): may get the `admin` scope (oidc/admin/scope.ts). */
+  admin?: boolean;
   /** Operator-set (CLI only, never registrable): may introspect other clients' access tokens. */
   resource_server?: boolean;
+  /** Operator-set (CLI only, never registrable): every sign-in to this client needs a second factor (TOTP or a passkey). */
+  require_2fa?: boolean;
   /** Operator-set (CLI only, never registrable): group claims and access policy (oidc/groups.ts). */
   groups_claim?: string;
   groups_prefix?: string;

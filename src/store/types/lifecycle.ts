@@ -12,6 +12,8 @@ export type PurgeCounts = {
   initial_access_tokens: number;
   user_tokens: number;
   webauthn_challenges: number;
+  /** Pushed authorization requests (RFC 9126) past their expiry. */
+  pushed_requests: number;
   /** Outbox messages sent (or failed) long enough ago (purge.ts). */
   mail: number;
 };

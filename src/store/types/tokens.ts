@@ -25,6 +25,8 @@ export type TokenRow = {
   revoked_at: UnixSeconds | null;
   /** Refresh tokens: set when exchanged for a new one. */
   rotated_at: UnixSeconds | null;
+  /** RFC 9449 §6: JWK SHA-256 thumbprint of the DPoP key the token is bound to; null for a bearer token. */
+  jkt: string | null;
 };
 
 export type NewToken = Pick<TokenRow, "token_hash" | "kind" | "client_id" | "scope" | "grant_id" | "expires_at"> &

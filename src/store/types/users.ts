@@ -45,6 +45,13 @@ export type UserRow = {
 export type NewUser = Pick<UserRow, "username" | "password_hash"> &
   Partial<Omit<UserRow, "username" | "password_hash">>;
 
+/**
+ * One page of users in username order (keyset pagination): those after the username `after`
+ * (compared by its stored key), optionally only those whose username or e-mail starts with `q`
+ * (case-insensitive; the username part walks the username index).
+ */
+export type UserSearch = { q?: string; after?: string; limit: number };
+
 /** Fields to change; `updated_at` defaults to now. */
 export type UserPatch = Partial<Omit<UserRow, "id" | "created_at">>;
 
@@ -61,6 +68,8 @@ export interface UserStore {
   find_users_by_email(email: string): Promise<UserRow[]>;
   /** Ordered by username. */
   list_users(options?: { limit?: number; offset?: number }): Promise<UserRow[]>;
+  /** Keyset pagination for the admin API: see UserSearch. */
+  search_users(query: UserSearch): Promise<UserRow[]>;
   /** Returns the updated row, or null when there is no such user. */
   update_user(id: string, patch: UserPatch): Promise<UserRow | null>;
   /** Also deletes the user's sessions, grants, codes, tokens and recovery codes. */

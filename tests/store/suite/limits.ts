@@ -117,6 +117,11 @@ export function limit_tests(ctx: SuiteContext): void {
         expect(types(await store.list_audit_events({ type: "login" }))).toEqual(["login:failure", "login:success"]);
         expect(types(await store.list_audit_events({ since: T0 + 1, user_id: "u1" }))).toEqual(["consent:success", "token:success"]);
         expect((await store.list_audit_events())[3]).toEqual(login);
+        // Keyset pages: after (at, id) of the last event seen, in the same order; until is inclusive.
+        const [first, second] = await store.list_audit_events({ limit: 2 });
+        expect(types(await store.list_audit_events({ before: { at: second!.at, id: second!.id } }))).toEqual(["token:success", "login:success"]);
+        expect(types(await store.list_audit_events({ before: { at: first!.at, id: first!.id }, limit: 1 }))).toEqual(["login:failure"]);
+        expect(types(await store.list_audit_events({ until: T0 + 1 }))).toEqual(["token:success", "login:success"]);
 
         expect(await store.purge_audit_events(T0 + 2, 1)).toBe(2);
         expect(types(await store.list_audit_events())).toEqual(["consent:success", "login:failure"]);

@@ -20,14 +20,15 @@ export function purge_tests(ctx: SuiteContext): void {
           await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: expires_at });
           await store.create_webauthn_challenge({ challenge_hash: uid("wac"), purpose: "login", binding_hash: uid("b"), user_id: null, expires_at: expires_at });
           await store.create_user_token({ token_hash: uid("ut"), user_id: user.id, purpose: "password_reset", email: null, expires_at: expires_at });
+          await store.insert_pushed_request({ request_uri_hash: uid("par"), client_id: client.client_id, params: { client_id: client.client_id }, expires_at: expires_at });
         }
         await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: null });
 
         const counts = await store.purge_expired(now, 2);
-        expect(counts).toEqual({ codes: 3, tokens: 3, sessions: 3, interactions: 3, jtis: 3, counters: 3, initial_access_tokens: 3, user_tokens: 3, webauthn_challenges: 3, mail: 0 });
+        expect(counts).toEqual({ codes: 3, tokens: 3, sessions: 3, interactions: 3, jtis: 3, counters: 3, initial_access_tokens: 3, user_tokens: 3, webauthn_challenges: 3, pushed_requests: 3, mail: 0 });
         expect(await store.list_sessions_for_user(user.id)).toHaveLength(1);
         expect(await store.list_initial_access_tokens()).toHaveLength(2);
-        expect(await store.purge_expired(now)).toEqual({ codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, mail: 0 });
+        expect(await store.purge_expired(now)).toEqual({ codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, pushed_requests: 0, mail: 0 });
         expect((await store.purge_expired(live)).codes).toBe(1);
         expect(await store.get_user_by_id(user.id)).not.toBeNull();
       });

@@ -79,6 +79,22 @@ export function user_tests(ctx: SuiteContext): void {
       });
     });
 
+    test("search_users pages by username after a key, and filters by username or e-mail prefix ignoring case", async () => {
+      await ctx.withFresh(async (store) => {
+        for (const name of ["carol", "Alice", "bob", "alfred"]) await seed_user(store, name);
+        await store.create_user({ username: "zed", password_hash: "h", email: "Alpha@Example.org" });
+        await store.create_user({ username: "yan", password_hash: "h", email: "x.al@example.org" });
+        const names = (users: { username: string }[]) => users.map((u) => u.username);
+        expect(names(await store.search_users({ limit: 2 }))).toEqual(["alfred", "Alice"]);
+        expect(names(await store.search_users({ after: "Alice", limit: 2 }))).toEqual(["bob", "carol"]);
+        expect(names(await store.search_users({ after: "ALICE", limit: 10 }))).toEqual(["bob", "carol", "yan", "zed"]);
+        expect(names(await store.search_users({ q: "AL", limit: 10 }))).toEqual(["alfred", "Alice", "zed"]);
+        expect(names(await store.search_users({ q: "al", after: "alfred", limit: 1 }))).toEqual(["Alice"]);
+        // A LIKE pattern is not a pattern here.
+        expect(names(await store.search_users({ q: "%", limit: 10 }))).toEqual([]);
+      });
+    });
+
     test("update_user changes only the patch, stamps updated_at, and keeps lookups in step", async () => {
       const store = ctx.store();
       const user = await store.create_user({ username: uid("before"), password_hash: "old", created_at: T0, email: "a@x" });

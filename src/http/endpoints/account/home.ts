@@ -6,7 +6,7 @@ import { Fw } from "../../../fw/index.ts";
 import { NOTICES, account_values, is_notice } from "../../pages/account.ts";
 import { ACCOUNT_PATHS, account_session, account_url } from "../../../oidc/account/session.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { set_page_headers } from "../../middleware/security_headers.ts";
+import { account_page_scripts } from "../../pages/passkeys.ts";
 
 export const Account = (idp: Provider) =>
   class Account extends Fw.Renderable(Fw.Endpoint(Fw.EmptyRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
@@ -17,8 +17,8 @@ export const Account = (idp: Provider) =>
       if (session === null) return this.redirect_to(account_url(idp, "login"));
       // `done` only selects one of the fixed confirmations; nothing from the URL is shown.
       const done = this.params.done;
+      const values = await account_values(idp, session, { notice: is_notice(done) ? NOTICES[done] : null });
       // The passkey forms run static/passkeys.js.
-      set_page_headers(this.response.headers, null, idp.config.passkeys);
-      return this.view("account", await account_values(idp, session, { notice: is_notice(done) ? NOTICES[done] : null }));
+      return this.view("account", { ...values, ...account_page_scripts(idp, this.response.headers) });
     }
   };

@@ -53,7 +53,7 @@ export const Invitation = (idp: Provider) =>
       if (outcome.kind === "invalid") throw invalid_link("invitation");
       if (outcome.kind === "refused") return this.page(opened.user, token, username, { field: outcome.field, message: outcome.message }, 400);
       // The same second-factor rule as the account's own sign-in (IDP_REQUIRE_2FA: set one up first).
-      if (second_factor_required(idp, null) && idp.config.passkeys) {
+      if (await second_factor_required(idp, null, outcome.user)) {
         const { url, cookie } = await begin_for_account(idp, outcome.user, this.cookies, true);
         this.set_cookie(cookie.name, cookie.value, cookie.options);
         return this.redirect_to(url, 303);

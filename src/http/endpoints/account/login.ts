@@ -58,7 +58,7 @@ export const AccountLogin = (idp: Provider) =>
       }
       // A second factor when the user has one (TOTP, a passkey), or must add one (IDP_REQUIRE_2FA=all).
       const has_factor = has_any(await second_factors(idp, user));
-      if (has_factor || (second_factor_required(idp, null) && idp.config.passkeys)) {
+      if (has_factor || (await second_factor_required(idp, null, user))) {
         const { url, cookie } = await begin_for_account(idp, user, this.cookies, !has_factor);
         this.set_cookie(cookie.name, cookie.value, cookie.options);
         return this.redirect_to(url, 303);

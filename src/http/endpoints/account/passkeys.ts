@@ -14,9 +14,8 @@ import { default_passkey_name, parse_response, passkey_name_problem, register_pa
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { set_page_headers } from "../../middleware/security_headers.ts";
 import { account_values } from "../../pages/account.ts";
-import { PASSKEY_PATHS } from "../../pages/passkeys.ts";
+import { PASSKEY_PATHS, account_page_scripts } from "../../pages/passkeys.ts";
 import { passkeys_off } from "../interaction/passkey_options.ts";
 import { registration_binding } from "./passkey_options.ts";
 
@@ -81,7 +80,6 @@ export const AccountPasskeys = (idp: Provider) =>
     }
 
     async error(session: AccountSession, message: string) {
-      set_page_headers(this.response.headers, null, true);
-      return this.view("account", await account_values(idp, session, { passkey_error: message }), 400);
+      return this.view("account", { ...(await account_values(idp, session, { passkey_error: message })), ...account_page_scripts(idp, this.response.headers) }, 400);
     }
   };

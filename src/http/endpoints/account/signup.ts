@@ -77,7 +77,7 @@ export const Signup = (idp: Provider) =>
       if (interaction !== null) {
         const next = await after_password(idp, interaction, outcome.user);
         if (next !== null) return this.redirect_to(next, 303);
-      } else if (second_factor_required(idp, null) && idp.config.passkeys) {
+      } else if (await second_factor_required(idp, null, outcome.user)) {
         const { url, cookie } = await begin_for_account(idp, outcome.user, this.cookies, true);
         this.set_cookie(cookie.name, cookie.value, cookie.options);
         return this.redirect_to(url, 303);

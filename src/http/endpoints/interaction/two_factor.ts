@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { AMR_TWO_FACTORS, check_second_factor, load_pending, sign_in, type Pending } from "../../../oidc/account/second_factor.ts";
+import { AMR_TWO_FACTORS, check_second_factor, load_pending, sign_in, take_enrolment, type Pending } from "../../../oidc/account/second_factor.ts";
 import { account_url } from "../../../oidc/account/session.ts";
 import { display_name } from "../../../oidc/clients.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
@@ -26,6 +26,8 @@ export const TwoFactorRequest = Fw.Request(
     id: z.string().max(128),
     code: z.string().max(64).optional(),
     recovery_code: z.string().max(64).optional(),
+    /** Sent by the recovery codes page after an authenticator app was added here (enrol_totp.ts). */
+    enrolled: z.string().max(8).optional(),
     csrf: z.string().max(256).optional(),
   }),
   { on_invalid: invalid_form },
@@ -47,6 +49,12 @@ export const TwoFactor = (idp: Provider) =>
       if (this.request.method === "GET") return this.page(pending, null, false);
 
       check_form_token(input.csrf, pending.csrf, "The form was not sent from this sign-in page. Go back and start again.");
+      if (input.enrolled !== undefined) {
+        // The app was added and its code checked at enrol_totp.ts; the recovery codes were shown.
+        const amr = await take_enrolment(idp, pending.id);
+        if (amr === null) throw expired_interaction();
+        return this.finish(pending, user, client_ip(this.context, idp.config), amr);
+      }
       // A code is no answer for a user without an app, or for a request only a passkey satisfies (acr phr).
       if (!totp_allowed(pending)) return this.page(pending, "Use your passkey to continue.", false);
       const ip = client_ip(this.context, idp.config);
@@ -57,9 +65,9 @@ export const TwoFactor = (idp: Provider) =>
     }
 
     /** Both steps done: sign in, then go where a sign-in goes (as the password page does). */
-    async finish(pending: Pending, user: UserRow, ip: string) {
+    async finish(pending: Pending, user: UserRow, ip: string, amr: string[] = AMR_TWO_FACTORS) {
       const interaction = pending.interaction;
-      const { session, cookie } = await sign_in(idp, this.cookies, user, AMR_TWO_FACTORS, ip, interaction?.request.client_id ?? null, this.headers.get("user-agent"));
+      const { session, cookie } = await sign_in(idp, this.cookies, user, amr, ip, interaction?.request.client_id ?? null, this.headers.get("user-agent"));
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       if (interaction === null) {
         await idp.store.delete_interaction(pending.id);
@@ -72,16 +80,18 @@ export const TwoFactor = (idp: Provider) =>
 
     async page(pending: Pending, error: string | null, recovery_open: boolean) {
       const interaction = pending.interaction;
-      set_page_headers(this.response.headers, interaction?.request.redirect_uri ?? null, idp.config.passkeys);
       const client = interaction === null ? null : await idp.store.get_client(interaction.request.client_id);
       const passkey_base = `${idp.config.issuer}/interaction/${encodeURIComponent(pending.id)}/passkey`;
-      const passkey = pending.enrol || pending.methods.passkeys > 0 ? { options: `${passkey_base}/options`, action: passkey_base, step: pending.enrol ? "enrol" : "second_factor" } : null;
+      const passkey = (pending.enrol && idp.config.passkeys) || pending.methods.passkeys > 0 ? { options: `${passkey_base}/options`, action: passkey_base, step: pending.enrol ? "enrol" : "second_factor" } : null;
+      // Our scripts only where a passkey is offered (static/passkeys.js).
+      set_page_headers(this.response.headers, interaction?.request.redirect_uri ?? null, passkey !== null);
       return this.view("two_factor", {
         ...layout_values(idp, pending.enrol ? "Add a second factor" : "Two-step verification"),
         ...(passkey === null ? {} : { scripts: passkey_scripts(idp) }),
         passkey,
         totp: totp_allowed(pending),
         enrol: pending.enrol,
+        totp_setup: pending.enrol ? `${idp.config.issuer}/interaction/${encodeURIComponent(pending.id)}/enrol-totp` : null,
         client_name: client === null ? "your account" : display_name(client),
         action: `${idp.config.issuer}/interaction/${encodeURIComponent(pending.id)}/two-factor`,
         csrf: pending.csrf,

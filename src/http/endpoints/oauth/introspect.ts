@@ -10,8 +10,9 @@
  * Anything else — unknown, expired, revoked, spent (rotated) or not the caller's — is exactly
  * `{"active": false}` (§2.2), so the answer never tells which.
  *
- * Active answers carry: active, scope, client_id, token_type ("Bearer" for access tokens,
- * "refresh_token" for refresh tokens, the RFC 7009 hint name), exp, iat, iss, and with a user
+ * Active answers carry: active, scope, client_id, token_type ("Bearer" for access tokens, "DPoP"
+ * with `cnf.jkt` for DPoP-bound ones (RFC 9449 §6.2), "refresh_token" for refresh tokens, the
+ * RFC 7009 hint name), exp, iat, iss, and with a user
  * sub, username and auth_time, and the user's groups (and roles) when the token's scope has
  * `groups`, shaped by the token's client as in its ID Tokens (groups.ts). No `aud`: the tokens
  * are not audience-restricted (no RFC 8707 resource indicators), and naming one would mislead a
@@ -43,7 +44,9 @@ export type IntrospectionResponse = {
   active: boolean;
   scope?: string;
   client_id?: string;
-  token_type?: "Bearer" | "refresh_token";
+  token_type?: "Bearer" | "DPoP" | "refresh_token";
+  /** RFC 9449 §6.2: the thumbprint of the key a DPoP-bound token is bound to. */
+  cnf?: { jkt: string };
   exp?: number;
   iat?: number;
   iss?: string;
@@ -80,11 +83,14 @@ export const Introspect = (idp: Provider) =>
         active: true,
         scope: token.scope,
         client_id: token.client_id,
-        token_type: token.kind === "access" ? "Bearer" : "refresh_token",
+        // RFC 9449 §6.2: a DPoP-bound access token is token_type DPoP.
+        token_type: token.kind === "access" ? (token.jkt === null ? "Bearer" : "DPoP") : "refresh_token",
         exp: token.expires_at,
         iat: token.created_at,
         iss: idp.config.issuer,
       };
+      // RFC 9449 §6.2: the resource server checks the proof's key against cnf.jkt.
+      if (token.jkt !== null) body.cnf = { jkt: token.jkt };
       if (user !== null) {
         body.sub = user.id;
         body.username = user.username;

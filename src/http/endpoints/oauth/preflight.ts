@@ -1,5 +1,5 @@
 /**
- * OPTIONS /token, /userinfo and /revoke: CORS preflight for browser-based clients (the Authorization
+ * OPTIONS /token, /userinfo, /revoke and /par: CORS preflight for browser-based clients (the Authorization
  * header of a userinfo call, for one, is not a "simple" header). The answer's CORS and cache
  * headers come from ProtocolHandler.
  */
@@ -13,7 +13,8 @@ function preflight(path: string, methods: string) {
     call() {
       const headers = this.response.headers;
       headers.set("access-control-allow-methods", methods);
-      headers.set("access-control-allow-headers", "Authorization, Content-Type");
+      // DPoP: the proof header of RFC 9449 §4.1.
+      headers.set("access-control-allow-headers", "Authorization, Content-Type, DPoP");
       headers.set("access-control-max-age", "600");
       return new Fw.Response.Empty();
     }
@@ -24,3 +25,5 @@ export const TokenPreflight = (_idp: Provider) => preflight(PATHS.token, "POST")
 export const UserinfoPreflight = (_idp: Provider) => preflight(PATHS.userinfo, "GET, POST");
 /** RFC 7009 from a browser app: a public client revokes its tokens at sign-out. */
 export const RevokePreflight = (_idp: Provider) => preflight(PATHS.revoke, "POST");
+/** RFC 9126 from a browser app (a public client pushes its request). */
+export const ParPreflight = (_idp: Provider) => preflight(PATHS.par, "POST");

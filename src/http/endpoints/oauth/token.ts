@@ -11,6 +11,7 @@ import { Fw } from "../../../fw/index.ts";
 import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import { allows_grant } from "../../../oidc/clients.ts";
 import { OAuthError } from "../../../oidc/errors.ts";
+import { nonce_to_send, token_request_proof } from "../../../oidc/dpop.ts";
 import { invalid_request } from "../../errors.ts";
 import { authorization_code_grant } from "../../../oidc/grants/authorization_code.ts";
 import { client_credentials_grant } from "../../../oidc/grants/client_credentials.ts";
@@ -72,6 +73,9 @@ export const Token = (idp: Provider) =>
       if (grant_type === undefined || grant_type === "") throw new OAuthError("invalid_request", "grant_type is required");
       if (!is_grant_type(grant_type)) throw new OAuthError("unsupported_grant_type", `grant_type ${grant_type} is not supported`);
       if (!allows_grant(client, grant_type)) throw new OAuthError("unauthorized_client", `this client may not use the ${grant_type} grant`);
+      // RFC 9449 §5: a DPoP proof binds the tokens to the client's key (dpop.ts); htu is the
+      // token endpoint as discovery names it, never derived from the Host header.
+      const proof = await token_request_proof(idp, this.headers.get("dpop"), `${idp.config.issuer}${PATHS.token}`, client.metadata.dpop_bound_access_tokens === true);
 
       const body = await GRANTS[grant_type]({
         idp,
@@ -82,7 +86,13 @@ export const Token = (idp: Provider) =>
         get ip() {
           return ip();
         },
+        dpop_jkt: proof?.jkt ?? null,
       });
+      // RFC 9449 §8: with nonces required, every answer to a DPoP request carries the current one.
+      if (proof !== null) {
+        const nonce = await nonce_to_send(idp);
+        if (nonce !== undefined) this.response.headers.set("dpop-nonce", nonce);
+      }
       idp.metrics.token_issued(grant_type);
       return this.json(body);
     }

@@ -1,10 +1,13 @@
 /**
  * GET|POST /userinfo (OIDC Core §5.3): the claims of the scopes the access token was granted,
- * for a Bearer token (RFC 6750 §2.1 header, or §2.2 form body on POST).
+ * for a Bearer token (RFC 6750 §2.1 header, or §2.2 form body on POST), or a DPoP-bound token
+ * with its proof (RFC 9449 §7: `Authorization: DPoP <token>` and a `DPoP` header whose `ath`
+ * names the token). A DPoP-bound token sent as Bearer is refused (§7.2).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { bearer_credentials } from "../../../oidc/bearer.ts";
+import { bearer_credentials, dpop_credentials } from "../../../oidc/bearer.ts";
+import { check_token_binding, dpop_challenge, nonce_to_send, resource_request_proof } from "../../../oidc/dpop.ts";
 import { claims_for } from "../../../oidc/claims.ts";
 import { requested_claims } from "../../../oidc/claims_request.ts";
 import { BearerError } from "../../../oidc/errors.ts";
@@ -25,7 +28,9 @@ export const Userinfo = (idp: Provider) => {
 
     async call() {
       this.response.headers.set("cache-control", "no-store");
-      let token = bearer_credentials(this.headers.get("authorization"), realm);
+      const authorization = this.headers.get("authorization");
+      const dpop_token = dpop_credentials(authorization, realm);
+      let token = dpop_token ?? bearer_credentials(authorization, realm);
       // Only the body counts (§2.2); the URI query form (§2.3) is not supported.
       const body = this.request.body as { access_token?: unknown } | undefined;
       if (typeof body?.access_token === "string") {
@@ -36,8 +41,17 @@ export const Userinfo = (idp: Provider) => {
       // RFC 6750 §3.1: a request without credentials gets a challenge without an error code.
       if (token === null) throw new BearerError(null, "an access token is required", realm);
 
+      // RFC 9449 §7.1: the proof is of this request (htu from the issuer, never the Host header) and names the token (ath).
+      const htu = `${idp.config.issuer}${PATHS.userinfo}`;
+      const proof = dpop_token === null ? null : await resource_request_proof(idp, this.headers.get("dpop"), { htm: this.request.method, htu, access_token: token }, realm);
       const found = await find_access_token(idp, token);
-      if (!found.ok) throw new BearerError("invalid_token", `the access token is ${found.reason === "unknown" ? "invalid" : found.reason}`, realm);
+      if (!found.ok) throw new BearerError("invalid_token", `the access token is ${found.reason === "unknown" ? "invalid" : found.reason}`, realm, proof === null ? null : dpop_challenge());
+      check_token_binding(found.token.jkt, proof, realm);
+      if (proof !== null) {
+        // RFC 9449 §8: with nonces required, answers to DPoP requests carry the current one.
+        const nonce = await nonce_to_send(idp);
+        if (nonce !== undefined) this.response.headers.set("dpop-nonce", nonce);
+      }
       const scopes = split_scope(found.token.scope);
       // OIDC Core §5.3: UserInfo is for tokens granted the openid scope.
       if (!scopes.includes("openid")) throw new BearerError("insufficient_scope", "the access token was not granted the openid scope", realm);

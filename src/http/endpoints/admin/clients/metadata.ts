@@ -1,0 +1,78 @@
+/**
+ * The metadata of a client the admin API creates or changes: the registrable members checked as
+ * POST /register checks them (oidc/registration: one vocabulary, one set of rules), then the
+ * operator's flags no registration can set (skip_consent, resource_server, admin).
+ */
+import { AdminError } from "../../../../oidc/admin/errors.ts";
+import { set_admin } from "../../../../oidc/admin/clients.ts";
+import { ADMIN_SCOPE } from "../../../../oidc/admin/scope.ts";
+import { split_scope } from "../../../../oidc/scopes.ts";
+import { RegistrationError } from "../../../../oidc/registration/errors.ts";
+import { registration_policy, type RegistrationPolicy } from "../../../../oidc/registration/policy.ts";
+import { REGISTRABLE, parse_metadata } from "../../../../oidc/registration/schema.ts";
+import { validate_metadata } from "../../../../oidc/registration/validate.ts";
+import type { Provider } from "../../../../oidc/provider.ts";
+import type { ClientMetadata } from "../../../../store/types.ts";
+
+const OPERATOR_FLAGS = ["skip_consent", "resource_server", "admin"] as const;
+
+/**
+ * The registration rules' verdict; a refusal as invalid_request naming the metadata members its
+ * words start with (`redirect_uris: …`, `scope "x" …`), so the API's problem lists them in `errors`.
+ */
+function registration_checked(registrable: Record<string, unknown>, policy: RegistrationPolicy): ClientMetadata {
+  try {
+    return validate_metadata(parse_metadata(registrable), policy);
+  } catch (error) {
+    if (!(error instanceof RegistrationError)) throw error;
+    const errors = error.message
+      .split("; ")
+      .map((part) => /^([a-z_]+)(?:\.\d+)?(?::\s*|\s+)(.+)$/.exec(part))
+      .filter((match) => match !== null && (REGISTRABLE as readonly string[]).includes(match[1]!))
+      .map((match) => ({ field: match![1]!, message: match![2]! }));
+    // RFC 7591 §3.2.2: invalid_redirect_uri is about redirect_uris, whatever its words.
+    if (errors.length === 0 && error.error === "invalid_redirect_uri") errors.push({ field: "redirect_uris", message: error.message });
+    throw new AdminError("invalid_request", error.message, errors);
+  }
+}
+
+/** The registrable members of stored metadata (what a PATCH starts from). */
+export function registrable_of(metadata: ClientMetadata): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of REGISTRABLE) if (metadata[key] !== undefined) out[key] = metadata[key];
+  return out;
+}
+
+/** Checked metadata from `input` (registrable members and operator flags); `base` holds server-side members to keep. */
+export function checked_metadata(idp: Provider, input: Record<string, unknown>, base: ClientMetadata = {}): ClientMetadata {
+  const registrable: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  for (const [key, value] of Object.entries(input)) {
+    if ((OPERATOR_FLAGS as readonly string[]).includes(key)) continue;
+    if ((REGISTRABLE as readonly string[]).includes(key)) registrable[key] = value;
+    else unknown.push(key);
+  }
+  if (unknown.length > 0) throw new AdminError("invalid_request", `unknown client metadata: ${unknown.join(", ")}`, unknown.map((field) => ({ field, message: "is not client metadata this API sets" })));
+  // The admin scope comes with the admin flag only (set_admin below), never as a scope value sent.
+  if (typeof registrable.scope === "string") {
+    const scopes = split_scope(registrable.scope).filter((scope) => scope !== ADMIN_SCOPE);
+    if (scopes.length > 0) registrable.scope = scopes.join(" ");
+    else delete registrable.scope;
+  }
+  // Unlike a self-registered client, an operator may name its own API scopes (as `idp clients add --scope` may).
+  const policy = registration_policy(idp);
+  const own_scopes = typeof registrable.scope === "string" ? split_scope(registrable.scope) : [];
+  const metadata: ClientMetadata = { ...base, ...registration_checked(registrable, { ...policy, scopes: [...new Set([...policy.scopes, ...own_scopes])] }) };
+  for (const flag of ["skip_consent", "resource_server"] as const) {
+    const value = input[flag];
+    if (value === true) metadata[flag] = true;
+    else if (value === false || value === null) delete metadata[flag];
+  }
+  if (metadata.resource_server === true && metadata.token_endpoint_auth_method === "none") {
+    // RFC 7662 §2.1: introspection needs an authenticated caller.
+    throw new AdminError("invalid_request", "resource_server: needs an authenticating client", [{ field: "resource_server", message: "needs an authenticating client" }]);
+  }
+  const admin = input.admin === undefined ? base.admin === true : input.admin === true;
+  set_admin(metadata, admin);
+  return metadata;
+}

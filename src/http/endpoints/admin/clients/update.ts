@@ -1,0 +1,38 @@
+/**
+ * PATCH /admin/api/v1/clients/:client_id, with If-Match: the members sent replace the stored
+ * ones (null removes one), the result is checked whole as a registration would be.
+ */
+import { Fw } from "../../../../fw/index.ts";
+import { public_client } from "../../../../oidc/admin/clients.ts";
+import { AdminError } from "../../../../oidc/admin/errors.ts";
+import type { Provider } from "../../../../oidc/provider.ts";
+import { REGISTRABLE } from "../../../../oidc/registration/schema.ts";
+import type { ClientMetadata } from "../../../../store/types.ts";
+import { ADMIN_API, audit_target, require_match, with_etag, type OpenApiOperation } from "../common.ts";
+import { ClientInputSchema, ClientSchema } from "../schemas.ts";
+import { client_of } from "./find.ts";
+import { checked_metadata, registrable_of } from "./metadata.ts";
+
+export const AdminClientUpdateRequest = Fw.Request("AdminClientUpdateRequest", ClientInputSchema, { from: ["body"] });
+
+export const AdminClientUpdate = (idp: Provider) =>
+  class AdminClientUpdate extends Fw.Endpoint(AdminClientUpdateRequest, Fw.Response.Json) {
+    static route = `PATCH ${ADMIN_API}/clients/:client_id`;
+    static openapi: OpenApiOperation = { summary: "Change a client's metadata", tag: "clients", body: ClientInputSchema, response: ClientSchema, etag: true, if_match: true };
+
+    async call() {
+      const client = await client_of(idp, this.route_params.client_id ?? "");
+      require_match(this, public_client(client));
+      const input = this.admin_client_update_request as Record<string, unknown>;
+      const merged: Record<string, unknown> = { ...registrable_of(client.metadata), ...input };
+      for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
+      // Server-side members (group settings, require_2fa, the operator flags) are kept unless sent.
+      const base: ClientMetadata = {};
+      for (const [key, value] of Object.entries(client.metadata)) if (!(REGISTRABLE as readonly string[]).includes(key)) base[key] = value;
+      const metadata = checked_metadata(idp, merged, base);
+      const updated = await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() });
+      if (updated === null) throw new AdminError("not_found", `no client "${client.client_id}"`);
+      audit_target(this, { action: "client_updated", client_id: client.client_id, details: { changed: Object.keys(input) } });
+      return this.json(with_etag(this, public_client(updated)));
+    }
+  };

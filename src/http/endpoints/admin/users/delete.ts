@@ -1,0 +1,20 @@
+/** DELETE /admin/api/v1/users/:id, with If-Match: the user and their sessions, grants, codes and tokens. */
+import { Fw } from "../../../../fw/index.ts";
+import { not_found } from "../../../../oidc/admin/errors.ts";
+import type { Provider } from "../../../../oidc/provider.ts";
+import { ADMIN_API, audit_target, require_match, type OpenApiOperation } from "../common.ts";
+import { user_of, user_view } from "./find.ts";
+
+export const AdminUserDelete = (idp: Provider) =>
+  class AdminUserDelete extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Empty) {
+    static route = `DELETE ${ADMIN_API}/users/:id`;
+    static openapi: OpenApiOperation = { summary: "Delete a user", tag: "users", status: 204, if_match: true };
+
+    async call() {
+      const user = await user_of(idp, this.route_params.id ?? "");
+      require_match(this, await user_view(idp, user));
+      if (!(await idp.store.delete_user(user.id))) throw not_found("user", user.id);
+      audit_target(this, { action: "user_deleted", user_id: user.id, details: { username: user.username } });
+      return new Fw.Response.Empty();
+    }
+  };

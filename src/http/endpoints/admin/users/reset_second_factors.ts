@@ -1,0 +1,24 @@
+/**
+ * POST /admin/api/v1/users/:id/reset-second-factors: removes the user's TOTP and recovery codes
+ * and ends their sessions (the rules of `idp users reset-2fa`); 409 when there is none.
+ */
+import { Fw } from "../../../../fw/index.ts";
+import { reset_second_factors } from "../../../../oidc/admin/users.ts";
+import type { Provider } from "../../../../oidc/provider.ts";
+import { ADMIN_API, audit_target, type OpenApiOperation } from "../common.ts";
+import { SessionsEndedSchema } from "../schemas.ts";
+import { user_of } from "./find.ts";
+
+export const AdminUserResetSecondFactors = (idp: Provider) =>
+  class AdminUserResetSecondFactors extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Json) {
+    static route = `POST ${ADMIN_API}/users/:id/reset-second-factors`;
+    static openapi: OpenApiOperation = { summary: "Remove a user's second factors (TOTP, recovery codes) and end their sessions", tag: "users", response: SessionsEndedSchema };
+
+    async call() {
+      const user = await user_of(idp, this.route_params.id ?? "");
+      audit_target(this, { action: "two_factor_removed", user_id: user.id });
+      const ended = await reset_second_factors(idp.store, user, idp.now());
+      audit_target(this, { action: "two_factor_removed", user_id: user.id, details: ended });
+      return this.json(ended);
+    }
+  };

@@ -1,0 +1,85 @@
+/**
+ * Administering clients: the rules `idp clients` (src/cli/clients.ts) and the admin API
+ * (src/http/endpoints/admin/clients/) share. What is shown of a client, how one is created with
+ * its secret, how a secret is rotated, and the admin flag. A client secret is 256-bit random,
+ * answered once and stored only as its SHA-256 (docs/ARCHITECTURE.md, "Security at rest").
+ */
+import { random_id, random_token, sha256 } from "../crypto/secrets.ts";
+import { split_scope } from "../scopes.ts";
+import type { ClientMetadata, ClientRow, Store, UnixSeconds } from "../../store/types.ts";
+import { AdminError } from "./errors.ts";
+import { ADMIN_SCOPE } from "./scope.ts";
+
+/** Methods whose client holds a shared secret (the ones a rotation applies to). */
+export const SECRET_AUTH_METHODS: ReadonlySet<string> = new Set(["client_secret_basic", "client_secret_post"]);
+
+/** What is shown of a client: its metadata and dates, never a secret or token hash. */
+export type PublicClient = ClientMetadata & {
+  client_id: string;
+  client_id_issued_at: number;
+  client_secret_expires_at: number;
+  has_secret: boolean;
+  resource_server: boolean;
+  created_at: number;
+  updated_at: number;
+};
+
+export function public_client(client: ClientRow): PublicClient {
+  return {
+    client_id: client.client_id,
+    ...client.metadata,
+    // Always shown: whether this client may introspect other clients' access tokens.
+    resource_server: client.metadata.resource_server === true,
+    has_secret: client.client_secret_hash !== null,
+    client_id_issued_at: client.client_id_issued_at,
+    client_secret_expires_at: client.client_secret_expires_at,
+    created_at: client.created_at,
+    updated_at: client.updated_at,
+  };
+}
+
+export function auth_method_of(metadata: ClientMetadata): string {
+  return metadata.token_endpoint_auth_method ?? "client_secret_basic";
+}
+
+/**
+ * Turns the admin flag on or off in `metadata` (changed in place): on, the client may get the
+ * `admin` scope from the client_credentials grant (scope.ts), so it must use that grant and
+ * authenticate; the scope joins its registered scope. Off, both go.
+ */
+export function set_admin(metadata: ClientMetadata, on: boolean): void {
+  const scopes = split_scope(metadata.scope ?? "").filter((scope) => scope !== ADMIN_SCOPE);
+  if (!on) {
+    delete metadata.admin;
+    if (scopes.length > 0) metadata.scope = scopes.join(" ");
+    else delete metadata.scope;
+    return;
+  }
+  if (!(metadata.grant_types ?? []).includes("client_credentials")) throw new AdminError("invalid_request", "an admin client needs the client_credentials grant", [{ field: "admin", message: "needs the client_credentials grant" }]);
+  if (auth_method_of(metadata) === "none") throw new AdminError("invalid_request", "an admin client must authenticate (not token_endpoint_auth_method none)", [{ field: "admin", message: "needs an authenticating client" }]);
+  metadata.admin = true;
+  metadata.scope = [...scopes, ADMIN_SCOPE].join(" ");
+}
+
+/** A new client with checked metadata; the secret (null for a client without one) is answered once. */
+export async function create_client_with_secret(store: Store, metadata: ClientMetadata, now: UnixSeconds): Promise<{ client: ClientRow; secret: string | null }> {
+  const secret = SECRET_AUTH_METHODS.has(auth_method_of(metadata)) ? random_token(32) : null;
+  const client = await store.create_client({
+    client_id: random_id(),
+    client_secret_hash: secret === null ? null : sha256(secret),
+    client_secret_expires_at: 0,
+    client_id_issued_at: now,
+    metadata,
+  });
+  return { client, secret };
+}
+
+/** A new secret; the old one stops working at once (one hash per client, no overlap window). */
+export async function rotate_client_secret(store: Store, client: ClientRow): Promise<{ client: ClientRow; secret: string }> {
+  const method = auth_method_of(client.metadata);
+  if (!SECRET_AUTH_METHODS.has(method)) throw new AdminError("conflict", `client "${client.client_id}" authenticates with ${method} and has no secret to rotate`);
+  const secret = random_token(32);
+  const updated = await store.update_client(client.client_id, { client_secret_hash: sha256(secret), client_secret_expires_at: 0 });
+  if (updated === null) throw new AdminError("not_found", `no client "${client.client_id}"`);
+  return { client: updated, secret };
+}

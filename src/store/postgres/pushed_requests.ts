@@ -1,0 +1,22 @@
+/** PostgreSQL: pushed authorization requests (RFC 9126), consumed once. */
+import type { SQL } from "bun";
+import { decode_or_null, encode_postgres, pushed_request_spec } from "../codec.ts";
+import { now_seconds } from "../defaults.ts";
+import type { PushedRequestStore } from "../types.ts";
+
+export function pg_pushed_requests(sql: SQL): PushedRequestStore {
+  return {
+    async insert_pushed_request(input) {
+      const values = encode_postgres(pushed_request_spec, { ...input, created_at: input.created_at ?? now_seconds() });
+      await sql`INSERT INTO pushed_requests ${sql(values)}`;
+    },
+    async consume_pushed_request(request_uri_hash, client_id, now) {
+      // Single use in one statement: a concurrent DELETE of the same row waits for this one and
+      // then finds nothing (READ COMMITTED).
+      const [raw] = await sql`
+        DELETE FROM pushed_requests WHERE request_uri_hash = ${request_uri_hash} AND client_id = ${client_id} AND expires_at > ${now}
+        RETURNING *`;
+      return decode_or_null(pushed_request_spec, raw);
+    },
+  };
+}
