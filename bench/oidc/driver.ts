@@ -5,13 +5,13 @@
 //
 //   bun bench/oidc/driver.ts '<json DriverInput>'
 import { cpu_seconds } from "../http/wrk.ts";
-import { Browser, endpoints, type Target } from "./flows.ts";
+import { Browser, device_flow, endpoints, type Target } from "./flows.ts";
 import { make_client } from "./http.ts";
 import { percentile, rss_kib } from "./proc.ts";
 
 export type DriverInput = {
   target: Target;
-  kind: "session" | "first-login";
+  kind: "session" | "first-login" | "device";
   concurrency: number;
   seconds: number;
   warmup: number;
@@ -67,7 +67,8 @@ async function session_worker(first: Browser): Promise<void> {
     try {
       browser ??= await signed_in();
       const t = performance.now();
-      await browser.flow(false);
+      if (input.kind === "device") await device_flow(browser, send, input.target, ep);
+      else await browser.flow(false);
       if (measuring) latencies.push(performance.now() - t);
     } catch (error) {
       failed(error);
@@ -89,9 +90,10 @@ async function first_login_worker(): Promise<void> {
   }
 }
 
-// Session flows: every browser signs in before the warm-up starts (argon2id logins are not what is measured).
-const browsers = input.kind === "session" ? await Promise.all(Array.from({ length: input.concurrency }, signed_in)) : [];
-const running = Array.from({ length: input.concurrency }, (_, i) => (input.kind === "session" ? session_worker(browsers[i]!) : first_login_worker()));
+// Session and device flows: every browser signs in before the warm-up starts (argon2id logins are not what is measured).
+const signs_in = input.kind !== "first-login";
+const browsers = signs_in ? await Promise.all(Array.from({ length: input.concurrency }, signed_in)) : [];
+const running = Array.from({ length: input.concurrency }, (_, i) => (signs_in ? session_worker(browsers[i]!) : first_login_worker()));
 await Bun.sleep(input.warmup * 1000);
 measuring = true;
 const cpu0 = cpu_seconds(input.server_pid);

@@ -6,6 +6,9 @@
 //   /authorize → code → /token (Basic auth, PKCE, RS256 ID Token) → /userinfo.
 // - first-login flow: a fresh browser: /authorize (prompt=consent) → login form with the
 //   password → consent form → code → /token → /userinfo.
+// - device flow (RFC 8628, ours only): a signed-in browser approves a device: the device's
+//   /device_authorization (Basic) → /device, the user code entered → the device's consent page,
+//   "allow" → the device's one poll of /token (device_code, RS256 ID Token) → /userinfo.
 import { createHash, randomBytes } from "node:crypto";
 import { CookieJar, type Send } from "./http.ts";
 
@@ -19,13 +22,13 @@ export type Target = {
   password: string;
 };
 
-export type Endpoints = { authorization: string; token: string; userinfo: string; introspection: string; jwks: string };
+export type Endpoints = { authorization: string; token: string; userinfo: string; introspection: string; jwks: string; device_authorization?: string };
 
 export async function endpoints(send: Send, base: string): Promise<Endpoints> {
   const reply = await send("GET", `${base}/.well-known/openid-configuration`, {});
   if (reply.status !== 200) throw new Error(`discovery answered ${reply.status}`);
   const d = JSON.parse(reply.text) as Record<string, string>;
-  return { authorization: d.authorization_endpoint!, token: d.token_endpoint!, userinfo: d.userinfo_endpoint!, introspection: d.introspection_endpoint!, jwks: d.jwks_uri! };
+  return { authorization: d.authorization_endpoint!, token: d.token_endpoint!, userinfo: d.userinfo_endpoint!, introspection: d.introspection_endpoint!, jwks: d.jwks_uri!, device_authorization: d.device_authorization_endpoint };
 }
 
 export const basic = (t: Target) => Buffer.from(`${encodeURIComponent(t.client_id)}:${encodeURIComponent(t.client_secret)}`).toString("base64");
@@ -89,6 +92,21 @@ export class Browser {
     throw new Error(`too many redirects from ${url}`);
   }
 
+  /** The user's part of a device flow: the verification page, the code, the device's consent page ("allow"). */
+  async approve_device(verification_uri: string, user_code: string): Promise<void> {
+    const page = await this.request("GET", verification_uri);
+    if (page.status !== 200) throw new Error(`${verification_uri} answered ${page.status}`);
+    const entry = read_form(page.text, verification_uri);
+    entry.fields.set("user_code", user_code);
+    let step = await this.settle(await this.request("POST", entry.action, entry.fields.toString()), entry.action);
+    if (!("page" in step)) throw new Error("the device approval went to the redirect URI");
+    const consent = read_form(step.page, step.url);
+    if (consent.login) throw new Error(`device flow asked to sign in: ${step.url}`);
+    consent.fields.set("decision", "allow");
+    const done = await this.request("POST", consent.action, consent.fields.toString());
+    if (done.status !== 200 || !done.text.includes("Device connected")) throw new Error(`device approval answered ${done.status}: ${done.text.slice(0, 300)}`);
+  }
+
   /** One authorization-code flow. `interactive`: pages are expected and filled in (first login). */
   async flow(interactive: boolean, prompt?: string): Promise<FlowResult> {
     const verifier = b64url(randomBytes(32));
@@ -137,6 +155,26 @@ export class Browser {
     if (typeof sub !== "string") throw new Error(`userinfo without sub: ${ur.text}`);
     return { id_token: tokens.id_token, access_token: tokens.access_token, sub };
   }
+}
+
+/** One device authorization grant approved by this (signed-in) browser: what a TV costs per sign-in. */
+export async function device_flow(browser: Browser, send: Send, target: Target, ep: Endpoints): Promise<FlowResult> {
+  if (ep.device_authorization === undefined) throw new Error(`${target.name} has no device_authorization_endpoint`);
+  const form_headers = { authorization: `Basic ${basic(target)}`, "content-type": "application/x-www-form-urlencoded" };
+  const started = await send("POST", ep.device_authorization, form_headers, "scope=openid+profile+email");
+  if (started.status !== 200) throw new Error(`device_authorization answered ${started.status}: ${started.text}`);
+  const { device_code, user_code, verification_uri } = JSON.parse(started.text) as { device_code: string; user_code: string; verification_uri: string };
+  await browser.approve_device(verification_uri, user_code);
+  const body = new URLSearchParams({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code });
+  const tr = await send("POST", ep.token, form_headers, body.toString());
+  if (tr.status !== 200) throw new Error(`token (device_code) answered ${tr.status}: ${tr.text}`);
+  const tokens = JSON.parse(tr.text) as { access_token: string; id_token?: string };
+  if (typeof tokens.id_token !== "string") throw new Error(`no id_token: ${tr.text}`);
+  const ur = await send("GET", ep.userinfo, { authorization: `Bearer ${tokens.access_token}` });
+  if (ur.status !== 200) throw new Error(`userinfo answered ${ur.status}: ${ur.text}`);
+  const sub = (JSON.parse(ur.text) as { sub?: string }).sub;
+  if (typeof sub !== "string") throw new Error(`userinfo without sub: ${ur.text}`);
+  return { id_token: tokens.id_token, access_token: tokens.access_token, sub };
 }
 
 /** The decoded JOSE header of a compact JWS. */

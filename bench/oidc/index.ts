@@ -2,7 +2,7 @@
 // oidc-provider on Node (in-memory adapter), in the same run, alternated.
 //
 //   bun run bench/oidc/index.ts [--rounds 3] [--seconds 8] [--warmup 2] [--connections 64]
-//       [--cases discovery,jwks,client_credentials,introspection,userinfo,session-1,session-8,session-32,first-login-8,first-login-32]
+//       [--cases discovery,jwks,client_credentials,introspection,userinfo,session-1,session-8,session-32,first-login-8,first-login-32,device-8]
 //       [--servers ours,peer] [--server-cpu 0] [--load-cpu 1] [--client fetch|undici]
 //       [--quiet-wait 10] [--json out.json] [--dry-run]
 //
@@ -32,7 +32,7 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "8" },
     warmup: { type: "string", default: "2" },
     connections: { type: "string", default: "64" },
-    cases: { type: "string", default: "discovery,jwks,client_credentials,introspection,userinfo,session-1,session-8,session-32,first-login-8,first-login-32" },
+    cases: { type: "string", default: "discovery,jwks,client_credentials,introspection,userinfo,session-1,session-8,session-32,first-login-8,first-login-32,device-8" },
     servers: { type: "string", default: "ours,peer" },
     "server-cpu": { type: "string", default: "0" },
     "load-cpu": { type: "string", default: "1" },
@@ -63,7 +63,7 @@ const cases = args.cases.split(",");
 const LUA = join(import.meta.dir, "lua");
 
 type WrkCase = { kind: "wrk"; path: (ep: Endpoints, base: string) => string; script?: string; needs_token?: boolean };
-type FlowCase = { kind: "flow"; flow: "session" | "first-login"; concurrency: number };
+type FlowCase = { kind: "flow"; flow: "session" | "first-login" | "device"; concurrency: number };
 const CASES: Record<string, WrkCase | FlowCase> = {
   discovery: { kind: "wrk", path: (_, base) => `${base}/.well-known/openid-configuration` },
   jwks: { kind: "wrk", path: (ep) => ep.jwks },
@@ -75,7 +75,11 @@ const CASES: Record<string, WrkCase | FlowCase> = {
   "session-32": { kind: "flow", flow: "session", concurrency: 32 },
   "first-login-8": { kind: "flow", flow: "first-login", concurrency: 8 },
   "first-login-32": { kind: "flow", flow: "first-login", concurrency: 32 },
+  // RFC 8628, ours only (the peer is not configured for it): a signed-in browser approves a device.
+  "device-1": { kind: "flow", flow: "device", concurrency: 1 },
+  "device-8": { kind: "flow", flow: "device", concurrency: 8 },
 };
+const device_cases = cases.some((name) => (CASES[name] as FlowCase).flow === "device");
 for (const c of cases) if (!CASES[c]) throw new Error(`unknown case ${c}: use ${Object.keys(CASES).join(", ")}`);
 
 const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : "-");
@@ -210,7 +214,7 @@ let port = 3400;
 for (let round = 0; round < rounds; round++) {
   const order = servers.map((_, i) => servers[(i + round) % servers.length]!);
   for (const server of order) {
-    const running: Running = server === "ours" ? await start_ours(port++, SERVER_CPU) : await start_peer(port++, SERVER_CPU);
+    const running: Running = server === "ours" ? await start_ours(port++, SERVER_CPU, { device: device_cases }) : await start_peer(port++, SERVER_CPU);
     try {
       const { target, pid } = running;
       const ep = await endpoints(fetch_client(), target.base);
@@ -219,6 +223,7 @@ for (let round = 0; round < rounds; round++) {
       let token = "";
       for (const name of cases) {
         const c = CASES[name]!;
+        if (server === "peer" && c.kind === "flow" && c.flow === "device") continue;
         let m: Measure;
         if (c.kind === "wrk") {
           const url = c.path(ep, target.base);

@@ -69,12 +69,13 @@ async function wait_ready(base: string, proc: Subprocess, what: string): Promise
 }
 
 /** Ours, on a new temporary SQLite file; `bun_flags` e.g. --cpu-prof for profile.ts. */
-export async function start_ours(port: number, cpu: string | undefined, options: { bun_flags?: string[]; env?: Record<string, string> } = {}): Promise<Running> {
+export async function start_ours(port: number, cpu: string | undefined, options: { bun_flags?: string[]; env?: Record<string, string>; /** Register the client for the device grant (RFC 8628) too. */ device?: boolean } = {}): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), "idp-bench-"));
   const env = our_env(join(dir, "idp.sqlite"), port, options.env ?? {});
   await cli(env, ["migrate"]);
   await cli(env, ["users", "add", USERNAME, "--password-stdin", "--email", "bench@example.com", "--email-verified", "--name", "Bench User", "--given-name", "Bench", "--family-name", "User"], `${PASSWORD}\n`);
-  const client = await cli(env, ["clients", "add", "--name", "Bench", "--redirect-uri", REDIRECT_URI, "--grant-type", "authorization_code", "--grant-type", "client_credentials", "--scope", "openid profile email"]);
+  const device = options.device ? ["--grant-type", "urn:ietf:params:oauth:grant-type:device_code"] : [];
+  const client = await cli(env, ["clients", "add", "--name", "Bench", "--redirect-uri", REDIRECT_URI, "--grant-type", "authorization_code", "--grant-type", "client_credentials", ...device, "--scope", "openid profile email"]);
   const proc = Bun.spawn(pinned(cpu, [BUN, ...(options.bun_flags ?? []), join(ROOT, "main.ts"), "serve"]), { env, cwd: ROOT, stdout: "ignore", stderr: "inherit" });
   const base = `http://127.0.0.1:${port}`;
   await wait_ready(base, proc, "our server");

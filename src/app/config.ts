@@ -64,6 +64,8 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_OUTBOUND_CONNECT_TIMEOUT_MS: "outbound.connect_timeout_ms",
   IDP_OUTBOUND_TIMEOUT_MS: "outbound.timeout_ms",
   IDP_OUTBOUND_MAX_BYTES: "outbound.max_bytes",
+  IDP_SECRET_KEY: "federation.secret_key",
+  IDP_FEDERATION_STATE_TTL_SECONDS: "federation.state_ttl_seconds",
   IDP_RATE_LIMITS: "rate_limits.enabled",
   IDP_RATE_LIMIT_WINDOW_SECONDS: "rate_limits.window_seconds",
   IDP_RATE_LIMIT_AUTH_FAILURES_PER_CLIENT_IP: "rate_limits.auth_failures_per_client_ip",
@@ -83,6 +85,9 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_ADMIN_API: "admin_api",
   IDP_REQUIRE_PAR: "par.required",
   IDP_PAR_REQUEST_URI_TTL: "par.request_uri_ttl",
+  IDP_DEVICE_CODE_TTL: "device.code_ttl",
+  IDP_DEVICE_POLL_INTERVAL: "device.interval",
+  IDP_DEVICE_USER_CODE_ATTEMPTS: "device.user_code_attempts",
   IDP_DPOP_PROOF_WINDOW_SECONDS: "dpop.proof_window_seconds",
   IDP_DPOP_REQUIRE_NONCE: "dpop.require_nonce",
 };
@@ -225,6 +230,9 @@ export function masked(config: Config): Record<string, unknown> {
   if (copy.metrics_token) copy.metrics_token = "********";
   copy.database_url = String(copy.database_url).replace(/\/\/([^:/@]+):([^@]+)@/, "//$1:********@");
   if (typeof copy.smtp_url === "string") copy.smtp_url = redact_url_password(copy.smtp_url);
+  const federation = copy.federation as { secret_key?: string; upstreams?: { client_secret?: string }[] } | undefined;
+  if (federation?.secret_key !== undefined) federation.secret_key = "********";
+  for (const upstream of federation?.upstreams ?? []) if (upstream.client_secret !== undefined) upstream.client_secret = "********";
   return copy;
 }
 

@@ -3,6 +3,7 @@
  * `serve()`, which `main.ts serve` calls (store, keys, background jobs, start and stop). The
  * handler chain and the endpoints are listed in src/http/routes.ts.
  */
+import { apply_configured_upstreams } from "../oidc/federation/configured.ts";
 import { fileURLToPath } from "node:url";
 import { Fw, type FwConfig } from "../fw/index.ts";
 import { load_static, type StaticFile } from "../http/endpoints/ops/static.ts";
@@ -89,6 +90,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       ...(options.assets ? { mail_templates: options.assets.templates } : {}),
     });
     const demo_moved = await follow_issuer(idp);
+    // Upstream identity providers declared in the config file (oidc/federation/configured.ts).
+    await apply_configured_upstreams(idp);
     const password_hashing = configure_argon2(config.argon2.impl);
     await warm_dummy_hash(config.argon2);
 

@@ -11,7 +11,8 @@ import { group_settings_problem, type GroupSettings } from "../oidc/groups.ts";
 export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
-export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+// RFC 8628: the device grant, opted into per client (`--grant-type urn:ietf:params:oauth:grant-type:device_code`).
+export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
 export const DEFAULT_GRANT_TYPES: readonly GrantType[] = ["authorization_code", "refresh_token"];
@@ -130,8 +131,9 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
   if (uses_code && redirect_uris.length === 0) {
     throw new UsageError("clients add needs at least one --redirect-uri for the authorization_code grant");
   }
-  if (grant_types.includes("refresh_token") && !uses_code) {
-    throw new CliError("--grant-type refresh_token needs authorization_code too (refresh tokens are issued with codes)");
+  // Refresh tokens are issued with codes, and with device authorizations (RFC 8628 §3.5).
+  if (grant_types.includes("refresh_token") && !uses_code && !grant_types.includes("urn:ietf:params:oauth:grant-type:device_code")) {
+    throw new CliError("--grant-type refresh_token needs authorization_code or urn:ietf:params:oauth:grant-type:device_code too (refresh tokens are issued with those)");
   }
   if (grant_types.includes("client_credentials") && auth_method === "none") {
     throw new CliError("--grant-type client_credentials needs an authenticating client (not --auth-method none)");

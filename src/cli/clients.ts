@@ -84,6 +84,8 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     backchannel_logout_uri: { type: "string" },
     require_2fa: { type: "boolean" },
     admin: { type: "boolean" },
+    require_par: { type: "boolean" },
+    dpop_bound: { type: "boolean" },
     ...GROUP_FLAG_SPECS,
   });
   expect_positionals(positionals, []);
@@ -106,6 +108,9 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   if (flags.require_2fa) metadata.require_2fa = true;
   // Operator-only: the client may get the admin API's scope from client_credentials.
   if (flags.admin) admin_flag(metadata, true);
+  // RFC 9126 §6 and RFC 9449 §5.2 client metadata (registrable by dynamic registration too).
+  if (flags.require_par) metadata.require_pushed_authorization_requests = true;
+  if (flags.dpop_bound) metadata.dpop_bound_access_tokens = true;
   const store = await ctx.store();
   Object.assign(metadata, await existing_groups(store, group_settings(metadata)));
   const { client, secret } = await create_client_with_secret(store, metadata, Math.floor(Date.now() / 1000));

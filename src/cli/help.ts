@@ -34,6 +34,7 @@ Commands:
   migrate                    apply pending database migrations
   users                      manage end users (add, invite, list, show, remove, set-password, send-reset, reset-2fa, passkeys)
   groups                     manage groups of users and their members (add, list, remove, members)
+  upstreams                  other identity providers to sign in with (add, list, show, remove, disable, enable)
   clients                    manage relying parties (add, list, show, update, remove, rotate-secret)
   keys                       list and rotate signing keys
   registration-token         initial access tokens for dynamic client registration (create, list, revoke)
@@ -105,13 +106,14 @@ ${COMMON}
   clients: `Usage:
   idp clients add --name N --redirect-uri U [--redirect-uri U2 ...]
                   [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]
-                  [--grant-type authorization_code|refresh_token|client_credentials ...]
+                  [--grant-type authorization_code|refresh_token|client_credentials|
+                                urn:ietf:params:oauth:grant-type:device_code ...]
                   [--post-logout-redirect-uri U ...] [--skip-consent]
                   [--scope "openid profile ..."] [--application-type web|native]
                   [--jwks-uri URL | --jwks-json JSON] [--backchannel-logout-uri URL]
                   [--resource-server] [--groups-claim NAME] [--groups-prefix P]
                   [--strip-groups-prefix] [--role GROUP=VALUE ...] [--allowed-group G ...]
-                  [--require-2fa] [--admin]
+                  [--require-2fa] [--admin] [--require-par] [--dpop-bound]
   idp clients list
   idp clients show <client_id>
   idp clients remove <client_id>
@@ -126,11 +128,18 @@ as a SHA-256 hash) — rotate-secret replaces it and prints the new one once. De
 --auth-method client_secret_basic, --grant-type authorization_code and refresh_token,
 --application-type web. Public clients (--auth-method none) get no secret and must use PKCE.
 private_key_jwt needs --jwks-uri or --jwks-json.
+A device (a TV, a command line) uses the device grant (RFC 8628) with
+--grant-type urn:ietf:params:oauth:grant-type:device_code (and refresh_token for offline_access);
+it needs no --redirect-uri unless it uses authorization_code too.
 
 --resource-server lets the client (an API; it must authenticate) introspect access tokens
 issued to other clients at POST /introspect; show lists it as resource_server.
 --backchannel-logout-uri receives a logout token when a user's session ends (OIDC Back-Channel
 Logout); https, or http on localhost, 127.0.0.1 and [::1].
+--require-par: the client's authorization requests must be pushed to POST /par (RFC 9126 §6
+require_pushed_authorization_requests). --dpop-bound: its token requests must carry a DPoP
+proof, so its access tokens are always DPoP-bound (RFC 9449 §5.2 dpop_bound_access_tokens).
+Both are registrable by dynamic registration too.
 --require-2fa: every sign-in to this client needs a second factor (TOTP or a passkey) after a
 password, as IDP_REQUIRE_2FA=all does for all clients; a user without one adds a passkey before
 going on. Never settable by dynamic registration.
@@ -167,6 +176,31 @@ groups (claims "groups" and "roles"); idp users show lists them. A client can re
 claim, release only groups with a prefix, map groups to roles, and admit only members of some
 groups (idp clients add|update --groups-claim, --groups-prefix, --role, --allowed-group): a
 user removed from such a group is refused at the next sign-in and at the next token refresh.
+
+${COMMON}
+`,
+  upstreams: `Usage:
+  idp upstreams add <name> --issuer URL --client-id ID [--client-secret-stdin] [--scope S ...]
+                  [--display-name "Company SSO"] [--policy jit|link] [--auto-link] [--claim LOCAL=UPSTREAM ...]
+  idp upstreams add <name> --kind oauth2 --authorization-endpoint URL --token-endpoint URL
+                  --userinfo-endpoint URL [--emails-endpoint URL] --client-id ID --client-secret-stdin
+                  [--claim subject=id ...]
+  idp upstreams add <name> --preset google|microsoft|github|gitlab [--tenant T] --client-id ID --client-secret-stdin
+  idp upstreams list
+  idp upstreams show <name>
+  idp upstreams remove <name>
+  idp upstreams disable|enable <name>
+
+An upstream is another identity provider users may sign in with: a button on the sign-in page,
+or login_hint=idp:<name> in the authorization request to go there directly. Register the
+redirect URI that add prints (<issuer>/federation/<name>/callback) at the upstream. The client
+secret is read from standard input and stored encrypted with IDP_SECRET_KEY (32 bytes,
+base64url); it is never printed. --policy jit (default) creates a local account on the first
+sign-in; link requires the user to link from the account page. --auto-link links to an existing
+account with the same e-mail, only when the upstream says it is verified. --claim maps the
+local claims subject, name, email, email_verified, picture, preferred_username, groups to the
+upstream's; upstream groups join existing local groups only. remove unlinks every account
+linked through the upstream.
 
 ${COMMON}
 `,

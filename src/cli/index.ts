@@ -11,6 +11,7 @@ import { audit_commands } from "./audit.ts";
 import { clients_commands } from "./clients.ts";
 import { config_commands } from "./config.ts";
 import { groups_commands } from "./groups.ts";
+import { upstreams_commands } from "./upstreams.ts";
 import { CliContext, type CliIo, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { COMMAND_HELP, help_for, MAIN_HELP, VERSION } from "./help.ts";
@@ -30,6 +31,7 @@ export type { CliIo } from "./context.ts";
 const GROUPS: Record<string, Record<string, SubCommand>> = {
   users: { ...users_commands, invite: invite_user, "send-reset": send_reset },
   groups: groups_commands,
+  upstreams: upstreams_commands,
   clients: clients_commands,
   keys: keys_commands,
   "registration-token": registration_commands,

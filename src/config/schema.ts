@@ -223,6 +223,49 @@ export const ConfigSchema = z.strictObject({
       max_bytes: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(512 * 1024),
     })
     .prefault({}),
+  /**
+   * Sign-in with other identity providers (oidc/federation). `secret_key`: 32 bytes, base64url
+   * (`openssl rand -base64 32 | tr '+/' '-_' | tr -d '=')`), the AES-256-GCM key of the upstreams'
+   * client secrets at rest. Without it, no upstream with a client secret can be added or used.
+   */
+  federation: z
+    .strictObject({
+      secret_key: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{43}=?$/, "must be 32 bytes in base64url (43 characters): openssl rand -base64 32 | tr '+/' '-_' | tr -d '='")
+        .optional(),
+      /** How long the upstream leg of a sign-in may take, in seconds (the state's lifetime). */
+      state_ttl_seconds: z.coerce.number().int().min(60).max(3600).default(600),
+      /**
+       * Upstreams declared in the config file (IDP_CONFIG), written to the store at start (added,
+       * or replaced by name): the same fields as `idp upstreams add`. Removing one here does not
+       * remove it from the store (`idp upstreams remove`).
+       */
+      upstreams: z
+        .array(
+          z.strictObject({
+            name: z.string(),
+            preset: z.string().optional(),
+            tenant: z.string().optional(),
+            kind: z.enum(["oidc", "oauth2"]).optional(),
+            display_name: z.string().optional(),
+            issuer: z.string().optional(),
+            authorization_endpoint: z.string().optional(),
+            token_endpoint: z.string().optional(),
+            userinfo_endpoint: z.string().optional(),
+            emails_endpoint: z.string().optional(),
+            client_id: z.string().min(1),
+            client_secret: z.string().optional(),
+            scopes: z.array(z.string()).optional(),
+            policy: z.enum(["jit", "link"]).optional(),
+            auto_link: z.boolean().optional(),
+            claim_mapping: z.record(z.string(), z.string()).optional(),
+            enabled: z.boolean().optional(),
+          }),
+        )
+        .default([]),
+    })
+    .prefault({}),
   /** Failed sign-ins, counted in fixed windows in the store (login_throttle.ts). */
   login_throttle: z
     .strictObject({
@@ -282,6 +325,21 @@ export const ConfigSchema = z.strictObject({
    * until an operator creates a client with `idp clients add --admin`; off answers 404 there.
    */
   admin_api: bool(true),
+  /**
+   * The device authorization grant (RFC 8628), for clients registered with its grant type:
+   * `code_ttl` is the lifetime of a device_code and its user_code (§3.2 expires_in; short, as the
+   * user code is low in entropy, §5.1), `interval` the seconds a device waits between polls (§3.2;
+   * slow_down adds 5, §3.5), `user_code_attempts` the wrong user codes one address may enter per
+   * `login_throttle.window_seconds` (§5.1 brute force).
+   */
+  device: z
+    .strictObject({
+      code_ttl: z.coerce.number().int().min(60).max(1800).default(600),
+      interval: z.coerce.number().int().min(1).max(60).default(5),
+      /** Wrong user codes one address may enter per sign-in throttle window before a 429 (§5.1). */
+      user_code_attempts: limit(10),
+    })
+    .prefault({}),
   /**
    * Pushed authorization requests (RFC 9126): `required` makes /authorize refuse requests that
    * were not pushed (RFC 9126 §5, require_pushed_authorization_requests; a client may require it

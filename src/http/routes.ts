@@ -13,6 +13,9 @@ import { AccountGrants } from "./endpoints/account/grants.ts";
 import { AccountSessions } from "./endpoints/account/sessions.ts";
 import { Invitation } from "./endpoints/account/invitation.ts";
 import { AccountLogin } from "./endpoints/account/login.ts";
+import { AccountIdentities } from "./endpoints/account/identities.ts";
+import { FederationStart } from "./endpoints/federation/start.ts";
+import { FederationCallback } from "./endpoints/federation/callback.ts";
 import { AccountPassword } from "./endpoints/account/password.ts";
 import { Signup } from "./endpoints/account/signup.ts";
 import { AccountTotp } from "./endpoints/account/totp.ts";
@@ -21,6 +24,7 @@ import { ResetPassword } from "./endpoints/account/reset_password.ts";
 import { VerifyEmail } from "./endpoints/account/verify_email.ts";
 import { ResendVerification } from "./endpoints/account/resend_verification.ts";
 import { DemoCallback, type Backchannel } from "./endpoints/demo/callback.ts";
+import { DemoDevice } from "./endpoints/demo/device.ts";
 import { Demo } from "./endpoints/demo/start.ts";
 import { Consent } from "./endpoints/interaction/consent.ts";
 import { Login } from "./endpoints/interaction/login.ts";
@@ -34,8 +38,10 @@ import { AccountPasskeyOptions } from "./endpoints/account/passkey_options.ts";
 import { AccountPasskeys } from "./endpoints/account/passkeys.ts";
 import { Authorize } from "./endpoints/oauth/authorize.ts";
 import { Introspect } from "./endpoints/oauth/introspect.ts";
-import { ParPreflight, RevokePreflight, TokenPreflight, UserinfoPreflight } from "./endpoints/oauth/preflight.ts";
+import { ParPreflight, DeviceAuthorizationPreflight, RevokePreflight, TokenPreflight, UserinfoPreflight } from "./endpoints/oauth/preflight.ts";
 import { Par } from "./endpoints/oauth/par.ts";
+import { DeviceAuthorization } from "./endpoints/oauth/device_authorization.ts";
+import { DeviceVerification } from "./endpoints/device/verification.ts";
 import { Revoke } from "./endpoints/oauth/revoke.ts";
 import { Token } from "./endpoints/oauth/token.ts";
 import { Discovery } from "./endpoints/oidc/discovery.ts";
@@ -97,7 +103,7 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     new ProviderErrorHandler({ html: error_page(idp) }),
     // Inside the error handler, so the 503 it raises for a database outage is rendered there.
     new UnavailableHandler(idp.config.request_timeout_seconds * 1000),
-    new ProtocolHandler([PATHS.token, PATHS.userinfo, PATHS.revoke, PATHS.introspect, PATHS.par]),
+    new ProtocolHandler([PATHS.token, PATHS.userinfo, PATHS.revoke, PATHS.introspect, PATHS.par, PATHS.device_authorization]),
   );
   if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
   // The admin API (IDP_ADMIN_API): its token check, audit and problem documents.
@@ -124,6 +130,10 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     // Pushed authorization requests (RFC 9126).
     Par(idp),
     ParPreflight(idp),
+    // The device authorization grant (RFC 8628): the device's endpoint and the user's verification page.
+    DeviceAuthorization(idp),
+    DeviceAuthorizationPreflight(idp),
+    DeviceVerification(idp),
     Userinfo(idp),
     UserinfoPreflight(idp),
     // Dynamic registration (RFC 7591, RFC 7592) is not mounted at all when it is off.
@@ -145,6 +155,10 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     ResendVerification(idp),
     AccountSessions(idp),
     AccountEmail(idp),
+    // Sign-in with other identity providers (upstreams), and the account page's unlink.
+    FederationStart(idp),
+    FederationCallback(idp),
+    AccountIdentities(idp),
     EmailConfirm(idp),
     // Sign-up (IDP_SIGNUP): the public page only when open; invitation links unless sign-up is off.
     ...(idp.config.signup.mode === "open" ? [Signup(idp)] : []),
@@ -152,10 +166,15 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     // The admin REST API under /admin/api/v1 (IDP_ADMIN_API), with its OpenAPI document.
     ...(idp.config.admin_api ? admin_api(idp) : []),
     // The built-in demo relying party, in development mode only.
-    ...(idp.config.production ? [] : [Demo(idp), DemoCallback(idp, backchannel(idp, static_files))]),
+    ...(idp.config.production ? [] : demo_endpoints(idp, backchannel(idp, static_files))),
     Static(idp, static_files),
   ];
   return [...handlers, ...endpoints];
+}
+
+/** The built-in demo relying party: the code flow (/demo), and a device (/demo/device, RFC 8628). */
+function demo_endpoints(idp: Provider, channel: Backchannel): Item[] {
+  return [Demo(idp), DemoCallback(idp, channel), DemoDevice(idp, channel)];
 }
 
 /** The admin API's endpoints, then its OpenAPI document, generated from theirs. */

@@ -14,10 +14,16 @@
  *   password_reset, email_verification_sent, email_verified, signup (`details.reason` of a
  *   refusal: email_in_use, throttled), invitation_sent, invitation_accepted,
  *   email_change_requested, email_change, logout, consent_granted, consent_revoked,
- *   tokens_revoked, code_reuse, refresh_token_reuse, client_registered, client_updated,
+ *   tokens_revoked, code_reuse, refresh_token_reuse, device_approved, device_denied (a user's
+ *   decision on a device authorization, RFC 8628: device.ts), device_code_reuse (a device code
+ *   polled again after it yielded tokens), device_code_throttled (an address filled its window
+ *   of wrong user codes at /device), dpop_key_mismatch (a DPoP-bound refresh
+ *   token presented without a proof of its key: stolen? grants/refresh_token.ts), client_registered, client_updated,
  *   client_deleted, keys_rotated, outbound_refused (a URL a client registered named a destination
  *   the provider does not call: outbound.ts), access_denied (a client's
- *   allowed_groups refused the user: groups.ts), admin_api (one call of the admin REST API:
+ *   allowed_groups refused the user: groups.ts), federation_login (a sign-in through an upstream
+ *   identity provider refused or failed: `details.upstream`, `details.reason`), federation_link,
+ *   federation_unlink, federation_account_created (federation/flow.ts), admin_api (one call of the admin REST API:
  *   `client_id` the admin client that made it, `user_id` the user it acted on, `details` the
  *   method, path, status and action; http/middleware/admin_api.ts).
  */

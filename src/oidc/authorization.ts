@@ -6,7 +6,7 @@
 import { acr_claim, needs_second_factor } from "./acr.ts";
 import { approved_claims, claims_beyond_scopes } from "./claims_request.ts";
 import { grant_id, ordered_secret, secret_key } from "./crypto/secrets.ts";
-import type { OAuthErrorCode } from "./errors.ts";
+import { PageError, type OAuthErrorCode } from "./errors.ts";
 import { ACCESS_DENIED_DESCRIPTION, check_group_access } from "./groups.ts";
 import type { Authentication, AuthorizationRequest, ResponseMode } from "./interactions.ts";
 import type { Provider } from "./provider.ts";
@@ -160,7 +160,17 @@ export async function next_step(
   // so nobody is asked to approve an application they may not use. OIDC Core §3.1.2.6:
   // access_denied to the verified redirect URI (as Keycloak and Authelia answer), also with prompt=none.
   const access = await check_group_access(idp, client, authentication.user_id, { stage: "authorize" });
-  if (!access.allowed) return back(error_response(idp, request, "access_denied", ACCESS_DENIED_DESCRIPTION));
+  if (!access.allowed) {
+    // A device has no redirect URI: it learns access_denied from its next poll (RFC 8628 §3.5).
+    if (request.device !== null) {
+      await idp.store.decide_device_authorization(request.device.device_code_hash, { status: "denied" }, idp.now());
+      throw new PageError("Access denied", ACCESS_DENIED_DESCRIPTION, "access_denied");
+    }
+    return back(error_response(idp, request, "access_denied", ACCESS_DENIED_DESCRIPTION));
+  }
+  // RFC 8628 §5.4: a device approval is always confirmed by the user, code and client shown,
+  // even when an earlier consent covers the scopes (the code may come from an attacker).
+  if (request.device !== null) return { kind: "consent" };
   if (!done.consent && (await needs_consent(idp, client, authentication.user_id, request))) return show("consent");
   const code = await issue_code(idp, request, authentication);
   return back(client_response(idp, request, { code }));
@@ -195,6 +205,7 @@ export async function issue_code(idp: Provider, request: AuthorizationRequest, a
       // OIDC Core §2: the acr reached, when the client asked for one (acr.ts).
       acr: acr_claim(request.acr_values, authentication.amr),
       claims: request.claims as JsonObject | null,
+      dpop_jkt: request.dpop_jkt,
       grant_id: grant_id(),
       created_at: now,
       expires_at: now + idp.config.tokens.code_ttl,

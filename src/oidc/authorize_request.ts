@@ -16,7 +16,7 @@ import type { AuthorizationRequest, ResponseMode } from "./interactions.ts";
 import { check_challenge } from "./pkce.ts";
 import type { Provider } from "./provider.ts";
 import { with_request_object, type RawParams } from "./request_object.ts";
-import { pushed_params, requires_par } from "./request_uri.ts";
+import { is_pushed_reference, pushed_params, requires_par } from "./request_uri.ts";
 import { check_scope } from "./scopes.ts";
 import type { ClientRow } from "../store/types.ts";
 
@@ -55,8 +55,9 @@ function is_registered(client: ClientRow, redirect_uri: string | string[] | unde
 export async function resolve_target(idp: Provider, sent: RawParams): Promise<Resolved> {
   const client = await find_client(idp, sent.client_id);
   // RFC 9126 §4: with a pushed request's request_uri, its parameters are the request, and only
-  // they (anything else in the query is ignored); consumed here, once.
-  const pushed = sent.request_uri !== undefined;
+  // they (anything else in the query is ignored); consumed here, once. Any other request_uri
+  // is refused by with_request_object (request_uri_not_supported).
+  const pushed = is_pushed_reference(sent.request_uri);
   const query = pushed ? await pushed_params(idp, client, sent.request_uri!) : sent;
   let params = query;
   let error: AuthorizationError | null = null;
@@ -163,6 +164,10 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
   const default_acr_values = client.metadata.default_acr_values;
   if (acr_values.length === 0 && Array.isArray(default_acr_values)) acr_values.push(...default_acr_values.filter((value) => typeof value === "string"));
 
+  // RFC 9449 §10: dpop_jkt binds the code to a DPoP key (a JWK SHA-256 thumbprint, base64url).
+  const dpop_jkt = single(params, "dpop_jkt");
+  if (dpop_jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(dpop_jkt)) throw new AuthorizationError("invalid_request", "dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters)");
+
   const login_hint = single(params, "login_hint")?.trim() ?? "";
   const nonce = single(params, "nonce");
   return {
@@ -181,5 +186,7 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     login_hint: login_hint === "" || login_hint.length > 256 ? null : login_hint,
     claims,
     acr_values,
+    dpop_jkt: dpop_jkt ?? null,
+    device: null,
   };
 }

@@ -25,7 +25,7 @@ export type Credentials =
 export type CredentialParams = { client_id?: string; client_secret?: string; client_assertion?: string; client_assertion_type?: string };
 
 /** The endpoints that authenticate clients; a client assertion may name the one it is sent to. */
-export type AuthenticatingEndpoint = "token" | "revoke" | "introspect" | "par";
+export type AuthenticatingEndpoint = "token" | "revoke" | "introspect" | "par" | "device_authorization";
 
 /** RFC 6749 §2.3.1: client_id and secret are form-urlencoded before going into Basic. */
 function form_decode(value: string): string {

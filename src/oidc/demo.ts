@@ -9,6 +9,7 @@
  */
 import { hash_password } from "../platform/passwords.ts";
 import { random_token } from "./crypto/secrets.ts";
+import { DEVICE_CODE_GRANT } from "./device.ts";
 import type { Provider } from "./provider.ts";
 
 export const DEMO_CLIENT_ID = "demo";
@@ -46,7 +47,8 @@ export async function seed_demo(idp: Provider): Promise<DemoSeed | null> {
       client_name: "Demo App",
       redirect_uris: [demo_redirect_uri(idp)],
       token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code"],
+      // RFC 8628: the demo device (/demo/device) uses the same client.
+      grant_types: ["authorization_code", DEVICE_CODE_GRANT],
       response_types: ["code"],
     },
   });

@@ -40,7 +40,11 @@ export type OAuthErrorCode =
   | "invalid_request_uri"
   // RFC 9449 §5, §7.1, §8: DPoP proofs and server nonces.
   | "invalid_dpop_proof"
-  | "use_dpop_nonce";
+  | "use_dpop_nonce"
+  // RFC 8628 §3.5: the answers to a device's poll of the token endpoint.
+  | "authorization_pending"
+  | "slow_down"
+  | "expired_token";
 
 /** Every error a rule raises on purpose; anything else thrown is a bug (a 500 that logs its stack). */
 export abstract class ProtocolError extends Error {

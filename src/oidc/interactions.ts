@@ -40,6 +40,13 @@ export type AuthorizationRequest = {
   claims: ClaimsRequest | null;
   /** OIDC Core §3.1.2.1 acr_values, in preference order (see `needs_step_up`). */
   acr_values: string[];
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code is to be bound to; null: unbound. */
+  dpop_jkt: string | null;
+  /**
+   * RFC 8628 §3.3: set when the interaction approves a device authorization (device.ts) rather
+   * than answering a redirect URI: the authorization, and its user code as shown to the user.
+   */
+  device: { device_code_hash: string; user_code: string } | null;
 };
 
 /** Fields added after the first release: interactions stored before them read as "not sent". */
@@ -49,6 +56,8 @@ const REQUEST_DEFAULTS: Omit<AuthorizationRequest, "client_id" | "redirect_uri" 
   login_hint: null,
   claims: null,
   acr_values: [],
+  dpop_jkt: null,
+  device: null,
 };
 
 /** Who authenticated in this interaction (or which session was reused). */

@@ -24,8 +24,8 @@ export const INTROSPECTION_AUTH_METHODS = TOKEN_AUTH_METHODS.filter((method) => 
 /** Algorithms a private_key_jwt client assertion may use (client_assertion.ts). */
 export const ASSERTION_SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
 
-/** Grant types /token accepts (RFC 6749 §4.1, §4.4, §6). */
-export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+/** Grant types /token accepts (RFC 6749 §4.1, §4.4, §6; RFC 8628 §3.4 the device grant, grants/device_code.ts). */
+export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"] as const;
 
 /** Response types /authorize accepts: the code flow only. */
 export const RESPONSE_TYPES = ["code"] as const;
@@ -43,6 +43,8 @@ export const PATHS = {
   logout: "/logout",
   // RFC 9126 §2: the pushed authorization request endpoint.
   par: "/par",
+  // RFC 8628 §3.1: the device authorization endpoint.
+  device_authorization: "/device_authorization",
 } as const;
 
 
@@ -94,6 +96,8 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     // RFC 9126 §5: pushed authorization requests, with the same client authentication as /token.
     pushed_authorization_request_endpoint: `${issuer}${PATHS.par}`,
     require_pushed_authorization_requests: config.par.required,
+    // RFC 8628 §4: the device authorization endpoint (device.ts), for clients registered for the grant.
+    device_authorization_endpoint: `${issuer}${PATHS.device_authorization}`,
     // RFC 9449 §5.1: DPoP proofs at /token, /userinfo (and /par).
     dpop_signing_alg_values_supported: [...DPOP_ALGS],
     // select_account is accepted and handled as login (no account chooser), so not advertised.

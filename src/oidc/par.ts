@@ -8,6 +8,7 @@
  *   the SHA-256 of the random part of a `urn:ietf:params:oauth:request_uri:` reference that lives
  *   `par.request_uri_ttl` seconds (§2.2).
  * - /authorize consumes the reference (request_uri.ts).
+ * - A DPoP proof sent with the push binds the code to its key (RFC 9449 §10.1).
  */
 import { random_token, sha256 } from "./crypto/secrets.ts";
 import { validate_request } from "./authorize_request.ts";
@@ -28,7 +29,7 @@ export type PushedRequest = { request_uri: string; expires_in: number };
  * Validates and stores a pushed request of the authenticated `client`; OAuthError on any
  * problem (RFC 9126 §2.3).
  */
-export async function push_request(idp: Provider, client: ClientRow, body: RawParams): Promise<PushedRequest> {
+export async function push_request(idp: Provider, client: ClientRow, body: RawParams, dpop: { jkt: string } | null = null): Promise<PushedRequest> {
   // RFC 9126 §2.1: "The request_uri authorization request parameter is one exception, and it MUST NOT be provided."
   if (body.request_uri !== undefined) throw new OAuthError("invalid_request", "request_uri must not be sent to the pushed authorization request endpoint");
   // Null prototype: a "__proto__" field stays a plain (refused or ignored) name.
@@ -36,6 +37,11 @@ export async function push_request(idp: Provider, client: ClientRow, body: RawPa
   for (const [name, value] of Object.entries(body)) if (!CREDENTIAL_PARAMS.has(name)) own[name] = value;
   // With Basic or a client assertion the body may lack client_id: the request names its client (RFC 9126 §2.1).
   own.client_id = client.client_id;
+  if (dpop !== null) {
+    // RFC 9449 §10.1: a DPoP proof at PAR binds the code to its key, as dpop_jkt would; both must agree.
+    if (own.dpop_jkt !== undefined && own.dpop_jkt !== dpop.jkt) throw new OAuthError("invalid_dpop_proof", "dpop_jkt differs from the key of the DPoP proof");
+    own.dpop_jkt = dpop.jkt;
+  }
   let params: RawParams;
   try {
     params = await with_request_object(idp, client, own);

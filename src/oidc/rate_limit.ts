@@ -46,6 +46,8 @@ export function limited_endpoint(path: string): LimitedEndpoint | null {
     case PATHS.token:
     // RFC 9126 §2: the PAR endpoint authenticates clients as /token does, and shares its limits.
     case PATHS.par:
+    // RFC 8628 §3.1: so does the device authorization endpoint.
+    case PATHS.device_authorization:
       return "token";
     case PATHS.revoke:
       return "revoke";

@@ -9,8 +9,9 @@
  * - OIDC Core §6.3.3: parameters inside the object override those of the query; client_id, and
  *   response_type when both carry one, must match. `iss` (when present) must be the client_id
  *   and `aud` must include our issuer (§6.1, RFC 9101 §4); exp/nbf are checked.
- * - `request_uri` is not supported (request_uri_not_supported, OIDC Core §6.2, advertised as
- *   request_uri_parameter_supported false).
+ * - `request_uri` by reference to a URL is not supported (request_uri_not_supported, OIDC Core
+ *   §6.2, advertised as request_uri_parameter_supported false); the references of pushed
+ *   requests (RFC 9126) are read before this (request_uri.ts).
  */
 import { UnsecuredJWT, decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
 import { ClientJwksError, client_keys } from "./client_jwks.ts";

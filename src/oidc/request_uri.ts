@@ -14,6 +14,12 @@ import type { ClientRow } from "../store/types.ts";
 /** RFC 9126 §2.2: the request_uri is a URN of this form, with an unguessable tail. */
 export const REQUEST_URI_PREFIX = "urn:ietf:params:oauth:request_uri:";
 
+/** Whether a request_uri (as sent: repeated ones are arrays) names a pushed request; repeated ones count, and are refused by `pushed_params`. */
+export function is_pushed_reference(request_uri: string | string[] | undefined): boolean {
+  if (request_uri === undefined) return false;
+  return (Array.isArray(request_uri) ? request_uri : [request_uri]).some((value) => value.startsWith(REQUEST_URI_PREFIX));
+}
+
 /** Whether requests of `client` must be pushed (RFC 9126 §5 server-wide, §6 per client). */
 export function requires_par(idp: Provider, client: ClientRow): boolean {
   return idp.config.par.required || client.metadata.require_pushed_authorization_requests === true;
@@ -29,15 +35,11 @@ function expired(): PageError {
 
 /**
  * RFC 9126 §4: the parameters pushed by `client` under `request_uri`, consumed (single use). A
- * reference that is not ours, unknown, expired, used or another client's is a page (there is
+ * reference that is unknown, expired, used or another client's is a page (there is
  * no verified redirect URI to send the error to).
  */
 export async function pushed_params(idp: Provider, client: ClientRow, request_uri: string | string[]): Promise<RawParams> {
   if (typeof request_uri !== "string") throw new PageError("The application sent an invalid request", "request_uri was sent more than once.", "invalid_request");
-  if (!request_uri.startsWith(REQUEST_URI_PREFIX)) {
-    // OIDC Core §6.2 request_uri by reference is not offered (request_uri_parameter_supported false).
-    throw new PageError("The application sent an invalid request", "request_uri must be a reference returned by the pushed authorization request endpoint.", "request_uri_not_supported");
-  }
   const reference = request_uri.slice(REQUEST_URI_PREFIX.length);
   if (reference === "" || reference.length > 128) throw expired();
   const row = await idp.store.consume_pushed_request(sha256(reference), client.client_id, idp.now());

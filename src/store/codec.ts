@@ -8,6 +8,7 @@ import type {
   AuditEvent,
   ClientRow,
   CodeRow,
+  DeviceAuthorizationRow,
   GrantRow,
   InitialAccessTokenRow,
   InteractionRow,
@@ -104,6 +105,7 @@ export const code_spec: TableSpec<CodeRow> = {
   created_at: "int",
   expires_at: "int",
   consumed_at: "int",
+  dpop_jkt: "text",
 };
 
 export const token_spec: TableSpec<TokenRow> = {
@@ -131,6 +133,25 @@ export const pushed_request_spec: TableSpec<PushedRequestRow> = {
   request_uri_hash: "text",
   client_id: "text",
   params: "json",
+  created_at: "int",
+  expires_at: "int",
+};
+
+export const device_authorization_spec: TableSpec<DeviceAuthorizationRow> = {
+  device_code_hash: "text",
+  user_code_hash: "text",
+  client_id: "text",
+  scope: "text",
+  claims: "json",
+  status: "text",
+  user_id: "text",
+  session_id_hash: "text",
+  auth_time: "int",
+  amr: "json",
+  acr: "text",
+  grant_id: "text",
+  poll_interval: "int",
+  last_polled_at: "int",
   created_at: "int",
   expires_at: "int",
 };

@@ -173,6 +173,7 @@ export function code_row(input: NewCode): CodeRow {
     created_at: input.created_at ?? now_seconds(),
     expires_at: input.expires_at,
     consumed_at: null,
+    dpop_jkt: input.dpop_jkt ?? null,
   };
 }
 

@@ -19,6 +19,8 @@ export const purge_targets: readonly PurgeTarget[] = [
   { count: "user_tokens", table: "user_tokens", expired: "expires_at <= :now" },
   { count: "webauthn_challenges", table: "webauthn_challenges", expired: "expires_at <= :now" },
   { count: "pushed_requests", table: "pushed_requests", expired: "expires_at <= :now" },
+  { count: "device_authorizations", table: "device_authorizations", expired: "expires_at <= :now" },
+  { count: "upstream_states", table: "upstream_states", expired: "expires_at <= :now" },
   // Sent mail is kept a week (`idp mail list` shows what left), failed mail a month (to retry it).
   {
     count: "mail",
@@ -28,5 +30,5 @@ export const purge_targets: readonly PurgeTarget[] = [
 ];
 
 export function empty_purge_counts(): PurgeCounts {
-  return { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, pushed_requests: 0, mail: 0 };
+  return { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0 };
 }

@@ -35,6 +35,8 @@ export * from "./types/passkeys.ts";
 export * from "./types/mail.ts";
 export * from "./types/groups.ts";
 export * from "./types/pushed_requests.ts";
+export * from "./types/device_authorizations.ts";
+export * from "./types/federation.ts";
 
 import type { UserStore } from "./types/users.ts";
 import type { UserTokenStore } from "./types/user_tokens.ts";
@@ -53,6 +55,8 @@ import type { PasskeyStore } from "./types/passkeys.ts";
 import type { MailStore } from "./types/mail.ts";
 import type { GroupStore } from "./types/groups.ts";
 import type { PushedRequestStore } from "./types/pushed_requests.ts";
+import type { DeviceAuthorizationStore } from "./types/device_authorizations.ts";
+import type { FederationStore } from "./types/federation.ts";
 
 /** The whole storage interface. */
 export interface Store
@@ -73,6 +77,8 @@ export interface Store
     MailStore,
     GroupStore,
     PushedRequestStore,
+    DeviceAuthorizationStore,
+    FederationStore,
     LifecycleStore {}
 
 /** The data methods of the store: everything but opening, migrating, purging and closing. */

@@ -99,6 +99,15 @@ describe("idp clients add", () => {
     expect(result.json<Added>()).toMatchObject({ grant_types: ["client_credentials"], response_types: [], redirect_uris: [] });
   });
 
+  test("the device grant (RFC 8628) needs no redirect URI, and allows refresh_token without authorization_code", async () => {
+    const device = "urn:ietf:params:oauth:grant-type:device_code";
+    const result = await box.run(["clients", "add", "--json", "--name", "TV", "--grant-type", device, "--grant-type", "refresh_token", "--auth-method", "none"]);
+    expect(result.code).toBe(0);
+    expect(result.json<Added>()).toMatchObject({ grant_types: [device, "refresh_token"], response_types: [], redirect_uris: [] });
+    const refresh_alone = await box.run(["clients", "add", "--name", "X", "--grant-type", "client_credentials", "--grant-type", "refresh_token"]);
+    expect([refresh_alone.code, refresh_alone.stderr.includes("--grant-type refresh_token needs authorization_code or urn:ietf:params:oauth:grant-type:device_code")]).toEqual([1, true]);
+  });
+
   test("private_key_jwt takes public keys only", async () => {
     const jwks = JSON.stringify({ keys: [{ kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0" }] });
     const ok = await add("--json", "--auth-method", "private_key_jwt", "--jwks-json", jwks);
@@ -262,5 +271,18 @@ describe("idp clients add --resource-server / --backchannel-logout-uri", () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`--backchannel-logout-uri "${uri}" ${message}`);
     }
+  });
+});
+
+describe("idp clients add --require-par / --dpop-bound", () => {
+  test("store require_pushed_authorization_requests (RFC 9126 §6) and dpop_bound_access_tokens (RFC 9449 §5.2)", async () => {
+    const strict = (await add("--json", "--auth-method", "none", "--require-par", "--dpop-bound")).json<Added>();
+    expect(strict.require_pushed_authorization_requests).toBe(true);
+    expect(strict.dpop_bound_access_tokens).toBe(true);
+    expect((await stored(strict.client_id))?.metadata).toMatchObject({ require_pushed_authorization_requests: true, dpop_bound_access_tokens: true });
+    // Not given: not in the metadata.
+    const plain = (await add("--json")).json<Added>();
+    expect((await stored(plain.client_id))?.metadata).not.toHaveProperty("require_pushed_authorization_requests");
+    expect((await stored(plain.client_id))?.metadata).not.toHaveProperty("dpop_bound_access_tokens");
   });
 });

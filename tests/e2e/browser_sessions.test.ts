@@ -59,7 +59,7 @@ describe.skipIf(!chromium_available)("account page: where you are signed in", ()
     const page = await signed_in(here);
 
     const items = page.locator("ul.sessions > li");
-    await expect(items.count()).resolves.toBe(3);
+    expect(await items.count()).toBe(3);
     const first = items.nth(0);
     expect(await first.getByRole("heading").innerText()).toContain("This browser");
     expect(await first.getByRole("button").count()).toBe(0);
@@ -84,14 +84,14 @@ describe.skipIf(!chromium_available)("account page: where you are signed in", ()
     await phone_item.getByRole("button", { name: /^Sign out Safari on iOS, last seen/ }).click();
     await page.waitForURL(`${t.url}/account?done=session_ended`);
     expect(await page.locator("p.notice").innerText()).toBe("That session was signed out.");
-    await expect(page.locator("ul.sessions > li").count()).resolves.toBe(2);
+    expect(await page.locator("ul.sessions > li").count()).toBe(2);
     await phone_page.goto(`${t.url}/account`);
     expect(phone_page.url()).toBe(`${t.url}/account/login`);
 
     // Everywhere else: the script's session ends, this one stays.
     await page.getByRole("button", { name: "Sign out everywhere else" }).click();
     await page.waitForURL(`${t.url}/account?done=sessions_ended`);
-    await expect(page.locator("ul.sessions > li").count()).resolves.toBe(1);
+    expect(await page.locator("ul.sessions > li").count()).toBe(1);
     expect(await page.getByRole("button", { name: "Sign out everywhere else" }).count()).toBe(0);
     const answer = await script.get(`${t.url}/account`);
     expect(answer.status).toBe(302);

@@ -9,6 +9,7 @@ import * as client from "openid-client";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { REDIRECT_URI } from "../helpers/provider.ts";
 import { start_target, type E2eProvider } from "../helpers/target.ts";
+import { rejection } from "../helpers/settle.ts";
 
 // The same suite runs against the in-process server and, in CI, the compiled executable
 // (IDP_E2E_TARGET=binary:/path/to/idp; see tests/helpers/target.ts).
@@ -154,5 +155,40 @@ describe("openid-client, other client types", () => {
     const header = JSON.parse(Buffer.from(tokens.id_token!.split(".")[0]!, "base64url").toString()) as { alg: string; kid: string };
     expect(header.alg).toBe("ES256");
     expect(typeof header.kid).toBe("string");
+  });
+});
+
+describe("openid-client, pushed authorization requests (RFC 9126) and DPoP (RFC 9449)", () => {
+  test("a public client pushes its request with a DPoP proof, gets DPoP-bound tokens, refreshes with its key", async () => {
+    const { client: spa } = await t.add_client({ client_name: "PAR SPA", token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] });
+    const config = await client.discovery(new URL(t.issuer), spa.client_id, undefined, client.None(), insecure);
+    expect(config.serverMetadata().pushed_authorization_request_endpoint).toBe(`${t.issuer}/par`);
+    const DPoP = client.getDPoPHandle(config, await client.randomDPoPKeyPair("ES256"));
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const url = await client.buildAuthorizationUrlWithPAR(
+      config,
+      { redirect_uri: REDIRECT_URI, scope: "openid offline_access", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", state, nonce, prompt: "consent" },
+      { DPoP },
+    );
+    expect([...url.searchParams.keys()].sort()).toEqual(["client_id", "request_uri"]);
+    const { callback } = await authorize(new Browser(), url.href, { password: t.password, callback_prefix: REDIRECT_URI });
+    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce }, undefined, { DPoP });
+    expect(tokens.token_type).toBe("dpop");
+    const userinfo = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub, { DPoP });
+    expect(userinfo.sub).toBe(t.user.id);
+    // RFC 9449 §7.2: the DPoP-bound token is refused as a Bearer token.
+    const as_bearer = await fetch(`${t.issuer}/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(as_bearer.status).toBe(401);
+    expect(as_bearer.headers.get("www-authenticate")).toStartWith('DPoP realm="');
+    // RFC 9449 §5: the refresh token is bound to the key: only this DPoP handle can use it.
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP });
+    expect(refreshed.token_type).toBe("dpop");
+    const other = client.getDPoPHandle(config, await client.randomDPoPKeyPair("ES256"));
+    expect(await rejection(client.refreshTokenGrant(config, refreshed.refresh_token!, undefined, { DPoP: other }))).toBeInstanceOf(Error);
+    // RFC 9126 §4: the request_uri was single use.
+    const replay = await fetch(url.href, { headers: { accept: "application/json" }, redirect: "manual" });
+    expect(replay.status).toBe(400);
   });
 });

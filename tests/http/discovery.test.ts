@@ -38,7 +38,9 @@ describe("discovery", () => {
     const meta = await metadata();
     expect(meta.response_types_supported).toEqual(["code"]);
     expect(meta.response_modes_supported).toEqual(["query", "form_post"]);
-    expect(meta.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials"]);
+    expect(meta.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"]);
+    // RFC 8628 §4.
+    expect(meta.device_authorization_endpoint).toBe(`${t.issuer}/device_authorization`);
     expect(meta.code_challenge_methods_supported).toEqual(["S256"]);
     expect(meta.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]);
     expect(meta.token_endpoint_auth_signing_alg_values_supported).toEqual(["RS256", "PS256", "ES256", "EdDSA"]);

@@ -5,10 +5,15 @@
  * authentication, an invalid pushed request, request_uri in the push, and a client that must push.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import * as oauth from "oauth4webapi";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { authorization_url, basic, pkce } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
+import { load_config } from "../../src/app/config.ts";
+import { build_discovery } from "../../src/oidc/metadata.ts";
+import type { Provider } from "../../src/oidc/provider.ts";
+import { requires_par } from "../../src/oidc/request_uri.ts";
 
 let t: TestProvider;
 let as: oauth.AuthorizationServer;
@@ -106,6 +111,35 @@ describe("pushed authorization requests", () => {
     expect(((await response.json()) as { error: string }).error).toBe("invalid_client");
   });
 
+  test("private_key_jwt: the assertion may name the PAR endpoint as its audience (RFC 9126 §2)", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("ES256");
+    const { client } = await t.add_client({ client_name: "Keys", token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "k1", alg: "ES256" }] } });
+    const assertion = (aud: string) =>
+      new SignJWT({ jti: crypto.randomUUID() })
+        .setProtectedHeader({ alg: "ES256", kid: "k1" })
+        .setIssuer(client.client_id)
+        .setSubject(client.client_id)
+        .setAudience(aud)
+        .setIssuedAt()
+        .setExpirationTime("1m")
+        .sign(privateKey);
+    const form = { response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" };
+    const ok = await post_par({ ...form, client_assertion: await assertion(`${t.issuer}/par`) }, null);
+    expect(ok.status).toBe(201);
+    const elsewhere = await post_par({ ...form, client_assertion: await assertion("https://other.example/par") }, null);
+    expect(elsewhere.status).toBe(401);
+  });
+
+  test("browser-based clients: CORS preflight allows the DPoP header; answers are readable and no-store", async () => {
+    const preflight = await fetch(new URL("/par", t.url), { method: "OPTIONS", headers: { origin: "https://spa.example", "access-control-request-method": "POST" } });
+    expect(preflight.headers.get("access-control-allow-methods")).toBe("POST");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("DPoP");
+    const pushed = await post_par({ response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", code_challenge: pkce().challenge, code_challenge_method: "S256" });
+    expect(pushed.status).toBe(201);
+    expect(pushed.headers.get("access-control-allow-origin")).toBe("*");
+    expect(pushed.headers.get("cache-control")).toBe("no-store");
+  });
+
   test("the pushed request is validated like an authorization request; errors in the OAuth JSON shape", async () => {
     const cases: [Record<string, string>, string, string][] = [
       [{ response_type: "code", redirect_uri: "https://evil.example/cb", scope: "openid" }, "invalid_request", "redirect_uri"],
@@ -135,5 +169,16 @@ describe("pushed authorization requests", () => {
     const { request_uri } = await push({}, client.client_id, secret!);
     const pushed = await fetch(authorize_with(request_uri, client.client_id), { redirect: "manual" });
     expect(new URL(pushed.headers.get("location")!, t.url).pathname).toMatch(/^\/interaction\//);
+  });
+
+  test("IDP_REQUIRE_PAR makes every client push and discovery say so; the settings name themselves when wrong", () => {
+    const config = load_config({ IDP_REQUIRE_PAR: "on", IDP_PAR_REQUEST_URI_TTL: "30" }, { issuer: t.issuer });
+    expect(config.par).toEqual({ required: true, request_uri_ttl: 30 });
+    expect(build_discovery(config, ["RS256"]).document.require_pushed_authorization_requests).toBe(true);
+    expect(requires_par({ config } as Provider, t.client)).toBe(true);
+    expect(requires_par(t.provider, t.client)).toBe(false);
+    expect(() => load_config({ IDP_PAR_REQUEST_URI_TTL: "0" })).toThrow(/par\.request_uri_ttl \(IDP_PAR_REQUEST_URI_TTL\)/);
+    expect(() => load_config({ IDP_REQUIRE_PAR: "maybe" })).toThrow(/IDP_REQUIRE_PAR/);
+    expect(() => load_config({ IDP_DPOP_PROOF_WINDOW_SECONDS: "1" })).toThrow(/dpop\.proof_window_seconds \(IDP_DPOP_PROOF_WINDOW_SECONDS\)/);
   });
 });

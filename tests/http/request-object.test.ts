@@ -127,8 +127,8 @@ describe("request objects", () => {
     expect_error(t, (await drive(new Browser(), url.href)).arrival, "invalid_request", "st-twice");
   });
 
-  test("request_uri → request_uri_not_supported", async () => {
-    const url = client.buildAuthorizationUrl(rp, { response_type: "code", scope: "openid", redirect_uri: REDIRECT_URI, state: "st-uri", request_uri: "urn:ietf:params:oauth:request_uri:abc" });
+  test("request_uri by reference to a URL → request_uri_not_supported (pushed requests' URNs are tests/http/par.test.ts)", async () => {
+    const url = client.buildAuthorizationUrl(rp, { response_type: "code", scope: "openid", redirect_uri: REDIRECT_URI, state: "st-uri", request_uri: "https://rp.example.com/request.jwt" });
     expect_error(t, (await drive(new Browser(), url.href)).arrival, "request_uri_not_supported", "st-uri");
   });
 

@@ -100,7 +100,7 @@ describe("CORS for browser-based clients", () => {
     expect(preflight.headers.get("access-control-allow-headers")).toContain("Authorization");
     const denied = await fetch(url(), { headers: { origin: "https://spa.example.com" } });
     expect(denied.headers.get("access-control-allow-origin")).toBe("*");
-    expect(denied.headers.get("access-control-expose-headers")).toBe("WWW-Authenticate");
+    expect(denied.headers.get("access-control-expose-headers")).toBe("WWW-Authenticate, DPoP-Nonce");
     const token_preflight = await fetch(`${t.url}/token`, { method: "OPTIONS", headers: { origin: "https://spa.example.com", "access-control-request-method": "POST" } });
     expect(token_preflight.status).toBe(204);
     expect(token_preflight.headers.get("access-control-allow-methods")).toBe("POST");

@@ -21,6 +21,7 @@ import type { MailRow, MailSummary } from "../../src/store/types.ts";
 import { free_port, start_provider, TEST_MAIL_WORKER, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
 import { create_temp_database, use_postgres } from "../store/pg.ts";
+import { rejection } from "../helpers/settle.ts";
 
 const SMTP_PASSWORD = "sm7p-pa55word-never-logged";
 const METRICS_TOKEN = "metrics-token-0123456789abcdef";
@@ -218,7 +219,7 @@ describe("without SMTP", () => {
       const config = load_config({}, { production: true, issuer: "https://idp.example.com", database_url: "sqlite::memory:", signing_algs: ["RS256"] });
       const idp = await create_provider(config, { store, log: () => {} });
       expect(idp.mail.enabled).toBe(false);
-      await expect(idp.mail.send({ to: "x@example.com", template: "test", data: {} })).rejects.toThrow(/not configured/);
+      expect((await rejection(idp.mail.send({ to: "x@example.com", template: "test", data: {} }))).message).toMatch(/not configured/);
 
       const logs: LogLine[] = [];
       const served = await serve(config, { store, port: 0, log: (line) => void logs.push(line), out: () => {} });

@@ -1,9 +1,10 @@
 /**
- * SQLite query plans: every revoke, cascade, purge and session_clients query searches an index,
+ * SQLite query plans: every revoke, cascade, purge, session_clients and e-mail lookup query searches an index,
  * never scans a table. The partial token indexes (migration 3) are only usable when the planner
  * sees that the query implies `col IS NOT NULL`; this is where that is proved. The plans as
  * SQLite 3.5x prints them, for reference:
  *
+ *   find_users_by_email     SEARCH users USING INDEX users_email_lower (<expr>=?)
  *   revoke_by_grant         SEARCH tokens USING INDEX tokens_grant_id (grant_id=?)
  *   revoke_family          SEARCH tokens USING INDEX tokens_family_id (family_id=?)
  *   revoke_for_user_client   SEARCH tokens USING INDEX tokens_user_client (user_id=? AND client_id=?)

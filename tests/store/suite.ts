@@ -18,8 +18,11 @@ import { session_tests } from "./suite/sessions.ts";
 import { token_tests } from "./suite/tokens.ts";
 import { user_tests } from "./suite/users.ts";
 import { group_tests } from "./suite/groups.ts";
+import { federation_tests } from "./suite/federation.ts";
 import { user_token_tests } from "./suite/user_tokens.ts";
 import { passkey_tests } from "./suite/passkeys.ts";
+import { pushed_request_tests } from "./suite/pushed_requests.ts";
+import { device_authorization_tests } from "./suite/device_authorizations.ts";
 
 /** One empty database of the adapter under test. */
 export type StoreTarget = {
@@ -96,5 +99,8 @@ export function store_suite(name: string, factory: StoreFactory): void {
     passkey_tests(ctx);
     lifecycle_tests(ctx);
     group_tests(ctx);
+    federation_tests(ctx);
+    pushed_request_tests(ctx);
+    device_authorization_tests(ctx);
   });
 }

@@ -8,6 +8,12 @@ export type PlannedQuery = { name: string; sqlite: string; postgres: string; ind
 
 export const planned_queries: readonly PlannedQuery[] = [
   {
+    name: "find_users_by_email",
+    sqlite: "SELECT * FROM users WHERE lower(email) = lower($email) ORDER BY created_at, id",
+    postgres: "SELECT * FROM users WHERE lower(email) = lower($1) ORDER BY created_at, id",
+    index: "users_email_lower",
+  },
+  {
     name: "revoke_by_grant",
     sqlite: "UPDATE tokens SET revoked_at = $now WHERE grant_id = $grant_id AND revoked_at IS NULL",
     postgres: "UPDATE tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL",

@@ -10,6 +10,7 @@ import { RESEND_VERIFICATION_PATH } from "./account_status.ts";
 import { password_policy_hint } from "../../oidc/account/password_policy.ts";
 import { sessions_of } from "./sessions.ts";
 import { passkeys_of } from "./passkeys.ts";
+import { identities_of } from "../../oidc/federation/upstreams.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../oidc/scopes.ts";
 import { ACCOUNT_PATHS, account_url, type AccountSession } from "../../oidc/account/session.ts";
@@ -38,6 +39,7 @@ export const NOTICES = {
   passkey_removed: "Passkey removed. It can no longer sign in to your account.",
   session_ended: "That session was signed out.",
   sessions_ended: "You were signed out everywhere else.",
+  identity_unlinked: "That account was unlinked. It can no longer sign in to your account.",
   welcome: "Welcome! Your account is ready and you are signed in.",
   email_sent: "We sent a link to your new address. Your e-mail changes when you open it and confirm; until then the old address stays.",
 } as const;
@@ -102,6 +104,9 @@ export async function account_values(idp: Provider, session: AccountSession, mes
     password_min_length: idp.config.passwords.min_length,
     password_max_length: idp.config.passwords.max_length,
     sessions: await sessions_of(idp, session),
+    // Sign-in with other identity providers: linked accounts, and the upstreams to link.
+    identities: await identities_of(idp, user.id),
+    identities_action: `${issuer}/account/identities`,
     // Passkeys: null when they are off (IDP_PASSKEYS=off); the page then runs no script.
     ...(await passkeys_of(idp, session, messages.passkey_error ?? null)),
     actions: {

@@ -50,12 +50,26 @@ async function redeem_code(ctx: GrantContext): Promise<CodeRow> {
     // the request, is what does not fit.
     throw new OAuthError("invalid_grant", "code_verifier sent but the authorization request had no code_challenge");
   }
+  // RFC 9449 §10: a code bound to a DPoP key is redeemed only with a proof of that key.
+  if (code.dpop_jkt !== null && ctx.dpop_jkt !== code.dpop_jkt) {
+    throw new OAuthError("invalid_dpop_proof", ctx.dpop_jkt === null ? "this code is bound to a DPoP key: send a DPoP proof of it" : "the DPoP proof is not of the key the code is bound to");
+  }
   return code;
 }
 
 export async function authorization_code_grant(ctx: GrantContext): Promise<TokenResponse> {
+  return issue_user_tokens(ctx, await redeem_code(ctx));
+}
+
+/**
+ * What a user's authorization records for its tokens: a code row, or an approved device
+ * authorization (RFC 8628 §3.5, grants/device_code.ts), which is issued the same tokens.
+ */
+export type UserAuthorization = Pick<CodeRow, "client_id" | "user_id" | "scope" | "grant_id" | "session_id_hash" | "auth_time" | "acr" | "amr" | "nonce" | "claims">;
+
+/** The tokens of a redeemed user authorization: access token, refresh token (offline_access), ID Token (openid). */
+export async function issue_user_tokens(ctx: GrantContext, code: UserAuthorization): Promise<TokenResponse> {
   const { idp, client, now } = ctx;
-  const code = await redeem_code(ctx);
   const requested = split_scope(code.scope);
   // OIDC Core §11: a refresh token for offline_access, which reached the code only with the
   // user's consent (authorization.ts asks again unless a stored consent covers it, or the client

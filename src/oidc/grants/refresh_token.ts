@@ -58,6 +58,15 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
   // RFC 9449 §5: a refresh token bound to a DPoP key (a public client's) is refreshed only with a
   // proof of that key. Checked before rotating, so a thief without the key cannot spend it.
   if (stored.jkt !== null && ctx.dpop_jkt !== stored.jkt) {
+    await record_event(idp, {
+      type: "dpop_key_mismatch",
+      outcome: "failure",
+      user_id: stored.user_id,
+      client_id: client.client_id,
+      ip: ctx.ip,
+      at: now,
+      details: { proof: ctx.dpop_jkt === null ? "missing" : "other_key" },
+    });
     throw new OAuthError(ctx.dpop_jkt === null ? "invalid_dpop_proof" : "invalid_grant", ctx.dpop_jkt === null ? "this refresh token is bound to a DPoP key: send a DPoP proof of it" : "the refresh token is bound to another DPoP key");
   }
 

@@ -13,6 +13,8 @@ export type TokenParams = {
   code_verifier?: string | undefined;
   refresh_token?: string | undefined;
   scope?: string | undefined;
+  /** RFC 8628 §3.4. */
+  device_code?: string | undefined;
 };
 
 export type GrantContext = {

@@ -7,6 +7,9 @@
  *   by /authorize: single use (RFC 9126 §4). Deleted with the client.
  * - `tokens.jkt`: the JWK SHA-256 thumbprint (RFC 7638) of the DPoP key an access or refresh token
  *   is bound to (RFC 9449 §6); NULL for bearer tokens and for tokens issued before this version.
+ * - `codes.dpop_jkt`: the key an authorization code is bound to (RFC 9449 §10: the `dpop_jkt`
+ *   authorization request parameter, or the DPoP proof of a pushed request); the code is then
+ *   redeemed only with a proof of that key.
  */
 import type { Migration } from "./migration.ts";
 
@@ -23,6 +26,7 @@ CREATE INDEX pushed_requests_client_id ON pushed_requests (client_id);
 CREATE INDEX pushed_requests_expires_at ON pushed_requests (expires_at);
 
 ALTER TABLE tokens ADD COLUMN jkt TEXT;
+ALTER TABLE codes ADD COLUMN dpop_jkt TEXT;
 `;
 }
 

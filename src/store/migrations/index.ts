@@ -12,12 +12,15 @@ import { mail_outbox } from "./006_mail_outbox.ts";
 import { user_tokens } from "./007_user_tokens.ts";
 import { passkeys } from "./008_passkeys.ts";
 import { groups } from "./009_groups.ts";
+import { federation } from "./010_federation.ts";
+import { user_email_index } from "./011_user_email_index.ts";
 import { par_dpop } from "./012_par_dpop.ts";
+import { device_authorizations } from "./013_device_authorizations.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
 
-export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc, mail_outbox, user_tokens, passkeys, groups, par_dpop];
+export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc, mail_outbox, user_tokens, passkeys, groups, federation, user_email_index, par_dpop, device_authorizations];
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
 

@@ -20,8 +20,10 @@ import { pg_codes, pg_tokens } from "./tokens.ts";
 import { pg_users } from "./users.ts";
 import { pg_passkeys } from "./passkeys.ts";
 import { pg_groups } from "./groups.ts";
+import { pg_federation } from "./federation.ts";
 import { pg_user_tokens } from "./user_tokens.ts";
 import { pg_pushed_requests } from "./pushed_requests.ts";
+import { pg_device_authorizations } from "./device_authorizations.ts";
 
 export async function open_postgres_store(url: string, options: OpenStoreOptions = {}): Promise<Store> {
   const sql = create_pool(url, options);
@@ -91,7 +93,9 @@ function postgres_store(sql: SQL): Store {
     ...pg_mail(sql),
     ...pg_passkeys(sql),
     ...pg_groups(sql),
+    ...pg_federation(sql),
     ...pg_pushed_requests(sql),
+    ...pg_device_authorizations(sql),
     ...lifecycle,
   };
 }

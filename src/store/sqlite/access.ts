@@ -36,6 +36,11 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   // pushed authorization requests (RFC 9126)
   insert_pushed_request: "write",
   consume_pushed_request: "write",
+  // device authorizations (RFC 8628)
+  insert_device_authorization: "write",
+  find_device_authorization: "read",
+  decide_device_authorization: "write",
+  poll_device_authorization: "write",
   // clients
   create_client: "write",
   get_client: "read",
@@ -104,6 +109,19 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   remove_group_member: "write",
   list_group_members: "read",
   list_user_groups: "read",
+  // federation
+  create_upstream: "write",
+  get_upstream: "read",
+  list_upstreams: "read",
+  update_upstream: "write",
+  delete_upstream: "write",
+  link_identity: "write",
+  get_identity: "read",
+  list_identities_for_user: "read",
+  unlink_identity: "write",
+  touch_identity: "write",
+  create_upstream_state: "write",
+  take_upstream_state: "write",
   // audit
   add_audit_event: "write",
   list_audit_events: "read",

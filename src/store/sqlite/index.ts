@@ -20,8 +20,10 @@ import { sqlite_codes, sqlite_tokens } from "./tokens.ts";
 import { sqlite_users } from "./users.ts";
 import { sqlite_passkeys } from "./passkeys.ts";
 import { sqlite_groups } from "./groups.ts";
+import { sqlite_federation } from "./federation.ts";
 import { sqlite_user_tokens } from "./user_tokens.ts";
 import { sqlite_pushed_requests } from "./pushed_requests.ts";
+import { sqlite_device_authorizations } from "./device_authorizations.ts";
 
 export async function open_sqlite_store(path: string, options: OpenStoreOptions = {}): Promise<Store> {
   // A batch another store of this process holds open would block the migration below.
@@ -75,7 +77,9 @@ function sqlite_store(db: Database): Store {
     ...sqlite_mail(db),
     ...sqlite_passkeys(db),
     ...sqlite_groups(db),
+    ...sqlite_federation(db),
     ...sqlite_pushed_requests(db),
+    ...sqlite_device_authorizations(db),
   };
   const store: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(data) as [string, Method][]) {

@@ -34,6 +34,12 @@ export const AUDIT_EVENT_TYPES = [
   "tokens_revoked",
   "code_reuse",
   "refresh_token_reuse",
+  // RFC 8628 (oidc/device.ts, grants/device_code.ts).
+  "device_approved",
+  "device_denied",
+  "device_code_reuse",
+  "device_code_throttled",
+  "dpop_key_mismatch",
   "client_registered",
   "client_updated",
   "client_deleted",
@@ -51,6 +57,14 @@ export const AUDIT_EVENT_TYPES = [
   "group_member_added",
   "group_member_removed",
   "admin_api",
+  "federation_login",
+  "federation_link",
+  "federation_unlink",
+  "federation_account_created",
+  "upstream_created",
+  "upstream_deleted",
+  "upstream_enabled",
+  "upstream_disabled",
 ] as const;
 
 export type AuditEvent = {

@@ -21,10 +21,12 @@ export type CodeRow = {
   created_at: UnixSeconds;
   expires_at: UnixSeconds;
   consumed_at: UnixSeconds | null;
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to; null when unbound. */
+  dpop_jkt: string | null;
 };
 
-export type NewCode = Omit<CodeRow, "created_at" | "consumed_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims"> &
-  Partial<Pick<CodeRow, "created_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims">>;
+export type NewCode = Omit<CodeRow, "created_at" | "consumed_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims" | "dpop_jkt"> &
+  Partial<Pick<CodeRow, "created_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims" | "dpop_jkt">>;
 
 /**
  * - ok: this call consumed the code.

@@ -12,8 +12,12 @@ export type PurgeCounts = {
   initial_access_tokens: number;
   user_tokens: number;
   webauthn_challenges: number;
+  /** Pending upstream sign-ins never completed (federation). */
+  upstream_states: number;
   /** Pushed authorization requests (RFC 9126) past their expiry. */
   pushed_requests: number;
+  /** Device authorizations (RFC 8628) past their expiry, whatever became of them. */
+  device_authorizations: number;
   /** Outbox messages sent (or failed) long enough ago (purge.ts). */
   mail: number;
 };

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { StoreConflictError, type Store, type UserRow } from "../../../src/store/types.ts";
 import { seed_user, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
+import { rejection } from "../../helpers/settle.ts";
 
 function passkey_input(user: UserRow, overrides: Record<string, unknown> = {}) {
   return {
@@ -33,7 +34,7 @@ export function passkey_tests(ctx: SuiteContext): void {
       expect((await store().list_passkeys_for_user(user.id)).map((p) => p.name)).toEqual(["Laptop", "Phone"]);
       expect(await store().count_passkeys_for_user(user.id)).toBe(2);
       const other = await seed_user(store());
-      await expect(store().create_passkey(passkey_input(other, { credential_id: second.credential_id }))).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store().create_passkey(passkey_input(other, { credential_id: second.credential_id })))).toBeInstanceOf(StoreConflictError);
       expect(await store().count_passkeys_for_user(other.id)).toBe(0);
     });
 

@@ -14,6 +14,7 @@ import { signup_link } from "../../../oidc/account/signup.ts";
 import { sign_in_refusal } from "../../../oidc/account/account_status.ts";
 import { forgot_password_url } from "../../../oidc/account/password_reset.ts";
 import { status_page } from "../../pages/account_status.ts";
+import { upstream_buttons } from "../../../oidc/federation/upstreams.ts";
 import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
 import { WRONG_CREDENTIALS, check_credentials } from "../../../oidc/credentials.ts";
 import { random_token } from "../../../oidc/crypto/secrets.ts";
@@ -68,7 +69,7 @@ export const AccountLogin = (idp: Provider) =>
       return this.redirect_to(account_url(idp), 303);
     }
 
-    page(username: string, error: string | null) {
+    async page(username: string, error: string | null) {
       // The form token is bound to this browser: keep its binding value, or give it one.
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp)) ?? random_token(32);
       this.set_cookie(interaction_cookie_name(idp), binding, cookie_options(idp, idp.config.tokens.interaction_ttl));
@@ -85,6 +86,7 @@ export const AccountLogin = (idp: Provider) =>
         error,
         signup_url: signup_link(idp),
         forgot_url: forgot_password_url(idp),
+        upstreams: await upstream_buttons(idp, null),
       });
     }
   };

@@ -10,6 +10,7 @@ import { signup_link } from "../../../oidc/account/signup.ts";
 import { sign_in_refusal } from "../../../oidc/account/account_status.ts";
 import { forgot_password_url } from "../../../oidc/account/password_reset.ts";
 import { status_page } from "../../pages/account_status.ts";
+import { hinted_upstream, start_url, upstream_buttons } from "../../../oidc/federation/upstreams.ts";
 import { login_prefill } from "../../../oidc/authorization.ts";
 import { display_name } from "../../../oidc/clients.ts";
 import { WRONG_CREDENTIALS, check_credentials } from "../../../oidc/credentials.ts";
@@ -45,7 +46,12 @@ export const Login = (idp: Provider) =>
       if (interaction === null) return this.redirect_to(account_url(idp, "login"), this.request.method === "POST" ? 303 : 302);
       const client = await idp.store.get_client(interaction.request.client_id);
       if (client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", "invalid_client");
-      if (this.request.method === "GET") return this.page(interaction, client, login_prefill(interaction.request), null);
+      if (this.request.method === "GET") {
+        // login_hint=idp:NAME skips the chooser and goes straight to the upstream NAME (README, federation).
+        const hinted = await hinted_upstream(idp, interaction.request.login_hint);
+        if (hinted !== null) return this.redirect_to(start_url(idp, hinted, interaction.id));
+        return this.page(interaction, client, login_prefill(interaction.request), null);
+      }
 
       check_csrf(interaction, input.csrf);
       const username = (input.username ?? "").trim();
@@ -70,7 +76,7 @@ export const Login = (idp: Provider) =>
       return continue_after_sign_in(this, idp, client, interaction, session);
     }
 
-    page(interaction: Interaction, client: ClientRow, username: string, error: string | null) {
+    async page(interaction: Interaction, client: ClientRow, username: string, error: string | null) {
       // Passkeys (static/passkeys.js) need our own scripts on this page.
       set_page_headers(this.response.headers, interaction.request.redirect_uri, idp.config.passkeys);
       const passkey_base = `${idp.config.issuer}/interaction/${encodeURIComponent(interaction.id)}/passkey`;
@@ -84,6 +90,7 @@ export const Login = (idp: Provider) =>
         error,
         signup_url: signup_link(idp, interaction.id),
         forgot_url: forgot_password_url(idp, interaction.id),
+        upstreams: await upstream_buttons(idp, interaction.id),
       });
     }
   };

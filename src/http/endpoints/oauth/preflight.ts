@@ -1,5 +1,5 @@
 /**
- * OPTIONS /token, /userinfo, /revoke and /par: CORS preflight for browser-based clients (the Authorization
+ * OPTIONS /token, /userinfo, /revoke, /par and /device_authorization: CORS preflight for browser-based clients (the Authorization
  * header of a userinfo call, for one, is not a "simple" header). The answer's CORS and cache
  * headers come from ProtocolHandler.
  */
@@ -27,3 +27,5 @@ export const UserinfoPreflight = (_idp: Provider) => preflight(PATHS.userinfo, "
 export const RevokePreflight = (_idp: Provider) => preflight(PATHS.revoke, "POST");
 /** RFC 9126 from a browser app (a public client pushes its request). */
 export const ParPreflight = (_idp: Provider) => preflight(PATHS.par, "POST");
+/** RFC 8628 from a browser-based device app (a public client starts the flow). */
+export const DeviceAuthorizationPreflight = (_idp: Provider) => preflight(PATHS.device_authorization, "POST");

@@ -1,7 +1,8 @@
 /**
  * POST /token (RFC 6749 §3.2): authenticates the client (client_auth.ts), checks it may use the
  * grant type, and hands over to the grant (grants/): authorization_code (RFC 6749 §4.1.3, OIDC
- * Core §3.1.3), refresh_token (§6, OIDC Core §12) or client_credentials (§4.4).
+ * Core §3.1.3), refresh_token (§6, OIDC Core §12), client_credentials (§4.4) or the device code
+ * (RFC 8628 §3.4).
  *
  * Hot path of the code grant (benchmarked): one client lookup, one atomic consume_code, the token
  * insert and user lookup together, one signature.
@@ -16,6 +17,7 @@ import { invalid_request } from "../../errors.ts";
 import { authorization_code_grant } from "../../../oidc/grants/authorization_code.ts";
 import { client_credentials_grant } from "../../../oidc/grants/client_credentials.ts";
 import { refresh_token_grant } from "../../../oidc/grants/refresh_token.ts";
+import { device_code_grant } from "../../../oidc/grants/device_code.ts";
 import type { GrantContext, TokenResponse } from "../../../oidc/grants/types.ts";
 import { GRANT_TYPES, PATHS } from "../../../oidc/metadata.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -34,6 +36,7 @@ export const TokenRequest = Fw.Request(
     code_verifier: param,
     refresh_token: param,
     scope: param,
+    device_code: param,
     client_id: param,
     client_secret: param,
     client_assertion: param,
@@ -48,6 +51,7 @@ const GRANTS: Record<GrantType, (ctx: GrantContext) => Promise<TokenResponse>> =
   authorization_code: authorization_code_grant,
   refresh_token: refresh_token_grant,
   client_credentials: client_credentials_grant,
+  "urn:ietf:params:oauth:grant-type:device_code": device_code_grant,
 };
 
 function is_grant_type(value: string): value is GrantType {

@@ -1,0 +1,154 @@
+/**
+ * `idp upstreams add|list|show|remove|disable|enable`: other identity providers users may sign in
+ * with (oidc/federation). The client secret is read from standard input and stored encrypted
+ * under IDP_SECRET_KEY; no command prints it. `add` prints the redirect URI to register at the
+ * upstream.
+ */
+import { PRESETS, preset_input } from "../oidc/federation/presets.ts";
+import { SecretKeyMissing } from "../oidc/federation/secret_box.ts";
+import { UpstreamInputError, new_upstream, redirect_uri, upstream_view, type UpstreamInput } from "../oidc/federation/upstreams.ts";
+import { StoreConflictError, type UpstreamKind, type UpstreamPolicy } from "../store/types.ts";
+import { expect_positionals, parse_args } from "./args.ts";
+import { must, type CliContext, type SubCommand } from "./context.ts";
+import { CliError } from "./errors.ts";
+import { format_time, write_table } from "./output.ts";
+
+function claim_mapping(entries: string[]): Record<string, string> {
+  const mapping: Record<string, string> = {};
+  for (const entry of entries) {
+    const at = entry.indexOf("=");
+    if (at <= 0 || at === entry.length - 1) throw new CliError(`--claim must be LOCAL=UPSTREAM (email=mail), not "${entry}"`);
+    mapping[entry.slice(0, at)] = entry.slice(at + 1);
+  }
+  return mapping;
+}
+
+async function add(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, {
+    preset: { type: "string" },
+    tenant: { type: "string" },
+    kind: { type: "string" },
+    issuer: { type: "string" },
+    authorization_endpoint: { type: "string" },
+    token_endpoint: { type: "string" },
+    userinfo_endpoint: { type: "string" },
+    emails_endpoint: { type: "string" },
+    client_id: { type: "string" },
+    client_secret_stdin: { type: "boolean" },
+    scope: { type: "string", multiple: true },
+    display_name: { type: "string" },
+    policy: { type: "string" },
+    auto_link: { type: "boolean" },
+    claim: { type: "string", multiple: true },
+    disabled: { type: "boolean" },
+  });
+  const [name] = expect_positionals(positionals, ["name"]) as [string];
+  if (flags.client_id === undefined) throw new CliError("--client-id is required (the client id registered at the upstream)");
+  let preset = {};
+  if (flags.preset !== undefined) {
+    try {
+      preset = preset_input(flags.preset, flags.tenant === undefined ? {} : { tenant: flags.tenant });
+    } catch (error) {
+      throw new CliError(`--preset: ${(error as Error).message}`);
+    }
+  }
+  const given: Partial<UpstreamInput> = {
+    ...(flags.kind === undefined ? {} : { kind: flags.kind as UpstreamKind }),
+    ...(flags.issuer === undefined ? {} : { issuer: flags.issuer }),
+    ...(flags.authorization_endpoint === undefined ? {} : { authorization_endpoint: flags.authorization_endpoint }),
+    ...(flags.token_endpoint === undefined ? {} : { token_endpoint: flags.token_endpoint }),
+    ...(flags.userinfo_endpoint === undefined ? {} : { userinfo_endpoint: flags.userinfo_endpoint }),
+    ...(flags.emails_endpoint === undefined ? {} : { emails_endpoint: flags.emails_endpoint }),
+    ...(flags.scope.length === 0 ? {} : { scopes: flags.scope.flatMap((s) => s.split(/\s+/)).filter(Boolean) }),
+    ...(flags.display_name === undefined ? {} : { display_name: flags.display_name }),
+    ...(flags.policy === undefined ? {} : { policy: flags.policy as UpstreamPolicy }),
+  };
+  const base = preset as Partial<UpstreamInput>;
+  const input: UpstreamInput = {
+    ...base,
+    ...given,
+    name,
+    client_id: flags.client_id,
+    claim_mapping: { ...(base.claim_mapping ?? {}), ...claim_mapping(flags.claim) },
+    auto_link: flags.auto_link,
+    enabled: !flags.disabled,
+    ...(flags.client_secret_stdin ? { client_secret: await ctx.read_stdin() } : {}),
+  };
+  if (flags.client_secret_stdin && input.client_secret === "") throw new CliError("--client-secret-stdin: standard input is empty");
+  const config = ctx.config();
+  let row;
+  try {
+    row = new_upstream(config, input);
+  } catch (error) {
+    if (error instanceof UpstreamInputError) throw new CliError(error.message);
+    if (error instanceof SecretKeyMissing) throw new CliError(error.message);
+    throw error;
+  }
+  const store = await ctx.store();
+  let created;
+  try {
+    created = await store.create_upstream(row);
+  } catch (error) {
+    if (error instanceof StoreConflictError) throw new CliError(`an upstream named "${name}" exists already (remove it first)`);
+    throw error;
+  }
+  await ctx.audit({ type: "upstream_created", details: { upstream: name, kind: created.kind } });
+  const view = upstream_view(config, created);
+  ctx.emit(view, (write) => {
+    write(`Added upstream ${name} (${created.kind}, ${created.display_name}).\n`);
+    write(`Register this redirect URI at the upstream: ${redirect_uri(config, name)}\n`);
+  });
+}
+
+async function list(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  expect_positionals(positionals, []);
+  const config = ctx.config();
+  const rows = await (await ctx.store()).list_upstreams();
+  ctx.emit(
+    rows.map((row) => upstream_view(config, row)),
+    (write) => {
+      if (rows.length === 0) return write("No upstreams.\n");
+      write_table(
+        write,
+        ["name", "kind", "display name", "enabled", "policy", "auto-link", "created"],
+        rows.map((row) => [row.name, row.kind, row.display_name, row.enabled ? "yes" : "no", row.policy, row.auto_link ? "yes" : "no", format_time(row.created_at)]),
+      );
+    },
+  );
+}
+
+async function show(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [name] = expect_positionals(positionals, ["name"]) as [string];
+  const config = ctx.config();
+  const row = must(await (await ctx.store()).get_upstream(name), `no upstream "${name}"`);
+  const view = upstream_view(config, row);
+  ctx.emit(view, (write) => {
+    for (const [key, value] of Object.entries(view)) write(`${key}: ${typeof value === "object" && value !== null ? JSON.stringify(value) : String(value)}\n`);
+  });
+}
+
+async function remove(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [name] = expect_positionals(positionals, ["name"]) as [string];
+  if (!(await (await ctx.store()).delete_upstream(name))) throw new CliError(`no upstream "${name}"`);
+  await ctx.audit({ type: "upstream_deleted", details: { upstream: name } });
+  ctx.emit({ removed: true, name }, (write) => write(`Removed upstream ${name} and the accounts linked through it.\n`));
+}
+
+function set_enabled(enabled: boolean): SubCommand {
+  return async (ctx, argv) => {
+    const { positionals } = parse_args(argv, {});
+    const [name] = expect_positionals(positionals, ["name"]) as [string];
+    const row = must(await (await ctx.store()).update_upstream(name, { enabled }), `no upstream "${name}"`);
+    await ctx.audit({ type: enabled ? "upstream_enabled" : "upstream_disabled", details: { upstream: name } });
+    ctx.emit(upstream_view(ctx.config(), row), (write) => write(`${enabled ? "Enabled" : "Disabled"} upstream ${name}.\n`));
+  };
+}
+
+/** The sub-commands, in the order the help lists them. */
+export const upstreams_commands: Record<string, SubCommand> = { add, list, show, remove, disable: set_enabled(false), enable: set_enabled(true) };
+
+/** The preset names, for the help. */
+export const PRESET_NAMES = Object.keys(PRESETS);

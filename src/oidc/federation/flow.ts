@@ -1,0 +1,386 @@
+/**
+ * Sign-in through an upstream identity provider, as a relying party built on openid-client
+ * (panva), whose every request goes through our SSRF fence (outbound.ts, `customFetch`):
+ *
+ * - begin: authorization code with PKCE S256 (RFC 7636), `state` (RFC 6749 §10.12) and, for
+ *   OpenID Connect, `nonce` (OIDC Core §3.1.2.1). The state's SHA-256 is stored with the
+ *   verifier, the nonce, the interaction to resume and the browser it is bound to: single use.
+ * - complete: the state is taken (deleted) and must belong to this upstream and this browser;
+ *   openid-client checks `iss` in the response when the upstream advertises it (RFC 9207), the
+ *   ID Token's signature, `iss`, `aud`, `exp`, `nonce` (OIDC Core §3.1.3.7); then the local
+ *   account: a linked one, an auto-link by verified e-mail when the operator enabled it for this
+ *   upstream, or a just-in-time account when its policy is jit.
+ */
+import * as client from "openid-client";
+import { record_event } from "../audit.ts";
+import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
+import { PageError } from "../errors.ts";
+import { OutboundError, outbound_fetch } from "../outbound.ts";
+import type { Provider } from "../provider.ts";
+import type { JsonObject, UpstreamRow, UserRow } from "../../store/types.ts";
+import { open_secret } from "./secret_box.ts";
+import { DEFAULT_CLAIM_MAPPING, redirect_uri } from "./upstreams.ts";
+
+/** The `amr` of a session started through an upstream (RFC 8176 §2: "fed", federated). */
+export const AMR_FEDERATED = "fed";
+
+/**
+ * The upstream's own methods kept in the session's amr next to "fed" (RFC 8176 §2): a second
+ * factor at the upstream then counts for `acr_values=mfa` here (acr.ts). Passkey methods are not
+ * kept: their phishing resistance is the upstream's origin, not ours.
+ */
+const KEPT_UPSTREAM_AMR = ["pwd", "otp", "mfa"];
+
+/** Every status but redirects reaches openid-client, which reads OAuth error bodies itself. */
+const ANSWERED = [...Array(100).keys()].map((i) => 200 + i).concat([...Array(200).keys()].map((i) => 400 + i));
+
+type StateData = {
+  verifier: string;
+  nonce: string | null;
+  interaction_id: string | null;
+  binding_hash: string;
+  /** Set when a signed-in user links this upstream from the account page. */
+  link_user_id: string | null;
+};
+
+const CONFIG_TTL_MS = 10 * 60 * 1000;
+const configurations = new WeakMap<Provider, Map<string, { at: number; config: client.Configuration }>>();
+
+export class UpstreamUnavailable extends Error {}
+
+function upstream_fetch(idp: Provider, name: string): client.CustomFetch {
+  return async (url, options) => {
+    const headers: Record<string, string> = {};
+    new Headers(options.headers as HeadersInit).forEach((value, key) => {
+      headers[key] = value;
+    });
+    const body = options.body === undefined || options.body === null ? undefined : String(options.body);
+    const method = (options.method ?? "GET").toUpperCase() === "POST" ? "POST" : "GET";
+    const answer = await outbound_fetch(idp, url, { purpose: `upstream:${name}`, method, headers, body, accept_status: ANSWERED });
+    const empty = answer.status === 204 || answer.body.byteLength === 0;
+    return new Response(empty ? null : (answer.body as unknown as BodyInit), { status: answer.status, headers: answer.headers });
+  };
+}
+
+function client_auth(idp: Provider, upstream: UpstreamRow): client.ClientAuth {
+  if (upstream.client_secret_enc === null) return client.None();
+  return client.ClientSecretPost(open_secret(idp.config.federation.secret_key, upstream.name, upstream.client_secret_enc));
+}
+
+/** The upstream's configuration: its discovery document (oidc) or its declared endpoints (oauth2). */
+export async function upstream_configuration(idp: Provider, upstream: UpstreamRow): Promise<client.Configuration> {
+  let cache = configurations.get(idp);
+  if (cache === undefined) configurations.set(idp, (cache = new Map()));
+  const key = `${upstream.name}:${upstream.updated_at}`;
+  const hit = cache.get(key);
+  if (hit !== undefined && Date.now() - hit.at < CONFIG_TTL_MS) return hit.config;
+  const insecure = idp.config.outbound.allow_http;
+  const fetcher = upstream_fetch(idp, upstream.name);
+  let config: client.Configuration;
+  try {
+    if (upstream.kind === "oidc") {
+      config = await client.discovery(new URL(upstream.issuer!), upstream.client_id, undefined, client_auth(idp, upstream), {
+        [client.customFetch]: fetcher,
+        ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+      });
+      // OIDC Core §3.1.3.7 lets a client skip the ID Token's signature when it came over TLS from
+      // the token endpoint, and openid-client does; we check it anyway (the JWKS through the same
+      // fence): http upstreams are allowed on intranets, and a TLS-terminating middlebox is not
+      // the upstream.
+      client.enableNonRepudiationChecks(config);
+    } else {
+      const issuer = upstream.issuer ?? new URL(upstream.authorization_endpoint!).origin;
+      config = new client.Configuration(
+        {
+          issuer,
+          authorization_endpoint: upstream.authorization_endpoint!,
+          token_endpoint: upstream.token_endpoint!,
+          ...(upstream.userinfo_endpoint === null ? {} : { userinfo_endpoint: upstream.userinfo_endpoint }),
+        },
+        upstream.client_id,
+        undefined,
+        client_auth(idp, upstream),
+      );
+      config[client.customFetch] = fetcher;
+      if (insecure) client.allowInsecureRequests(config);
+    }
+  } catch (error) {
+    throw new UpstreamUnavailable(error instanceof OutboundError ? `discovery: ${error.reason}` : `discovery: ${error instanceof Error ? error.message : "error"}`);
+  }
+  cache.set(key, { at: Date.now(), config });
+  return config;
+}
+
+function unavailable(upstream: UpstreamRow): PageError {
+  return new PageError(
+    `${upstream.display_name} is not available`,
+    `Signing in with ${upstream.display_name} does not work right now: it did not answer, or answered something we could not use. Try again later, or sign in another way.`,
+    "temporarily_unavailable",
+  );
+}
+
+export async function enabled_upstream(idp: Provider, name: string): Promise<UpstreamRow> {
+  const upstream = await idp.store.get_upstream(name);
+  if (upstream === null || !upstream.enabled) throw new PageError("Unknown sign-in method", "This way of signing in is not configured here.", "invalid_request", true);
+  return upstream;
+}
+
+/** The URL of the upstream's authorization endpoint for this browser (`binding`: its interaction cookie). */
+export async function begin_upstream(
+  idp: Provider,
+  upstream: UpstreamRow,
+  context: { interaction_id: string | null; binding: string; link_user_id: string | null; ip: string },
+): Promise<string> {
+  let config: client.Configuration;
+  try {
+    config = await upstream_configuration(idp, upstream);
+  } catch (error) {
+    await record_event(idp, { type: "federation_login", outcome: "failure", ip: context.ip, details: { upstream: upstream.name, reason: (error as Error).message } });
+    throw unavailable(upstream);
+  }
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const nonce = upstream.kind === "oidc" ? client.randomNonce() : null;
+  const data: StateData = { verifier, nonce, interaction_id: context.interaction_id, binding_hash: sha256(context.binding), link_user_id: context.link_user_id };
+  await idp.store.create_upstream_state({
+    state_hash: sha256(state),
+    upstream: upstream.name,
+    data: data as unknown as JsonObject,
+    expires_at: idp.now() + idp.config.federation.state_ttl_seconds,
+  });
+  const params: Record<string, string> = {
+    redirect_uri: redirect_uri(idp.config, upstream.name),
+    response_type: "code",
+    scope: upstream.scopes.join(" "),
+    state,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+  };
+  if (nonce !== null) params.nonce = nonce;
+  return client.buildAuthorizationUrl(config, params).href;
+}
+
+export type UpstreamProfile = {
+  subject: string;
+  name: string | null;
+  email: string | null;
+  email_verified: boolean;
+  picture: string | null;
+  preferred_username: string | null;
+  groups: string[];
+};
+
+function mapped(claims: Record<string, unknown>, mapping: Record<string, string>): UpstreamProfile {
+  const pick = (local: string): unknown => claims[mapping[local] ?? DEFAULT_CLAIM_MAPPING[local]!];
+  const text = (local: string): string | null => {
+    const value = pick(local);
+    return typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : null;
+  };
+  const groups = pick("groups");
+  return {
+    subject: text("subject") ?? "",
+    name: text("name"),
+    email: text("email"),
+    // Only an explicit true counts (OIDC Core §5.1: email_verified is a boolean).
+    email_verified: pick("email_verified") === true,
+    picture: text("picture"),
+    preferred_username: text("preferred_username"),
+    groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === "string") : [],
+  };
+}
+
+export type UpstreamOutcome = {
+  upstream: UpstreamRow;
+  user: UserRow;
+  interaction_id: string | null;
+  /** "linked": a signed-in user linked this upstream from the account page; no new session. */
+  kind: "signed_in" | "linked";
+  amr: string[];
+};
+
+function refused(title: string, message: string): PageError {
+  return new PageError(title, message, "access_denied");
+}
+
+/**
+ * The callback: `query` is the upstream's answer, `binding` this browser's interaction cookie.
+ * PageError for anything refused; every refusal and failure is audited.
+ */
+export async function complete_upstream(idp: Provider, name: string, query: URLSearchParams, binding: string | null, ip: string): Promise<UpstreamOutcome> {
+  // The reason is the library's message, capped: it names the check that failed, never a token.
+  const audit_failure = (reason: string, extra: JsonObject = {}) =>
+    record_event(idp, { type: "federation_login", outcome: "failure", ip, details: { upstream: name, reason: reason.slice(0, 300), ...extra } });
+  const state = query.get("state");
+  const row = state === null ? null : await idp.store.take_upstream_state(sha256(state), idp.now());
+  if (state === null || row === null || row.upstream !== name) {
+    await audit_failure("unknown or expired state");
+    throw refused("This sign-in cannot be completed", "The answer of the other sign-in service does not belong to a sign-in started here, or it took too long. Start again.");
+  }
+  const data = row.data as unknown as StateData;
+  if (binding === null || !constant_time_equal(sha256(binding), data.binding_hash)) {
+    await audit_failure("state of another browser");
+    throw refused("This sign-in was started in another browser", "For your security, a sign-in can only be completed in the browser where it started. Start again here.");
+  }
+  const upstream = await enabled_upstream(idp, name);
+  let config: client.Configuration;
+  try {
+    config = await upstream_configuration(idp, upstream);
+  } catch (error) {
+    await audit_failure((error as Error).message);
+    throw unavailable(upstream);
+  }
+  const current = new URL(redirect_uri(idp.config, name));
+  for (const [key, value] of query) current.searchParams.append(key, value);
+
+  let claims: Record<string, unknown>;
+  let upstream_amr: string[] = [];
+  try {
+    const tokens = await client.authorizationCodeGrant(config, current, {
+      pkceCodeVerifier: data.verifier,
+      expectedState: state,
+      ...(data.nonce === null ? {} : { expectedNonce: data.nonce }),
+      idTokenExpected: upstream.kind === "oidc",
+    });
+    if (upstream.kind === "oidc") {
+      const id_claims = tokens.claims()!;
+      claims = { ...id_claims };
+      if (Array.isArray(id_claims.amr)) upstream_amr = KEPT_UPSTREAM_AMR.filter((method) => (id_claims.amr as unknown[]).includes(method));
+      if (config.serverMetadata().userinfo_endpoint !== undefined) {
+        // OIDC Core §5.3.2: userinfo's sub must be the ID Token's (openid-client checks it).
+        const userinfo = await client.fetchUserInfo(config, tokens.access_token, id_claims.sub);
+        claims = { ...userinfo, ...id_claims };
+      }
+    } else {
+      const response = await client.fetchProtectedResource(config, tokens.access_token, new URL(upstream.userinfo_endpoint!), "GET", undefined, new Headers({ accept: "application/json" }));
+      claims = (await response.json()) as Record<string, unknown>;
+      if (typeof claims !== "object" || claims === null || Array.isArray(claims)) throw new Error("the user endpoint did not answer a JSON object");
+      if (upstream.emails_endpoint !== null) claims = { ...claims, ...(await primary_email(config, tokens.access_token, upstream.emails_endpoint)) };
+    }
+  } catch (error) {
+    if (error instanceof client.AuthorizationResponseError) {
+      await audit_failure(`upstream answered ${error.error}`);
+      if (error.error === "access_denied") throw refused(`Sign-in with ${upstream.display_name} was cancelled`, `${upstream.display_name} did not sign you in. Start again, or sign in another way.`);
+      throw unavailable(upstream);
+    }
+    const cause = (error as { cause?: unknown }).cause;
+    if (error instanceof OutboundError || cause instanceof OutboundError) {
+      await audit_failure(`unreachable: ${(error instanceof OutboundError ? error : (cause as OutboundError)).reason}`);
+      throw unavailable(upstream);
+    }
+    // A mismatched state, nonce, issuer or audience, a bad signature: refused, never retried.
+    await audit_failure(`refused: ${error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : "error"}`);
+    throw refused(`Sign-in with ${upstream.display_name} failed`, `The answer from ${upstream.display_name} could not be verified. Start again; if this keeps happening, tell the administrator.`);
+  }
+  const profile = mapped(claims, upstream.claim_mapping as Record<string, string>);
+  if (profile.subject === "") {
+    await audit_failure("no subject in the upstream's answer");
+    throw unavailable(upstream);
+  }
+  const local = await local_account(idp, upstream, profile, data, ip);
+  return { ...local, amr: [...local.amr, ...upstream_amr], upstream, interaction_id: data.interaction_id };
+}
+
+/**
+ * A GitHub-style address list ([{email, primary, verified}]): the primary address and whether it
+ * is verified, as `email` and `email_verified` (replacing what the user endpoint said).
+ */
+async function primary_email(config: client.Configuration, access_token: string, endpoint: string): Promise<Record<string, unknown>> {
+  const response = await client.fetchProtectedResource(config, access_token, new URL(endpoint), "GET", undefined, new Headers({ accept: "application/json" }));
+  const list = (await response.json()) as unknown;
+  if (!Array.isArray(list)) throw new Error("the e-mail endpoint did not answer a JSON array");
+  const primary = list.find((entry): entry is { email: string; verified?: unknown } => typeof entry === "object" && entry !== null && entry.primary === true && typeof entry.email === "string");
+  return primary === undefined ? { email: null, email_verified: false } : { email: primary.email, email_verified: primary.verified === true };
+}
+
+async function local_account(
+  idp: Provider,
+  upstream: UpstreamRow,
+  profile: UpstreamProfile,
+  data: StateData,
+  ip: string,
+): Promise<{ user: UserRow; kind: "signed_in" | "linked"; amr: string[] }> {
+  const amr = [AMR_FEDERATED];
+  const identity = await idp.store.get_identity(upstream.name, profile.subject);
+  const details = (how: string): JsonObject => ({ upstream: upstream.name, how });
+
+  // Linking from the account page: the signed-in user proved the local account already.
+  if (data.link_user_id !== null) {
+    const user = await idp.store.get_user_by_id(data.link_user_id);
+    if (user === null) throw refused("Account not found", "Sign in again and retry.");
+    if (identity !== null && identity.user_id !== user.id) {
+      await record_event(idp, { type: "federation_link", outcome: "failure", user_id: user.id, ip, details: { ...details("manual"), reason: "linked to another account" } });
+      throw refused("Already linked", `This ${upstream.display_name} account is already linked to another account here.`);
+    }
+    if (identity === null) await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email });
+    await record_event(idp, { type: "federation_link", outcome: "success", user_id: user.id, ip, details: details("manual") });
+    return { user, kind: "linked", amr };
+  }
+
+  if (identity !== null) {
+    const user = await idp.store.get_user_by_id(identity.user_id);
+    if (user === null) throw refused("Account not found", "The account linked to this sign-in no longer exists.");
+    await idp.store.touch_identity(upstream.name, profile.subject, idp.now());
+    await map_groups(idp, user, profile);
+    return { user, kind: "signed_in", amr };
+  }
+
+  // First sign-in with this upstream account.
+  const same_email = profile.email === null ? [] : await idp.store.find_users_by_email(profile.email);
+  if (same_email.length > 0) {
+    // Automatic linking only on a verified e-mail, an operator's opt-in, and one candidate: else
+    // whoever controls an upstream account with an unverified address would take the local one.
+    if (upstream.auto_link && profile.email_verified && same_email.length === 1) {
+      const user = same_email[0]!;
+      await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email });
+      await record_event(idp, { type: "federation_link", outcome: "success", user_id: user.id, ip, details: details("auto_verified_email") });
+      await map_groups(idp, user, profile);
+      return { user, kind: "signed_in", amr };
+    }
+    await record_event(idp, {
+      type: "federation_link",
+      outcome: "failure",
+      ip,
+      details: { ...details("auto_verified_email"), reason: !upstream.auto_link ? "auto-link disabled" : !profile.email_verified ? "e-mail not verified upstream" : "several accounts" },
+    });
+    throw refused(
+      "Link your account first",
+      `An account here already uses this e-mail address. Sign in with its password or passkey, then link ${upstream.display_name} on your account page.`,
+    );
+  }
+  if (upstream.policy !== "jit") {
+    await record_event(idp, { type: "federation_login", outcome: "failure", ip, details: { upstream: upstream.name, reason: "no linked account (policy link)" } });
+    throw refused("No linked account", `No account here is linked to this ${upstream.display_name} account. Sign in another way, then link ${upstream.display_name} on your account page.`);
+  }
+  const user = await idp.store.create_user({
+    username: await free_username(idp, upstream, profile),
+    // No local password (the shared convention): password sign-in always fails.
+    password_hash: "",
+    name: profile.name,
+    email: profile.email,
+    email_verified: profile.email_verified,
+    picture: profile.picture,
+  });
+  await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email });
+  await record_event(idp, { type: "federation_account_created", outcome: "success", user_id: user.id, ip, details: details("jit") });
+  await map_groups(idp, user, profile);
+  return { user, kind: "signed_in", amr };
+}
+
+/** A username derived from the upstream's, free here. */
+async function free_username(idp: Provider, upstream: UpstreamRow, profile: UpstreamProfile): Promise<string> {
+  const wanted = profile.preferred_username ?? profile.email?.split("@")[0] ?? `${upstream.name}-${profile.subject}`;
+  const base = wanted.normalize("NFKC").replace(/[^\p{L}\p{N}._-]/gu, "").slice(0, 40) || `${upstream.name}-user`;
+  for (let i = 0; i < 5; i++) {
+    const candidate = i === 0 ? base : `${base}-${i + 1}`;
+    if ((await idp.store.get_user_by_username(candidate)) === null) return candidate;
+  }
+  return `${base}-${random_token(6).slice(0, 8).toLowerCase()}`;
+}
+
+/** Upstream groups into existing local groups only: an upstream never creates a group here. */
+async function map_groups(idp: Provider, user: UserRow, profile: UpstreamProfile): Promise<void> {
+  for (const name of profile.groups) {
+    const group = await idp.store.get_group_by_name(name);
+    if (group !== null) await idp.store.add_group_member(group.id, user.id);
+  }
+}

@@ -1,0 +1,49 @@
+/** Column specs and row defaults of the federation tables, shared by both adapters (codec.ts does the rest). */
+import type { TableSpec } from "./codec.ts";
+import { now_seconds } from "./defaults.ts";
+import type { FederatedIdentityRow, NewFederatedIdentity, NewUpstream, UpstreamRow, UpstreamStateRow } from "./types.ts";
+
+export const upstream_spec: TableSpec<UpstreamRow> = {
+  name: "text",
+  kind: "text",
+  display_name: "text",
+  issuer: "text",
+  authorization_endpoint: "text",
+  token_endpoint: "text",
+  userinfo_endpoint: "text",
+  emails_endpoint: "text",
+  client_id: "text",
+  client_secret_enc: "text",
+  scopes: "json",
+  policy: "text",
+  auto_link: "bool",
+  claim_mapping: "json",
+  enabled: "bool",
+  created_at: "int",
+  updated_at: "int",
+};
+
+export const federated_identity_spec: TableSpec<FederatedIdentityRow> = {
+  upstream: "text",
+  subject: "text",
+  user_id: "text",
+  email: "text",
+  created_at: "int",
+  last_used_at: "int",
+};
+
+export const upstream_state_spec: TableSpec<UpstreamStateRow> = {
+  state_hash: "text",
+  upstream: "text",
+  data: "json",
+  expires_at: "int",
+};
+
+export function upstream_row(input: NewUpstream): UpstreamRow {
+  const now = now_seconds();
+  return { ...input, scopes: [...input.scopes], created_at: input.created_at ?? now, updated_at: input.updated_at ?? input.created_at ?? now };
+}
+
+export function federated_identity_row(input: NewFederatedIdentity): FederatedIdentityRow {
+  return { ...input, created_at: input.created_at ?? now_seconds(), last_used_at: input.last_used_at ?? null };
+}

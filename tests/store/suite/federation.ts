@@ -1,0 +1,85 @@
+import { describe, expect, test } from "bun:test";
+import { StoreConflictError, StoreReferenceError, type NewUpstream } from "../../../src/store/types.ts";
+import { seed_user, T0, uid } from "../fixtures.ts";
+import type { SuiteContext } from "../suite.ts";
+import { rejection } from "../../helpers/settle.ts";
+
+const uname = () => `up-${uid("").replaceAll("-", "").slice(-10)}`;
+
+function upstream(name: string): NewUpstream {
+  return {
+    name,
+    kind: "oidc",
+    display_name: "Company SSO",
+    issuer: "https://sso.example.com",
+    authorization_endpoint: null,
+    token_endpoint: null,
+    userinfo_endpoint: null,
+    emails_endpoint: null,
+    client_id: "our-client",
+    client_secret_enc: "v1.aaa.bbb",
+    scopes: ["openid", "email"],
+    policy: "jit",
+    auto_link: true,
+    claim_mapping: { groups: "roles" },
+    enabled: true,
+    created_at: T0,
+  };
+}
+
+export function federation_tests(ctx: SuiteContext): void {
+  describe("federation", () => {
+    test("upstreams: create, read, list, update, unique name, delete with their links", async () => {
+      const store = ctx.store();
+      const name = uname();
+      const row = await store.create_upstream(upstream(name));
+      expect(row).toEqual({ ...upstream(name), created_at: T0, updated_at: T0 });
+      expect(await store.get_upstream(name)).toEqual(row);
+      expect((await store.list_upstreams()).some((u) => u.name === name)).toBe(true);
+      expect(await rejection(store.create_upstream(upstream(name)))).toBeInstanceOf(StoreConflictError);
+      const updated = await store.update_upstream(name, { enabled: false, display_name: "Renamed", updated_at: T0 + 5 });
+      expect(updated).toEqual({ ...row, enabled: false, display_name: "Renamed", updated_at: T0 + 5 });
+      expect(await store.get_upstream(name)).toEqual(updated);
+      expect(await store.update_upstream(uname(), { enabled: false })).toBeNull();
+
+      const user = await seed_user(store);
+      await store.link_identity({ upstream: name, subject: "s-1", user_id: user.id, email: null });
+      expect(await store.delete_upstream(name)).toBe(true);
+      expect(await store.get_upstream(name)).toBeNull();
+      expect(await store.get_identity(name, "s-1")).toBeNull();
+      expect(await store.delete_upstream(name)).toBe(false);
+    });
+
+    test("identities: one user per upstream account; list, touch, unlink; deleted with the user", async () => {
+      const store = ctx.store();
+      const name = uname();
+      const [user, other] = [await seed_user(store), await seed_user(store)];
+      const linked = await store.link_identity({ upstream: name, subject: "sub-1", user_id: user.id, email: "a@example.com", created_at: T0 });
+      expect(linked).toEqual({ upstream: name, subject: "sub-1", user_id: user.id, email: "a@example.com", created_at: T0, last_used_at: null });
+      expect(await rejection(store.link_identity({ upstream: name, subject: "sub-1", user_id: other.id, email: null }))).toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store.link_identity({ upstream: name, subject: "sub-x", user_id: uid("nobody"), email: null }))).toBeInstanceOf(StoreReferenceError);
+      await store.link_identity({ upstream: name, subject: "sub-2", user_id: user.id, email: null, created_at: T0 + 1 });
+      expect((await store.list_identities_for_user(user.id)).map((i) => i.subject)).toEqual(["sub-1", "sub-2"]);
+      await store.touch_identity(name, "sub-1", T0 + 9);
+      expect((await store.get_identity(name, "sub-1"))?.last_used_at).toBe(T0 + 9);
+      expect(await store.unlink_identity(other.id, name, "sub-1")).toBe(false);
+      expect(await store.unlink_identity(user.id, name, "sub-1")).toBe(true);
+      expect(await store.get_identity(name, "sub-1")).toBeNull();
+      await store.delete_user(user.id);
+      expect(await store.get_identity(name, "sub-2")).toBeNull();
+    });
+
+    test("upstream states are single use and expire", async () => {
+      const store = ctx.store();
+      const hash = uid("state");
+      await store.create_upstream_state({ state_hash: hash, upstream: "op", data: { verifier: "v", nonce: "n" }, expires_at: T0 + 60 });
+      expect(await store.take_upstream_state(hash, T0)).toEqual({ state_hash: hash, upstream: "op", data: { verifier: "v", nonce: "n" }, expires_at: T0 + 60 });
+      expect(await store.take_upstream_state(hash, T0)).toBeNull();
+      const late = uid("state");
+      await store.create_upstream_state({ state_hash: late, upstream: "op", data: {}, expires_at: T0 + 60 });
+      expect(await store.take_upstream_state(late, T0 + 60)).toBeNull();
+      // Taken (and so deleted) even when it had expired.
+      expect(await store.take_upstream_state(late, T0)).toBeNull();
+    });
+  });
+}
