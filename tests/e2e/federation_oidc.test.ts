@@ -137,8 +137,8 @@ describe.skipIf(!chromium_available)("sign-in through oidc-provider", () => {
     const { context, page } = await fresh({ bypassCSP: true });
     const request = await authorization();
     await page.goto(request.url);
-    await expect(page.getByRole("link", { name: "Sign in with Upstream OP" }).count()).resolves.toBe(1);
-    await expect(page.getByRole("link", { name: "Sign in with Down SSO" }).count()).resolves.toBe(1);
+    expect(await page.getByRole("link", { name: "Sign in with Upstream OP" }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: "Sign in with Down SSO" }).count()).toBe(1);
     expect(serious(await axe(page))).toEqual([]);
     await context.close();
   });
@@ -164,7 +164,7 @@ describe.skipIf(!chromium_available)("sign-in through oidc-provider", () => {
 
     // The account page lists the linked identity; unlinking the only way in is refused.
     await page.goto(`${t.issuer}/account`);
-    await expect(page.getByRole("heading", { name: "Other ways to sign in" }).count()).resolves.toBe(1);
+    expect(await page.getByRole("heading", { name: "Other ways to sign in" }).count()).toBe(1);
     const checked = await fresh({ bypassCSP: true });
     await checked.context.addCookies(await context.cookies());
     await checked.page.goto(`${t.issuer}/account`);

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { StoreConflictError } from "../../../src/store/types.ts";
+import { rejection } from "../../helpers/settle.ts";
 import { concurrently, seed_client, seed_pair, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 
@@ -23,7 +25,8 @@ export function device_authorization_tests(ctx: SuiteContext): void {
       expect(await store.find_device_authorization(row.user_code_hash, T0 + 1)).toEqual(row);
       expect(await store.find_device_authorization(row.user_code_hash, T0 + 600)).toBeNull();
       expect(await store.find_device_authorization(uid("uc"), T0 + 1)).toBeNull();
-      await expect(store.insert_device_authorization({ ...input(client.client_id), user_code_hash: row.user_code_hash })).rejects.toThrow();
+      // A user code taken by a live authorization: start_device_authorization draws another.
+      expect(await rejection(store.insert_device_authorization({ ...input(client.client_id), user_code_hash: row.user_code_hash }))).toBeInstanceOf(StoreConflictError);
     });
 
     test("polling: pending, slow_down raises the interval by 5 seconds, approval redeemed once, then used", async () => {
