@@ -36,6 +36,7 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_SIGNUP_PER_IP: "signup.per_ip",
   IDP_SIGNUP_WINDOW_SECONDS: "signup.window_seconds",
   IDP_INVITATION_TTL: "signup.invitation_ttl",
+  IDP_UNVERIFIED_ACCOUNT_DAYS: "signup.unverified_account_days",
   IDP_PASSWORD_MIN_LENGTH: "passwords.min_length",
   IDP_PASSWORD_MAX_LENGTH: "passwords.max_length",
   IDP_PASSWORD_RESET_TTL: "password_reset.ttl",
@@ -76,6 +77,7 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_RATE_LIMIT_TOKEN_PER_IP: "rate_limits.token_per_ip",
   IDP_RATE_LIMIT_REVOKE_PER_CLIENT: "rate_limits.revoke_per_client",
   IDP_RATE_LIMIT_REVOKE_PER_IP: "rate_limits.revoke_per_ip",
+  IDP_RATE_LIMIT_FEDERATION_START_PER_IP: "rate_limits.federation_start_per_ip",
   IDP_RATE_LIMIT_INTROSPECT_PER_CLIENT: "rate_limits.introspect_per_client",
   IDP_RATE_LIMIT_INTROSPECT_PER_IP: "rate_limits.introspect_per_ip",
   IDP_RATE_LIMIT_REGISTER_PER_CLIENT: "rate_limits.register_per_client",
@@ -83,8 +85,13 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_PASSKEYS: "passkeys",
   IDP_REQUIRE_2FA: "require_2fa",
   IDP_ADMIN_API: "admin_api",
+  IDP_ADMIN_CONSOLE: "admin_console.enabled",
+  IDP_ADMIN_GROUP: "admin_console.group",
   IDP_REQUIRE_PAR: "par.required",
   IDP_PAR_REQUEST_URI_TTL: "par.request_uri_ttl",
+  IDP_REQUEST_URI: "request_uri.enabled",
+  IDP_REQUEST_URI_MAX_BYTES: "request_uri.max_bytes",
+  IDP_PAIRWISE_SALT: "pairwise.salt",
   IDP_DEVICE_CODE_TTL: "device.code_ttl",
   IDP_DEVICE_POLL_INTERVAL: "device.interval",
   IDP_DEVICE_USER_CODE_ATTEMPTS: "device.user_code_attempts",
@@ -233,6 +240,8 @@ export function masked(config: Config): Record<string, unknown> {
   const federation = copy.federation as { secret_key?: string; upstreams?: { client_secret?: string }[] } | undefined;
   if (federation?.secret_key !== undefined) federation.secret_key = "********";
   for (const upstream of federation?.upstreams ?? []) if (upstream.client_secret !== undefined) upstream.client_secret = "********";
+  const pairwise = copy.pairwise as { salt?: string } | undefined;
+  if (pairwise?.salt !== undefined) pairwise.salt = "********";
   return copy;
 }
 

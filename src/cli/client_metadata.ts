@@ -12,7 +12,7 @@ export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "priva
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 // RFC 8628: the device grant, opted into per client (`--grant-type urn:ietf:params:oauth:grant-type:device_code`).
-export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"] as const;
+export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code", "urn:ietf:params:oauth:grant-type:token-exchange"] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
 export const DEFAULT_GRANT_TYPES: readonly GrantType[] = ["authorization_code", "refresh_token"];

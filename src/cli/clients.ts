@@ -25,6 +25,49 @@ function admin_flag(metadata: ClientMetadata, on: boolean): void {
   }
 }
 
+/** The token exchange flags (RFC 8693), shared by add and update. */
+const TOKEN_EXCHANGE_FLAG_SPECS = {
+  token_exchange: { type: "string" },
+  token_exchange_from: { type: "string", multiple: true },
+  token_exchange_resource: { type: "string", multiple: true },
+} as const;
+
+type TokenExchangeFlags = { token_exchange: string | undefined; token_exchange_from: string[]; token_exchange_resource: string[] };
+
+const TOKEN_EXCHANGE_MODES = ["impersonation", "delegation", "both"];
+const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
+
+/**
+ * Sets the client's token exchange policy (grants/token_exchange.ts) from the flags; `off`
+ * removes it. Operator-only, never registrable: it lets the client act as other clients' users.
+ */
+async function token_exchange_flags(store: Store, metadata: ClientMetadata, flags: TokenExchangeFlags, updating: boolean): Promise<boolean> {
+  const { token_exchange: mode, token_exchange_from: from, token_exchange_resource: resources } = flags;
+  if (mode === undefined) {
+    if (from.length > 0 || resources.length > 0) throw new UsageError("--token-exchange-from and --token-exchange-resource need --token-exchange impersonation|delegation|both");
+    return false;
+  }
+  if (updating && mode === "off") {
+    delete metadata.token_exchange;
+    return true;
+  }
+  if (!TOKEN_EXCHANGE_MODES.includes(mode)) throw new CliError(`--token-exchange "${mode}" is not one of ${[...TOKEN_EXCHANGE_MODES, ...(updating ? ["off"] : [])].join(", ")}`);
+  if (!(metadata.grant_types ?? []).includes(TOKEN_EXCHANGE_GRANT)) throw new CliError(`--token-exchange needs the client registered for the grant ${TOKEN_EXCHANGE_GRANT} (--grant-type)`);
+  if ((metadata.token_endpoint_auth_method ?? "client_secret_basic") === "none") throw new CliError("--token-exchange needs an authenticating client (not --auth-method none)");
+  if (from.length === 0) throw new CliError("--token-exchange needs --token-exchange-from CLIENT_ID (or *) naming whose tokens it may exchange");
+  if (resources.length === 0) throw new CliError("--token-exchange needs --token-exchange-resource URI naming a registered resource");
+  for (const uri of resources) {
+    if ((await store.get_resource_server(uri)) === null) throw new CliError(`--token-exchange-resource: no resource "${uri}" (register it with idp resources add)`);
+  }
+  metadata.token_exchange = {
+    subject_clients: [...new Set(from)],
+    impersonation: mode !== "delegation",
+    delegation: mode !== "impersonation",
+    resources: [...new Set(resources)],
+  };
+  return true;
+}
+
 async function find_client(store: Store, client_id: string): Promise<ClientRow> {
   return must(await store.get_client(client_id), `no client "${client_id}"`);
 }
@@ -87,6 +130,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     require_par: { type: "boolean" },
     dpop_bound: { type: "boolean" },
     ...GROUP_FLAG_SPECS,
+    ...TOKEN_EXCHANGE_FLAG_SPECS,
   });
   expect_positionals(positionals, []);
   const metadata = client_metadata({
@@ -112,6 +156,8 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   if (flags.require_par) metadata.require_pushed_authorization_requests = true;
   if (flags.dpop_bound) metadata.dpop_bound_access_tokens = true;
   const store = await ctx.store();
+  // Operator-only: RFC 8693 token exchange policy.
+  await token_exchange_flags(store, metadata, flags, false);
   Object.assign(metadata, await existing_groups(store, group_settings(metadata)));
   const { client, secret } = await create_client_with_secret(store, metadata, Math.floor(Date.now() / 1000));
   await ctx.audit({ type: "client_registered", client_id: client.client_id, details: { client_name: metadata.client_name ?? null } });
@@ -161,7 +207,7 @@ async function show(ctx: CliContext, argv: string[]): Promise<void> {
  * removes one. Other metadata is left as it is.
  */
 async function update(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { ...GROUP_FLAG_SPECS, clear: { type: "string", multiple: true }, require_2fa: { type: "string" }, admin: { type: "string" } });
+  const { flags, positionals } = parse_args(argv, { ...GROUP_FLAG_SPECS, ...TOKEN_EXCHANGE_FLAG_SPECS, clear: { type: "string", multiple: true }, require_2fa: { type: "string" }, admin: { type: "string" } });
   const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
   const given = group_flags(group_options(flags));
   if (flags.require_2fa !== undefined && flags.require_2fa !== "on" && flags.require_2fa !== "off") throw new CliError(`--require-2fa "${flags.require_2fa}" is not one of on, off`);
@@ -170,8 +216,8 @@ async function update(ctx: CliContext, argv: string[]): Promise<void> {
     if (!(GROUP_METADATA as readonly string[]).includes(name)) throw new CliError(`--clear "${name}" is not one of ${GROUP_METADATA.join(", ")}`);
     if (name in given) throw new UsageError(`--clear ${name} and a value for it: give one`);
   }
-  if (Object.keys(given).length === 0 && flags.clear.length === 0 && flags.require_2fa === undefined && flags.admin === undefined) {
-    throw new UsageError("clients update needs a change: --groups-claim, --groups-prefix, --strip-groups-prefix, --role, --allowed-group, --require-2fa, --admin or --clear");
+  if (Object.keys(given).length === 0 && flags.clear.length === 0 && flags.require_2fa === undefined && flags.admin === undefined && flags.token_exchange === undefined) {
+    throw new UsageError("clients update needs a change: --groups-claim, --groups-prefix, --strip-groups-prefix, --role, --allowed-group, --require-2fa, --admin, --token-exchange or --clear");
   }
   const store = await ctx.store();
   const client = await find_client(store, client_id);
@@ -180,11 +226,12 @@ async function update(ctx: CliContext, argv: string[]): Promise<void> {
   if (flags.require_2fa === "on") metadata.require_2fa = true;
   if (flags.require_2fa === "off") delete metadata.require_2fa;
   if (flags.admin !== undefined) admin_flag(metadata, flags.admin === "on");
+  const exchange = await token_exchange_flags(store, metadata, flags, true);
   // Stripping needs a prefix: clearing the prefix clears the stripping with it.
   if (metadata.groups_prefix === undefined) delete metadata.groups_prefix_strip;
   check_group_settings(group_settings(metadata));
   const updated = must(await store.update_client(client.client_id, { metadata }), `no client "${client_id}"`);
-  const changed = [...Object.keys(given), ...flags.clear, ...(flags.require_2fa === undefined ? [] : ["require_2fa"]), ...(flags.admin === undefined ? [] : ["admin"])];
+  const changed = [...Object.keys(given), ...flags.clear, ...(flags.require_2fa === undefined ? [] : ["require_2fa"]), ...(flags.admin === undefined ? [] : ["admin"]), ...(exchange ? ["token_exchange"] : [])];
   await ctx.audit({ type: "client_updated", client_id: client.client_id, details: { changed } });
   const shown = public_client(updated);
   ctx.emit(shown, (write) => {

@@ -36,6 +36,7 @@ Commands:
   groups                     manage groups of users and their members (add, list, remove, members)
   upstreams                  other identity providers to sign in with (add, list, show, remove, disable, enable)
   clients                    manage relying parties (add, list, show, update, remove, rotate-secret)
+  resources                  resource servers for resource indicators and JWT access tokens (add, list, show, remove)
   keys                       list and rotate signing keys
   registration-token         initial access tokens for dynamic client registration (create, list, revoke)
   audit list                 show the audit log
@@ -90,9 +91,9 @@ sessions, revokes the tokens issued in them and voids the user's password reset 
 send-reset mails the user a password reset link (valid IDP_PASSWORD_RESET_TTL seconds, 30
 minutes by default; a running server delivers it); it needs mail and an e-mail address on the
 account, and is refused for invited and disabled users. list and show print each user's status
-(active, unverified, invited or disabled). reset-2fa removes two-step verification (the
-authenticator app and the recovery codes) of a user who lost them, and also ends the user's
-sessions; the user signs in with the password and can set up the app again. show never prints the password hash or the
+(active, unverified, invited or disabled). reset-2fa removes the second factors (the
+authenticator app, the recovery codes and every passkey) of a user who lost them, and also ends
+the user's sessions; the user signs in with the password and can set them up again. show never prints the password hash or the
 TOTP secret. invite creates an account with no password (status invited) and mails the
 address a link to choose a username and password (valid IDP_INVITATION_TTL seconds, 7 days by
 default; a running server delivers the mail); it needs IDP_SIGNUP=invite or open, and mail.
@@ -107,13 +108,16 @@ ${COMMON}
   idp clients add --name N --redirect-uri U [--redirect-uri U2 ...]
                   [--auth-method client_secret_basic|client_secret_post|private_key_jwt|none]
                   [--grant-type authorization_code|refresh_token|client_credentials|
-                                urn:ietf:params:oauth:grant-type:device_code ...]
+                                urn:ietf:params:oauth:grant-type:device_code|
+                                urn:ietf:params:oauth:grant-type:token-exchange ...]
                   [--post-logout-redirect-uri U ...] [--skip-consent]
                   [--scope "openid profile ..."] [--application-type web|native]
                   [--jwks-uri URL | --jwks-json JSON] [--backchannel-logout-uri URL]
                   [--resource-server] [--groups-claim NAME] [--groups-prefix P]
                   [--strip-groups-prefix] [--role GROUP=VALUE ...] [--allowed-group G ...]
                   [--require-2fa] [--admin] [--require-par] [--dpop-bound]
+                  [--token-exchange impersonation|delegation|both
+                   --token-exchange-from CLIENT_ID|* ... --token-exchange-resource URI ...]
   idp clients list
   idp clients show <client_id>
   idp clients remove <client_id>
@@ -121,6 +125,8 @@ ${COMMON}
                   [--strip-groups-prefix] [--role GROUP=VALUE ...] [--allowed-group G ...]
                   [--clear groups_claim|groups_prefix|groups_prefix_strip|roles|allowed_groups ...]
                   [--require-2fa on|off] [--admin on|off]
+                  [--token-exchange impersonation|delegation|both|off
+                   --token-exchange-from CLIENT_ID|* ... --token-exchange-resource URI ...]
   idp clients rotate-secret <client_id>
 
 add prints the client_id and the client_secret; the secret is shown only once (it is stored
@@ -148,6 +154,13 @@ going on. Never settable by dynamic registration.
 API under /admin/api/v1. update --admin off takes the power away at once, tokens already
 issued included. Never settable by dynamic registration.
 
+--token-exchange: the client may use token exchange (RFC 8693; it needs --grant-type
+urn:ietf:params:oauth:grant-type:token-exchange and a secret or keys) to trade access tokens
+issued to the clients named by --token-exchange-from (* for any) for a token for one of the
+resources named by --token-exchange-resource (registered with idp resources add):
+impersonation without an actor_token, delegation with one (the new token names the actor in
+act). update replaces the whole policy; off removes it. Never settable by dynamic registration.
+
 Groups (released with the scope groups; never settable by dynamic registration):
 --groups-claim names the groups claim (default groups; registered names such as sub are
 refused). --groups-prefix releases only the groups starting with it; --strip-groups-prefix
@@ -159,6 +172,23 @@ the members given and leaves the rest; --clear removes one.
 Redirect URIs must be absolute, without a fragment; http is allowed only for localhost,
 127.0.0.1 and [::1]; custom schemes (com.example.app:/callback) only with
 --application-type native.
+
+${COMMON}
+`,
+  resources: `Usage:
+  idp resources add <uri> --scope S [--scope S ...] [--format opaque|jwt] [--ttl SECONDS]
+  idp resources list
+  idp resources show <uri>
+  idp resources remove <uri>
+
+A resource server is an API clients get access tokens for (RFC 8707 resource indicators): its
+URI is absolute, without fragment. A client sends resource=<uri> at /authorize (repeatable) and
+/token, or with client_credentials; the access token is then audience-restricted to it and
+carries only the granted scopes the resource accepts (--scope, repeatable or space-separated).
+An unregistered or unauthorized resource gets invalid_target. --format jwt issues RFC 9068 JWT
+access tokens (typ at+jwt, aud the resource, signed with the provider's keys, still revocable
+and introspectable); opaque (the default) tokens are checked by introspection. --ttl overrides
+IDP_ACCESS_TOKEN_TTL for this resource's tokens (60 to 86400 seconds).
 
 ${COMMON}
 `,
@@ -186,6 +216,8 @@ ${COMMON}
                   --userinfo-endpoint URL [--emails-endpoint URL] --client-id ID --client-secret-stdin
                   [--claim subject=id ...]
   idp upstreams add <name> --preset google|microsoft|github|gitlab [--tenant T] --client-id ID --client-secret-stdin
+                  [--group-map UPSTREAM_GROUP=LOCAL_GROUP ...] [--trust-upstream-mfa] [--mfa-acr ACR ...]
+  idp upstreams group-map <name> [UPSTREAM_GROUP=LOCAL_GROUP ...]
   idp upstreams list
   idp upstreams show <name>
   idp upstreams remove <name>
@@ -197,10 +229,16 @@ redirect URI that add prints (<issuer>/federation/<name>/callback) at the upstre
 secret is read from standard input and stored encrypted with IDP_SECRET_KEY (32 bytes,
 base64url); it is never printed. --policy jit (default) creates a local account on the first
 sign-in; link requires the user to link from the account page. --auto-link links to an existing
-account with the same e-mail, only when the upstream says it is verified. --claim maps the
-local claims subject, name, email, email_verified, picture, preferred_username, groups to the
-upstream's; upstream groups join existing local groups only. remove unlinks every account
-linked through the upstream.
+account with the same e-mail, only when the upstream says it is verified and the local account
+is active with that address verified here. --claim maps the local claims subject, name, email,
+email_verified, picture, preferred_username, groups to the upstream's. The upstream's groups
+change no membership here unless mapped: --group-map gitlab-org/ops=ops makes members of the
+upstream group gitlab-org/ops members of the existing local group ops at each sign-in through
+the upstream, and removes that membership when the upstream stops asserting the group (never
+one an administrator added). group-map replaces an upstream's mapping (none: clears it).
+--trust-upstream-mfa lets the upstream's multi-factor sign-in (amr, or an acr of --mfa-acr)
+stand in for the local second factor; by default the local one is asked for. remove unlinks
+every account linked through the upstream.
 
 ${COMMON}
 `,

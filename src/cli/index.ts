@@ -11,6 +11,7 @@ import { audit_commands } from "./audit.ts";
 import { clients_commands } from "./clients.ts";
 import { config_commands } from "./config.ts";
 import { groups_commands } from "./groups.ts";
+import { resources_commands } from "./resources.ts";
 import { upstreams_commands } from "./upstreams.ts";
 import { CliContext, type CliIo, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
@@ -33,6 +34,7 @@ const GROUPS: Record<string, Record<string, SubCommand>> = {
   groups: groups_commands,
   upstreams: upstreams_commands,
   clients: clients_commands,
+  resources: resources_commands,
   keys: keys_commands,
   "registration-token": registration_commands,
   audit: audit_commands,

@@ -6,7 +6,7 @@
  */
 import { PRESETS, preset_input } from "../oidc/federation/presets.ts";
 import { SecretKeyMissing } from "../oidc/federation/secret_box.ts";
-import { UpstreamInputError, new_upstream, redirect_uri, upstream_view, type UpstreamInput } from "../oidc/federation/upstreams.ts";
+import { UpstreamInputError, checked_group_map, new_upstream, redirect_uri, upstream_view, type UpstreamInput } from "../oidc/federation/upstreams.ts";
 import { StoreConflictError, type UpstreamKind, type UpstreamPolicy } from "../store/types.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
@@ -18,6 +18,17 @@ function claim_mapping(entries: string[]): Record<string, string> {
   for (const entry of entries) {
     const at = entry.indexOf("=");
     if (at <= 0 || at === entry.length - 1) throw new CliError(`--claim must be LOCAL=UPSTREAM (email=mail), not "${entry}"`);
+    mapping[entry.slice(0, at)] = entry.slice(at + 1);
+  }
+  return mapping;
+}
+
+/** `--group-map UPSTREAM=LOCAL`: the upstream group's members join the local group (the last `=` splits: upstream names may hold one). */
+function group_map(entries: string[]): Record<string, string> {
+  const mapping: Record<string, string> = {};
+  for (const entry of entries) {
+    const at = entry.lastIndexOf("=");
+    if (at <= 0 || at === entry.length - 1) throw new CliError(`--group-map must be UPSTREAM_GROUP=LOCAL_GROUP (gitlab-org/ops=ops), not "${entry}"`);
     mapping[entry.slice(0, at)] = entry.slice(at + 1);
   }
   return mapping;
@@ -40,6 +51,9 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     policy: { type: "string" },
     auto_link: { type: "boolean" },
     claim: { type: "string", multiple: true },
+    trust_upstream_mfa: { type: "boolean" },
+    group_map: { type: "string", multiple: true },
+    mfa_acr: { type: "string", multiple: true },
     disabled: { type: "boolean" },
   });
   const [name] = expect_positionals(positionals, ["name"]) as [string];
@@ -72,6 +86,9 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     claim_mapping: { ...(base.claim_mapping ?? {}), ...claim_mapping(flags.claim) },
     auto_link: flags.auto_link,
     enabled: !flags.disabled,
+    trust_upstream_mfa: flags.trust_upstream_mfa === true,
+    ...(flags.group_map.length === 0 ? {} : { group_map: group_map(flags.group_map) }),
+    ...(flags.mfa_acr.length === 0 ? {} : { mfa_acr_values: flags.mfa_acr }),
     ...(flags.client_secret_stdin ? { client_secret: await ctx.read_stdin() } : {}),
   };
   if (flags.client_secret_stdin && input.client_secret === "") throw new CliError("--client-secret-stdin: standard input is empty");
@@ -147,8 +164,30 @@ function set_enabled(enabled: boolean): SubCommand {
   };
 }
 
+/** `group-map NAME [UPSTREAM=LOCAL ...]`: replaces the upstream's group mapping (none clears it). */
+async function set_group_map(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [name, ...entries] = positionals;
+  if (name === undefined) throw new CliError("missing <name>");
+  const store = await ctx.store();
+  const current = must(await store.get_upstream(name), `no upstream "${name}"`);
+  let checked;
+  try {
+    checked = checked_group_map(group_map(entries));
+  } catch (error) {
+    if (error instanceof UpstreamInputError) throw new CliError(error.message);
+    throw error;
+  }
+  const row = must(await store.update_upstream(current.name, { group_map: checked }), `no upstream "${name}"`);
+  await ctx.audit({ type: "upstream_updated", details: { upstream: name, group_map: row.group_map } });
+  ctx.emit(upstream_view(ctx.config(), row), (write) => {
+    const pairs = Object.entries(row.group_map);
+    write(pairs.length === 0 ? `Upstream ${name} maps no groups.\n` : `Upstream ${name} maps ${pairs.map(([u, l]) => `${u} → ${l}`).join(", ")}.\n`);
+  });
+}
+
 /** The sub-commands, in the order the help lists them. */
-export const upstreams_commands: Record<string, SubCommand> = { add, list, show, remove, disable: set_enabled(false), enable: set_enabled(true) };
+export const upstreams_commands: Record<string, SubCommand> = { add, "group-map": set_group_map, list, show, remove, disable: set_enabled(false), enable: set_enabled(true) };
 
 /** The preset names, for the help. */
 export const PRESET_NAMES = Object.keys(PRESETS);

@@ -184,20 +184,20 @@ async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /**
- * For a user who lost their authenticator app and recovery codes (or whose account was taken
- * over and given someone else's app): removes the TOTP secret and the recovery codes, and ends
- * the sessions, so the next sign-in is with the password alone and the user can set up the app
- * again from the account page.
+ * For a user who lost their authenticator app, recovery codes or passkeys (or whose account was
+ * taken over and given someone else's app or passkey): removes the TOTP secret, the recovery
+ * codes and the passkeys, and ends the sessions (oidc/admin/users.ts reset_second_factors).
  */
 async function reset_2fa(ctx: CliContext, argv: string[]): Promise<void> {
   const { positionals } = parse_args(argv, {});
   const [username] = expect_positionals(positionals, ["username"]) as [string];
   const store = await ctx.store();
   const user = await find_user(store, username);
-  const { sessions_ended, tokens_revoked } = await as_cli(reset_second_factors(store, user, Math.floor(Date.now() / 1000)));
-  await ctx.audit({ type: "two_factor_removed", user_id: user.id, details: { sessions_ended, tokens_revoked } });
-  ctx.emit({ id: user.id, username: user.username, totp_enabled: false, sessions_ended, tokens_revoked }, (write) =>
-    write(`Removed two-step verification and the recovery codes of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),
+  const { totp_removed, passkeys_removed, sessions_ended, tokens_revoked } = await as_cli(reset_second_factors(store, user, Math.floor(Date.now() / 1000)));
+  await ctx.audit({ type: "two_factor_removed", user_id: user.id, details: { totp_removed, passkeys_removed, sessions_ended, tokens_revoked } });
+  const removed = [totp_removed ? "two-step verification and the recovery codes" : null, passkeys_removed > 0 ? `${passkeys_removed} passkey(s)` : null].filter((part) => part !== null).join(" and ");
+  ctx.emit({ id: user.id, username: user.username, totp_enabled: false, totp_removed, passkeys_removed, sessions_ended, tokens_revoked }, (write) =>
+    write(`Removed ${removed} of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),
   );
 }
 

@@ -143,6 +143,12 @@ export const ConfigSchema = z.strictObject({
       /** Sign-up attempts from one address per window before it gets 429. */
       per_ip: limit(10),
       window_seconds: seconds(3600),
+      /**
+       * Accounts never completed are deleted by the purge after this many days, so their usernames
+       * are not held forever: `unverified` ones this long after sign-up (no live verification link),
+       * `invited` ones this long after their last invitation link expired. 0 keeps them.
+       */
+      unverified_account_days: z.coerce.number().int().min(0, "must be 0 (keep them) or a number of days up to 365").max(365, "must be at most 365 days").default(30),
     })
     .prefault({}),
   /** The passwords people choose (oidc/account/password_policy.ts): account page, reset, sign-up, CLI. */
@@ -261,6 +267,10 @@ export const ConfigSchema = z.strictObject({
             auto_link: z.boolean().optional(),
             claim_mapping: z.record(z.string(), z.string()).optional(),
             enabled: z.boolean().optional(),
+            trust_upstream_mfa: z.boolean().optional(),
+            mfa_acr_values: z.array(z.string()).optional(),
+            /** Upstream group → existing local group: the only memberships its sign-ins change (none by default). */
+            group_map: z.record(z.string(), z.string()).optional(),
           }),
         )
         .default([]),
@@ -306,6 +316,11 @@ export const ConfigSchema = z.strictObject({
       /** Registration (RFC 7591, unauthenticated by default) and management (RFC 7592); 0 turns one off. */
       register_per_client: quota(60),
       register_per_ip: quota(60),
+      /**
+       * Sign-ins started through an upstream identity provider (GET /federation/NAME/start) from
+       * one address: each stores a pending state until it expires. 0 turns it off.
+       */
+      federation_start_per_ip: quota(60),
     })
     .prefault({}),
   /** Passkeys (WebAuthn): sign-in without a password, and a second factor beside TOTP. Off hides them everywhere. */
@@ -325,6 +340,17 @@ export const ConfigSchema = z.strictObject({
    * until an operator creates a client with `idp clients add --admin`; off answers 404 there.
    */
   admin_api: bool(true),
+  /**
+   * The admin web console at /admin (http/endpoints/admin_console/): for the browser sessions of
+   * active members of `group` who signed in with a second factor (oidc/admin/console.ts). Off
+   * answers 404 there; on by default as it grants nothing until someone is in that group.
+   */
+  admin_console: z
+    .strictObject({
+      enabled: bool(true),
+      group: z.string().regex(/^[A-Za-z0-9._:/-]{1,64}$/, "must be a group name: 1 to 64 ASCII letters, digits or - _ . : /").default("admins"),
+    })
+    .prefault({}),
   /**
    * The device authorization grant (RFC 8628), for clients registered with its grant type:
    * `code_ttl` is the lifetime of a device_code and its user_code (§3.2 expires_in; short, as the
@@ -350,6 +376,28 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       required: bool(false),
       request_uri_ttl: z.coerce.number().int().min(5).max(600).default(60),
+    })
+    .prefault({}),
+  /**
+   * Request objects by reference (OIDC Core §6.2): `request_uri` naming an https URL the client
+   * registered in `request_uris`, fetched through the outbound fence (oidc/outbound.ts). On by
+   * default: only registered URLs are fetched (require_request_uri_registration).
+   */
+  request_uri: z
+    .strictObject({
+      enabled: bool(true),
+      /** Largest request object fetched, bytes. */
+      max_bytes: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024),
+    })
+    .prefault({}),
+  /**
+   * Pairwise subject identifiers (OIDC Core §8.1): the secret salt of the sub computation. Without
+   * it no client may register subject_type pairwise and discovery lists public only. It must
+   * never change once a pairwise client exists (every sub it was given would change).
+   */
+  pairwise: z
+    .strictObject({
+      salt: z.string().min(32, "must be at least 32 characters of secret randomness (openssl rand -base64 32)").max(512).optional(),
     })
     .prefault({}),
   /**

@@ -13,6 +13,7 @@ import { csp_source } from "../oidc/clients.ts";
 import { layout_values, redirect_host } from "./pages/layout.ts";
 import { after_sign_in } from "../oidc/account/second_factor.ts";
 import type { Interaction } from "../oidc/interactions.ts";
+import { jarm_encoded } from "../oidc/jwt_responses.ts";
 import type { Provider } from "../oidc/provider.ts";
 import type { ClientRow, SessionRow } from "../store/types.ts";
 import { content_security_policy } from "./middleware/security_headers.ts";
@@ -43,8 +44,10 @@ export async function continue_after_sign_in(page: ResponderPage, idp: Provider,
   return next.kind === "respond" ? respond(page, idp, next.response, 303) : page.redirect_to(next.url, 303);
 }
 
-export function respond(page: ResponderPage, idp: Provider, response: ClientResponse, status: number): Html | Redirect {
-  if (response.response_mode === "query") return page.redirect_to(query_url(response), status);
+export async function respond(page: ResponderPage, idp: Provider, sent: ClientResponse, status: number): Promise<Html | Redirect> {
+  // JARM: a jwt response mode becomes one signed `response` parameter, then goes by its base mode.
+  const response = await jarm_encoded(idp, sent);
+  if (response.response_mode === "query" || response.response_mode === "fragment") return page.redirect_to(query_url(response), status);
   const headers = page.response.headers;
   const source = csp_source(response.redirect_uri);
   // form-action must allow the client's origin, or the browser refuses to post there.

@@ -14,6 +14,7 @@ import { AccountSessions } from "./endpoints/account/sessions.ts";
 import { Invitation } from "./endpoints/account/invitation.ts";
 import { AccountLogin } from "./endpoints/account/login.ts";
 import { AccountIdentities } from "./endpoints/account/identities.ts";
+import { AccountIdentityLink } from "./endpoints/account/identity_link.ts";
 import { FederationStart } from "./endpoints/federation/start.ts";
 import { FederationCallback } from "./endpoints/federation/callback.ts";
 import { AccountPassword } from "./endpoints/account/password.ts";
@@ -69,6 +70,9 @@ import { AdminGroupDelete } from "./endpoints/admin/groups/delete.ts";
 import { AdminGroupList } from "./endpoints/admin/groups/list.ts";
 import { AdminGroupMembers } from "./endpoints/admin/groups/members.ts";
 import { AdminGroupRemoveMember } from "./endpoints/admin/groups/remove_member.ts";
+import { AdminResourceCreate } from "./endpoints/admin/resources/create.ts";
+import { AdminResourceDelete } from "./endpoints/admin/resources/delete.ts";
+import { AdminResourceList } from "./endpoints/admin/resources/list.ts";
 import { AdminKeyList } from "./endpoints/admin/keys/list.ts";
 import { AdminKeyRotate } from "./endpoints/admin/keys/rotate.ts";
 import { AdminOpenApi } from "./endpoints/admin/openapi.ts";
@@ -84,6 +88,21 @@ import { AdminUserSendReset } from "./endpoints/admin/users/send_reset.ts";
 import { AdminUserSessions } from "./endpoints/admin/users/sessions.ts";
 import { AdminUserUpdate } from "./endpoints/admin/users/update.ts";
 import { AdminApiHandler } from "./middleware/admin_api.ts";
+import { AdminConsoleAudit } from "./endpoints/admin_console/audit.ts";
+import { AdminConsoleClientAction } from "./endpoints/admin_console/client_action.ts";
+import { AdminConsoleClientCreate } from "./endpoints/admin_console/client_create.ts";
+import { AdminConsoleClients } from "./endpoints/admin_console/clients.ts";
+import { AdminConsoleDashboard } from "./endpoints/admin_console/dashboard.ts";
+import { AdminConsoleGroupAction } from "./endpoints/admin_console/group_action.ts";
+import { AdminConsoleGroups } from "./endpoints/admin_console/groups.ts";
+import { AdminConsoleKeyRotate } from "./endpoints/admin_console/key_rotate.ts";
+import { AdminConsoleKeys } from "./endpoints/admin_console/keys.ts";
+import { AdminConsoleUser } from "./endpoints/admin_console/user.ts";
+import { AdminConsoleUserAction } from "./endpoints/admin_console/user_action.ts";
+import { AdminConsoleUserCreate } from "./endpoints/admin_console/user_create.ts";
+import { AdminConsoleUserInvite } from "./endpoints/admin_console/user_invite.ts";
+import { AdminConsoleUserUpdate } from "./endpoints/admin_console/user_update.ts";
+import { AdminConsoleUsers } from "./endpoints/admin_console/users.ts";
 import { ProviderErrorHandler, error_page } from "./errors.ts";
 import { MetricsHandler } from "./middleware/metrics.ts";
 import { ProtocolHandler } from "./middleware/protocol.ts";
@@ -155,16 +174,20 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     ResendVerification(idp),
     AccountSessions(idp),
     AccountEmail(idp),
-    // Sign-in with other identity providers (upstreams), and the account page's unlink.
+    // Sign-in with other identity providers (upstreams), and the account page's link (after
+    // re-authentication) and unlink.
     FederationStart(idp),
     FederationCallback(idp),
     AccountIdentities(idp),
+    AccountIdentityLink(idp),
     EmailConfirm(idp),
     // Sign-up (IDP_SIGNUP): the public page only when open; invitation links unless sign-up is off.
     ...(idp.config.signup.mode === "open" ? [Signup(idp)] : []),
     ...(idp.config.signup.mode === "off" ? [] : [Invitation(idp)]),
     // The admin REST API under /admin/api/v1 (IDP_ADMIN_API), with its OpenAPI document.
     ...(idp.config.admin_api ? admin_api(idp) : []),
+    // The admin web console at /admin (IDP_ADMIN_CONSOLE): admins' own browser sessions, with a second factor.
+    ...(idp.config.admin_console.enabled ? admin_console(idp) : []),
     // The built-in demo relying party, in development mode only.
     ...(idp.config.production ? [] : demo_endpoints(idp, backchannel(idp, static_files))),
     Static(idp, static_files),
@@ -183,11 +206,24 @@ function admin_api(idp: Provider): Item[] {
     AdminUserList(idp), AdminUserCreate(idp), AdminUserRead(idp), AdminUserUpdate(idp), AdminUserDelete(idp),
     AdminUserResetSecondFactors(idp), AdminUserSendReset(idp), AdminUserSessions(idp), AdminUserEndSessions(idp), AdminUserGrants(idp), AdminUserRevokeGrant(idp),
     AdminGroupList(idp), AdminGroupCreate(idp), AdminGroupDelete(idp), AdminGroupMembers(idp), AdminGroupAddMember(idp), AdminGroupRemoveMember(idp),
+    AdminResourceList(idp), AdminResourceCreate(idp), AdminResourceDelete(idp),
     AdminClientList(idp), AdminClientCreate(idp), AdminClientRead(idp), AdminClientUpdate(idp), AdminClientDelete(idp), AdminClientRotateSecret(idp),
     AdminAuditList(idp),
     AdminKeyList(idp), AdminKeyRotate(idp),
   ];
   return [...endpoints, AdminOpenApi(idp, endpoints)];
+}
+
+/** The admin console's pages (views/admin/), one endpoint per page or form. */
+function admin_console(idp: Provider): Item[] {
+  return [
+    AdminConsoleDashboard(idp),
+    AdminConsoleUsers(idp), AdminConsoleUserCreate(idp), AdminConsoleUserInvite(idp), AdminConsoleUser(idp), AdminConsoleUserUpdate(idp), AdminConsoleUserAction(idp),
+    AdminConsoleGroups(idp), AdminConsoleGroupAction(idp),
+    AdminConsoleClients(idp), AdminConsoleClientCreate(idp), AdminConsoleClientAction(idp),
+    AdminConsoleAudit(idp),
+    AdminConsoleKeys(idp), AdminConsoleKeyRotate(idp),
+  ];
 }
 
 /** The provider's own endpoints, answered in-process (built on first use): the demo's /token and /userinfo calls. */

@@ -18,14 +18,18 @@
  *   decision on a device authorization, RFC 8628: device.ts), device_code_reuse (a device code
  *   polled again after it yielded tokens), device_code_throttled (an address filled its window
  *   of wrong user codes at /device), dpop_key_mismatch (a DPoP-bound refresh
- *   token presented without a proof of its key: stolen? grants/refresh_token.ts), client_registered, client_updated,
+ *   token presented without a proof of its key: stolen? grants/refresh_token.ts), token_exchange (an RFC 8693
+ *   exchange granted, or refused by the client's policy: `details.mode`, `subject_client`, `resource`,
+ *   `details.reason`; grants/token_exchange.ts), client_registered, client_updated,
  *   client_deleted, keys_rotated, outbound_refused (a URL a client registered named a destination
  *   the provider does not call: outbound.ts), access_denied (a client's
  *   allowed_groups refused the user: groups.ts), federation_login (a sign-in through an upstream
  *   identity provider refused or failed: `details.upstream`, `details.reason`), federation_link,
  *   federation_unlink, federation_account_created (federation/flow.ts), admin_api (one call of the admin REST API:
  *   `client_id` the admin client that made it, `user_id` the user it acted on, `details` the
- *   method, path, status and action; http/middleware/admin_api.ts).
+ *   method, path, status and action; http/middleware/admin_api.ts), admin_console (one change made
+ *   in the admin web console, or refused: `user_id` the user it acted on, `details.actor`
+ *   `user:<id>` of the administrator, `details.action`; oidc/admin/console.ts).
  */
 import type { Provider } from "./provider.ts";
 import type { AuditEvent, JsonObject, UnixSeconds } from "../store/types.ts";

@@ -9,6 +9,7 @@ import { grant_id, ordered_secret, secret_key } from "./crypto/secrets.ts";
 import { PageError, type OAuthErrorCode } from "./errors.ts";
 import { ACCESS_DENIED_DESCRIPTION, check_group_access } from "./groups.ts";
 import type { Authentication, AuthorizationRequest, ResponseMode } from "./interactions.ts";
+import { names_user } from "./pairwise.ts";
 import type { Provider } from "./provider.ts";
 import { covers } from "./scopes.ts";
 import type { ClientRow, JsonObject } from "../store/types.ts";
@@ -23,20 +24,23 @@ export type Step =
 
 /** An authorization response (RFC 6749 §4.1.2, §4.1.2.1) and how it is delivered. */
 export type ClientResponse = {
+  /** The client the response is for (JARM §2.1: the aud of a JWT response). */
+  client_id: string;
   redirect_uri: string;
   response_mode: ResponseMode;
   /** Every response parameter, state and iss included. */
   params: Record<string, string>;
 };
 
-type ResponseTarget = Pick<AuthorizationRequest, "redirect_uri" | "state" | "response_mode">;
+type ResponseTarget = Pick<AuthorizationRequest, "redirect_uri" | "state" | "response_mode"> & ({ client_id: string } | { client: ClientRow });
 
 /** The response parameters plus `state` (when sent) and `iss` (RFC 9207 §2: on every response). */
 export function client_response(idp: Provider, request: ResponseTarget, values: Record<string, string>): ClientResponse {
   const params: Record<string, string> = { ...values };
   if (request.state !== null) params.state = request.state;
   params.iss = idp.config.issuer;
-  return { redirect_uri: request.redirect_uri, response_mode: request.response_mode, params };
+  const client_id = "client_id" in request ? request.client_id : request.client.client_id;
+  return { client_id, redirect_uri: request.redirect_uri, response_mode: request.response_mode, params };
 }
 
 /** RFC 6749 §4.1.2.1: error_description is limited to %x20-21 / %x23-5B / %x5D-7E. */
@@ -58,6 +62,8 @@ export function query_url(response: ClientResponse): string {
   const base = hash === -1 ? uri : uri.slice(0, hash);
   let query = "";
   for (const name in response.params) query += `${query === "" ? "" : "&"}${form_component(name)}=${form_component(response.params[name]!)}`;
+  // Fragment encoding (OAuth 2.0 Multiple Response Types §2.1): JARM's fragment.jwt.
+  if (response.response_mode === "fragment") return `${base}#${query}`;
   return `${base}${base.includes("?") ? "&" : "?"}${query}`;
 }
 
@@ -106,14 +112,15 @@ export function needs_step_up(request: AuthorizationRequest, authentication: Aut
 }
 
 /** OIDC Core §3.1.2.1 prompt, max_age, id_token_hint: must the user authenticate (again)? */
-function needs_login(idp: Provider, request: AuthorizationRequest, authentication: Authentication | null): boolean {
+function needs_login(idp: Provider, client: ClientRow, request: AuthorizationRequest, authentication: Authentication | null): boolean {
   if (authentication === null) return true;
   // select_account is treated as login: there is no account chooser, the sign-in page lets the
   // user pick the account (it is therefore not advertised in prompt_values_supported).
   if (request.prompt.includes("login") || request.prompt.includes("select_account")) return true;
   // max_age=0 always: times are whole seconds, so an elapsed 0 does not mean "just now".
   if (request.max_age !== null && (request.max_age === 0 || idp.now() - authentication.auth_time > request.max_age)) return true;
-  if (request.expected_sub !== null && request.expected_sub !== authentication.user_id) return true;
+  // The hint names the user as this client knows them: the pairwise sub for a pairwise client (pairwise.ts).
+  if (request.expected_sub !== null && !names_user(idp, client, request.expected_sub, authentication.user_id)) return true;
   return needs_step_up(request, authentication);
 }
 
@@ -151,9 +158,9 @@ export async function next_step(
     const { error, description } = no_ui_error(page);
     return back(error_response(idp, request, error, description));
   };
-  if (authentication === null || (!done.login && needs_login(idp, request, authentication))) return show("login");
+  if (authentication === null || (!done.login && needs_login(idp, client, request, authentication))) return show("login");
   // id_token_hint (§3.1.2.1): signed in now as someone else than the client expects → an error.
-  if (request.expected_sub !== null && request.expected_sub !== authentication.user_id) {
+  if (request.expected_sub !== null && !names_user(idp, client, request.expected_sub, authentication.user_id)) {
     return back(error_response(idp, request, "login_required", "the user signed in with another account than the one the client expected"));
   }
   // The client's access policy (groups.ts): checked once the user is known and before consent,
@@ -206,6 +213,8 @@ export async function issue_code(idp: Provider, request: AuthorizationRequest, a
       acr: acr_claim(request.acr_values, authentication.amr),
       claims: request.claims as JsonObject | null,
       dpop_jkt: request.dpop_jkt,
+      // RFC 8707 §2.2: the token request may narrow to any of these.
+      resources: request.resources.length === 0 ? null : request.resources,
       grant_id: grant_id(),
       created_at: now,
       expires_at: now + idp.config.tokens.code_ttl,

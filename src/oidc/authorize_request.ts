@@ -17,7 +17,9 @@ import { check_challenge } from "./pkce.ts";
 import type { Provider } from "./provider.ts";
 import { with_request_object, type RawParams } from "./request_object.ts";
 import { is_pushed_reference, pushed_params, requires_par } from "./request_uri.ts";
+import { authorize_resources } from "./resources.ts";
 import { check_scope } from "./scopes.ts";
+import { JARM_MODES } from "./jwt_responses.ts";
 import type { ClientRow } from "../store/types.ts";
 
 export type { RawParams } from "./request_object.ts";
@@ -81,7 +83,7 @@ export async function resolve_target(idp: Provider, sent: RawParams): Promise<Re
   }
   // Errors use the requested response mode once it is a supported one (an unsupported one is
   // itself reported, by query, in step 2).
-  const response_mode: ResponseMode = single(params, "response_mode") === "form_post" ? "form_post" : "query";
+  const response_mode = requested_response_mode(single(params, "response_mode"));
   // RFC 9126 §5, §6: the server or the client requires pushed requests; the redirect URI is
   // registered, so the refusal goes to the client.
   if (error === null && !pushed && requires_par(idp, client)) {
@@ -91,7 +93,13 @@ export async function resolve_target(idp: Provider, sent: RawParams): Promise<Re
 }
 
 const PROMPTS = new Set(["none", "login", "consent", "select_account"]);
-const RESPONSE_MODES = new Set(["query", "form_post"]);
+/** OAuth 2.0 Form Post Response Mode, and JARM §2.3 (jwt_responses.ts). */
+export const RESPONSE_MODES: readonly ResponseMode[] = ["query", "form_post", ...JARM_MODES];
+
+/** The mode errors and the response use: the requested one when supported, else query (its error then goes by query). */
+export function requested_response_mode(mode: string | undefined): ResponseMode {
+  return mode !== undefined && (RESPONSE_MODES as readonly string[]).includes(mode) ? (mode as ResponseMode) : "query";
+}
 
 /** A whole number of seconds, as max_age is sent (a string in a query, a number in a request object). */
 function parse_max_age(raw: string | undefined): number | null {
@@ -116,11 +124,12 @@ async function hinted_sub(idp: Provider, hint: string | undefined): Promise<stri
 export async function validate_request(idp: Provider, target: Target, params: RawParams): Promise<AuthorizationRequest> {
   const { client, redirect_uri, state, response_mode } = target;
   // RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once."
+  // RFC 8707 §2: except `resource`, which may be repeated to name several resources.
   for (const [name, value] of Object.entries(params)) {
-    if (Array.isArray(value)) throw new AuthorizationError("invalid_request", `${name} was sent more than once`);
+    if (Array.isArray(value) && name !== "resource") throw new AuthorizationError("invalid_request", `${name} was sent more than once`);
   }
   const mode = single(params, "response_mode");
-  if (mode !== undefined && !RESPONSE_MODES.has(mode)) throw new AuthorizationError("invalid_request", `response_mode ${mode} is not supported; use query or form_post`);
+  if (mode !== undefined && !(RESPONSE_MODES as readonly string[]).includes(mode)) throw new AuthorizationError("invalid_request", `response_mode ${mode} is not supported; use one of ${RESPONSE_MODES.join(", ")}`);
 
   const response_type = single(params, "response_type");
   if (response_type === undefined || response_type === "") throw new AuthorizationError("invalid_request", "response_type is required");
@@ -168,6 +177,9 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
   const dpop_jkt = single(params, "dpop_jkt");
   if (dpop_jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(dpop_jkt)) throw new AuthorizationError("invalid_request", "dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters)");
 
+  // RFC 8707 §2: every resource must be registered, else invalid_target on the redirect.
+  const resources = await authorize_resources(idp, params.resource);
+
   const login_hint = single(params, "login_hint")?.trim() ?? "";
   const nonce = single(params, "nonce");
   return {
@@ -188,5 +200,6 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     acr_values,
     dpop_jkt: dpop_jkt ?? null,
     device: null,
+    resources,
   };
 }

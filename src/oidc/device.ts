@@ -175,6 +175,8 @@ export function device_request(authorization: DeviceAuthorizationRow, user_code:
     acr_values: [],
     dpop_jkt: null,
     device: { device_code_hash: authorization.device_code_hash, user_code: format_user_code(user_code) },
+    // RFC 8707 is not part of the device flow here: its tokens are for this provider.
+    resources: [],
   };
 }
 

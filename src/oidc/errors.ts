@@ -44,7 +44,9 @@ export type OAuthErrorCode =
   // RFC 8628 §3.5: the answers to a device's poll of the token endpoint.
   | "authorization_pending"
   | "slow_down"
-  | "expired_token";
+  | "expired_token"
+  // RFC 8707 §2: a resource indicator that is invalid, unknown or not allowed (also RFC 8693 §2.2.2).
+  | "invalid_target";
 
 /** Every error a rule raises on purpose; anything else thrown is a bug (a 500 that logs its stack). */
 export abstract class ProtocolError extends Error {

@@ -11,6 +11,7 @@ import { group_claims } from "./groups.ts";
 import { OAuthError } from "./errors.ts";
 import type { Alg } from "./keys/keyring.ts";
 import { session_sid } from "./logout/sid.ts";
+import { subject_for } from "./pairwise.ts";
 import type { Provider } from "./provider.ts";
 import type { ClientRow, JsonObject, UserRow } from "../store/types.ts";
 
@@ -66,7 +67,8 @@ export async function sign_id_token(idp: Provider, input: IdTokenInput): Promise
     // The scope groups (or a claims request for them): groups and roles as the client maps them.
     ...(await group_claims(idp, client, user.id, input.scopes, requested, input.groups)),
     iss: idp.config.issuer,
-    sub: user.id,
+    // OIDC Core §8: the user's id, or its pairwise form for a pairwise client (pairwise.ts).
+    sub: subject_for(idp, client, user.id),
     aud: client.client_id,
     exp: now + idp.config.tokens.id_token_ttl,
     iat: now,

@@ -16,8 +16,12 @@ import type { Provider } from "./provider.ts";
 import type { ClaimsRequest } from "./claims_request.ts";
 import type { JsonObject } from "../store/types.ts";
 
-/** How the response goes back to the client (OAuth 2.0 Multiple Response Types §2.1, Form Post Response Mode). */
-export type ResponseMode = "query" | "form_post";
+/**
+ * How the response goes back to the client (OAuth 2.0 Multiple Response Types §2.1, Form Post
+ * Response Mode; JARM's *.jwt modes, jwt_responses.ts). `fragment` is only the delivery of
+ * fragment.jwt: a plain fragment response is not accepted for the code flow.
+ */
+export type ResponseMode = "query" | "form_post" | "fragment" | "jwt" | "query.jwt" | "fragment.jwt" | "form_post.jwt";
 
 /** A validated authorization request (OIDC Core §3.1.2.1), as the interaction keeps it. */
 export type AuthorizationRequest = {
@@ -47,6 +51,8 @@ export type AuthorizationRequest = {
    * than answering a redirect URI: the authorization, and its user code as shown to the user.
    */
   device: { device_code_hash: string; user_code: string } | null;
+  /** RFC 8707 §2: the registered resources the client asked tokens for (resources.ts); empty: none. */
+  resources: string[];
 };
 
 /** Fields added after the first release: interactions stored before them read as "not sent". */
@@ -58,6 +64,7 @@ const REQUEST_DEFAULTS: Omit<AuthorizationRequest, "client_id" | "redirect_uri" 
   acr_values: [],
   dpop_jkt: null,
   device: null,
+  resources: [],
 };
 
 /** Who authenticated in this interaction (or which session was reused). */

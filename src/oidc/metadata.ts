@@ -9,6 +9,7 @@ import type { Config } from "../config/schema.ts";
 import { CHALLENGE_METHODS } from "./pkce.ts";
 import { DPOP_ALGS } from "./dpop.ts";
 import { REQUEST_OBJECT_ALGS } from "./request_object.ts";
+import { JARM_MODES } from "./jwt_responses.ts";
 import { ADVERTISED_SCOPES } from "./scopes.ts";
 import { sha256 } from "./crypto/secrets.ts";
 import type { Discovery } from "./provider.ts";
@@ -25,7 +26,8 @@ export const INTROSPECTION_AUTH_METHODS = TOKEN_AUTH_METHODS.filter((method) => 
 export const ASSERTION_SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
 
 /** Grant types /token accepts (RFC 6749 §4.1, §4.4, §6; RFC 8628 §3.4 the device grant, grants/device_code.ts). */
-export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"] as const;
+// RFC 8693: token exchange, allowed per client by an operator-set policy (grants/token_exchange.ts).
+export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code", "urn:ietf:params:oauth:grant-type:token-exchange"] as const;
 
 /** Response types /authorize accepts: the code flow only. */
 export const RESPONSE_TYPES = ["code"] as const;
@@ -64,11 +66,16 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     jwks_uri: `${issuer}${PATHS.jwks}`,
     scopes_supported: [...ADVERTISED_SCOPES],
     response_types_supported: [...RESPONSE_TYPES],
-    // OAuth 2.0 Form Post Response Mode (form_post.ts).
-    response_modes_supported: ["query", "form_post"],
+    // OAuth 2.0 Form Post Response Mode (form_post.ts); JARM §2.3 (jwt_responses.ts).
+    response_modes_supported: ["query", "form_post", ...JARM_MODES],
     grant_types_supported: [...GRANT_TYPES],
-    subject_types_supported: ["public"],
+    // OIDC Core §8: pairwise only when the operator set its salt (pairwise.ts).
+    subject_types_supported: config.pairwise.salt === undefined ? ["public"] : ["public", "pairwise"],
     id_token_signing_alg_values_supported: order_algs(signing_algs),
+    // OIDC Discovery §3, RFC 9701 §7, JARM §4: signed (never encrypted) UserInfo, introspection and authorization responses.
+    userinfo_signing_alg_values_supported: order_algs(signing_algs),
+    introspection_signing_alg_values_supported: order_algs(signing_algs),
+    authorization_signing_alg_values_supported: order_algs(signing_algs),
     token_endpoint_auth_methods_supported: [...TOKEN_AUTH_METHODS],
     token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
     // RFC 7009 / RFC 8414 §2: revocation, with the same client authentication as /token.
@@ -90,9 +97,11 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     claims_parameter_supported: true,
     request_parameter_supported: true,
     request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
-    // OIDC Core §6.2 request_uri by reference to a client's URL: not supported. The
-    // urn:ietf:params:oauth:request_uri: references of PAR are (RFC 9126 §4).
-    request_uri_parameter_supported: false,
+    // OIDC Core §6.2 request_uri by reference to a URL the client registered (request_object.ts),
+    // unless the operator turned it off; the urn:ietf:params:oauth:request_uri: references of PAR
+    // work either way (RFC 9126 §4).
+    request_uri_parameter_supported: config.request_uri.enabled,
+    require_request_uri_registration: true,
     // RFC 9126 §5: pushed authorization requests, with the same client authentication as /token.
     pushed_authorization_request_endpoint: `${issuer}${PATHS.par}`,
     require_pushed_authorization_requests: config.par.required,
@@ -107,6 +116,9 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     // OIDC Back-Channel Logout §2.1: logout tokens to backchannel_logout_uri, with sid (also in ID Tokens).
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
+    // OIDC Front-Channel Logout §3: an iframe per client on the signed-out page, with iss and sid.
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
     // OIDC Discovery §3 / RFC 8414 §2: only when dynamic registration is enabled.
     ...(config.registration === "off" ? {} : { registration_endpoint: `${issuer}${PATHS.register}` }),
   };

@@ -1,7 +1,7 @@
 /**
  * The one way the provider fetches a URL that a client chose: `jwks_uri` (RFC 7591 §2, OIDC
- * Registration §2), `backchannel_logout_uri` (OIDC Back-Channel Logout §2.5), and later
- * `request_uri`, `sector_identifier_uri` and upstream identity providers. Such a request is made
+ * Registration §2), `backchannel_logout_uri` (OIDC Back-Channel Logout §2.5), `request_uri`
+ * (OIDC Core §6.2), `sector_identifier_uri` (OIDC Registration §5) and upstream identity providers. Such a request is made
  * by the provider, from inside its network, to a destination an outsider named: a server-side
  * request forgery (SSRF) channel unless it is fenced in. The fence follows the OWASP SSRF
  * Prevention Cheat Sheet ("Case 2: the application can send requests to any external address"):

@@ -11,7 +11,7 @@
  * - A DPoP proof sent with the push binds the code to its key (RFC 9449 §10.1).
  */
 import { random_token, sha256 } from "./crypto/secrets.ts";
-import { validate_request } from "./authorize_request.ts";
+import { requested_response_mode, validate_request } from "./authorize_request.ts";
 import { AuthorizationError, OAuthError } from "./errors.ts";
 import type { Provider } from "./provider.ts";
 import { with_request_object, type RawParams } from "./request_object.ts";
@@ -50,7 +50,7 @@ export async function push_request(idp: Provider, client: ClientRow, body: RawPa
     // confidential client) is not offered: it must be registered.
     if (typeof redirect_uri !== "string" || redirect_uri === "") throw new OAuthError("invalid_request", Array.isArray(redirect_uri) ? "redirect_uri was sent more than once" : "redirect_uri is required");
     if (!has_redirect_uri(client, redirect_uri)) throw new OAuthError("invalid_request", "redirect_uri is not registered for this client");
-    const response_mode = params.response_mode === "form_post" ? "form_post" : "query";
+    const response_mode = requested_response_mode(typeof params.response_mode === "string" ? params.response_mode : undefined);
     const state = typeof params.state === "string" ? params.state : null;
     await validate_request(idp, { client, redirect_uri, state, response_mode }, params);
   } catch (error) {

@@ -9,13 +9,17 @@
  * - OIDC Core §6.3.3: parameters inside the object override those of the query; client_id, and
  *   response_type when both carry one, must match. `iss` (when present) must be the client_id
  *   and `aud` must include our issuer (§6.1, RFC 9101 §4); exp/nbf are checked.
- * - `request_uri` by reference to a URL is not supported (request_uri_not_supported, OIDC Core
- *   §6.2, advertised as request_uri_parameter_supported false); the references of pushed
+ * - OIDC Core §6.2 `request_uri` by reference: the object is fetched from an https URL the
+ *   client registered in `request_uris` (OIDC Registration §2; require_request_uri_registration:
+ *   an exact match, query included — the fragment, which §6.2 lets a client use to tell versions
+ *   apart, is not sent), through outbound.ts (SSRF fence, time and size limits), each time: no
+ *   cache. Off with `request_uri.enabled` (request_uri_not_supported). The references of pushed
  *   requests (RFC 9126) are read before this (request_uri.ts).
  */
 import { UnsecuredJWT, decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
 import { ClientJwksError, client_keys } from "./client_jwks.ts";
 import { AuthorizationError } from "./errors.ts";
+import { OutboundError, outbound_fetch } from "./outbound.ts";
 import type { Provider } from "./provider.ts";
 import type { ClientRow } from "../store/types.ts";
 
@@ -76,8 +80,12 @@ function as_param(name: string, value: unknown): string {
  * AuthorizationError when the object is unusable or request_uri is used.
  */
 export async function with_request_object(idp: Provider, client: ClientRow, query: RawParams): Promise<RawParams> {
-  if (query.request_uri !== undefined) throw new AuthorizationError("request_uri_not_supported", "request_uri is not supported; send the request object by value in request");
-  const jwt = query.request;
+  let jwt = query.request;
+  if (query.request_uri !== undefined) {
+    // OIDC Core §6.1: request and request_uri "MUST NOT be used together".
+    if (jwt !== undefined) throw new AuthorizationError("invalid_request", "request and request_uri must not both be sent");
+    jwt = await fetch_request_object(idp, client, query.request_uri);
+  }
   if (jwt === undefined) return query;
   if (typeof jwt !== "string") throw new AuthorizationError("invalid_request", "request was sent more than once");
   const payload = await verify(idp, client, jwt);
@@ -89,6 +97,7 @@ export async function with_request_object(idp: Provider, client: ClientRow, quer
   // Null prototype: a "__proto__" claim stays a plain (ignored) name.
   const merged: RawParams = Object.assign(Object.create(null) as RawParams, query);
   delete merged.request;
+  delete merged.request_uri;
   for (const [name, value] of Object.entries(payload)) {
     if (JWT_CLAIMS.has(name)) continue;
     const param = as_param(name, value);
@@ -99,4 +108,43 @@ export async function with_request_object(idp: Provider, client: ClientRow, quer
     merged[name] = param;
   }
   return merged;
+}
+
+/** Whether `uri` is one of the client's request_uris (OIDC Registration §2), fragments aside. */
+export function is_registered_request_uri(client: ClientRow, uri: string): boolean {
+  const without_fragment = (value: string) => (value.includes("#") ? value.slice(0, value.indexOf("#")) : value);
+  const registered = client.metadata.request_uris ?? [];
+  return registered.some((value) => without_fragment(value) === without_fragment(uri));
+}
+
+/**
+ * OIDC Core §6.2: the request object the client published at `request_uri`. Errors:
+ * request_uri_not_supported when off, invalid_request_uri when not registered or not fetched
+ * (§6.2: "the Authorization Server MUST ... retrieve the contents"; what went wrong stays in
+ * our log, outbound.ts, never told to the caller).
+ */
+async function fetch_request_object(idp: Provider, client: ClientRow, request_uri: string | string[]): Promise<string> {
+  if (!idp.config.request_uri.enabled) throw new AuthorizationError("request_uri_not_supported", "request_uri is not supported; send the request object by value in request");
+  if (typeof request_uri !== "string") throw new AuthorizationError("invalid_request", "request_uri was sent more than once");
+  // OIDC Core §6.2: "The request_uri value MUST NOT exceed 512 ASCII characters".
+  if (request_uri.length > 512) throw new AuthorizationError("invalid_request_uri", "request_uri is longer than 512 characters");
+  // require_request_uri_registration: only URLs the client registered are fetched (an SSRF fence too).
+  if (!is_registered_request_uri(client, request_uri)) throw new AuthorizationError("invalid_request_uri", "request_uri is not one of the client's registered request_uris");
+  const url = request_uri.includes("#") ? request_uri.slice(0, request_uri.indexOf("#")) : request_uri;
+  let body: Uint8Array;
+  try {
+    const response = await outbound_fetch(idp, url, {
+      purpose: "request_uri",
+      client_id: client.client_id,
+      headers: { accept: "application/oauth-authz-req+jwt, application/jwt" },
+      max_bytes: idp.config.request_uri.max_bytes,
+    });
+    body = response.body;
+  } catch (error) {
+    if (error instanceof OutboundError) throw new AuthorizationError("invalid_request_uri", "the request object could not be fetched from request_uri");
+    throw error;
+  }
+  const jwt = new TextDecoder().decode(body).trim();
+  if (jwt === "") throw new AuthorizationError("invalid_request_uri", "request_uri answered an empty request object");
+  return jwt;
 }

@@ -12,10 +12,16 @@
  * refresh grants, access tokens included, with or without a refresh token) also carries
  * `family_id` = grant_id, so `revoke_family` ends a whole rotation chain at once (RFC 9700
  * §4.14.2, RFC 7009 §2.1); only client_credentials tokens have `family_id` null.
+ *
+ * The exception: a resource server an operator registered with `--format jwt` gets RFC 9068 JWT
+ * access tokens (jwt_access_token.ts), still recorded in the store so revocation and
+ * introspection work; a token for a resource (RFC 8707) records it as its audience.
  */
 import { is_issued_secret, ordered_secret, secret_key } from "./crypto/secrets.ts";
+import { jwt_token_key, looks_like_jwt, new_jti, sign_jwt_access_token, verified_jwt_key } from "./jwt_access_token.ts";
+import { subject_for } from "./pairwise.ts";
 import type { Provider } from "./provider.ts";
-import type { TokenKind, TokenRow } from "../store/types.ts";
+import type { JsonObject, ResourceServerRow, TokenKind, TokenRow } from "../store/types.ts";
 
 export type IssuedToken = { token: string; expires_in: number };
 
@@ -26,6 +32,10 @@ export type TokenBinding = Pick<
 > & {
   /** RFC 9449 §6: the thumbprint of the DPoP key the token is bound to (absent or null: a bearer token). */
   jkt?: string | null;
+  /** RFC 8707: a refresh token's authorized resources (an access token's audience is its `resource`). */
+  resources?: string[] | null;
+  /** RFC 8693 §4.1: the actor of a delegated token. */
+  act?: JsonObject | null;
 };
 
 /**
@@ -42,8 +52,40 @@ async function issue(idp: Provider, kind: TokenKind, binding: TokenBinding, ttl:
   return { token, expires_in: ttl };
 }
 
-export function issue_access_token(idp: Provider, binding: TokenBinding, now: number): Promise<IssuedToken> {
-  return issue(idp, "access", binding, idp.config.tokens.access_token_ttl, now);
+/**
+ * An access token; for a registered resource (RFC 8707) audience-restricted to it, with the
+ * resource's lifetime, and a JWT (RFC 9068) when the resource asked for that format.
+ */
+export function issue_access_token(idp: Provider, binding: TokenBinding, now: number, resource?: ResourceServerRow | null): Promise<IssuedToken> {
+  if (resource === undefined || resource === null) return issue(idp, "access", binding, idp.config.tokens.access_token_ttl, now);
+  const ttl = resource.access_token_ttl ?? idp.config.tokens.access_token_ttl;
+  const audienced: TokenBinding = { ...binding, resources: [resource.uri] };
+  if (resource.access_token_format === "opaque") return issue(idp, "access", audienced, ttl, now);
+  return issue_jwt_access_token(idp, audienced, resource.uri, ttl, now);
+}
+
+async function issue_jwt_access_token(idp: Provider, binding: TokenBinding, audience: string, ttl: number, now: number): Promise<IssuedToken> {
+  const jti = new_jti();
+  const client = binding.user_id === null ? null : await idp.store.get_client(binding.client_id);
+  const [token] = await Promise.all([
+    sign_jwt_access_token(idp, {
+      client_id: binding.client_id,
+      user_id: binding.user_id,
+      scope: binding.scope,
+      auth_time: binding.auth_time,
+      acr: binding.acr,
+      amr: binding.amr,
+      jkt: binding.jkt ?? null,
+      act: binding.act ?? null,
+      sub: binding.user_id === null ? null : client === null ? binding.user_id : subject_for(idp, client, binding.user_id),
+      audience,
+      jti,
+      iat: now,
+      exp: now + ttl,
+    }),
+    idp.store.insert_token({ ...binding, token_hash: jwt_token_key(jti), kind: "access", created_at: now, expires_at: now + ttl }),
+  ]);
+  return { token, expires_in: ttl };
 }
 
 /** A refresh token lives `refresh_token_ttl` from its issue; each rotation starts a new one. */
@@ -65,18 +107,25 @@ export function token_state(token: TokenRow | null, now: number): TokenState {
   return token.expires_at <= now ? "expired" : "active";
 }
 
-/** Finds a token of either kind by its value (null when it cannot be ours or is not stored). */
+/**
+ * Finds a token of either kind by its value (null when it cannot be ours or is not stored); a
+ * JWT access token (RFC 9068) by the jti of a JWT whose signature is ours.
+ */
 export async function find_token(idp: Provider, value: string): Promise<TokenRow | null> {
-  const hash = token_hash(value);
+  const hash = token_hash(value) ?? (looks_like_jwt(value) ? await verified_jwt_key(idp, value) : null);
   return hash === null ? null : idp.store.get_token(hash);
 }
 
 export type AccessTokenCheck = { ok: true; token: TokenRow } | { ok: false; reason: "unknown" | "expired" | "revoked" };
 
-/** Finds a live access token by its value. */
+/**
+ * Finds a live access token for this provider's own resources (/userinfo, the admin API) by its
+ * value. A token audience-restricted to a registered resource server (RFC 8707) is not for us:
+ * it reads as unknown here (RFC 9068 §4: a resource rejects tokens whose aud is not its own).
+ */
 export async function find_access_token(idp: Provider, value: string): Promise<AccessTokenCheck> {
   const token = await find_token(idp, value);
-  if (token === null || token.kind !== "access") return { ok: false, reason: "unknown" };
+  if (token === null || token.kind !== "access" || token.resources !== null) return { ok: false, reason: "unknown" };
   const state = token_state(token, idp.now());
   return state === "active" ? { ok: true, token } : { ok: false, reason: state };
 }

@@ -16,6 +16,7 @@ import type {
   MailRow,
   MailSummary,
   PushedRequestRow,
+  ResourceServerRow,
   SessionRow,
   TokenRow,
   UserRow,
@@ -106,6 +107,7 @@ export const code_spec: TableSpec<CodeRow> = {
   expires_at: "int",
   consumed_at: "int",
   dpop_jkt: "text",
+  resources: "json",
 };
 
 export const token_spec: TableSpec<TokenRow> = {
@@ -127,6 +129,17 @@ export const token_spec: TableSpec<TokenRow> = {
   revoked_at: "int",
   rotated_at: "int",
   jkt: "text",
+  resources: "json",
+  act: "json",
+};
+
+export const resource_server_spec: TableSpec<ResourceServerRow> = {
+  uri: "text",
+  scopes: "json",
+  access_token_format: "text",
+  access_token_ttl: "int",
+  created_at: "int",
+  updated_at: "int",
 };
 
 export const pushed_request_spec: TableSpec<PushedRequestRow> = {

@@ -23,6 +23,8 @@ import type {
   NewSession,
   NewToken,
   NewUser,
+  NewResourceServer,
+  ResourceServerRow,
   RotateRefreshResult,
   SessionRow,
   TokenRow,
@@ -174,6 +176,7 @@ export function code_row(input: NewCode): CodeRow {
     expires_at: input.expires_at,
     consumed_at: null,
     dpop_jkt: input.dpop_jkt ?? null,
+    resources: input.resources ?? null,
   };
 }
 
@@ -197,6 +200,20 @@ export function token_row(input: NewToken): TokenRow {
     revoked_at: null,
     rotated_at: null,
     jkt: input.jkt ?? null,
+    resources: input.resources ?? null,
+    act: input.act ?? null,
+  };
+}
+
+export function resource_server_row(input: NewResourceServer): ResourceServerRow {
+  const created = input.created_at ?? now_seconds();
+  return {
+    uri: input.uri,
+    scopes: input.scopes,
+    access_token_format: input.access_token_format ?? "opaque",
+    access_token_ttl: input.access_token_ttl ?? null,
+    created_at: created,
+    updated_at: input.updated_at ?? created,
   };
 }
 

@@ -19,6 +19,9 @@ export const upstream_spec: TableSpec<UpstreamRow> = {
   auto_link: "bool",
   claim_mapping: "json",
   enabled: "bool",
+  trust_upstream_mfa: "bool",
+  mfa_acr_values: "json",
+  group_map: "json",
   created_at: "int",
   updated_at: "int",
 };
@@ -41,7 +44,7 @@ export const upstream_state_spec: TableSpec<UpstreamStateRow> = {
 
 export function upstream_row(input: NewUpstream): UpstreamRow {
   const now = now_seconds();
-  return { ...input, scopes: [...input.scopes], created_at: input.created_at ?? now, updated_at: input.updated_at ?? input.created_at ?? now };
+  return { ...input, scopes: [...input.scopes], mfa_acr_values: [...input.mfa_acr_values], created_at: input.created_at ?? now, updated_at: input.updated_at ?? input.created_at ?? now };
 }
 
 export function federated_identity_row(input: NewFederatedIdentity): FederatedIdentityRow {

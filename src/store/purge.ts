@@ -5,6 +5,9 @@ import type { PurgeCounts } from "./types.ts";
 export const MAIL_KEEP_SENT_SECONDS = 7 * 24 * 3600;
 export const MAIL_KEEP_FAILED_SECONDS = 30 * 24 * 3600;
 
+/** How long an expired invitation link is kept (seconds): longer than IDP_UNVERIFIED_ACCOUNT_DAYS may be. */
+export const INVITATION_LINK_KEEP_SECONDS = 366 * 24 * 3600;
+
 export type PurgeTarget = { count: keyof PurgeCounts; table: string; expired: string };
 
 export const purge_targets: readonly PurgeTarget[] = [
@@ -16,7 +19,14 @@ export const purge_targets: readonly PurgeTarget[] = [
   { count: "jtis", table: "used_jtis", expired: "expires_at <= :now" },
   { count: "counters", table: "counters", expired: "reset_at <= :now" },
   { count: "initial_access_tokens", table: "initial_access_tokens", expired: "expires_at IS NOT NULL AND expires_at <= :now" },
-  { count: "user_tokens", table: "user_tokens", expired: "expires_at <= :now" },
+  // Expired invitation links are kept a year past their expiry: an invited account is deleted
+  // IDP_UNVERIFIED_ACCOUNT_DAYS (at most 365) after its last link expired (delete_stale_users).
+  // An expired link never works (its lookups require expires_at > now).
+  {
+    count: "user_tokens",
+    table: "user_tokens",
+    expired: `(purpose <> 'invitation' AND expires_at <= :now) OR (purpose = 'invitation' AND expires_at + ${INVITATION_LINK_KEEP_SECONDS} <= :now)`,
+  },
   { count: "webauthn_challenges", table: "webauthn_challenges", expired: "expires_at <= :now" },
   { count: "pushed_requests", table: "pushed_requests", expired: "expires_at <= :now" },
   { count: "device_authorizations", table: "device_authorizations", expired: "expires_at <= :now" },

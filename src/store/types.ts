@@ -37,6 +37,7 @@ export * from "./types/groups.ts";
 export * from "./types/pushed_requests.ts";
 export * from "./types/device_authorizations.ts";
 export * from "./types/federation.ts";
+export * from "./types/resource_servers.ts";
 
 import type { UserStore } from "./types/users.ts";
 import type { UserTokenStore } from "./types/user_tokens.ts";
@@ -57,6 +58,7 @@ import type { GroupStore } from "./types/groups.ts";
 import type { PushedRequestStore } from "./types/pushed_requests.ts";
 import type { DeviceAuthorizationStore } from "./types/device_authorizations.ts";
 import type { FederationStore } from "./types/federation.ts";
+import type { ResourceServerStore } from "./types/resource_servers.ts";
 
 /** The whole storage interface. */
 export interface Store
@@ -79,6 +81,7 @@ export interface Store
     PushedRequestStore,
     DeviceAuthorizationStore,
     FederationStore,
+    ResourceServerStore,
     LifecycleStore {}
 
 /** The data methods of the store: everything but opening, migrating, purging and closing. */

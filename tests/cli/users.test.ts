@@ -177,9 +177,11 @@ describe("idp users", () => {
       await store.update_user(user.id, { totp_secret: "JBSWY3DPEHPK3PXP", totp_enabled_at: now });
       await store.set_recovery_codes(user.id, ["hash-1", "hash-2"]);
       await store.create_session({ id_hash: "s1", user_id: user.id, auth_time: now, amr: ["pwd", "otp"], expires_at: now + 3600 });
+      await store.create_passkey({ credential_id: `cred-${crypto.randomUUID()}`, user_id: user.id, public_key: "AA", counter: 0, transports: ["internal"], backup_eligible: false, backup_state: false, aaguid: null, name: "Phone" });
       const reset = await box.run(["users", "reset-2fa", "alice", "--json"]);
       expect(reset.code).toBe(0);
-      expect(reset.json()).toMatchObject({ username: "alice", totp_enabled: false, sessions_ended: 1 });
+      expect(reset.json()).toMatchObject({ username: "alice", totp_enabled: false, totp_removed: true, passkeys_removed: 1, sessions_ended: 1 });
+      expect(await store.count_passkeys_for_user(user.id)).toBe(0);
       const after = (await store.get_user_by_username("alice"))!;
       expect([after.totp_secret, after.totp_enabled_at]).toEqual([null, null]);
       expect(await store.count_recovery_codes(user.id)).toBe(0);
@@ -192,7 +194,7 @@ describe("idp users", () => {
     }
     // Nothing left to reset, and unknown users: exit 1.
     const again = await box.run(["users", "reset-2fa", "alice"]);
-    expect([again.code, again.stderr]).toEqual([1, 'error: user "alice" has no two-step verification to reset\n']);
+    expect([again.code, again.stderr]).toEqual([1, 'error: user "alice" has no two-step verification or passkey to reset\n']);
     expect((await box.run(["users", "reset-2fa", "zed"])).stderr).toContain('no user "zed"');
   });
 

@@ -65,7 +65,7 @@ beforeAll(async () => {
   const up_port = free_port();
   upstream = await start_upstream(up_port, `${t.issuer}/federation/op/callback`);
   await t.store.create_upstream(
-    new_upstream(t.config, { name: "op", display_name: "Upstream OP", issuer: upstream_issuer, client_id: "our-idp", client_secret: UPSTREAM_SECRET, auto_link: true, policy: "jit" }),
+    new_upstream(t.config, { name: "op", display_name: "Upstream OP", issuer: upstream_issuer, client_id: "our-idp", client_secret: UPSTREAM_SECRET, auto_link: true, policy: "jit", group_map: { Staff: "Staff", NotHere: "NotHere" } }),
   );
   // An upstream nobody listens at.
   await t.store.create_upstream(new_upstream(t.config, { name: "down", display_name: "Down SSO", issuer: `http://127.0.0.1:${free_port()}`, client_id: "x", enabled: true }));
@@ -217,7 +217,9 @@ describe.skipIf(!chromium_available)("sign-in through oidc-provider", () => {
     await page.getByLabel("Password").fill(t.password);
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await page.waitForURL(`${t.issuer}/account`);
-    await page.getByRole("link", { name: "Link Upstream OP" }).click();
+    // Linking asks for the password again (account/identity_link.ts).
+    await page.locator("#link_current_password").fill(t.password);
+    await page.getByRole("button", { name: "Link Upstream OP" }).click();
     await upstream_sign_in(page, "link-me");
     await page.waitForURL(`${t.issuer}/account`);
     expect((await t.store.get_identity("op", "link-me"))?.user_id).toBe(bob.id);

@@ -274,6 +274,12 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
 
       test("remove it on the account page; the removed credential no longer signs in", async () => {
         await page.goto(`${t.issuer}/account`);
+        // Removing asks for the password first (re-authentication, as removing TOTP does).
+        await page.getByLabel("Your password to remove My laptop").fill("not the password");
+        await page.getByRole("button", { name: "Remove My laptop" }).click();
+        expect(await page.getByRole("alert").innerText()).toContain("Your password is not right");
+        expect(await t.store.count_passkeys_for_user(await user_id())).toBe(1);
+        await page.getByLabel("Your password to remove My laptop").fill(t.password);
         await page.getByRole("button", { name: "Remove My laptop" }).click();
         await page.waitForURL(/done=passkey_removed/);
         expect(await page.locator(".passkeys h3").count()).toBe(0);

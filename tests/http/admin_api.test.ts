@@ -254,6 +254,32 @@ for (const database of databases) {
       expect((await problem(await call("POST", `${API}/users/${nomail.id}/send-reset`), 409)).detail).toContain("e-mail");
     });
 
+    test("second factors reset removes passkeys too, says so, and refuses only a user with neither", async () => {
+      const passkey = (user_id: string, name: string) =>
+        op.store.create_passkey({ credential_id: `cred-${crypto.randomUUID()}`, user_id, public_key: "AA", counter: 0, transports: ["internal"], backup_eligible: false, backup_state: false, aaguid: null, name });
+      // A passkey as the only second factor (no authenticator app).
+      const hal = await op.add_user({ username: "hal", email: "hal@example.com" });
+      await passkey(hal.id, "Laptop");
+      await passkey(hal.id, "Phone");
+      await op.store.create_session({ id_hash: `s-${hal.id}`, user_id: hal.id, auth_time: op.clock.now(), amr: ["pwd", "hwk"], expires_at: op.clock.now() + 3600 });
+      const reset = await call("POST", `${API}/users/hal/reset-second-factors`);
+      expect(reset.status).toBe(200);
+      expect(await reset.json()).toEqual({ totp_removed: false, passkeys_removed: 2, sessions_ended: 1, tokens_revoked: 0 });
+      expect(await op.store.count_passkeys_for_user(hal.id)).toBe(0);
+      expect(await op.store.list_sessions_for_user(hal.id)).toEqual([]);
+      const events = await op.store.list_audit_events({ type: "admin_api", user_id: hal.id });
+      expect(events.at(-1)?.details).toMatchObject({ action: "two_factor_removed", passkeys_removed: 2, totp_removed: false });
+      // Nothing left: 409 naming both.
+      expect((await problem(await call("POST", `${API}/users/hal/reset-second-factors`), 409)).detail).toContain("passkey");
+      // TOTP and a passkey: both go.
+      const ida = await op.add_user({ username: "ida", totp_secret: "JBSWY3DPEHPK3PXP", totp_enabled_at: op.clock.now() });
+      await passkey(ida.id, "Key");
+      const both = (await (await call("POST", `${API}/users/ida/reset-second-factors`)).json()) as Record<string, unknown>;
+      expect(both).toMatchObject({ totp_removed: true, passkeys_removed: 1 });
+      const after = (await op.store.get_user_by_id(ida.id))!;
+      expect([after.totp_secret, after.totp_enabled_at, await op.store.count_passkeys_for_user(ida.id)]).toEqual([null, null, 0]);
+    });
+
     test("disabling a user refuses sign-in and ends their sessions", async () => {
       const dave = await op.add_user({ username: "dave", email: "dave@example.com" });
       await op.store.create_session({ id_hash: `s-${dave.id}`, user_id: dave.id, auth_time: op.clock.now(), amr: ["pwd"], expires_at: op.clock.now() + 3600 });

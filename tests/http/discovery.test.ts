@@ -37,8 +37,10 @@ describe("discovery", () => {
   test("advertises only what works", async () => {
     const meta = await metadata();
     expect(meta.response_types_supported).toEqual(["code"]);
-    expect(meta.response_modes_supported).toEqual(["query", "form_post"]);
-    expect(meta.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"]);
+    // JARM §2.3 besides query and form_post.
+    expect(meta.response_modes_supported).toEqual(["query", "form_post", "jwt", "query.jwt", "fragment.jwt", "form_post.jwt"]);
+    // RFC 8693 token exchange: usable only by clients with an operator-set policy (grants/token_exchange.ts).
+    expect(meta.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code", "urn:ietf:params:oauth:grant-type:token-exchange"]);
     // RFC 8628 §4.
     expect(meta.device_authorization_endpoint).toBe(`${t.issuer}/device_authorization`);
     expect(meta.code_challenge_methods_supported).toEqual(["S256"]);
@@ -53,7 +55,9 @@ describe("discovery", () => {
     expect(meta.authorization_response_iss_parameter_supported).toBe(true);
     expect(meta.request_parameter_supported).toBe(true);
     expect(meta.request_object_signing_alg_values_supported).toEqual(["none", "RS256", "PS256", "ES256", "EdDSA"]);
-    expect(meta.request_uri_parameter_supported).toBe(false);
+    // OIDC Core §6.2: only URLs the client registered in request_uris.
+    expect(meta.request_uri_parameter_supported).toBe(true);
+    expect(meta.require_request_uri_registration).toBe(true);
     expect(meta.claims_parameter_supported).toBe(true);
     expect(meta.prompt_values_supported).toEqual(["none", "login", "consent"]);
     expect(meta.scopes_supported).toEqual(["openid", "profile", "email", "address", "phone", "offline_access", "groups"]);

@@ -114,7 +114,8 @@ describe("form_post", () => {
   });
 
   test("unsupported response_mode → invalid_request (by redirect)", async () => {
-    for (const mode of ["fragment", "jwt", "form_post.jwt", ""]) {
+    // fragment is no mode for the code flow here; JARM's are fragment.jwt and friends (jwt_responses.test.ts).
+    for (const mode of ["fragment", "web_message", "form_post.jwe", ""]) {
       const started = await start(rp, { response_mode: mode });
       const { arrival } = await drive(new Browser(), started.url.href);
       expect(arrival.mode).toBe("query");

@@ -284,6 +284,60 @@ describe("account: adding, renaming and removing passkeys", () => {
     expect(events.map((e) => e.details?.passkey_id)).toEqual([a.id]);
   });
 
+  test("removing a passkey asks for the password (throttled, audited); without one, a recent sign-in", async () => {
+    const user = await t.add_user({ username: "wade" });
+    const key = await add_passkey(user, "Desk key");
+    const { browser, csrf } = await signed_in(user);
+    const page = await (await browser.get(`${t.url}/account`)).text();
+    expect(page).toContain(`id="passkey-remove-password-${key.id}"`);
+    const missing = await browser.post(`${t.url}/account/passkeys`, { csrf, action: "remove", passkey_id: key.id });
+    expect(missing.status).toBe(400);
+    expect(await missing.text()).toContain("Your password is not right: the passkey was not removed.");
+    const wrong = await browser.post(`${t.url}/account/passkeys`, { csrf, action: "remove", passkey_id: key.id, password: "nope" });
+    expect(wrong.status).toBe(400);
+    expect(await t.store.count_passkeys_for_user(user.id)).toBe(1);
+    const failures = await t.store.list_audit_events({ user_id: user.id, type: "passkey_removed" });
+    expect(failures.map((e) => [e.outcome, e.details?.reason])).toEqual([
+      ["failure", "wrong password"],
+      ["failure", "wrong password"],
+    ]);
+    const ok = await browser.post(`${t.url}/account/passkeys`, { csrf, action: "remove", passkey_id: key.id, password: t.password });
+    expect([ok.status, ok.headers.get("location")]).toEqual([303, `${t.issuer}/account?done=passkey_removed`]);
+    expect(await t.store.count_passkeys_for_user(user.id)).toBe(0);
+
+    // Without a password: a sign-in older than the re-authentication window is refused.
+    const passwordless = await t.store.create_user({ username: "xena", password_hash: "" });
+    const [a] = [await add_passkey(passwordless, "A"), await add_passkey(passwordless, "B")];
+    const stale = await signed_in(passwordless, 3600);
+    expect((await (await stale.browser.get(`${t.url}/account`)).text()).includes(`id="passkey-remove-password-${a!.id}"`)).toBe(false);
+    const refused = await stale.browser.post(`${t.url}/account/passkeys`, { csrf: stale.csrf, action: "remove", passkey_id: a!.id });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("sign out and sign in again");
+    expect(await t.store.count_passkeys_for_user(passwordless.id)).toBe(2);
+    const recent = await signed_in(passwordless, 10);
+    expect((await recent.browser.post(`${t.url}/account/passkeys`, { csrf: recent.csrf, action: "remove", passkey_id: a!.id })).status).toBe(303);
+    expect(await t.store.count_passkeys_for_user(passwordless.id)).toBe(1);
+  });
+
+  test("the account page re-rendered for another form's error keeps the passkey section whole (its script and Add form)", async () => {
+    const user = await t.add_user({ username: "yara" });
+    await t.store.update_user(user.id, { totp_secret: "JBSWY3DPEHPK3PXP", totp_enabled_at: t.clock.now() });
+    await add_passkey(user, "Desk key");
+    const { browser, csrf } = await signed_in(user);
+    const answers = [
+      await browser.post(`${t.url}/account/password`, { csrf, current_password: "wrong", new_password: "x", confirm_password: "x" }),
+      await browser.post(`${t.url}/account/totp`, { csrf, action: "remove", password: "wrong" }),
+      await browser.post(`${t.url}/account/email`, { csrf, new_email: "not an address", current_password: t.password }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get("content-security-policy")).toContain("script-src 'self';");
+      const html = await answer.text();
+      expect(html).toContain('id="passkey-form"');
+      expect(html).toContain(`<script src="${t.issuer}/static/passkeys.js" defer></script>`);
+    }
+  });
+
   test("a registration response bound to another session is refused", async () => {
     const user = await t.add_user({ username: "vera" });
     const first = await signed_in(user);

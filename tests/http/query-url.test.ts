@@ -18,7 +18,7 @@ test("query_url: keeps the redirect URI's query, drops its fragment, encodes lik
     for (const code of values) {
       for (const state of values) {
         const params = { code, state, iss: "https://idp.example.com/tenant" };
-        expect(query_url({ redirect_uri: uri, response_mode: "query", params })).toBe(expected(uri, params));
+        expect(query_url({ client_id: "rp", redirect_uri: uri, response_mode: "query", params })).toBe(expected(uri, params));
       }
     }
   }
@@ -27,6 +27,6 @@ test("query_url: keeps the redirect URI's query, drops its fragment, encodes lik
 test("query_url: errors, names that need encoding, and a changing issuer", () => {
   for (const iss of ["https://a.example.com", "https://b.example.com/x y", "https://a.example.com"]) {
     const params = { error: "access_denied", error_description: "the user said 'no' (twice)", "odd name": "v", iss };
-    expect(query_url({ redirect_uri: "https://rp.example.com/cb", response_mode: "query", params })).toBe(expected("https://rp.example.com/cb", params));
+    expect(query_url({ client_id: "rp", redirect_uri: "https://rp.example.com/cb", response_mode: "query", params })).toBe(expected("https://rp.example.com/cb", params));
   }
 });

@@ -119,10 +119,12 @@ describe("invalid_client_metadata: ID Token algorithm", () => {
   test("encrypted ID Tokens are refused, not ignored", async () => {
     await metadata_error({ id_token_encrypted_response_alg: "RSA-OAEP" });
   });
-  test("signed UserInfo is refused, not ignored", async () => {
-    await metadata_error({ userinfo_signed_response_alg: "RS256" });
+  test("signed UserInfo with an alg the keyring lacks, or none, is refused; encrypted UserInfo is refused, not ignored", async () => {
+    expect(await metadata_error({ userinfo_signed_response_alg: "PS256" })).toContain("userinfo_signed_response_alg");
+    expect(await metadata_error({ userinfo_signed_response_alg: "none" })).toContain("userinfo_signed_response_alg");
+    await metadata_error({ userinfo_encrypted_response_alg: "RSA-OAEP" });
   });
-  test("pairwise subjects are refused", async () => {
+  test("pairwise subjects are refused without a pairwise salt (IDP_PAIRWISE_SALT)", async () => {
     await metadata_error({ subject_type: "pairwise" });
   });
 });

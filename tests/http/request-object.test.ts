@@ -1,6 +1,7 @@
 /**
  * Request objects (OIDC Core §6.1, RFC 9101): unsigned ones, signed ones built by openid-client
- * (JAR) with a key the client registered, every refusal, and request_uri (not supported).
+ * (JAR) with a key the client registered, every refusal, and a request_uri the client did not
+ * register (by reference: tests/http/jwt_responses.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { UnsecuredJWT, exportJWK, generateKeyPair } from "jose";
@@ -127,15 +128,16 @@ describe("request objects", () => {
     expect_error(t, (await drive(new Browser(), url.href)).arrival, "invalid_request", "st-twice");
   });
 
-  test("request_uri by reference to a URL → request_uri_not_supported (pushed requests' URNs are tests/http/par.test.ts)", async () => {
+  test("request_uri naming a URL the client did not register → invalid_request_uri, nothing fetched (pushed requests' URNs are tests/http/par.test.ts)", async () => {
     const url = client.buildAuthorizationUrl(rp, { response_type: "code", scope: "openid", redirect_uri: REDIRECT_URI, state: "st-uri", request_uri: "https://rp.example.com/request.jwt" });
-    expect_error(t, (await drive(new Browser(), url.href)).arrival, "request_uri_not_supported", "st-uri");
+    expect_error(t, (await drive(new Browser(), url.href)).arrival, "invalid_request_uri", "st-uri");
   });
 
-  test("discovery advertises request objects by value, not by reference", () => {
+  test("discovery advertises request objects by value, and by reference to registered URLs", () => {
     const meta = rp.serverMetadata();
     expect(meta.request_parameter_supported).toBe(true);
-    expect(meta.request_uri_parameter_supported).toBe(false);
+    expect(meta.request_uri_parameter_supported).toBe(true);
+    expect(meta.require_request_uri_registration).toBe(true);
     expect(meta.request_object_signing_alg_values_supported).toEqual(["none", "RS256", "PS256", "ES256", "EdDSA"]);
   });
 });

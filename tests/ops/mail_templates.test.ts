@@ -22,6 +22,7 @@ const SAMPLES: { [T in keyof MailData]: MailData[T] } = {
   invitation: { name: NAME, link: `${ISSUER}/account/invitation?token=invite-token-3`, expires_hours: 72 },
   email_change_confirm: { name: NAME, link: `${ISSUER}/account/email?token=change-token-4`, new_email: "new@example.com", expires_minutes: 60 },
   email_change_notice: { name: NAME, new_email: "new@example.com" },
+  identity_linked: { name: NAME, upstream: `Git<b>Lab</b>`, upstream_email: "ada@gitlab.example" },
   account_exists: { name: NAME, username: "ada", sign_in_link: `${ISSUER}/account/login` },
   test: {},
 };

@@ -116,6 +116,7 @@ export const PROTOCOL_ERRORS = new Set([
   "account_selection_required",
   "request_not_supported",
   "request_uri_not_supported",
+  "invalid_request_uri",
   "invalid_request_object",
   "invalid_redirect_uri",
   "invalid_client_metadata",

@@ -23,6 +23,7 @@ import { user_token_tests } from "./suite/user_tokens.ts";
 import { passkey_tests } from "./suite/passkeys.ts";
 import { pushed_request_tests } from "./suite/pushed_requests.ts";
 import { device_authorization_tests } from "./suite/device_authorizations.ts";
+import { resource_server_tests } from "./suite/resource_servers.ts";
 
 /** One empty database of the adapter under test. */
 export type StoreTarget = {
@@ -102,5 +103,6 @@ export function store_suite(name: string, factory: StoreFactory): void {
     federation_tests(ctx);
     pushed_request_tests(ctx);
     device_authorization_tests(ctx);
+    resource_server_tests(ctx);
   });
 }

@@ -1,7 +1,8 @@
 /**
  * Around everything under /admin/api (mounted only when IDP_ADMIN_API is on), whatever answers:
- * - the caller is the client of a Bearer token with the `admin` scope (oidc/admin/auth.ts),
- *   checked before any endpoint runs; only the OpenAPI document is public (it holds no data);
+ * - the caller is the client of an access token with the `admin` scope (oidc/admin/auth.ts),
+ *   sent as Bearer, or as DPoP with a proof of its key when the token is DPoP-bound (RFC 9449
+ *   §7.1), checked before any endpoint runs; only the OpenAPI document is public (it holds no data);
  * - `Cache-Control: no-store` on every answer (the answers hold personal data);
  * - every error as a problem document (RFC 9457, http/problems.ts), framework errors included;
  * - every authenticated call audited (`admin_api`: the client that called, method, path, status,
@@ -11,7 +12,9 @@
  */
 import { Fw, type Context, type Next } from "../../fw/index.ts";
 import { record_event } from "../../oidc/audit.ts";
-import { AdminTokenRefused, admin_actor, type AdminActor } from "../../oidc/admin/auth.ts";
+import { AdminTokenRefused, admin_actor, type AdminActor, type AdminCredentials } from "../../oidc/admin/auth.ts";
+import { bearer_credentials, dpop_credentials } from "../../oidc/bearer.ts";
+import { nonce_to_send, resource_request_proof } from "../../oidc/dpop.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import type { JsonObject } from "../../store/types.ts";
 import { problem_of, problem_response } from "../problems.ts";
@@ -37,8 +40,14 @@ export class AdminApiHandler extends Fw.Handler {
     let response: Response;
     try {
       if (path !== OPENAPI_PATH) {
-        actor = await admin_actor(this.idp, context.headers.get("authorization"));
+        const credentials = await this.credentials(context);
+        actor = await admin_actor(this.idp, credentials);
         context.state.admin_actor = actor;
+        if (credentials?.proof != null) {
+          // RFC 9449 §8: with nonces required, answers to DPoP requests carry the current one.
+          const nonce = await nonce_to_send(this.idp);
+          if (nonce !== undefined) context.response.headers.set("dpop-nonce", nonce);
+        }
       }
       response = await next();
     } catch (thrown) {
@@ -47,6 +56,22 @@ export class AdminApiHandler extends Fw.Handler {
     }
     if (actor !== undefined) await this.audit(context, actor, response.status);
     return response;
+  }
+
+  /**
+   * The token of the Authorization header, Bearer (RFC 6750 §2.1) or DPoP (RFC 9449 §7.1), and for
+   * DPoP the verified proof of this request: `htm` the method, `htu` the issuer and the path (never
+   * the Host header), `ath` naming the token. Null without credentials.
+   */
+  private async credentials(context: Context): Promise<AdminCredentials | null> {
+    const realm = this.idp.config.issuer;
+    const authorization = context.headers.get("authorization");
+    const dpop_token = dpop_credentials(authorization, realm);
+    const token = dpop_token ?? bearer_credentials(authorization, realm);
+    if (token === null) return null;
+    if (dpop_token === null) return { token, proof: null };
+    const target = { htm: context.request.method, htu: `${realm}${context.request.path}`, access_token: token };
+    return { token, proof: await resource_request_proof(this.idp, context.headers.get("dpop"), target, realm) };
   }
 
   private problem(thrown: unknown, context: Context): Response {

@@ -25,6 +25,8 @@ export type AccountMessages = {
   /** A refused e-mail change, and the new address typed (kept in the field). */
   email_error?: string | null;
   new_email?: string | null;
+  /** A refused link of an upstream account (re-authentication failed). */
+  identity_error?: string | null;
 };
 
 /** The fixed confirmations an action redirects to (`/account?done=...`); nothing from the URL is echoed. */
@@ -107,6 +109,8 @@ export async function account_values(idp: Provider, session: AccountSession, mes
     // Sign-in with other identity providers: linked accounts, and the upstreams to link.
     identities: await identities_of(idp, user.id),
     identities_action: `${issuer}/account/identities`,
+    // Linking needs re-authentication (account/identity_link.ts): the password, when there is one.
+    identity_link: { action: `${issuer}/account/identities/link`, password: user.password_hash !== "", error: messages.identity_error ?? null },
     // Passkeys: null when they are off (IDP_PASSKEYS=off); the page then runs no script.
     ...(await passkeys_of(idp, session, messages.passkey_error ?? null)),
     actions: {

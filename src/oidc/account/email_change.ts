@@ -14,7 +14,7 @@ import { record_event } from "../audit.ts";
 import type { Provider } from "../provider.ts";
 import type { UserRow, UserTokenRow } from "../../store/types.ts";
 import { address_key, parse_address } from "./addresses.ts";
-import { LINK_PATHS, find_link_token, issue_link_token, redeem_link_token } from "./link_tokens.ts";
+import { LINK_PATHS, find_link_token, issue_link_token, redeem_link_token, void_address_links } from "./link_tokens.ts";
 
 export const EMAIL_CHANGE_PATH = LINK_PATHS.email_change;
 
@@ -59,8 +59,9 @@ export async function confirm_email_change(idp: Provider, token: string, ip: str
   }
   const changed = await idp.store.update_user(user.id, { email, email_verified: true });
   if (changed === null) return { kind: "invalid" };
-  // Verification links sent to the old address no longer fit the account.
-  await idp.store.delete_user_tokens(user.id, "email_verification");
+  // Reset, verification and other change links sent before no longer fit the account: a reset
+  // link in the old mailbox must not take over the account that moved away from it.
+  await void_address_links(idp.store, user.id);
   await record_event(idp, { type: "email_change", outcome: "success", user_id: user.id, ip });
   return { kind: "changed", user: changed };
 }

@@ -14,7 +14,7 @@
 import { random_token, sha256 } from "../crypto/secrets.ts";
 import { PageError } from "../errors.ts";
 import type { Provider } from "../provider.ts";
-import type { UserRow, UserTokenPurpose, UserTokenRow } from "../../store/types.ts";
+import type { Store, UserRow, UserTokenPurpose, UserTokenRow } from "../../store/types.ts";
 
 /** The page each purpose's link opens, below the issuer. */
 export const LINK_PATHS: { readonly [P in UserTokenPurpose]: string } = {
@@ -75,6 +75,17 @@ export async function redeem_link_token(idp: Provider, token: string | undefined
   if (row === null) return null;
   const user = await idp.store.get_user_by_id(row.user_id);
   return user === null ? null : { row, user };
+}
+
+/**
+ * Voids every link of the user, on every change of address (account page, administrator): each
+ * was mailed to an address and acts on the account (a password reset, an e-mail verification, an
+ * e-mail change, an invitation that sets the first password), and one still waiting in the old
+ * mailbox must not set a password or prove an address. An invited account whose address an
+ * administrator corrected gets a new invitation to the new address (`idp users invite`).
+ */
+export function void_address_links(store: Store, user_id: string): Promise<number> {
+  return store.delete_user_tokens(user_id);
 }
 
 const WHAT: { readonly [P in UserTokenPurpose]: { title: string; again: string } } = {

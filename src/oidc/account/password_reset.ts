@@ -7,8 +7,9 @@
  *   task that runs after the answer (`request_password_reset`). Each account is mailed at most
  *   `password_reset.per_account` links per window; past that, requests send nothing, silently.
  * - The link (link_tokens.ts): 256 random bits, stored as SHA-256, single use, valid
- *   `password_reset.ttl` seconds (30 minutes); a newer link, any password change or a reset
- *   voids it.
+ *   `password_reset.ttl` seconds (30 minutes); a newer link, any password change, a reset or a
+ *   change of e-mail address voids it, and it works only while the account's address is the one
+ *   it was mailed to (`reset_link_fits`).
  * - Resetting: the link's page asks for the new password (the policy, password_policy.ts) and,
  *   when the account has a second factor, for its code (`check_reset_second_factor`): a link in
  *   a mailbox must not be enough to take over an account protected by two factors. The POST
@@ -24,7 +25,7 @@ import { end_user_sessions } from "../sessions.ts";
 import type { Store, UnixSeconds, UserRow } from "../../store/types.ts";
 import { hash_password } from "../../platform/passwords.ts";
 import { address_key } from "./addresses.ts";
-import { issue_link_token } from "./link_tokens.ts";
+import { issue_link_token, type LinkTarget } from "./link_tokens.ts";
 import { check_second_factor, has_totp, type CodeInput } from "./second_factor.ts";
 
 export const FORGOT_PASSWORD_PATH = "/password/forgot";
@@ -155,6 +156,16 @@ export async function check_reset_second_factor(idp: Provider, user: UserRow, in
   if (!reset_needs_second_factor(user)) return null;
   if ((input.code ?? "").trim() === "" && (input.recovery_code ?? "").trim() === "") return "Enter the code from your authenticator app, or a recovery code.";
   return check_second_factor(idp, user, input, ip, null);
+}
+
+/**
+ * A reset link works only while the account's address is the one it was mailed to: a link left in
+ * a mailbox the owner moved away from must not take the account over. Changes of address void
+ * the links too (link_tokens.ts `void_address_links`); this holds whatever changed the address.
+ */
+export function reset_link_fits(target: LinkTarget): boolean {
+  const { row, user } = target;
+  return row.email !== null && user.email !== null && address_key(row.email) === address_key(user.email);
 }
 
 /** Voids the user's password reset links: after any change of password. */

@@ -9,7 +9,7 @@
  * - for the account page's own sign-in, in an interaction of its own (`params.account: true`).
  * Both are completed at /interaction/:id/two-factor.
  */
-import { requires_passkey, requires_two_factors } from "../acr.ts";
+import { needs_second_factor, requires_passkey, requires_two_factors } from "../acr.ts";
 import { record_event } from "../audit.ts";
 import { next_step, type ClientResponse } from "../authorization.ts";
 import { cookie_options, interaction_cookie_name, read_cookie, type CookieReader, type CookieToSet } from "../cookies.ts";
@@ -35,6 +35,11 @@ export type PendingSecondFactor = {
    * completes with these methods once the recovery codes were shown (two_factor.ts `continue`).
    */
   verified_amr?: string[];
+  /**
+   * The first step's methods when it was not a password: a sign-in through an upstream identity
+   * provider (["fed", …]); the second step's methods replace "pwd" with these (with_first_step).
+   */
+  first_amr?: string[];
 };
 
 /** A password step waiting for its code, loaded for the browser that started it. */
@@ -52,6 +57,8 @@ export type Pending = {
   verified_amr: string[] | null;
   /** The application's interaction; null for the account page's own sign-in. */
   interaction: Interaction | null;
+  /** PendingSecondFactor.first_amr: null after a password. */
+  first_amr: string[] | null;
 };
 
 /** RFC 8176 amr values of each way to sign in. */
@@ -91,10 +98,10 @@ export function two_factor_url(idp: Provider, id: string): string {
 }
 
 /** Records the password step in an application's interaction; returns the two-factor page. */
-export async function begin_for_interaction(idp: Provider, interaction_id: string, user: UserRow, enrol = false): Promise<string> {
+export async function begin_for_interaction(idp: Provider, interaction_id: string, user: UserRow, enrol = false, first_amr: string[] | null = null): Promise<string> {
   const row = await idp.store.get_interaction(interaction_id);
   if (row === null) throw expired_interaction();
-  const second_factor: PendingSecondFactor = { user_id: user.id, password_at: idp.now(), ...(enrol ? { enrol } : {}) };
+  const second_factor: PendingSecondFactor = { user_id: user.id, password_at: idp.now(), ...(enrol ? { enrol } : {}), ...(first_amr === null ? {} : { first_amr }) };
   await idp.store.update_interaction(interaction_id, { params: { ...row.params, second_factor } as unknown as JsonObject });
   return two_factor_url(idp, interaction_id);
 }
@@ -106,6 +113,36 @@ export async function begin_for_interaction(idp: Provider, interaction_id: strin
  * (acr phr) from a user without one, stops here, with a page that says what to do.
  */
 export async function after_password(idp: Provider, interaction: Interaction, user: UserRow): Promise<string | null> {
+  return after_first_step(idp, interaction, user, null);
+}
+
+/**
+ * After a sign-in through an upstream identity provider (`amr` ["fed", …]): the same second step
+ * as after a password, unless the upstream asserted a multi-factor sign-in the operator trusts
+ * (`upstream_mfa`, flow.ts upstream_methods) and that meets what the request asks (acr_values:
+ * a passkey here is still asked for `phr`). Null: the upstream's sign-in is enough. For the
+ * account page's own sign-in (no interaction): the step of begin_for_account, or null.
+ */
+export async function after_upstream(
+  idp: Provider,
+  interaction: Interaction | null,
+  user: UserRow,
+  amr: string[],
+  upstream_mfa: boolean,
+  cookies: CookieReader,
+): Promise<{ url: string; cookie: CookieToSet | null } | null> {
+  if (upstream_mfa && (interaction === null || !needs_second_factor(interaction.request.acr_values, amr))) return null;
+  if (interaction !== null) {
+    const url = await after_first_step(idp, interaction, user, amr);
+    return url === null ? null : { url, cookie: null };
+  }
+  const methods = await second_factors(idp, user);
+  if (has_any(methods)) return begin_for_account(idp, user, cookies, false, amr);
+  if (await second_factor_required(idp, null, user)) return begin_for_account(idp, user, cookies, true, amr);
+  return null;
+}
+
+async function after_first_step(idp: Provider, interaction: Interaction, user: UserRow, first_amr: string[] | null): Promise<string | null> {
   const methods = await second_factors(idp, user);
   const acr_values = interaction.request.acr_values;
   if (requires_passkey(acr_values) && methods.passkeys === 0) {
@@ -117,9 +154,9 @@ export async function after_password(idp: Provider, interaction: Interaction, us
       "access_denied",
     );
   }
-  if (has_any(methods)) return begin_for_interaction(idp, interaction.id, user);
+  if (has_any(methods)) return begin_for_interaction(idp, interaction.id, user, false, first_amr);
   const client = await idp.store.get_client(interaction.request.client_id);
-  if (await second_factor_required(idp, client, user)) return begin_for_interaction(idp, interaction.id, user, true);
+  if (await second_factor_required(idp, client, user)) return begin_for_interaction(idp, interaction.id, user, true, first_amr);
   if (requires_two_factors(acr_values)) {
     throw new PageError(
       "This application requires two-step verification",
@@ -131,12 +168,12 @@ export async function after_password(idp: Provider, interaction: Interaction, us
 }
 
 /** Starts the code step of the account page's own sign-in. */
-export async function begin_for_account(idp: Provider, user: UserRow, cookies: CookieReader, enrol = false): Promise<{ url: string; cookie: CookieToSet }> {
+export async function begin_for_account(idp: Provider, user: UserRow, cookies: CookieReader, enrol = false, first_amr: string[] | null = null): Promise<{ url: string; cookie: CookieToSet }> {
   const binding = read_cookie(cookies, interaction_cookie_name(idp)) ?? random_token(32);
   const id = random_token(32);
   const now = idp.now();
   const ttl = idp.config.tokens.interaction_ttl;
-  const second_factor: PendingSecondFactor = { user_id: user.id, password_at: now, ...(enrol ? { enrol } : {}) };
+  const second_factor: PendingSecondFactor = { user_id: user.id, password_at: now, ...(enrol ? { enrol } : {}), ...(first_amr === null ? {} : { first_amr }) };
   await idp.store.create_interaction({ id, params: { account: true, binding_hash: sha256(binding), second_factor } as unknown as JsonObject, created_at: now, expires_at: now + ttl });
   return { url: two_factor_url(idp, id), cookie: { name: interaction_cookie_name(idp), value: binding, options: cookie_options(idp, ttl) } };
 }
@@ -161,7 +198,17 @@ export async function load_pending(idp: Provider, id: string, cookies: CookieRea
   const methods = user === null ? { totp: false, passkeys: 0 } : await second_factors(idp, user);
   const enrol = !has_any(methods) && params.second_factor?.enrol === true;
   const verified_amr = params.second_factor?.verified_amr ?? null;
-  return { id, csrf, user: user !== null && (has_any(methods) || enrol) ? user : null, methods, enrol, verified_amr, interaction };
+  return { id, csrf, user: user !== null && (has_any(methods) || enrol) ? user : null, methods, enrol, verified_amr, interaction, first_amr: params.second_factor?.first_amr ?? null };
+}
+
+/**
+ * The session's methods once the second step is done: its own methods after a password, or with
+ * "pwd" replaced by the first step's methods after an upstream's sign-in (RFC 8176 §2: "fed"
+ * and a local "otp" or passkey; two factors, so "mfa").
+ */
+export function with_first_step(pending: Pick<Pending, "first_amr">, amr: string[]): string[] {
+  if (pending.first_amr === null) return amr;
+  return [...new Set([...pending.first_amr, ...amr.filter((method) => method !== "pwd"), "mfa"])];
 }
 
 /** The methods recorded by record_enrolment, once: they are cleared as they are taken. */

@@ -1,10 +1,15 @@
 /**
- * Who calls the admin API: the client of a Bearer access token (RFC 6750 §2.1) granted the
- * `admin` scope (scope.ts). Checked on every call like /userinfo checks its tokens (a lookup of
- * the hashed token, so a revocation works at once), and the client must still exist and still be
- * flagged admin: removing the flag ends its tokens' power without waiting for them to expire.
+ * Who calls the admin API: the client of an access token granted the `admin` scope (scope.ts),
+ * sent as Bearer (RFC 6750 §2.1) or, when the token is DPoP-bound, as `DPoP` with a proof of its
+ * key (RFC 9449 §7.1). Checked on every call like /userinfo checks its tokens (a lookup of the
+ * hashed token, so a revocation works at once; the same binding rule, so a stolen DPoP-bound
+ * token is useless without the key), and the client must still exist and still be flagged
+ * admin: removing the flag ends its tokens' power without waiting for them to expire.
+ *
+ * Reading the Authorization and DPoP headers and verifying the proof is the HTTP side's work
+ * (http/middleware/admin_api.ts); the rules here get the token and the verified proof.
  */
-import { bearer_credentials } from "../bearer.ts";
+import { check_token_binding, dpop_challenge, type VerifiedProof } from "../dpop.ts";
 import { BearerError } from "../errors.ts";
 import type { Provider } from "../provider.ts";
 import { split_scope } from "../scopes.ts";
@@ -24,19 +29,30 @@ export class AdminTokenRefused extends BearerError {
     description: string,
     realm: string,
     readonly client_id: string,
+    dpop: { algs: readonly string[]; nonce?: string } | null = null,
   ) {
-    super(code, description, realm);
+    super(code, description, realm, dpop);
     this.name = "AdminTokenRefused";
   }
 }
 
-export async function admin_actor(idp: Provider, authorization: string | null): Promise<AdminActor> {
+/** The credentials of an admin API call: the access token, and the verified DPoP proof when it came with the DPoP scheme. */
+export type AdminCredentials = { token: string; proof: VerifiedProof | null };
+
+export async function admin_actor(idp: Provider, credentials: AdminCredentials | null): Promise<AdminActor> {
   const realm = idp.config.issuer;
-  const token = bearer_credentials(authorization, realm);
   // RFC 6750 §3.1: no credentials, a challenge without an error code.
-  if (token === null) throw new BearerError(null, "an access token with the admin scope is required", realm);
-  const found = await find_access_token(idp, token);
-  if (!found.ok) throw new BearerError("invalid_token", `the access token is ${found.reason === "unknown" ? "invalid" : found.reason}`, realm);
+  if (credentials === null) throw new BearerError(null, "an access token with the admin scope is required", realm);
+  const found = await find_access_token(idp, credentials.token);
+  if (!found.ok) throw new BearerError("invalid_token", `the access token is ${found.reason === "unknown" ? "invalid" : found.reason}`, realm, credentials.proof === null ? null : dpop_challenge());
+  try {
+    // RFC 9449 §7.1, §7.2: a DPoP-bound token only with a proof of its key, a bearer token only as Bearer.
+    check_token_binding(found.token.jkt, credentials.proof, realm);
+  } catch (error) {
+    // A known client's token used without its key (stolen?): audited with that client.
+    if (error instanceof BearerError) throw new AdminTokenRefused("invalid_token", error.message, realm, found.token.client_id, error.dpop);
+    throw error;
+  }
   if (!split_scope(found.token.scope).includes(ADMIN_SCOPE)) {
     throw new AdminTokenRefused("insufficient_scope", `the access token was not granted the ${ADMIN_SCOPE} scope`, realm, found.token.client_id);
   }

@@ -5,8 +5,10 @@
  */
 import type { Config } from "../../config/schema.ts";
 import { hash_password } from "../../platform/passwords.ts";
-import { StoreConflictError, type NewUser, type Store, type UnixSeconds, type UserRow } from "../../store/types.ts";
+import { StoreConflictError, type NewUser, type Store, type UnixSeconds, type UserPatch, type UserRow } from "../../store/types.ts";
 import { username_form_problem } from "../../store/usernames.ts";
+import { address_key } from "../account/addresses.ts";
+import { void_address_links } from "../account/link_tokens.ts";
 import { check_password_policy } from "../account/password_policy.ts";
 import { end_user_sessions } from "../sessions.ts";
 import { AdminError, invalid_field } from "./errors.ts";
@@ -73,17 +75,26 @@ export async function create_user_with_password(
 
 export type SessionsEnded = { sessions_ended: number; tokens_revoked: number };
 
+/** What a reset of the second factors removed and ended. */
+export type SecondFactorsReset = SessionsEnded & { totp_removed: boolean; passkeys_removed: number };
+
 /**
- * For a user who lost their authenticator app and recovery codes (or whose account was taken
- * over and given someone else's app): removes the TOTP secret and the recovery codes, and ends
- * the sessions, so the next sign-in is with the password alone and the user can set up the app
- * again from the account page. Conflict when there is nothing to remove.
+ * For a user who lost their authenticator app, recovery codes or passkeys (or whose account was
+ * taken over and given someone else's app or passkey): removes the TOTP secret, the recovery
+ * codes and every passkey (a passkey is a second factor too, account/second_factor.ts), and ends
+ * the sessions, so the next sign-in is with the password alone (or, for an account without one,
+ * through a password reset link) and the user can set up the app or a passkey again from the
+ * account page. Conflict when there is neither a TOTP nor a passkey to remove.
  */
-export async function reset_second_factors(store: Store, user: UserRow, now: UnixSeconds): Promise<SessionsEnded> {
-  if (user.totp_secret === null && user.totp_enabled_at === null) throw new AdminError("conflict", `user "${user.username}" has no two-step verification to reset`);
-  await store.update_user(user.id, { totp_secret: null, totp_enabled_at: null });
+export async function reset_second_factors(store: Store, user: UserRow, now: UnixSeconds): Promise<SecondFactorsReset> {
+  const totp = user.totp_secret !== null || user.totp_enabled_at !== null;
+  const passkeys = await store.list_passkeys_for_user(user.id);
+  if (!totp && passkeys.length === 0) throw new AdminError("conflict", `user "${user.username}" has no two-step verification or passkey to reset`);
+  if (totp) await store.update_user(user.id, { totp_secret: null, totp_enabled_at: null });
   await store.set_recovery_codes(user.id, []);
-  return end_user_sessions(store, user.id, now);
+  let passkeys_removed = 0;
+  for (const passkey of passkeys) if (await store.delete_passkey(user.id, passkey.id)) passkeys_removed++;
+  return { totp_removed: totp, passkeys_removed, ...(await end_user_sessions(store, user.id, now)) };
 }
 
 /**
@@ -94,4 +105,36 @@ export async function disable_user(store: Store, user: UserRow, now: UnixSeconds
   const updated = await store.update_user(user.id, { status: "disabled" });
   if (updated === null) throw new AdminError("not_found", `no user "${user.id}"`);
   return { user: updated, ...(await end_user_sessions(store, user.id, now)) };
+}
+
+/** The members an administrator may change on a user (the API's PATCH, the console's edit form). */
+export type UserChange = Omit<UserPatch, "status" | "password_hash" | "totp_secret" | "totp_enabled_at" | "username"> & { status?: "active" | "disabled" | undefined };
+
+/**
+ * Applies an administrator's change to `current`: the profile members given (null clears one),
+ * and `status` (disabled: every later sign-in is refused and the sessions and tokens end now;
+ * active: enabled again). Invited and unverified accounts become active through their own link
+ * (account/invitations.ts, verification.ts), never here. An address that changes is no longer
+ * verified, unless the same change says it is, and the links mailed to the old one (password
+ * reset, verification, e-mail change, invitation) are voided (account/link_tokens.ts
+ * `void_address_links`). Returns the audit action and what ended.
+ */
+export async function change_user(store: Store, current: UserRow, change: UserChange, now: UnixSeconds): Promise<{ user: UserRow; action: string; ended: SessionsEnded | null }> {
+  const { status, ...profile } = change;
+  if (status === "active" && (current.status === "invited" || current.status === "unverified")) {
+    throw new AdminError("conflict", `user "${current.username}" is ${current.status}: the account becomes active when its link is followed`);
+  }
+  const patch: UserPatch = { ...profile } as UserPatch;
+  if (profile.email !== undefined && profile.email !== current.email && profile.email_verified === undefined) patch.email_verified = false;
+  if (profile.phone_number !== undefined && profile.phone_number !== current.phone_number && profile.phone_number_verified === undefined) patch.phone_number_verified = false;
+  if (status === "active" && current.status === "disabled") patch.status = "active";
+  const user = Object.keys(patch).length === 0 ? current : ((await store.update_user(current.id, patch)) ?? current);
+  // Another spelling of the same address (case, an IDN domain) reaches the same mailbox: its links stay.
+  const moved = profile.email !== undefined && (profile.email === null || current.email === null ? profile.email !== current.email : address_key(profile.email) !== address_key(current.email));
+  if (moved) await void_address_links(store, current.id);
+  if (status === "disabled" && current.status !== "disabled") {
+    const disabled = await disable_user(store, user, now);
+    return { user: disabled.user, action: "user_disabled", ended: { sessions_ended: disabled.sessions_ended, tokens_revoked: disabled.tokens_revoked } };
+  }
+  return { user, action: status === "active" && current.status === "disabled" ? "user_enabled" : "user_updated", ended: null };
 }

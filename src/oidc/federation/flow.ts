@@ -14,10 +14,12 @@
 import * as client from "openid-client";
 import { record_event } from "../audit.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
-import { PageError } from "../errors.ts";
+import { PageError, Throttled } from "../errors.ts";
 import { OutboundError, outbound_fetch } from "../outbound.ts";
 import type { Provider } from "../provider.ts";
 import type { JsonObject, UpstreamRow, UserRow } from "../../store/types.ts";
+import { address_key, parse_address } from "../account/addresses.ts";
+import { send_link_notice } from "./link_notice.ts";
 import { open_secret } from "./secret_box.ts";
 import { DEFAULT_CLAIM_MAPPING, redirect_uri } from "./upstreams.ts";
 
@@ -27,9 +29,31 @@ export const AMR_FEDERATED = "fed";
 /**
  * The upstream's own methods kept in the session's amr next to "fed" (RFC 8176 §2): a second
  * factor at the upstream then counts for `acr_values=mfa` here (acr.ts). Passkey methods are not
- * kept: their phishing resistance is the upstream's origin, not ours.
+ * kept: their phishing resistance is the upstream's origin, not ours (a passkey at the upstream
+ * counts as "mfa", below).
  */
 const KEPT_UPSTREAM_AMR = ["pwd", "otp", "mfa"];
+
+/**
+ * Upstream amr values (RFC 8176 §2) that mean a multi-factor sign-in there: with the upstream's
+ * `trust_upstream_mfa`, they stand in for the local second factor (the session gets "mfa").
+ */
+export const UPSTREAM_MFA_AMR = ["mfa", "otp", "hwk", "swk", "sms", "tel"];
+
+/**
+ * What the upstream said about its own sign-in, as our methods: "fed", its password and
+ * one-time-code methods, and "mfa" when it asserted a multi-factor sign-in (an amr of
+ * UPSTREAM_MFA_AMR, or an `acr` the operator listed in `mfa_acr_values`; OIDC Core §2) and the
+ * operator trusts it to (`trust_upstream_mfa`). An untrusted upstream's second factor is
+ * dropped: the local one is asked for instead.
+ */
+export function upstream_methods(upstream: Pick<UpstreamRow, "trust_upstream_mfa" | "mfa_acr_values">, amr: unknown, acr: unknown): { amr: string[]; mfa: boolean } {
+  const said = Array.isArray(amr) ? amr.filter((method): method is string => typeof method === "string") : [];
+  const mfa = upstream.trust_upstream_mfa && (said.some((method) => UPSTREAM_MFA_AMR.includes(method)) || (typeof acr === "string" && upstream.mfa_acr_values.includes(acr)));
+  const kept = KEPT_UPSTREAM_AMR.filter((method) => said.includes(method) && (upstream.trust_upstream_mfa || method === "pwd"));
+  if (mfa && !kept.includes("mfa")) kept.push("mfa");
+  return { amr: [AMR_FEDERATED, ...kept], mfa };
+}
 
 /** Every status but redirects reaches openid-client, which reads OAuth error bodies itself. */
 const ANSWERED = [...Array(100).keys()].map((i) => 200 + i).concat([...Array(200).keys()].map((i) => 400 + i));
@@ -119,6 +143,23 @@ function unavailable(upstream: UpstreamRow): PageError {
   );
 }
 
+/**
+ * Counts one start of an upstream sign-in from address `ip` (`rate_limits.federation_start_per_ip`
+ * per window, any upstream): each start stores a pending state row and sends the browser away, so
+ * a flood from one address is refused (Throttled: 429, Retry-After) before anything is stored.
+ */
+export async function count_upstream_start(idp: Provider, ip: string): Promise<void> {
+  const rules = idp.config.rate_limits;
+  if (!rules.enabled || rules.federation_start_per_ip === 0) return;
+  const now = idp.now();
+  const state = await idp.store.hit(`rl:fedstart:a:${sha256(ip)}`, rules.window_seconds, now);
+  if (state.count > rules.federation_start_per_ip) {
+    // Audited once per window (the first refusal): a flood must not become one audit row per request.
+    if (state.count === rules.federation_start_per_ip + 1) await record_event(idp, { type: "federation_login", outcome: "failure", ip, details: { reason: "rate limited" } });
+    throw new Throttled("Too many sign-ins were started from your network. Wait a minute and try again.", state.reset_at - now);
+  }
+}
+
 export async function enabled_upstream(idp: Provider, name: string): Promise<UpstreamRow> {
   const upstream = await idp.store.get_upstream(name);
   if (upstream === null || !upstream.enabled) throw new PageError("Unknown sign-in method", "This way of signing in is not configured here.", "invalid_request", true);
@@ -196,6 +237,10 @@ export type UpstreamOutcome = {
   /** "linked": a signed-in user linked this upstream from the account page; no new session. */
   kind: "signed_in" | "linked";
   amr: string[];
+  /** The upstream asserted a multi-factor sign-in and the operator trusts it (upstream_methods). */
+  upstream_mfa: boolean;
+  /** The upstream ID Token's `acr`, as it said it (recorded in the audit log). */
+  upstream_acr: string | null;
 };
 
 function refused(title: string, message: string): PageError {
@@ -233,7 +278,8 @@ export async function complete_upstream(idp: Provider, name: string, query: URLS
   for (const [key, value] of query) current.searchParams.append(key, value);
 
   let claims: Record<string, unknown>;
-  let upstream_amr: string[] = [];
+  let upstream_amr: unknown = undefined;
+  let upstream_acr: string | null = null;
   try {
     const tokens = await client.authorizationCodeGrant(config, current, {
       pkceCodeVerifier: data.verifier,
@@ -244,7 +290,8 @@ export async function complete_upstream(idp: Provider, name: string, query: URLS
     if (upstream.kind === "oidc") {
       const id_claims = tokens.claims()!;
       claims = { ...id_claims };
-      if (Array.isArray(id_claims.amr)) upstream_amr = KEPT_UPSTREAM_AMR.filter((method) => (id_claims.amr as unknown[]).includes(method));
+      upstream_amr = id_claims.amr;
+      if (typeof id_claims.acr === "string") upstream_acr = id_claims.acr.slice(0, 255);
       if (config.serverMetadata().userinfo_endpoint !== undefined) {
         // OIDC Core §5.3.2: userinfo's sub must be the ID Token's (openid-client checks it).
         const userinfo = await client.fetchUserInfo(config, tokens.access_token, id_claims.sub);
@@ -277,7 +324,21 @@ export async function complete_upstream(idp: Provider, name: string, query: URLS
     throw unavailable(upstream);
   }
   const local = await local_account(idp, upstream, profile, data, ip);
-  return { ...local, amr: [...local.amr, ...upstream_amr], upstream, interaction_id: data.interaction_id };
+  const methods = upstream_methods(upstream, upstream_amr, upstream_acr);
+  // The upstream's own words about its sign-in, as it said them (its acr is its vocabulary).
+  await record_event(idp, {
+    type: "federation_login",
+    outcome: "success",
+    user_id: local.user.id,
+    ip,
+    details: {
+      upstream: name,
+      upstream_amr: Array.isArray(upstream_amr) ? upstream_amr.filter((m): m is string => typeof m === "string").slice(0, 10) : null,
+      upstream_acr,
+      upstream_mfa: methods.mfa,
+    },
+  });
+  return { ...local, amr: methods.amr, upstream_mfa: methods.mfa, upstream_acr, upstream, interaction_id: data.interaction_id };
 }
 
 /**
@@ -311,7 +372,10 @@ async function local_account(
       await record_event(idp, { type: "federation_link", outcome: "failure", user_id: user.id, ip, details: { ...details("manual"), reason: "linked to another account" } });
       throw refused("Already linked", `This ${upstream.display_name} account is already linked to another account here.`);
     }
-    if (identity === null) await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email });
+    if (identity === null) {
+      await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email });
+      await send_link_notice(idp, user, upstream, profile.email);
+    }
     await record_event(idp, { type: "federation_link", outcome: "success", user_id: user.id, ip, details: details("manual") });
     return { user, kind: "linked", amr };
   }
@@ -320,27 +384,44 @@ async function local_account(
     const user = await idp.store.get_user_by_id(identity.user_id);
     if (user === null) throw refused("Account not found", "The account linked to this sign-in no longer exists.");
     await idp.store.touch_identity(upstream.name, profile.subject, idp.now());
-    await map_groups(idp, user, profile);
+    await map_groups(idp, upstream, user, profile, ip);
     return { user, kind: "signed_in", amr };
   }
 
-  // First sign-in with this upstream account.
-  const same_email = profile.email === null ? [] : await idp.store.find_users_by_email(profile.email);
+  // First sign-in with this upstream account. The address in its stored spelling (addresses.ts).
+  const email = profile.email === null ? null : stored_address(profile.email);
+  const same_email = email === null ? [] : await users_with_address(idp, email);
   if (same_email.length > 0) {
-    // Automatic linking only on a verified e-mail, an operator's opt-in, and one candidate: else
-    // whoever controls an upstream account with an unverified address would take the local one.
-    if (upstream.auto_link && profile.email_verified && same_email.length === 1) {
-      const user = same_email[0]!;
-      await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email });
+    // Automatic linking only on an operator's opt-in, one candidate, an address verified at the
+    // upstream (OIDC Core §5.1 email_verified) AND here, and an active account: else whoever
+    // controls an upstream account with an unverified address would take the local one, and an
+    // account holding an address it never proved (sign-up without verification, an
+    // administrator's edit) would receive its owner's upstream identity.
+    const user = same_email.length === 1 ? same_email[0]! : null;
+    const proven = user !== null && profile.email_verified && user.email_verified === true && user.status === "active";
+    if (upstream.auto_link && proven) {
+      await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email });
       await record_event(idp, { type: "federation_link", outcome: "success", user_id: user.id, ip, details: details("auto_verified_email") });
-      await map_groups(idp, user, profile);
+      await send_link_notice(idp, user, upstream, email);
+      await map_groups(idp, upstream, user, profile, ip);
       return { user, kind: "signed_in", amr };
     }
     await record_event(idp, {
       type: "federation_link",
       outcome: "failure",
       ip,
-      details: { ...details("auto_verified_email"), reason: !upstream.auto_link ? "auto-link disabled" : !profile.email_verified ? "e-mail not verified upstream" : "several accounts" },
+      details: {
+        ...details("auto_verified_email"),
+        reason: !upstream.auto_link
+          ? "auto-link disabled"
+          : user === null
+            ? "several accounts"
+            : !profile.email_verified
+              ? "e-mail not verified upstream"
+              : user.status !== "active"
+                ? `local account ${user.status}`
+                : "e-mail not verified here",
+      },
     });
     throw refused(
       "Link your account first",
@@ -356,14 +437,38 @@ async function local_account(
     // No local password (the shared convention): password sign-in always fails.
     password_hash: "",
     name: profile.name,
-    email: profile.email,
-    email_verified: profile.email_verified,
+    // Only an address the upstream verified is kept: an unverified one would block its owner's
+    // sign-up and let a later "forgot password" by its owner set a password on this account.
+    email: profile.email_verified ? email : null,
+    email_verified: profile.email_verified && email !== null,
     picture: profile.picture,
   });
-  await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email });
+  await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email_verified ? email : null });
   await record_event(idp, { type: "federation_account_created", outcome: "success", user_id: user.id, ip, details: details("jit") });
-  await map_groups(idp, user, profile);
+  await map_groups(idp, upstream, user, profile, ip);
   return { user, kind: "signed_in", amr };
+}
+
+/** The address in its stored spelling (addresses.ts: domain as lower-case U-labels); as given when it does not parse. */
+function stored_address(email: string): string {
+  const parsed = parse_address(email);
+  return "problem" in parsed ? email : parsed.email;
+}
+
+/**
+ * The accounts holding `email` by address_key (case-insensitive, the domain as A-labels):
+ * find_users_by_email folds ASCII case only, so both spellings of an IDN domain are looked up.
+ */
+async function users_with_address(idp: Provider, email: string): Promise<UserRow[]> {
+  if (email.lastIndexOf("@") <= 0) return [];
+  const key = address_key(email);
+  const at = email.lastIndexOf("@");
+  const spellings = new Set([email, `${email.slice(0, at)}@${key.slice(key.lastIndexOf("@") + 1)}`]);
+  const found = new Map<string, UserRow>();
+  for (const spelling of spellings) {
+    for (const user of await idp.store.find_users_by_email(spelling)) if (user.email !== null && address_key(user.email) === key) found.set(user.id, user);
+  }
+  return [...found.values()];
 }
 
 /** A username derived from the upstream's, free here. */
@@ -377,10 +482,23 @@ async function free_username(idp: Provider, upstream: UpstreamRow, profile: Upst
   return `${base}-${random_token(6).slice(0, 8).toLowerCase()}`;
 }
 
-/** Upstream groups into existing local groups only: an upstream never creates a group here. */
-async function map_groups(idp: Provider, user: UserRow, profile: UpstreamProfile): Promise<void> {
-  for (const name of profile.groups) {
-    const group = await idp.store.get_group_by_name(name);
-    if (group !== null) await idp.store.add_group_member(group.id, user.id);
+/**
+ * The upstream's groups into local groups through the operator's mapping only (`group_map`): a
+ * group name the upstream asserts is the upstream's vocabulary (anyone may create a gitlab.com
+ * group named like a local one), so nothing unmapped counts. Mapped groups must exist here (an
+ * upstream never creates one); the memberships this upstream's mapping added and it no longer
+ * asserts are removed. Changes are audited.
+ */
+async function map_groups(idp: Provider, upstream: UpstreamRow, user: UserRow, profile: UpstreamProfile, ip: string): Promise<void> {
+  const mapping = upstream.group_map;
+  const group_ids: string[] = [];
+  for (const upstream_group of new Set(profile.groups)) {
+    const local = Object.hasOwn(mapping, upstream_group) ? mapping[upstream_group] : undefined;
+    if (local === undefined) continue;
+    const group = await idp.store.get_group_by_name(local);
+    if (group !== null) group_ids.push(group.id);
   }
+  const changed = await idp.store.sync_upstream_group_members(upstream.name, user.id, group_ids, idp.now());
+  for (const name of changed.added) await record_event(idp, { type: "group_member_added", outcome: "success", user_id: user.id, ip, details: { group: name, upstream: upstream.name } });
+  for (const name of changed.removed) await record_event(idp, { type: "group_member_removed", outcome: "success", user_id: user.id, ip, details: { group: name, upstream: upstream.name } });
 }

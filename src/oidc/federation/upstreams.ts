@@ -61,7 +61,19 @@ export type UpstreamInput = {
   auto_link?: boolean;
   claim_mapping?: Record<string, string>;
   enabled?: boolean;
+  /**
+   * Default false: the local second factor is asked for after the upstream's sign-in. True lets the
+   * upstream's multi-factor sign-in stand in for it (an operator's explicit trust, per upstream).
+   */
+  trust_upstream_mfa?: boolean;
+  /** The upstream's acr values that count as our `mfa`. */
+  mfa_acr_values?: string[];
+  /** Upstream group → local group name; the only memberships this upstream's sign-ins change. Default none. */
+  group_map?: Record<string, string>;
 };
+
+/** The longest upstream group name kept in a mapping (GitLab group paths reach 255). */
+const MAX_UPSTREAM_GROUP = 255;
 
 function url_field(field: string, value: string | undefined, required: boolean): string | null {
   if (value === undefined || value === "") {
@@ -77,6 +89,17 @@ function url_field(field: string, value: string | undefined, required: boolean):
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new UpstreamInputError(field, "must be an https URL");
   if (url.hash !== "" || url.username !== "" || url.password !== "") throw new UpstreamInputError(field, "must have no fragment and no credentials");
   return value;
+}
+
+/** An upstream's group mapping, checked (UpstreamInputError names `group_map`). */
+export function checked_group_map(input: Record<string, string> | undefined): Record<string, string> {
+  const group_map: Record<string, string> = {};
+  for (const [upstream_group, local_group] of Object.entries(input ?? {})) {
+    if (upstream_group === "" || upstream_group.length > MAX_UPSTREAM_GROUP) throw new UpstreamInputError("group_map", `"${upstream_group}" must be an upstream group name of 1–${MAX_UPSTREAM_GROUP} characters`);
+    if (typeof local_group !== "string" || local_group === "") throw new UpstreamInputError("group_map", `"${upstream_group}" must name a local group`);
+    group_map[upstream_group] = local_group;
+  }
+  return group_map;
 }
 
 /** The row to store for a new upstream (secret encrypted); UpstreamInputError names the bad field. */
@@ -95,6 +118,11 @@ export function new_upstream(config: Config, input: UpstreamInput): NewUpstream 
   const scopes = input.scopes ?? (kind === "oidc" ? ["openid", "email", "profile"] : []);
   if (kind === "oidc" && !scopes.includes("openid")) throw new UpstreamInputError("scopes", "an OpenID Connect upstream needs the scope openid");
   const issuer = url_field("issuer", input.issuer, kind === "oidc");
+  const mfa_acr_values = input.mfa_acr_values ?? [];
+  for (const value of mfa_acr_values) {
+    if (typeof value !== "string" || value === "" || value.length > 255 || /\s/.test(value)) throw new UpstreamInputError("mfa_acr_values", `"${String(value)}" must be an acr value: 1–255 characters, no spaces`);
+  }
+  const group_map = checked_group_map(input.group_map);
   const row: NewUpstream = {
     name: input.name,
     kind,
@@ -111,6 +139,9 @@ export function new_upstream(config: Config, input: UpstreamInput): NewUpstream 
     auto_link: input.auto_link ?? false,
     claim_mapping: mapping as JsonObject,
     enabled: input.enabled ?? true,
+    trust_upstream_mfa: input.trust_upstream_mfa ?? false,
+    mfa_acr_values: [...new Set(mfa_acr_values)],
+    group_map,
   };
   return row;
 }

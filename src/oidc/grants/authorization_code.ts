@@ -11,6 +11,7 @@ import { secret_key } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
 import { sign_id_token } from "../id_token.ts";
 import { verify_s256 } from "../pkce.ts";
+import { narrow_resource, resource_scopes } from "../resources.ts";
 import { split_scope } from "../scopes.ts";
 import type { CodeRow } from "../../store/types.ts";
 import { dpop_bindings, issue_access_token, issue_refresh_token, type TokenBinding } from "../tokens.ts";
@@ -65,7 +66,7 @@ export async function authorization_code_grant(ctx: GrantContext): Promise<Token
  * What a user's authorization records for its tokens: a code row, or an approved device
  * authorization (RFC 8628 §3.5, grants/device_code.ts), which is issued the same tokens.
  */
-export type UserAuthorization = Pick<CodeRow, "client_id" | "user_id" | "scope" | "grant_id" | "session_id_hash" | "auth_time" | "acr" | "amr" | "nonce" | "claims">;
+export type UserAuthorization = Pick<CodeRow, "client_id" | "user_id" | "scope" | "grant_id" | "session_id_hash" | "auth_time" | "acr" | "amr" | "nonce" | "claims"> & Partial<Pick<CodeRow, "resources">>;
 
 /** The tokens of a redeemed user authorization: access token, refresh token (offline_access), ID Token (openid). */
 export async function issue_user_tokens(ctx: GrantContext, code: UserAuthorization): Promise<TokenResponse> {
@@ -78,6 +79,11 @@ export async function issue_user_tokens(ctx: GrantContext, code: UserAuthorizati
   const scopes = offline ? requested : requested.filter((scope) => scope !== "offline_access");
   const scope = scopes.join(" ");
   const openid = scopes.includes("openid");
+  // RFC 8707 §2.2: the access token is for one of the authorized resources (resources.ts), with
+  // the granted scopes that resource accepts; the ID Token and refresh token keep the whole grant.
+  const authorized = code.resources ?? null;
+  const resource = authorized === null && ctx.params.resource === undefined ? null : await narrow_resource(idp, authorized, ctx.params.resource);
+  const access_scope = resource === null ? scope : resource_scopes(resource, scopes).join(" ");
   const binding: TokenBinding = {
     client_id: code.client_id,
     user_id: code.user_id,
@@ -94,12 +100,12 @@ export async function issue_user_tokens(ctx: GrantContext, code: UserAuthorizati
   };
   const jkt = dpop_bindings(ctx.dpop_jkt, is_public(client));
   const [access, refresh, user] = await Promise.all([
-    issue_access_token(idp, { ...binding, jkt: jkt.access }, now),
-    offline ? issue_refresh_token(idp, { ...binding, jkt: jkt.refresh }, now) : null,
+    issue_access_token(idp, { ...binding, scope: access_scope, jkt: jkt.access }, now, resource),
+    offline ? issue_refresh_token(idp, { ...binding, jkt: jkt.refresh, resources: authorized }, now) : null,
     openid ? idp.store.get_user_by_id(code.user_id) : null,
   ]);
   const body: TokenResponse = { access_token: access.token, token_type: token_type(jkt.access), expires_in: access.expires_in };
-  if (scope !== "") body.scope = scope;
+  if (access_scope !== "") body.scope = access_scope;
   if (refresh !== null) body.refresh_token = refresh.token;
   // OIDC Core §3.1.3.3: an ID Token when the openid scope was granted; plain OAuth 2.0 otherwise.
   if (openid) {

@@ -12,6 +12,7 @@ import { ADMIN_SCOPE, is_admin_client } from "../admin/scope.ts";
 import { is_public } from "../clients.ts";
 import { grant_id } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
+import { registered_resource, resource_scopes } from "../resources.ts";
 import { split_scope } from "../scopes.ts";
 import { issue_access_token } from "../tokens.ts";
 import type { GrantContext, TokenResponse } from "./types.ts";
@@ -39,11 +40,16 @@ export async function client_credentials_grant(ctx: GrantContext): Promise<Token
   const { idp, client, params, now } = ctx;
   // RFC 6749 §4.4: "The client credentials grant type MUST only be used by confidential clients."
   if (is_public(client)) throw new OAuthError("unauthorized_client", "a public client cannot use the client_credentials grant");
-  const scope = client_credentials_scope(client.metadata.scope, params.scope, is_admin_client(client.metadata)).join(" ");
+  const scopes = client_credentials_scope(client.metadata.scope, params.scope, is_admin_client(client.metadata));
+  // RFC 8707 §2: a registered resource makes the token audience-restricted to it, with the
+  // client's scopes the resource accepts (resources.ts).
+  const resource = params.resource === undefined ? null : await registered_resource(idp, params.resource);
+  const scope = (resource === null ? scopes : resource_scopes(resource, scopes)).join(" ");
   const access = await issue_access_token(
     idp,
     { client_id: client.client_id, user_id: null, scope, grant_id: grant_id(), family_id: null, session_id_hash: null, auth_time: null, acr: null, amr: [], nonce: null, claims: null, jkt: ctx.dpop_jkt },
     now,
+    resource,
   );
   const body: TokenResponse = { access_token: access.token, token_type: token_type(ctx.dpop_jkt), expires_in: access.expires_in };
   if (scope !== "") body.scope = scope;

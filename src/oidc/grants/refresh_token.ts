@@ -8,6 +8,7 @@ import { record_event } from "../audit.ts";
 import { OAuthError } from "../errors.ts";
 import { ACCESS_DENIED_DESCRIPTION, check_group_access } from "../groups.ts";
 import { sign_id_token } from "../id_token.ts";
+import { narrow_resource, resource_scopes } from "../resources.ts";
 import { split_scope } from "../scopes.ts";
 import type { TokenRow } from "../../store/types.ts";
 import { issue_access_token, issue_refresh_token, revoke_token, token_hash, type TokenBinding } from "../tokens.ts";
@@ -55,6 +56,9 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
   // client holding another's token cannot spend it (nor trigger the family's revocation).
   if (stored.client_id !== client.client_id) throw new OAuthError("invalid_grant", "the refresh token was issued to another client");
   const scopes = narrow_scope(stored.scope, params.scope);
+  // RFC 8707 §2.2: a refresh may narrow to any resource the grant was authorized for (resources.ts);
+  // checked before rotating, so a wrong resource does not spend the token.
+  const resource = stored.resources === null && params.resource === undefined ? null : await narrow_resource(idp, stored.resources, params.resource);
   // RFC 9449 §5: a refresh token bound to a DPoP key (a public client's) is refreshed only with a
   // proof of that key. Checked before rotating, so a thief without the key cannot spend it.
   if (stored.jkt !== null && ctx.dpop_jkt !== stored.jkt) {
@@ -101,14 +105,15 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
     claims: token.claims,
   };
   const scope = scopes.join(" ");
+  const access_scope = resource === null ? scope : resource_scopes(resource, scopes).join(" ");
   const openid = scopes.includes("openid") && token.user_id !== null;
   // RFC 9449 §5: the new access token is bound to this request's key; the refresh token keeps its binding.
   const [issued, refresh, user] = await Promise.all([
-    issue_access_token(idp, { ...binding, scope, jkt: ctx.dpop_jkt }, now),
-    issue_refresh_token(idp, { ...binding, jkt: token.jkt }, now),
+    issue_access_token(idp, { ...binding, scope: access_scope, jkt: ctx.dpop_jkt }, now, resource),
+    issue_refresh_token(idp, { ...binding, jkt: token.jkt, resources: token.resources }, now),
     openid ? idp.store.get_user_by_id(token.user_id!) : null,
   ]);
-  const body: TokenResponse = { access_token: issued.token, token_type: token_type(ctx.dpop_jkt), expires_in: issued.expires_in, scope, refresh_token: refresh.token };
+  const body: TokenResponse = { access_token: issued.token, token_type: token_type(ctx.dpop_jkt), expires_in: issued.expires_in, scope: access_scope, refresh_token: refresh.token };
   if (openid) {
     if (user === null) {
       await revoke_token(idp, token, now);

@@ -15,6 +15,15 @@ export type TokenParams = {
   scope?: string | undefined;
   /** RFC 8628 §3.4. */
   device_code?: string | undefined;
+  /** RFC 8707 §2: may repeat. */
+  resource?: string | string[] | undefined;
+  /** RFC 8693 §2.1. */
+  subject_token?: string | undefined;
+  subject_token_type?: string | undefined;
+  actor_token?: string | undefined;
+  actor_token_type?: string | undefined;
+  requested_token_type?: string | undefined;
+  audience?: string | string[] | undefined;
 };
 
 export type GrantContext = {
@@ -38,4 +47,6 @@ export type TokenResponse = {
   scope?: string;
   refresh_token?: string;
   id_token?: string;
+  /** RFC 8693 §2.2.1: the type of the token a token exchange issued. */
+  issued_token_type?: string;
 };

@@ -18,6 +18,7 @@
 import { random_token } from "../crypto/secrets.ts";
 import { id_token_alg } from "../id_token.ts";
 import { OutboundError, outbound_fetch } from "../outbound.ts";
+import { subject_for } from "../pairwise.ts";
 import type { Provider } from "../provider.ts";
 import { is_loopback_host } from "../redirect_uris.ts";
 import type { ClientRow } from "../../store/types.ts";
@@ -41,7 +42,8 @@ export async function sign_logout_token(idp: Provider, client: ClientRow, sessio
     iat: now,
     exp: now + LOGOUT_TOKEN_TTL_SECONDS,
     jti: random_token(16),
-    sub: session.user_id,
+    // OIDC Core §8: the sub this client knows the user by (pairwise.ts).
+    sub: subject_for(idp, client, session.user_id),
     sid: session.sid,
     events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
   };

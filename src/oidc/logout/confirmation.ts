@@ -20,6 +20,7 @@ import { read_cookie, session_cookie_name, type CookieReader } from "../cookies.
 import { constant_time_equal } from "../crypto/secrets.ts";
 import { check_form_token, expired_form, form_token } from "../csrf.ts";
 import type { PageError } from "../errors.ts";
+import { subject_for } from "../pairwise.ts";
 import type { Provider } from "../provider.ts";
 import type { ActiveSession } from "../sessions.ts";
 import type { ValidLogout } from "./request.ts";
@@ -39,10 +40,12 @@ export function confirm_fields(request: ValidLogout): ConfirmFields {
 }
 
 /** False only for a hint that is an ID Token of this session (see above). */
-export function needs_confirmation(request: ValidLogout, active: ActiveSession): boolean {
+export function needs_confirmation(idp: Provider, request: ValidLogout, active: ActiveSession): boolean {
   const hint = request.hint;
   if (hint === null || hint.sid === null) return true;
-  return hint.sub !== active.user.id || !constant_time_equal(hint.sid, session_sid(active.session.id_hash));
+  // The hint's sub is the one its client was given: pairwise for a pairwise client (OIDC Core §8.1).
+  const sub = request.client === null ? active.user.id : subject_for(idp, request.client, active.user.id);
+  return !constant_time_equal(hint.sub, sub) || !constant_time_equal(hint.sid, session_sid(active.session.id_hash));
 }
 
 export function logout_csrf(session_cookie: string, fields: ConfirmFields): string {

@@ -9,13 +9,15 @@
  * 3. The session row is deleted; only the caller that deleted it goes on, so two tabs logging
  *    out at once send one set of logout tokens.
  * 4. An audit event `logout`, then back-channel logout tokens (backchannel.ts) with a bounded
- *    wait. The caller clears the cookie and answers the browser.
+ *    wait, and the front-channel iframes (frontchannel.ts) for the signed-out page. The caller
+ *    clears the cookie and answers the browser.
  */
 import { record_event } from "../audit.ts";
 import type { Provider } from "../provider.ts";
 import type { ActiveSession } from "../sessions.ts";
 import { notify_clients, type Delivery } from "./backchannel.ts";
 import { session_sid } from "./sid.ts";
+import { frontchannel_frames, type FrontChannelFrame } from "./frontchannel.ts";
 
 export type LogoutContext = {
   /** The client that asked (client_id or the hint's audience), for the audit trail. */
@@ -23,12 +25,13 @@ export type LogoutContext = {
   ip: string | null;
   /**
    * "rp": the RP's request with a hint for this session; "user": the user confirmed; "account":
-   * the user ended it from another browser (the account page's list of sessions).
+   * the user ended it from another browser (the account page's list of sessions); "admin": an
+   * administrator ended it from the admin console.
    */
-  initiator: "rp" | "user" | "account";
+  initiator: "rp" | "user" | "account" | "admin";
 };
 
-export type LogoutOutcome = { ended: boolean; tokens_revoked: number; backchannel: Delivery[] };
+export type LogoutOutcome = { ended: boolean; tokens_revoked: number; backchannel: Delivery[]; frontchannel: FrontChannelFrame[] };
 
 export async function end_session(idp: Provider, active: ActiveSession, context: LogoutContext): Promise<LogoutOutcome> {
   const id_hash = active.session.id_hash;
@@ -36,7 +39,7 @@ export async function end_session(idp: Provider, active: ActiveSession, context:
   const client_ids = await idp.store.list_session_clients(id_hash);
   const tokens_revoked = await idp.store.revoke_by_session(id_hash, now, { keep_offline_refresh: true });
   const ended = await idp.store.delete_session(id_hash);
-  if (!ended) return { ended, tokens_revoked, backchannel: [] };
+  if (!ended) return { ended, tokens_revoked, backchannel: [], frontchannel: [] };
   await record_event(idp, {
     type: "logout",
     outcome: "success",
@@ -47,11 +50,13 @@ export async function end_session(idp: Provider, active: ActiveSession, context:
     details: { initiator: context.initiator, tokens_revoked, clients: client_ids },
   });
   let backchannel: Delivery[] = [];
+  const sid = session_sid(id_hash);
+  const frontchannel = await frontchannel_frames(idp, client_ids, sid);
   try {
-    backchannel = await notify_clients(idp, client_ids, { user_id: active.user.id, sid: session_sid(id_hash) });
+    backchannel = await notify_clients(idp, client_ids, { user_id: active.user.id, sid });
   } catch (error) {
     // The user is signed out whatever happens to the notifications.
     idp.log({ level: "error", msg: "back-channel logout failed", error: error instanceof Error ? error.name : "Error" });
   }
-  return { ended, tokens_revoked, backchannel };
+  return { ended, tokens_revoked, backchannel, frontchannel };
 }

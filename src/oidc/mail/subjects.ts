@@ -8,6 +8,7 @@ export const MAIL_SUBJECTS: { readonly [T in MailTemplate]: (site: string, data:
   invitation: (site) => `You are invited to ${site}`,
   email_change_confirm: (site) => `Confirm your new e-mail address for ${site}`,
   email_change_notice: (site) => `The e-mail address of your ${site} account is changing`,
+  identity_linked: (site, data) => `${data.upstream} can now sign in to your ${site} account`,
   account_exists: (site) => `You already have an account at ${site}`,
   test: (site) => `Test message from ${site}`,
 };

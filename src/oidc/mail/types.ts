@@ -23,6 +23,11 @@ export type MailData = {
   email_change_confirm: { name: string | null; link: string; new_email: string; expires_minutes: number };
   /** E-mail change, to the old address: a notice. */
   email_change_notice: { name: string | null; new_email: string };
+  /**
+   * An upstream account was linked as a new way to sign in (from the account page, or linked
+   * automatically by its verified address): a notice, so a link made with a stolen session is seen.
+   */
+  identity_linked: { name: string | null; upstream: string; upstream_email: string | null };
   /** Sign-up with an address that already has an account: told to its owner, not on the page (no enumeration). */
   account_exists: { name: string | null; username: string; sign_in_link: string };
   /** `idp mail test ADDRESS`: proves the settings work. */

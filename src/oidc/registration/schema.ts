@@ -8,8 +8,8 @@
  *   registered itself.
  * - RFC 7592 §2.2: "The authorization server MAY ignore any null or empty value in the
  *   request": a null member counts as absent.
- * - Members whose meaning this provider cannot honour (encrypted ID Tokens, signed or encrypted
- *   UserInfo, pairwise subjects) are refused, so a client never expects what it will not get.
+ * - Members whose meaning this provider cannot honour (encrypted ID Tokens, UserInfo,
+ *   introspection or authorization responses) are refused, so a client never expects what it will not get.
  */
 import { z } from "zod";
 import { invalid_metadata, invalid_redirect_uri, type RegistrationError } from "./errors.ts";
@@ -44,6 +44,19 @@ export const METADATA_SHAPE = {
   id_token_signed_response_alg: z.string().min(1).max(32).optional(),
   request_object_signing_alg: z.string().min(1).max(32).optional(),
   subject_type: z.string().min(1).max(32).optional(),
+  // OIDC Core §8.1, OIDC Registration §5 (pairwise.ts).
+  sector_identifier_uri: url.optional(),
+  // OIDC Registration §2: the only URLs a request_uri may name (request_object.ts).
+  request_uris: url_list.optional(),
+  // OIDC Registration §2: UserInfo as a signed JWT.
+  userinfo_signed_response_alg: z.string().min(1).max(32).optional(),
+  // RFC 9701 §6: introspection responses as a signed JWT.
+  introspection_signed_response_alg: z.string().min(1).max(32).optional(),
+  // JARM §3: the alg of JWT authorization responses.
+  authorization_signed_response_alg: z.string().min(1).max(32).optional(),
+  // OIDC Front-Channel Logout §2 (logout/frontchannel.ts).
+  frontchannel_logout_uri: url.optional(),
+  frontchannel_logout_session_required: z.boolean().optional(),
   default_max_age: z.number().int().min(0).max(TEN_YEARS).optional(),
   require_auth_time: z.boolean().optional(),
   default_acr_values: word_list.optional(),
@@ -69,7 +82,10 @@ export type MetadataInput = z.output<typeof MetadataSchema>;
 const UNSUPPORTED: Record<string, string> = {
   id_token_encrypted_response_alg: "encrypted ID Tokens are not supported",
   id_token_encrypted_response_enc: "encrypted ID Tokens are not supported",
-  userinfo_signed_response_alg: "signed UserInfo responses are not supported (UserInfo is plain JSON)",
+  authorization_encrypted_response_alg: "encrypted authorization responses are not supported",
+  authorization_encrypted_response_enc: "encrypted authorization responses are not supported",
+  introspection_encrypted_response_alg: "encrypted introspection responses are not supported",
+  introspection_encrypted_response_enc: "encrypted introspection responses are not supported",
   userinfo_encrypted_response_alg: "encrypted UserInfo responses are not supported",
   userinfo_encrypted_response_enc: "encrypted UserInfo responses are not supported",
   software_statement: "software statements are not supported",

@@ -133,8 +133,28 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   const default_acr_values = input.default_acr_values === undefined ? undefined : distinct(input.default_acr_values);
   if (default_acr_values !== undefined) unsupported("default_acr_values", default_acr_values, policy.acr_values);
 
-  if (input.subject_type !== undefined && input.subject_type !== "public") {
-    throw invalid_metadata(`subject_type "${input.subject_type}" is not supported; use public`);
+  // OIDC Core §8: public (the default) or pairwise; pairwise.ts checks the salt and the sector.
+  if (input.subject_type !== undefined && input.subject_type !== "public" && input.subject_type !== "pairwise") {
+    throw invalid_metadata(`subject_type "${input.subject_type}" is not supported; use public or pairwise`);
+  }
+  // Signed responses: UserInfo (OIDC Registration §2), introspection (RFC 9701 §6) and
+  // authorization responses (JARM §3), with the provider's signing algs; "none" never.
+  for (const field of ["userinfo_signed_response_alg", "introspection_signed_response_alg", "authorization_signed_response_alg"] as const) {
+    const value = input[field];
+    if (value !== undefined) unsupported(field, [value], policy.signing_algs);
+  }
+  // OIDC Registration §2 request_uris: https URLs (require_request_uri_registration, request_object.ts).
+  for (const uri of input.request_uris ?? []) {
+    check_url("request_uris", uri, production);
+    check_called_url("request_uris", uri, policy.outbound_allow ?? []);
+  }
+  check_url("sector_identifier_uri", input.sector_identifier_uri, production);
+  check_called_url("sector_identifier_uri", input.sector_identifier_uri, policy.outbound_allow ?? []);
+  // OIDC Front-Channel Logout §2: rendered in an iframe of the sign-out page; https (or loopback http outside production).
+  check_url("frontchannel_logout_uri", input.frontchannel_logout_uri, production);
+  if (input.frontchannel_logout_uri?.includes("#")) throw invalid_metadata("frontchannel_logout_uri must not contain a fragment");
+  if (input.frontchannel_logout_session_required !== undefined && input.frontchannel_logout_uri === undefined) {
+    throw invalid_metadata("frontchannel_logout_session_required needs a frontchannel_logout_uri");
   }
 
   check_url("client_uri", input.client_uri, production);
@@ -174,13 +194,16 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   if (input.contacts !== undefined) metadata.contacts = distinct(input.contacts);
   if (input.jwks !== undefined) metadata.jwks = check_jwks(input.jwks);
   if (scope !== undefined) metadata.scope = scope;
-  if (input.subject_type !== undefined) metadata.subject_type = "public";
+  if (input.subject_type !== undefined) metadata.subject_type = input.subject_type === "pairwise" ? "pairwise" : "public";
+  if (input.request_uris !== undefined) metadata.request_uris = distinct(input.request_uris);
   if (default_acr_values !== undefined && default_acr_values.length > 0) metadata.default_acr_values = default_acr_values;
   const copied = [
     "client_name", "client_uri", "logo_uri", "policy_uri", "tos_uri", "jwks_uri", "default_max_age", "require_auth_time",
     "request_object_signing_alg", "token_endpoint_auth_signing_alg",
     "backchannel_logout_uri", "backchannel_logout_session_required", "software_id", "software_version",
     "require_pushed_authorization_requests", "dpop_bound_access_tokens",
+    "sector_identifier_uri", "userinfo_signed_response_alg", "introspection_signed_response_alg", "authorization_signed_response_alg",
+    "frontchannel_logout_uri", "frontchannel_logout_session_required",
   ] as const;
   const target: Record<string, unknown> = metadata;
   for (const key of copied) if (input[key] !== undefined) target[key] = input[key];

@@ -52,5 +52,31 @@ export function pg_groups(sql: SQL): GroupStore {
         SELECT g.name FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = ${user_id} ORDER BY g.name_key`;
       return rows.map((row) => row.name);
     },
+    async sync_upstream_group_members(upstream, user_id, group_ids, now) {
+      const at = now ?? now_seconds();
+      const wanted = [...new Set(group_ids)];
+      return await sql.begin(async (tx) => {
+        const marked: { group_id: string; name: string }[] = await tx`
+          SELECT m.group_id, g.name FROM group_members m JOIN groups g ON g.id = m.group_id
+          WHERE m.user_id = ${user_id} AND m.upstream = ${upstream} FOR UPDATE OF m`;
+        const removed: string[] = [];
+        for (const row of marked) {
+          if (wanted.includes(row.group_id)) continue;
+          await tx`DELETE FROM group_members WHERE group_id = ${row.group_id} AND user_id = ${user_id}`;
+          removed.push(row.name);
+        }
+        const added: string[] = [];
+        for (const group_id of wanted) {
+          const inserted: { name: string }[] = await tx`
+            WITH ins AS (
+              INSERT INTO group_members (group_id, user_id, created_at, upstream) VALUES (${group_id}, ${user_id}, ${at}, ${upstream})
+              ON CONFLICT (group_id, user_id) DO NOTHING RETURNING group_id
+            )
+            SELECT g.name FROM ins JOIN groups g ON g.id = ins.group_id`;
+          if (inserted.length > 0) added.push(inserted[0]!.name);
+        }
+        return { added, removed };
+      });
+    },
   };
 }

@@ -17,6 +17,7 @@ import { pg_audit, pg_counters, pg_replay } from "./limits.ts";
 import { pg_mail } from "./mail.ts";
 import { pg_grants, pg_interactions, pg_sessions } from "./sessions.ts";
 import { pg_codes, pg_tokens } from "./tokens.ts";
+import { pg_resource_servers } from "./resource_servers.ts";
 import { pg_users } from "./users.ts";
 import { pg_passkeys } from "./passkeys.ts";
 import { pg_groups } from "./groups.ts";
@@ -85,6 +86,7 @@ function postgres_store(sql: SQL): Store {
     ...pg_grants(sql),
     ...pg_codes(sql),
     ...pg_tokens(sql),
+    ...pg_resource_servers(sql),
     ...pg_keys(sql),
     ...pg_initial_access_tokens(sql),
     ...pg_replay(sql),

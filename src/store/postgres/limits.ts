@@ -64,6 +64,14 @@ export function pg_counters(sql: SQL): CounterStore {
 
 export function pg_audit(sql: SQL): AuditStore {
   return {
+    async count_overview(now, since) {
+      const [row] = await sql`
+        SELECT (SELECT count(*) FROM users) AS users,
+               (SELECT count(*) FROM sessions WHERE expires_at > ${now}) AS active_sessions,
+               (SELECT count(*) FROM audit_events WHERE at >= ${since} AND type = 'login' AND outcome = 'success') AS sign_ins,
+               (SELECT count(*) FROM audit_events WHERE at >= ${since} AND type = 'login' AND outcome = 'failure') AS failed_sign_ins`;
+      return { users: Number(row.users), active_sessions: Number(row.active_sessions), sign_ins: Number(row.sign_ins), failed_sign_ins: Number(row.failed_sign_ins) };
+    },
     async add_audit_event(input) {
       const row = audit_row(input);
       const [raw] = await sql`INSERT INTO audit_events ${sql(row)} RETURNING id`;

@@ -2,7 +2,7 @@
 import type { SQL } from "bun";
 import { decode, decode_or_null, encode_postgres, pick_patch, user_spec } from "../codec.ts";
 import { checked_status, now_seconds, user_row, username_key } from "../defaults.ts";
-import type { UserStore } from "../types.ts";
+import type { UserStatus, UserStore } from "../types.ts";
 
 export function pg_users(sql: SQL): UserStore {
   return {
@@ -49,6 +49,21 @@ export function pg_users(sql: SQL): UserStore {
     async delete_user(id) {
       const result = await sql`DELETE FROM users WHERE id = ${id}`;
       return result.count > 0;
+    },
+    async delete_stale_users(before, now, limit) {
+      // Accounts never completed (delete_stale_users): unverified sign-ups without a live link, and
+      // invitations whose every link expired before the cut-off. The tokens go with the user (CASCADE).
+      // SKIP LOCKED: instances purging together take different rows.
+      const rows: { id: string; username: string; email: string | null; status: string; created_at: string | number }[] = await sql`
+        DELETE FROM users WHERE id IN (
+          SELECT id FROM users u WHERE u.created_at <= ${before} AND (
+            (u.status = 'unverified' AND NOT EXISTS (SELECT 1 FROM user_tokens t WHERE t.user_id = u.id AND t.purpose = 'email_verification' AND t.expires_at > ${now}))
+            OR (u.status = 'invited' AND NOT EXISTS (SELECT 1 FROM user_tokens t WHERE t.user_id = u.id AND t.purpose = 'invitation' AND t.expires_at > ${before})))
+          ORDER BY u.created_at, u.id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING id, username, email, status, created_at`;
+      return rows
+        .map((row) => ({ id: row.id, username: row.username, email: row.email, status: checked_status(row.status as UserStatus), created_at: Number(row.created_at) }))
+        .sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1));
     },
     async set_recovery_codes(user_id, code_hashes, now) {
       const at = now ?? now_seconds();

@@ -24,6 +24,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   search_users: "read",
   update_user: "write",
   delete_user: "write",
+  delete_stale_users: "alone",
   set_recovery_codes: "write",
   consume_recovery_code: "write",
   count_recovery_codes: "read",
@@ -109,6 +110,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   remove_group_member: "write",
   list_group_members: "read",
   list_user_groups: "read",
+  sync_upstream_group_members: "write",
   // federation
   create_upstream: "write",
   get_upstream: "read",
@@ -122,9 +124,15 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   touch_identity: "write",
   create_upstream_state: "write",
   take_upstream_state: "write",
+  // resource servers
+  create_resource_server: "write",
+  get_resource_server: "read",
+  list_resource_servers: "read",
+  delete_resource_server: "write",
   // audit
   add_audit_event: "write",
   list_audit_events: "read",
+  count_overview: "read",
   purge_audit_events: "alone",
   // mail outbox
   enqueue_mail: "write",

@@ -29,6 +29,27 @@ export function sqlite_groups(db: Database): Sync<GroupStore> {
   const user_groups = db.prepare(
     "SELECT g.name FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = $user_id ORDER BY g.name_key",
   );
+  const add_upstream_member = db.prepare(
+    "INSERT INTO group_members (group_id, user_id, created_at, upstream) VALUES ($group_id, $user_id, $now, $upstream) ON CONFLICT (group_id, user_id) DO NOTHING",
+  );
+  const upstream_members = db.prepare(
+    "SELECT m.group_id, g.name FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = $user_id AND m.upstream = $upstream",
+  );
+  const group_name = db.prepare("SELECT name FROM groups WHERE id = $id");
+  const sync_upstream = db.transaction((upstream: string, user_id: string, group_ids: readonly string[], now: number) => {
+    const wanted = new Set(group_ids);
+    const removed: string[] = [];
+    for (const row of upstream_members.all({ user_id, upstream }) as { group_id: string; name: string }[]) {
+      if (wanted.has(row.group_id)) continue;
+      remove_member.run({ group_id: row.group_id, user_id });
+      removed.push(row.name);
+    }
+    const added: string[] = [];
+    for (const group_id of wanted) {
+      if (add_upstream_member.run({ group_id, user_id, now, upstream }).changes > 0) added.push((group_name.get({ id: group_id }) as { name: string }).name);
+    }
+    return { added, removed };
+  });
 
   return {
     create_group(input) {
@@ -57,6 +78,9 @@ export function sqlite_groups(db: Database): Sync<GroupStore> {
     },
     list_user_groups(user_id) {
       return (user_groups.all({ user_id: user_id }) as { name: string }[]).map((row) => row.name);
+    },
+    sync_upstream_group_members(upstream, user_id, group_ids, now) {
+      return sync_upstream(upstream, user_id, group_ids, now ?? now_seconds());
     },
   };
 }

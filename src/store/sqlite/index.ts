@@ -17,6 +17,7 @@ import { sqlite_audit, sqlite_counters, sqlite_replay } from "./limits.ts";
 import { sqlite_mail } from "./mail.ts";
 import { sqlite_grants, sqlite_interactions, sqlite_sessions } from "./sessions.ts";
 import { sqlite_codes, sqlite_tokens } from "./tokens.ts";
+import { sqlite_resource_servers } from "./resource_servers.ts";
 import { sqlite_users } from "./users.ts";
 import { sqlite_passkeys } from "./passkeys.ts";
 import { sqlite_groups } from "./groups.ts";
@@ -69,6 +70,7 @@ function sqlite_store(db: Database): Store {
     ...sqlite_grants(db),
     ...sqlite_codes(db),
     ...sqlite_tokens(db),
+    ...sqlite_resource_servers(db),
     ...sqlite_keys(db),
     ...sqlite_initial_access_tokens(db),
     ...sqlite_replay(db),

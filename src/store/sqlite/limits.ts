@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
 import { audit_spec, decode } from "../codec.ts";
 import { audit_row, DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH, now_seconds } from "../defaults.ts";
-import type { AuditStore, CounterState, CounterStore, ReplayStore } from "../types.ts";
+import type { AuditStore, CounterState, CounterStore, ReplayStore, StoreOverview } from "../types.ts";
 
 export function sqlite_replay(db: Database): Sync<ReplayStore> {
   // Inserts, or takes over a row whose previous use has expired; a live row makes it return nothing.
@@ -76,7 +76,17 @@ export function sqlite_audit(db: Database): Sync<AuditStore> {
      ORDER BY at DESC, id DESC LIMIT $limit`,
   );
   const purge = db.prepare("DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE at < $before LIMIT $limit)");
+  // The sign-in counts scan the day's events through audit_events_at, never the whole log.
+  const overview = db.prepare(
+    `SELECT (SELECT count(*) FROM users) AS users,
+            (SELECT count(*) FROM sessions WHERE expires_at > $now) AS active_sessions,
+            (SELECT count(*) FROM audit_events WHERE at >= $since AND type = 'login' AND outcome = 'success') AS sign_ins,
+            (SELECT count(*) FROM audit_events WHERE at >= $since AND type = 'login' AND outcome = 'failure') AS failed_sign_ins`,
+  );
   return {
+    count_overview(now, since) {
+      return overview.get({ now, since }) as StoreOverview;
+    },
     add_audit_event(input) {
       const row = audit_row(input);
       const bound = { ...row, details: row.details === null ? null : JSON.stringify(row.details) };

@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, pick_patch, user_spec } from "../codec.ts";
 import { checked_status, now_seconds, user_row, username_key } from "../defaults.ts";
-import type { UserRow, UserStore } from "../types.ts";
+import type { UserRow, UserStatus, UserStore } from "../types.ts";
 import { insert_sql, limit_of, update_sql } from "./sql.ts";
 
 /** The greatest code point: `prefix <= x < prefix + PREFIX_END` is "x starts with prefix". */
@@ -24,6 +24,19 @@ export function sqlite_users(db: Database): Sync<UserStore> {
      ORDER BY username_key LIMIT $limit`,
   );
   const remove = db.prepare("DELETE FROM users WHERE id = $id");
+  // Accounts never completed (delete_stale_users): unverified sign-ups without a live link, and
+  // invitations whose every link expired before the cut-off. The tokens go with the user (CASCADE).
+  const stale = db.prepare(
+    `SELECT id, username, email, status, created_at FROM users u WHERE u.created_at <= $before AND (
+       (u.status = 'unverified' AND NOT EXISTS (SELECT 1 FROM user_tokens t WHERE t.user_id = u.id AND t.purpose = 'email_verification' AND t.expires_at > $now))
+       OR (u.status = 'invited' AND NOT EXISTS (SELECT 1 FROM user_tokens t WHERE t.user_id = u.id AND t.purpose = 'invitation' AND t.expires_at > $before)))
+     ORDER BY u.created_at, u.id LIMIT $limit`,
+  );
+  const delete_stale_tx = db.transaction((before: number, now: number, limit: number) => {
+    const rows = stale.all({ before, now, limit }) as { id: string; username: string; email: string | null; status: string; created_at: number }[];
+    for (const row of rows) remove.run({ id: row.id });
+    return rows.map((row) => ({ ...row, status: checked_status(row.status as UserStatus) }));
+  });
   const clear_codes = db.prepare("DELETE FROM user_recovery_codes WHERE user_id = $user_id");
   const add_code = db.prepare("INSERT INTO user_recovery_codes (user_id, code_hash, created_at) VALUES ($user_id, $code_hash, $now)");
   const use_code = db.prepare(
@@ -86,6 +99,9 @@ export function sqlite_users(db: Database): Sync<UserStore> {
     },
     delete_user(id) {
       return remove.run({ id }).changes > 0;
+    },
+    delete_stale_users(before, now, limit) {
+      return delete_stale_tx.immediate(before, now, limit);
     },
     set_recovery_codes(user_id, code_hashes, now) {
       set_codes_tx.immediate(user_id, code_hashes, now ?? now_seconds());

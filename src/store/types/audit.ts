@@ -57,6 +57,7 @@ export const AUDIT_EVENT_TYPES = [
   "group_member_added",
   "group_member_removed",
   "admin_api",
+  "admin_console",
   "federation_login",
   "federation_link",
   "federation_unlink",
@@ -65,6 +66,7 @@ export const AUDIT_EVENT_TYPES = [
   "upstream_deleted",
   "upstream_enabled",
   "upstream_disabled",
+  "upstream_updated",
 ] as const;
 
 export type AuditEvent = {
@@ -87,7 +89,12 @@ export type NewAuditEvent = Pick<AuditEvent, "type" | "outcome"> & Partial<Omit<
  */
 export type AuditQuery = { user_id?: string; client_id?: string; type?: string; since?: UnixSeconds; until?: UnixSeconds; before?: { at: UnixSeconds; id: number }; limit?: number };
 
+/** The admin console's dashboard figures (oidc/admin/console.ts): counts, never rows. */
+export type StoreOverview = { users: number; active_sessions: number; sign_ins: number; failed_sign_ins: number };
+
 export interface AuditStore {
+  /** Users; sessions not expired at `now`; `login` events since `since` that succeeded, and that failed. */
+  count_overview(now: UnixSeconds, since: UnixSeconds): Promise<StoreOverview>;
   add_audit_event(event: NewAuditEvent): Promise<AuditEvent>;
   /** Newest first; `limit` defaults to 100. */
   list_audit_events(query?: AuditQuery): Promise<AuditEvent[]>;

@@ -28,6 +28,10 @@ export type ClientMetadata = {
   subject_type?: "public" | "pairwise";
   id_token_signed_response_alg?: string;
   userinfo_signed_response_alg?: string;
+  /** RFC 9701 §6: introspection answers for this client as a signed JWT, with this alg. */
+  introspection_signed_response_alg?: string;
+  /** JARM §3: the alg of this client's JWT authorization responses (RS256 by default). */
+  authorization_signed_response_alg?: string;
   /** OIDC Registration §2: request objects must be signed with exactly this alg. */
   request_object_signing_alg?: string;
   default_max_age?: number;
@@ -50,6 +54,8 @@ export type ClientMetadata = {
   admin?: boolean;
   /** Operator-set (CLI only, never registrable): may introspect other clients' access tokens. */
   resource_server?: boolean;
+  /** Operator-set (CLI only, never registrable): RFC 8693 token exchange policy (grants/token_exchange.ts). */
+  token_exchange?: TokenExchangePolicy;
   /** Operator-set (CLI only, never registrable): every sign-in to this client needs a second factor (TOTP or a passkey). */
   require_2fa?: boolean;
   /** Operator-set (CLI only, never registrable): group claims and access policy (oidc/groups.ts). */
@@ -59,6 +65,18 @@ export type ClientMetadata = {
   roles?: Record<string, string>;
   allowed_groups?: string[];
   [extension: string]: unknown;
+};
+
+/** What a client may do with token exchange (RFC 8693); absent: nothing. */
+export type TokenExchangePolicy = {
+  /** Clients whose access tokens it may exchange; "*" for any. */
+  subject_clients: string[];
+  /** Without actor_token: the new token acts as the subject (RFC 8693 §1.1). */
+  impersonation: boolean;
+  /** With actor_token: the new token names the actor in `act` (RFC 8693 §1.1, §4.1). */
+  delegation: boolean;
+  /** The registered resources (RFC 8707) the new tokens may be for. */
+  resources: string[];
 };
 
 export type ClientRow = {

@@ -23,10 +23,12 @@ export type CodeRow = {
   consumed_at: UnixSeconds | null;
   /** RFC 9449 §10: the thumbprint of the DPoP key the code is bound to; null when unbound. */
   dpop_jkt: string | null;
+  /** RFC 8707 §2.1: the resources the authorization was granted for; null when none was asked. */
+  resources: string[] | null;
 };
 
-export type NewCode = Omit<CodeRow, "created_at" | "consumed_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims" | "dpop_jkt"> &
-  Partial<Pick<CodeRow, "created_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims" | "dpop_jkt">>;
+export type NewCode = Omit<CodeRow, "created_at" | "consumed_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims" | "dpop_jkt" | "resources"> &
+  Partial<Pick<CodeRow, "created_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims" | "dpop_jkt" | "resources">>;
 
 /**
  * - ok: this call consumed the code.

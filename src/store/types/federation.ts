@@ -33,6 +33,18 @@ export type UpstreamRow = {
   /** Local claim → upstream claim (name, email, picture, groups, preferred_username, subject, email_verified). */
   claim_mapping: JsonObject;
   enabled: boolean;
+  /**
+   * The upstream's multi-factor sign-in (its amr, or an acr of `mfa_acr_values`) stands in for the
+   * local account's second factor (oidc/federation/flow.ts); false asks for the local one.
+   */
+  trust_upstream_mfa: boolean;
+  /** The upstream's `acr` values the operator counts as our class `mfa` (oidc/acr.ts). */
+  mfa_acr_values: string[];
+  /**
+   * Upstream group → local group name: the only memberships a sign-in through this upstream may
+   * add (and later remove); empty, the upstream's groups change nothing here.
+   */
+  group_map: Record<string, string>;
   created_at: UnixSeconds;
   updated_at: UnixSeconds;
 };

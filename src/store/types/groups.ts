@@ -42,4 +42,11 @@ export interface GroupStore {
    * user. One indexed query: it runs on the token path (ID Tokens, userinfo, access policy).
    */
   list_user_groups(user_id: string): Promise<string[]>;
+  /**
+   * Makes the memberships that `upstream`'s group mapping added for the user exactly `group_ids`:
+   * adds the missing ones (marked as the upstream's; an existing membership keeps its origin) and
+   * removes those marked as the upstream's that are not listed. Memberships an administrator
+   * added are never removed. Returns the names of the groups joined and left. One transaction.
+   */
+  sync_upstream_group_members(upstream: string, user_id: string, group_ids: readonly string[], now?: UnixSeconds): Promise<{ added: string[]; removed: string[] }>;
 }

@@ -27,6 +27,13 @@ export type TokenRow = {
   rotated_at: UnixSeconds | null;
   /** RFC 9449 §6: JWK SHA-256 thumbprint of the DPoP key the token is bound to; null for a bearer token. */
   jkt: string | null;
+  /**
+   * RFC 8707: an access token's audience (one resource); a refresh token's whole authorized set,
+   * so a refresh can narrow to any of them again (§2.2). null: no resource was asked.
+   */
+  resources: string[] | null;
+  /** RFC 8693 §4.1: the actor of a delegated token (`{sub, client_id?, act?}`); null otherwise. */
+  act: JsonObject | null;
 };
 
 export type NewToken = Pick<TokenRow, "token_hash" | "kind" | "client_id" | "scope" | "grant_id" | "expires_at"> &

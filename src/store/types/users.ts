@@ -52,6 +52,9 @@ export type NewUser = Pick<UserRow, "username" | "password_hash"> &
  */
 export type UserSearch = { q?: string; after?: string; limit: number };
 
+/** An account delete_stale_users removed. */
+export type StaleUser = Pick<UserRow, "id" | "username" | "email" | "status" | "created_at">;
+
 /** Fields to change; `updated_at` defaults to now. */
 export type UserPatch = Partial<Omit<UserRow, "id" | "created_at">>;
 
@@ -74,6 +77,13 @@ export interface UserStore {
   update_user(id: string, patch: UserPatch): Promise<UserRow | null>;
   /** Also deletes the user's sessions, grants, codes, tokens and recovery codes. */
   delete_user(id: string): Promise<boolean>;
+  /**
+   * Deletes at most `limit` accounts that were never completed, as delete_user does, and returns
+   * them (for the audit log): `unverified` ones created at or before `before` with no unexpired
+   * e-mail verification link at `now`; `invited` ones created at or before `before` whose every
+   * invitation link expired at or before `before`.
+   */
+  delete_stale_users(before: UnixSeconds, now: UnixSeconds, limit: number): Promise<StaleUser[]>;
   /** Replaces all recovery codes of the user with these hashes. */
   set_recovery_codes(user_id: string, code_hashes: string[], now?: UnixSeconds): Promise<void>;
   /** Atomic single use: true once for a valid unused code, false afterwards. */

@@ -23,6 +23,9 @@ function upstream(name: string): NewUpstream {
     auto_link: true,
     claim_mapping: { groups: "roles" },
     enabled: true,
+    trust_upstream_mfa: false,
+    mfa_acr_values: ["urn:example:mfa"],
+    group_map: { "gitlab-org/ops": "ops" },
     created_at: T0,
   };
 }
@@ -37,8 +40,8 @@ export function federation_tests(ctx: SuiteContext): void {
       expect(await store.get_upstream(name)).toEqual(row);
       expect((await store.list_upstreams()).some((u) => u.name === name)).toBe(true);
       expect(await rejection(store.create_upstream(upstream(name)))).toBeInstanceOf(StoreConflictError);
-      const updated = await store.update_upstream(name, { enabled: false, display_name: "Renamed", updated_at: T0 + 5 });
-      expect(updated).toEqual({ ...row, enabled: false, display_name: "Renamed", updated_at: T0 + 5 });
+      const updated = await store.update_upstream(name, { enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, updated_at: T0 + 5 });
+      expect(updated).toEqual({ ...row, enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, updated_at: T0 + 5 });
       expect(await store.get_upstream(name)).toEqual(updated);
       expect(await store.update_upstream(uname(), { enabled: false })).toBeNull();
 

@@ -97,6 +97,27 @@ export function group_tests(ctx: SuiteContext): void {
       });
     });
 
+    test("sync_upstream_group_members adds and removes only the upstream's own memberships", async () => {
+      const store = ctx.store();
+      const user = await seed_user(store);
+      const manual = await store.create_group({ name: gname("manual") });
+      const ops = await store.create_group({ name: gname("ops") });
+      const dev = await store.create_group({ name: gname("dev") });
+      const up = uid("up");
+      const other_up = uid("up2");
+      expect(await store.add_group_member(manual.id, user.id, T0)).toBe(true);
+      // A membership an administrator added keeps its origin: listed, never added nor removed by the upstream.
+      expect(await store.sync_upstream_group_members(up, user.id, [manual.id, ops.id], T0)).toEqual({ added: [ops.name], removed: [] });
+      expect((await store.list_user_groups(user.id)).sort()).toEqual([manual.name, ops.name].sort());
+      expect(await store.sync_upstream_group_members(up, user.id, [manual.id, ops.id], T0)).toEqual({ added: [], removed: [] });
+      expect(await store.sync_upstream_group_members(other_up, user.id, [dev.id], T0)).toEqual({ added: [dev.name], removed: [] });
+      expect(await store.sync_upstream_group_members(up, user.id, [], T0 + 1)).toEqual({ added: [], removed: [ops.name] });
+      // The other upstream's membership and the administrator's stay.
+      expect((await store.list_user_groups(user.id)).sort()).toEqual([manual.name, dev.name].sort());
+      expect(await store.sync_upstream_group_members(other_up, user.id, [], T0 + 2)).toEqual({ added: [], removed: [dev.name] });
+      expect(await store.list_user_groups(user.id)).toEqual([manual.name]);
+    });
+
     test("sessions keep the user agent and address they were started from", async () => {
       const store = ctx.store();
       const user = await seed_user(store);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { concurrently, T0, uid } from "../fixtures.ts";
+import { concurrently, seed_user, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 
 export function limit_tests(ctx: SuiteContext): void {
@@ -125,6 +125,21 @@ export function limit_tests(ctx: SuiteContext): void {
 
         expect(await store.purge_audit_events(T0 + 2, 1)).toBe(2);
         expect(types(await store.list_audit_events())).toEqual(["consent:success", "login:failure"]);
+      });
+    });
+
+    test("count_overview: users, live sessions, the day's sign-ins and failures", async () => {
+      await ctx.withFresh(async (store) => {
+        const alice = await seed_user(store);
+        await seed_user(store);
+        await store.create_session({ id_hash: uid("s"), user_id: alice.id, auth_time: T0, amr: ["pwd"], expires_at: T0 + 100 });
+        await store.create_session({ id_hash: uid("s"), user_id: alice.id, auth_time: T0, amr: ["pwd"], expires_at: T0 - 1 });
+        await store.add_audit_event({ at: T0 - 10, type: "login", outcome: "success", user_id: alice.id });
+        await store.add_audit_event({ at: T0 + 1, type: "login", outcome: "success", user_id: alice.id });
+        await store.add_audit_event({ at: T0 + 2, type: "login", outcome: "failure" });
+        await store.add_audit_event({ at: T0 + 2, type: "login", outcome: "failure" });
+        await store.add_audit_event({ at: T0 + 3, type: "logout", outcome: "success", user_id: alice.id });
+        expect(await store.count_overview(T0, T0)).toEqual({ users: 2, active_sessions: 1, sign_ins: 1, failed_sign_ins: 2 });
       });
     });
   });

@@ -174,5 +174,41 @@ export function user_tests(ctx: SuiteContext): void {
     test("set_recovery_codes for an unknown user is a reference error", async () => {
       expect(await rejection(ctx.store().set_recovery_codes(uid("ghost"), ["x"]))).toBeInstanceOf(StoreReferenceError);
     });
+
+    test("delete_stale_users: unverified without a live link and invitations whose links all expired before the cut-off; oldest first, bounded", async () => {
+      const store = ctx.store();
+      // Far before every other test's rows, so only these can qualify.
+      const OLD = T0 - 100_000_000;
+      const before = OLD + 1000;
+      const now = T0;
+      const user = (username: string, status: "unverified" | "invited" | "active" | "disabled", created_at: number) =>
+        store.create_user({ username: uid(username), password_hash: "", status, email: `${username}@example.org`, created_at });
+      const link = (user_id: string, purpose: "email_verification" | "invitation", expires_at: number) =>
+        store.create_user_token({ token_hash: uid("hash"), user_id, purpose, email: null, created_at: OLD, expires_at });
+      const unverified = await user("unv", "unverified", OLD);
+      const unverified_live = await user("unv-live", "unverified", OLD + 1);
+      await link(unverified_live.id, "email_verification", now + 60);
+      const unverified_new = await user("unv-new", "unverified", before + 1);
+      const invited = await user("inv", "invited", OLD + 2);
+      await link(invited.id, "invitation", OLD + 500);
+      const invited_recent = await user("inv-recent", "invited", OLD + 3);
+      await link(invited_recent.id, "invitation", OLD + 500);
+      await link(invited_recent.id, "invitation", before + 1);
+      const invited_no_link = await user("inv-none", "invited", OLD + 4);
+      const active = await user("act", "active", OLD);
+      const disabled = await user("dis", "disabled", OLD);
+
+      const first = await store.delete_stale_users(before, now, 2);
+      expect(first.map((u) => u.id)).toEqual([unverified.id, invited.id]);
+      expect(first[0]).toEqual({ id: unverified.id, username: unverified.username, email: "unv@example.org", status: "unverified", created_at: OLD });
+      expect(first[1]!.status).toBe("invited");
+      const second = await store.delete_stale_users(before, now, 10);
+      expect(second.map((u) => u.id)).toEqual([invited_no_link.id]);
+      expect(await store.delete_stale_users(before, now, 10)).toEqual([]);
+      for (const gone of [unverified, invited, invited_no_link]) expect(await store.get_user_by_id(gone.id)).toBeNull();
+      for (const kept of [unverified_live, unverified_new, invited_recent, active, disabled]) expect(await store.get_user_by_id(kept.id)).not.toBeNull();
+      // A username freed by the purge can be taken again.
+      expect((await store.create_user({ username: unverified.username, password_hash: "" })).username).toBe(unverified.username);
+    });
   });
 }

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { account_values } from "../../pages/account.ts";
+import { account_page_scripts } from "../../pages/passkeys.ts";
 import { new_address_problem, request_email_change } from "../../../oidc/account/email_change.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
 import { record_event } from "../../../oidc/audit.ts";
@@ -55,6 +56,6 @@ export const AccountEmail = (idp: Provider) =>
     }
 
     async failed(session: AccountSession, message: string, new_email: string) {
-      return this.view("account", await account_values(idp, session, { email_error: message, new_email }), 400);
+      return this.view("account", { ...(await account_values(idp, session, { email_error: message, new_email })), ...account_page_scripts(idp, this.response.headers) }, 400);
     }
   };

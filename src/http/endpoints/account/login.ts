@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
+import { after_account_sign_in } from "../../../oidc/account/return_path.ts";
 import { AMR_PASSWORD, begin_for_account, has_any, second_factor_required, second_factors, sign_in } from "../../../oidc/account/second_factor.ts";
 import { ACCOUNT_PATHS, account_session, account_url } from "../../../oidc/account/session.ts";
 import { signup_link } from "../../../oidc/account/signup.ts";
@@ -66,7 +67,9 @@ export const AccountLogin = (idp: Provider) =>
       }
       const { cookie } = await sign_in(idp, this.cookies, user, AMR_PASSWORD, ip, null, this.headers.get("user-agent"));
       this.set_cookie(cookie.name, cookie.value, cookie.options);
-      return this.redirect_to(account_url(idp), 303);
+      const next = after_account_sign_in(idp, this.cookies);
+      if (next.clear !== null) this.set_cookie(next.clear.name, next.clear.value, next.clear.options);
+      return this.redirect_to(next.url, 303);
     }
 
     async page(username: string, error: string | null) {

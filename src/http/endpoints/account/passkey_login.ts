@@ -4,8 +4,8 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
+import { after_account_sign_in } from "../../../oidc/account/return_path.ts";
 import { sign_in } from "../../../oidc/account/second_factor.ts";
-import { account_url } from "../../../oidc/account/session.ts";
 import { interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
 import { csrf_token } from "../../../oidc/interactions.ts";
@@ -37,6 +37,8 @@ export const AccountPasskeyLogin = (idp: Provider) =>
       if (!result.ok) throw passkey_refused(result);
       const { cookie } = await sign_in(idp, this.cookies, result.user, result.amr, ip, null, this.headers.get("user-agent"));
       this.set_cookie(cookie.name, cookie.value, cookie.options);
-      return this.redirect_to(account_url(idp), 303);
+      const next = after_account_sign_in(idp, this.cookies);
+      if (next.clear !== null) this.set_cookie(next.clear.name, next.clear.value, next.clear.options);
+      return this.redirect_to(next.url, 303);
     }
   };

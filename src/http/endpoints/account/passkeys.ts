@@ -3,8 +3,11 @@
  * - action=register: stores the passkey of a registration ceremony (its options came from
  *   passkey_options.ts after re-authentication; the challenge is bound to this session);
  * - action=rename: gives one a new name;
- * - action=remove: deletes one. The last way to sign in is never removed: a user without a
- *   password keeps their last passkey (decided atomically by the store).
+ * - action=remove: deletes one, after re-authentication as for adding one (passkey_options.ts:
+ *   the password, throttled like a sign-in; without a password, a sign-in less than
+ *   REAUTH_SECONDS ago), as removing the authenticator app asks for the password. The last way to
+ *   sign in is never removed: a user without a password keeps their last passkey (decided
+ *   atomically by the store).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -17,7 +20,9 @@ import { client_ip } from "../../middleware/proxy.ts";
 import { account_values } from "../../pages/account.ts";
 import { PASSKEY_PATHS, account_page_scripts } from "../../pages/passkeys.ts";
 import { passkeys_off } from "../interaction/passkey_options.ts";
-import { registration_binding } from "./passkey_options.ts";
+import { REAUTH_SECONDS, registration_binding } from "./passkey_options.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
+import { verify_password } from "../../../platform/passwords.ts";
 
 export const AccountPasskeysRequest = Fw.Request(
   "AccountPasskeysRequest",
@@ -26,6 +31,7 @@ export const AccountPasskeysRequest = Fw.Request(
     action: z.enum(["register", "rename", "remove"]),
     passkey_id: z.string().max(64).optional(),
     name: z.string().max(256).optional(),
+    password: z.string().max(4096).optional(),
     response: z.string().max(64 * 1024).optional(),
   }),
   { on_invalid: invalid_form },
@@ -69,6 +75,19 @@ export const AccountPasskeys = (idp: Provider) =>
         return this.redirect_to(`${account_url(idp)}?done=passkey_renamed`, 303);
       }
 
+      // OWASP ASVS V3.7.1: re-authenticate before removing a way to sign in (a session left open
+      // must not let someone else strip the owner's passkeys).
+      if (user.password_hash !== "") {
+        const attempt = await reserve_login_attempt(idp, ip, user.username);
+        if (!(await verify_password(input.password ?? "", user.password_hash))) {
+          await login_attempt_failed(idp, attempt);
+          await record_event(idp, { type: "passkey_removed", outcome: "failure", user_id: user.id, ip, at, details: { passkey_id: id, reason: "wrong password" } });
+          return this.error(session, "Your password is not right: the passkey was not removed.");
+        }
+        await release_login_attempt(idp, attempt);
+      } else if (at - session.session.auth_time > REAUTH_SECONDS) {
+        return this.error(session, `For your security, sign out and sign in again (within ${REAUTH_SECONDS / 60} minutes) before removing a passkey.`);
+      }
       // Without a password the passkeys are the only way in: the last one stays.
       const keep_last = user.password_hash === "";
       if (!(await idp.store.delete_passkey(user.id, id, { keep_last }))) {

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { account_values } from "../../pages/account.ts";
+import { account_page_scripts } from "../../pages/passkeys.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { hash_password, verify_password } from "../../../platform/passwords.ts";
@@ -70,6 +71,6 @@ export const AccountPassword = (idp: Provider) =>
     }
 
     async failed(session: AccountSession, message: string) {
-      return this.view("account", await account_values(idp, session, { password_error: message }), 400);
+      return this.view("account", { ...(await account_values(idp, session, { password_error: message })), ...account_page_scripts(idp, this.response.headers) }, 400);
     }
   };

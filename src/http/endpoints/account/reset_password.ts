@@ -3,14 +3,15 @@
  * (oidc/account/password_reset.ts). The GET only looks the link up and shows the form; the POST
  * checks the new password against the policy and, for an account with two-step verification,
  * its code, and only then uses the link (atomically, once). A used, expired, voided or forged
- * link gets a page that says so and changes nothing.
+ * link, or one mailed to an address the account no longer has, gets a page that says so and
+ * changes nothing.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { find_link_token, invalid_link, LINK_PATHS, redeem_link_token, type LinkTarget } from "../../../oidc/account/link_tokens.ts";
 import { check_page_form, page_form_token } from "../../../oidc/account/page_forms.ts";
 import { check_password_policy, password_policy_hint } from "../../../oidc/account/password_policy.ts";
-import { check_reset_second_factor, complete_password_reset, count_address, count_reset_attempt, reset_needs_second_factor } from "../../../oidc/account/password_reset.ts";
+import { check_reset_second_factor, complete_password_reset, count_address, count_reset_attempt, reset_link_fits, reset_needs_second_factor } from "../../../oidc/account/password_reset.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
@@ -42,7 +43,7 @@ export const ResetPassword = (idp: Provider) =>
       const interaction = interaction_param(input.interaction);
       if (this.request.method === "GET") {
         const target = await find_link_token(idp, input.token, "password_reset");
-        if (target === null) throw invalid_link("password_reset");
+        if (target === null || !reset_link_fits(target)) throw invalid_link("password_reset");
         return this.form(target, input.token!, interaction, null, null);
       }
 
@@ -50,7 +51,7 @@ export const ResetPassword = (idp: Provider) =>
       await count_address(idp, "reset", ip);
       check_page_form(idp, this.cookies, input.csrf, FORM, "The form was not sent from this page. Open the link from the e-mail again.");
       const target = await find_link_token(idp, input.token, "password_reset");
-      if (target === null) throw invalid_link("password_reset");
+      if (target === null || !reset_link_fits(target)) throw invalid_link("password_reset");
       const user = target.user;
       await count_reset_attempt(idp, user);
       const password = input.new_password ?? "";
@@ -61,7 +62,8 @@ export const ResetPassword = (idp: Provider) =>
       if (factor !== null) return this.form(target, input.token!, interaction, factor, "code");
 
       const redeemed = await redeem_link_token(idp, input.token, "password_reset");
-      if (redeemed === null || redeemed.user.id !== user.id) throw invalid_link("password_reset");
+      // The address may have changed since the form was shown: checked again on the used link.
+      if (redeemed === null || redeemed.user.id !== user.id || !reset_link_fits(redeemed)) throw invalid_link("password_reset");
       await complete_password_reset(idp, redeemed.user, redeemed.row.email, password, ip);
       return this.view("message", {
         ...layout_values(idp, "Password changed"),

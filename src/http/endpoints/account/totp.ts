@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { account_values } from "../../pages/account.ts";
+import { account_page_scripts } from "../../pages/passkeys.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { verify_password } from "../../../platform/passwords.ts";
@@ -91,7 +92,7 @@ export const AccountTotp = (idp: Provider) =>
       const attempt = await reserve_login_attempt(idp, ip, user.username);
       if (!(await verify_password(password, user.password_hash))) {
         await login_attempt_failed(idp, attempt);
-        return this.view("account", await account_values(idp, session, { totp_error: "Your password is not right." }), 400);
+        return this.view("account", { ...(await account_values(idp, session, { totp_error: "Your password is not right." })), ...account_page_scripts(idp, this.response.headers) }, 400);
       }
       await release_login_attempt(idp, attempt);
       const at = idp.now();

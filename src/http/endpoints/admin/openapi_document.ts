@@ -84,7 +84,7 @@ export function openapi_document(idp: Provider, endpoints: readonly AdminEndpoin
       ? { [status]: success }
       : {
           [status]: success,
-          "401": problem_response("no valid access token (WWW-Authenticate: Bearer)"),
+          "401": problem_response("no valid access token, or a DPoP-bound one without a valid proof of its key (WWW-Authenticate: Bearer or DPoP)"),
           "403": problem_response("the access token lacks the admin scope"),
           "404": problem_response("no such item"),
           "422": problem_response("invalid input; errors names each field"),
@@ -107,7 +107,7 @@ export function openapi_document(idp: Provider, endpoints: readonly AdminEndpoin
   return {
     openapi: "3.1.0",
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    info: { title: "Identity provider admin API", version: "1", description: "Authorized by a Bearer access token with the admin scope, from the client_credentials grant of a client created with `idp clients add --admin`." },
+    info: { title: "Identity provider admin API", version: "1", description: "Authorized by an access token with the admin scope, from the client_credentials grant of a client created with `idp clients add --admin`: `Authorization: Bearer <token>`, or for a DPoP-bound token (RFC 9449: a DPoP proof sent to the token endpoint) `Authorization: DPoP <token>` with a `DPoP` proof of each request (htm, htu, ath); a DPoP-bound token sent as Bearer is refused." },
     servers: [{ url: idp.config.issuer }],
     security: [{ admin_token: [ADMIN_SCOPE] }],
     paths,
@@ -116,7 +116,7 @@ export function openapi_document(idp: Provider, endpoints: readonly AdminEndpoin
       securitySchemes: {
         admin_token: {
           type: "oauth2",
-          description: "RFC 6749 §4.4 client credentials; RFC 6750 Bearer tokens",
+          description: "RFC 6749 §4.4 client credentials; RFC 6750 Bearer tokens, or RFC 9449 DPoP-bound tokens sent with the DPoP scheme and a proof (§7.1)",
           flows: { clientCredentials: { tokenUrl: `${idp.config.issuer}${PATHS.token}`, scopes: { [ADMIN_SCOPE]: "administer the provider" } } },
         },
       },

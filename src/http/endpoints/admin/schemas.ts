@@ -136,4 +136,24 @@ export const GroupSchema = z
 
 export const GroupCreateSchema = z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(500).nullable().optional() }).meta({ id: "GroupCreate" });
 
+export const ResourceServerSchema = z
+  .object({
+    uri: z.string(),
+    scopes: z.array(z.string()),
+    access_token_format: z.enum(["opaque", "jwt"]),
+    access_token_ttl: z.number().int().nullable(),
+    created_at: time,
+    updated_at: time,
+  })
+  .meta({ id: "ResourceServer" });
+
+export const ResourceServerCreateSchema = z
+  .strictObject({
+    uri: z.string().min(1).max(2048),
+    scopes: z.array(z.string().min(1).max(200)).min(1).max(100),
+    access_token_format: z.enum(["opaque", "jwt"]).optional(),
+    access_token_ttl: z.number().int().optional(),
+  })
+  .meta({ id: "ResourceServerCreate" });
+
 export const GroupMemberSchema = z.object({ user_id: z.string(), username: z.string(), added_at: time }).meta({ id: "GroupMember" });

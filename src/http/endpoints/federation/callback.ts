@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { not_active } from "../../../oidc/account/account_status.ts";
-import { sign_in } from "../../../oidc/account/second_factor.ts";
+import { after_upstream, sign_in } from "../../../oidc/account/second_factor.ts";
 import { account_url } from "../../../oidc/account/session.ts";
 import { interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
 import { PageError } from "../../../oidc/errors.ts";
@@ -22,6 +22,7 @@ import type { Provider } from "../../../oidc/provider.ts";
 import { respond } from "../../authorization_response.ts";
 import { after_sign_in } from "../../../oidc/account/second_factor.ts";
 import { query_url } from "../../../oidc/authorization.ts";
+import { jarm_encoded } from "../../../oidc/jwt_responses.ts";
 import { layout_values } from "../../pages/layout.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
@@ -44,14 +45,23 @@ export const FederationCallback = (idp: Provider) =>
       const interaction = outcome.interaction_id === null ? null : await load_interaction(idp, outcome.interaction_id, this.cookies);
       const client = interaction === null ? null : await idp.store.get_client(interaction.request.client_id);
       if (interaction !== null && client === null) throw new PageError("Unknown application", "The application that sent you here is no longer registered.", "invalid_client");
+      // The local account's second factor (or its enrolment, IDP_REQUIRE_2FA / require_2fa /
+      // acr_values) after the upstream's sign-in, unless the upstream's own multi-factor sign-in
+      // is trusted (trust_upstream_mfa): no session starts before it.
+      const second = await after_upstream(idp, interaction, outcome.user, outcome.amr, outcome.upstream_mfa, this.cookies);
+      if (second !== null) {
+        if (second.cookie !== null) this.set_cookie(second.cookie.name, second.cookie.value, second.cookie.options);
+        return this.go_on(second.url, outcome.upstream.display_name);
+      }
       // A new sign-in replaces the browser's previous session (session fixation, another user).
       const { session, cookie } = await sign_in(idp, this.cookies, outcome.user, outcome.amr, ip, client?.client_id ?? null, this.headers.get("user-agent"));
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       if (interaction === null || client === null) return this.go_on(account_url(idp), outcome.upstream.display_name);
       const next = await after_sign_in(idp, client, interaction, session);
       if (next.kind === "page") return this.go_on(next.url, outcome.upstream.display_name);
-      if (next.response.response_mode === "query") return this.go_on(query_url(next.response), outcome.upstream.display_name);
-      return respond(this, idp, next.response, 200);
+      const response = await jarm_encoded(idp, next.response);
+      if (response.response_mode === "query" || response.response_mode === "fragment") return this.go_on(query_url(response), outcome.upstream.display_name);
+      return respond(this, idp, response, 200);
     }
 
     go_on(next: string, upstream: string) {

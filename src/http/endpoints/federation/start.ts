@@ -2,17 +2,16 @@
  * GET /federation/:name/start[?interaction=ID]: sends the browser to the upstream identity
  * provider NAME (the sign-in page's button, or `login_hint=idp:NAME`). With an interaction, the
  * sign-in resumes it; without, it signs in to the account page.
- * GET /federation/:name/start?link=CSRF (the account page's link, with the session's form token):
- * links the upstream account to the signed-in user. A link, not a form: CSP form-action would
- * stop a form's redirect to the upstream.
+ * Linking an upstream account to a signed-in user is not started here but by the account page's
+ * form after re-authentication (account/identity_link.ts); the former `?link=CSRF` (a session's
+ * form token in a URL that history keeps, and no password asked) is refused.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { account_session, check_account_csrf } from "../../../oidc/account/session.ts";
 import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
 import { random_token } from "../../../oidc/crypto/secrets.ts";
 import { PageError } from "../../../oidc/errors.ts";
-import { begin_upstream, enabled_upstream } from "../../../oidc/federation/flow.ts";
+import { begin_upstream, count_upstream_start, enabled_upstream } from "../../../oidc/federation/flow.ts";
 import { load_interaction } from "../../../oidc/interactions.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
@@ -30,15 +29,14 @@ export const FederationStart = (idp: Provider) =>
 
     async call() {
       const input = this.federation_start_request;
-      const upstream = await enabled_upstream(idp, input.name);
       const ip = client_ip(this.context, idp.config);
-      let link_user_id: string | null = null;
+      // Rate-limited per address before anything is read or stored (rate_limits.federation_start_per_ip).
+      await count_upstream_start(idp, ip);
+      const upstream = await enabled_upstream(idp, input.name);
+      const link_user_id: string | null = null;
       let interaction_id: string | null = null;
       if (input.link !== undefined) {
-        const session = await account_session(idp, this.cookies);
-        if (session === null) throw new PageError("Signed out", "Sign in to your account to link another way of signing in.", "access_denied");
-        check_account_csrf(session, input.link);
-        link_user_id = session.user.id;
+        throw new PageError("Link from your account page", `To link ${upstream.display_name}, open your account page, confirm with your password and choose "Link ${upstream.display_name}".`, "invalid_request");
       } else if (input.interaction !== undefined) {
         // Only the browser that started the interaction may continue it (throws otherwise).
         const interaction = await load_interaction(idp, input.interaction, this.cookies);

@@ -8,7 +8,8 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { load_pending, sign_in, type Pending } from "../../../oidc/account/second_factor.ts";
+import { after_account_sign_in } from "../../../oidc/account/return_path.ts";
+import { load_pending, sign_in, with_first_step, type Pending } from "../../../oidc/account/second_factor.ts";
 import { account_url } from "../../../oidc/account/session.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
@@ -84,11 +85,13 @@ export const PasskeySignIn = (idp: Provider) =>
     /** Both steps done: as the two-factor page does after a code (two_factor.ts). */
     async finish(pending: Pending, user: UserRow, amr: string[], ip: string) {
       const interaction = pending.interaction;
-      const { session, cookie } = await sign_in(idp, this.cookies, user, amr, ip, interaction?.request.client_id ?? null, this.headers.get("user-agent"));
+      const { session, cookie } = await sign_in(idp, this.cookies, user, with_first_step(pending, amr), ip, interaction?.request.client_id ?? null, this.headers.get("user-agent"));
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       if (interaction === null) {
         await idp.store.delete_interaction(pending.id);
-        return this.redirect_to(account_url(idp), 303);
+        const next = after_account_sign_in(idp, this.cookies);
+        if (next.clear !== null) this.set_cookie(next.clear.name, next.clear.value, next.clear.options);
+        return this.redirect_to(next.url, 303);
       }
       const client = await idp.store.get_client(interaction.request.client_id);
       if (client === null) throw expired_interaction();

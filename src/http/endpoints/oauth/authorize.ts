@@ -2,7 +2,8 @@
  * GET|POST /authorize: the authorization endpoint (OIDC Core §3.1.2). Validates the request,
  * then either answers at once (signed in, consent given, or prompt=none) or starts an
  * interaction and sends the browser to the login or consent page. Answers to the client go by
- * redirect or, with response_mode=form_post, as an auto-submitting form (form_post.ts).
+ * redirect or, with response_mode=form_post, as an auto-submitting form (form_post.ts); with a
+ * JARM mode (jwt, query.jwt, fragment.jwt, form_post.jwt) as one signed `response` JWT.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";

@@ -14,9 +14,10 @@
  * with `cnf.jkt` for DPoP-bound ones (RFC 9449 §6.2), "refresh_token" for refresh tokens, the
  * RFC 7009 hint name), exp, iat, iss, and with a user
  * sub, username and auth_time, and the user's groups (and roles) when the token's scope has
- * `groups`, shaped by the token's client as in its ID Tokens (groups.ts). No `aud`: the tokens
- * are not audience-restricted (no RFC 8707 resource indicators), and naming one would mislead a
- * resource server that checks it.
+ * `groups`, shaped by the token's client as in its ID Tokens (groups.ts). `aud` only for an
+ * access token issued for a registered resource (RFC 8707, resources.ts): other tokens are not
+ * audience-restricted, and naming an audience would mislead a resource server that checks it.
+ * `act` for a delegated token (RFC 8693 §4.1). JWT access tokens (RFC 9068) are found by their jti.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -31,6 +32,8 @@ import { PATHS } from "../../../oidc/metadata.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { ClientRow, TokenRow } from "../../../store/types.ts";
 import { find_token, token_state } from "../../../oidc/tokens.ts";
+import { INTROSPECTION_JWT_TYPE, accepts_introspection_jwt, sign_introspection } from "../../../oidc/jwt_responses.ts";
+import { subject_for } from "../../../oidc/pairwise.ts";
 
 const param = z.string().optional();
 
@@ -64,7 +67,7 @@ export function may_introspect(client: ClientRow, token: TokenRow): boolean {
 }
 
 export const Introspect = (idp: Provider) =>
-  class Introspect extends Fw.Endpoint(IntrospectRequest, Fw.Response.Json) {
+  class Introspect extends Fw.Endpoint(IntrospectRequest, [Fw.Response.Json, Fw.Response.Bytes]) {
     static route = `POST ${PATHS.introspect}`;
 
     async call() {
@@ -74,11 +77,17 @@ export const Introspect = (idp: Provider) =>
       if (is_public(client)) throw invalid_client("introspection needs an authenticated client; a public client cannot use it", false, idp.config.issuer);
       if (input.token === undefined || input.token === "") throw new OAuthError("invalid_request", "token is required");
 
+      // RFC 9701 §4: a caller that accepts application/token-introspection+jwt gets the answer signed.
+      const as_jwt = accepts_introspection_jwt(this.headers.get("accept"));
+      const answer = async (body: IntrospectionResponse) =>
+        as_jwt ? new Fw.Response.Bytes(await sign_introspection(idp, client, body), INTROSPECTION_JWT_TYPE) : this.json(body);
       const token = await find_token(idp, input.token);
       const inactive: IntrospectionResponse = { active: false };
-      if (token === null || token_state(token, idp.now()) !== "active" || !may_introspect(client, token)) return this.json(inactive);
+      if (token === null || token_state(token, idp.now()) !== "active" || !may_introspect(client, token)) return answer(inactive);
       const user = token.user_id === null ? null : await idp.store.get_user_by_id(token.user_id);
-      if (token.user_id !== null && user === null) return this.json(inactive);
+      if (token.user_id !== null && user === null) return answer(inactive);
+      // The token's client: its subject type gives the sub (pairwise.ts), its mapping the groups.
+      const owner = token.client_id === client.client_id ? client : await idp.store.get_client(token.client_id);
       const body: IntrospectionResponse = {
         active: true,
         scope: token.scope,
@@ -91,17 +100,21 @@ export const Introspect = (idp: Provider) =>
       };
       // RFC 9449 §6.2: the resource server checks the proof's key against cnf.jkt.
       if (token.jkt !== null) body.cnf = { jkt: token.jkt };
+      // RFC 7662 §2.2 aud: the resource an access token is audience-restricted to (RFC 8707);
+      // RFC 8693 §4.1 act: the actor of a delegated token.
+      if (token.kind === "access" && token.resources !== null) body.aud = token.resources.length === 1 ? token.resources[0] : token.resources;
+      if (token.act !== null) body.act = token.act;
       if (user !== null) {
-        body.sub = user.id;
+        // OIDC Core §8: the sub the token's client knows the user by.
+        body.sub = owner === null ? user.id : subject_for(idp, owner, user.id);
         body.username = user.username;
         if (token.auth_time !== null) body.auth_time = token.auth_time;
         const scopes = split_scope(token.scope);
         if (wants_groups(scopes)) {
           // The token's client shapes the groups, so an API sees what that client's ID Tokens say.
-          const owner = token.client_id === client.client_id ? client : await idp.store.get_client(token.client_id);
           if (owner !== null) Object.assign(body, await group_claims(idp, owner, user.id, scopes, []));
         }
       }
-      return this.json(body);
+      return answer(body);
     }
   };

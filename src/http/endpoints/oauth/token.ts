@@ -1,8 +1,8 @@
 /**
  * POST /token (RFC 6749 §3.2): authenticates the client (client_auth.ts), checks it may use the
  * grant type, and hands over to the grant (grants/): authorization_code (RFC 6749 §4.1.3, OIDC
- * Core §3.1.3), refresh_token (§6, OIDC Core §12), client_credentials (§4.4) or the device code
- * (RFC 8628 §3.4).
+ * Core §3.1.3), refresh_token (§6, OIDC Core §12), client_credentials (§4.4), the device code
+ * (RFC 8628 §3.4) or token exchange (RFC 8693).
  *
  * Hot path of the code grant (benchmarked): one client lookup, one atomic consume_code, the token
  * insert and user lookup together, one signature.
@@ -18,6 +18,7 @@ import { authorization_code_grant } from "../../../oidc/grants/authorization_cod
 import { client_credentials_grant } from "../../../oidc/grants/client_credentials.ts";
 import { refresh_token_grant } from "../../../oidc/grants/refresh_token.ts";
 import { device_code_grant } from "../../../oidc/grants/device_code.ts";
+import { token_exchange_grant } from "../../../oidc/grants/token_exchange.ts";
 import type { GrantContext, TokenResponse } from "../../../oidc/grants/types.ts";
 import { GRANT_TYPES, PATHS } from "../../../oidc/metadata.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -37,6 +38,14 @@ export const TokenRequest = Fw.Request(
     refresh_token: param,
     scope: param,
     device_code: param,
+    // RFC 8707 §2: resource may repeat (and RFC 8693 §2.1 audience).
+    resource: z.union([z.string(), z.array(z.string())]).optional(),
+    audience: z.union([z.string(), z.array(z.string())]).optional(),
+    subject_token: param,
+    subject_token_type: param,
+    actor_token: param,
+    actor_token_type: param,
+    requested_token_type: param,
     client_id: param,
     client_secret: param,
     client_assertion: param,
@@ -52,6 +61,7 @@ const GRANTS: Record<GrantType, (ctx: GrantContext) => Promise<TokenResponse>> =
   refresh_token: refresh_token_grant,
   client_credentials: client_credentials_grant,
   "urn:ietf:params:oauth:grant-type:device_code": device_code_grant,
+  "urn:ietf:params:oauth:grant-type:token-exchange": token_exchange_grant,
 };
 
 function is_grant_type(value: string): value is GrantType {

@@ -12,9 +12,10 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { describe_issues, to_http } from "../../errors.ts";
-import { clear_session_cookie, signed_out_answer } from "../../pages/signed_out.ts";
+import { clear_session_cookie, signed_out_answer, signed_out_csp } from "../../pages/signed_out.ts";
 import { confirm_fields, confirm_page_values, csrf_for, needs_confirmation } from "../../../oidc/logout/confirmation.ts";
 import { end_session } from "../../../oidc/logout/end_session.ts";
+import type { FrontChannelFrame } from "../../../oidc/logout/frontchannel.ts";
 import { invalid_logout, logout_params, validate_logout, type ValidLogout } from "../../../oidc/logout/request.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
 import { layout_values } from "../../pages/layout.ts";
@@ -36,14 +37,18 @@ export const Logout = (idp: Provider) =>
       const status = this.request.method === "POST" ? 303 : 302;
       const request = await validate_logout(idp, this.logout_request);
       const active = await current_session(idp, this.cookies);
-      if (active !== null && needs_confirmation(request, active)) return this.confirm(request, active);
+      if (active !== null && needs_confirmation(idp, request, active)) return this.confirm(request, active);
+      let frames: FrontChannelFrame[] = [];
       if (active !== null) {
-        await end_session(idp, active, { client_id: request.client?.client_id ?? null, ip: client_ip(this.context, idp.config) || null, initiator: "rp" });
+        frames = (await end_session(idp, active, { client_id: request.client?.client_id ?? null, ip: client_ip(this.context, idp.config) || null, initiator: "rp" })).frontchannel;
       }
       // Also a stale cookie of a session that already ended goes.
       const cookie = clear_session_cookie(idp, this.cookies);
       if (cookie !== null) this.set_cookie(cookie.name, cookie.value, cookie.options);
-      const answer = signed_out_answer(idp, request);
+      const answer = signed_out_answer(idp, request, frames);
+      // Front-Channel Logout §3: the page may frame exactly the clients' logout URIs.
+      const csp = signed_out_csp(frames);
+      if (csp !== null) this.response.headers.set("content-security-policy", csp);
       if (answer.kind === "redirect") return this.redirect_to(answer.url, status);
       return this.view("logged_out", answer.values);
     }

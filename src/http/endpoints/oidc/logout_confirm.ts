@@ -11,9 +11,10 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import { describe_issues, to_http } from "../../errors.ts";
-import { clear_session_cookie, signed_out_answer, stayed_values } from "../../pages/signed_out.ts";
+import { clear_session_cookie, signed_out_answer, signed_out_csp, stayed_values } from "../../pages/signed_out.ts";
 import { CONFIRM_PATH, check_logout_csrf, forged_form } from "../../../oidc/logout/confirmation.ts";
 import { end_session } from "../../../oidc/logout/end_session.ts";
+import type { FrontChannelFrame } from "../../../oidc/logout/frontchannel.ts";
 import { invalid_logout, validate_logout } from "../../../oidc/logout/request.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
@@ -38,14 +39,18 @@ export const LogoutConfirm = (idp: Provider) =>
       const active = await current_session(idp, this.cookies);
       if (active !== null) check_logout_csrf(idp, this.cookies, fields, input.csrf);
       const request = await validate_logout(idp, fields);
+      let frames: FrontChannelFrame[] = [];
       if (active !== null) {
         if (input.decision === undefined) throw new PageError("No choice was made", "Choose “Log out” or “Stay signed in” to continue.");
         if (input.decision === "stay") return this.view("logged_out", stayed_values(idp, request));
-        await end_session(idp, active, { client_id: request.client?.client_id ?? null, ip: client_ip(this.context, idp.config) || null, initiator: "user" });
+        frames = (await end_session(idp, active, { client_id: request.client?.client_id ?? null, ip: client_ip(this.context, idp.config) || null, initiator: "user" })).frontchannel;
       }
       const cookie = clear_session_cookie(idp, this.cookies);
       if (cookie !== null) this.set_cookie(cookie.name, cookie.value, cookie.options);
-      const answer = signed_out_answer(idp, request);
+      const answer = signed_out_answer(idp, request, frames);
+      // Front-Channel Logout §3: the page may frame exactly the clients' logout URIs.
+      const csp = signed_out_csp(frames);
+      if (csp !== null) this.response.headers.set("content-security-policy", csp);
       if (answer.kind === "redirect") return this.redirect_to(answer.url, 303);
       return this.view("logged_out", answer.values);
     }

@@ -17,13 +17,15 @@ import { PATHS } from "../../../oidc/metadata.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { split_scope } from "../../../oidc/scopes.ts";
 import { find_access_token } from "../../../oidc/tokens.ts";
+import { sign_userinfo, wants_signed_userinfo } from "../../../oidc/jwt_responses.ts";
+import { subject_for } from "../../../oidc/pairwise.ts";
 
 export const Userinfo = (idp: Provider) => {
   const realm = idp.config.issuer;
   const UserinfoRequest = Fw.Request("UserinfoRequest", z.object({ access_token: z.string().optional() }), {
     on_invalid: (issues) => to_http(new BearerError("invalid_request", describe_issues(issues), realm)),
   });
-  return class Userinfo extends Fw.Endpoint(UserinfoRequest, Fw.Response.Json) {
+  return class Userinfo extends Fw.Endpoint(UserinfoRequest, [Fw.Response.Json, Fw.Response.Bytes]) {
     static route = `GET|POST ${PATHS.userinfo}`;
 
     async call() {
@@ -57,14 +59,17 @@ export const Userinfo = (idp: Provider) => {
       if (!scopes.includes("openid")) throw new BearerError("insufficient_scope", "the access token was not granted the openid scope", realm);
       const requested = requested_claims(found.token.claims, "userinfo");
       const user_id = found.token.user_id;
-      // The client's group mapping (groups.ts) is read with the user, only when the token releases groups.
-      const [user, client] = await Promise.all([
-        user_id === null ? null : idp.store.get_user_by_id(user_id),
-        wants_groups(scopes, requested) ? idp.store.get_client(found.token.client_id) : null,
-      ]);
+      // The client shapes the answer: its group mapping (groups.ts), its subject type (pairwise.ts)
+      // and whether it registered for signed UserInfo (jwt_responses.ts).
+      const [user, client] = await Promise.all([user_id === null ? null : idp.store.get_user_by_id(user_id), idp.store.get_client(found.token.client_id)]);
       if (user === null) throw new BearerError("invalid_token", "the user of this access token no longer exists", realm);
-      const groups = client === null ? {} : await group_claims(idp, client, user.id, scopes, requested);
-      return this.json({ ...claims_for(user, scopes, requested), ...groups });
+      if (client === null) throw new BearerError("invalid_token", "the client of this access token no longer exists", realm);
+      const groups = wants_groups(scopes, requested) ? await group_claims(idp, client, user.id, scopes, requested) : {};
+      // OIDC Core §8: the sub this client knows the user by.
+      const claims = { ...claims_for(user, scopes, requested), ...groups, sub: subject_for(idp, client, user.id) };
+      // OIDC Core §5.3.2: a client that registered userinfo_signed_response_alg gets a JWT.
+      if (wants_signed_userinfo(client)) return new Fw.Response.Bytes(await sign_userinfo(idp, client, claims), "application/jwt");
+      return this.json(claims);
     }
   };
 };

@@ -19,6 +19,7 @@ import { registration_policy } from "../../../oidc/registration/policy.ts";
 import { ClientInformationResponse, SECRET_METHODS, client_information, no_store } from "./response.ts";
 import { json_object, parse_metadata } from "../../../oidc/registration/schema.ts";
 import { validate_metadata } from "../../../oidc/registration/validate.ts";
+import { check_subject_type } from "../../../oidc/pairwise.ts";
 
 /** The body is parsed in call() by parse_metadata (see the file comment). */
 export const RegistrationRequest = Fw.Request("RegistrationRequest", z.looseObject({}));
@@ -33,6 +34,8 @@ export const Register = (idp: Provider) =>
       const token_hash = idp.config.registration === "token" ? await check_initial_access_token(idp, this.headers.get("authorization")) : null;
       const body = json_object(this.headers.get("content-type"), this.request.body);
       const metadata = validate_metadata(parse_metadata(body), registration_policy(idp));
+      // OIDC Core §8.1, OIDC Registration §5: pairwise needs the salt; a sector_identifier_uri is fetched and checked.
+      await check_subject_type(idp, metadata, null);
       // RFC 7591 §3: valid metadata spends one use of a limited token (atomic in the store).
       const initial_access_token = token_hash === null ? null : await use_initial_access_token(idp, token_hash);
 

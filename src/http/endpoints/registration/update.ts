@@ -17,6 +17,7 @@ import { registration_policy } from "../../../oidc/registration/policy.ts";
 import { ClientInformationResponse, SECRET_METHODS, client_information, no_store } from "./response.ts";
 import { REGISTRABLE, json_object, parse_metadata } from "../../../oidc/registration/schema.ts";
 import { validate_metadata } from "../../../oidc/registration/validate.ts";
+import { check_subject_type } from "../../../oidc/pairwise.ts";
 import type { ClientMetadata, ClientRow } from "../../../store/types.ts";
 
 /** The body is parsed in call(): the route's client_id would hide the body's in merged input. */
@@ -55,6 +56,8 @@ export const RegisterUpdate = (idp: Provider) =>
       const body = json_object(this.headers.get("content-type"), this.request.body);
       check_identity(body, client);
       const metadata = validate_metadata(parse_metadata(body), registration_policy(idp));
+      // OIDC Core §8.1, OIDC Registration §5: pairwise needs the salt; a sector_identifier_uri is fetched and checked.
+      await check_subject_type(idp, metadata, client.client_id);
 
       // A client that moves to a secret-based method without having a secret gets a new one (in
       // this response only); one that moves away from secrets loses its secret.

@@ -13,7 +13,7 @@ import { ADMIN_API, PAGE_QUERY, audit_target, page_schema, type OpenApiOperation
 import { AuditEventSchema } from "../schemas.ts";
 
 /** Unix seconds, or an ISO 8601 date or date-time (a date alone is midnight UTC). */
-const instant = z
+export const instant = z
   .string()
   .trim()
   .transform((value, ctx) => {

@@ -4,7 +4,7 @@ import { create_client_with_secret, public_client } from "../../../../oidc/admin
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, type OpenApiOperation } from "../common.ts";
 import { ClientInputSchema, ClientSchema } from "../schemas.ts";
-import { checked_metadata } from "./metadata.ts";
+import { checked_metadata, checked_subject_type } from "./metadata.ts";
 
 export const AdminClientCreateRequest = Fw.Request("AdminClientCreateRequest", ClientInputSchema, { from: ["body"] });
 
@@ -15,6 +15,7 @@ export const AdminClientCreate = (idp: Provider) =>
 
     async call() {
       const metadata = checked_metadata(idp, this.admin_client_create_request);
+      await checked_subject_type(idp, metadata, null);
       const { client, secret } = await create_client_with_secret(idp.store, metadata, idp.now());
       audit_target(this, { action: "client_registered", client_id: client.client_id });
       this.response.headers.set("location", `${ADMIN_API}/clients/${client.client_id}`);

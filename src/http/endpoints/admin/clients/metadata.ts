@@ -12,6 +12,7 @@ import { registration_policy, type RegistrationPolicy } from "../../../../oidc/r
 import { REGISTRABLE, parse_metadata } from "../../../../oidc/registration/schema.ts";
 import { validate_metadata } from "../../../../oidc/registration/validate.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
+import { check_subject_type } from "../../../../oidc/pairwise.ts";
 import type { ClientMetadata } from "../../../../store/types.ts";
 
 const OPERATOR_FLAGS = ["skip_consent", "resource_server", "admin"] as const;
@@ -33,6 +34,20 @@ function registration_checked(registrable: Record<string, unknown>, policy: Regi
     // RFC 7591 §3.2.2: invalid_redirect_uri is about redirect_uris, whatever its words.
     if (errors.length === 0 && error.error === "invalid_redirect_uri") errors.push({ field: "redirect_uris", message: error.message });
     throw new AdminError("invalid_request", error.message, errors);
+  }
+}
+
+/**
+ * OIDC Core §8.1, OIDC Registration §5: subject_type pairwise needs the salt, and a
+ * sector_identifier_uri is fetched and must list every redirect URI — as at POST /register.
+ */
+export async function checked_subject_type(idp: Provider, metadata: ClientMetadata, client_id: string | null): Promise<void> {
+  try {
+    await check_subject_type(idp, metadata, client_id);
+  } catch (error) {
+    if (!(error instanceof RegistrationError)) throw error;
+    const field = metadata.sector_identifier_uri !== undefined && error.message.includes("sector_identifier_uri") ? "sector_identifier_uri" : "subject_type";
+    throw new AdminError("invalid_request", error.message, [{ field, message: error.message }]);
   }
 }
 
@@ -75,4 +90,17 @@ export function checked_metadata(idp: Provider, input: Record<string, unknown>, 
   const admin = input.admin === undefined ? base.admin === true : input.admin === true;
   set_admin(metadata, admin);
   return metadata;
+}
+
+/**
+ * The metadata after a change (the API's PATCH, the console's edit form): the members sent
+ * replace the stored ones (null removes one), checked like a new client; server-side members
+ * (group settings, require_2fa, the operator flags) are kept unless sent.
+ */
+export function changed_metadata(idp: Provider, current: ClientMetadata, input: Record<string, unknown>): ClientMetadata {
+  const merged: Record<string, unknown> = { ...registrable_of(current), ...input };
+  for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
+  const base: ClientMetadata = {};
+  for (const [key, value] of Object.entries(current)) if (!(REGISTRABLE as readonly string[]).includes(key)) base[key] = value;
+  return checked_metadata(idp, merged, base);
 }

@@ -6,12 +6,10 @@ import { Fw } from "../../../../fw/index.ts";
 import { public_client } from "../../../../oidc/admin/clients.ts";
 import { AdminError } from "../../../../oidc/admin/errors.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
-import { REGISTRABLE } from "../../../../oidc/registration/schema.ts";
-import type { ClientMetadata } from "../../../../store/types.ts";
 import { ADMIN_API, audit_target, require_match, with_etag, type OpenApiOperation } from "../common.ts";
 import { ClientInputSchema, ClientSchema } from "../schemas.ts";
 import { client_of } from "./find.ts";
-import { checked_metadata, registrable_of } from "./metadata.ts";
+import { changed_metadata, checked_subject_type } from "./metadata.ts";
 
 export const AdminClientUpdateRequest = Fw.Request("AdminClientUpdateRequest", ClientInputSchema, { from: ["body"] });
 
@@ -24,12 +22,8 @@ export const AdminClientUpdate = (idp: Provider) =>
       const client = await client_of(idp, this.route_params.client_id ?? "");
       require_match(this, public_client(client));
       const input = this.admin_client_update_request as Record<string, unknown>;
-      const merged: Record<string, unknown> = { ...registrable_of(client.metadata), ...input };
-      for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
-      // Server-side members (group settings, require_2fa, the operator flags) are kept unless sent.
-      const base: ClientMetadata = {};
-      for (const [key, value] of Object.entries(client.metadata)) if (!(REGISTRABLE as readonly string[]).includes(key)) base[key] = value;
-      const metadata = checked_metadata(idp, merged, base);
+      const metadata = changed_metadata(idp, client.metadata, input);
+      await checked_subject_type(idp, metadata, client.client_id);
       const updated = await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() });
       if (updated === null) throw new AdminError("not_found", `no client "${client.client_id}"`);
       audit_target(this, { action: "client_updated", client_id: client.client_id, details: { changed: Object.keys(input) } });

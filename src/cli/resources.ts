@@ -1,0 +1,76 @@
+/**
+ * `idp resources add|list|show|remove`: resource servers (RFC 8707 resource indicators). A client
+ * names one with `resource` at /authorize and /token and gets an access token audience-restricted
+ * to it, with the scopes it accepts; `--format jwt` makes those tokens RFC 9068 JWTs (opaque by
+ * default). Rules in oidc/admin/resources.ts.
+ */
+import type { ResourceServerRow } from "../store/types.ts";
+import { AdminError } from "../oidc/admin/errors.ts";
+import { create_resource_server } from "../oidc/admin/resources.ts";
+import { expect_positionals, parse_args } from "./args.ts";
+import { must, type CliContext, type SubCommand } from "./context.ts";
+import { CliError } from "./errors.ts";
+import { format_time, write_record, write_table } from "./output.ts";
+
+function shown(row: ResourceServerRow) {
+  return { ...row, created_at: format_time(row.created_at), updated_at: format_time(row.updated_at) };
+}
+
+async function add(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, { scope: { type: "string", multiple: true }, format: { type: "string" }, ttl: { type: "string" } });
+  const [uri] = expect_positionals(positionals, ["uri"]) as [string];
+  let ttl: number | undefined;
+  if (flags.ttl !== undefined) {
+    if (!/^\d{1,6}$/.test(flags.ttl)) throw new CliError(`--ttl "${flags.ttl}" is not a whole number of seconds`);
+    ttl = Number(flags.ttl);
+  }
+  let row: ResourceServerRow;
+  try {
+    // --scope may list several values in one (space-separated) or repeat.
+    const scopes = flags.scope.flatMap((value) => value.split(/\s+/)).filter(Boolean);
+    row = await create_resource_server(await ctx.store(), { uri, scopes, access_token_format: flags.format, access_token_ttl: ttl }, Math.floor(Date.now() / 1000));
+  } catch (error) {
+    if (error instanceof AdminError) {
+      const field = error.errors[0]?.field;
+      const flag = field === "scopes" ? "--scope" : field === "access_token_format" ? "--format" : field === "access_token_ttl" ? "--ttl" : "URI";
+      throw new CliError(error.error === "conflict" ? error.message : `${flag}: ${error.errors[0]?.message ?? error.message}`);
+    }
+    throw error;
+  }
+  await ctx.audit({ type: "resource_created", details: { uri: row.uri, scopes: row.scopes, access_token_format: row.access_token_format } });
+  ctx.emit(row, (write) => write(`Registered resource ${row.uri} (${row.access_token_format} access tokens; scopes ${row.scopes.join(" ")}).\n`));
+}
+
+async function list(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  expect_positionals(positionals, []);
+  const rows = await (await ctx.store()).list_resource_servers();
+  ctx.emit(rows, (write) => {
+    if (rows.length === 0) return write("No resources.\n");
+    write_table(
+      write,
+      ["uri", "format", "scopes", "ttl", "created"],
+      rows.map((r) => [r.uri, r.access_token_format, r.scopes.join(" "), r.access_token_ttl ?? "default", format_time(r.created_at)]),
+    );
+  });
+}
+
+async function show(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [uri] = expect_positionals(positionals, ["uri"]) as [string];
+  const row = must(await (await ctx.store()).get_resource_server(uri), `no resource "${uri}"`);
+  ctx.emit(row, (write) => write_record(write, { ...shown(row), scopes: row.scopes.join(" "), access_token_ttl: row.access_token_ttl ?? "default (IDP_ACCESS_TOKEN_TTL)" }));
+}
+
+async function remove(ctx: CliContext, argv: string[]): Promise<void> {
+  const { positionals } = parse_args(argv, {});
+  const [uri] = expect_positionals(positionals, ["uri"]) as [string];
+  const store = await ctx.store();
+  if (!(await store.delete_resource_server(uri))) throw new CliError(`no resource "${uri}"`);
+  await ctx.audit({ type: "resource_deleted", details: { uri } });
+  // Tokens already issued for it stay valid until they expire (or are revoked); new requests naming it get invalid_target.
+  ctx.emit({ removed: true, uri }, (write) => write(`Removed resource ${uri}; requests naming it now get invalid_target.\n`));
+}
+
+/** The sub-commands, in the order the help lists them. */
+export const resources_commands: Record<string, SubCommand> = { add, list, show, remove };

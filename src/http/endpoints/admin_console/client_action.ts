@@ -1,0 +1,83 @@
+/**
+ * POST /admin/clients/:client_id: change an application (name, redirect URIs, grant types; with
+ * the ETag of what the form showed, the API's If-Match rule), rotate its secret (the new one
+ * shown once), or delete it (re-authentication first: its users' tokens all end).
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_console_event } from "../../../oidc/admin/console.ts";
+import { public_client, rotate_client_secret } from "../../../oidc/admin/clients.ts";
+import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
+import { check_if_match, etag_of } from "../../../oidc/admin/etag.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { invalid_form } from "../../errors.ts";
+import { client_ip } from "../../middleware/proxy.ts";
+import { console_gate, console_url, console_values, refusal_words } from "../../pages/admin_console.ts";
+import { client_of } from "../admin/clients/find.ts";
+import { changed_metadata, checked_subject_type } from "../admin/clients/metadata.ts";
+import { clients_page, FORM_GRANT_TYPES } from "./clients.ts";
+import { form_metadata, typed_form } from "./client_create.ts";
+
+const grant = z.enum(FORM_GRANT_TYPES);
+
+export const AdminConsoleClientActionRequest = Fw.Request(
+  "AdminConsoleClientActionRequest",
+  z.object({
+    csrf: z.string().max(256).optional(),
+    action: z.enum(["update", "rotate_secret", "delete"]),
+    etag: z.string().max(64).optional(),
+    client_name: z.string().max(256).optional(),
+    redirect_uris: z.string().max(20000).optional(),
+    grant_types: z.union([grant, z.array(grant)]).optional(),
+    password: z.string().max(4096).optional(),
+  }),
+  { from: ["body"], on_invalid: invalid_form },
+);
+
+export const AdminConsoleClientAction = (idp: Provider) =>
+  class AdminConsoleClientAction extends Fw.Renderable(Fw.Endpoint(AdminConsoleClientActionRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = `POST ${ADMIN_CONSOLE}/clients/:client_id`;
+
+    async call() {
+      const gate = await console_gate(idp, this);
+      if ("refused" in gate) return gate.refused;
+      const { admin } = gate;
+      const input = this.admin_console_client_action_request;
+      check_console_csrf(admin, input.csrf);
+      const ip = client_ip(this.context, idp.config);
+      const client_id = this.route_params.client_id ?? "";
+      try {
+        const client = await client_of(idp, client_id);
+        switch (input.action) {
+          case "update": {
+            check_if_match(input.etag ?? null, etag_of(public_client(client)));
+            const typed = typed_form({ ...input, kind: client.metadata.token_endpoint_auth_method === "none" ? "public" : "confidential" });
+            const { token_endpoint_auth_method: _kept, ...sent } = form_metadata(typed);
+            if (typed.client_name === "") sent.client_name = null;
+            const metadata = changed_metadata(idp, client.metadata, sent);
+            await checked_subject_type(idp, metadata, client.client_id);
+            if ((await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() })) === null) throw not_found("client", client.client_id);
+            await record_console_event(idp, admin.user, ip, { action: "client_updated", client_id: client.client_id, details: { changed: Object.keys(sent) } });
+            return this.redirect_to(`${console_url(idp, "/clients")}?done=client_updated`, 303);
+          }
+          case "rotate_secret": {
+            if (client.client_secret_hash === null) throw new AdminError("conflict", "a public client has no secret to rotate");
+            const { secret } = await rotate_client_secret(idp.store, client);
+            await record_console_event(idp, admin.user, ip, { action: "client_secret_rotated", client_id: client.client_id });
+            return this.view("admin/client_secret", { ...console_values(idp, admin, "clients", "New secret"), client_id: client.client_id, client_name: client.metadata.client_name ?? client.client_id, secret, back: console_url(idp, "/clients") });
+          }
+          case "delete": {
+            const problem = await reauthentication_problem(idp, admin.user, admin.session.auth_time, input.password, ip);
+            if (problem !== null) throw new AdminError("conflict", problem);
+            if (!(await idp.store.delete_client(client.client_id))) throw not_found("client", client.client_id);
+            await record_console_event(idp, admin.user, ip, { action: "client_deleted", client_id: client.client_id, details: { client_name: client.metadata.client_name ?? null } });
+            return this.redirect_to(`${console_url(idp, "/clients")}?done=client_deleted`, 303);
+          }
+        }
+      } catch (error) {
+        const words = refusal_words(error);
+        await record_console_event(idp, admin.user, ip, { action: `client_${input.action}`, outcome: "failure", client_id, details: { reason: error instanceof AdminError ? error.error : "error" } });
+        return this.view("admin/clients", await clients_page(idp, admin, { error: words }), error instanceof AdminError && error.error === "precondition_failed" ? 412 : 409);
+      }
+    }
+  };

@@ -1,0 +1,45 @@
+/**
+ * POST /admin/keys: the next key of every configured algorithm starts signing (the rules of the
+ * API and `idp keys rotate`: oidc/admin/keys.ts); re-authentication first, as a rotation cannot
+ * be undone.
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_console_event } from "../../../oidc/admin/console.ts";
+import { rotate_signing_keys } from "../../../oidc/admin/keys.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { invalid_form } from "../../errors.ts";
+import { client_ip } from "../../middleware/proxy.ts";
+import { console_gate, console_url, refusal_words } from "../../pages/admin_console.ts";
+import { keys_page } from "./keys.ts";
+
+export const AdminConsoleKeyRotateRequest = Fw.Request(
+  "AdminConsoleKeyRotateRequest",
+  z.object({ csrf: z.string().max(256).optional(), password: z.string().max(4096).optional() }),
+  { from: ["body"], on_invalid: invalid_form },
+);
+
+export const AdminConsoleKeyRotate = (idp: Provider) =>
+  class AdminConsoleKeyRotate extends Fw.Renderable(Fw.Endpoint(AdminConsoleKeyRotateRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = `POST ${ADMIN_CONSOLE}/keys`;
+
+    async call() {
+      const gate = await console_gate(idp, this);
+      if ("refused" in gate) return gate.refused;
+      const input = this.admin_console_key_rotate_request;
+      check_console_csrf(gate.admin, input.csrf);
+      const ip = client_ip(this.context, idp.config);
+      const problem = await reauthentication_problem(idp, gate.admin.user, gate.admin.session.auth_time, input.password, ip);
+      if (problem !== null) {
+        await record_console_event(idp, gate.admin.user, ip, { action: "keys_rotated", outcome: "failure", details: { reason: "reauthentication" } });
+        return this.view("admin/keys", keys_page(idp, gate.admin, { error: problem }), 403);
+      }
+      try {
+        const rotated = await rotate_signing_keys(idp.keys, idp.config.signing_algs);
+        await record_console_event(idp, gate.admin.user, ip, { action: "keys_rotated", details: { active: rotated } });
+        return this.redirect_to(`${console_url(idp, "/keys")}?done=keys_rotated`, 303);
+      } catch (error) {
+        return this.view("admin/keys", keys_page(idp, gate.admin, { error: refusal_words(error) }), 409);
+      }
+    }
+  };

@@ -1,0 +1,25 @@
+/** GET /admin/keys: the signing keys (ids, algorithms, states, dates; never key material) and the rotate form. */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
+import type { AccountSession } from "../../../oidc/account/session.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
+
+export const AdminConsoleKeysRequest = Fw.Request("AdminConsoleKeysRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
+
+export function keys_page(idp: Provider, admin: AccountSession, extra: Record<string, unknown> = {}) {
+  const keys = idp.keys.list().map((key) => ({ ...key, created: when(key.created_at), activated: when(key.activated_at), retires: when(key.retire_at) }));
+  return console_values(idp, admin, "keys", "Signing keys", { keys, needs_password: admin.user.password_hash !== "", ...extra });
+}
+
+export const AdminConsoleKeys = (idp: Provider) =>
+  class AdminConsoleKeys extends Fw.Renderable(Fw.Endpoint(AdminConsoleKeysRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = `GET ${ADMIN_CONSOLE}/keys`;
+
+    async call() {
+      const gate = await console_gate(idp, this);
+      if ("refused" in gate) return gate.refused;
+      return this.view("admin/keys", keys_page(idp, gate.admin, { notice: console_notice(this.admin_console_keys_request.done) }));
+    }
+  };

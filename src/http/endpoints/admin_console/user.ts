@@ -1,0 +1,60 @@
+/**
+ * GET /admin/users/:id: one user: the profile form (with the ETag of what it shows, so a save
+ * over someone else's change is refused), status, groups, browser sessions, and the actions.
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { ADMIN_CONSOLE, REAUTH_WINDOW_SECONDS } from "../../../oidc/admin/console.ts";
+import { AdminError } from "../../../oidc/admin/errors.ts";
+import { etag_of } from "../../../oidc/admin/etag.ts";
+import type { AccountSession } from "../../../oidc/account/session.ts";
+import { session_sid } from "../../../oidc/logout/sid.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import type { UserRow } from "../../../store/types.ts";
+import { user_of, user_view } from "../admin/users/find.ts";
+import { describe_user_agent } from "../../pages/sessions.ts";
+import { console_gate, console_notice, console_url, console_values, when } from "../../pages/admin_console.ts";
+
+export const AdminConsoleUserRequest = Fw.Request("AdminConsoleUserRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
+
+/** The user page's values; `extra` carries a refusal's words and, on a stale save, nothing else. */
+export async function user_page(idp: Provider, admin: AccountSession, user: UserRow, extra: Record<string, unknown> = {}) {
+  const view = await user_view(idp, user);
+  const now = idp.now();
+  const sessions = (await idp.store.list_sessions_for_user(user.id))
+    .filter((row) => row.expires_at > now)
+    .map((row) => ({ sid: session_sid(row.id_hash), device: describe_user_agent(row.user_agent), ip: row.ip ?? "unknown", signed_in: when(row.auth_time), last_seen: when(row.last_seen_at), amr: row.amr.join(", ") }));
+  const all_groups = (await idp.store.list_groups()).map((group) => group.name).filter((name) => !view.groups.includes(name));
+  return console_values(idp, admin, "users", `User ${user.username}`, {
+    user: view,
+    etag: etag_of(view),
+    created: when(user.created_at),
+    sessions,
+    other_groups: all_groups,
+    action: console_url(idp, `/users/${user.id}`),
+    audit: `${console_url(idp, "/audit")}?${new URLSearchParams({ user: user.id })}`,
+    mail: idp.mail.enabled,
+    // Password-less admins confirm with a recent sign-in (oidc/admin/console.ts).
+    reauth_hint: admin.user.password_hash === "" ? `You have no password: sign in again (within ${REAUTH_WINDOW_SECONDS / 60} minutes) before these actions.` : "Confirm these actions with your own password.",
+    needs_password: admin.user.password_hash !== "",
+    ...extra,
+  });
+}
+
+export const AdminConsoleUser = (idp: Provider) =>
+  class AdminConsoleUser extends Fw.Renderable(Fw.Endpoint(AdminConsoleUserRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = `GET ${ADMIN_CONSOLE}/users/:id`;
+
+    async call() {
+      const gate = await console_gate(idp, this);
+      if ("refused" in gate) return gate.refused;
+      let user: UserRow;
+      try {
+        user = await user_of(idp, this.route_params.id ?? "");
+      } catch (error) {
+        if (!(error instanceof AdminError)) throw error;
+        return this.view("message", { ...console_values(idp, gate.admin, "users", "No such user"), message: "This user does not exist (any more).", link: { href: console_url(idp, "/users"), text: "Back to users" }, form: null }, 404);
+      }
+      return this.view("admin/user", await user_page(idp, gate.admin, user, { notice: console_notice(this.admin_console_user_request.done) }));
+    }
+  };

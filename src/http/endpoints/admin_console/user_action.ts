@@ -1,0 +1,108 @@
+/**
+ * POST /admin/users/:id/actions: one action on a user, each by the rule the API uses:
+ * disable / enable (oidc/admin/users.ts change_user), send a password reset link
+ * (account/password_reset.ts), end one session (logout/end_session.ts, as the account page does:
+ * its tokens revoked, back-channel logout sent), and the destructive ones, which need
+ * re-authentication (oidc/admin/console.ts): delete, reset second factors, end every session.
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_console_event } from "../../../oidc/admin/console.ts";
+import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
+import { change_user, reset_second_factors } from "../../../oidc/admin/users.ts";
+import { mail_reset_link, reset_refusal } from "../../../oidc/account/password_reset.ts";
+import { end_session } from "../../../oidc/logout/end_session.ts";
+import { session_sid } from "../../../oidc/logout/sid.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { end_user_sessions } from "../../../oidc/sessions.ts";
+import { invalid_form } from "../../errors.ts";
+import { client_ip } from "../../middleware/proxy.ts";
+import { console_gate, console_url, refusal_words } from "../../pages/admin_console.ts";
+import { user_of } from "../admin/users/find.ts";
+import { user_page } from "./user.ts";
+
+const ACTIONS = ["disable", "enable", "send_reset", "end_session", "delete", "reset_second_factors", "end_sessions"] as const;
+/** The actions that cannot be undone, or lock a person out: re-authentication first. */
+const DESTRUCTIVE: ReadonlySet<string> = new Set(["delete", "reset_second_factors", "end_sessions"]);
+
+export const AdminConsoleUserActionRequest = Fw.Request(
+  "AdminConsoleUserActionRequest",
+  z.object({
+    csrf: z.string().max(256).optional(),
+    action: z.enum(ACTIONS),
+    // A sid: SHA-256 in base64url (logout/sid.ts).
+    session: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "must be a session id from the user's page").optional(),
+    password: z.string().max(4096).optional(),
+  }),
+  { from: ["body"], on_invalid: invalid_form },
+);
+
+export const AdminConsoleUserAction = (idp: Provider) =>
+  class AdminConsoleUserAction extends Fw.Renderable(Fw.Endpoint(AdminConsoleUserActionRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = `POST ${ADMIN_CONSOLE}/users/:id/actions`;
+
+    async call() {
+      const gate = await console_gate(idp, this);
+      if ("refused" in gate) return gate.refused;
+      const { admin } = gate;
+      const input = this.admin_console_user_action_request;
+      check_console_csrf(admin, input.csrf);
+      const user = await user_of(idp, this.route_params.id ?? "");
+      const ip = client_ip(this.context, idp.config);
+      const audit = (action: string, details: Record<string, string | number | boolean | null> = {}, outcome: "success" | "failure" = "success") =>
+        record_console_event(idp, admin.user, ip, { action, outcome, user_id: user.id, details });
+      const back = (done: string) => this.redirect_to(`${console_url(idp, `/users/${user.id}`)}?done=${done}`, 303);
+      try {
+        if (DESTRUCTIVE.has(input.action)) {
+          const problem = await reauthentication_problem(idp, admin.user, admin.session.auth_time, input.password, ip);
+          if (problem !== null) {
+            await audit(input.action, { reason: "reauthentication" }, "failure");
+            return this.view("admin/user", await user_page(idp, admin, user, { error: problem }), 403);
+          }
+        }
+        switch (input.action) {
+          case "disable":
+          case "enable": {
+            const { action, ended } = await change_user(idp.store, user, { status: input.action === "disable" ? "disabled" : "active" }, idp.now());
+            await audit(action, ended ?? {});
+            return back(action);
+          }
+          case "send_reset": {
+            if (!idp.mail.enabled) throw new AdminError("conflict", "mail is off: set IDP_SMTP_URL and IDP_MAIL_FROM, or set a password for the user");
+            const refused = reset_refusal(user);
+            if (refused !== null) throw new AdminError("conflict", refused);
+            await mail_reset_link(idp, user);
+            await audit("password_reset_requested");
+            return back("reset_sent");
+          }
+          case "end_session": {
+            const row = (await idp.store.list_sessions_for_user(user.id)).find((session) => session_sid(session.id_hash) === input.session);
+            // Already gone (ended elsewhere, expired): the outcome is the one asked for.
+            if (row !== undefined) await end_session(idp, { session: row, user }, { client_id: null, ip: ip || null, initiator: "admin" });
+            await audit("session_ended");
+            return back("session_ended");
+          }
+          case "end_sessions": {
+            const ended = await end_user_sessions(idp.store, user.id, idp.now());
+            await audit("sessions_ended", ended);
+            return back("sessions_ended");
+          }
+          case "reset_second_factors": {
+            const ended = await reset_second_factors(idp.store, user, idp.now());
+            await audit("two_factor_removed", ended);
+            return back("second_factors_reset");
+          }
+          case "delete": {
+            if (user.id === admin.user.id) throw new AdminError("conflict", "You cannot delete your own account from the console.");
+            if (!(await idp.store.delete_user(user.id))) throw not_found("user", user.id);
+            await audit("user_deleted", { username: user.username });
+            return this.redirect_to(`${console_url(idp, "/users")}?done=user_deleted`, 303);
+          }
+        }
+      } catch (error) {
+        const words = refusal_words(error);
+        await audit(input.action, { reason: error instanceof AdminError ? error.error : "error" }, "failure");
+        return this.view("admin/user", await user_page(idp, admin, user, { error: words }), 409);
+      }
+    }
+  };

@@ -1,0 +1,125 @@
+/**
+ * What the admin console's pages share (views/admin/*.eta): the gate every endpoint passes first
+ * (oidc/admin/console.ts), the layout values with the console's nav and form token, the fixed
+ * notices a POST-redirect-GET may name, and dates as text.
+ */
+import type { Html, Redirect } from "../../fw/response.ts";
+import { ADMIN_CONSOLE, console_access } from "../../oidc/admin/console.ts";
+import { AdminError } from "../../oidc/admin/errors.ts";
+import { account_url, type AccountSession } from "../../oidc/account/session.ts";
+import type { CookieReader, CookieSettings } from "../../oidc/cookies.ts";
+import { return_cookie } from "../../oidc/account/return_path.ts";
+import type { Provider } from "../../oidc/provider.ts";
+import { layout_values } from "./layout.ts";
+
+export const CONSOLE_PAGES = [
+  { key: "dashboard", path: "", text: "Dashboard" },
+  { key: "users", path: "/users", text: "Users" },
+  { key: "groups", path: "/groups", text: "Groups" },
+  { key: "clients", path: "/clients", text: "Applications" },
+  { key: "audit", path: "/audit", text: "Audit log" },
+  { key: "keys", path: "/keys", text: "Keys" },
+] as const;
+
+export type ConsolePage = (typeof CONSOLE_PAGES)[number]["key"];
+
+export function console_url(idp: Provider, path = ""): string {
+  return `${idp.config.issuer}${ADMIN_CONSOLE}${path}`;
+}
+
+/** The confirmations a redirect may name with `?done=`; nothing from the URL is shown itself. */
+export const CONSOLE_NOTICES: Record<string, string> = {
+  user_created: "The user was created.",
+  user_invited: "The invitation was sent: the account becomes active when its link is followed.",
+  user_updated: "The user was saved.",
+  user_disabled: "The user was disabled: their sessions and tokens ended.",
+  user_enabled: "The user was enabled.",
+  user_deleted: "The user was deleted.",
+  second_factors_reset: "Their two-step verification was removed and their sessions ended.",
+  reset_sent: "A password reset link was sent.",
+  session_ended: "The session was ended.",
+  sessions_ended: "All of their sessions were ended.",
+  member_added: "The member was added.",
+  member_removed: "The member was removed.",
+  group_created: "The group was created.",
+  group_deleted: "The group was deleted.",
+  client_updated: "The application was saved.",
+  client_deleted: "The application was deleted.",
+  keys_rotated: "New signing keys are in use; the old ones stay published until tokens signed with them expire.",
+};
+
+export function console_notice(done: string | undefined): string | null {
+  return done !== undefined && Object.hasOwn(CONSOLE_NOTICES, done) ? CONSOLE_NOTICES[done]! : null;
+}
+
+export type ConsoleEndpoint = {
+  view(template: string, values?: Record<string, unknown>, status?: number): Html;
+  redirect_to(url: string, status?: number): Redirect;
+  cookies: CookieReader;
+  response: { headers: Headers };
+  set_cookie(name: string, value: string, options: CookieSettings): void;
+  request: { method: string; path: string };
+};
+
+/**
+ * The admin's session, or the answer for anyone else: not signed in → the account sign-in;
+ * signed in but not in the group → 403; in the group without a second factor in this sign-in →
+ * a page saying how to get one. Every console answer holds personal data: never cached.
+ */
+export async function console_gate(idp: Provider, endpoint: ConsoleEndpoint): Promise<{ admin: AccountSession } | { refused: Html | Redirect }> {
+  endpoint.response.headers.set("cache-control", "no-store");
+  const access = await console_access(idp, endpoint.cookies);
+  if (access.kind === "admin") return { admin: access.session };
+  if (access.kind === "signed_out") {
+    // Back to this page after the sign-in (account/return_path.ts): a GET only, never a form's target.
+    const back = endpoint.request.method === "GET" ? return_cookie(idp, endpoint.request.path) : null;
+    if (back !== null) endpoint.set_cookie(back.name, back.value, back.options);
+    return { refused: endpoint.redirect_to(account_url(idp, "login"), 303) };
+  }
+  const base = { ...layout_values(idp, "Admin console"), heading: "Admin console", notice: null, form: null, link: { href: account_url(idp), text: "Go to your account" } };
+  if (access.kind === "not_admin") {
+    return { refused: endpoint.view("message", { ...base, message: "Your account may not use the admin console. Ask an administrator to add you to the administrators' group." }, 403) };
+  }
+  return {
+    refused: endpoint.view("message", {
+      ...base,
+      message: "The admin console needs a second factor. Set up two-step verification or a passkey on your account page, then sign out and sign in again with it.",
+    }, 403),
+  };
+}
+
+/** The values every console page's template gets. */
+export function console_values(idp: Provider, admin: AccountSession, page: ConsolePage, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ...layout_values(idp, `${title} · Admin`),
+    admin: true,
+    heading: title,
+    csrf: admin.csrf,
+    me: admin.user.username,
+    base: console_url(idp),
+    nav: CONSOLE_PAGES.map((item) => ({ href: console_url(idp, item.path), text: item.text, current: item.key === page })),
+    notice: null,
+    error: null,
+    ...extra,
+  };
+}
+
+export function when(at: number | null): string {
+  return at === null ? "—" : new Date(at * 1000).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+}
+
+/**
+ * What a console form shows when a rule (oidc/admin/) refused the change: its words and the
+ * fields they name. Anything but an AdminError is rethrown (a bug, or an HTTP-level refusal).
+ */
+export function refusal_words(error: unknown): string {
+  if (!(error instanceof AdminError)) throw error;
+  const fields = error.errors.map((problem) => `${problem.field}: ${problem.message}`);
+  if (error.error === "precondition_failed") return "This item was changed by someone else since you opened the page. Reload it, check the changes, and try again: nothing was saved.";
+  return fields.length > 0 && !fields.some((text) => error.message.includes(text)) ? `${error.message} (${fields.join("; ")})` : error.message;
+}
+
+/** Invitations (account/invitations.ts) need mail, and the invitation page mounted (IDP_SIGNUP invite or open). */
+export function invitations_available(idp: Provider): boolean {
+  return idp.mail.enabled && idp.config.signup.mode !== "off";
+}

@@ -1,0 +1,108 @@
+/**
+ * Who may use the admin web console (/admin), its form tokens, re-authentication and audit.
+ *
+ * Access: the browser session of the account pages (account/session.ts) whose user is an active
+ * member of the group `IDP_ADMIN_GROUP` (default `admins`) AND whose sign-in included a second
+ * factor (RFC 8176 amr: `otp`, `mfa`, `hwk`, `swk`; acr.ts): a stolen password alone never
+ * administers the provider. Checked on every request, so a removal from the group or a disabled
+ * account ends the access at once.
+ *
+ * CSRF: the forms carry HMAC-SHA256(session cookie value, "admin-console-csrf"), the construction
+ * of the account forms (csrf.ts) with its own purpose: a token of the account page does not fit.
+ *
+ * Destructive actions (delete a user or client, rotate keys, end all of a user's sessions, reset
+ * second factors) need re-authentication: the admin's password, checked and throttled like a
+ * sign-in; or, for an admin without a password, a sign-in fresher than REAUTH_WINDOW_SECONDS.
+ */
+import { verify_password } from "../../platform/passwords.ts";
+import type { JsonObject, UnixSeconds, UserRow } from "../../store/types.ts";
+import { record_event } from "../audit.ts";
+import { account_session, type AccountSession } from "../account/session.ts";
+import { read_cookie, session_cookie_name, type CookieReader } from "../cookies.ts";
+import { check_form_token, form_token } from "../csrf.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../login_throttle.ts";
+import type { Provider } from "../provider.ts";
+
+export const ADMIN_CONSOLE = "/admin";
+
+/** RFC 8176 methods that show a second factor took part. */
+const SECOND_FACTOR_AMR = ["mfa", "otp", "hwk", "swk"];
+
+/** How recent a sign-in stands in for a password at a destructive action (password-less admins). */
+export const REAUTH_WINDOW_SECONDS = 5 * 60;
+
+export type ConsoleAccess =
+  | { kind: "signed_out" }
+  | { kind: "not_admin"; session: AccountSession }
+  | { kind: "no_second_factor"; session: AccountSession }
+  | { kind: "admin"; session: AccountSession };
+
+export function has_second_factor(amr: readonly string[]): boolean {
+  return amr.some((method) => SECOND_FACTOR_AMR.includes(method));
+}
+
+export async function console_access(idp: Provider, cookies: CookieReader): Promise<ConsoleAccess> {
+  const session = await account_session(idp, cookies);
+  if (session === null) return { kind: "signed_out" };
+  const value = read_cookie(cookies, session_cookie_name(idp));
+  const console_session = { ...session, csrf: form_token(value ?? "", "admin-console-csrf") };
+  const groups = await idp.store.list_user_groups(session.user.id);
+  const member = groups.some((name) => name.toLowerCase() === idp.config.admin_console.group.toLowerCase());
+  if (session.user.status !== "active" || !member) return { kind: "not_admin", session: console_session };
+  if (!has_second_factor(session.session.amr)) return { kind: "no_second_factor", session: console_session };
+  return { kind: "admin", session: console_session };
+}
+
+/** Rejects a console form whose token is missing or not this session's (403 page). */
+export function check_console_csrf(session: AccountSession, given: string | undefined): void {
+  check_form_token(given, session.csrf, "The form was not sent from the admin console, or you signed in again since it was opened. Open the page again and retry.");
+}
+
+/**
+ * Re-authentication before a destructive action: null when it passed, else what to tell the
+ * admin. A wrong password counts as a failed sign-in (login_throttle.ts), so the form is no
+ * oracle for guessing it.
+ */
+export async function reauthentication_problem(idp: Provider, admin: UserRow, auth_time: UnixSeconds, password: string | undefined, ip: string): Promise<string | null> {
+  if (password === undefined || password === "") {
+    if (admin.password_hash === "" && idp.now() - auth_time <= REAUTH_WINDOW_SECONDS) return null;
+    return "This action needs your password to confirm it.";
+  }
+  const attempt = await reserve_login_attempt(idp, ip, admin.username);
+  if (!(await verify_password(password, admin.password_hash))) {
+    await login_attempt_failed(idp, attempt);
+    return "Your password is not right: nothing was changed.";
+  }
+  await release_login_attempt(idp, attempt);
+  return null;
+}
+
+export type ConsoleAction = {
+  action: string;
+  outcome?: "success" | "failure";
+  user_id?: string | null;
+  client_id?: string | null;
+  details?: JsonObject;
+};
+
+/**
+ * One audit event per console change, shaped like the admin API's (`admin_api`: `user_id` the
+ * user acted on, `details.action`), with the acting person as `details.actor` (`user:<id>`)
+ * where the API has its client.
+ */
+export async function record_console_event(idp: Provider, admin: UserRow, ip: string, event: ConsoleAction): Promise<void> {
+  await record_event(idp, {
+    type: "admin_console",
+    outcome: event.outcome ?? "success",
+    user_id: event.user_id ?? null,
+    client_id: null,
+    ip,
+    details: {
+      actor: `user:${admin.id}`,
+      actor_username: admin.username,
+      action: event.action,
+      ...(event.client_id != null && { target_client_id: event.client_id }),
+      ...(event.details ?? {}),
+    },
+  });
+}

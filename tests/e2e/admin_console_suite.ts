@@ -1,0 +1,252 @@
+/**
+ * The admin web console (/admin) in Chromium, axe on every page: an administrator (member of
+ * `admins`, TOTP enrolled through the store) signs in with the account sign-in and a code,
+ * creates a user, adds them to a group, registers an application (its secret shown once works at
+ * /token), ends one of the user's sessions (its cookie stops working) and reads the audit log
+ * filtered by that user. With `full` (SQLite): the refusals: a non-admin gets 403, an admin
+ * without a second factor is refused, a form without its CSRF token is 403, a stale ETag shows
+ * the "changed by someone else" message and changes nothing, a destructive action without
+ * re-authentication is refused. One server and one browser per file.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { totp_code, totp_step } from "../../src/oidc/totp.ts";
+import { axe, chromium_available, launch, PHONE, overflow, serious } from "../helpers/chromium.ts";
+import { Browser as HttpBrowser, account_login } from "../helpers/browser.ts";
+import { PASSWORD, start_provider, type TestProvider } from "../helpers/provider.ts";
+import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
+
+export type SuiteDatabase = { url: string; drop(): Promise<void> };
+
+const SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+
+export function admin_console_suite(label: string, database: () => Promise<SuiteDatabase>, full: boolean): void {
+  let db: SuiteDatabase;
+  let t: TestProvider;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  // The full run has mail and invitations (a real SMTP server); the main walk runs without.
+  let smtp: TestSmtp | null = null;
+
+  beforeAll(async () => {
+    if (!chromium_available) return;
+    db = await database();
+    if (full) smtp = await start_smtp();
+    t = await start_provider({ database_url: db.url, config: smtp === null ? {} : { smtp_url: smtp.url, mail_from: "idp@example.com", signup: { mode: "invite" } } });
+    const root = await t.add_user({ username: "root", name: "Root Admin", totp_secret: SECRET, totp_enabled_at: t.clock.now() - 120 });
+    const admins = await t.store.create_group({ name: "admins", description: null });
+    await t.store.add_group_member(admins.id, root.id, t.clock.now());
+    browser = await launch();
+    // bypassCSP: for axe's script only (tests/helpers/chromium.ts).
+    context = await browser.newContext({ bypassCSP: true });
+    page = await context.newPage();
+  }, 90_000);
+
+  afterAll(async () => {
+    if (!chromium_available) return;
+    await browser.close();
+    await t.stop();
+    await smtp?.stop();
+    await db.drop();
+  });
+
+  async function clean(name: string): Promise<void> {
+    const problems = serious(await axe(page));
+    expect(problems, `${name}: ${problems.join("; ")}`).toEqual([]);
+  }
+
+  const run = chromium_available ? test : test.skip;
+
+  describe(`admin console (${label})`, () => {
+    run("an admin signs in with a second factor and reaches the dashboard", async () => {
+      await page.goto(`${t.issuer}/admin`);
+      // Not signed in: the account's sign-in.
+      expect(new URL(page.url()).pathname).toBe("/account/login");
+      await page.getByLabel("Username").fill("root");
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByLabel("6-digit code").fill(totp_code(SECRET, totp_step(t.clock.now())));
+      await page.getByRole("button", { name: "Verify" }).click();
+      // Back where the sign-in started (account/return_path.ts), not the account page.
+      await page.waitForURL((url) => url.pathname === "/admin");
+      const response = await page.goto(`${t.issuer}/admin`);
+      expect(response!.status()).toBe(200);
+      expect(response!.headers()["cache-control"]).toBe("no-store");
+      expect(response!.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+      expect(await page.locator("h1").innerText()).toBe("Dashboard");
+      expect(await page.locator(".stats").innerText()).toContain("Sign-ins, last 24 h");
+      await clean("dashboard");
+      await page.setViewportSize(PHONE);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+      await page.setViewportSize({ width: 1280, height: 800 });
+    });
+
+    run("creates a user, a group, and adds the user to it", async () => {
+      await page.goto(`${t.issuer}/admin/users`);
+      await clean("users");
+      await page.getByLabel("Username", { exact: true }).fill("bob");
+      await page.getByLabel("E-mail (optional)").fill("bob@example.com");
+      await page.getByLabel("Initial password").fill("a long enough passphrase 42");
+      await page.getByRole("button", { name: "Create user" }).click();
+      expect(await page.getByRole("status").innerText()).toBe("The user was created.");
+      const bob = (await t.store.get_user_by_username("bob"))!;
+      expect(bob.email).toBe("bob@example.com");
+      await clean("user");
+
+      await page.goto(`${t.issuer}/admin/groups`);
+      await page.getByLabel("Name", { exact: true }).fill("staff");
+      await page.getByRole("button", { name: "Create group" }).click();
+      expect(await page.getByRole("status").innerText()).toBe("The group was created.");
+      await clean("groups");
+
+      await page.goto(`${t.issuer}/admin/users/${bob.id}`);
+      await page.getByLabel("Add to group").selectOption("staff");
+      await page.getByRole("button", { name: "Add to group" }).click();
+      expect(await page.getByRole("status").innerText()).toBe("The member was added.");
+      expect(await t.store.list_user_groups(bob.id)).toEqual(["staff"]);
+    });
+
+    run("registers an application: its secret is shown once and works at /token", async () => {
+      await page.goto(`${t.issuer}/admin/clients`);
+      await clean("clients");
+      const form = page.locator("form", { has: page.getByRole("button", { name: "Register" }) });
+      await form.getByLabel("Name").fill("Console App");
+      await form.getByLabel("Redirect URIs (one a line)").fill("https://console-app.example.com/callback");
+      await form.getByLabel("client_credentials").check();
+      await page.getByRole("button", { name: "Register" }).click();
+      const client_id = await page.locator("#client-id").innerText();
+      const secret = await page.locator("#client-secret").innerText();
+      expect(secret.length).toBeGreaterThan(30);
+      await clean("client secret");
+      const stored = (await t.store.get_client(client_id))!;
+      expect(stored.client_secret_hash).not.toContain(secret);
+      const token = await fetch(`${t.url}/token`, {
+        method: "POST",
+        headers: { authorization: `Basic ${btoa(`${client_id}:${secret}`)}`, "content-type": "application/x-www-form-urlencoded" },
+        body: "grant_type=client_credentials",
+      });
+      expect(token.status).toBe(200);
+      // Never shown again.
+      await page.goto(`${t.issuer}/admin/clients`);
+      expect(await page.content()).not.toContain(secret);
+    });
+
+    run("ends one of a user's sessions: its cookie stops working", async () => {
+      const bob_browser = new HttpBrowser();
+      expect((await account_login(t, bob_browser, "bob", "a long enough passphrase 42")).status).toBe(303);
+      expect((await bob_browser.get(`${t.url}/account`)).status).toBe(200);
+      const bob = (await t.store.get_user_by_username("bob"))!;
+      await page.goto(`${t.issuer}/admin/users/${bob.id}`);
+      await page.getByRole("button", { name: /^End this session \(1:/ }).click();
+      expect(await page.getByRole("status").innerText()).toBe("The session was ended.");
+      const after = await bob_browser.get(`${t.url}/account`);
+      expect(after.status).toBe(302);
+      expect(after.headers.get("location")).toContain("/account/login");
+    });
+
+    run("reads the audit log filtered by the user, with who did it", async () => {
+      const bob = (await t.store.get_user_by_username("bob"))!;
+      await page.goto(`${t.issuer}/admin/audit`);
+      await page.getByLabel("User (username or id)").fill("bob");
+      await page.getByRole("button", { name: "Filter" }).click();
+      const table = await page.locator("table").innerText();
+      expect(table).toContain("admin_console");
+      expect(table).toContain("group_member_added");
+      expect(table).toContain("session_ended");
+      expect(table).not.toContain("client_registered");
+      await clean("audit");
+      const root = (await t.store.get_user_by_username("root"))!;
+      const events = await t.store.list_audit_events({ user_id: bob.id, type: "admin_console" });
+      expect(events.map((e) => e.details?.action)).toEqual(expect.arrayContaining(["user_created", "group_member_added", "session_ended"]));
+      expect(events.every((e) => e.details?.actor === `user:${root.id}`)).toBe(true);
+      await page.goto(`${t.issuer}/admin/keys`);
+      await clean("keys");
+    });
+
+    if (!full) return;
+
+    run("signed out: a GET remembers only its own console path to return to; a POST remembers nothing", async () => {
+      const anonymous = new HttpBrowser();
+      const get = await anonymous.get(`${t.url}/admin/audit`);
+      expect(get.status).toBe(303);
+      expect(get.headers.get("location")).toBe(`${t.issuer}/account/login`);
+      expect(decodeURIComponent(anonymous.cookies.get("idp_return") ?? "")).toBe("/admin/audit");
+      const post = new HttpBrowser();
+      expect((await post.post(`${t.url}/admin/groups`, { action: "create", group: "x" })).status).toBe(303);
+      expect(post.cookies.has("idp_return")).toBe(false);
+      // A planted value outside the console is ignored: the sign-in goes to the account page.
+      await t.add_user({ username: "dave" });
+      post.cookies.set("idp_return", "//evil.example/admin");
+      expect((await account_login(t, post, "dave", PASSWORD)).headers.get("location")).toBe(`${t.issuer}/account`);
+    });
+
+    run("invites someone by e-mail: an invited account and a link in their mail", async () => {
+      await page.goto(`${t.issuer}/admin/users`);
+      await page.getByLabel("Their e-mail").fill("erin@example.com");
+      await page.getByLabel("Their name (optional)").fill("Erin Invited");
+      await page.getByRole("button", { name: "Send invitation" }).click();
+      expect(await page.getByRole("status").innerText()).toContain("The invitation was sent");
+      const erin = (await t.store.find_users_by_email("erin@example.com"))[0]!;
+      expect(erin.status).toBe("invited");
+      const mail = await smtp!.wait_for("erin@example.com");
+      expect(smtp!.link(mail, `${t.issuer}/`)).toContain("/invitation");
+      await clean("invited user");
+    });
+
+    run("a user outside the admin group gets 403", async () => {
+      const bob_browser = new HttpBrowser();
+      await account_login(t, bob_browser, "bob", "a long enough passphrase 42");
+      const answer = await bob_browser.get(`${t.url}/admin`);
+      expect(answer.status).toBe(403);
+      expect(await answer.text()).toContain("may not use the admin console");
+      expect((await bob_browser.get(`${t.url}/admin/users`)).status).toBe(403);
+    });
+
+    run("an admin signed in without a second factor is refused", async () => {
+      const carol = await t.add_user({ username: "carol" });
+      const admins = (await t.store.get_group_by_name("admins"))!;
+      await t.store.add_group_member(admins.id, carol.id, t.clock.now());
+      const carol_browser = new HttpBrowser();
+      expect((await account_login(t, carol_browser, "carol", PASSWORD)).status).toBe(303);
+      const answer = await carol_browser.get(`${t.url}/admin/users`);
+      expect(answer.status).toBe(403);
+      expect(await answer.text()).toContain("needs a second factor");
+    });
+
+    run("a form without its CSRF token is refused and changes nothing", async () => {
+      const answer = await page.request.post(`${t.issuer}/admin/groups`, { form: { action: "create", group: "forged" }, maxRedirects: 0 });
+      expect(answer.status()).toBe(403);
+      expect(await t.store.get_group_by_name("forged")).toBeNull();
+    });
+
+    run("a stale form (someone else saved first) shows a message and changes nothing", async () => {
+      const bob = (await t.store.get_user_by_username("bob"))!;
+      await page.goto(`${t.issuer}/admin/users/${bob.id}`);
+      await t.store.update_user(bob.id, { name: "Bob Elsewhere" });
+      await page.getByLabel("Given name").fill("Robert");
+      await page.getByRole("button", { name: "Save profile" }).click();
+      expect(await page.getByRole("alert").innerText()).toContain("changed by someone else");
+      const after = (await t.store.get_user_by_username("bob"))!;
+      expect(after.name).toBe("Bob Elsewhere");
+      expect(after.given_name).toBeNull();
+      await clean("stale form");
+    });
+
+    run("a destructive action without re-authentication is refused; with the password it runs", async () => {
+      const bob = (await t.store.get_user_by_username("bob"))!;
+      await page.goto(`${t.issuer}/admin/users/${bob.id}`);
+      await page.getByRole("button", { name: "Delete the user" }).click();
+      expect(await page.getByRole("alert").innerText()).toContain("needs your password");
+      expect(await t.store.get_user_by_id(bob.id)).not.toBeNull();
+      await page.getByLabel("Your password").fill("not my password");
+      await page.getByRole("button", { name: "Delete the user" }).click();
+      expect(await page.getByRole("alert").innerText()).toContain("not right");
+      expect(await t.store.get_user_by_id(bob.id)).not.toBeNull();
+      await page.getByLabel("Your password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Delete the user" }).click();
+      expect(await page.getByRole("status").innerText()).toBe("The user was deleted.");
+      expect(await t.store.get_user_by_id(bob.id)).toBeNull();
+    });
+  });
+}
