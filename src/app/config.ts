@@ -53,6 +53,7 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_KEYS_POLL_SECONDS: "keys_poll_seconds",
   IDP_PURGE_INTERVAL_SECONDS: "purge_interval_seconds",
   IDP_SHUTDOWN_GRACE_SECONDS: "shutdown_grace_seconds",
+  IDP_WORKERS: "workers",
   IDP_REQUEST_TIMEOUT_SECONDS: "request_timeout_seconds",
   IDP_IDLE_TIMEOUT_SECONDS: "idle_timeout_seconds",
   IDP_LOGIN_WINDOW_SECONDS: "login_throttle.window_seconds",
@@ -103,10 +104,11 @@ export const ENV_KEYS: Record<string, string> = {
  * `IDP_` variables that are not settings, so not in ENV_KEYS: the config file's path
  * (IDP_CONFIG), stack traces for unexpected CLI errors (IDP_DEBUG, src/cli/index.ts), and the
  * test suite's switches, which .ci/run exports to every process it starts (IDP_REQUIRE_POSTGRES,
- * tests/store/pg.ts; IDP_E2E_TARGET, tests/helpers/target.ts). Any other `IDP_` name that is not
+ * tests/store/pg.ts; IDP_E2E_TARGET, tests/helpers/target.ts), and IDP_WORKER, which the primary of
+ * `idp serve --workers N` sets for its workers (src/app/workers.ts). Any other `IDP_` name that is not
  * in ENV_KEYS is refused at start: a misspelt setting must not be silently ignored.
  */
-export const OTHER_IDP_VARIABLES: readonly string[] = ["IDP_CONFIG", "IDP_DEBUG", "IDP_REQUIRE_POSTGRES", "IDP_E2E_TARGET"];
+export const OTHER_IDP_VARIABLES: readonly string[] = ["IDP_CONFIG", "IDP_DEBUG", "IDP_REQUIRE_POSTGRES", "IDP_E2E_TARGET", "IDP_WORKER"];
 
 /** Hosts a browser on this machine reaches as localhost: loopback, and the wildcard addresses. */
 const LOCAL_HOSTS = new Set(["127.0.0.1", "::1", "localhost", "0.0.0.0", "::"]);

@@ -217,6 +217,7 @@ ${COMMON}
                   [--claim subject=id ...]
   idp upstreams add <name> --preset google|microsoft|github|gitlab [--tenant T] --client-id ID --client-secret-stdin
                   [--group-map UPSTREAM_GROUP=LOCAL_GROUP ...] [--trust-upstream-mfa] [--mfa-acr ACR ...]
+                  [--auth private_key_jwt]
   idp upstreams group-map <name> [UPSTREAM_GROUP=LOCAL_GROUP ...]
   idp upstreams list
   idp upstreams show <name>
@@ -237,7 +238,9 @@ upstream group gitlab-org/ops members of the existing local group ops at each si
 the upstream, and removes that membership when the upstream stops asserting the group (never
 one an administrator added). group-map replaces an upstream's mapping (none: clears it).
 --trust-upstream-mfa lets the upstream's multi-factor sign-in (amr, or an acr of --mfa-acr)
-stand in for the local second factor; by default the local one is asked for. remove unlinks
+stand in for the local second factor; by default the local one is asked for. --auth
+private_key_jwt authenticates at the upstream with an assertion signed by our own key (no
+secret; register <issuer>/.well-known/jwks.json there). remove unlinks
 every account linked through the upstream.
 
 ${COMMON}

@@ -54,6 +54,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     trust_upstream_mfa: { type: "boolean" },
     group_map: { type: "string", multiple: true },
     mfa_acr: { type: "string", multiple: true },
+    auth: { type: "string" },
     disabled: { type: "boolean" },
   });
   const [name] = expect_positionals(positionals, ["name"]) as [string];
@@ -89,6 +90,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     trust_upstream_mfa: flags.trust_upstream_mfa === true,
     ...(flags.group_map.length === 0 ? {} : { group_map: group_map(flags.group_map) }),
     ...(flags.mfa_acr.length === 0 ? {} : { mfa_acr_values: flags.mfa_acr }),
+    ...(flags.auth === undefined ? {} : { token_endpoint_auth_method: flags.auth }),
     ...(flags.client_secret_stdin ? { client_secret: await ctx.read_stdin() } : {}),
   };
   if (flags.client_secret_stdin && input.client_secret === "") throw new CliError("--client-secret-stdin: standard input is empty");

@@ -197,6 +197,16 @@ export const ConfigSchema = z.strictObject({
   keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5),
   /** How often each instance deletes expired codes, tokens, sessions... (seconds). */
   purge_interval_seconds: z.coerce.number().int().min(1).max(24 * 3600).default(600),
+  /**
+   * `idp serve` processes sharing the port (SO_REUSEPORT) under one primary (src/app/workers.ts):
+   * a number, or `auto` for one per core. 1: a single process, the port exclusive.
+   */
+  workers: z
+    .preprocess(
+      (value) => (typeof value === "string" && value.trim().toLowerCase() === "auto" ? "auto" : value),
+      z.union([z.literal("auto"), z.coerce.number().int().min(1).max(1024)], { error: "must be a whole number from 1 to 1024, or auto (one per core)" }),
+    )
+    .default(1),
   /** On SIGTERM/SIGINT, how long in-flight requests may take before connections are closed (seconds). */
   shutdown_grace_seconds: z.coerce.number().int().min(0).max(600).default(10),
   /** A request still unanswered after this long gets 503 (e.g. a database that stopped answering without closing). */
@@ -269,6 +279,7 @@ export const ConfigSchema = z.strictObject({
             enabled: z.boolean().optional(),
             trust_upstream_mfa: z.boolean().optional(),
             mfa_acr_values: z.array(z.string()).optional(),
+            token_endpoint_auth_method: z.enum(["client_secret_post", "private_key_jwt"]).optional(),
             /** Upstream group → existing local group: the only memberships its sign-ins change (none by default). */
             group_map: z.record(z.string(), z.string()).optional(),
           }),

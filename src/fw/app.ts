@@ -28,6 +28,12 @@ export interface FwConfig {
    * `precomputed`). Default true; it applies only while no handler must see every request.
    */
   serve_natively?: boolean;
+  /**
+   * Share the port with other processes that set it too (SO_REUSEPORT: the kernel spreads new
+   * connections over them). Default false: the port is this server's alone, and a second server
+   * on it fails to start.
+   */
+  reuse_port?: boolean;
   /** Where log lines go (one object per line). Default: JSON lines on stdout. */
   log?: (line: Record<string, unknown>) => void;
 }

@@ -9,7 +9,7 @@ import { negotiate } from "./negotiate.ts";
 import { EmptyRequest, Request, snake_case, type RequestSource } from "./request.ts";
 import { Bytes, Empty, FileDownload, Html, Json, Redirect, Stream, Text } from "./response.ts";
 import { Router } from "./router/index.ts";
-import { ListenError, start, type Running } from "./runtime/serve.ts";
+import { claim_port, ListenError, start, type Running } from "./runtime/serve.ts";
 import { Renderable, ViewEngine, read_templates } from "./views.ts";
 
 export const Fw = {
@@ -29,6 +29,7 @@ export const Fw = {
   App,
   build,
   start,
+  claim_port,
   ListenError,
   parse_route,
   negotiate,

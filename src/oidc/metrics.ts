@@ -40,6 +40,17 @@ export class Metrics {
   private readonly tokens = new Map<string, number>();
   private readonly started_at = Date.now() / 1000;
   private mail = { sent: 0, retry: 0, failed: 0, queued: 0 };
+  /** Labels put on every sample (`worker="2"` under `idp serve --workers N`), already rendered. */
+  private constant = "";
+
+  /**
+   * Adds a label to every sample: each worker of `idp serve --workers N` counts on its own, and a
+   * scrape reaches whichever worker accepted the connection, so its series must not mix with the
+   * other workers' (Prometheus would see counters jump back and forth).
+   */
+  label_every_sample(name: string, value: string): void {
+    this.constant += `${name}="${label(value)}",`;
+  }
 
   /** One answered request. `route` is the matched pattern, or undefined when nothing matched. */
   request(route: string | undefined, method: string, status: number, seconds: number): void {
@@ -112,6 +123,16 @@ export class Metrics {
 
     family("process_start_time_seconds", "gauge", "Start time of the process since the unix epoch in seconds.");
     lines.push(`process_start_time_seconds ${number(Math.floor(this.started_at))}`);
+    if (this.constant !== "") {
+      const extra = this.constant;
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        if (line.startsWith("#")) continue;
+        const brace = line.indexOf("{");
+        const space = line.indexOf(" ");
+        lines[i] = brace !== -1 && brace < space ? `${line.slice(0, brace + 1)}${extra}${line.slice(brace + 1)}` : `${line.slice(0, space)}{${extra.slice(0, -1)}}${line.slice(space)}`;
+      }
+    }
     return `${lines.join("\n")}\n`;
   }
 }

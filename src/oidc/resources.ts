@@ -89,6 +89,8 @@ export async function narrow_resource(idp: Provider, authorized: readonly string
     if (granted.length > 1) throw oauth_refusal("the authorization names several resources: send resource to say which one this token is for");
     uri = granted[0]!;
   }
+  const problem = resource_uri_problem(uri);
+  if (problem !== null) throw oauth_refusal(`resource ${problem}`);
   if (!granted.includes(uri)) throw oauth_refusal(`resource ${uri} was not authorized for this grant`);
   const [row] = await registered(idp, [uri], oauth_refusal);
   return row!;

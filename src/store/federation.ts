@@ -21,6 +21,7 @@ export const upstream_spec: TableSpec<UpstreamRow> = {
   enabled: "bool",
   trust_upstream_mfa: "bool",
   mfa_acr_values: "json",
+  token_endpoint_auth_method: "text",
   group_map: "json",
   created_at: "int",
   updated_at: "int",

@@ -64,6 +64,20 @@ describe("idp upstreams", () => {
     expect(entra.json()).toMatchObject({ issuer: "https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0" });
   });
 
+  test("--auth private_key_jwt (no secret), --trust-upstream-mfa and --mfa-acr; a secret or another method is refused", async () => {
+    const keyed = await box.run(["upstreams", "add", "keyed", "--issuer", "https://sso.corp.example", "--client-id", "idp", "--auth", "private_key_jwt", "--trust-upstream-mfa", "--mfa-acr", "urn:corp:mfa", "--json"], { env: env() });
+    expect(keyed.code).toBe(0);
+    expect(keyed.json()).toMatchObject({ token_endpoint_auth_method: "private_key_jwt", client_secret: null, trust_upstream_mfa: true, mfa_acr_values: ["urn:corp:mfa"] });
+    const plain = await box.run(["upstreams", "add", "plain", "--issuer", "https://sso.corp.example", "--client-id", "idp", "--json"], { env: env() });
+    expect(plain.json()).toMatchObject({ token_endpoint_auth_method: null, trust_upstream_mfa: false, mfa_acr_values: [] });
+    const with_secret = await box.run(["upstreams", "add", "keyed2", "--issuer", "https://x.example", "--client-id", "a", "--auth", "private_key_jwt", "--client-secret-stdin"], { stdin: "s\n", env: env() });
+    expect([with_secret.code, with_secret.stderr.includes("client_secret: is not used with private_key_jwt")]).toEqual([1, true]);
+    const other = await box.run(["upstreams", "add", "keyed3", "--issuer", "https://x.example", "--client-id", "a", "--auth", "client_secret_jwt"], { env: env() });
+    expect([other.code, other.stderr.includes("token_endpoint_auth_method")]).toEqual([1, true]);
+    expect(await stored("keyed2")).toBeNull();
+    expect(await stored("keyed3")).toBeNull();
+  });
+
   test("bad input is refused naming the field, and nothing is stored", async () => {
     const cases: [string[], string][] = [
       [["upstreams", "add", "Bad Name", "--issuer", "https://x.example", "--client-id", "a"], "name"],

@@ -194,6 +194,23 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       await clean("invited user");
     });
 
+    run("edits an application's access policy: only an existing group is accepted", async () => {
+      const section = () => page.locator("section", { has: page.getByRole("heading", { name: "Console App" }) });
+      await page.goto(`${t.issuer}/admin/clients`);
+      await section().getByText("Groups: access policy and claims").click();
+      await section().getByLabel(/^Only members of these groups/).fill("no-such-group");
+      await section().getByRole("button", { name: "Save" }).click();
+      expect(await page.getByRole("alert").innerText()).toContain('no group "no-such-group"');
+      await section().getByText("Groups: access policy and claims").click();
+      await section().getByLabel(/^Only members of these groups/).fill("STAFF");
+      await section().getByRole("button", { name: "Save" }).click();
+      expect(await page.getByRole("status").innerText()).toBe("The application was saved.");
+      const client = (await t.store.list_clients()).find((c) => c.metadata.client_name === "Console App")!;
+      expect(client.metadata.allowed_groups).toEqual(["staff"]);
+      expect(client.metadata.redirect_uris).toEqual(["https://console-app.example.com/callback"]);
+      await clean("clients with policy");
+    });
+
     run("a user outside the admin group gets 403", async () => {
       const bob_browser = new HttpBrowser();
       await account_login(t, bob_browser, "bob", "a long enough passphrase 42");

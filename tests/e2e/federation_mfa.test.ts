@@ -6,7 +6,8 @@
  * (the default: the upstream's MFA is not trusted). Covered: a TOTP user asked for the code after an
  * upstream password, not after a trusted upstream second factor, always behind the strict
  * upstream; the account page's own sign-in; acr_values=mfa for a user without a second factor
- * (refused unless the upstream's mapped acr or amr says mfa); the ID Token's acr and amr.
+ * (refused unless the upstream's mapped acr or amr says mfa); the ID Token's acr and amr; a third
+ * upstream, "keyed", where we authenticate with private_key_jwt (oidc-provider reads our JWKS).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
@@ -34,10 +35,14 @@ let callback: string;
 let app: oidc.Configuration;
 const UPSTREAM_SECRET = randomBytes(24).toString("base64url");
 
-async function start_upstream(port: number, redirect_uris: string[]): Promise<Server> {
+async function start_upstream(port: number, redirect_uris: string[], jwks_uri: string): Promise<Server> {
   upstream_issuer = `http://127.0.0.1:${port}`;
   const op = new Provider(upstream_issuer, {
-    clients: [{ client_id: "our-idp", client_secret: UPSTREAM_SECRET, redirect_uris, grant_types: ["authorization_code"], response_types: ["code"] }],
+    clients: [
+      { client_id: "our-idp", client_secret: UPSTREAM_SECRET, redirect_uris, grant_types: ["authorization_code"], response_types: ["code"] },
+      // private_key_jwt: oidc-provider checks our assertion with the keys of our JWKS.
+      { client_id: "our-idp-keyed", token_endpoint_auth_method: "private_key_jwt", jwks_uri, redirect_uris, grant_types: ["authorization_code"], response_types: ["code"] },
+    ],
     async findAccount(_ctx: unknown, id: string) {
       return { accountId: id, claims: async () => ({ sub: id, email: `${id}@upstream.example`, email_verified: true, name: id }) };
     },
@@ -81,10 +86,15 @@ beforeAll(async () => {
   t = await start_provider({
     config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } },
   });
-  upstream = await start_upstream(free_port(), [`${t.issuer}/federation/trusted/callback`, `${t.issuer}/federation/strict/callback`]);
+  upstream = await start_upstream(
+    free_port(),
+    ["trusted", "strict", "keyed"].map((name) => `${t.issuer}/federation/${name}/callback`),
+    `${t.issuer}/.well-known/jwks.json`,
+  );
   const common = { issuer: upstream_issuer, client_id: "our-idp", client_secret: UPSTREAM_SECRET, policy: "jit" as const };
   await t.store.create_upstream(new_upstream(t.config, { ...common, name: "trusted", display_name: "Trusted SSO", trust_upstream_mfa: true, mfa_acr_values: ["urn:up:mfa"] }));
   await t.store.create_upstream(new_upstream(t.config, { ...common, name: "strict", display_name: "Strict SSO", mfa_acr_values: ["urn:up:mfa"] }));
+  await t.store.create_upstream(new_upstream(t.config, { name: "keyed", display_name: "Keyed SSO", issuer: upstream_issuer, client_id: "our-idp-keyed", token_endpoint_auth_method: "private_key_jwt" }));
   const port = free_port();
   rp_server = Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }) });
   callback = `http://127.0.0.1:${port}/callback`;
@@ -106,7 +116,7 @@ async function linked_user(subject: string, totp: boolean): Promise<{ user: User
   const secret = new_totp_secret();
   const user = await t.add_user({ username: subject, email: `${subject}@example.com`, email_verified: true });
   if (totp) await t.store.update_user(user.id, { totp_secret: secret, totp_enabled_at: t.clock.now() });
-  for (const upstream_name of ["trusted", "strict"]) await t.store.link_identity({ upstream: upstream_name, subject, user_id: user.id, email: null });
+  for (const upstream_name of ["trusted", "strict", "keyed"]) await t.store.link_identity({ upstream: upstream_name, subject, user_id: user.id, email: null });
   return { user, secret };
 }
 
@@ -235,4 +245,17 @@ describe.skipIf(!chromium_available)("second factor and acr after an upstream si
     expect(audit.some((e) => e.type === "federation_login" && e.outcome === "success" && e.details?.upstream_acr === "urn:up:mfa")).toBe(true);
     await strong.context.close();
   }, 40_000);
+
+  test("private_key_jwt: we authenticate at the upstream with an assertion signed by our key, found in our JWKS", async () => {
+    const { user } = await linked_user("kim", false);
+    next_login = { account: "kim", amr: ["pwd"] };
+    const { context, page } = await fresh();
+    const claims = await (await through(page, "keyed")).finish();
+    expect(claims.sub).toBe(user.id);
+    expect(claims.amr).toEqual(["fed", "pwd"]);
+    await context.close();
+    // A secret is refused with this method, naming the field.
+    expect(() => new_upstream(t.config, { name: "bad", issuer: upstream_issuer, client_id: "x", client_secret: "s", token_endpoint_auth_method: "private_key_jwt" })).toThrow("client_secret: is not used with private_key_jwt");
+    expect(() => new_upstream(t.config, { name: "bad", issuer: upstream_issuer, client_id: "x", token_endpoint_auth_method: "client_secret_jwt" })).toThrow("token_endpoint_auth_method");
+  }, 30_000);
 });

@@ -161,6 +161,8 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
         // Two authorized resources and none named: the client must say which (resources.ts).
         const unnamed = await refusal(oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, insecure), (r) => oauth.processRefreshTokenResponse(as, web.client, r));
         expect(unnamed.error).toBe("invalid_target");
+        const empty = await refusal(oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, { additionalParameters: { resource: "" }, ...insecure }), (r) => oauth.processRefreshTokenResponse(as, web.client, r));
+        expect(empty).toEqual({ error: "invalid_target", error_description: "resource is empty" });
         const ok = await oauth.processRefreshTokenResponse(as, web.client, await oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, { additionalParameters: { resource: DOCS }, ...insecure }));
         expect((await validate_at(ok.access_token, DOCS)).scope).toBe("read:docs write:docs");
       });

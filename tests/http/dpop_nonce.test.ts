@@ -1,6 +1,7 @@
 /**
  * DPoP server nonces (RFC 9449 §8, §9) with IDP_DPOP_REQUIRE_NONCE on: oauth4webapi meets
- * use_dpop_nonce at /token and /userinfo, takes the DPoP-Nonce and retries; a nonce given by one
+ * use_dpop_nonce at /token and /userinfo, takes the DPoP-Nonce and retries; the admin API asks
+ * for the nonce like /userinfo; a nonce given by one
  * instance is accepted by another sharing the store (two servers, one database); a made-up nonce
  * is refused with a fresh one.
  */
@@ -104,4 +105,36 @@ test("a nonce from one instance is accepted by another; a made-up one gets use_d
   expect(at_userinfo.headers.get("www-authenticate")).toContain('DPoP realm="');
   expect(at_userinfo.headers.get("www-authenticate")).toContain('error="use_dpop_nonce"');
   expect(at_userinfo.headers.get("dpop-nonce")).not.toBeNull();
+});
+
+test("the admin API asks a DPoP-bound token's proof for the server nonce too, and answers with the current one", async () => {
+  const { client, secret } = await t.add_client({ client_name: "ops", token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "admin", admin: true });
+  const ops: oauth.Client = { client_id: client.client_id };
+  const keys = await oauth.generateKeyPair("ES256", { extractable: true });
+  const DPoP = oauth.DPoP(ops, keys);
+  const token = await with_nonce_retry(async () =>
+    oauth.processClientCredentialsResponse(as, ops, await oauth.clientCredentialsGrantRequest(as, ops, oauth.ClientSecretBasic(secret!), { scope: "admin" }, { DPoP, ...insecure })),
+  );
+  expect(token.value.token_type).toBe("dpop");
+  // The nonce /token gave is good at the admin API too; the answer carries the current one (§8).
+  const url = new URL(`${t.issuer}/admin/api/v1/users`);
+  const listed = await with_nonce_retry(async () => {
+    const response = await oauth.protectedResourceRequest(token.value.access_token, "GET", url, undefined, undefined, { DPoP, ...insecure });
+    expect(response.status).toBe(200);
+    return response;
+  });
+  expect(listed.retried).toBe(false);
+  expect(listed.value.headers.get("dpop-nonce")).not.toBeNull();
+  // A proof of the token's key with a made-up nonce: 401 use_dpop_nonce with a fresh one (§9).
+  const refused = await fetch(url.href.replace(t.issuer, t.url), {
+    headers: {
+      authorization: `DPoP ${token.value.access_token}`,
+      dpop: await new SignJWT({ jti: random_token(16), htm: "GET", htu: url.href, iat: Math.floor(Date.now() / 1000), ath: access_token_hash(token.value.access_token), nonce: "made-up" })
+        .setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk: await exportJWK(keys.publicKey) })
+        .sign(keys.privateKey),
+    },
+  });
+  expect(refused.status).toBe(401);
+  expect(refused.headers.get("www-authenticate")).toContain('error="use_dpop_nonce"');
+  expect(refused.headers.get("dpop-nonce")).not.toBeNull();
 });

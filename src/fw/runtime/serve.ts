@@ -53,6 +53,23 @@ function listen_error(error: unknown, host: string, port: number): unknown {
   return new ListenError(code, host, port, words[code] ?? `cannot listen on ${at}: ${(error as Error).message}`);
 }
 
+/**
+ * Checks that nobody listens on `host:port`, SO_REUSEPORT sockets included (a plain bind fails
+ * next to them), and returns the port (a free one for port 0). The socket is closed again at
+ * once: whoever listens next may share the port (reuse_port) with their siblings only.
+ */
+export function claim_port(hostname: string, port: number): number {
+  let probe: Server<unknown>;
+  try {
+    probe = Bun.serve({ port, hostname, development: false, reusePort: false, fetch: () => new Response(null, { status: 503 }) });
+  } catch (error) {
+    throw listen_error(error, hostname, port);
+  }
+  const bound = probe.port ?? port;
+  void probe.stop(true);
+  return bound;
+}
+
 export function start(config: FwConfig, items: readonly Item[]): Running {
   const app = new App(config, items);
   const hostname = config.hostname ?? "127.0.0.1";
@@ -64,8 +81,9 @@ export function start(config: FwConfig, items: readonly Item[]): Running {
       hostname,
       development: false,
       // Explicit: with development false Bun sets SO_REUSEPORT, and a second server on the same
-      // port would start too and silently take half the connections. One process per port.
-      reusePort: false,
+      // port would start too and silently take half the connections. One process per port,
+      // unless the caller shares it on purpose (`idp serve --workers N`).
+      reusePort: config.reuse_port === true,
       // Twice the limit: a declared Content-Length over body_limit is refused by Fw (413 in the
       // app's error shape, which handlers may turn into a protocol error); Bun's own bare 413 is
       // only the backstop for chunked bodies far over it.

@@ -7,7 +7,8 @@
 import { random_id, random_token, sha256 } from "../crypto/secrets.ts";
 import { split_scope } from "../scopes.ts";
 import type { ClientMetadata, ClientRow, Store, UnixSeconds } from "../../store/types.ts";
-import { AdminError } from "./errors.ts";
+import { GROUP_METADATA, group_settings_problem, type GroupSettings } from "../groups.ts";
+import { AdminError, invalid_field } from "./errors.ts";
 import { ADMIN_SCOPE } from "./scope.ts";
 
 /** Methods whose client holds a shared secret (the ones a rotation applies to). */
@@ -82,4 +83,35 @@ export async function rotate_client_secret(store: Store, client: ClientRow): Pro
   const updated = await store.update_client(client.client_id, { client_secret_hash: sha256(secret), client_secret_expires_at: 0 });
   if (updated === null) throw new AdminError("not_found", `no client "${client.client_id}"`);
   return { client: updated, secret };
+}
+
+/**
+ * `metadata` with its group settings (oidc/groups.ts: groups claim, prefix, roles, access policy)
+ * replaced by `settings`: checked by the rules of groups.ts, and every group that allowed_groups
+ * and roles name must exist (a typo would lock everyone out, or map nobody, without a word);
+ * names are stored as the groups spell them.
+ */
+export async function with_group_settings(store: Store, metadata: ClientMetadata, settings: GroupSettings): Promise<ClientMetadata> {
+  const problem = group_settings_problem(settings);
+  if (problem !== null) {
+    const field = [...GROUP_METADATA].sort((a, b) => b.length - a.length).find((name) => problem.startsWith(name)) ?? "groups";
+    throw invalid_field(field, problem.startsWith(field) ? problem.slice(field.length).replace(/^:?\s*/, "") : problem);
+  }
+  const spelled = async (name: string, field: string) => {
+    const group = await store.get_group_by_name(name);
+    if (group === null) throw invalid_field(field, `no group "${name}" (create it first)`);
+    return group.name;
+  };
+  const out: ClientMetadata = { ...metadata };
+  for (const name of GROUP_METADATA) delete out[name];
+  if (settings.groups_claim !== undefined) out.groups_claim = settings.groups_claim;
+  if (settings.groups_prefix !== undefined) out.groups_prefix = settings.groups_prefix;
+  if (settings.groups_prefix_strip === true) out.groups_prefix_strip = true;
+  if (settings.allowed_groups !== undefined) out.allowed_groups = [...new Set(await Promise.all(settings.allowed_groups.map((name) => spelled(name, "allowed_groups"))))];
+  if (settings.roles !== undefined) {
+    const roles: Record<string, string> = {};
+    for (const [name, role] of Object.entries(settings.roles)) roles[await spelled(name, "roles")] = role;
+    out.roles = roles;
+  }
+  return out;
 }

@@ -86,7 +86,30 @@ function upstream_fetch(idp: Provider, name: string): client.CustomFetch {
   };
 }
 
+/** The client assertion's lifetime (seconds): one request. */
+const ASSERTION_TTL_SECONDS = 60;
+
+/**
+ * `private_key_jwt` (OIDC Core §9, RFC 7523 §2.2): an assertion signed with our own active
+ * signing key, whose public half the upstream reads from our JWKS (register our jwks_uri there).
+ * `aud` is the upstream's issuer, as openid-client's own PrivateKeyJwt sends it (RFC 7523bis:
+ * an assertion bound to one server cannot be replayed at another's token endpoint); `jti` is
+ * random, so the upstream can refuse a replay.
+ */
+function private_key_jwt(idp: Provider, client_id: string): client.ClientAuth {
+  const auth = async (as: client.ServerMetadata, _client: client.ClientMetadata, body: URLSearchParams) => {
+    const now = idp.now();
+    const assertion = await idp.keys.sign({ iss: client_id, sub: client_id, aud: as.issuer, jti: random_token(32), iat: now, exp: now + ASSERTION_TTL_SECONDS }, { typ: "JWT" });
+    body.set("client_id", client_id);
+    body.set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+    body.set("client_assertion", assertion);
+  };
+  // openid-client declares ClientAuth synchronous; oauth4webapi, which calls it, awaits it.
+  return auth as unknown as client.ClientAuth;
+}
+
 function client_auth(idp: Provider, upstream: UpstreamRow): client.ClientAuth {
+  if (upstream.token_endpoint_auth_method === "private_key_jwt") return private_key_jwt(idp, upstream.client_id);
   if (upstream.client_secret_enc === null) return client.None();
   return client.ClientSecretPost(open_secret(idp.config.federation.secret_key, upstream.name, upstream.client_secret_enc));
 }

@@ -68,6 +68,8 @@ export type UpstreamInput = {
   trust_upstream_mfa?: boolean;
   /** The upstream's acr values that count as our `mfa`. */
   mfa_acr_values?: string[];
+  /** "private_key_jwt": authenticate at the upstream with an assertion signed by our key (no secret). */
+  token_endpoint_auth_method?: string;
   /** Upstream group → local group name; the only memberships this upstream's sign-ins change. Default none. */
   group_map?: Record<string, string>;
 };
@@ -123,6 +125,9 @@ export function new_upstream(config: Config, input: UpstreamInput): NewUpstream 
     if (typeof value !== "string" || value === "" || value.length > 255 || /\s/.test(value)) throw new UpstreamInputError("mfa_acr_values", `"${String(value)}" must be an acr value: 1–255 characters, no spaces`);
   }
   const group_map = checked_group_map(input.group_map);
+  const auth = input.token_endpoint_auth_method;
+  if (auth !== undefined && auth !== "private_key_jwt" && auth !== "client_secret_post") throw new UpstreamInputError("token_endpoint_auth_method", `"${auth}" must be client_secret_post or private_key_jwt`);
+  if (auth === "private_key_jwt" && input.client_secret !== undefined && input.client_secret !== "") throw new UpstreamInputError("client_secret", "is not used with private_key_jwt (the upstream checks our signature with our JWKS)");
   const row: NewUpstream = {
     name: input.name,
     kind,
@@ -141,6 +146,7 @@ export function new_upstream(config: Config, input: UpstreamInput): NewUpstream 
     enabled: input.enabled ?? true,
     trust_upstream_mfa: input.trust_upstream_mfa ?? false,
     mfa_acr_values: [...new Set(mfa_acr_values)],
+    token_endpoint_auth_method: auth === "private_key_jwt" ? "private_key_jwt" : null,
     group_map,
   };
   return row;

@@ -7,6 +7,9 @@
  *   factor; when false, a local second factor is asked for after every sign-in through it.
  * - `mfa_acr_values`: the upstream's `acr` values (OIDC Core §2) the operator counts as our class
  *   `mfa` (an upstream's acr vocabulary is its own: nothing else is interpreted).
+ * - `token_endpoint_auth_method`: how we authenticate at the upstream's token endpoint: null is
+ *   `client_secret_post` with a secret, none without one; `private_key_jwt` signs an assertion
+ *   with our own signing key (OIDC Core §9, RFC 7523), published in our JWKS.
  */
 import type { Migration } from "./migration.ts";
 
@@ -14,6 +17,7 @@ function sql(bool_false: string, empty_json: string): string {
   return `
 ALTER TABLE upstreams ADD COLUMN trust_upstream_mfa ${bool_false};
 ALTER TABLE upstreams ADD COLUMN mfa_acr_values ${empty_json};
+ALTER TABLE upstreams ADD COLUMN token_endpoint_auth_method TEXT;
 `;
 }
 

@@ -8,6 +8,8 @@ import type { JsonObject, UnixSeconds } from "./common.ts";
 export type UpstreamKind = "oidc" | "oauth2";
 /** First sign-in of an unknown upstream account: create a local account (jit), or require linking. */
 export type UpstreamPolicy = "jit" | "link";
+/** Client authentication at an upstream's token endpoint beyond the default (oidc/federation/flow.ts). */
+export type UpstreamAuthMethod = "private_key_jwt";
 
 export type UpstreamRow = {
   /** Unique; the path segment of its redirect URI (`/federation/<name>/callback`). */
@@ -40,6 +42,11 @@ export type UpstreamRow = {
   trust_upstream_mfa: boolean;
   /** The upstream's `acr` values the operator counts as our class `mfa` (oidc/acr.ts). */
   mfa_acr_values: string[];
+  /**
+   * How we authenticate at the upstream's token endpoint: null, `client_secret_post` with a
+   * secret (none without one); `private_key_jwt`, an assertion signed with our signing key.
+   */
+  token_endpoint_auth_method: UpstreamAuthMethod | null;
   /**
    * Upstream group → local group name: the only memberships a sign-in through this upstream may
    * add (and later remove); empty, the upstream's groups change nothing here.

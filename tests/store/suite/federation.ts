@@ -25,6 +25,7 @@ function upstream(name: string): NewUpstream {
     enabled: true,
     trust_upstream_mfa: false,
     mfa_acr_values: ["urn:example:mfa"],
+    token_endpoint_auth_method: "private_key_jwt",
     group_map: { "gitlab-org/ops": "ops" },
     created_at: T0,
   };
@@ -40,8 +41,8 @@ export function federation_tests(ctx: SuiteContext): void {
       expect(await store.get_upstream(name)).toEqual(row);
       expect((await store.list_upstreams()).some((u) => u.name === name)).toBe(true);
       expect(await rejection(store.create_upstream(upstream(name)))).toBeInstanceOf(StoreConflictError);
-      const updated = await store.update_upstream(name, { enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, updated_at: T0 + 5 });
-      expect(updated).toEqual({ ...row, enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, updated_at: T0 + 5 });
+      const updated = await store.update_upstream(name, { enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, token_endpoint_auth_method: null, updated_at: T0 + 5 });
+      expect(updated).toEqual({ ...row, enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, token_endpoint_auth_method: null, updated_at: T0 + 5 });
       expect(await store.get_upstream(name)).toEqual(updated);
       expect(await store.update_upstream(uname(), { enabled: false })).toBeNull();
 

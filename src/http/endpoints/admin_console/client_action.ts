@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_console_event } from "../../../oidc/admin/console.ts";
-import { public_client, rotate_client_secret } from "../../../oidc/admin/clients.ts";
+import { public_client, rotate_client_secret, with_group_settings } from "../../../oidc/admin/clients.ts";
+import type { GroupSettings } from "../../../oidc/groups.ts";
 import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
 import { check_if_match, etag_of } from "../../../oidc/admin/etag.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -29,10 +30,36 @@ export const AdminConsoleClientActionRequest = Fw.Request(
     client_name: z.string().max(256).optional(),
     redirect_uris: z.string().max(20000).optional(),
     grant_types: z.union([grant, z.array(grant)]).optional(),
+    // The group settings (oidc/groups.ts): empty fields remove them.
+    allowed_groups: z.string().max(6500).optional(),
+    groups_claim: z.string().max(256).optional(),
+    groups_prefix: z.string().max(256).optional(),
+    groups_prefix_strip: z.literal("on").optional(),
+    roles: z.string().max(20000).optional(),
     password: z.string().max(4096).optional(),
   }),
   { from: ["body"], on_invalid: invalid_form },
 );
+
+/** The group settings of the edit form: lists split on commas and white space, roles one `group=role` a line. */
+function typed_group_settings(input: { allowed_groups?: string | undefined; groups_claim?: string | undefined; groups_prefix?: string | undefined; groups_prefix_strip?: "on" | undefined; roles?: string | undefined }): GroupSettings {
+  const settings: GroupSettings = {};
+  const allowed = (input.allowed_groups ?? "").split(/[\s,]+/).filter((name) => name !== "");
+  if (allowed.length > 0) settings.allowed_groups = allowed;
+  if ((input.groups_claim ?? "").trim() !== "") settings.groups_claim = input.groups_claim!.trim();
+  if ((input.groups_prefix ?? "").trim() !== "") settings.groups_prefix = input.groups_prefix!.trim();
+  if (input.groups_prefix_strip === "on") settings.groups_prefix_strip = true;
+  const lines = (input.roles ?? "").split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+  if (lines.length > 0) {
+    settings.roles = {};
+    for (const line of lines) {
+      const eq = line.indexOf("=");
+      if (eq <= 0) throw new AdminError("invalid_request", `roles: "${line}" is not group=role`, [{ field: "roles", message: "write one group=role a line" }]);
+      settings.roles[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
+    }
+  }
+  return settings;
+}
 
 export const AdminConsoleClientAction = (idp: Provider) =>
   class AdminConsoleClientAction extends Fw.Renderable(Fw.Endpoint(AdminConsoleClientActionRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
@@ -54,7 +81,7 @@ export const AdminConsoleClientAction = (idp: Provider) =>
             const typed = typed_form({ ...input, kind: client.metadata.token_endpoint_auth_method === "none" ? "public" : "confidential" });
             const { token_endpoint_auth_method: _kept, ...sent } = form_metadata(typed);
             if (typed.client_name === "") sent.client_name = null;
-            const metadata = changed_metadata(idp, client.metadata, sent);
+            const metadata = await with_group_settings(idp.store, changed_metadata(idp, client.metadata, sent), typed_group_settings(input));
             await checked_subject_type(idp, metadata, client.client_id);
             if ((await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() })) === null) throw not_found("client", client.client_id);
             await record_console_event(idp, admin.user, ip, { action: "client_updated", client_id: client.client_id, details: { changed: Object.keys(sent) } });

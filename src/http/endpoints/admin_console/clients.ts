@@ -21,7 +21,9 @@ export async function clients_page(idp: Provider, admin: AccountSession, extra: 
   const clients = (await idp.store.list_clients()).map((row) => {
     const shown = public_client(row);
     // The ETag of the client as shown, for the edit form (the API's If-Match rule).
-    return { ...shown, etag: etag_of(shown), auth: auth_method_of(row.metadata), created: when(row.created_at), redirects: (shown.redirect_uris ?? []).join("\n"), grants: shown.grant_types ?? ["authorization_code"] };
+    return { ...shown, etag: etag_of(shown), auth: auth_method_of(row.metadata), created: when(row.created_at), redirects: (shown.redirect_uris ?? []).join("\n"), grants: shown.grant_types ?? ["authorization_code"],
+      allowed: (row.metadata.allowed_groups ?? []).join(", "),
+      roles_text: Object.entries(row.metadata.roles ?? {}).map(([group, role]) => `${group}=${role}`).join("\n") };
   });
   return console_values(idp, admin, "clients", "Applications", { clients, grant_types: FORM_GRANT_TYPES, form: EMPTY_CLIENT_FORM, ...extra });
 }
