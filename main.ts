@@ -4,6 +4,7 @@
  * All the work happens in run_cli (src/cli/index.ts); this file only wires the process to it.
  */
 import { is_server_command, run_cli } from "./src/cli/index.ts";
+import { is_compiled_executable } from "./src/platform/runtime.ts";
 
 const argv = process.argv.slice(2);
 const stop = new AbortController();
@@ -12,6 +13,10 @@ const stop = new AbortController();
 // command, ends the process at once. A Ctrl-C reaches every process of the terminal's group, and
 // npm and bin/idp.mjs forward it too: one keypress can arrive as two or three SIGINTs within
 // milliseconds, so a SIGINT less than a second after the first counts as the same one.
+// A worker of `idp serve --workers N` may get the terminal's SIGINT and its primary's SIGTERM
+// for one stop: it counts every later signal as the same one (the primary, on a second signal,
+// ends the workers itself).
+const worker = Boolean(process.env.IDP_WORKER);
 if (is_server_command(argv)) {
   let first_at = 0;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -19,7 +24,7 @@ if (is_server_command(argv)) {
       if (!stop.signal.aborted) {
         first_at = Date.now();
         stop.abort();
-      } else if (signal === "SIGTERM" || Date.now() - first_at > 1000) {
+      } else if (!worker && (signal === "SIGTERM" || Date.now() - first_at > 1000)) {
         process.exit(130);
       }
     });
@@ -38,5 +43,8 @@ const code = await run_cli(argv, {
   stderr: (text) => void process.stderr.write(text),
   env: process.env,
   signal: stop.signal,
+  // This program again, for the workers of `idp serve --workers N`: the compiled executable
+  // carries main.ts inside (argv[1] is its embedded path), `bun main.ts` needs the script.
+  self: is_compiled_executable() ? [process.execPath, ...argv] : [process.execPath, ...process.execArgv, process.argv[1]!, ...argv],
 });
 process.exitCode = code;

@@ -98,6 +98,7 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_DEVICE_USER_CODE_ATTEMPTS: "device.user_code_attempts",
   IDP_DPOP_PROOF_WINDOW_SECONDS: "dpop.proof_window_seconds",
   IDP_DPOP_REQUIRE_NONCE: "dpop.require_nonce",
+  IDP_FAPI: "fapi",
 };
 
 /**

@@ -70,6 +70,12 @@ export type ServeOptions = {
   out?: (text: string) => void;
   /** The mail worker's timing (default: mail/worker.ts DEFAULT_MAIL_WORKER); tests poll and retry faster. */
   mail_worker?: Partial<MailWorkerOptions>;
+  /**
+   * This process is worker `index` (from 1) of `count` under `idp serve --workers` (workers.ts):
+   * it shares the port (SO_REUSEPORT), labels its metrics, and only worker 1 purges and prints
+   * the start hints.
+   */
+  worker?: { index: number; count: number };
 };
 
 export type Served = { url: string; provider: Provider; stop(): Promise<void> };
@@ -89,6 +95,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       on_mail_queued: () => mail_worker?.wake(),
       ...(options.assets ? { mail_templates: options.assets.templates } : {}),
     });
+    const worker = options.worker;
+    if (worker !== undefined) idp.metrics.label_every_sample("worker", String(worker.index));
     const demo_moved = await follow_issuer(idp);
     // Upstream identity providers declared in the config file (oidc/federation/configured.ts).
     await apply_configured_upstreams(idp);
@@ -96,20 +104,22 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await warm_dummy_hash(config.argon2);
 
     const assets = options.assets ?? load_assets();
-    const running = Fw.start({ ...fw_config(idp, assets.templates), port: options.port ?? config.port }, build_items(idp, assets.static_files));
+    const running = Fw.start({ ...fw_config(idp, assets.templates), port: options.port ?? config.port, reuse_port: worker !== undefined }, build_items(idp, assets.static_files));
     // Discovery and the JWKS are answered by Bun natively (when nothing logs every request);
     // the JWKS answer is recomputed whenever the keys change.
     idp.keys.on_change(() => running.refresh_native().catch((error) => log({ level: "error", msg: "native routes not refreshed", error: String(error) })));
     await running.native_ready;
     // Keys rotated by another instance (or `idp keys rotate`) are picked up within one interval.
     idp.keys.start_polling(config.keys_poll_seconds * 1000, (error) => log({ level: "error", msg: "key refresh failed", error: String(error) }));
-    const purge = start_purge(idp, { interval_seconds: config.purge_interval_seconds });
+    // One purger is enough: the workers share one database, and on SQLite a second purge pass
+    // would only wait for the first one's write lock.
+    const purge = worker === undefined || worker.index === 1 ? start_purge(idp, { interval_seconds: config.purge_interval_seconds }) : null;
     // Delivers the outbox (mail/worker.ts); none when mail is off (production without SMTP).
     const transport = create_transport(config, log);
     if (transport !== null) mail_worker = start_mail_worker(idp, transport, config.mail_from ?? "idp@localhost", options.mail_worker);
-    log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind, password_hashing });
+    log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind, password_hashing, ...(worker ? { worker: worker.index, pid: process.pid } : {}) });
     if (demo_moved !== null) log({ level: "info", msg: "demo client follows the issuer", redirect_uri: demo_moved });
-    await print_start_hints(idp, running.url, options.seed_demo === true, out, demo_moved !== null);
+    if (worker === undefined || worker.index === 1) await print_start_hints(idp, running.url, options.seed_demo === true, out, demo_moved !== null);
     return {
       url: running.url,
       provider: idp,
@@ -117,7 +127,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       async stop() {
         log({ level: "info", msg: "stopping", grace_seconds: config.shutdown_grace_seconds });
         idp.keys.stop_polling();
-        const purging = purge.stop();
+        const purging = purge?.stop();
         await running.stop(config.shutdown_grace_seconds * 1000);
         await purging;
         // Forgot-password requests answered already but still looking up or queueing their mail.

@@ -20,6 +20,11 @@ export type CliIo = {
   env: Record<string, string | undefined>;
   /** Ends a running `serve` (main.ts aborts it on SIGINT/SIGTERM; tests abort it directly). */
   signal?: AbortSignal;
+  /**
+   * The command that runs this program again (executable and arguments), for the workers of
+   * `idp serve --workers N`; main.ts sets it. In-process callers (tests) have none.
+   */
+  self?: readonly string[];
 };
 
 /** A sub-command (`idp <group> <sub> [options]`): runs with the arguments after its name. */

@@ -1,8 +1,11 @@
 /**
  * `idp serve` (also `idp` alone): starts the server and runs until the signal in CliIo aborts
- * (main.ts wires SIGINT and SIGTERM to it), then stops it cleanly.
+ * (main.ts wires SIGINT and SIGTERM to it), then stops it cleanly. With `--workers N` (or
+ * IDP_WORKERS) this process becomes the primary of N worker processes (src/app/workers.ts), each
+ * of which runs this same command as a worker.
  */
 import { is_loopback_issuer } from "../app/config.ts";
+import { parse_database_url } from "../store/open.ts";
 import { expect_positionals, int_option, parse_args } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
@@ -30,6 +33,7 @@ export async function serve_command(ctx: CliContext, argv: string[]): Promise<vo
     port: { type: "string" },
     host: { type: "string" },
     demo: { type: "boolean" },
+    workers: { type: "string" },
   });
   expect_positionals(positionals, []);
   const overrides: Record<string, unknown> = {};
@@ -37,12 +41,17 @@ export async function serve_command(ctx: CliContext, argv: string[]): Promise<vo
   const port = int_option("port", flags.port, { min: 0, max: 65535 });
   if (port !== undefined) overrides.port = port;
   if (flags.host !== undefined) overrides.host = flags.host;
+  if (flags.workers !== undefined) overrides.workers = flags.workers;
   const config = ctx.config(overrides);
   // In production the issuer must be https (cookies are Secure, codes and tokens travel over
   // TLS); plain http is accepted only on loopback, e.g. trying the binary out locally.
   if (config.production && !config.issuer.startsWith("https://") && !is_loopback_issuer(config)) {
     throw new CliError(`production mode needs an https issuer, not ${config.issuer} (set IDP_ISSUER=https://...); http is allowed only for localhost, 127.0.0.1 and [::1]`);
   }
+
+  const workers = await import("../app/workers.ts");
+  const role = worker_role_of(workers, ctx);
+  if (role === null && workers.worker_count(config.workers) > 1) return primary(ctx, config, workers.worker_count(config.workers));
 
   // Loaded only here, so admin commands do not pay for the server's modules.
   const { serve } = await import("../app/server.ts");
@@ -51,13 +60,79 @@ export async function serve_command(ctx: CliContext, argv: string[]): Promise<vo
   const out = ctx.json ? ctx.io.stderr : ctx.io.stdout;
   let server: Awaited<ReturnType<typeof serve>>;
   try {
-    server = await serve(config, { seed_demo: flags.demo, out });
+    server = await serve(config, {
+      seed_demo: flags.demo && (role === null || role.index === 1),
+      out,
+      ...(role !== null ? { worker: { index: role.index, count: role.count }, port: role.port } : {}),
+    });
   } catch (error) {
     if (error instanceof ListenError) throw new CliError(listen_message(error));
     throw error;
+  }
+  if (role !== null) {
+    // The primary prints the start line once every worker listens; a worker whose primary is
+    // gone stops as if it had been told to.
+    workers.report_ready();
+    const orphaned = new AbortController();
+    const unwatch = workers.watch_primary(role, () => orphaned.abort());
+    await Promise.race([aborted(ctx.io.signal), aborted(orphaned.signal)]);
+    unwatch();
+    await server.stop();
+    return;
   }
   // One line, like the log lines around it.
   if (ctx.json) ctx.io.stdout(`${JSON.stringify({ version: VERSION, url: server.url, issuer: config.issuer })}\n`);
   await aborted(ctx.io.signal);
   await server.stop();
+}
+
+type Workers = typeof import("../app/workers.ts");
+
+function worker_role_of(workers: Workers, ctx: CliContext): ReturnType<Workers["worker_role"]> {
+  try {
+    return workers.worker_role(ctx.io.env);
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+/** `idp serve --workers N`: checks, migrates once, then runs and supervises the workers. */
+async function primary(ctx: CliContext, config: ReturnType<CliContext["config"]>, count: number): Promise<void> {
+  const target = parse_database_url(config.database_url);
+  if (target.kind === "sqlite" && target.path === ":memory:") {
+    throw new CliError("--workers (IDP_WORKERS) needs a database the workers share: each worker would have its own sqlite::memory: database. Use a SQLite file (sqlite:./data/idp.sqlite) or PostgreSQL");
+  }
+  if (ctx.io.self === undefined) throw new CliError("--workers (IDP_WORKERS) needs the idp executable to start its workers (not available in-process)");
+  const { Fw, ListenError } = await import("../fw/index.ts");
+  const { migrate } = await import("../store/open.ts");
+  const { json_log } = await import("../oidc/provider.ts");
+  const { run_primary } = await import("../app/workers.ts");
+  let port: number;
+  try {
+    port = Fw.claim_port(config.host, config.port);
+  } catch (error) {
+    if (error instanceof ListenError) throw new CliError(listen_message(error));
+    throw error;
+  }
+  // Once, before any worker starts: the workers then open an up-to-date schema and never race
+  // on it.
+  const migrated = await migrate(config.database_url, { max: 1 });
+  json_log({ level: "info", msg: "primary", workers: count, port, pid: process.pid, migrations_applied: migrated.applied.length });
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  // The workers run this same command line (--demo included: only worker 1 seeds).
+  const env = { ...ctx.io.env };
+  const code = await run_primary({
+    count,
+    port,
+    command: ctx.io.self,
+    env,
+    log: json_log,
+    signal: ctx.io.signal,
+    on_ready: (pids) => {
+      json_log({ level: "info", msg: "workers listening", url, workers: count, pids });
+      if (ctx.json) ctx.io.stdout(`${JSON.stringify({ version: VERSION, url, issuer: config.issuer, workers: count, pids })}\n`);
+    },
+  });
+  if (code !== 0) throw new CliError("the workers could not be kept running (see the log above)");
 }

@@ -422,7 +422,18 @@ export const ConfigSchema = z.strictObject({
       require_nonce: bool(false),
     })
     .prefault({}),
+  /**
+   * The FAPI 2.0 Security Profile for every client (oidc/fapi.ts): PAR, PKCE S256, DPoP-bound
+   * tokens, private_key_jwt, PS256/ES256/EdDSA. "off": only clients whose metadata names
+   * `fapi_profile` run it.
+   */
+  fapi: z.enum(["off", "2.0"]).default("off"),
 }).superRefine((config, context) => {
+  if (config.fapi === "2.0") {
+    // FAPI 2.0 §5.3.2.1: codes live at most 60 s; §5.4.1: PS256, ES256 or EdDSA signatures.
+    if (config.tokens.code_ttl > 60) context.addIssue({ code: "custom", path: ["tokens", "code_ttl"], message: "must be at most 60 seconds with fapi 2.0 (FAPI 2.0 §5.3.2.1)" });
+    if (!config.signing_algs.some((alg) => alg !== "RS256")) context.addIssue({ code: "custom", path: ["signing_algs"], message: "needs PS256, ES256 or EdDSA with fapi 2.0 (FAPI 2.0 §5.4.1)" });
+  }
   if (config.smtp_url !== undefined && config.mail_from === undefined) {
     context.addIssue({ code: "custom", path: ["mail_from"], message: "is required when smtp_url is set (the From address of outgoing mail)" });
   }

@@ -7,6 +7,7 @@ import { acr_claim, needs_second_factor } from "./acr.ts";
 import { approved_claims, claims_beyond_scopes } from "./claims_request.ts";
 import { grant_id, ordered_secret, secret_key } from "./crypto/secrets.ts";
 import { PageError, type OAuthErrorCode } from "./errors.ts";
+import { code_ttl } from "./fapi.ts";
 import { ACCESS_DENIED_DESCRIPTION, check_group_access } from "./groups.ts";
 import type { Authentication, AuthorizationRequest, ResponseMode } from "./interactions.ts";
 import { names_user } from "./pairwise.ts";
@@ -179,7 +180,7 @@ export async function next_step(
   // even when an earlier consent covers the scopes (the code may come from an attacker).
   if (request.device !== null) return { kind: "consent" };
   if (!done.consent && (await needs_consent(idp, client, authentication.user_id, request))) return show("consent");
-  const code = await issue_code(idp, request, authentication);
+  const code = await issue_code(idp, request, authentication, client);
   return back(client_response(idp, request, { code }));
 }
 
@@ -190,9 +191,12 @@ export async function next_step(
  * Every token issued from it carries its grant_id, so a replay can revoke them (RFC 6749 §4.1.2).
  * The claims request travels with it to the ID Token and the access token (OIDC Core §5.5).
  */
-export async function issue_code(idp: Provider, request: AuthorizationRequest, authentication: Authentication): Promise<string> {
+export async function issue_code(idp: Provider, request: AuthorizationRequest, authentication: Authentication, client?: ClientRow): Promise<string> {
   const code = ordered_secret();
   const now = idp.now();
+  // FAPI 2.0 §5.3.2.1: a FAPI client's codes live at most 60 s (fapi.ts); the client is looked up
+  // when the caller did not pass it (the consent page).
+  const ttl = code_ttl(idp, client ?? (await idp.store.get_client(request.client_id)));
   // Both writes are started before either is awaited, so a group-committing store (SQLite) puts
   // them in one transaction: one commit, the costly part of a write, instead of two. OIDC Back-Channel Logout
   // §2.3: session_clients remembers that this client signed in through the session.
@@ -217,7 +221,7 @@ export async function issue_code(idp: Provider, request: AuthorizationRequest, a
       resources: request.resources.length === 0 ? null : request.resources,
       grant_id: grant_id(),
       created_at: now,
-      expires_at: now + idp.config.tokens.code_ttl,
+      expires_at: now + ttl,
     }),
     idp.store.add_session_client(authentication.session_id_hash, request.client_id, now),
   ]);

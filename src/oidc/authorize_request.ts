@@ -12,6 +12,7 @@
 import { allows_grant, allows_response_type, has_redirect_uri, is_public } from "./clients.ts";
 import { expected_sub, parse_claims_request, type ClaimsRequest } from "./claims_request.ts";
 import { AuthorizationError, PageError } from "./errors.ts";
+import { fapi_metadata_problem, fapi_redirect_problem, is_fapi } from "./fapi.ts";
 import type { AuthorizationRequest, ResponseMode } from "./interactions.ts";
 import { check_challenge } from "./pkce.ts";
 import type { Provider } from "./provider.ts";
@@ -64,6 +65,11 @@ export async function resolve_target(idp: Provider, sent: RawParams): Promise<Re
   let params = query;
   let error: AuthorizationError | null = null;
   try {
+    // FAPI 2.0 §5.3.2.2: requests are pushed, so a request object by value at /authorize is
+    // refused unread (to the query's redirect URI when registered, else as a page, as below).
+    if (!pushed && query.request !== undefined && is_fapi(idp, client)) {
+      throw new AuthorizationError("invalid_request", "request objects must be sent to the pushed authorization request endpoint (PAR) under FAPI 2.0, not to /authorize");
+    }
     params = await with_request_object(idp, client, query);
   } catch (thrown) {
     if (!(thrown instanceof AuthorizationError)) throw thrown;
@@ -120,6 +126,22 @@ async function hinted_sub(idp: Provider, hint: string | undefined): Promise<stri
   throw new AuthorizationError("invalid_request", "id_token_hint is not a valid ID Token issued by this provider");
 }
 
+/**
+ * FAPI 2.0 Security Profile (fapi.ts): the client's registration must meet it (a client older
+ * than the server-wide switch may not), the redirect URI is https (§5.3.2.2 item 6), and the
+ * response goes by query or JARM.
+ */
+function check_fapi_request(idp: Provider, client: ClientRow, redirect_uri: string, mode: string | undefined): void {
+  const problem = fapi_metadata_problem(client.metadata, idp.keys.signing_algs());
+  if (problem !== null) throw new AuthorizationError("unauthorized_client", `this client's registration does not meet FAPI 2.0: ${problem.field} ${problem.message}`);
+  const redirect_problem = fapi_redirect_problem(redirect_uri, client.metadata.application_type);
+  if (redirect_problem !== null) throw new AuthorizationError("invalid_request", `redirect_uri ${redirect_problem}`);
+  if (mode !== undefined && !FAPI_RESPONSE_MODES.includes(mode)) throw new AuthorizationError("invalid_request", `response_mode ${mode} is not allowed under FAPI 2.0; use ${FAPI_RESPONSE_MODES.join(", ")}`);
+}
+
+/** FAPI 2.0 §5.3.2.2: the code by query with iss (RFC 9207), or as a JARM response. */
+export const FAPI_RESPONSE_MODES: readonly string[] = ["query", ...JARM_MODES];
+
 /** Step 2: everything else. Errors here go back to the client (AuthorizationError). */
 export async function validate_request(idp: Provider, target: Target, params: RawParams): Promise<AuthorizationRequest> {
   const { client, redirect_uri, state, response_mode } = target;
@@ -145,8 +167,10 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
   const scopes = allows_grant(client, "refresh_token") ? scope.scopes : scope.scopes.filter((s) => s !== "offline_access");
   if (scopes.length === 0) throw new AuthorizationError("invalid_scope", "offline_access alone is ignored for a client not registered for the refresh_token grant");
 
-  // RFC 7636 §4.4.1; RFC 9700 §2.1.1: PKCE is mandatory for public clients.
-  const pkce = check_challenge(single(params, "code_challenge"), single(params, "code_challenge_method"), is_public(client));
+  const fapi = is_fapi(idp, client);
+  if (fapi) check_fapi_request(idp, client, redirect_uri, mode);
+  // RFC 7636 §4.4.1; RFC 9700 §2.1.1: PKCE is mandatory for public clients; FAPI 2.0 §5.3.2.2: for every FAPI client.
+  const pkce = check_challenge(single(params, "code_challenge"), single(params, "code_challenge_method"), is_public(client) || fapi);
   if (!pkce.ok) throw new AuthorizationError("invalid_request", pkce.description);
 
   const prompt = (single(params, "prompt") ?? "").split(" ").filter(Boolean);

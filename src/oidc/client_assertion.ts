@@ -6,9 +6,10 @@
  * this provider only keeps the secret's SHA-256 (RFC 6819 §5.1.4.1.3; docs/ARCHITECTURE.md,
  * "Security at rest").
  */
-import { decodeJwt, errors, jwtVerify } from "jose";
+import { decodeJwt, decodeProtectedHeader, errors, jwtVerify } from "jose";
 import { ClientJwksError, client_keys } from "./client_jwks.ts";
 import { OAuthError, invalid_client } from "./errors.ts";
+import { is_fapi_alg } from "./fapi.ts";
 import { ASSERTION_SIGNING_ALGS } from "./metadata.ts";
 import type { Provider } from "./provider.ts";
 import type { ClientRow } from "../store/types.ts";
@@ -45,6 +46,16 @@ export function assertion_client_id(idp: Provider, assertion: string): string {
   return sub;
 }
 
+/** The alg of a JWT's protected header; null when unreadable (jwtVerify then says why). */
+function header_alg(jwt: string): string | null {
+  try {
+    const alg = decodeProtectedHeader(jwt).alg;
+    return typeof alg === "string" ? alg : null;
+  } catch {
+    return null;
+  }
+}
+
 function describe(error: unknown): string {
   if (error instanceof ClientJwksError) return error.message;
   if (error instanceof errors.JWTExpired) return "client_assertion has expired";
@@ -64,11 +75,25 @@ function describe(error: unknown): string {
  * `audiences`: the values this endpoint accepts as aud (the issuer, the token endpoint URL, and
  * the URL of the endpoint called).
  */
-export async function verify_client_assertion(idp: Provider, client: ClientRow, assertion: string, audiences: readonly string[]): Promise<void> {
+export async function verify_client_assertion(idp: Provider, client: ClientRow, assertion: string, audiences: readonly string[], fapi = false): Promise<void> {
   const now = idp.now();
   const registered = client.metadata.token_endpoint_auth_signing_alg;
   // OIDC Registration §2: with token_endpoint_auth_signing_alg, other algs MUST be rejected.
-  const algorithms = registered === undefined ? [...ASSERTION_ALGS] : ASSERTION_ALGS.filter((alg) => alg === registered);
+  // FAPI 2.0 §5.4.1: PS256, ES256 or EdDSA only (never RS256) for a FAPI client.
+  const allowed = fapi ? ASSERTION_ALGS.filter(is_fapi_alg) : ASSERTION_ALGS;
+  const algorithms = registered === undefined ? [...allowed] : allowed.filter((alg) => alg === registered);
+  if (fapi) {
+    // FAPI 2.0 §5.3.2.1 item 8: the issuer "as a string" (never an array), and only it.
+    let aud: unknown;
+    try {
+      aud = decodeJwt(assertion).aud;
+    } catch {
+      throw refused(idp, "client_assertion is not a JWT");
+    }
+    if (typeof aud !== "string" || !audiences.includes(aud)) throw refused(idp, "client_assertion aud must be the issuer as a string under FAPI 2.0 (§5.3.2.1)");
+    const alg = header_alg(assertion);
+    if (alg !== null && !algorithms.includes(alg as (typeof algorithms)[number])) throw refused(idp, `client_assertion must be signed with one of ${algorithms.join(", ")} under FAPI 2.0 (§5.4.1), not ${alg}`);
+  }
   let payload: Record<string, unknown>;
   try {
     const keys = client_keys(idp, client);

@@ -11,6 +11,7 @@ import { auth_method } from "./clients.ts";
 import { begin_client_auth } from "./client_auth_limits.ts";
 import { JWT_BEARER, assertion_client_id, verify_client_assertion } from "./client_assertion.ts";
 import { constant_time_equal, sha256 } from "./crypto/secrets.ts";
+import { is_fapi } from "./fapi.ts";
 import { OAuthError, invalid_client } from "./errors.ts";
 import { PATHS } from "./metadata.ts";
 import type { Provider } from "./provider.ts";
@@ -176,12 +177,17 @@ async function authenticate_client(idp: Provider, credentials: Credentials, endp
   const client = await idp.store.get_client(credentials.client_id);
   if (client === null) throw invalid_client("client authentication failed", used_basic, realm);
   const registered = auth_method(client);
+  // FAPI 2.0 §5.3.2.1 items 3 and 6: a FAPI client authenticates with private_key_jwt, whatever it
+  // registered before the server-wide switch (mTLS, the profile's other method, is not offered).
+  const fapi = is_fapi(idp, client);
+  if (fapi && credentials.method !== "private_key_jwt") throw invalid_client("this client must authenticate with private_key_jwt (FAPI 2.0 §5.3.2.1)", used_basic, realm);
   if (registered !== credentials.method) throw invalid_client(`this client must authenticate with ${registered}`, used_basic, realm);
   switch (credentials.method) {
     case "none":
       return client;
     case "private_key_jwt":
-      await verify_client_assertion(idp, client, credentials.assertion, assertion_audiences(idp, endpoint));
+      // FAPI 2.0 §5.3.2.1 item 8: only the issuer, as a string, is the aud of a FAPI client's assertion.
+      await verify_client_assertion(idp, client, credentials.assertion, fapi ? [realm] : assertion_audiences(idp, endpoint), fapi);
       return client;
     default: {
       const hash = client.client_secret_hash;

@@ -23,6 +23,7 @@ import { createHash } from "node:crypto";
 import { EmbeddedJWK, calculateJwkThumbprint, decodeProtectedHeader, jwtVerify, type JWK } from "jose";
 import { sha256 } from "./crypto/secrets.ts";
 import { BearerError, OAuthError } from "./errors.ts";
+import { FAPI_SIGNING_ALGS } from "./fapi.ts";
 import type { Provider } from "./provider.ts";
 
 /** dpop_signing_alg_values_supported: asymmetric only (§4.2: never none or a MAC). */
@@ -46,7 +47,7 @@ export class DpopRefusal extends Error {
 }
 
 /** What the proof must match: the request's method and URL, and the access token it comes with. */
-export type ProofTarget = { htm: string; htu: string; access_token?: string };
+export type ProofTarget = { htm: string; htu: string; access_token?: string; /** Fewer algs than DPOP_ALGS (FAPI 2.0 §5.4.1). */ algs?: readonly string[] };
 
 /** A verified proof: the JWK SHA-256 thumbprint (RFC 7638) of its key (§6.1 `jkt`). */
 export type VerifiedProof = { jkt: string };
@@ -119,8 +120,9 @@ export async function verify_proof(idp: Provider, header: string | null, target:
     const protected_header = decodeProtectedHeader(proof);
     jwk = protected_header.jwk;
     if (protected_header.typ !== "dpop+jwt") refuse("the DPoP proof must have typ dpop+jwt");
-    if (typeof protected_header.alg !== "string" || !(DPOP_ALGS as readonly string[]).includes(protected_header.alg)) {
-      refuse(`the DPoP proof alg must be one of ${DPOP_ALGS.join(", ")}`);
+    const algs: readonly string[] = target.algs ?? DPOP_ALGS;
+    if (typeof protected_header.alg !== "string" || !algs.includes(protected_header.alg)) {
+      refuse(`the DPoP proof alg must be one of ${algs.join(", ")}${target.algs === undefined ? "" : " (FAPI 2.0 §5.4.1)"}`);
     }
   } catch (error) {
     if (error instanceof DpopRefusal) throw error;
@@ -170,11 +172,15 @@ export function as_bearer_error(refusal: DpopRefusal, realm: string): BearerErro
 
 /**
  * The proof of a token request (§5): null without a DPoP header, unless the client registered
- * `dpop_bound_access_tokens` (§5.2), which makes one required. OAuthError on a refused proof.
+ * `dpop_bound_access_tokens` (§5.2) or runs FAPI 2.0 (`fapi`), which make one required; `algs`
+ * narrows the accepted algs (a FAPI client's push to /par). OAuthError on a refused proof.
  */
-export async function token_request_proof(idp: Provider, header: string | null, htu: string, bound_client: boolean): Promise<VerifiedProof | null> {
+export async function token_request_proof(idp: Provider, header: string | null, htu: string, bound_client: boolean, fapi = false, algs?: readonly string[]): Promise<VerifiedProof | null> {
   try {
-    const proof = await verify_proof(idp, header, { htm: "POST", htu });
+    // FAPI 2.0 §5.3.2.1 items 4–5: a FAPI client's tokens are always DPoP-bound, its proofs signed with PS256, ES256 or EdDSA (§5.4.1).
+    const limit = fapi ? FAPI_SIGNING_ALGS : algs;
+    const proof = await verify_proof(idp, header, limit === undefined ? { htm: "POST", htu } : { htm: "POST", htu, algs: limit });
+    if (proof === null && fapi) refuse("this client must send a DPoP proof: its access tokens are sender-constrained (FAPI 2.0 §5.3.2.1)");
     if (proof === null && bound_client) refuse("this client must send a DPoP proof (dpop_bound_access_tokens)");
     return proof;
   } catch (error) {
@@ -197,7 +203,7 @@ export function dpop_challenge(nonce?: string): { algs: readonly string[]; nonce
  * The proof of a request to a protected resource that sent `Authorization: DPoP <token>` (§7.1):
  * BearerError with a DPoP challenge when it is missing or refused.
  */
-export async function resource_request_proof(idp: Provider, header: string | null, target: Required<ProofTarget>, realm: string): Promise<VerifiedProof> {
+export async function resource_request_proof(idp: Provider, header: string | null, target: Required<Omit<ProofTarget, "algs">>, realm: string): Promise<VerifiedProof> {
   try {
     const proof = await verify_proof(idp, header, target);
     if (proof === null) throw new DpopRefusal("invalid_dpop_proof", "a DPoP proof is required with DPoP credentials");

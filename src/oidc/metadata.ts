@@ -12,6 +12,7 @@ import { REQUEST_OBJECT_ALGS } from "./request_object.ts";
 import { JARM_MODES } from "./jwt_responses.ts";
 import { ADVERTISED_SCOPES } from "./scopes.ts";
 import { sha256 } from "./crypto/secrets.ts";
+import { FAPI_GRANT_TYPES, FAPI_SIGNING_ALGS, is_fapi_alg, server_fapi } from "./fapi.ts";
 import type { Discovery } from "./provider.ts";
 
 export type { Discovery } from "./provider.ts";
@@ -53,6 +54,34 @@ export const PATHS = {
 /** RS256 first (OIDC Core §15.1: the default every RP supports), then the others configured. */
 export function order_algs(algs: readonly string[]): string[] {
   return ["RS256", ...algs.filter((a) => a !== "RS256")].filter((a) => algs.includes(a));
+}
+
+/**
+ * The document under the server-wide FAPI 2.0 switch (fapi.ts): only what the profile allows —
+ * private_key_jwt (§5.3.2.1), PAR required and query/JARM responses (§5.3.2.2), PS256, ES256 and
+ * EdDSA (§5.4.1), no device flow (outside the profile).
+ */
+function fapi_document(document: Record<string, unknown>): Record<string, unknown> {
+  const fapi_algs = (value: unknown) => (value as string[]).filter(is_fapi_alg);
+  const out: Record<string, unknown> = {
+    ...document,
+    response_modes_supported: ["query", ...JARM_MODES],
+    grant_types_supported: GRANT_TYPES.filter((grant) => FAPI_GRANT_TYPES.includes(grant)),
+    token_endpoint_auth_methods_supported: ["private_key_jwt"],
+    revocation_endpoint_auth_methods_supported: ["private_key_jwt"],
+    introspection_endpoint_auth_methods_supported: ["private_key_jwt"],
+    require_pushed_authorization_requests: true,
+    dpop_signing_alg_values_supported: [...FAPI_SIGNING_ALGS],
+  };
+  for (const member of [
+    "id_token_signing_alg_values_supported", "userinfo_signing_alg_values_supported", "introspection_signing_alg_values_supported",
+    "authorization_signing_alg_values_supported", "request_object_signing_alg_values_supported", "token_endpoint_auth_signing_alg_values_supported",
+    "revocation_endpoint_auth_signing_alg_values_supported", "introspection_endpoint_auth_signing_alg_values_supported",
+  ]) {
+    out[member] = fapi_algs(document[member]);
+  }
+  delete out.device_authorization_endpoint;
+  return out;
 }
 
 export function build_discovery(config: Config, signing_algs: readonly string[]): Discovery {
@@ -122,6 +151,7 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     // OIDC Discovery §3 / RFC 8414 §2: only when dynamic registration is enabled.
     ...(config.registration === "off" ? {} : { registration_endpoint: `${issuer}${PATHS.register}` }),
   };
-  const body = JSON.stringify(document);
-  return { document, body, etag: `"${sha256(body).slice(0, 32)}"` };
+  const advertised = server_fapi(config) ? fapi_document(document) : document;
+  const body = JSON.stringify(advertised);
+  return { document: advertised, body, etag: `"${sha256(body).slice(0, 32)}"` };
 }

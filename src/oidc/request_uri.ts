@@ -7,6 +7,7 @@
  */
 import { sha256 } from "./crypto/secrets.ts";
 import { PageError } from "./errors.ts";
+import { is_fapi } from "./fapi.ts";
 import type { Provider } from "./provider.ts";
 import type { RawParams } from "./request_object.ts";
 import type { ClientRow } from "../store/types.ts";
@@ -20,9 +21,9 @@ export function is_pushed_reference(request_uri: string | string[] | undefined):
   return (Array.isArray(request_uri) ? request_uri : [request_uri]).some((value) => value.startsWith(REQUEST_URI_PREFIX));
 }
 
-/** Whether requests of `client` must be pushed (RFC 9126 §5 server-wide, §6 per client). */
+/** Whether requests of `client` must be pushed (RFC 9126 §5 server-wide, §6 per client; FAPI 2.0 §5.3.2.2, fapi.ts). */
 export function requires_par(idp: Provider, client: ClientRow): boolean {
-  return idp.config.par.required || client.metadata.require_pushed_authorization_requests === true;
+  return idp.config.par.required || client.metadata.require_pushed_authorization_requests === true || is_fapi(idp, client);
 }
 
 function expired(): PageError {

@@ -56,7 +56,8 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
     expect(problems, `${name}: ${problems.join("; ")}`).toEqual([]);
   }
 
-  const run = chromium_available ? test : test.skip;
+  // A browser walk with argon2 hashing on a shared 2-core machine: more than bun's default 5 s.
+  const run = (name: string, fn: () => Promise<void>) => (chromium_available ? test : test.skip)(name, fn, 30_000);
 
   describe(`admin console (${label})`, () => {
     run("an admin signs in with a second factor and reaches the dashboard", async () => {

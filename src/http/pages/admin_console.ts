@@ -115,6 +115,7 @@ export function when(at: number | null): string {
 export function refusal_words(error: unknown): string {
   if (!(error instanceof AdminError)) throw error;
   const fields = error.errors.map((problem) => `${problem.field}: ${problem.message}`);
+  if (error.error === "precondition_required") return "The form did not say which version of the item it edits. Reload the page and try again: nothing was saved.";
   if (error.error === "precondition_failed") return "This item was changed by someone else since you opened the page. Reload it, check the changes, and try again: nothing was saved.";
   return fields.length > 0 && !fields.some((text) => error.message.includes(text)) ? `${error.message} (${fields.join("; ")})` : error.message;
 }

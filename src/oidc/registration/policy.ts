@@ -5,6 +5,7 @@
  * Built once per provider; only the signing algorithms are read live (the keyring's view).
  */
 import { acr_values_supported } from "../acr.ts";
+import { server_fapi } from "../fapi.ts";
 import { ASSERTION_SIGNING_ALGS, GRANT_TYPES, RESPONSE_TYPES, TOKEN_AUTH_METHODS } from "../metadata.ts";
 import type { Provider } from "../provider.ts";
 import { REQUEST_OBJECT_ALGS } from "../request_object.ts";
@@ -26,6 +27,8 @@ export type RegistrationPolicy = {
   readonly production: boolean;
   /** outbound.allow: the non-public addresses a jwks_uri or backchannel_logout_uri may name (none when absent). */
   readonly outbound_allow?: readonly string[];
+  /** The server runs the FAPI 2.0 Security Profile for every client (fapi.ts). */
+  readonly fapi?: boolean;
 };
 
 const policies = new WeakMap<Provider, Omit<RegistrationPolicy, "signing_algs">>();
@@ -43,6 +46,7 @@ function fixed_policy(idp: Provider): Omit<RegistrationPolicy, "signing_algs"> {
       acr_values: acr_values_supported(idp.config.passkeys),
       production: idp.config.production,
       outbound_allow: idp.config.outbound.allow,
+      fapi: server_fapi(idp.config),
     });
     policies.set(idp, policy);
   }

@@ -67,6 +67,8 @@ export const METADATA_SHAPE = {
   require_pushed_authorization_requests: z.boolean().optional(),
   // RFC 9449 §5.2: this client's access tokens are always DPoP-bound (token requests without a proof are refused).
   dpop_bound_access_tokens: z.boolean().optional(),
+  // FAPI 2.0 Security Profile (fapi.ts): registrable, since it only tightens the rules for this client.
+  fapi_profile: z.enum(["2.0"], { error: 'the only profile is "2.0" (FAPI 2.0 Security Profile)' }).optional(),
   software_id: text(200).optional(),
   software_version: text(200).optional(),
 };

@@ -4,6 +4,7 @@
  * exactly what is stored and returned (RFC 7591 §3.2.1: "including any fields provisioned by the
  * authorization server itself").
  */
+import { fapi_default_alg, fapi_metadata_problem, with_fapi_defaults } from "../fapi.ts";
 import { literal_host_problem } from "../outbound.ts";
 import { redirect_uris_problem, type ApplicationType } from "../redirect_uris.ts";
 import type { ClientMetadata, JsonObject } from "../../store/types.ts";
@@ -113,7 +114,9 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
 
   // OIDC Registration §2: the default is RS256. Unsigned ID Tokens ("none") are refused outright:
   // nothing would bind them to this provider.
-  const alg = input.id_token_signed_response_alg ?? "RS256";
+  // FAPI 2.0 §5.4.1: a FAPI client's default is the first of PS256, ES256, EdDSA the key ring has.
+  const fapi = policy.fapi === true || input.fapi_profile === "2.0";
+  const alg = input.id_token_signed_response_alg ?? (fapi ? fapi_default_alg(policy.signing_algs) : null) ?? "RS256";
   if (alg === "none") throw invalid_metadata("id_token_signed_response_alg none is not allowed: ID Tokens are always signed");
   unsupported("id_token_signed_response_alg", [alg], policy.signing_algs);
 
@@ -201,11 +204,20 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
     "client_name", "client_uri", "logo_uri", "policy_uri", "tos_uri", "jwks_uri", "default_max_age", "require_auth_time",
     "request_object_signing_alg", "token_endpoint_auth_signing_alg",
     "backchannel_logout_uri", "backchannel_logout_session_required", "software_id", "software_version",
-    "require_pushed_authorization_requests", "dpop_bound_access_tokens",
+    "require_pushed_authorization_requests", "dpop_bound_access_tokens", "fapi_profile",
     "sector_identifier_uri", "userinfo_signed_response_alg", "introspection_signed_response_alg", "authorization_signed_response_alg",
     "frontchannel_logout_uri", "frontchannel_logout_session_required",
   ] as const;
   const target: Record<string, unknown> = metadata;
   for (const key of copied) if (input[key] !== undefined) target[key] = input[key];
-  return metadata;
+  if (!fapi) return metadata;
+  // FAPI 2.0 Security Profile (fapi.ts): the profile's defaults, then what it forbids, refused
+  // naming the member (RFC 7591 §3.2.2: redirect URIs are invalid_redirect_uri).
+  const profiled = with_fapi_defaults(metadata, policy.signing_algs);
+  const problem = fapi_metadata_problem(profiled, policy.signing_algs);
+  if (problem !== null) {
+    const words = `${problem.field}: ${problem.message}`;
+    throw problem.field === "redirect_uris" ? invalid_redirect_uri(words) : invalid_metadata(words);
+  }
+  return profiled;
 }

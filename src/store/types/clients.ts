@@ -50,6 +50,8 @@ export type ClientMetadata = {
   require_pushed_authorization_requests?: boolean;
   /** RFC 9449 §5.2: token requests of this client must carry a DPoP proof. */
   dpop_bound_access_tokens?: boolean;
+  /** FAPI 2.0 Security Profile (oidc/fapi.ts): this client runs the profile; operator-set or registrable (it only tightens rules). */
+  fapi_profile?: "2.0";
   /** Operator-set (CLI only, never registrable): may get the `admin` scope (oidc/admin/scope.ts). */
   admin?: boolean;
   /** Operator-set (CLI only, never registrable): may introspect other clients' access tokens. */

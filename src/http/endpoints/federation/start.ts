@@ -33,7 +33,6 @@ export const FederationStart = (idp: Provider) =>
       // Rate-limited per address before anything is read or stored (rate_limits.federation_start_per_ip).
       await count_upstream_start(idp, ip);
       const upstream = await enabled_upstream(idp, input.name);
-      const link_user_id: string | null = null;
       let interaction_id: string | null = null;
       if (input.link !== undefined) {
         throw new PageError("Link from your account page", `To link ${upstream.display_name}, open your account page, confirm with your password and choose "Link ${upstream.display_name}".`, "invalid_request");
@@ -45,7 +44,7 @@ export const FederationStart = (idp: Provider) =>
       // The state is bound to this browser by its interaction cookie: keep it, or give it one.
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp)) ?? random_token(32);
       this.set_cookie(interaction_cookie_name(idp), binding, cookie_options(idp, Math.max(idp.config.tokens.interaction_ttl, idp.config.federation.state_ttl_seconds)));
-      const url = await begin_upstream(idp, upstream, { interaction_id, binding, link_user_id, ip });
+      const url = await begin_upstream(idp, upstream, { interaction_id, binding, link_user_id: null, ip });
       return this.redirect_to(url, 302);
     }
   };

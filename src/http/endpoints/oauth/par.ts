@@ -9,6 +9,7 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { authenticated_client, refuse_credentials_in_query, type CredentialParams } from "../../../oidc/client_auth.ts";
 import { OAuthError } from "../../../oidc/errors.ts";
+import { FAPI_SIGNING_ALGS, is_fapi } from "../../../oidc/fapi.ts";
 import { token_request_proof } from "../../../oidc/dpop.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
 import { push_request } from "../../../oidc/par.ts";
@@ -40,7 +41,7 @@ export const Par = (idp: Provider) =>
       }
       const client = await authenticated_client(idp, this.headers, credentials, "par", () => client_ip(this.context, idp.config));
       // RFC 9449 §10.1: a DPoP proof here binds the authorization code to the client's key.
-      const proof = await token_request_proof(idp, this.headers.get("dpop"), `${idp.config.issuer}${PATHS.par}`, false);
+      const proof = await token_request_proof(idp, this.headers.get("dpop"), `${idp.config.issuer}${PATHS.par}`, false, false, is_fapi(idp, client) ? FAPI_SIGNING_ALGS : undefined);
       const pushed = await push_request(idp, client, body, proof);
       // RFC 9126 §2.2: 201 Created with request_uri and expires_in.
       return this.json(pushed, 201);

@@ -12,6 +12,7 @@ import { Fw } from "../../../fw/index.ts";
 import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import { allows_grant } from "../../../oidc/clients.ts";
 import { OAuthError } from "../../../oidc/errors.ts";
+import { FAPI_GRANT_TYPES, is_fapi } from "../../../oidc/fapi.ts";
 import { nonce_to_send, token_request_proof } from "../../../oidc/dpop.ts";
 import { invalid_request } from "../../errors.ts";
 import { authorization_code_grant } from "../../../oidc/grants/authorization_code.ts";
@@ -87,9 +88,12 @@ export const Token = (idp: Provider) =>
       if (grant_type === undefined || grant_type === "") throw new OAuthError("invalid_request", "grant_type is required");
       if (!is_grant_type(grant_type)) throw new OAuthError("unsupported_grant_type", `grant_type ${grant_type} is not supported`);
       if (!allows_grant(client, grant_type)) throw new OAuthError("unauthorized_client", `this client may not use the ${grant_type} grant`);
+      const fapi = is_fapi(idp, client);
+      if (fapi && !FAPI_GRANT_TYPES.includes(grant_type)) throw new OAuthError("unauthorized_client", `the ${grant_type} grant is not offered under FAPI 2.0`);
       // RFC 9449 §5: a DPoP proof binds the tokens to the client's key (dpop.ts); htu is the
       // token endpoint as discovery names it, never derived from the Host header.
-      const proof = await token_request_proof(idp, this.headers.get("dpop"), `${idp.config.issuer}${PATHS.token}`, client.metadata.dpop_bound_access_tokens === true);
+      // FAPI 2.0 §5.3.2.1: a FAPI client's token requests always carry one (fapi.ts).
+      const proof = await token_request_proof(idp, this.headers.get("dpop"), `${idp.config.issuer}${PATHS.token}`, client.metadata.dpop_bound_access_tokens === true, fapi);
 
       const body = await GRANTS[grant_type]({
         idp,
