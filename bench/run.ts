@@ -13,6 +13,7 @@ const BENCHES: Record<string, string> = {
   "store-flow": "store/flow.ts",
   phases: "oidc/phases.ts",
   "lock-wait": "oidc/lock_wait.ts",
+  workers: "oidc/workers.ts",
   argon2: "argon2/index.ts",
 };
 

@@ -7,7 +7,7 @@
 import { cpu_seconds } from "../http/wrk.ts";
 import { Browser, device_flow, endpoints, type Target } from "./flows.ts";
 import { make_client } from "./http.ts";
-import { percentile, rss_kib } from "./proc.ts";
+import { percentile, rss_kib, tree_cpu_seconds } from "./proc.ts";
 
 export type DriverInput = {
   target: Target;
@@ -17,6 +17,8 @@ export type DriverInput = {
   warmup: number;
   server_pid: number;
   client: string;
+  /** Count the CPU of the server's descendants too (`idp serve --workers N`, bench/oidc/workers.ts). */
+  server_tree?: boolean;
 };
 
 export type DriverResult = {
@@ -35,6 +37,7 @@ export type DriverResult = {
 };
 
 const input = JSON.parse(process.argv[2]!) as DriverInput;
+const server_cpu = (pid: number) => (input.server_tree ? tree_cpu_seconds(pid) : cpu_seconds(pid));
 const send = await make_client(input.client, input.concurrency);
 const ep = await endpoints(send, input.target.base);
 
@@ -96,13 +99,13 @@ const browsers = signs_in ? await Promise.all(Array.from({ length: input.concurr
 const running = Array.from({ length: input.concurrency }, (_, i) => (signs_in ? session_worker(browsers[i]!) : first_login_worker()));
 await Bun.sleep(input.warmup * 1000);
 measuring = true;
-const cpu0 = cpu_seconds(input.server_pid);
+const cpu0 = server_cpu(input.server_pid);
 const me0 = process.cpuUsage();
 const t0 = performance.now();
 rss_peak = rss_kib(input.server_pid).rss;
 await Bun.sleep(input.seconds * 1000);
 const seconds = (performance.now() - t0) / 1000;
-const server_cpu_s = cpu_seconds(input.server_pid) - cpu0;
+const server_cpu_s = server_cpu(input.server_pid) - cpu0;
 const me = process.cpuUsage(me0);
 const flows = latencies.length;
 measuring = false;

@@ -1,5 +1,6 @@
 // Reading a server process from /proc: resident memory now (VmRSS) and its high-water mark (VmHWM).
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { cpu_seconds } from "../http/wrk.ts";
 
 export function rss_kib(pid: number): { rss: number; hwm: number } {
   try {
@@ -16,4 +17,25 @@ export function percentile(samples: number[], q: number): number {
   if (samples.length === 0) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/** The pid and every descendant of it (`idp serve --workers N`: the primary and its workers). */
+export function process_tree(pid: number): number[] {
+  const pids = [pid];
+  for (let i = 0; i < pids.length; i++) {
+    try {
+      for (const task of readdirSync(`/proc/${pids[i]}/task`)) {
+        const children = readFileSync(`/proc/${pids[i]}/task/${task}/children`, "utf8").trim();
+        if (children !== "") pids.push(...children.split(" ").map(Number));
+      }
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** CPU seconds (utime + stime, all threads) of a process and all its descendants now alive. */
+export function tree_cpu_seconds(pid: number): number {
+  return process_tree(pid).reduce((sum, p) => sum + (Number.isNaN(cpu_seconds(p)) ? 0 : cpu_seconds(p)), 0);
 }

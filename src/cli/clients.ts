@@ -4,6 +4,7 @@
  */
 import type { ClientMetadata, ClientRow, Store } from "../store/types.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
+import { fapi_metadata_problem, with_fapi_defaults } from "../oidc/fapi.ts";
 import { create_client_with_secret, public_client, rotate_client_secret, set_admin } from "../oidc/admin/clients.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { check_group_settings, client_metadata, group_flags, type GroupFlags } from "./client_metadata.ts";
@@ -23,6 +24,26 @@ function admin_flag(metadata: ClientMetadata, on: boolean): void {
     if (error instanceof AdminError) throw new CliError(`--admin: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * --fapi 2.0 (add, update) or off (update): the client runs the FAPI 2.0 Security Profile
+ * (oidc/fapi.ts), with its defaults (PS256/ES256/EdDSA signing, PAR, DPoP); metadata the profile
+ * forbids is refused naming the member. Returns the metadata to store.
+ */
+function fapi_flag(ctx: CliContext, metadata: ClientMetadata, value: string | undefined, updating: boolean): ClientMetadata {
+  if (value === undefined) return metadata;
+  if (value === "off" && updating) {
+    const out = { ...metadata };
+    delete out.fapi_profile;
+    return out;
+  }
+  if (value !== "2.0") throw new CliError(`--fapi "${value}" is not one of 2.0${updating ? ", off" : ""}`);
+  const signing_algs = ctx.config().signing_algs;
+  const profiled = with_fapi_defaults({ ...metadata, fapi_profile: "2.0" }, signing_algs);
+  const problem = fapi_metadata_problem(profiled, signing_algs);
+  if (problem !== null) throw new CliError(`--fapi 2.0: ${problem.field} ${problem.message}`);
+  return profiled;
 }
 
 /** The token exchange flags (RFC 8693), shared by add and update. */
@@ -129,11 +150,12 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     admin: { type: "boolean" },
     require_par: { type: "boolean" },
     dpop_bound: { type: "boolean" },
+    fapi: { type: "string" },
     ...GROUP_FLAG_SPECS,
     ...TOKEN_EXCHANGE_FLAG_SPECS,
   });
   expect_positionals(positionals, []);
-  const metadata = client_metadata({
+  let metadata = client_metadata({
     name: flags.name,
     redirect_uris: flags.redirect_uri,
     post_logout_redirect_uris: flags.post_logout_redirect_uri,
@@ -155,6 +177,8 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   // RFC 9126 §6 and RFC 9449 §5.2 client metadata (registrable by dynamic registration too).
   if (flags.require_par) metadata.require_pushed_authorization_requests = true;
   if (flags.dpop_bound) metadata.dpop_bound_access_tokens = true;
+  // FAPI 2.0 Security Profile (registrable by dynamic registration too).
+  metadata = fapi_flag(ctx, metadata, flags.fapi, false);
   const store = await ctx.store();
   // Operator-only: RFC 8693 token exchange policy.
   await token_exchange_flags(store, metadata, flags, false);
@@ -207,7 +231,7 @@ async function show(ctx: CliContext, argv: string[]): Promise<void> {
  * removes one. Other metadata is left as it is.
  */
 async function update(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { ...GROUP_FLAG_SPECS, ...TOKEN_EXCHANGE_FLAG_SPECS, clear: { type: "string", multiple: true }, require_2fa: { type: "string" }, admin: { type: "string" } });
+  const { flags, positionals } = parse_args(argv, { ...GROUP_FLAG_SPECS, ...TOKEN_EXCHANGE_FLAG_SPECS, clear: { type: "string", multiple: true }, require_2fa: { type: "string" }, admin: { type: "string" }, fapi: { type: "string" } });
   const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
   const given = group_flags(group_options(flags));
   if (flags.require_2fa !== undefined && flags.require_2fa !== "on" && flags.require_2fa !== "off") throw new CliError(`--require-2fa "${flags.require_2fa}" is not one of on, off`);
@@ -216,22 +240,23 @@ async function update(ctx: CliContext, argv: string[]): Promise<void> {
     if (!(GROUP_METADATA as readonly string[]).includes(name)) throw new CliError(`--clear "${name}" is not one of ${GROUP_METADATA.join(", ")}`);
     if (name in given) throw new UsageError(`--clear ${name} and a value for it: give one`);
   }
-  if (Object.keys(given).length === 0 && flags.clear.length === 0 && flags.require_2fa === undefined && flags.admin === undefined && flags.token_exchange === undefined) {
-    throw new UsageError("clients update needs a change: --groups-claim, --groups-prefix, --strip-groups-prefix, --role, --allowed-group, --require-2fa, --admin, --token-exchange or --clear");
+  if (Object.keys(given).length === 0 && flags.clear.length === 0 && flags.require_2fa === undefined && flags.admin === undefined && flags.token_exchange === undefined && flags.fapi === undefined) {
+    throw new UsageError("clients update needs a change: --groups-claim, --groups-prefix, --strip-groups-prefix, --role, --allowed-group, --require-2fa, --admin, --token-exchange, --fapi or --clear");
   }
   const store = await ctx.store();
   const client = await find_client(store, client_id);
-  const metadata: ClientMetadata = { ...client.metadata, ...(await existing_groups(store, given)) };
+  let metadata: ClientMetadata = { ...client.metadata, ...(await existing_groups(store, given)) };
   for (const name of flags.clear) delete metadata[name];
   if (flags.require_2fa === "on") metadata.require_2fa = true;
   if (flags.require_2fa === "off") delete metadata.require_2fa;
   if (flags.admin !== undefined) admin_flag(metadata, flags.admin === "on");
   const exchange = await token_exchange_flags(store, metadata, flags, true);
+  metadata = fapi_flag(ctx, metadata, flags.fapi, true);
   // Stripping needs a prefix: clearing the prefix clears the stripping with it.
   if (metadata.groups_prefix === undefined) delete metadata.groups_prefix_strip;
   check_group_settings(group_settings(metadata));
   const updated = must(await store.update_client(client.client_id, { metadata }), `no client "${client_id}"`);
-  const changed = [...Object.keys(given), ...flags.clear, ...(flags.require_2fa === undefined ? [] : ["require_2fa"]), ...(flags.admin === undefined ? [] : ["admin"]), ...(exchange ? ["token_exchange"] : [])];
+  const changed = [...Object.keys(given), ...flags.clear, ...(flags.require_2fa === undefined ? [] : ["require_2fa"]), ...(flags.admin === undefined ? [] : ["admin"]), ...(exchange ? ["token_exchange"] : []), ...(flags.fapi === undefined ? [] : ["fapi_profile"])];
   await ctx.audit({ type: "client_updated", client_id: client.client_id, details: { changed } });
   const shown = public_client(updated);
   ctx.emit(shown, (write) => {

@@ -115,7 +115,7 @@ ${COMMON}
                   [--jwks-uri URL | --jwks-json JSON] [--backchannel-logout-uri URL]
                   [--resource-server] [--groups-claim NAME] [--groups-prefix P]
                   [--strip-groups-prefix] [--role GROUP=VALUE ...] [--allowed-group G ...]
-                  [--require-2fa] [--admin] [--require-par] [--dpop-bound]
+                  [--require-2fa] [--admin] [--require-par] [--dpop-bound] [--fapi 2.0]
                   [--token-exchange impersonation|delegation|both
                    --token-exchange-from CLIENT_ID|* ... --token-exchange-resource URI ...]
   idp clients list
@@ -124,7 +124,7 @@ ${COMMON}
   idp clients update <client_id> [--groups-claim NAME] [--groups-prefix P]
                   [--strip-groups-prefix] [--role GROUP=VALUE ...] [--allowed-group G ...]
                   [--clear groups_claim|groups_prefix|groups_prefix_strip|roles|allowed_groups ...]
-                  [--require-2fa on|off] [--admin on|off]
+                  [--require-2fa on|off] [--admin on|off] [--fapi 2.0|off]
                   [--token-exchange impersonation|delegation|both|off
                    --token-exchange-from CLIENT_ID|* ... --token-exchange-resource URI ...]
   idp clients rotate-secret <client_id>
@@ -146,6 +146,10 @@ Logout); https, or http on localhost, 127.0.0.1 and [::1].
 require_pushed_authorization_requests). --dpop-bound: its token requests must carry a DPoP
 proof, so its access tokens are always DPoP-bound (RFC 9449 §5.2 dpop_bound_access_tokens).
 Both are registrable by dynamic registration too.
+--fapi 2.0: the client runs the FAPI 2.0 Security Profile (as IDP_FAPI=2.0 does for all
+clients): pushed requests, PKCE S256, DPoP-bound tokens, private_key_jwt (--auth-method
+private_key_jwt with --jwks-uri or --jwks-json), https redirect URIs, PS256/ES256/EdDSA
+signatures, codes valid 60 s. Registrable by dynamic registration too (fapi_profile "2.0").
 --require-2fa: every sign-in to this client needs a second factor (TOTP or a passkey) after a
 password, as IDP_REQUIRE_2FA=all does for all clients; a user without one adds a passkey before
 going on. Never settable by dynamic registration.
