@@ -16,7 +16,7 @@ import { load_assets } from "../src/app/server.ts";
 import { VENDOR_FILES } from "../src/http/vendor_files.ts";
 import { Browser, form_action, hidden_field } from "./helpers/browser.ts";
 import { pkce } from "./helpers/flow.ts";
-import { REDIRECT_URI } from "./helpers/provider.ts";
+import { free_port, REDIRECT_URI } from "./helpers/provider.ts";
 import { start_subprocess_provider, type SubprocessProvider } from "./helpers/subprocess.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -161,9 +161,79 @@ describe("the compiled executable", () => {
     }
   });
 
+  test("serve with IDP_THEME_DIR: the theme's sign-in page replaces the embedded one (examples/theme)", async () => {
+    const port = free_port();
+    const issuer = `http://127.0.0.1:${port}`;
+    const env = { ...t.env, PORT: String(port), IDP_ISSUER: issuer, IDP_THEME_DIR: join(ROOT, "examples", "theme"), IDP_BRAND_NAME: "ACME" };
+    const proc = Bun.spawn([bin, "serve"], { cwd: t.dir, env, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+    try {
+      const browser = new Browser();
+      const p = pkce();
+      const query = { client_id: t.client.client_id, response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", code_challenge: p.challenge, code_challenge_method: "S256" };
+      let start: Response | null = null;
+      for (let i = 0; i < 100 && start === null; i++) {
+        start = await browser.get(`${issuer}/authorize?${new URLSearchParams(query)}`).catch(() => null);
+        if (start === null) await Bun.sleep(200);
+      }
+      const html = await (await browser.get(new URL(start!.headers.get("location")!, issuer).href)).text();
+      expect(html).toContain("<h1>Welcome to ACME</h1>");
+      expect(html).toContain('<label for="password">');
+      // The theme's partial and its static image, beside the embedded stylesheet.
+      expect(html).toContain(`${issuer}/static/theme/help.svg`);
+      expect((await fetch(`${issuer}/static/theme/help.svg`)).status).toBe(200);
+      expect((await fetch(`${issuer}/static/style.css`)).status).toBe(200);
+    } finally {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    }
+  }, 60_000);
+
   test("serve: an unknown page gets the error template", async () => {
     const response = await fetch(`${t.url}/no-such-page`, { headers: { accept: "text/html" } });
     expect(response.status).toBe(404);
     expect(await response.text()).toContain("Page not found");
   });
+
+  test("serve --workers 2: the executable starts itself twice on one port; SIGTERM stops them all, exit 0", async () => {
+    const port = free_port();
+    const token = "build-test-metrics-token";
+    const env = { ...t.env, PORT: String(port), IDP_ISSUER: `http://127.0.0.1:${port}`, IDP_METRICS_TOKEN: token };
+    const proc = Bun.spawn([bin, "serve", "--workers", "2", "--json"], { cwd: t.dir, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    let stdout = "";
+    const reader = proc.stdout.getReader();
+    const decoder = new TextDecoder();
+    const deadline = Date.now() + 60_000;
+    let start: { workers: number; pids: number[] } | undefined;
+    while (start === undefined && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      stdout += decoder.decode(value, { stream: true });
+      const line = stdout.split("\n").find((l) => l.startsWith("{") && l.includes('"version"') && l.includes('"pids"'));
+      if (line !== undefined) start = JSON.parse(line) as { workers: number; pids: number[] };
+    }
+    void (async () => {
+      for (;;) if ((await reader.read()).done) return;
+    })();
+    try {
+      expect(start?.workers).toBe(2);
+      const seen = new Set<string>();
+      for (let i = 0; i < 40 && seen.size < 2; i++) {
+        const response = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${token}`, connection: "close" } });
+        seen.add(/worker="(\d+)"/.exec(await response.text())?.[1] ?? "none");
+      }
+      expect([...seen].sort()).toEqual(["1", "2"]);
+    } finally {
+      proc.kill("SIGTERM");
+    }
+    expect(await proc.exited).toBe(0);
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(start!.pids.filter(alive)).toEqual([]);
+  }, 90_000);
 });

@@ -5,13 +5,13 @@
 //
 //   bun bench/oidc/driver.ts '<json DriverInput>'
 import { cpu_seconds } from "../http/wrk.ts";
-import { Browser, device_flow, endpoints, type Target } from "./flows.ts";
+import { Browser, device_flow, dpop_key, endpoints, type DpopKey, type Target } from "./flows.ts";
 import { make_client } from "./http.ts";
 import { percentile, rss_kib, tree_cpu_seconds } from "./proc.ts";
 
 export type DriverInput = {
   target: Target;
-  kind: "session" | "first-login" | "device";
+  kind: "session" | "first-login" | "device" | "dpop";
   concurrency: number;
   seconds: number;
   warmup: number;
@@ -66,12 +66,14 @@ async function signed_in(): Promise<Browser> {
 
 async function session_worker(first: Browser): Promise<void> {
   let browser: Browser | null = first;
+  // DPoP-bound flows: one key per browser, as a client keeps its key (RFC 9449 §2).
+  const key: DpopKey | undefined = input.kind === "dpop" ? await dpop_key() : undefined;
   while (!stop) {
     try {
       browser ??= await signed_in();
       const t = performance.now();
       if (input.kind === "device") await device_flow(browser, send, input.target, ep);
-      else await browser.flow(false);
+      else await browser.flow(false, undefined, key);
       if (measuring) latencies.push(performance.now() - t);
     } catch (error) {
       failed(error);
@@ -93,9 +95,12 @@ async function first_login_worker(): Promise<void> {
   }
 }
 
-// Session and device flows: every browser signs in before the warm-up starts (argon2id logins are not what is measured).
+// Session, DPoP-bound session and device flows: every browser signs in before the warm-up starts (argon2id logins are not what is measured).
 const signs_in = input.kind !== "first-login";
-const browsers = signs_in ? await Promise.all(Array.from({ length: input.concurrency }, signed_in)) : [];
+// At most 8 sign-ins at a time: the login throttle reserves each attempt in flight, and more
+// than 10 at once for one user from one address are refused (src/oidc/login_throttle.ts).
+const browsers: Browser[] = [];
+while (signs_in && browsers.length < input.concurrency) browsers.push(...(await Promise.all(Array.from({ length: Math.min(8, input.concurrency - browsers.length) }, signed_in))));
 const running = Array.from({ length: input.concurrency }, (_, i) => (signs_in ? session_worker(browsers[i]!) : first_login_worker()));
 await Bun.sleep(input.warmup * 1000);
 measuring = true;

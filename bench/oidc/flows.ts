@@ -9,7 +9,11 @@
 // - device flow (RFC 8628, ours only): a signed-in browser approves a device: the device's
 //   /device_authorization (Basic) → /device, the user code entered → the device's consent page,
 //   "allow" → the device's one poll of /token (device_code, RS256 ID Token) → /userinfo.
+// - DPoP-bound session flow (RFC 9449, ours only): the session flow with the browser's own ES256
+//   key: dpop_jkt at /authorize binds the code (§10), a proof at /token binds the tokens (§5),
+//   and /userinfo takes `Authorization: DPoP` with a proof carrying ath (§7).
 import { createHash, randomBytes } from "node:crypto";
+import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import { CookieJar, type Send } from "./http.ts";
 
 export type Target = {
@@ -55,6 +59,22 @@ function read_form(html: string, page_url: string): { action: string; fields: UR
 }
 
 export type FlowResult = { id_token: string; access_token: string; sub: string };
+
+/** A client's DPoP key (RFC 9449 §4): ES256, its public JWK and thumbprint (the dpop_jkt). */
+export type DpopKey = { private_key: CryptoKey; jwk: JWK; jkt: string };
+
+export async function dpop_key(): Promise<DpopKey> {
+  const { privateKey, publicKey } = await generateKeyPair("ES256");
+  const jwk = await exportJWK(publicKey);
+  return { private_key: privateKey, jwk, jkt: await calculateJwkThumbprint(jwk, "sha256") };
+}
+
+/** One DPoP proof (RFC 9449 §4.2) for `htm` `htu`, with ath when sent with an access token. */
+export function dpop_proof(key: DpopKey, htm: string, htu: string, access_token?: string): Promise<string> {
+  const claims: Record<string, unknown> = { jti: b64url(randomBytes(16)), htm, htu, iat: Math.floor(Date.now() / 1000) };
+  if (access_token !== undefined) claims.ath = b64url(createHash("sha256").update(access_token).digest());
+  return new SignJWT(claims).setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk: key.jwk }).sign(key.private_key);
+}
 
 export class Browser {
   readonly jar = new CookieJar();
@@ -107,8 +127,11 @@ export class Browser {
     if (done.status !== 200 || !done.text.includes("Device connected")) throw new Error(`device approval answered ${done.status}: ${done.text.slice(0, 300)}`);
   }
 
-  /** One authorization-code flow. `interactive`: pages are expected and filled in (first login). */
-  async flow(interactive: boolean, prompt?: string): Promise<FlowResult> {
+  /**
+   * One authorization-code flow. `interactive`: pages are expected and filled in (first login).
+   * `dpop`: the code, the tokens and the userinfo call bound to this key (RFC 9449 §10, §5, §7).
+   */
+  async flow(interactive: boolean, prompt?: string, dpop?: DpopKey): Promise<FlowResult> {
     const verifier = b64url(randomBytes(32));
     const challenge = b64url(createHash("sha256").update(verifier).digest());
     const state = b64url(randomBytes(12));
@@ -124,6 +147,7 @@ export class Browser {
       code_challenge_method: "S256",
     });
     if (prompt !== undefined) q.set("prompt", prompt);
+    if (dpop !== undefined) q.set("dpop_jkt", dpop.jkt);
     const start = `${this.ep.authorization}?${q}`;
     let step = await this.settle(await this.request("GET", start), start);
     for (let pages = 0; "page" in step; pages++) {
@@ -144,12 +168,19 @@ export class Browser {
     if (code === null) throw new Error(`no code: ${step.code_url}`);
 
     const token_body = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: this.target.redirect_uri, code_verifier: verifier });
-    const tr = await this.send("POST", this.ep.token, { authorization: `Basic ${basic(this.target)}`, "content-type": "application/x-www-form-urlencoded" }, token_body.toString());
+    const token_headers: Record<string, string> = { authorization: `Basic ${basic(this.target)}`, "content-type": "application/x-www-form-urlencoded" };
+    if (dpop !== undefined) token_headers.dpop = await dpop_proof(dpop, "POST", this.ep.token);
+    const tr = await this.send("POST", this.ep.token, token_headers, token_body.toString());
     if (tr.status !== 200) throw new Error(`token answered ${tr.status}: ${tr.text}`);
-    const tokens = JSON.parse(tr.text) as { access_token: string; id_token?: string };
+    const tokens = JSON.parse(tr.text) as { access_token: string; id_token?: string; token_type?: string };
     if (typeof tokens.id_token !== "string") throw new Error(`no id_token: ${tr.text}`);
+    if (dpop !== undefined && tokens.token_type !== "DPoP") throw new Error(`token_type is not DPoP: ${tr.text}`);
 
-    const ur = await this.send("GET", this.ep.userinfo, { authorization: `Bearer ${tokens.access_token}` });
+    const ur = await this.send(
+      "GET",
+      this.ep.userinfo,
+      dpop === undefined ? { authorization: `Bearer ${tokens.access_token}` } : { authorization: `DPoP ${tokens.access_token}`, dpop: await dpop_proof(dpop, "GET", this.ep.userinfo, tokens.access_token) },
+    );
     if (ur.status !== 200) throw new Error(`userinfo answered ${ur.status}: ${ur.text}`);
     const sub = (JSON.parse(ur.text) as { sub?: string }).sub;
     if (typeof sub !== "string") throw new Error(`userinfo without sub: ${ur.text}`);

@@ -2,7 +2,7 @@
 // oidc-provider on Node (in-memory adapter), in the same run, alternated.
 //
 //   bun run bench/oidc/index.ts [--rounds 3] [--seconds 8] [--warmup 2] [--connections 64]
-//       [--cases discovery,jwks,client_credentials,introspection,userinfo,session-1,session-8,session-32,first-login-8,first-login-32,device-8]
+//       [--cases discovery,jwks,client_credentials,introspection,userinfo,session-1,session-8,session-32,first-login-8,first-login-32,dpop-8,device-8]
 //       [--servers ours,peer] [--server-cpu 0] [--load-cpu 1] [--client fetch|undici]
 //       [--quiet-wait 10] [--json out.json] [--dry-run]
 //
@@ -32,7 +32,7 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "8" },
     warmup: { type: "string", default: "2" },
     connections: { type: "string", default: "64" },
-    cases: { type: "string", default: "discovery,jwks,client_credentials,introspection,userinfo,session-1,session-8,session-32,first-login-8,first-login-32,device-8" },
+    cases: { type: "string", default: "discovery,jwks,client_credentials,introspection,userinfo,session-1,session-8,session-32,first-login-8,first-login-32,dpop-8,device-8" },
     servers: { type: "string", default: "ours,peer" },
     "server-cpu": { type: "string", default: "0" },
     "load-cpu": { type: "string", default: "1" },
@@ -50,7 +50,6 @@ if (process.env.BENCH_OIDC_PINNED !== "1" && has("taskset")) {
   const child = Bun.spawn(pinned(args["load-cpu"], [process.execPath, ...process.argv.slice(1)]), { env, stdio: ["inherit", "inherit", "inherit"] });
   process.exit(await child.exited);
 }
-if (!has("wrk")) throw new Error("wrk is not installed (Debian: apt-get install -y wrk)");
 
 const SERVER_CPU = args["server-cpu"];
 const LOAD_CPU = args["load-cpu"];
@@ -63,7 +62,7 @@ const cases = args.cases.split(",");
 const LUA = join(import.meta.dir, "lua");
 
 type WrkCase = { kind: "wrk"; path: (ep: Endpoints, base: string) => string; script?: string; needs_token?: boolean };
-type FlowCase = { kind: "flow"; flow: "session" | "first-login" | "device"; concurrency: number };
+type FlowCase = { kind: "flow"; flow: "session" | "first-login" | "device" | "dpop"; concurrency: number };
 const CASES: Record<string, WrkCase | FlowCase> = {
   discovery: { kind: "wrk", path: (_, base) => `${base}/.well-known/openid-configuration` },
   jwks: { kind: "wrk", path: (ep) => ep.jwks },
@@ -75,12 +74,18 @@ const CASES: Record<string, WrkCase | FlowCase> = {
   "session-32": { kind: "flow", flow: "session", concurrency: 32 },
   "first-login-8": { kind: "flow", flow: "first-login", concurrency: 8 },
   "first-login-32": { kind: "flow", flow: "first-login", concurrency: 32 },
+  // RFC 9449, ours only (the peer is not configured for it): the session flow with a DPoP key
+  // binding the code (dpop_jkt), the tokens (a proof at /token) and the userinfo call.
+  "dpop-1": { kind: "flow", flow: "dpop", concurrency: 1 },
+  "dpop-8": { kind: "flow", flow: "dpop", concurrency: 8 },
   // RFC 8628, ours only (the peer is not configured for it): a signed-in browser approves a device.
   "device-1": { kind: "flow", flow: "device", concurrency: 1 },
   "device-8": { kind: "flow", flow: "device", concurrency: 8 },
 };
 const device_cases = cases.some((name) => (CASES[name] as FlowCase).flow === "device");
 for (const c of cases) if (!CASES[c]) throw new Error(`unknown case ${c}: use ${Object.keys(CASES).join(", ")}`);
+// Only the wrk cases need wrk: `--servers ours --cases session-8,dpop-8,device-8` runs without it.
+if (cases.some((name) => CASES[name]!.kind === "wrk") && !has("wrk")) throw new Error("wrk is not installed (Debian: apt-get install -y wrk)");
 
 const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : "-");
 
@@ -176,11 +181,21 @@ export type MemoryLine = { start_kib: number; after_kib: number; hwm_kib: number
 const results = new Map<string, Measure[]>(); // `${server} ${case}` → one per round
 const memory = new Map<string, MemoryLine[]>();
 
+/** A bench dependency's version; "-" when bench/node_modules lacks it (a run of ours alone needs neither). */
+function bench_version(name: string): string {
+  try {
+    return JSON.parse(readFileSync(join(import.meta.dir, `../node_modules/${name}/package.json`), "utf8")).version as string;
+  } catch {
+    if (servers.includes("peer") || (name === "undici" && args.client === "undici")) throw new Error(`bench/node_modules has no ${name}: cd bench && npm install`);
+    return "-";
+  }
+}
+
 const versions = {
   bun: Bun.version,
   node: Bun.spawnSync([NODE, "--version"]).stdout.toString().trim(),
-  oidc_provider: JSON.parse(readFileSync(join(import.meta.dir, "../node_modules/oidc-provider/package.json"), "utf8")).version as string,
-  undici: JSON.parse(readFileSync(join(import.meta.dir, "../node_modules/undici/package.json"), "utf8")).version as string,
+  oidc_provider: bench_version("oidc-provider"),
+  undici: bench_version("undici"),
 };
 
 /**
@@ -223,7 +238,7 @@ for (let round = 0; round < rounds; round++) {
       let token = "";
       for (const name of cases) {
         const c = CASES[name]!;
-        if (server === "peer" && c.kind === "flow" && c.flow === "device") continue;
+        if (server === "peer" && c.kind === "flow" && (c.flow === "device" || c.flow === "dpop")) continue;
         let m: Measure;
         if (c.kind === "wrk") {
           const url = c.path(ep, target.base);

@@ -73,7 +73,7 @@ export function render_section(r: Report): string {
   const label = (c: CaseInfo) =>
     c.kind === "wrk"
       ? { discovery: "discovery", jwks: "JWKS", client_credentials: "client_credentials token", introspection: "introspection", userinfo: "userinfo" }[c.name] ?? c.name
-      : `${c.name.startsWith("session") ? "session flow" : c.name.startsWith("device") ? "device flow (RFC 8628, ours only)" : "first-login flow"}, ${c.concurrency} concurrent`;
+      : `${c.name.startsWith("session") ? "session flow" : c.name.startsWith("device") ? "device flow (RFC 8628, ours only)" : c.name.startsWith("dpop") ? "DPoP-bound session flow (RFC 9449, ours only)" : "first-login flow"}, ${c.concurrency} concurrent`;
 
   const rows = r.cases.map((c) => {
     const unit = c.kind === "wrk" ? "req" : "flows";

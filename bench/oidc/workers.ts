@@ -5,7 +5,13 @@
 // (utime + stime from /proc, bench/oidc/proc.ts tree_cpu_seconds), and the ratios 2 ÷ 1.
 //
 //   node_modules/.bin/bun run bench/oidc/workers.ts [--rounds 3] [--seconds 10] [--warmup 3]
-//       [--concurrency 8] [--workers 1,2] [--quiet-wait 10]          # or: npm run bench -- workers
+//       [--concurrency 8] [--workers 1,2] [--quiet-wait 10] [--db sqlite|postgres]
+//                                                                    # or: npm run bench -- workers
+//
+// --db postgres: a fresh database on TEST_DATABASE_URL's server (default
+// postgres://postgres@127.0.0.1:5432/test) for each run, dropped after it. 8 browsers by default
+// (the driver signs them in 8 at a time: the login throttle refuses more than 10 sign-ins of one
+// user from one address in flight).
 //
 // Prints a Markdown section for bench/RESULTS.md ("All cores") on stdout.
 import { readFileSync } from "node:fs";
@@ -15,6 +21,7 @@ import { machine_line } from "../http/machine.ts";
 import { machine_busy_seconds, machine_load } from "../http/wrk.ts";
 import type { DriverInput, DriverResult } from "./driver.ts";
 import { process_tree } from "./proc.ts";
+import { create_temp_database } from "../../tests/store/pg.ts";
 import { start_ours, stop } from "./servers.ts";
 
 const { values: args } = parseArgs({
@@ -26,6 +33,7 @@ const { values: args } = parseArgs({
     workers: { type: "string", default: "1,2" },
     "quiet-wait": { type: "string", default: "10" },
     client: { type: "string", default: "fetch" },
+    db: { type: "string", default: "sqlite" },
   },
 });
 const rounds = Number(args.rounds);
@@ -59,7 +67,8 @@ async function wait_workers(pid: number, n: number): Promise<void> {
 }
 
 async function run(n: number, port: number): Promise<Measure> {
-  const running = await start_ours(port, undefined, { env: { IDP_WORKERS: String(n) } });
+  const pg = args.db === "postgres" ? await create_temp_database() : null;
+  const running = await start_ours(port, undefined, { env: { IDP_WORKERS: String(n), ...(pg ? { DATABASE_URL: pg.url } : {}) } });
   try {
     await wait_workers(running.pid, n);
     await wait_for_quiet(Number(args["quiet-wait"]));
@@ -85,6 +94,7 @@ async function run(n: number, port: number): Promise<Measure> {
     };
   } finally {
     await stop(running);
+    await pg?.drop();
   }
 }
 
@@ -96,7 +106,7 @@ const median = (xs: number[]) => {
 const machine = machine_line();
 const load_before = load_avg();
 console.error(machine);
-console.error(`${rounds} rounds × workers ${counts.join("/")}, session flow, ${concurrency} browsers, ${seconds} s each (warm-up ${warmup} s), nothing pinned; load average ${load_before}`);
+console.error(`${args.db}: ${rounds} rounds × workers ${counts.join("/")}, session flow, ${concurrency} browsers, ${seconds} s each (warm-up ${warmup} s), nothing pinned; load average ${load_before}`);
 const results = new Map<number, Measure[]>();
 let port = 3700;
 for (let round = 0; round < rounds; round++) {
@@ -112,7 +122,7 @@ for (let round = 0; round < rounds; round++) {
 
 const base = results.get(counts[0]!)!;
 const lines = [
-  `### idp serve --workers N, session flow (${new Date().toISOString().slice(0, 10)})`,
+  `### idp serve --workers N, session flow, ${args.db === "postgres" ? "PostgreSQL" : "SQLite file"} (${new Date().toISOString().slice(0, 10)})`,
   "",
   `${machine}. Bun ${Bun.version}. ${rounds} rounds, ${seconds} s each after ${warmup} s warm-up, ${concurrency} signed-in browsers (bench/oidc/driver.ts, Bun fetch), nothing pinned: server and driver share the cores. Load average ${load_before} → ${load_avg()}.`,
   "",

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { ConfigSchema, type Config } from "../config/schema.ts";
+import { LOCALES, supported_locale } from "../oidc/i18n.ts";
 
 export { ConfigSchema, is_loopback_issuer, type Config } from "../config/schema.ts";
 
@@ -48,6 +49,7 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_TRUST_PROXY: "trust_proxy",
   IDP_METRICS_TOKEN: "metrics_token",
   IDP_LOG_REQUESTS: "log_requests",
+  IDP_DEFAULT_LOCALE: "default_locale",
   IDP_SMTP_URL: "smtp_url",
   IDP_MAIL_FROM: "mail_from",
   IDP_KEYS_POLL_SECONDS: "keys_poll_seconds",
@@ -99,6 +101,12 @@ export const ENV_KEYS: Record<string, string> = {
   IDP_DPOP_PROOF_WINDOW_SECONDS: "dpop.proof_window_seconds",
   IDP_DPOP_REQUIRE_NONCE: "dpop.require_nonce",
   IDP_FAPI: "fapi",
+  IDP_BRAND_NAME: "brand.name",
+  IDP_BRAND_LOGO: "brand.logo",
+  IDP_BRAND_FAVICON: "brand.favicon",
+  IDP_BRAND_COLOR: "brand.color",
+  IDP_BRAND_CSS: "brand.css",
+  IDP_THEME_DIR: "brand.theme_dir",
 };
 
 /**
@@ -222,6 +230,10 @@ export function load_config(env: Record<string, string | undefined> = process.en
   const config = parsed.data;
   const mail_problem = signup_mail_problem(config);
   if (mail_problem !== null) throw new ConfigError(`Invalid configuration:\n  ${mail_problem}`);
+  // The default language must have a catalog; a regional tag uses its language's (fr-CA → fr).
+  const locale = supported_locale(config.default_locale);
+  if (locale === null) throw new ConfigError(`Invalid configuration:\n  default_locale (IDP_DEFAULT_LOCALE): no catalog for "${config.default_locale}"; available: ${LOCALES.join(", ")}`);
+  config.default_locale = locale;
   // No issuer configured: follow HOST and PORT (port 0, a free port, is known only once
   // listening: there the schema's default stays).
   if (!issuer_given && config.port !== 0) config.issuer = default_issuer(config.host, config.port);

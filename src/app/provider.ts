@@ -7,7 +7,9 @@ import { Metrics } from "../oidc/metrics.ts";
 import { json_log, type Log, type Provider } from "../oidc/provider.ts";
 import { open_store } from "../store/open.ts";
 import type { Store } from "../store/types.ts";
-import { create_mail } from "./mail/outbox.ts";
+import { load_brand } from "./brand.ts";
+import { create_mail, load_mail_templates } from "./mail/outbox.ts";
+import { themed_templates } from "./theme.ts";
 
 export type ProviderOptions = {
   /** An open, migrated store; opened from config.database_url when absent. */
@@ -23,6 +25,9 @@ export type ProviderOptions = {
 const system_now = () => Math.floor(Date.now() / 1000);
 
 export async function create_provider(config: Config, options: ProviderOptions = {}): Promise<Provider> {
+  // The brand and the theme are checked before anything opens: a bad file stops the start.
+  const brand = load_brand(config);
+  const mail_templates = themed_templates(options.mail_templates ?? load_mail_templates(), config.brand.theme_dir, "mail/");
   const store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size }));
   // A key signs ID tokens until it is retired; it stays published until they have expired.
   const now = options.now ?? system_now;
@@ -33,7 +38,8 @@ export async function create_provider(config: Config, options: ProviderOptions =
   const mail = create_mail(config, store, {
     now,
     ...(options.on_mail_queued ? { on_queued: options.on_mail_queued } : {}),
-    ...(options.mail_templates ? { templates: options.mail_templates } : {}),
+    templates: mail_templates,
+    brand,
     on_refused(id) {
       metrics.mail_failed("failed");
       log({ level: "error", msg: "mail refused: the recipient is not a deliverable address", mail_id: id });
@@ -49,5 +55,6 @@ export async function create_provider(config: Config, options: ProviderOptions =
     secure: config.issuer.startsWith("https://"),
     metrics,
     mail,
+    brand,
   };
 }

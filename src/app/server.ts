@@ -17,6 +17,7 @@ import type { Store } from "../store/types.ts";
 import type { Config } from "./config.ts";
 import { embedded_assets } from "./embedded/assets.ts";
 import { create_provider } from "./provider.ts";
+import { theme_static_files, themed_templates } from "./theme.ts";
 import { start_purge } from "./purge.ts";
 import { settle_password_reset_requests } from "../oidc/account/password_reset.ts";
 import { create_transport } from "./mail/outbox.ts";
@@ -36,7 +37,8 @@ export function load_assets(): Assets {
 }
 
 export function fw_config(idp: Provider, templates: Record<string, string> = Fw.read_templates(VIEWS_DIR)): FwConfig {
-  const views = new Fw.ViewEngine({ templates });
+  // IDP_THEME_DIR: the operator's templates over ours (theme.ts).
+  const views = new Fw.ViewEngine({ templates: themed_templates(templates, idp.config.brand.theme_dir) });
   return {
     port: idp.config.port,
     hostname: idp.config.host,
@@ -52,7 +54,12 @@ export function fw_config(idp: Provider, templates: Record<string, string> = Fw.
 
 /** The provider as an in-process app: `app.fetch(request)` without a server. */
 export function build_app(idp: Provider, assets: Assets = load_assets()) {
-  return Fw.build(fw_config(idp, assets.templates), build_items(idp, assets.static_files));
+  return Fw.build(fw_config(idp, assets.templates), build_items(idp, with_theme_static(idp, assets.static_files)));
+}
+
+/** Our static files and the theme's (under theme/, theme.ts); the brand's are added by the static endpoint. */
+function with_theme_static(idp: Provider, files: Map<string, StaticFile>): Map<string, StaticFile> {
+  return new Map([...files, ...theme_static_files(idp.config.brand.theme_dir)]);
 }
 
 export type ServeOptions = {
@@ -85,7 +92,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const out = options.out ?? ((text: string) => void process.stdout.write(text));
   const log = options.log ?? json_log;
   const owned = options.store === undefined;
-  const store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size }));
+  // Workers share one SQLite file: each holds the write lock only for the SQL of its writes (deferred_writes).
+  const store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size, deferred_writes: options.worker !== undefined }));
   try {
     let mail_worker: MailWorker | null = null;
     const idp = await create_provider(config, {
@@ -104,7 +112,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await warm_dummy_hash(config.argon2);
 
     const assets = options.assets ?? load_assets();
-    const running = Fw.start({ ...fw_config(idp, assets.templates), port: options.port ?? config.port, reuse_port: worker !== undefined }, build_items(idp, assets.static_files));
+    const running = Fw.start({ ...fw_config(idp, assets.templates), port: options.port ?? config.port, reuse_port: worker !== undefined }, build_items(idp, with_theme_static(idp, assets.static_files)));
     // Discovery and the JWKS are answered by Bun natively (when nothing logs every request);
     // the JWKS answer is recomputed whenever the keys change.
     idp.keys.on_change(() => running.refresh_native().catch((error) => log({ level: "error", msg: "native routes not refreshed", error: String(error) })));

@@ -26,7 +26,8 @@ import type { Log } from "../oidc/provider.ts";
 /** The environment variable that makes a process a worker: `{"index":k,"count":N,"primary":pid,"port":p}`. */
 export const WORKER_VARIABLE = "IDP_WORKER";
 
-export type WorkerRole = { index: number; count: number; primary: number; port: number };
+/** `restarted`: started again after a death (it prints no start hints a second time). */
+export type WorkerRole = { index: number; count: number; primary: number; port: number; restarted?: boolean };
 
 /** Deaths within RESTART_WINDOW_MS after which the primary gives up (a crash loop must not spin). */
 export const MAX_RESTARTS = 5;
@@ -53,7 +54,7 @@ export function worker_role(env: Record<string, string | undefined>): WorkerRole
   }
   const r = role as Partial<WorkerRole> | null;
   const whole = (n: unknown, min: number) => Number.isInteger(n) && (n as number) >= min;
-  if (r === null || typeof r !== "object" || !whole(r.index, 1) || !whole(r.count, 1) || !whole(r.primary, 1) || !whole(r.port, 1) || r.index! > r.count!) {
+  if (r === null || typeof r !== "object" || !whole(r.index, 1) || !whole(r.count, 1) || !whole(r.primary, 1) || !whole(r.port, 1) || r.index! > r.count! || (r.restarted !== undefined && typeof r.restarted !== "boolean")) {
     throw new Error(`${WORKER_VARIABLE} is set by \`idp serve --workers\` for its workers; do not set it yourself`);
   }
   return r as WorkerRole;
@@ -91,12 +92,12 @@ export type PrimaryOptions = {
   on_ready?: (pids: number[]) => void;
 };
 
-type Slot = { index: number; child: ChildProcess | null; ready: boolean };
+type Slot = { index: number; child: ChildProcess | null; ready: boolean; started: number };
 
 /** Runs the workers until `signal` aborts (resolves 0) or they cannot be kept running (resolves 1). */
 export async function run_primary(options: PrimaryOptions): Promise<number> {
   const { count, log } = options;
-  const slots: Slot[] = Array.from({ length: count }, (_, i) => ({ index: i + 1, child: null, ready: false }));
+  const slots: Slot[] = Array.from({ length: count }, (_, i) => ({ index: i + 1, child: null, ready: false, started: 0 }));
   const deaths: number[] = [];
   let stopping = false;
   let failed = false;
@@ -111,7 +112,8 @@ export async function run_primary(options: PrimaryOptions): Promise<number> {
 
   const launch = (slot: Slot): Promise<boolean> => {
     const [executable, ...args] = options.command;
-    const role: WorkerRole = { index: slot.index, count, primary: process.pid, port: options.port };
+    const role: WorkerRole = { index: slot.index, count, primary: process.pid, port: options.port, ...(slot.started > 0 ? { restarted: true } : {}) };
+    slot.started++;
     const env = { ...options.env, [WORKER_VARIABLE]: JSON.stringify(role) };
     const child = spawn(executable!, args, { env, stdio: ["ignore", "inherit", "inherit", "pipe"] });
     slot.child = child;

@@ -40,6 +40,11 @@ export type ClientAddOptions = {
   /** May introspect other clients' access tokens (introspect.ts); never registrable over HTTP. */
   resource_server: boolean;
   backchannel_logout_uri: string | undefined;
+  /** OIDC Registration §2 display metadata, shown on the consent page: https URLs. */
+  logo_uri?: string | undefined;
+  policy_uri?: string | undefined;
+  tos_uri?: string | undefined;
+  client_uri?: string | undefined;
 } & GroupFlags;
 
 /** The group flags of `clients add` and `clients update` (oidc/groups.ts); operator-set only. */
@@ -167,6 +172,13 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
     if (auth_method === "none") throw new CliError("--resource-server needs an authenticating client (not --auth-method none)");
     metadata.resource_server = true;
   }
+  // OIDC Registration §2: shown on the consent page (oidc/clients.ts safe_link), which shows https only.
+  for (const [flag, field] of [["logo-uri", "logo_uri"], ["policy-uri", "policy_uri"], ["tos-uri", "tos_uri"], ["client-uri", "client_uri"]] as const) {
+    const value = options[field];
+    if (value === undefined) continue;
+    if (!is_https_url(value)) throw new CliError(`--${flag} "${value}" must be an https URL without user or password (the consent page shows nothing else)`);
+    metadata[field] = value;
+  }
   if (options.backchannel_logout_uri !== undefined) {
     const uri = options.backchannel_logout_uri;
     // The rule the provider applies when it calls the URI (OIDC Back-Channel Logout §2.2: no fragment).
@@ -191,4 +203,13 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
     throw new UsageError("--auth-method private_key_jwt needs the client's public keys: --jwks-uri or --jwks-json");
   }
   return metadata;
+}
+
+function is_https_url(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" && url.hostname !== "" && url.username === "" && url.password === "";
+  } catch {
+    return false;
+  }
 }

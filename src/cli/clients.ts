@@ -146,6 +146,10 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     jwks_json: { type: "string" },
     resource_server: { type: "boolean" },
     backchannel_logout_uri: { type: "string" },
+    logo_uri: { type: "string" },
+    policy_uri: { type: "string" },
+    tos_uri: { type: "string" },
+    client_uri: { type: "string" },
     require_2fa: { type: "boolean" },
     admin: { type: "boolean" },
     require_par: { type: "boolean" },
@@ -168,6 +172,10 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     jwks_json: flags.jwks_json,
     resource_server: flags.resource_server,
     backchannel_logout_uri: flags.backchannel_logout_uri,
+    logo_uri: flags.logo_uri,
+    policy_uri: flags.policy_uri,
+    tos_uri: flags.tos_uri,
+    client_uri: flags.client_uri,
     ...group_options(flags),
   });
   // Operator-only (never registrable over HTTP): every sign-in to this client needs a second factor.

@@ -52,7 +52,7 @@ ${COMMON}
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
-  serve: `Usage: idp serve [--production] [--port N] [--host H] [--demo]
+  serve: `Usage: idp serve [--production] [--port N] [--host H] [--demo] [--workers N|auto]
 
 Starts the HTTP server (applying pending migrations first); stops cleanly on SIGINT/SIGTERM.
 \`idp\` with no command does the same.
@@ -61,6 +61,9 @@ Starts the HTTP server (applying pending migrations first); stops cleanly on SIG
   --host H       address to bind (overrides HOST)
   --demo         on an empty database, outside production, create a demo user and the
                  built-in demo application (/demo) and print how to sign in (npm start)
+  --workers N    run N server processes sharing the port (overrides IDP_WORKERS; auto = one
+                 per core): a primary applies the migrations, starts them, restarts one that
+                 dies and stops them all on SIGTERM/SIGINT. Needs a SQLite file or PostgreSQL.
 `,
   migrate: `Usage: idp migrate [--json]
 
@@ -113,6 +116,7 @@ ${COMMON}
                   [--post-logout-redirect-uri U ...] [--skip-consent]
                   [--scope "openid profile ..."] [--application-type web|native]
                   [--jwks-uri URL | --jwks-json JSON] [--backchannel-logout-uri URL]
+                  [--logo-uri URL] [--policy-uri URL] [--tos-uri URL] [--client-uri URL]
                   [--resource-server] [--groups-claim NAME] [--groups-prefix P]
                   [--strip-groups-prefix] [--role GROUP=VALUE ...] [--allowed-group G ...]
                   [--require-2fa] [--admin] [--require-par] [--dpop-bound] [--fapi 2.0]
@@ -140,6 +144,8 @@ it needs no --redirect-uri unless it uses authorization_code too.
 
 --resource-server lets the client (an API; it must authenticate) introspect access tokens
 issued to other clients at POST /introspect; show lists it as resource_server.
+--logo-uri, --policy-uri, --tos-uri, --client-uri: https URLs the consent page shows (the
+application's logo, loaded by the user's browser; links to its privacy policy, terms, home page).
 --backchannel-logout-uri receives a logout token when a user's session ends (OIDC Back-Channel
 Logout); https, or http on localhost, 127.0.0.1 and [::1].
 --require-par: the client's authorization requests must be pushed to POST /par (RFC 9126 §6

@@ -3,7 +3,9 @@
  * (src/app/mail/worker.ts); these commands show it (never the bodies: they may hold single-use
  * links), put a failed message back in the queue, and check the mail settings.
  */
-import { create_transport, DELIVERABLE_ADDRESS, mail_enabled, MAIL_GIVE_UP_SECONDS, Outbox } from "../app/mail/outbox.ts";
+import { load_brand } from "../app/brand.ts";
+import { create_transport, DELIVERABLE_ADDRESS, load_mail_templates, mail_enabled, MAIL_GIVE_UP_SECONDS, Outbox } from "../app/mail/outbox.ts";
+import { themed_templates } from "../app/theme.ts";
 import { DEFAULT_MAIL_WORKER, deliver, lease_for } from "../app/mail/worker.ts";
 import { Metrics } from "../oidc/metrics.ts";
 import type { LogLine } from "../oidc/provider.ts";
@@ -66,7 +68,8 @@ async function test(ctx: CliContext, argv: string[]): Promise<void> {
   if (!mail_enabled(config)) throw new CliError("mail is off: production mode without IDP_SMTP_URL (set IDP_SMTP_URL and IDP_MAIL_FROM)");
   const store = await ctx.store();
   if (!DELIVERABLE_ADDRESS.test(address!)) throw new CliError(`"${address}" is not an e-mail address (one mailbox, name@example.com)`);
-  const outbox = new Outbox(store, config.issuer, { now: now_seconds });
+  // Rendered as the server would: the operator's brand and theme (a bad one is refused here too).
+  const outbox = new Outbox(store, config.issuer, { now: now_seconds, brand: load_brand(config), templates: themed_templates(load_mail_templates(), config.brand.theme_dir, "mail/") });
   const id = await outbox.queue({ to: address!, template: "test", data: {} });
   if (config.smtp_url === undefined) {
     return ctx.emit({ id, status: "queued", delivered: false, transport: "log" }, (write) =>

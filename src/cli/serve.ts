@@ -62,7 +62,8 @@ export async function serve_command(ctx: CliContext, argv: string[]): Promise<vo
   try {
     server = await serve(config, {
       seed_demo: flags.demo && (role === null || role.index === 1),
-      out,
+      // A worker started again after a death does not print the start hints a second time.
+      out: role?.restarted ? () => {} : out,
       ...(role !== null ? { worker: { index: role.index, count: role.count }, port: role.port } : {}),
     });
   } catch (error) {

@@ -186,6 +186,11 @@ export const ConfigSchema = z.strictObject({
   metrics_token: z.string().min(16).optional(),
   log_requests: bool(true),
   /**
+   * The pages' language when the request names none we have (README, "Languages"): a language
+   * tag; app/config.ts checks that a catalog (locales/<tag>.json) exists for it.
+   */
+  default_locale: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, "must be a language tag such as en, de or fr").default("en"),
+  /**
    * Outgoing mail (src/app/mail): smtp:// (STARTTLS when the server offers it; `?starttls=required`
    * refuses to send without it) or smtps:// (TLS from the start), with optional user:password.
    * Unset: mail goes to the log in development, and is off in production.
@@ -428,6 +433,34 @@ export const ConfigSchema = z.strictObject({
    * `fapi_profile` run it.
    */
   fapi: z.enum(["off", "2.0"]).default("off"),
+  /**
+   * The operator's brand on every page and mail (oidc/brand.ts, read at start by app/brand.ts):
+   * `name` (default: the issuer's host), `logo` (a PNG, WebP or SVG file), `favicon` (SVG, PNG or
+   * ICO), `color` (#rgb or #rrggbb: the primary button, links and accents), `css` (a stylesheet
+   * linked after ours), `theme_dir` (templates that replace ours by name, app/theme.ts).
+   */
+  brand: z
+    .strictObject({
+      // Also a mail subject: no control characters (a line break would be a header of its own).
+      name: z
+        .string()
+        .trim()
+        .min(1, "must not be empty")
+        .max(100, "must be at most 100 characters")
+        .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "must not contain control characters (line breaks, tabs)")
+        .optional(),
+      logo: z.string().min(1).optional(),
+      favicon: z.string().min(1).optional(),
+      color: z
+        .string()
+        .trim()
+        .regex(/^#([0-9a-f]{3}|[0-9a-f]{6})$/i, "must be a hex colour: #rgb or #rrggbb (#1f5fbf)")
+        .transform((v) => (v.length === 4 ? `#${[...v.slice(1)].map((c) => c + c).join("")}` : v).toLowerCase())
+        .optional(),
+      css: z.string().min(1).optional(),
+      theme_dir: z.string().min(1).optional(),
+    })
+    .prefault({}),
 }).superRefine((config, context) => {
   if (config.fapi === "2.0") {
     // FAPI 2.0 §5.3.2.1: codes live at most 60 s; §5.4.1: PS256, ES256 or EdDSA signatures.

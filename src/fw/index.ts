@@ -10,7 +10,7 @@ import { EmptyRequest, Request, snake_case, type RequestSource } from "./request
 import { Bytes, Empty, FileDownload, Html, Json, Redirect, Stream, Text } from "./response.ts";
 import { Router } from "./router/index.ts";
 import { claim_port, ListenError, start, type Running } from "./runtime/serve.ts";
-import { Renderable, ViewEngine, read_templates } from "./views.ts";
+import { Renderable, ViewEngine, read_templates, view_locals } from "./views.ts";
 
 export const Fw = {
   Endpoint,
@@ -21,6 +21,7 @@ export const Fw = {
   Renderable,
   ViewEngine,
   read_templates,
+  view_locals,
   Handler,
   ErrorHandler,
   LoggingHandler,

@@ -90,8 +90,10 @@ export const EmptyRequest: RequestContract<"EmptyRequest", z.ZodObject<{}>> = Ob
 });
 
 export function issues_of(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.length ? issue.path.map(String).join(".") : "(root)",
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) => {
+    const at = issue.path.map(String);
+    // A member a strict object does not know is named itself, so the caller sees which one.
+    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ field: [...at, key].join("."), message: `is not a member this request accepts (${issue.message})` }));
+    return [{ field: at.length ? at.join(".") : "(root)", message: issue.message }];
+  });
 }

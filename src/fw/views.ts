@@ -51,13 +51,23 @@ export class ViewEngine {
   }
 }
 
+/**
+ * Values every template of one request sees (the page's language, its translator), set by a
+ * handler before the endpoint runs: `context.state.view_locals`. They win over the endpoint's
+ * values of the same name (the handler knows the request; an endpoint's view model gives defaults).
+ */
+export function view_locals(state: Record<string, unknown>): Record<string, unknown> {
+  const locals = state.view_locals;
+  return typeof locals === "object" && locals !== null ? (locals as Record<string, unknown>) : {};
+}
+
 /** Adds `view(template, values)` to an endpoint class: renders with the app's ViewEngine. */
 export function Renderable<B extends AnyEndpointClass>(Base: B) {
   abstract class WithViews extends Base {
     view(template: string, values: Record<string, unknown> = {}, status?: number): Html {
       const views = this.context.app.views;
       if (!views) throw new Error("No ViewEngine configured: pass `views` to Fw.start");
-      return new Html(views.render(template, values), status);
+      return new Html(views.render(template, { ...values, ...view_locals(this.context.state) }), status);
     }
   }
   return WithViews;

@@ -61,5 +61,7 @@ export async function respond(page: ResponderPage, idp: Provider, sent: ClientRe
     fields: Object.entries(response.params).map(([name, value]) => ({ name, value })),
     redirect_host: redirect_host(response.redirect_uri),
     script: AUTO_SUBMIT_SCRIPT,
+    // The page posts itself to the client at once: a switcher there would lose the response.
+    no_locale_switcher: true,
   });
 }

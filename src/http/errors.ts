@@ -9,6 +9,8 @@ import { AuthorizationError, BearerError, OAuthError, PageError, ProtocolError, 
 import { RegistrationError } from "../oidc/registration/errors.ts";
 import type { Provider } from "../oidc/provider.ts";
 import { layout_values } from "./pages/layout.ts";
+import { request_translator } from "./middleware/locale.ts";
+import type { Translator } from "../oidc/i18n.ts";
 
 /** RFC 6749 §5.2 (400 unless said otherwise), RFC 6750 §3.1, RFC 7591 §3.2.2. */
 const OAUTH_STATUS: Partial<Record<OAuthErrorCode, number>> = {
@@ -144,33 +146,41 @@ export function wait_words(seconds: number): string {
   return plural(Math.ceil(s / 3600), "hour");
 }
 
-/** Plain words for the error page; never a stack. */
-function error_words(error: HttpError): { heading: string; message: string } {
-  if (error instanceof PageHttpError) return { heading: error.title, message: error.message };
-  if (error instanceof OAuthHttpError) return { heading: "The request could not be completed", message: error.message };
+/** Plain words for the error page, in the page's language; never a stack. */
+function error_words(error: HttpError, tr: Translator): { heading: string; message: string } {
+  if (error instanceof PageHttpError) return { heading: tr.text(error.title), message: tr.text(error.message) };
+  if (error instanceof OAuthHttpError) return { heading: tr.t("error.incomplete.title"), message: error.message };
   switch (error.status) {
     case 404:
-      return { heading: "Page not found", message: "There is nothing at this address. Check the link, or go back to the application you came from." };
+      return { heading: tr.t("error.not_found.title"), message: tr.t("error.not_found.message") };
     case 405:
-      return { heading: "This page cannot be used that way", message: error.message };
+      return { heading: tr.t("error.method.title"), message: error.message };
     case 429: {
       const wait = error instanceof Fw.TooManyRequests ? error.retry_after : undefined;
-      return { heading: "Too many attempts", message: wait === undefined ? "Please wait a little and try again." : `For your security, further attempts are paused. Try again in ${wait_words(wait)}.` };
+      return { heading: tr.t("error.throttled.title"), message: wait === undefined ? tr.t("error.throttled.message") : tr.t("error.throttled.wait", wait_values(wait)) };
     }
     case 503:
-      return { heading: "Temporarily unavailable", message: "The sign-in service is busy or under maintenance. Please try again in a moment." };
+      return { heading: tr.t("error.unavailable.title"), message: tr.t("error.unavailable.message") };
     default:
       return error.status >= 500
-        ? { heading: "Something went wrong on our side", message: "We could not complete your request. Please try again; if it keeps happening, contact support." }
-        : { heading: "The request could not be completed", message: error.message };
+        ? { heading: tr.t("error.server.title"), message: tr.t("error.server.message") }
+        : { heading: tr.t("error.incomplete.title"), message: tr.text(error.message) };
   }
+}
+
+/** A wait as the catalog's error.throttled.wait takes it: a count and its unit (second, minute, hour), rounded up. */
+export function wait_values(seconds: number): { count: number; unit: string } {
+  const s = Math.max(1, Math.ceil(seconds));
+  if (s < 60) return { count: s, unit: "second" };
+  if (s < 3600) return { count: Math.ceil(s / 60), unit: "minute" };
+  return { count: Math.ceil(s / 3600), unit: "hour" };
 }
 
 /** The error page (views/error.eta) for browsers. */
 export function error_page(idp: Provider) {
   return (error: HttpError, context: Context): string => {
-    const words = error_words(error);
-    const values = { ...layout_values(idp, words.heading), ...words, code: error.code, status: error.status, request_id: context.state.request_id ?? null };
+    const words = error_words(error, request_translator(context, idp.config.default_locale));
+    const values = { ...layout_values(idp, words.heading), ...words, code: error.code, status: error.status, request_id: context.state.request_id ?? null, ...Fw.view_locals(context.state) };
     const views = context.app.views;
     if (views?.has("error")) return views.render("error", values);
     return `<!doctype html><title>${Fw.escape_html(words.heading)}</title><h1>${Fw.escape_html(words.heading)}</h1><p>${Fw.escape_html(words.message)}</p>`;

@@ -10,6 +10,7 @@ import { Account } from "./endpoints/account/home.ts";
 import { AccountEmail } from "./endpoints/account/email.ts";
 import { EmailConfirm } from "./endpoints/account/email_confirm.ts";
 import { AccountGrants } from "./endpoints/account/grants.ts";
+import { Locale } from "./endpoints/account/locale.ts";
 import { AccountSessions } from "./endpoints/account/sessions.ts";
 import { Invitation } from "./endpoints/account/invitation.ts";
 import { AccountLogin } from "./endpoints/account/login.ts";
@@ -75,6 +76,11 @@ import { AdminResourceDelete } from "./endpoints/admin/resources/delete.ts";
 import { AdminResourceList } from "./endpoints/admin/resources/list.ts";
 import { AdminKeyList } from "./endpoints/admin/keys/list.ts";
 import { AdminKeyRotate } from "./endpoints/admin/keys/rotate.ts";
+import { AdminUpstreamCreate } from "./endpoints/admin/upstreams/create.ts";
+import { AdminUpstreamDelete } from "./endpoints/admin/upstreams/delete.ts";
+import { AdminUpstreamList } from "./endpoints/admin/upstreams/list.ts";
+import { AdminUpstreamRead } from "./endpoints/admin/upstreams/read.ts";
+import { AdminUpstreamUpdate } from "./endpoints/admin/upstreams/update.ts";
 import { AdminOpenApi } from "./endpoints/admin/openapi.ts";
 import { AdminUserCreate } from "./endpoints/admin/users/create.ts";
 import { AdminUserDelete } from "./endpoints/admin/users/delete.ts";
@@ -103,7 +109,10 @@ import { AdminConsoleUserCreate } from "./endpoints/admin_console/user_create.ts
 import { AdminConsoleUserInvite } from "./endpoints/admin_console/user_invite.ts";
 import { AdminConsoleUserUpdate } from "./endpoints/admin_console/user_update.ts";
 import { AdminConsoleUsers } from "./endpoints/admin_console/users.ts";
+import { AdminConsoleUpstreamAction } from "./endpoints/admin_console/upstream_action.ts";
+import { AdminConsoleUpstreams } from "./endpoints/admin_console/upstreams.ts";
 import { ProviderErrorHandler, error_page } from "./errors.ts";
+import { LocaleHandler } from "./middleware/locale.ts";
 import { MetricsHandler } from "./middleware/metrics.ts";
 import { ProtocolHandler } from "./middleware/protocol.ts";
 import { RateLimitHandler } from "./middleware/rate_limit.ts";
@@ -119,6 +128,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
   if (idp.config.metrics_token !== undefined) handlers.push(new MetricsHandler(idp.metrics));
   handlers.push(
     new SecurityHeadersHandler(idp.secure),
+    // Outside the error handler, so the error page is in the chosen language too.
+    new LocaleHandler(idp),
     new ProviderErrorHandler({ html: error_page(idp) }),
     // Inside the error handler, so the 503 it raises for a database outage is rendered there.
     new UnavailableHandler(idp.config.request_timeout_seconds * 1000),
@@ -167,6 +178,7 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     AccountPassword(idp),
     AccountTotp(idp),
     AccountGrants(idp),
+    Locale(idp),
     // Forgot password and e-mail verification (links mailed to the user; the pages say so when mail is off).
     ForgotPassword(idp),
     ResetPassword(idp),
@@ -210,6 +222,7 @@ function admin_api(idp: Provider): Item[] {
     AdminClientList(idp), AdminClientCreate(idp), AdminClientRead(idp), AdminClientUpdate(idp), AdminClientDelete(idp), AdminClientRotateSecret(idp),
     AdminAuditList(idp),
     AdminKeyList(idp), AdminKeyRotate(idp),
+    AdminUpstreamList(idp), AdminUpstreamCreate(idp), AdminUpstreamRead(idp), AdminUpstreamUpdate(idp), AdminUpstreamDelete(idp),
   ];
   return [...endpoints, AdminOpenApi(idp, endpoints)];
 }
@@ -221,6 +234,7 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleUsers(idp), AdminConsoleUserCreate(idp), AdminConsoleUserInvite(idp), AdminConsoleUser(idp), AdminConsoleUserUpdate(idp), AdminConsoleUserAction(idp),
     AdminConsoleGroups(idp), AdminConsoleGroupAction(idp),
     AdminConsoleClients(idp), AdminConsoleClientCreate(idp), AdminConsoleClientAction(idp),
+    AdminConsoleUpstreams(idp), AdminConsoleUpstreamAction(idp),
     AdminConsoleAudit(idp),
     AdminConsoleKeys(idp), AdminConsoleKeyRotate(idp),
   ];

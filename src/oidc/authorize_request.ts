@@ -5,8 +5,9 @@
  * (RFC 6749 §4.1.2.1) — then everything else, whose errors go to the verified redirect URI in the
  * requested response mode.
  *
- * Accepted and not acted on: `display` (one page design fits every display), `ui_locales` and
- * `claims_locales` (pages and claims are in one language); see `needs_step_up` for acr_values
+ * `ui_locales` chooses the pages' language (i18n.ts). Accepted and not acted on: `display` (one
+ * page design fits every display) and `claims_locales` (no claim is stored in several languages:
+ * README, "Languages"); see `needs_step_up` for acr_values
  * (the client's default_acr_values when the request has none).
  */
 import { allows_grant, allows_response_type, has_redirect_uri, is_public } from "./clients.ts";
@@ -20,6 +21,7 @@ import { with_request_object, type RawParams } from "./request_object.ts";
 import { is_pushed_reference, pushed_params, requires_par } from "./request_uri.ts";
 import { authorize_resources } from "./resources.ts";
 import { check_scope } from "./scopes.ts";
+import { parse_locales } from "./i18n.ts";
 import { JARM_MODES } from "./jwt_responses.ts";
 import type { ClientRow } from "../store/types.ts";
 
@@ -220,6 +222,7 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     expected_sub: hint_sub ?? claims_sub,
     // A hint, not an input: one that cannot be a username is dropped.
     login_hint: login_hint === "" || login_hint.length > 256 ? null : login_hint,
+    ui_locales: parse_locales(single(params, "ui_locales")),
     claims,
     acr_values,
     dpop_jkt: dpop_jkt ?? null,

@@ -40,20 +40,20 @@ export function display_name(client: ClientRow): string {
   return typeof name === "string" && name.trim() !== "" ? name : client.client_id;
 }
 
-/** An https (or data:) URL from client metadata, safe to put in an href/src; null otherwise. */
+/**
+ * An https URL from client metadata (OIDC Registration §2 logo_uri, policy_uri, tos_uri,
+ * client_uri), safe to put in an href/src; null otherwise. Only https is shown: no mixed content,
+ * no javascript:/data: links, and the logo is fetched by the user's browser, never by the server.
+ */
 export function safe_link(metadata: ClientMetadata, key: "logo_uri" | "policy_uri" | "tos_uri" | "client_uri"): string | null {
   const value = metadata[key];
   if (typeof value !== "string") return null;
   try {
     const url = new URL(value);
-    return url.protocol === "https:" || (url.protocol === "http:" && is_loopback(url.hostname)) ? url.href : null;
+    return url.protocol === "https:" && url.username === "" && url.password === "" ? url.href : null;
   } catch {
     return null;
   }
-}
-
-function is_loopback(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]";
 }
 
 /**

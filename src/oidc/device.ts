@@ -171,6 +171,7 @@ export function device_request(authorization: DeviceAuthorizationRow, user_code:
     max_age: null,
     expected_sub: null,
     login_hint: null,
+    ui_locales: [],
     claims: null,
     acr_values: [],
     dpop_jkt: null,

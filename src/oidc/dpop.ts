@@ -50,7 +50,7 @@ export class DpopRefusal extends Error {
 export type ProofTarget = { htm: string; htu: string; access_token?: string; /** Fewer algs than DPOP_ALGS (FAPI 2.0 §5.4.1). */ algs?: readonly string[] };
 
 /** A verified proof: the JWK SHA-256 thumbprint (RFC 7638) of its key (§6.1 `jkt`). */
-export type VerifiedProof = { jkt: string };
+export type VerifiedProof = { jkt: string; /** The proof's alg (FAPI 2.0 §5.4.1 narrows it for FAPI clients). */ alg: string };
 
 function refuse(description: string): never {
   throw new DpopRefusal("invalid_dpop_proof", description);
@@ -155,9 +155,10 @@ export async function verify_proof(idp: Provider, header: string | null, target:
     throw new DpopRefusal("use_dpop_nonce", "the DPoP proof must carry the server nonce given in DPoP-Nonce", await current_nonce(idp));
   }
   const jkt = await calculateJwkThumbprint(jwk, "sha256");
+  const alg = decodeProtectedHeader(proof).alg as string;
   // §11.1: each proof once, across instances (store use_jti); kept until its iat leaves the window.
   if (!(await idp.store.use_jti(`dpop:${jkt}`, sha256(jti), iat + window + 1, now))) refuse("the DPoP proof was already used (jti replay)");
-  return { jkt };
+  return { jkt, alg };
 }
 
 /** The refusal as /token and /par answer it (RFC 9449 §5: 400, with the nonce when due). */

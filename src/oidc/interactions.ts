@@ -40,6 +40,8 @@ export type AuthorizationRequest = {
   expected_sub: string | null;
   /** OIDC Core §3.1.2.1 login_hint: pre-fills the username. */
   login_hint: string | null;
+  /** OIDC Core §3.1.2.1 ui_locales: the page languages the client asked for, in preference order (i18n.ts chooses). */
+  ui_locales: string[];
   /** OIDC Core §5.5: the claims request, normalized (claims_request.ts). */
   claims: ClaimsRequest | null;
   /** OIDC Core §3.1.2.1 acr_values, in preference order (see `needs_step_up`). */
@@ -60,6 +62,7 @@ const REQUEST_DEFAULTS: Omit<AuthorizationRequest, "client_id" | "redirect_uri" 
   response_mode: "query",
   expected_sub: null,
   login_hint: null,
+  ui_locales: [],
   claims: null,
   acr_values: [],
   dpop_jkt: null,

@@ -3,6 +3,7 @@
  * configuration. It advertises only what works today: every endpoint listed answers, every
  * value listed is accepted.
  */
+import { LOCALES } from "./i18n.ts";
 import { acr_values_supported } from "./acr.ts";
 import { USER_CLAIMS } from "./claims.ts";
 import type { Config } from "../config/schema.ts";
@@ -124,6 +125,9 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     authorization_response_iss_parameter_supported: true,
     // OIDC Core §5.5 (claims_request.ts) and §6.1 request objects by value (request_object.ts).
     claims_parameter_supported: true,
+    // OIDC Discovery §3: the languages of the pages (a catalog each, i18n.ts). No claims_locales_supported:
+    // claims are stored in one language only, so claims_locales gets the plain claims (README, "Languages").
+    ui_locales_supported: [...LOCALES],
     request_parameter_supported: true,
     request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
     // OIDC Core §6.2 request_uri by reference to a URL the client registered (request_object.ts),

@@ -5,6 +5,7 @@
  */
 import type { Config } from "../config/schema.ts";
 import type { Store } from "../store/types.ts";
+import type { Brand } from "./brand.ts";
 import type { KeyRing } from "./keys/keyring.ts";
 import type { Mail } from "./mail/types.ts";
 import type { Metrics } from "./metrics.ts";
@@ -37,6 +38,8 @@ export interface Provider {
   readonly metrics: Metrics;
   /** Outgoing mail through the outbox (mail/types.ts); `enabled` false when it cannot be delivered. */
   readonly mail: Mail;
+  /** The operator's name, logo, favicon, colours and stylesheet (brand.ts), read at start. */
+  readonly brand: Brand;
 }
 
 /** JSON lines on stdout with a timestamp. */

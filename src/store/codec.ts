@@ -42,6 +42,7 @@ export const user_spec: TableSpec<UserRow> = {
   totp_secret: "text",
   totp_enabled_at: "int",
   status: "text",
+  locale: "text",
   created_at: "int",
   updated_at: "int",
 };

@@ -69,6 +69,7 @@ export function user_row(input: NewUser): UserRow {
     totp_secret: input.totp_secret ?? null,
     totp_enabled_at: input.totp_enabled_at ?? null,
     status: checked_status(input.status ?? "active"),
+    locale: input.locale ?? null,
     created_at: input.created_at ?? now,
     updated_at: input.updated_at ?? input.created_at ?? now,
   };

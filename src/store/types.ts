@@ -98,4 +98,10 @@ export type OpenStoreOptions = {
   idle_timeout?: number;
   /** SQLite: milliseconds to wait on a locked database (default 5000). */
   busy_timeout?: number;
+  /**
+   * SQLite: run the writes of an event-loop turn only when it ends, all at once, so the write
+   * lock is held for their SQL alone (sqlite/group_commit.ts). For processes that share one
+   * file and write at the same time (`idp serve --workers N`). Default false.
+   */
+  deferred_writes?: boolean;
 };

@@ -230,6 +230,14 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       const answer = await carol_browser.get(`${t.url}/admin/users`);
       expect(answer.status).toBe(403);
       expect(await answer.text()).toContain("needs a second factor");
+      // The account page links to the console for members of the admin group only.
+      expect(await (await carol_browser.get(`${t.url}/account`)).text()).toContain(`href="${t.issuer}/admin"`);
+      await t.add_user({ username: "dan" });
+      const dan_browser = new HttpBrowser();
+      expect((await account_login(t, dan_browser, "dan", PASSWORD)).status).toBe(303);
+      const dan_page = await (await dan_browser.get(`${t.url}/account`)).text();
+      expect(dan_page).toContain("dan");
+      expect(dan_page).not.toContain(`href="${t.issuer}/admin"`);
     });
 
     run("a form without its CSRF token is refused and changes nothing", async () => {

@@ -371,10 +371,12 @@ for (const database of databases) {
       expect(by_user.items.every((e) => e.username === "dave")).toBe(true);
     });
 
-    test("an admin client can be made over the API; removing the flag ends its tokens' power at once", async () => {
-      const created = await call("POST", `${API}/clients`, { body: { client_name: "deputy", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], admin: true } });
-      expect(created.status).toBe(201);
-      const deputy = (await created.json()) as { client_id: string; client_secret: string; admin: boolean; scope: string };
+    test("an admin client (flagged by the command line, never by the API) loses its tokens' power at once when the flag goes", async () => {
+      const refused = await problem(await call("POST", `${API}/clients`, { body: { client_name: "deputy", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], admin: true } }), 422);
+      expect(refused.errors?.map((e) => e.field)).toEqual(["admin"]);
+      const created = await cli.run(["clients", "add", "--name", "deputy", "--grant-type", "client_credentials", "--admin", "--json"]);
+      expect(created.code).toBe(0);
+      const deputy = created.json<{ client_id: string; client_secret: string; admin: boolean; scope: string }>();
       expect(deputy).toMatchObject({ admin: true, scope: "admin" });
       const issued = await client_token(deputy.client_id, deputy.client_secret);
       const deputy_token = issued.body.access_token!;

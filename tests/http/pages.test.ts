@@ -188,7 +188,7 @@ describe("security headers and the error page", () => {
     const csp = response.headers.get("content-security-policy")!;
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("style-src 'self'");
-    expect(csp).toContain("img-src 'self' https: data:");
+    expect(csp).toContain("img-src 'self' data:;");
     expect(csp).toContain("form-action 'self' https://rp.example.com");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("base-uri 'none'");

@@ -10,8 +10,10 @@
  */
 import { fileURLToPath } from "node:url";
 import { Fw } from "../../fw/index.ts";
+import type { Brand } from "../../oidc/brand.ts";
 import { MailRenderer, type MailTemplates } from "../../oidc/mail/render.ts";
 import { MAIL_OFF, type Mail, type MailRequest } from "../../oidc/mail/types.ts";
+import { BASE_LOCALE, REQUEST_LOCALE, supported_locale } from "../../oidc/i18n.ts";
 import type { Log } from "../../oidc/provider.ts";
 import type { Store } from "../../store/types.ts";
 import type { Config } from "../config.ts";
@@ -56,6 +58,10 @@ export type OutboxOptions = {
   on_refused?: (id: string) => void;
   /** Default: views/mail (load_mail_templates). */
   templates?: MailTemplates;
+  /** The operator's brand (app/brand.ts); default: the issuer's host and our colours. */
+  brand?: Brand;
+  /** A mail's language when neither its recipient nor its request chose one (IDP_DEFAULT_LOCALE). */
+  default_locale?: string;
 };
 
 export class Outbox implements Mail {
@@ -67,7 +73,7 @@ export class Outbox implements Mail {
     issuer: string,
     private readonly options: OutboxOptions,
   ) {
-    this.renderer = new MailRenderer(options.templates ?? load_mail_templates(), issuer);
+    this.renderer = new MailRenderer(options.templates ?? load_mail_templates(), issuer, options.brand ?? null);
   }
 
   /**
@@ -76,7 +82,7 @@ export class Outbox implements Mail {
    * user who caused the mail must not learn anything from it.
    */
   async queue(request: MailRequest): Promise<string> {
-    const rendered = this.renderer.render(request);
+    const rendered = this.renderer.render(request, await this.locale_for(request.to));
     const now = this.options.now();
     const deliverable = DELIVERABLE_ADDRESS.test(request.to);
     const row = await this.store.enqueue_mail({
@@ -93,6 +99,16 @@ export class Outbox implements Mail {
     return row.id;
   }
 
+  /**
+   * The language of a mail (README, "Languages"): the recipient's saved choice (the accounts with
+   * that address agree on one), else the language of the request that caused it, else the default.
+   */
+  private async locale_for(recipient: string): Promise<string> {
+    const chosen = new Set((await this.store.find_users_by_email(recipient)).map((user) => user.locale).filter((locale) => locale !== null));
+    const saved = chosen.size === 1 ? supported_locale([...chosen][0]) : null;
+    return saved ?? REQUEST_LOCALE.getStore() ?? supported_locale(this.options.default_locale) ?? BASE_LOCALE;
+  }
+
   async send(request: MailRequest): Promise<void> {
     await this.queue(request);
   }
@@ -100,5 +116,5 @@ export class Outbox implements Mail {
 
 /** `idp.mail` for this configuration: the outbox, or MAIL_OFF in production without SMTP. */
 export function create_mail(config: Config, store: Store, options: OutboxOptions): Mail {
-  return mail_enabled(config) ? new Outbox(store, config.issuer, options) : MAIL_OFF;
+  return mail_enabled(config) ? new Outbox(store, config.issuer, { default_locale: config.default_locale, ...options }) : MAIL_OFF;
 }

@@ -11,6 +11,7 @@ import { password_policy_hint } from "../../oidc/account/password_policy.ts";
 import { sessions_of } from "./sessions.ts";
 import { passkeys_of } from "./passkeys.ts";
 import { identities_of } from "../../oidc/federation/upstreams.ts";
+import { ADMIN_CONSOLE, in_admin_group } from "../../oidc/admin/console.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../oidc/scopes.ts";
 import { ACCOUNT_PATHS, account_url, type AccountSession } from "../../oidc/account/session.ts";
@@ -61,7 +62,7 @@ export function describe_scope(scope: string): string {
   return is_known_scope(scope) ? SCOPE_DESCRIPTIONS[scope] : `Use the permission “${scope}”`;
 }
 
-type GrantView = { client_id: string; name: string; scopes: string[]; since: string };
+type GrantView = { client_id: string; name: string; scopes: string[]; since: string; since_at: number };
 
 async function grants_of(idp: Provider, user_id: string): Promise<GrantView[]> {
   const grants = await idp.store.list_grants_for_user(user_id);
@@ -73,6 +74,7 @@ async function grants_of(idp: Provider, user_id: string): Promise<GrantView[]> {
         name: client === null ? grant.client_id : display_name(client),
         scopes: grant.scopes.map(describe_scope),
         since: plain_date(grant.created_at),
+        since_at: grant.created_at,
       };
     }),
   );
@@ -97,6 +99,7 @@ export async function account_values(idp: Provider, session: AccountSession, mes
     totp: {
       enabled,
       since: enabled ? plain_date(user.totp_enabled_at!) : null,
+      since_at: user.totp_enabled_at,
       recovery_left: enabled ? await idp.store.count_recovery_codes(user.id) : 0,
     },
     grants: await grants_of(idp, user.id),
@@ -121,6 +124,8 @@ export async function account_values(idp: Provider, session: AccountSession, mes
       // Changing the address needs a confirmation mail: not offered when mail is off.
       email: idp.mail.enabled ? `${issuer}${ACCOUNT_PATHS.email}` : null,
     },
+    // Members of the console's group find it from here; the console itself checks the second factor.
+    admin_console_url: idp.config.admin_console.enabled && user.status === "active" && (await in_admin_group(idp, user.id)) ? `${issuer}${ADMIN_CONSOLE}` : null,
     // RP-Initiated Logout's page asks for confirmation, then signs this browser out.
     logout_url: `${issuer}${PATHS.logout}`,
     notice: messages.notice ?? null,

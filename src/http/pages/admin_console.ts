@@ -17,6 +17,7 @@ export const CONSOLE_PAGES = [
   { key: "users", path: "/users", text: "Users" },
   { key: "groups", path: "/groups", text: "Groups" },
   { key: "clients", path: "/clients", text: "Applications" },
+  { key: "upstreams", path: "/upstreams", text: "Sign-in providers" },
   { key: "audit", path: "/audit", text: "Audit log" },
   { key: "keys", path: "/keys", text: "Keys" },
 ] as const;
@@ -45,6 +46,10 @@ export const CONSOLE_NOTICES: Record<string, string> = {
   group_deleted: "The group was deleted.",
   client_updated: "The application was saved.",
   client_deleted: "The application was deleted.",
+  upstream_created: "The sign-in provider was added. Register its redirect URI at the provider.",
+  upstream_enabled: "The sign-in provider was enabled: its button is on the sign-in page.",
+  upstream_disabled: "The sign-in provider was disabled: nobody signs in with it until it is enabled again.",
+  upstream_deleted: "The sign-in provider was removed, with the accounts linked through it.",
   keys_rotated: "New signing keys are in use; the old ones stay published until tokens signed with them expire.",
 };
 

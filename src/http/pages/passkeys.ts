@@ -22,7 +22,7 @@ export function plain_time(unix: number): string {
   return `${day}, ${date.toISOString().slice(11, 16)} UTC`;
 }
 
-export type PasskeyView = { id: string; name: string; created: string; last_used: string | null; synced: boolean };
+export type PasskeyView = { id: string; name: string; created: string; last_used: string | null; created_at: number; last_used_at: number | null; synced: boolean };
 
 /**
  * The section's values. The scripts are added by the endpoints that also allow them in the page's
@@ -38,6 +38,8 @@ export async function passkeys_of(idp: Provider, session: AccountSession, error:
     name: row.name,
     created: plain_time(row.created_at),
     last_used: row.last_used_at === null ? null : plain_time(row.last_used_at),
+    created_at: row.created_at,
+    last_used_at: row.last_used_at,
     synced: row.backup_eligible,
   }));
   return {

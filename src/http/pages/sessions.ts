@@ -17,6 +17,11 @@ export type SessionView = {
   ip: string | null;
   signed_in: string;
   last_seen: string;
+  /** Unix seconds, for the page to format in its language (i18n.ts). */
+  /** `browser` as a catalog message. */
+  browser_message: { key: string; values: Record<string, string> };
+  signed_in_at: number;
+  last_seen_at: number;
   current: boolean;
 };
 
@@ -51,6 +56,18 @@ export function describe_user_agent(user_agent: string | null): string {
   return user_agent.split(/[\s/]/)[0]!.slice(0, 40) || "Unknown browser";
 }
 
+/** The same words as a catalog message (i18n.ts), for the page's language. */
+export function user_agent_message(user_agent: string | null): { key: string; values: Record<string, string> } {
+  if (user_agent === null || user_agent.trim() === "") return { key: "session.unknown_browser", values: {} };
+  const browser = BROWSERS.find(([pattern]) => pattern.test(user_agent))?.[1];
+  const system = SYSTEMS.find(([pattern]) => pattern.test(user_agent))?.[1];
+  if (browser && system) return { key: "session.browser_on", values: { browser, system } };
+  if (browser) return { key: "session.name", values: { name: browser } };
+  if (system) return { key: "session.a_browser_on", values: { system } };
+  const name = user_agent.split(/[\s/]/)[0]!.slice(0, 40);
+  return name === "" ? { key: "session.unknown_browser", values: {} } : { key: "session.name", values: { name } };
+}
+
 /** A time in plain words, the same for everyone ("22 November 2025, 14:05 UTC"). */
 export function plain_time(unix: number): string {
   const at = new Date(unix * 1000);
@@ -65,6 +82,9 @@ function view(row: SessionRow, current_id_hash: string): SessionView {
     ip: row.ip,
     signed_in: plain_time(row.created_at),
     last_seen: plain_time(row.last_seen_at),
+    browser_message: user_agent_message(row.user_agent),
+    signed_in_at: row.created_at,
+    last_seen_at: row.last_seen_at,
     current: row.id_hash === current_id_hash,
   };
 }

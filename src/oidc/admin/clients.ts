@@ -6,7 +6,7 @@
  */
 import { random_id, random_token, sha256 } from "../crypto/secrets.ts";
 import { split_scope } from "../scopes.ts";
-import type { ClientMetadata, ClientRow, Store, UnixSeconds } from "../../store/types.ts";
+import type { ClientMetadata, ClientRow, Store, TokenExchangePolicy, UnixSeconds } from "../../store/types.ts";
 import { GROUP_METADATA, group_settings_problem, type GroupSettings } from "../groups.ts";
 import { AdminError, invalid_field } from "./errors.ts";
 import { ADMIN_SCOPE } from "./scope.ts";
@@ -114,4 +114,26 @@ export async function with_group_settings(store: Store, metadata: ClientMetadata
     out.roles = roles;
   }
   return out;
+}
+
+export const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
+
+/**
+ * A client's RFC 8693 token exchange policy (grants/token_exchange.ts), checked as `idp clients
+ * --token-exchange` checks it: the client is registered for the grant and authenticates (it will
+ * act as other clients' users), names whose tokens it exchanges and for which registered
+ * resources (RFC 8707), and allows impersonation, delegation or both. invalid_request naming
+ * `token_exchange` otherwise.
+ */
+export async function checked_token_exchange(store: Store, metadata: ClientMetadata, policy: TokenExchangePolicy): Promise<TokenExchangePolicy> {
+  const refuse = (message: string) => invalid_field("token_exchange", message);
+  if (!(metadata.grant_types ?? []).includes(TOKEN_EXCHANGE_GRANT)) throw refuse(`needs the grant ${TOKEN_EXCHANGE_GRANT} in grant_types`);
+  if (auth_method_of(metadata) === "none") throw refuse("needs an authenticating client (not token_endpoint_auth_method none)");
+  if (!policy.impersonation && !policy.delegation) throw refuse("must allow impersonation, delegation or both");
+  if (policy.subject_clients.length === 0) throw refuse("subject_clients must name the clients whose tokens it may exchange (or *)");
+  if (policy.resources.length === 0) throw refuse("resources must name at least one registered resource");
+  for (const uri of policy.resources) {
+    if ((await store.get_resource_server(uri)) === null) throw refuse(`no resource "${uri}" (register it first)`);
+  }
+  return { subject_clients: [...new Set(policy.subject_clients)], impersonation: policy.impersonation, delegation: policy.delegation, resources: [...new Set(policy.resources)] };
 }

@@ -41,14 +41,18 @@ export function has_second_factor(amr: readonly string[]): boolean {
   return amr.some((method) => SECOND_FACTOR_AMR.includes(method));
 }
 
+/** Whether the user is a member of the console's group (IDP_ADMIN_GROUP; group names are case-insensitive). */
+export async function in_admin_group(idp: Provider, user_id: string): Promise<boolean> {
+  const groups = await idp.store.list_user_groups(user_id);
+  return groups.some((name) => name.toLowerCase() === idp.config.admin_console.group.toLowerCase());
+}
+
 export async function console_access(idp: Provider, cookies: CookieReader): Promise<ConsoleAccess> {
   const session = await account_session(idp, cookies);
   if (session === null) return { kind: "signed_out" };
   const value = read_cookie(cookies, session_cookie_name(idp));
   const console_session = { ...session, csrf: form_token(value ?? "", "admin-console-csrf") };
-  const groups = await idp.store.list_user_groups(session.user.id);
-  const member = groups.some((name) => name.toLowerCase() === idp.config.admin_console.group.toLowerCase());
-  if (session.user.status !== "active" || !member) return { kind: "not_admin", session: console_session };
+  if (session.user.status !== "active" || !(await in_admin_group(idp, session.user.id))) return { kind: "not_admin", session: console_session };
   if (!has_second_factor(session.session.amr)) return { kind: "no_second_factor", session: console_session };
   return { kind: "admin", session: console_session };
 }

@@ -18,7 +18,7 @@ export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const PHONE = /^\+?[0-9][0-9 ().-]{2,31}$/;
 
 /** What is shown of a user: everything but the password hash and the TOTP secret (an allow-list). */
-export type PublicUser = Omit<UserRow, "password_hash" | "totp_secret"> & { totp_enabled: boolean };
+export type PublicUser = Omit<UserRow, "password_hash" | "totp_secret" | "locale"> & { totp_enabled: boolean };
 
 export function public_user(user: UserRow): PublicUser {
   return {

@@ -1,16 +1,19 @@
-/** The subject of each mail template (English for now); `site` is the issuer's host. */
-import type { MailData, MailTemplate } from "./types.ts";
+/**
+ * The subject of each mail template: a catalog key (locales/<language>.json, i18n.ts), given
+ * `site` (the brand's name, else the issuer's host) and the template's data (`upstream`).
+ */
+import type { MailTemplate } from "./types.ts";
 
-export const MAIL_SUBJECTS: { readonly [T in MailTemplate]: (site: string, data: MailData[T]) => string } = {
-  password_reset: (site) => `Reset your password for ${site}`,
-  password_changed: (site) => `Your password for ${site} was changed`,
-  email_verification: (site) => `Confirm your e-mail address for ${site}`,
-  invitation: (site) => `You are invited to ${site}`,
-  email_change_confirm: (site) => `Confirm your new e-mail address for ${site}`,
-  email_change_notice: (site) => `The e-mail address of your ${site} account is changing`,
-  identity_linked: (site, data) => `${data.upstream} can now sign in to your ${site} account`,
-  account_exists: (site) => `You already have an account at ${site}`,
-  test: (site) => `Test message from ${site}`,
+export const MAIL_SUBJECTS: { readonly [T in MailTemplate]: string } = {
+  password_reset: "mail.password_reset.subject",
+  password_changed: "mail.password_changed.subject",
+  email_verification: "mail.email_verification.subject",
+  invitation: "mail.invitation.subject",
+  email_change_confirm: "mail.email_change_confirm.subject",
+  email_change_notice: "mail.email_change_notice.subject",
+  identity_linked: "mail.identity_linked.subject",
+  account_exists: "mail.account_exists.subject",
+  test: "mail.test.subject",
 };
 
 /** Every template, in the order of MailData. */

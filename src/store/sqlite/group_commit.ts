@@ -52,7 +52,9 @@ export type Method = (...args: never[]) => unknown;
 export const DEFAULT_MAX_BATCH = 256;
 
 type Call = { value: unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void };
-type Batch = { calls: Call[]; timer: ReturnType<typeof setImmediate> };
+/** A write of a deferred batch: run when the batch is flushed. */
+type Pending = { method: (...args: never[]) => unknown; args: unknown[]; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+type Batch = { calls: Call[]; pending: Pending[]; timer: ReturnType<typeof setImmediate> };
 
 /** The instance whose batch is open in this thread, if any (at most one: see open_batch). */
 let open_owner: GroupCommit | null = null;
@@ -68,10 +70,20 @@ export class GroupCommit {
   private readonly rollback_to: Statement;
   private readonly on_turn_end = (): void => this.flush();
 
+  /**
+   * `deferred`: the writes of a turn are queued and run together when it ends (flush_deferred),
+   * between one BEGIN IMMEDIATE and its COMMIT: the write lock is held for their SQL only, not
+   * for the rest of the turn (other requests' JavaScript, an ID Token's signature). What it is
+   * for: several processes writing one file (`idp serve --workers N`), where a lock held for a
+   * whole turn makes the others wait in SQLite's busy handler, which sleeps 1, 2, 5, 10… ms and
+   * blocks their event loop meanwhile. Reads then never see uncommitted rows, so they settle at
+   * once; a write still settles only after its COMMIT.
+   */
   constructor(
     private readonly db: Database,
     private readonly map_error: (error: unknown) => unknown,
     private readonly max_calls = DEFAULT_MAX_BATCH,
+    private readonly deferred = false,
   ) {
     this.begin = db.prepare("BEGIN IMMEDIATE");
     this.commit = db.prepare("COMMIT");
@@ -84,6 +96,7 @@ export class GroupCommit {
   /** A method that changes rows: runs now inside the open batch (opening one), settles after its COMMIT. */
   write<R>(method: (...args: never[]) => R, args: unknown[]): Promise<R> {
     if (this.closed) return closed_error();
+    if (this.deferred) return this.defer(method, args);
     // The call that opens a batch needs no savepoint: if it fails, ROLLBACK undoes it alone.
     const first = this.batch === null;
     const batch = this.batch ?? this.open_batch();
@@ -121,7 +134,8 @@ export class GroupCommit {
   /** A SELECT-only method: joins the open batch (it may see its uncommitted rows), or runs alone at once. */
   read<R>(method: (...args: never[]) => R, args: unknown[]): Promise<R> {
     if (this.closed) return closed_error();
-    const batch = this.batch;
+    // Deferred: no transaction is open between turns, so a read sees committed rows only.
+    const batch = this.deferred ? null : this.batch;
     let value: R;
     try {
       value = (method as (...a: unknown[]) => R)(...args);
@@ -135,6 +149,7 @@ export class GroupCommit {
   /** Commits the open batch first, then runs `body` outside any batch (migrations, purges, ping). */
   run<R>(body: () => R): Promise<R> {
     if (this.closed) return closed_error();
+    if (this.deferred) this.flush();
     flush_open_batch();
     try {
       return Promise.resolve(body());
@@ -148,6 +163,7 @@ export class GroupCommit {
     const batch = this.batch;
     if (batch === null) return;
     this.detach(batch);
+    if (this.deferred) return this.flush_deferred(batch.pending);
     try {
       this.commit.run();
     } catch (error) {
@@ -179,10 +195,71 @@ export class GroupCommit {
     } catch (error) {
       return Promise.reject(this.map_error(error));
     }
-    const batch: Batch = { calls: [], timer: setImmediate(this.on_turn_end) };
+    const batch: Batch = { calls: [], pending: [], timer: setImmediate(this.on_turn_end) };
     this.batch = batch;
     open_owner = this;
     return batch;
+  }
+
+  private defer<R>(method: (...args: never[]) => R, args: unknown[]): Promise<R> {
+    const batch = (this.batch ??= { calls: [], pending: [], timer: setImmediate(this.on_turn_end) });
+    const promise = new Promise<R>((resolve, reject) => {
+      batch.pending.push({ method, args, resolve: resolve as (value: unknown) => void, reject });
+    });
+    if (batch.pending.length >= this.max_calls) this.flush();
+    return promise;
+  }
+
+  /** Runs the queued writes in one transaction, each in its own savepoint, and settles them after COMMIT. */
+  private flush_deferred(pending: Pending[]): void {
+    // A batch of another store of this thread (not deferred) would hold the lock BEGIN waits for.
+    flush_open_batch();
+    try {
+      this.begin.run();
+    } catch (error) {
+      const mapped = this.map_error(error);
+      for (const call of pending) call.reject(mapped);
+      return;
+    }
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    for (const call of pending) {
+      try {
+        this.savepoint.run();
+        const value = (call.method as (...a: unknown[]) => unknown)(...call.args);
+        this.release.run();
+        outcomes.push({ ok: true, value });
+      } catch (error) {
+        // SQLite rolled the whole transaction back (FULL, IOERR, NOMEM): nothing of it stays.
+        if (!this.db.inTransaction) {
+          const mapped = this.map_error(error);
+          for (const each of pending) each.reject(mapped);
+          return;
+        }
+        try {
+          this.rollback_to.run();
+          this.release.run();
+        } catch (undo_error) {
+          this.rollback_quietly();
+          const mapped = this.map_error(undo_error);
+          for (const each of pending) each.reject(mapped);
+          return;
+        }
+        outcomes.push({ ok: false, error: this.map_error(error) });
+      }
+    }
+    try {
+      this.commit.run();
+    } catch (error) {
+      this.rollback_quietly();
+      const mapped = this.map_error(error);
+      for (const call of pending) call.reject(mapped);
+      return;
+    }
+    pending.forEach((call, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) call.resolve(outcome.value);
+      else call.reject(outcome.error);
+    });
   }
 
   private enqueue<R>(batch: Batch, value: R): Promise<R> {

@@ -38,7 +38,7 @@ export async function open_sqlite_store(path: string, options: OpenStoreOptions 
   try {
     if (options.migrate === false) require_current_schema(sqlite_schema_version(db));
     else migrate_sqlite(db);
-    return sqlite_store(db);
+    return sqlite_store(db, options.deferred_writes === true);
   } catch (error) {
     db.close();
     throw map_sqlite_error(error);
@@ -59,8 +59,8 @@ export async function migrate_sqlite_file(path: string, options: OpenStoreOption
 }
 
 /** Statements are prepared here, so the schema must exist (migrate first). */
-function sqlite_store(db: Database): Store {
-  const group = new GroupCommit(db, map_sqlite_error);
+function sqlite_store(db: Database, deferred_writes: boolean): Store {
+  const group = new GroupCommit(db, map_sqlite_error, undefined, deferred_writes);
   const data: Sync<DataStore> = {
     ...sqlite_users(db),
     ...sqlite_user_tokens(db),

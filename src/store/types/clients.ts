@@ -52,15 +52,15 @@ export type ClientMetadata = {
   dpop_bound_access_tokens?: boolean;
   /** FAPI 2.0 Security Profile (oidc/fapi.ts): this client runs the profile; operator-set or registrable (it only tightens rules). */
   fapi_profile?: "2.0";
-  /** Operator-set (CLI only, never registrable): may get the `admin` scope (oidc/admin/scope.ts). */
+  /** Operator-set (granted by the CLI only, never registrable; the admin API may remove it): may get the `admin` scope (oidc/admin/scope.ts). */
   admin?: boolean;
-  /** Operator-set (CLI only, never registrable): may introspect other clients' access tokens. */
+  /** Operator-set (CLI and admin API; never registrable): may introspect other clients' access tokens. */
   resource_server?: boolean;
-  /** Operator-set (CLI only, never registrable): RFC 8693 token exchange policy (grants/token_exchange.ts). */
+  /** Operator-set (CLI and admin API; never registrable): RFC 8693 token exchange policy (grants/token_exchange.ts). */
   token_exchange?: TokenExchangePolicy;
-  /** Operator-set (CLI only, never registrable): every sign-in to this client needs a second factor (TOTP or a passkey). */
+  /** Operator-set (CLI and admin API; never registrable): every sign-in to this client needs a second factor (TOTP or a passkey). */
   require_2fa?: boolean;
-  /** Operator-set (CLI only, never registrable): group claims and access policy (oidc/groups.ts). */
+  /** Operator-set (CLI and admin API; never registrable): group claims and access policy (oidc/groups.ts). */
   groups_claim?: string;
   groups_prefix?: string;
   groups_prefix_strip?: boolean;

@@ -37,6 +37,8 @@ export type UserRow = {
   totp_secret: string | null;
   totp_enabled_at: UnixSeconds | null;
   status: UserStatus;
+  /** The language chosen for pages and mail (a catalog's tag); null: none chosen (migration 018). */
+  locale: string | null;
   created_at: UnixSeconds;
   updated_at: UnixSeconds;
 };

@@ -116,6 +116,17 @@ export function user_tests(ctx: SuiteContext): void {
       expect(await store.update_user("no-such-user", { name: "x" })).toBeNull();
     });
 
+    test("locale (migration 018): null by default, set and cleared by update_user, kept by create_user", async () => {
+      const store = ctx.store();
+      const user = await store.create_user({ username: uid("polyglot"), password_hash: "" });
+      expect(user.locale).toBeNull();
+      expect((await store.update_user(user.id, { locale: "fr" }))!.locale).toBe("fr");
+      expect((await store.get_user_by_id(user.id))!.locale).toBe("fr");
+      expect((await store.update_user(user.id, { locale: null }))!.locale).toBeNull();
+      const chosen = await store.create_user({ username: uid("nihongo"), password_hash: "", locale: "ja" });
+      expect((await store.get_user_by_id(chosen.id))!.locale).toBe("ja");
+    });
+
     test("update_user to a taken username conflicts", async () => {
       const store = ctx.store();
       const a = await seed_user(store);

@@ -84,7 +84,17 @@ export const ClientSchema = z
   })
   .meta({ id: "Client" });
 
-/** Registration metadata (RFC 7591 §2, checked as POST /register checks it) plus the operator's flags. */
+/** RFC 8693 token exchange: whose access tokens the client may exchange, how, and for which registered resources (RFC 8707). */
+export const TokenExchangeSchema = z
+  .strictObject({
+    subject_clients: z.array(z.string().min(1).max(256)).min(1).max(100).describe('client ids, or "*" for any'),
+    impersonation: z.boolean(),
+    delegation: z.boolean(),
+    resources: z.array(z.string().min(1).max(2048)).min(1).max(100),
+  })
+  .meta({ id: "TokenExchangePolicy" });
+
+/** Registration metadata (RFC 7591 §2, checked as POST /register checks it) plus the operator's flags and settings. */
 export const ClientInputSchema = z
   .looseObject({
     client_name: z.string().min(1).max(256).optional(),
@@ -97,7 +107,16 @@ export const ClientInputSchema = z
     application_type: z.enum(["web", "native"]).optional(),
     skip_consent: z.boolean().optional(),
     resource_server: z.boolean().optional(),
-    admin: z.boolean().optional(),
+    admin: z.boolean().optional().describe("false removes the admin flag; only the command line grants it (idp clients add|update --admin)"),
+    fapi_profile: z.enum(["2.0"]).nullable().optional().describe("the FAPI 2.0 Security Profile for this client"),
+    // Operator settings (oidc/groups.ts, grants/token_exchange.ts); null removes one.
+    groups_claim: z.string().max(256).nullable().optional().describe("the name the client gets the user's groups under (default groups)"),
+    groups_prefix: z.string().max(256).nullable().optional().describe("only groups with this prefix are released"),
+    groups_prefix_strip: z.boolean().nullable().optional(),
+    roles: z.record(z.string().min(1).max(256), z.string().min(1).max(256)).nullable().optional().describe("existing group → role released in the roles claim"),
+    allowed_groups: z.array(z.string().min(1).max(256)).max(100).nullable().optional().describe("only members of these existing groups may sign in to the client"),
+    require_2fa: z.boolean().nullable().optional().describe("every sign-in to this client needs a second factor"),
+    token_exchange: TokenExchangeSchema.nullable().optional(),
   })
   .meta({ id: "ClientInput" });
 

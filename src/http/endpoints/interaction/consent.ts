@@ -84,11 +84,12 @@ export const Consent = (idp: Provider) =>
 
     /** RFC 8628 §3.3, §5.4: who asks, for what, and the code to compare with the device's screen. */
     device_page(interaction: Interaction, client: ClientRow, user: UserRow) {
-      set_page_headers(this.response.headers, null);
+      const logo = safe_link(client.metadata, "logo_uri");
+      set_page_headers(this.response.headers, null, false, logo);
       return this.view("device_consent", {
         ...layout_values(idp, `Connect ${display_name(client)}?`),
         client_name: display_name(client),
-        logo: safe_link(client.metadata, "logo_uri"),
+        logo,
         user_name: user.name ?? user.username,
         user_code: interaction.request.device?.user_code ?? "",
         scopes: scope_descriptions(interaction.request.scopes),
@@ -98,12 +99,14 @@ export const Consent = (idp: Provider) =>
     }
 
     page(interaction: Interaction, client: ClientRow, user: UserRow) {
-      set_page_headers(this.response.headers, interaction.request.redirect_uri);
+      const logo = safe_link(client.metadata, "logo_uri");
+      // The logo's origin alone joins img-src, on this page only (security_headers.ts).
+      set_page_headers(this.response.headers, interaction.request.redirect_uri, false, logo);
       const scopes = scope_descriptions(interaction.request.scopes);
       return this.view("consent", {
         ...layout_values(idp, `Allow ${display_name(client)}?`),
         client_name: display_name(client),
-        logo: safe_link(client.metadata, "logo_uri"),
+        logo,
         client_uri: safe_link(client.metadata, "client_uri"),
         policy: safe_link(client.metadata, "policy_uri"),
         tos: safe_link(client.metadata, "tos_uri"),

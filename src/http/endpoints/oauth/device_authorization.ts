@@ -8,6 +8,8 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
+import { is_fapi } from "../../../oidc/fapi.ts";
+import { OAuthError } from "../../../oidc/errors.ts";
 import { start_device_authorization } from "../../../oidc/device.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -31,6 +33,8 @@ export const DeviceAuthorization = (idp: Provider) =>
       const input = this.device_authorization_request;
       const client = await authenticated_client(idp, this.headers, input, "device_authorization", () => client_ip(this.context, idp.config));
       // RFC 8628 §3.2: 200 with the codes, the verification URIs, expires_in and interval.
+      // FAPI 2.0 §5.3.2.2: the code flow only; the device flow is outside the profile (fapi.ts).
+      if (is_fapi(idp, client)) throw new OAuthError("unauthorized_client", "the device flow is not offered under FAPI 2.0");
       return this.json(await start_device_authorization(idp, client, input.scope));
     }
   };

@@ -12,7 +12,7 @@ import { Fw } from "../../../fw/index.ts";
 import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
 import { allows_grant } from "../../../oidc/clients.ts";
 import { OAuthError } from "../../../oidc/errors.ts";
-import { FAPI_GRANT_TYPES, is_fapi } from "../../../oidc/fapi.ts";
+import { FAPI_GRANT_TYPES, fapi_metadata_problem, is_fapi } from "../../../oidc/fapi.ts";
 import { nonce_to_send, token_request_proof } from "../../../oidc/dpop.ts";
 import { invalid_request } from "../../errors.ts";
 import { authorization_code_grant } from "../../../oidc/grants/authorization_code.ts";
@@ -89,7 +89,12 @@ export const Token = (idp: Provider) =>
       if (!is_grant_type(grant_type)) throw new OAuthError("unsupported_grant_type", `grant_type ${grant_type} is not supported`);
       if (!allows_grant(client, grant_type)) throw new OAuthError("unauthorized_client", `this client may not use the ${grant_type} grant`);
       const fapi = is_fapi(idp, client);
-      if (fapi && !FAPI_GRANT_TYPES.includes(grant_type)) throw new OAuthError("unauthorized_client", `the ${grant_type} grant is not offered under FAPI 2.0`);
+      if (fapi) {
+        if (!FAPI_GRANT_TYPES.includes(grant_type)) throw new OAuthError("unauthorized_client", `the ${grant_type} grant is not offered under FAPI 2.0`);
+        // A client registered before IDP_FAPI=2.0 may not meet the profile (RS256 ID Tokens): refused, naming what to change.
+        const problem = fapi_metadata_problem(client.metadata, idp.keys.signing_algs());
+        if (problem !== null) throw new OAuthError("unauthorized_client", `this client's registration does not meet FAPI 2.0: ${problem.field} ${problem.message}`);
+      }
       // RFC 9449 §5: a DPoP proof binds the tokens to the client's key (dpop.ts); htu is the
       // token endpoint as discovery names it, never derived from the Host header.
       // FAPI 2.0 §5.3.2.1: a FAPI client's token requests always carry one (fapi.ts).

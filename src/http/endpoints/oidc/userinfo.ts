@@ -11,6 +11,7 @@ import { check_token_binding, dpop_challenge, nonce_to_send, resource_request_pr
 import { claims_for } from "../../../oidc/claims.ts";
 import { requested_claims } from "../../../oidc/claims_request.ts";
 import { BearerError } from "../../../oidc/errors.ts";
+import { is_fapi, is_fapi_alg } from "../../../oidc/fapi.ts";
 import { group_claims, wants_groups } from "../../../oidc/groups.ts";
 import { describe_issues, to_http } from "../../errors.ts";
 import { PATHS } from "../../../oidc/metadata.ts";
@@ -64,6 +65,8 @@ export const Userinfo = (idp: Provider) => {
       const [user, client] = await Promise.all([user_id === null ? null : idp.store.get_user_by_id(user_id), idp.store.get_client(found.token.client_id)]);
       if (user === null) throw new BearerError("invalid_token", "the user of this access token no longer exists", realm);
       if (client === null) throw new BearerError("invalid_token", "the client of this access token no longer exists", realm);
+      // FAPI 2.0 §5.4.1: a FAPI client's proofs are PS256, ES256 or EdDSA here too (at /token: dpop.ts).
+      if (proof !== null && !is_fapi_alg(proof.alg) && is_fapi(idp, client)) throw new BearerError("invalid_dpop_proof", "the DPoP proof must be signed with PS256, ES256 or EdDSA (FAPI 2.0 §5.4.1)", realm, dpop_challenge());
       const groups = wants_groups(scopes, requested) ? await group_claims(idp, client, user.id, scopes, requested) : {};
       // OIDC Core §8: the sub this client knows the user by.
       const claims = { ...claims_for(user, scopes, requested), ...groups, sub: subject_for(idp, client, user.id) };

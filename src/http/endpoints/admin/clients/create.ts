@@ -4,7 +4,7 @@ import { create_client_with_secret, public_client } from "../../../../oidc/admin
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, type OpenApiOperation } from "../common.ts";
 import { ClientInputSchema, ClientSchema } from "../schemas.ts";
-import { checked_metadata, checked_subject_type } from "./metadata.ts";
+import { checked_metadata, checked_subject_type, with_operator_settings } from "./metadata.ts";
 
 export const AdminClientCreateRequest = Fw.Request("AdminClientCreateRequest", ClientInputSchema, { from: ["body"] });
 
@@ -14,7 +14,8 @@ export const AdminClientCreate = (idp: Provider) =>
     static openapi: OpenApiOperation = { summary: "Create a client (the answer holds its secret, once)", tag: "clients", body: ClientInputSchema, response: ClientSchema, status: 201 };
 
     async call() {
-      const metadata = checked_metadata(idp, this.admin_client_create_request);
+      const input = this.admin_client_create_request as Record<string, unknown>;
+      const metadata = await with_operator_settings(idp, checked_metadata(idp, input), input);
       await checked_subject_type(idp, metadata, null);
       const { client, secret } = await create_client_with_secret(idp.store, metadata, idp.now());
       audit_target(this, { action: "client_registered", client_id: client.client_id });

@@ -1,10 +1,13 @@
 /**
  * The metadata of a client the admin API creates or changes: the registrable members checked as
  * POST /register checks them (oidc/registration: one vocabulary, one set of rules), then the
- * operator's flags no registration can set (skip_consent, resource_server, admin).
+ * operator's flags no registration can set (skip_consent, resource_server, admin: kept or
+ * removed, granted only by the CLI) and settings (group claims and access policy, require_2fa,
+ * the token exchange policy: `with_operator_settings`).
  */
 import { AdminError } from "../../../../oidc/admin/errors.ts";
-import { set_admin } from "../../../../oidc/admin/clients.ts";
+import { checked_token_exchange, set_admin, with_group_settings } from "../../../../oidc/admin/clients.ts";
+import { GROUP_METADATA, group_settings, type GroupSettings } from "../../../../oidc/groups.ts";
 import { ADMIN_SCOPE } from "../../../../oidc/admin/scope.ts";
 import { split_scope } from "../../../../oidc/scopes.ts";
 import { RegistrationError } from "../../../../oidc/registration/errors.ts";
@@ -13,9 +16,16 @@ import { REGISTRABLE, parse_metadata } from "../../../../oidc/registration/schem
 import { validate_metadata } from "../../../../oidc/registration/validate.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { check_subject_type } from "../../../../oidc/pairwise.ts";
-import type { ClientMetadata } from "../../../../store/types.ts";
+import type { ClientMetadata, TokenExchangePolicy } from "../../../../store/types.ts";
 
 const OPERATOR_FLAGS = ["skip_consent", "resource_server", "admin"] as const;
+
+/**
+ * Operator settings no registration can set, applied after the metadata checks by
+ * `with_operator_settings` (they need the store): the group settings (oidc/groups.ts), a second
+ * factor for every sign-in, and the RFC 8693 token exchange policy.
+ */
+const OPERATOR_SETTINGS = [...GROUP_METADATA, "require_2fa", "token_exchange"] as const;
 
 /**
  * The registration rules' verdict; a refusal as invalid_request naming the metadata members its
@@ -63,7 +73,7 @@ export function checked_metadata(idp: Provider, input: Record<string, unknown>, 
   const registrable: Record<string, unknown> = {};
   const unknown: string[] = [];
   for (const [key, value] of Object.entries(input)) {
-    if ((OPERATOR_FLAGS as readonly string[]).includes(key)) continue;
+    if ((OPERATOR_FLAGS as readonly string[]).includes(key) || (OPERATOR_SETTINGS as readonly string[]).includes(key)) continue;
     if ((REGISTRABLE as readonly string[]).includes(key)) registrable[key] = value;
     else unknown.push(key);
   }
@@ -87,9 +97,45 @@ export function checked_metadata(idp: Provider, input: Record<string, unknown>, 
     // RFC 7662 §2.1: introspection needs an authenticated caller.
     throw new AdminError("invalid_request", "resource_server: needs an authenticating client", [{ field: "resource_server", message: "needs an authenticating client" }]);
   }
+  // The admin flag is the command line's to give (idp clients add|update --admin): a caller of the
+  // API may keep it or take it away, never grant it, so a leaked admin token cannot mint lasting
+  // admin credentials for itself.
+  if (input.admin === true && base.admin !== true) throw new AdminError("invalid_request", "admin: is granted only with the command line (idp clients add|update --admin)", [{ field: "admin", message: "is granted only with the command line (idp clients add|update --admin)" }]);
   const admin = input.admin === undefined ? base.admin === true : input.admin === true;
   set_admin(metadata, admin);
   return metadata;
+}
+
+/**
+ * `metadata` with the operator settings of `input` (OPERATOR_SETTINGS) applied: members sent
+ * replace the current ones (`current`, for a change), null removes one; the group settings are
+ * checked together (oidc/admin/clients.ts with_group_settings: the groups named must exist), the
+ * token exchange policy against the final metadata.
+ */
+export async function with_operator_settings(idp: Provider, metadata: ClientMetadata, input: Record<string, unknown>, current: ClientMetadata = {}): Promise<ClientMetadata> {
+  const sent = (name: string) => Object.hasOwn(input, name) && input[name] !== undefined;
+  let out = metadata;
+  if (GROUP_METADATA.some(sent)) {
+    const settings: Record<string, unknown> = { ...group_settings(current) };
+    for (const name of GROUP_METADATA) {
+      if (!sent(name)) continue;
+      if (input[name] === null) delete settings[name];
+      else settings[name] = input[name];
+    }
+    out = await with_group_settings(idp.store, out, settings as GroupSettings);
+  }
+  if (sent("require_2fa")) {
+    if (input.require_2fa === true) out.require_2fa = true;
+    else delete out.require_2fa;
+  }
+  if (sent("token_exchange")) {
+    if (input.token_exchange === null) delete out.token_exchange;
+    else out.token_exchange = await checked_token_exchange(idp.store, out, input.token_exchange as TokenExchangePolicy);
+  } else if (out.token_exchange !== undefined && (sent("grant_types") || sent("token_endpoint_auth_method"))) {
+    // The policy kept must still fit the changed metadata (the grant, an authenticating client).
+    out.token_exchange = await checked_token_exchange(idp.store, out, out.token_exchange);
+  }
+  return out;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, require_match, with_etag, type OpenApiOperation } from "../common.ts";
 import { ClientInputSchema, ClientSchema } from "../schemas.ts";
 import { client_of } from "./find.ts";
-import { changed_metadata, checked_subject_type } from "./metadata.ts";
+import { changed_metadata, checked_subject_type, with_operator_settings } from "./metadata.ts";
 
 export const AdminClientUpdateRequest = Fw.Request("AdminClientUpdateRequest", ClientInputSchema, { from: ["body"] });
 
@@ -22,7 +22,7 @@ export const AdminClientUpdate = (idp: Provider) =>
       const client = await client_of(idp, this.route_params.client_id ?? "");
       require_match(this, public_client(client));
       const input = this.admin_client_update_request as Record<string, unknown>;
-      const metadata = changed_metadata(idp, client.metadata, input);
+      const metadata = await with_operator_settings(idp, changed_metadata(idp, client.metadata, input), input, client.metadata);
       await checked_subject_type(idp, metadata, client.client_id);
       const updated = await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() });
       if (updated === null) throw new AdminError("not_found", `no client "${client.client_id}"`);

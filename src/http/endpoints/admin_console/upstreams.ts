@@ -1,0 +1,47 @@
+/**
+ * GET /admin/upstreams: the sign-in providers (upstream identity providers: oidc/federation),
+ * each with its redirect URI to register there and its forms (enable or disable, remove), and
+ * the form to add one from a preset. Never a client secret: only whether one is stored.
+ */
+import { z } from "zod";
+import { Fw } from "../../../fw/index.ts";
+import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
+import { etag_of } from "../../../oidc/admin/etag.ts";
+import { upstream_admin_view } from "../../../oidc/admin/upstreams.ts";
+import type { AccountSession } from "../../../oidc/account/session.ts";
+import { PRESETS } from "../../../oidc/federation/presets.ts";
+import type { Provider } from "../../../oidc/provider.ts";
+import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
+
+export const AdminConsoleUpstreamsRequest = Fw.Request("AdminConsoleUpstreamsRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
+
+export type UpstreamForm = { name: string; preset: string; tenant: string; client_id: string; display_name: string };
+
+const EMPTY_FORM: UpstreamForm = { name: "", preset: "google", tenant: "", client_id: "", display_name: "" };
+
+export async function upstreams_page(idp: Provider, admin: AccountSession, extra: Record<string, unknown> = {}) {
+  const upstreams = (await idp.store.list_upstreams()).map((row) => {
+    const view = upstream_admin_view(idp.config, row);
+    return { ...view, etag: etag_of(view), created: when(row.created_at) };
+  });
+  const presets = Object.entries(PRESETS).map(([name, preset]) => ({ name, label: preset.display_name ?? name }));
+  return console_values(idp, admin, "upstreams", "Sign-in providers", {
+    upstreams,
+    presets,
+    // Without IDP_SECRET_KEY no client secret can be stored (federation/secret_box.ts): the form says so.
+    secret_key: idp.config.federation.secret_key !== undefined,
+    form: EMPTY_FORM,
+    ...extra,
+  });
+}
+
+export const AdminConsoleUpstreams = (idp: Provider) =>
+  class AdminConsoleUpstreams extends Fw.Renderable(Fw.Endpoint(AdminConsoleUpstreamsRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
+    static route = `GET ${ADMIN_CONSOLE}/upstreams`;
+
+    async call() {
+      const gate = await console_gate(idp, this);
+      if ("refused" in gate) return gate.refused;
+      return this.view("admin/upstreams", await upstreams_page(idp, gate.admin, { notice: console_notice(this.admin_console_upstreams_request.done) }));
+    }
+  };
