@@ -22,6 +22,18 @@ export function escape_html(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** A bug (anything thrown that is not an HTTP error): its stack goes to the log with the request id, never to the client. */
+export function log_unhandled(thrown: unknown, context: Context): void {
+  context.app.log({
+    level: "error",
+    msg: "unhandled error",
+    request_id: context.state.request_id,
+    method: context.request.method,
+    path: context.request.path,
+    error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),
+  });
+}
+
 export type HtmlErrorRenderer = (error: HttpError, context: Context) => string;
 
 const default_html: HtmlErrorRenderer = (error) =>
@@ -50,14 +62,7 @@ export class ErrorHandler extends Handler {
     let error: HttpError;
     if (thrown instanceof HttpError) error = thrown;
     else {
-      context.app.log({
-        level: "error",
-        msg: "unhandled error",
-        request_id: context.state.request_id,
-        method: context.request.method,
-        path: context.request.path,
-        error: thrown instanceof Error ? thrown.stack ?? thrown.message : String(thrown),
-      });
+      log_unhandled(thrown, context);
       error = new InternalServerError("Internal server error");
     }
     const headers = new Headers(context.response.headers);

@@ -4,7 +4,7 @@ import type { AddressLookup, Context, Params, Query } from "./context.ts";
 import type { CookieOptions, CookieReader } from "./cookies.ts";
 import { Endpoint, EndpointBase } from "./endpoint.ts";
 import * as errors from "./errors.ts";
-import { ErrorHandler, Handler, LoggingHandler, RequestIdHandler, escape_html } from "./handlers.ts";
+import { ErrorHandler, Handler, LoggingHandler, RequestIdHandler, escape_html, log_unhandled } from "./handlers.ts";
 import { negotiate } from "./negotiate.ts";
 import { EmptyRequest, Request, snake_case, type RequestSource } from "./request.ts";
 import { Bytes, Empty, FileDownload, Html, Json, Redirect, Stream, Text } from "./response.ts";
@@ -36,6 +36,7 @@ export const Fw = {
   negotiate,
   snake_case,
   escape_html,
+  log_unhandled,
   ...errors,
 } as const;
 

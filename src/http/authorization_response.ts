@@ -11,11 +11,13 @@ import type { Fw } from "../fw/index.ts";
 import { query_url, type ClientResponse } from "../oidc/authorization.ts";
 import { csp_source } from "../oidc/clients.ts";
 import { layout_values, redirect_host } from "./pages/layout.ts";
-import { after_sign_in } from "../oidc/account/second_factor.ts";
-import type { Interaction } from "../oidc/interactions.ts";
+import { after_account_sign_in } from "../oidc/account/return_path.ts";
+import { after_sign_in, sign_in, with_first_step, type Pending } from "../oidc/account/second_factor.ts";
+import type { CookieReader, CookieToSet } from "../oidc/cookies.ts";
+import { expired_interaction, type Interaction } from "../oidc/interactions.ts";
 import { jarm_encoded } from "../oidc/jwt_responses.ts";
 import type { Provider } from "../oidc/provider.ts";
-import type { ClientRow, SessionRow } from "../store/types.ts";
+import type { ClientRow, SessionRow, UserRow } from "../store/types.ts";
 import { content_security_policy } from "./middleware/security_headers.ts";
 
 /** The auto-submit script, exactly as the page embeds it (its hash must match byte for byte). */
@@ -34,7 +36,6 @@ export type ResponderPage = {
   readonly response: { readonly headers: Headers };
 };
 
-/** The response as a redirect (`status`: 302, or 303 after a POST) or as the form_post page. */
 /**
  * After a sign-in at an application's interaction: the response to the client, or the next page
  * (oidc/account/second_factor.ts `after_sign_in` decides).
@@ -44,6 +45,34 @@ export async function continue_after_sign_in(page: ResponderPage, idp: Provider,
   return next.kind === "respond" ? respond(page, idp, next.response, 303) : page.redirect_to(next.url, 303);
 }
 
+/** What `finish_second_factor` needs of an endpoint besides a ResponderPage: the request's cookies and headers. */
+export type SignInPage = ResponderPage & {
+  readonly cookies: CookieReader;
+  readonly headers: Headers;
+  set_cookie(name: string, value: string, options: CookieToSet["options"]): void;
+};
+
+/**
+ * Both sign-in steps done (a code on the two-factor page, or a passkey as the second factor):
+ * start the session with the first step's methods and `amr`, then go back to the application's
+ * interaction, or where the account's own sign-in returns to.
+ */
+export async function finish_second_factor(page: SignInPage, idp: Provider, pending: Pending, user: UserRow, amr: string[], ip: string): Promise<Html | Redirect> {
+  const interaction = pending.interaction;
+  const { session, cookie } = await sign_in(idp, page.cookies, user, with_first_step(pending, amr), ip, interaction?.request.client_id ?? null, page.headers.get("user-agent"));
+  page.set_cookie(cookie.name, cookie.value, cookie.options);
+  if (interaction === null) {
+    await idp.store.delete_interaction(pending.id);
+    const next = after_account_sign_in(idp, page.cookies);
+    if (next.clear !== null) page.set_cookie(next.clear.name, next.clear.value, next.clear.options);
+    return page.redirect_to(next.url, 303);
+  }
+  const client = await idp.store.get_client(interaction.request.client_id);
+  if (client === null) throw expired_interaction();
+  return continue_after_sign_in(page, idp, client, interaction, session);
+}
+
+/** The response as a redirect (`status`: 302, or 303 after a POST) or as the form_post page. */
 export async function respond(page: ResponderPage, idp: Provider, sent: ClientResponse, status: number): Promise<Html | Redirect> {
   // JARM: a jwt response mode becomes one signed `response` parameter, then goes by its base mode.
   const response = await jarm_encoded(idp, sent);

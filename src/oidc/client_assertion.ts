@@ -6,10 +6,10 @@
  * this provider only keeps the secret's SHA-256 (RFC 6819 §5.1.4.1.3; docs/ARCHITECTURE.md,
  * "Security at rest").
  */
-import { decodeJwt, decodeProtectedHeader, errors, jwtVerify } from "jose";
+import { decodeJwt, errors, jwtVerify } from "jose";
 import { ClientJwksError, client_keys } from "./client_jwks.ts";
 import { OAuthError, invalid_client } from "./errors.ts";
-import { is_fapi_alg } from "./fapi.ts";
+import { is_fapi_alg, jwt_header_alg } from "./fapi.ts";
 import { ASSERTION_SIGNING_ALGS } from "./metadata.ts";
 import type { Provider } from "./provider.ts";
 import type { ClientRow } from "../store/types.ts";
@@ -44,16 +44,6 @@ export function assertion_client_id(idp: Provider, assertion: string): string {
   const { iss, sub } = claims;
   if (typeof sub !== "string" || sub === "" || iss !== sub) throw refused(idp, "client_assertion: iss and sub must both be the client_id (RFC 7523 §3)");
   return sub;
-}
-
-/** The alg of a JWT's protected header; null when unreadable (jwtVerify then says why). */
-function header_alg(jwt: string): string | null {
-  try {
-    const alg = decodeProtectedHeader(jwt).alg;
-    return typeof alg === "string" ? alg : null;
-  } catch {
-    return null;
-  }
 }
 
 function describe(error: unknown): string {
@@ -91,7 +81,7 @@ export async function verify_client_assertion(idp: Provider, client: ClientRow, 
       throw refused(idp, "client_assertion is not a JWT");
     }
     if (typeof aud !== "string" || !audiences.includes(aud)) throw refused(idp, "client_assertion aud must be the issuer as a string under FAPI 2.0 (§5.3.2.1)");
-    const alg = header_alg(assertion);
+    const alg = jwt_header_alg(assertion);
     if (alg !== null && !algorithms.includes(alg as (typeof algorithms)[number])) throw refused(idp, `client_assertion must be signed with one of ${algorithms.join(", ")} under FAPI 2.0 (§5.4.1), not ${alg}`);
   }
   let payload: Record<string, unknown>;

@@ -22,6 +22,7 @@
  * - Not covered: FAPI 2.0 Message Signing (signed requests and introspection are available but
  *   not enforced), and mTLS (RFC 8705).
  */
+import { decodeProtectedHeader } from "jose";
 import type { Config } from "../config/schema.ts";
 import type { ClientMetadata, ClientRow } from "../store/types.ts";
 import type { Provider } from "./provider.ts";
@@ -65,6 +66,19 @@ export function is_fapi(idp: Provider, client: ClientRow): boolean {
 
 export function is_fapi_alg(alg: string): boolean {
   return (FAPI_SIGNING_ALGS as readonly string[]).includes(alg);
+}
+
+/**
+ * The alg of a JWT's protected header, for the §5.4.1 checks of client assertions and request
+ * objects before they are verified; null when it cannot be read (verification then says why).
+ */
+export function jwt_header_alg(jwt: string): string | null {
+  try {
+    const alg = decodeProtectedHeader(jwt).alg;
+    return typeof alg === "string" ? alg : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The alg FAPI clients get when they name none: the first of §5.4.1's the key ring has (PS256 first). */

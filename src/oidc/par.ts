@@ -10,9 +10,8 @@
  * - /authorize consumes the reference (request_uri.ts).
  * - A DPoP proof sent with the push binds the code to its key (RFC 9449 §10.1).
  */
-import { decodeProtectedHeader } from "jose";
 import { random_token, sha256 } from "./crypto/secrets.ts";
-import { FAPI_SIGNING_ALGS, is_fapi, is_fapi_alg } from "./fapi.ts";
+import { FAPI_SIGNING_ALGS, is_fapi, is_fapi_alg, jwt_header_alg } from "./fapi.ts";
 import { requested_response_mode, validate_request } from "./authorize_request.ts";
 import { AuthorizationError, OAuthError } from "./errors.ts";
 import type { Provider } from "./provider.ts";
@@ -25,17 +24,6 @@ import type { ClientRow, PushedParams } from "../store/types.ts";
 const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set(["client_secret", "client_assertion", "client_assertion_type"]);
 
 export type PushedRequest = { request_uri: string; expires_in: number };
-
-
-/** The alg of a JWT's protected header; null when it cannot be read. */
-function jwt_alg(jwt: string): string | null {
-  try {
-    const alg = decodeProtectedHeader(jwt).alg;
-    return typeof alg === "string" ? alg : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Validates and stores a pushed request of the authenticated `client`; OAuthError on any
@@ -58,7 +46,7 @@ export async function push_request(idp: Provider, client: ClientRow, body: RawPa
   try {
     // FAPI 2.0 §5.4.1: a FAPI client's request object is signed with PS256, ES256 or EdDSA.
     if (typeof own.request === "string" && is_fapi(idp, client)) {
-      const alg = jwt_alg(own.request);
+      const alg = jwt_header_alg(own.request);
       if (alg === null || !is_fapi_alg(alg)) throw new OAuthError("invalid_request_object", `the request object must be signed with one of ${FAPI_SIGNING_ALGS.join(", ")} under FAPI 2.0 (§5.4.1)`);
     }
     params = await with_request_object(idp, client, own);

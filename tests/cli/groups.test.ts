@@ -3,9 +3,8 @@
  * add|update` (oidc/groups.ts): bad input is refused naming the field and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { open_store } from "../../src/store/open.ts";
 import type { AuditEvent, ClientMetadata } from "../../src/store/types.ts";
-import { sandbox, type Sandbox } from "./helpers.ts";
+import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 
 let box: Sandbox;
 beforeAll(async () => {
@@ -14,17 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => box.cleanup());
 
-async function with_store<T>(body: (store: Awaited<ReturnType<typeof open_store>>) => Promise<T>): Promise<T> {
-  const store = await open_store(box.env.DATABASE_URL!);
-  try {
-    return await body(store);
-  } finally {
-    await store.close();
-  }
-}
-
 async function metadata_of(client_id: string): Promise<ClientMetadata> {
-  return with_store(async (store) => (await store.get_client(client_id))!.metadata);
+  return with_store(box, async (store) => (await store.get_client(client_id))!.metadata);
 }
 
 describe("idp groups", () => {
@@ -61,7 +51,7 @@ describe("idp groups", () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("bob is not in group admins");
 
-    const events = await with_store((store) => store.list_audit_events({}));
+    const events = await with_store(box, (store) => store.list_audit_events({}));
     const types = events.map((e: AuditEvent) => e.type);
     for (const type of ["group_created", "group_member_added", "group_member_removed"]) expect(types).toContain(type);
   });

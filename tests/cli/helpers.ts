@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run_cli } from "../../src/cli/index.ts";
+import { open_store } from "../../src/store/open.ts";
 
 export type CliResult = { code: number; stdout: string; stderr: string; json<T = unknown>(): T };
 
@@ -42,4 +43,14 @@ export function sandbox(): Sandbox {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Opens the sandbox's database for `body` (to check what a command stored), then closes it. */
+export async function with_store<T>(box: Sandbox, body: (store: Awaited<ReturnType<typeof open_store>>) => Promise<T>): Promise<T> {
+  const store = await open_store(box.env.DATABASE_URL!);
+  try {
+    return await body(store);
+  } finally {
+    await store.close();
+  }
 }

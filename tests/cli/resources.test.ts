@@ -4,9 +4,8 @@
  * changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { open_store } from "../../src/store/open.ts";
 import type { AuditEvent, ClientMetadata, ResourceServerRow } from "../../src/store/types.ts";
-import { sandbox, type Sandbox } from "./helpers.ts";
+import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 
 const EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 let box: Sandbox;
@@ -14,15 +13,6 @@ beforeAll(() => {
   box = sandbox();
 });
 afterAll(() => box.cleanup());
-
-async function with_store<T>(body: (store: Awaited<ReturnType<typeof open_store>>) => Promise<T>): Promise<T> {
-  const store = await open_store(box.env.DATABASE_URL!);
-  try {
-    return await body(store);
-  } finally {
-    await store.close();
-  }
-}
 
 describe("idp resources", () => {
   test("add (opaque by default, jwt with --format), list, show, remove; audited", async () => {
@@ -42,7 +32,7 @@ describe("idp resources", () => {
     const gone = await box.run(["resources", "show", "https://mail.example.com/"]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('no resource "https://mail.example.com/"');
-    const events = await with_store((store) => store.list_audit_events({}));
+    const events = await with_store(box, (store) => store.list_audit_events({}));
     expect(events.map((e: AuditEvent) => e.type)).toEqual(expect.arrayContaining(["resource_created", "resource_deleted"]));
   });
 
@@ -61,7 +51,7 @@ describe("idp resources", () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(message);
     }
-    expect(await with_store((store) => store.get_resource_server("https://x.example.com/"))).toBeNull();
+    expect(await with_store(box, (store) => store.get_resource_server("https://x.example.com/"))).toBeNull();
   });
 });
 
@@ -70,7 +60,7 @@ describe("idp clients --token-exchange", () => {
     const added = await box.run(["clients", "add", "--name", "Gateway", "--grant-type", EXCHANGE, "--token-exchange", "delegation", "--token-exchange-from", "*", "--token-exchange-resource", "https://api.example.com/docs", "--json"]);
     expect(added.code).toBe(0);
     const client_id = added.json<{ client_id: string }>().client_id;
-    const metadata = async (): Promise<ClientMetadata> => with_store(async (store) => (await store.get_client(client_id))!.metadata);
+    const metadata = async (): Promise<ClientMetadata> => with_store(box, async (store) => (await store.get_client(client_id))!.metadata);
     expect((await metadata()).token_exchange).toEqual({ subject_clients: ["*"], impersonation: false, delegation: true, resources: ["https://api.example.com/docs"] });
 
     const updated = await box.run(["clients", "update", client_id, "--token-exchange", "both", "--token-exchange-from", "web-app", "--token-exchange-resource", "https://api.example.com/docs"]);
@@ -92,7 +82,7 @@ describe("idp clients --token-exchange", () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(message);
     }
-    const names = await with_store(async (store) => (await store.list_clients()).map((c) => c.metadata.client_name));
+    const names = await with_store(box, async (store) => (await store.list_clients()).map((c) => c.metadata.client_name));
     expect(names).not.toContain("B");
   });
 });

@@ -5,9 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { open_store } from "../../src/store/open.ts";
 import { open_secret } from "../../src/oidc/federation/secret_box.ts";
-import { sandbox, type Sandbox } from "./helpers.ts";
+import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 
 const KEY = randomBytes(32).toString("base64url");
 const SECRET = "upstream-secret-" + randomBytes(8).toString("hex");
@@ -19,14 +18,7 @@ beforeAll(() => {
 });
 afterAll(() => box.cleanup());
 
-async function stored(name: string) {
-  const store = await open_store(box.env.DATABASE_URL!);
-  try {
-    return await store.get_upstream(name);
-  } finally {
-    await store.close();
-  }
-}
+const stored = (name: string) => with_store(box, (store) => store.get_upstream(name));
 
 describe("idp upstreams", () => {
   test("add an OpenID Connect upstream: prints the redirect URI, stores the secret encrypted, never prints it", async () => {

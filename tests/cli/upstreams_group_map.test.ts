@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { load_config } from "../../src/app/config.ts";
 import { serve } from "../../src/app/server.ts";
 import { open_store } from "../../src/store/open.ts";
-import { sandbox, type Sandbox } from "./helpers.ts";
+import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 
 const KEY = randomBytes(32).toString("base64url");
 let box: Sandbox;
@@ -20,14 +20,7 @@ beforeAll(() => {
 });
 afterAll(() => box.cleanup());
 
-async function stored(name: string) {
-  const store = await open_store(box.env.DATABASE_URL!);
-  try {
-    return await store.get_upstream(name);
-  } finally {
-    await store.close();
-  }
-}
+const stored = (name: string) => with_store(box, (store) => store.get_upstream(name));
 
 describe("upstream group mapping and trust of upstream mfa", () => {
   test("add maps no group and trusts no upstream mfa by default; --group-map and --trust-upstream-mfa opt in", async () => {

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import * as oidc from "openid-client";
 import type { Browser, Page } from "playwright-core";
 import { chromium_available, launch } from "../helpers/chromium.ts";
-import { PASSWORD, free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
+import { authorization_request, start_landing_app, type LandingApp } from "../helpers/landing_app.ts";
+import { PASSWORD, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { create_temp_database, use_postgres, type TempDatabase } from "../store/pg.ts";
 import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 
@@ -17,9 +17,7 @@ let t: TestProvider;
 let up: TestProvider;
 let db: TempDatabase | null = null;
 let browser: Browser;
-let rp_server: ReturnType<typeof Bun.serve>;
-let callback: string;
-let app: oidc.Configuration;
+let landing: LandingApp;
 
 beforeAll(async () => {
   if (!chromium_available) return;
@@ -38,44 +36,28 @@ beforeAll(async () => {
   await t.store.create_upstream(
     new_upstream(t.config, { name: "corp", display_name: "Corp IdP", issuer: up.issuer, client_id: client.client_id, client_secret: secret!, scopes: ["openid", "email", "profile", "groups"], auto_link: true }),
   );
-  const port = free_port();
-  rp_server = Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>RP</title><p>back</p>", { headers: { "content-type": "text/html" } }) });
-  callback = `http://127.0.0.1:${port}/callback`;
-  const rp = await t.add_client({ client_name: "App", redirect_uris: [callback], token_endpoint_auth_method: "client_secret_basic", skip_consent: true });
-  app = await oidc.discovery(new URL(t.issuer), rp.client.client_id, undefined, oidc.ClientSecretBasic(rp.secret!), { execute: [oidc.allowInsecureRequests] });
+  landing = await start_landing_app(t, "App");
   browser = await launch();
 }, 60_000);
 
 afterAll(async () => {
   if (!chromium_available) return;
   await browser.close();
-  rp_server.stop(true);
+  landing.stop();
   await up.stop();
   await t.stop();
   await db?.drop();
 });
 
 async function sign_in_through_upstream(page: Page, username: string): Promise<Record<string, unknown>> {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(app, {
-    redirect_uri: callback,
-    scope: "openid profile email",
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-    state,
-    nonce,
-  });
-  await page.goto(url.href);
+  const request = await authorization_request(landing, "openid profile email");
+  await page.goto(request.url);
   await page.getByRole("link", { name: "Sign in with Corp IdP" }).click();
   await page.waitForURL((u) => u.href.startsWith(up.issuer));
   await page.getByLabel("Username").fill(username);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.waitForURL((u) => u.href.startsWith(callback));
-  const tokens = await oidc.authorizationCodeGrant(app, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
-  return tokens.claims()!;
+  return request.finish(page);
 }
 
 describe.skipIf(!chromium_available)("sign-in through a second instance of this provider", () => {

@@ -13,11 +13,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";
-import * as oidc from "openid-client";
 // @ts-expect-error oidc-provider ships no type declarations (and @types/oidc-provider is not installed)
 import Provider from "oidc-provider";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { chromium_available, launch } from "../helpers/chromium.ts";
+import { authorization_request, start_landing_app, type LandingApp } from "../helpers/landing_app.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/totp.ts";
@@ -30,9 +30,7 @@ let t: TestProvider;
 let upstream: Server;
 let upstream_issuer: string;
 let browser: Browser;
-let rp_server: ReturnType<typeof Bun.serve>;
-let callback: string;
-let app: oidc.Configuration;
+let landing: LandingApp;
 const UPSTREAM_SECRET = randomBytes(24).toString("base64url");
 
 async function start_upstream(port: number, redirect_uris: string[], jwks_uri: string): Promise<Server> {
@@ -95,18 +93,14 @@ beforeAll(async () => {
   await t.store.create_upstream(new_upstream(t.config, { ...common, name: "trusted", display_name: "Trusted SSO", trust_upstream_mfa: true, mfa_acr_values: ["urn:up:mfa"] }));
   await t.store.create_upstream(new_upstream(t.config, { ...common, name: "strict", display_name: "Strict SSO", mfa_acr_values: ["urn:up:mfa"] }));
   await t.store.create_upstream(new_upstream(t.config, { name: "keyed", display_name: "Keyed SSO", issuer: upstream_issuer, client_id: "our-idp-keyed", token_endpoint_auth_method: "private_key_jwt" }));
-  const port = free_port();
-  rp_server = Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }) });
-  callback = `http://127.0.0.1:${port}/callback`;
-  const { client, secret } = await t.add_client({ client_name: "Fed App", redirect_uris: [callback], token_endpoint_auth_method: "client_secret_basic", skip_consent: true });
-  app = await oidc.discovery(new URL(t.issuer), client.client_id, undefined, oidc.ClientSecretBasic(secret!), { execute: [oidc.allowInsecureRequests] });
+  landing = await start_landing_app(t, "Fed App");
   browser = await launch();
 }, 60_000);
 
 afterAll(async () => {
   if (!chromium_available) return;
   await browser.close();
-  rp_server.stop(true);
+  landing.stop();
   await new Promise((resolve) => upstream.close(resolve));
   await t.stop();
 });
@@ -127,31 +121,13 @@ async function fresh(): Promise<{ context: BrowserContext; page: Page }> {
 
 /** The application's request through upstream `name` (login_hint=idp:NAME), up to our next page. */
 async function through(page: Page, name: string, extra: Record<string, string> = {}, refused = false) {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(app, {
-    redirect_uri: callback,
-    scope: "openid profile",
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-    state,
-    nonce,
-    login_hint: `idp:${name}`,
-    ...extra,
-  });
-  await page.goto(url.href);
+  const request = await authorization_request(landing, "openid profile", { login_hint: `idp:${name}`, ...extra });
+  await page.goto(request.url);
   // A refusal is the callback's own page.
   if (refused) await page.waitForURL((u) => u.href.startsWith(`${t.issuer}/federation/${name}/callback`), { timeout: 15_000 });
   // The callback's page navigates on by itself (meta refresh): wait until it left it.
   else await page.waitForURL((u) => !u.href.startsWith(upstream_issuer) && !u.pathname.includes("/federation/") && !u.pathname.startsWith("/authorize"), { timeout: 15_000 });
-  return {
-    finish: async () => {
-      await page.waitForURL((u) => u.href.startsWith(callback));
-      const tokens = await oidc.authorizationCodeGrant(app, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
-      return tokens.claims()!;
-    },
-  };
+  return { finish: () => request.finish(page) };
 }
 
 async function enter_code(page: Page, secret: string): Promise<void> {

@@ -11,9 +11,9 @@ import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
 // @ts-expect-error koa ships no type declarations (and @types/koa is not installed)
 import Koa from "koa";
-import * as oidc from "openid-client";
 import type { Browser } from "playwright-core";
 import { chromium_available, launch } from "../helpers/chromium.ts";
+import { authorization_request, start_landing_app, type LandingApp } from "../helpers/landing_app.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 import { create_temp_database, use_postgres, type TempDatabase } from "../store/pg.ts";
@@ -28,9 +28,7 @@ let hub: Server;
 let hub_url: string;
 let garbage = false;
 let browser: Browser;
-let rp_server: ReturnType<typeof Bun.serve>;
-let callback: string;
-let app: oidc.Configuration;
+let landing: LandingApp;
 
 /** The part of Koa's context this fake uses. */
 type KoaContext = { method: string; path: string; query: Record<string, string>; status: number; type: string; body: unknown; req: IncomingMessage; redirect(url: string): void; get(name: string): string };
@@ -154,18 +152,14 @@ beforeAll(async () => {
       claim_mapping: { subject: "id", preferred_username: "login", picture: "avatar_url" },
     }),
   );
-  const rp_port = free_port();
-  rp_server = Bun.serve({ port: rp_port, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>RP</title><p>back</p>", { headers: { "content-type": "text/html" } }) });
-  callback = `http://127.0.0.1:${rp_port}/callback`;
-  const rp = await t.add_client({ client_name: "App", redirect_uris: [callback], token_endpoint_auth_method: "client_secret_basic", skip_consent: true });
-  app = await oidc.discovery(new URL(t.issuer), rp.client.client_id, undefined, oidc.ClientSecretBasic(rp.secret!), { execute: [oidc.allowInsecureRequests] });
+  landing = await start_landing_app(t, "App");
   browser = await launch();
 }, 60_000);
 
 afterAll(async () => {
   if (!chromium_available) return;
   await browser.close();
-  rp_server.stop(true);
+  landing.stop();
   await new Promise((resolve) => hub.close(resolve));
   await t.stop();
   await db?.drop();
@@ -173,25 +167,12 @@ afterAll(async () => {
 
 describe.skipIf(!chromium_available)("sign-in through a plain OAuth 2.0 upstream", () => {
   test("the user endpoint's id becomes a linked, just-in-time local account; our ID Token follows", async () => {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(app, {
-      redirect_uri: callback,
-      scope: "openid profile email",
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-      state,
-      nonce,
-      login_hint: "idp:hub",
-    });
+    const request = await authorization_request(landing, "openid profile email", { login_hint: "idp:hub" });
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(url.href);
+    await page.goto(request.url);
     await page.getByRole("button", { name: "Authorize" }).click();
-    await page.waitForURL((u) => u.href.startsWith(callback));
-    const tokens = await oidc.authorizationCodeGrant(app, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
-    const claims = tokens.claims()!;
+    const claims = await request.finish(page);
     const identity = await t.store.get_identity("hub", "4242");
     expect(identity).not.toBeNull();
     expect(claims.sub).toBe(identity!.user_id);

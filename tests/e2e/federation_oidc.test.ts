@@ -9,16 +9,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import type { Server } from "node:http";
 import * as oidc from "openid-client";
-// @ts-expect-error oidc-provider ships no type declarations (and @types/oidc-provider is not installed)
-import Provider from "oidc-provider";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { axe, chromium_available, launch, serious } from "../helpers/chromium.ts";
+import { authorization_request, start_landing_app, type LandingApp } from "../helpers/landing_app.ts";
+import { start_oidc_upstream, upstream_sign_in, type OidcUpstream, type UpstreamAccount } from "../helpers/oidc_upstream.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 
-type UpstreamAccount = { sub: string; email: string; email_verified: boolean; name: string; groups?: string[] };
 const ACCOUNTS: Record<string, UpstreamAccount> = {
   "jit-user": { sub: "jit-user", email: "jit@upstream.example", email_verified: true, name: "Jit User", groups: ["Staff", "NotHere"] },
   "alice-up": { sub: "alice-up", email: "alice@example.com", email_verified: true, name: "Alice Upstream" },
@@ -27,100 +25,37 @@ const ACCOUNTS: Record<string, UpstreamAccount> = {
 };
 
 let t: TestProvider;
-let upstream: Server;
+let op: OidcUpstream;
 let browser: Browser;
-let rp_server: ReturnType<typeof Bun.serve>;
-let callback: string;
-let app: oidc.Configuration;
-let upstream_issuer: string;
-const UPSTREAM_SECRET = randomBytes(24).toString("base64url");
-
-async function start_upstream(port: number, redirect_uri: string): Promise<Server> {
-  upstream_issuer = `http://127.0.0.1:${port}`;
-  const op = new Provider(upstream_issuer, {
-    clients: [{ client_id: "our-idp", client_secret: UPSTREAM_SECRET, redirect_uris: [redirect_uri], grant_types: ["authorization_code"], response_types: ["code"] }],
-    async findAccount(_ctx: unknown, id: string) {
-      const account = ACCOUNTS[id];
-      if (account === undefined) return undefined;
-      return { accountId: id, claims: async () => ({ ...account }) };
-    },
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "groups"] },
-    scopes: ["openid", "email", "profile"],
-    cookies: { keys: [randomBytes(32).toString("hex")] },
-    pkce: { required: () => true },
-    features: { devInteractions: { enabled: true } },
-  });
-  // oidc-provider's error log for refused requests is expected noise here.
-  op.on("server_error", () => {});
-  return await new Promise((resolve) => {
-    const server = op.listen(port, "127.0.0.1", () => resolve(server));
-  });
-}
+let landing: LandingApp;
 
 beforeAll(async () => {
   if (!chromium_available) return;
   t = await start_provider({
     config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } },
   });
-  const up_port = free_port();
-  upstream = await start_upstream(up_port, `${t.issuer}/federation/op/callback`);
+  op = await start_oidc_upstream(ACCOUNTS, [`${t.issuer}/federation/op/callback`]);
   await t.store.create_upstream(
-    new_upstream(t.config, { name: "op", display_name: "Upstream OP", issuer: upstream_issuer, client_id: "our-idp", client_secret: UPSTREAM_SECRET, auto_link: true, policy: "jit", group_map: { Staff: "Staff", NotHere: "NotHere" } }),
+    new_upstream(t.config, { name: "op", display_name: "Upstream OP", issuer: op.issuer, client_id: op.client_id, client_secret: op.client_secret, auto_link: true, policy: "jit", group_map: { Staff: "Staff", NotHere: "NotHere" } }),
   );
   // An upstream nobody listens at.
   await t.store.create_upstream(new_upstream(t.config, { name: "down", display_name: "Down SSO", issuer: `http://127.0.0.1:${free_port()}`, client_id: "x", enabled: true }));
   await t.store.create_group({ name: "Staff" });
 
-  const port = free_port();
-  rp_server = Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }) });
-  callback = `http://127.0.0.1:${port}/callback`;
-  const { client, secret } = await t.add_client({ client_name: "Fed App", redirect_uris: [callback], token_endpoint_auth_method: "client_secret_basic", skip_consent: true });
-  app = await oidc.discovery(new URL(t.issuer), client.client_id, undefined, oidc.ClientSecretBasic(secret!), { execute: [oidc.allowInsecureRequests] });
+  landing = await start_landing_app(t, "Fed App");
   browser = await launch();
 }, 60_000);
 
 afterAll(async () => {
   if (!chromium_available) return;
   await browser.close();
-  rp_server.stop(true);
-  await new Promise((resolve) => upstream.close(resolve));
+  landing.stop();
+  await op.stop();
   await t.stop();
 });
 
 /** An authorization request of the application, with the checks openid-client makes afterwards. */
-async function authorization(extra: Record<string, string> = {}) {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(app, {
-    redirect_uri: callback,
-    scope: "openid profile email groups",
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-    state,
-    nonce,
-    ...extra,
-  });
-  return {
-    url: url.href,
-    finish: async (page: Page) => {
-      await page.waitForURL((u) => u.href.startsWith(callback));
-      const tokens = await oidc.authorizationCodeGrant(app, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
-      return tokens.claims()!;
-    },
-  };
-}
-
-/** oidc-provider's development sign-in and consent pages, as `login`. */
-async function upstream_sign_in(page: Page, login: string): Promise<void> {
-  await page.waitForURL((u) => u.href.startsWith(upstream_issuer));
-  await page.locator('input[name="login"]').fill(login);
-  await page.locator('input[name="password"]').fill("any");
-  await page.locator('button[type="submit"]').click();
-  // Consent (first time for this account in this browser).
-  await page.waitForURL((u) => !u.href.includes("/login"), { timeout: 10_000 }).catch(() => {});
-  if (page.url().startsWith(upstream_issuer)) await page.locator('button[type="submit"]').click();
-}
+const authorization = (extra: Record<string, string> = {}) => authorization_request(landing, "openid profile email groups", extra);
 
 /** A new browser profile; `bypassCSP` only where axe-core must inject its script. */
 async function fresh(options: { bypassCSP?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
@@ -148,7 +83,7 @@ describe.skipIf(!chromium_available)("sign-in through oidc-provider", () => {
     const request = await authorization();
     await page.goto(request.url);
     await page.getByRole("link", { name: "Sign in with Upstream OP" }).click();
-    await upstream_sign_in(page, "jit-user");
+    await upstream_sign_in(page, op.issuer, "jit-user");
     const claims = await request.finish(page);
     const identity = await t.store.get_identity("op", "jit-user");
     expect(identity).not.toBeNull();
@@ -189,7 +124,7 @@ describe.skipIf(!chromium_available)("sign-in through oidc-provider", () => {
     const request = await authorization({ login_hint: "idp:op" });
     // login_hint=idp:op goes straight to the upstream, no chooser.
     await page.goto(request.url);
-    await upstream_sign_in(page, "alice-up");
+    await upstream_sign_in(page, op.issuer, "alice-up");
     const claims = await request.finish(page);
     expect(claims.sub).toBe(t.user.id);
     expect(claims.amr).toEqual(["fed"]);
@@ -201,7 +136,7 @@ describe.skipIf(!chromium_available)("sign-in through oidc-provider", () => {
     const { context, page } = await fresh();
     const request = await authorization({ login_hint: "idp:op" });
     await page.goto(request.url);
-    await upstream_sign_in(page, "mallory");
+    await upstream_sign_in(page, op.issuer, "mallory");
     await page.waitForURL((u) => u.href.startsWith(`${t.issuer}/federation/op/callback`));
     expect(await page.locator("h1").innerText()).toContain("Link your account first");
     expect(await t.store.get_identity("op", "mallory")).toBeNull();
@@ -220,7 +155,7 @@ describe.skipIf(!chromium_available)("sign-in through oidc-provider", () => {
     // Linking asks for the password again (account/identity_link.ts).
     await page.locator("#link_current_password").fill(t.password);
     await page.getByRole("button", { name: "Link Upstream OP" }).click();
-    await upstream_sign_in(page, "link-me");
+    await upstream_sign_in(page, op.issuer, "link-me");
     await page.waitForURL(`${t.issuer}/account`);
     expect((await t.store.get_identity("op", "link-me"))?.user_id).toBe(bob.id);
     await page.getByRole("button", { name: /Unlink/ }).click();

@@ -10,11 +10,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { CATALOGS } from "../../src/platform/locales.ts";
+import { totp_code, totp_step } from "../../src/oidc/totp.ts";
 import { axe, chromium_available, launch, overflow, screenshots, serious } from "../helpers/chromium.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 
 const NARROW = { width: 360, height: 740 };
+const ADMIN_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 
 let t: TestProvider;
 let browser: Browser;
@@ -23,6 +25,9 @@ beforeAll(async () => {
   if (!chromium_available) return;
   t = await start_provider({ config: { default_locale: "de" } });
   await t.add_user({ username: "amelie", name: "Amélie Durand", email: "amelie@example.com", email_verified: true });
+  const root = await t.add_user({ username: "racine", totp_secret: ADMIN_SECRET, totp_enabled_at: t.clock.now() - 120 });
+  const admins = await t.store.create_group({ name: "admins", description: null });
+  await t.store.add_group_member(admins.id, root.id, t.clock.now());
   browser = await launch();
 }, 90_000);
 
@@ -67,7 +72,8 @@ function english_sentences(locale: string): string[] {
 
 async function no_english(page: Page, name: string, locale: string): Promise<void> {
   const text = await page.evaluate(() => document.documentElement.innerText + " " + document.title + " " + [...document.querySelectorAll("[aria-label],[alt],[title]")].map((e) => e.getAttribute("aria-label") ?? e.getAttribute("alt") ?? e.getAttribute("title")).join(" "));
-  const found = english_sentences(locale).filter((sentence) => text.includes(sentence));
+  // Whole words only: "· Admin" is not in "· Administration".
+  const found = english_sentences(locale).filter((sentence) => new RegExp(`(?<!\\p{L})${sentence.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?!\\p{L})`, "u").test(text));
   expect({ page: name, english: found }).toEqual({ page: name, english: [] });
 }
 
@@ -146,6 +152,27 @@ describe.skipIf(!chromium_available)("other languages in the browser", () => {
     await page.getByRole("heading", { name: "Ihr Konto" }).waitFor();
     const user = (await t.store.find_users_by_email("amelie@example.com"))[0]!;
     expect(user.locale).toBe("de");
+    await ctx.close();
+  }, 120_000);
+
+  test("the admin console in French: navigation, headings, forms, no English sentence", async () => {
+    const ctx = await context("fr-FR");
+    const page = await ctx.newPage();
+    await page.goto(`${t.url}/admin`);
+    await page.getByLabel("Nom d'utilisateur").fill("racine");
+    await page.getByLabel("Mot de passe").fill(t.password);
+    await page.getByRole("button", { name: "Se connecter" }).click();
+    await page.getByLabel("Code à 6 chiffres").fill(totp_code(ADMIN_SECRET, totp_step(t.clock.now())));
+    await page.getByRole("button", { name: "Valider" }).click();
+    await page.waitForURL(/\/admin$/);
+    expect(await page.getAttribute("html", "lang")).toBe("fr");
+    await page.getByRole("heading", { name: "Tableau de bord" }).waitFor();
+    await no_english(page, "fr admin dashboard", "fr");
+    for (const [path, heading] of [["/admin/users", "Utilisateurs"], ["/admin/groups", "Groupes"], ["/admin/clients", "Applications"], ["/admin/keys", "Clés de signature"], ["/admin/audit", "Journal d'audit"]] as const) {
+      await page.goto(`${t.url}${path}`);
+      await page.getByRole("heading", { name: heading, exact: true }).waitFor();
+      await no_english(page, `fr admin ${path}`, "fr");
+    }
     await ctx.close();
   }, 120_000);
 });

@@ -136,7 +136,7 @@ describe.skipIf(!chromium_available)("forgot password and e-mail verification (C
     await page.getByLabel("New password", { exact: true }).fill("short");
     await page.getByLabel("New password again").fill("short");
     // The browser's own minlength check would stop the form first: post it as typed.
-    await page.locator("form").evaluate((form) => form.setAttribute("novalidate", ""));
+    await page.locator("form").first().evaluate((form) => form.setAttribute("novalidate", ""));
     await page.getByRole("button", { name: "Change password" }).click();
     await page.getByRole("alert").waitFor();
     expect(await page.getByRole("alert").innerText()).toBe("The password is too short: use at least 10 characters.");

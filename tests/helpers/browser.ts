@@ -53,6 +53,19 @@ export class Browser {
   }
 }
 
+let next_address = 1;
+/**
+ * A browser whose requests come from an address of its own (X-Forwarded-For; the provider must
+ * trust the proxy header), so the per-address limits one test reaches do not reach another.
+ */
+export function browser_from(ip = `198.51.100.${next_address++}`): Browser {
+  return new Browser((request) => {
+    const headers = new Headers(request.headers);
+    headers.set("x-forwarded-for", ip);
+    return fetch(new Request(request, { headers }), { redirect: "manual" });
+  });
+}
+
 /** The value of a hidden input in a page. */
 export function hidden_field(html: string, name: string): string | null {
   const match = new RegExp(`<input[^>]*name="${name}"[^>]*value="([^"]*)"`).exec(html) ?? new RegExp(`<input[^>]*value="([^"]*)"[^>]*name="${name}"`).exec(html);

@@ -11,7 +11,7 @@ import { check_scope } from "../../src/oidc/scopes.ts";
 import { sign_in_refusal } from "../../src/oidc/account/account_status.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
-import { create_temp_database, use_postgres, type TempDatabase } from "../store/pg.ts";
+import { test_databases } from "../store/pg.ts";
 
 const API = "/admin/api/v1";
 
@@ -26,18 +26,7 @@ test("the authorization endpoint's scope check never grants admin, whatever the 
   expect(check_scope("openid admin", {})).toMatchObject({ ok: false, error: "invalid_scope" });
 });
 
-const databases: { name: string; url: () => Promise<{ url: string; drop(): Promise<void> }> }[] = [
-  { name: "sqlite", url: async () => ({ url: "", drop: async () => {} }) },
-];
-if (await use_postgres()) {
-  databases.push({
-    name: "postgres",
-    url: async () => {
-      const db: TempDatabase = await create_temp_database();
-      return { url: db.url, drop: () => db.drop() };
-    },
-  });
-}
+const databases = await test_databases();
 
 for (const database of databases) {
   describe(`admin API (${database.name})`, () => {

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { open_secret } from "../../src/oidc/federation/secret_box.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
-import { create_temp_database, use_postgres, type TempDatabase } from "../store/pg.ts";
+import { test_databases } from "../store/pg.ts";
 
 const API = "/admin/api/v1";
 const KEY = randomBytes(32).toString("base64url");
@@ -17,16 +17,7 @@ const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 type Problem = { status: number; code: string; detail: string; errors?: { field: string; message: string }[] };
 type Upstream = Record<string, unknown> & { name: string; redirect_uri: string; has_client_secret: boolean; enabled: boolean };
 
-const databases: { name: string; url: () => Promise<{ url: string; drop(): Promise<void> }> }[] = [{ name: "sqlite", url: async () => ({ url: "", drop: async () => {} }) }];
-if (await use_postgres()) {
-  databases.push({
-    name: "postgres",
-    url: async () => {
-      const db: TempDatabase = await create_temp_database();
-      return { url: db.url, drop: () => db.drop() };
-    },
-  });
-}
+const databases = await test_databases();
 
 for (const database of databases) {
   describe(`admin API: upstreams and client settings (${database.name})`, () => {

@@ -9,7 +9,7 @@ import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/totp.ts";
 import { verify_password } from "../../src/platform/passwords.ts";
 import type { UserRow } from "../../src/store/types.ts";
-import { Browser, account_login, account_page, authorize, hidden_field } from "../helpers/browser.ts";
+import { Browser, account_login, browser_from, account_page, authorize, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce, token_request } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type ReceivedMail, type TestSmtp } from "../helpers/smtp.ts";
@@ -26,16 +26,6 @@ afterAll(async () => {
   await t.stop();
   await smtp.stop();
 });
-
-let next_address = 1;
-/** A browser whose requests come from an address of its own (through the trusted proxy header). */
-function browser_from(ip = `198.51.100.${next_address++}`): Browser {
-  return new Browser((request) => {
-    const headers = new Headers(request.headers);
-    headers.set("x-forwarded-for", ip);
-    return fetch(new Request(request, { headers }), { redirect: "manual" });
-  });
-}
 
 let next_user = 1;
 async function new_user(fields: Partial<UserRow> = {}): Promise<UserRow> {

@@ -10,7 +10,7 @@ import { settle_password_reset_requests } from "../../src/oidc/account/password_
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { RESEND_VERIFICATION_PATH } from "../../src/http/pages/account_status.ts";
 import type { UserRow } from "../../src/store/types.ts";
-import { Browser, account_login, account_page, hidden_field } from "../helpers/browser.ts";
+import { Browser, account_login, browser_from, account_page, hidden_field } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
 
@@ -37,15 +37,6 @@ afterAll(async () => {
   await t.stop();
   await smtp.stop();
 });
-
-let next_address = 1;
-function browser_from(ip = `198.51.100.${next_address++}`): Browser {
-  return new Browser((request) => {
-    const headers = new Headers(request.headers);
-    headers.set("x-forwarded-for", ip);
-    return fetch(new Request(request, { headers }), { redirect: "manual" });
-  });
-}
 
 let next_user = 1;
 async function new_user(): Promise<UserRow> {

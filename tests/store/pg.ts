@@ -78,3 +78,21 @@ export async function create_temp_database(): Promise<TempDatabase> {
     },
   };
 }
+
+/** A database a test runs against: SQLite (`url` ""), or a new PostgreSQL database to drop afterwards. */
+export type TestDatabase = { name: string; url: () => Promise<{ url: string; drop(): Promise<void> }> };
+
+/** SQLite, and PostgreSQL when it is reachable (use_postgres): a test repeats itself for each. */
+export async function test_databases(): Promise<TestDatabase[]> {
+  const databases: TestDatabase[] = [{ name: "sqlite", url: async () => ({ url: "", drop: async () => {} }) }];
+  if (await use_postgres()) {
+    databases.push({
+      name: "postgres",
+      url: async () => {
+        const db = await create_temp_database();
+        return { url: db.url, drop: () => db.drop() };
+      },
+    });
+  }
+  return databases;
+}

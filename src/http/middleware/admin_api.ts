@@ -78,14 +78,7 @@ export class AdminApiHandler extends Fw.Handler {
     const problem = problem_of(thrown);
     if (problem !== null) return problem_response(problem, context);
     // A bug: its stack goes to the log with the request id, never to the client.
-    context.app.log({
-      level: "error",
-      msg: "unhandled error",
-      request_id: context.state.request_id,
-      method: context.request.method,
-      path: context.request.path,
-      error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),
-    });
+    Fw.log_unhandled(thrown, context);
     return problem_response({ status: 500, code: "internal_server_error", detail: "Internal server error", headers: {} }, context);
   }
 

@@ -1,7 +1,8 @@
 /**
  * The page language of each request (README, "Languages"), chosen in this order:
  * 1. `ui_locales` of the authorization request the page belongs to (OIDC Core §3.1.2.1): from the
- *    query at /authorize, else from the interaction of /interaction/:id/… or `?interaction=`;
+ *    query at /authorize (and /logout, RP-Initiated Logout §2), else from the interaction of
+ *    /interaction/:id/… or `?interaction=`;
  * 2. the signed-in user's saved preference (users.locale, set by the switcher);
  * 3. the switcher's cookie (a visitor who is not signed in);
  * 4. Accept-Language (RFC 9110 §12.5.4, q-values);
@@ -63,7 +64,8 @@ export class LocaleHandler extends Fw.Handler {
     let csrf: string | null = null;
     try {
       ui_locales = await this.requested(context, path);
-      const session_value = read_cookie(cookies, session_cookie_name(this.idp));
+      // /authorize answers with a redirect almost always: its hot path reads no session for a language.
+      const session_value = path === PATHS.authorize ? null : read_cookie(cookies, session_cookie_name(this.idp));
       if (session_value !== null) {
         const session = await this.idp.store.get_session(sha256(session_value));
         if (session !== null && session.expires_at > this.idp.now()) {
@@ -105,7 +107,8 @@ export class LocaleHandler extends Fw.Handler {
 
   /** ui_locales of the authorization request this page serves, if any (OIDC Core §3.1.2.1). */
   private async requested(context: Context, path: string): Promise<string[]> {
-    if (path === PATHS.authorize) {
+    // OIDC Core §3.1.2.1 and RP-Initiated Logout §2: both take ui_locales in the query.
+    if (path === PATHS.authorize || path === PATHS.logout) {
       const value = context.query.ui_locales;
       return parse_locales(typeof value === "string" ? value : undefined);
     }

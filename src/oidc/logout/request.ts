@@ -10,8 +10,9 @@
  * - post_logout_redirect_uri: needs a client (client_id or the hint's aud, §2) and must be one of
  *   its registered post_logout_redirect_uris, compared exactly (§3: "MUST NOT perform
  *   post-logout redirection if [it] does not exactly match").
- * - state: returned with the redirect (§3). ui_locales and logout_hint are accepted and not
- *   used: the pages are English only, and the session (or the hint) says who is signed in.
+ * - state: returned with the redirect (§3). ui_locales chooses the page's language (the HTTP
+ *   layer reads it, middleware/locale.ts); logout_hint is accepted and not used: the session (or
+ *   the hint) says who is signed in.
  */
 import { z } from "zod";
 import { PageError } from "../errors.ts";

@@ -4,9 +4,9 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { named_events } from "../../../oidc/admin/audit.ts";
+import { audit_page } from "../../../oidc/admin/audit.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
-import { DEFAULT_PAGE, decode_cursor, page_of } from "../../../oidc/admin/cursor.ts";
+import { DEFAULT_PAGE } from "../../../oidc/admin/cursor.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { AUDIT_EVENT_TYPES } from "../../../store/types.ts";
 import { invalid_page_request } from "../../errors.ts";
@@ -28,9 +28,6 @@ export const AdminConsoleAuditRequest = Fw.Request(
   { from: ["query"], on_invalid: invalid_page_request("The filter could not be read", (issues) => `Go back and change it (${issues}).`) },
 );
 
-type Position = [number, number];
-const is_position = (v: unknown): v is Position => Array.isArray(v) && v.length === 2 && v.every((n) => Number.isSafeInteger(n));
-
 export const AdminConsoleAudit = (idp: Provider) =>
   class AdminConsoleAudit extends Fw.Renderable(Fw.Endpoint(AdminConsoleAuditRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
     static route = `GET ${ADMIN_CONSOLE}/audit`;
@@ -39,23 +36,11 @@ export const AdminConsoleAudit = (idp: Provider) =>
       const gate = await console_gate(idp, this);
       if ("refused" in gate) return gate.refused;
       const { type, user, client, since, until, cursor } = this.admin_console_audit_request;
-      const before = cursor === undefined ? undefined : decode_cursor(cursor, is_position);
-      // Events of a deleted user are still found by their id.
-      const user_id = user === undefined ? undefined : ((await idp.store.get_user_by_username(user))?.id ?? user);
-      const events = await idp.store.list_audit_events({
-        ...(user_id !== undefined && { user_id }),
-        ...(client !== undefined && { client_id: client }),
-        ...(type !== undefined && { type }),
-        ...(since !== undefined && { since }),
-        ...(until !== undefined && { until }),
-        ...(before !== undefined && { before: { at: before[0], id: before[1] } }),
-        limit: DEFAULT_PAGE + 1,
-      });
-      const page = page_of(events, DEFAULT_PAGE, (last) => [last.at, last.id]);
+      const page = await audit_page(idp.store, { type, user, client, since, until }, DEFAULT_PAGE, cursor);
       const raw = this.params;
       const filters = { type: type ?? "", user: user ?? "", client: client ?? "", since: typeof raw.since === "string" ? raw.since : "", until: typeof raw.until === "string" ? raw.until : "" };
       const next = page.next_cursor === null ? null : `?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== "")), cursor: page.next_cursor })}`;
-      const rows = (await named_events(idp.store, page.items)).map((event) => ({
+      const rows = page.items.map((event) => ({
         ...event,
         when: when(event.at),
         details_text: event.details === null ? "" : JSON.stringify(event.details),

@@ -26,6 +26,8 @@ export async function user_page(idp: Provider, admin: AccountSession, user: User
     .map((row) => ({ sid: session_sid(row.id_hash), device: describe_user_agent(row.user_agent), ip: row.ip ?? "unknown", signed_in: when(row.auth_time), last_seen: when(row.last_seen_at), amr: row.amr.join(", ") }));
   const all_groups = (await idp.store.list_groups()).map((group) => group.name).filter((name) => !view.groups.includes(name));
   return console_values(idp, admin, "users", `User ${user.username}`, {
+    // The heading in the page's language (views/admin/_nav.eta): a catalog message with the name.
+    heading_message: { key: "admin.title.user", values: { username: user.username } },
     user: view,
     etag: etag_of(view),
     created: when(user.created_at),

@@ -8,8 +8,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { after_account_sign_in } from "../../../oidc/account/return_path.ts";
-import { load_pending, sign_in, with_first_step, type Pending } from "../../../oidc/account/second_factor.ts";
+import { load_pending, sign_in } from "../../../oidc/account/second_factor.ts";
 import { account_url } from "../../../oidc/account/session.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
@@ -17,8 +16,7 @@ import { PageError } from "../../../oidc/errors.ts";
 import { check_csrf, expired_interaction, load_interaction } from "../../../oidc/interactions.ts";
 import { default_passkey_name, parse_response, passkey_amr, register_passkey, verify_assertion, type CeremonyFailure } from "../../../oidc/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import type { UserRow } from "../../../store/types.ts";
-import { continue_after_sign_in } from "../../authorization_response.ts";
+import { continue_after_sign_in, finish_second_factor } from "../../authorization_response.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { passkeys_off } from "./passkey_options.ts";
@@ -73,28 +71,12 @@ export const PasskeySignIn = (idp: Provider) =>
         const added = await register_passkey(idp, user, `enrol:${pending.id}`, response, default_passkey_name(count));
         if (!added.ok) throw passkey_refused(added);
         await record_event(idp, { type: "passkey_added", outcome: "success", user_id: user.id, client_id, ip, details: { passkey_id: added.passkey.id, at_sign_in: true } });
-        return this.finish(pending, user, passkey_amr(added.passkey, true), ip);
+        return finish_second_factor(this, idp, pending, user, passkey_amr(added.passkey, true), ip);
       }
       if (pending.methods.passkeys === 0) throw expired_interaction();
       const result = await verify_assertion(idp, "second_factor", `pending:${pending.id}`, response, user, { ip, client_id });
       if (!result.ok) throw passkey_refused(result);
       await record_event(idp, { type: "two_factor", outcome: "success", user_id: user.id, client_id, ip, details: { method: "passkey" } });
-      return this.finish(pending, user, result.amr, ip);
-    }
-
-    /** Both steps done: as the two-factor page does after a code (two_factor.ts). */
-    async finish(pending: Pending, user: UserRow, amr: string[], ip: string) {
-      const interaction = pending.interaction;
-      const { session, cookie } = await sign_in(idp, this.cookies, user, with_first_step(pending, amr), ip, interaction?.request.client_id ?? null, this.headers.get("user-agent"));
-      this.set_cookie(cookie.name, cookie.value, cookie.options);
-      if (interaction === null) {
-        await idp.store.delete_interaction(pending.id);
-        const next = after_account_sign_in(idp, this.cookies);
-        if (next.clear !== null) this.set_cookie(next.clear.name, next.clear.value, next.clear.options);
-        return this.redirect_to(next.url, 303);
-      }
-      const client = await idp.store.get_client(interaction.request.client_id);
-      if (client === null) throw expired_interaction();
-      return continue_after_sign_in(this, idp, client, interaction, session);
+      return finish_second_factor(this, idp, pending, user, result.amr, ip);
     }
   };

@@ -6,8 +6,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { after_account_sign_in } from "../../../oidc/account/return_path.ts";
-import { AMR_TWO_FACTORS, check_second_factor, load_pending, sign_in, take_enrolment, with_first_step, type Pending } from "../../../oidc/account/second_factor.ts";
+import { AMR_TWO_FACTORS, check_second_factor, load_pending, take_enrolment, type Pending } from "../../../oidc/account/second_factor.ts";
 import { account_url } from "../../../oidc/account/session.ts";
 import { display_name } from "../../../oidc/clients.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
@@ -15,11 +14,10 @@ import { invalid_form } from "../../errors.ts";
 import { expired_interaction, interaction_url } from "../../../oidc/interactions.ts";
 import { layout_values, passkey_scripts } from "../../pages/layout.ts";
 import { requires_passkey } from "../../../oidc/acr.ts";
-import { continue_after_sign_in } from "../../authorization_response.ts";
+import { finish_second_factor } from "../../authorization_response.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";
-import type { UserRow } from "../../../store/types.ts";
 
 export const TwoFactorRequest = Fw.Request(
   "TwoFactorRequest",
@@ -54,7 +52,7 @@ export const TwoFactor = (idp: Provider) =>
         // The app was added and its code checked at enrol_totp.ts; the recovery codes were shown.
         const amr = await take_enrolment(idp, pending.id);
         if (amr === null) throw expired_interaction();
-        return this.finish(pending, user, client_ip(this.context, idp.config), amr);
+        return finish_second_factor(this, idp, pending, user, amr, client_ip(this.context, idp.config));
       }
       // A code is no answer for a user without an app, or for a request only a passkey satisfies (acr phr).
       if (!totp_allowed(pending)) return this.page(pending, "Use your passkey to continue.", false);
@@ -62,23 +60,7 @@ export const TwoFactor = (idp: Provider) =>
       const client_id = pending.interaction?.request.client_id ?? null;
       const failure = await check_second_factor(idp, user, input, ip, client_id);
       if (failure !== null) return this.page(pending, failure, (input.recovery_code ?? "") !== "");
-      return this.finish(pending, user, ip);
-    }
-
-    /** Both steps done: sign in, then go where a sign-in goes (as the password page does). */
-    async finish(pending: Pending, user: UserRow, ip: string, amr: string[] = AMR_TWO_FACTORS) {
-      const interaction = pending.interaction;
-      const { session, cookie } = await sign_in(idp, this.cookies, user, with_first_step(pending, amr), ip, interaction?.request.client_id ?? null, this.headers.get("user-agent"));
-      this.set_cookie(cookie.name, cookie.value, cookie.options);
-      if (interaction === null) {
-        await idp.store.delete_interaction(pending.id);
-        const next = after_account_sign_in(idp, this.cookies);
-        if (next.clear !== null) this.set_cookie(next.clear.name, next.clear.value, next.clear.options);
-        return this.redirect_to(next.url, 303);
-      }
-      const client = await idp.store.get_client(interaction.request.client_id);
-      if (client === null) throw expired_interaction();
-      return continue_after_sign_in(this, idp, client, interaction, session);
+      return finish_second_factor(this, idp, pending, user, AMR_TWO_FACTORS, ip);
     }
 
     async page(pending: Pending, error: string | null, recovery_open: boolean) {

@@ -5,8 +5,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../../fw/index.ts";
-import { named_events } from "../../../../oidc/admin/audit.ts";
-import { decode_cursor, page_of } from "../../../../oidc/admin/cursor.ts";
+import { audit_page } from "../../../../oidc/admin/audit.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { AUDIT_EVENT_TYPES } from "../../../../store/types.ts";
 import { ADMIN_API, PAGE_QUERY, audit_target, page_schema, type OpenApiOperation } from "../common.ts";
@@ -37,30 +36,15 @@ const AuditListQuery = z.strictObject({
 });
 export const AdminAuditListRequest = Fw.Request("AdminAuditListRequest", AuditListQuery, { from: ["query"] });
 
-type Position = [number, number];
-const is_position = (v: unknown): v is Position => Array.isArray(v) && v.length === 2 && v.every((n) => Number.isSafeInteger(n));
-
 export const AdminAuditList = (idp: Provider) =>
   class AdminAuditList extends Fw.Endpoint(AdminAuditListRequest, Fw.Response.Json) {
     static route = `GET ${ADMIN_API}/audit-events`;
     static openapi: OpenApiOperation = { summary: "List audit events", tag: "audit", query: AuditListQuery, response: page_schema(AuditEventSchema) };
 
     async call() {
-      const { limit, cursor, type, user, client, since, until } = this.admin_audit_list_request;
-      const before = cursor === undefined ? undefined : decode_cursor(cursor, is_position);
-      // Events of a deleted user are still found by their id.
-      const user_id = user === undefined ? undefined : ((await idp.store.get_user_by_username(user))?.id ?? user);
-      const events = await idp.store.list_audit_events({
-        ...(user_id !== undefined && { user_id }),
-        ...(client !== undefined && { client_id: client }),
-        ...(type !== undefined && { type }),
-        ...(since !== undefined && { since }),
-        ...(until !== undefined && { until }),
-        ...(before !== undefined && { before: { at: before[0], id: before[1] } }),
-        limit: limit + 1,
-      });
-      const page = page_of(events, limit, (last) => [last.at, last.id]);
+      const { limit, cursor, ...filters } = this.admin_audit_list_request;
+      const page = await audit_page(idp.store, filters, limit, cursor);
       audit_target(this, { action: "audit_listed" });
-      return this.json({ items: await named_events(idp.store, page.items), next_cursor: page.next_cursor });
+      return this.json(page);
     }
   };
