@@ -3,13 +3,18 @@
  * - sign-in and consent in German (the browser's Accept-Language) and Japanese (ui_locales,
  *   OIDC Core §3.1.2.1) on a 360 px wide screen: nothing scrolls sideways, axe-core finds no
  *   serious violation, screenshots go to test-artifacts/screenshots/;
- * - a French user of a German operator's provider (IDP_DEFAULT_LOCALE=de) signs in, consents,
- *   manages their account, switches the language with the switcher (no script) — and never reads
- *   a sentence of the English catalog.
+ * - a French user of a German operator's branded provider (IDP_DEFAULT_LOCALE=de,
+ *   IDP_BRAND_NAME, the example theme of examples/theme/) signs in, consents, manages their
+ *   account (its sessions list: "Chrome sous Linux"), meets an error page raised by the rules,
+ *   switches the language with the switcher (no script) — and never reads a sentence of the
+ *   English catalog (every key, the rules' messages included);
+ * - the admin console in French, its user page's <title> included.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { CATALOGS } from "../../src/platform/locales.ts";
+import { TEXT_MISSES } from "../../src/oidc/i18n.ts";
 import { totp_code, totp_step } from "../../src/oidc/totp.ts";
 import { axe, chromium_available, launch, overflow, screenshots, serious } from "../helpers/chromium.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
@@ -17,18 +22,24 @@ import { start_provider, type TestProvider } from "../helpers/provider.ts";
 
 const NARROW = { width: 360, height: 740 };
 const ADMIN_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+const BRAND = "Müller Werke";
+const EXAMPLE_THEME = join(import.meta.dir, "../../examples/theme");
+let root_id: string;
 
 let t: TestProvider;
 let browser: Browser;
 
 beforeAll(async () => {
   if (!chromium_available) return;
-  t = await start_provider({ config: { default_locale: "de" } });
+  t = await start_provider({ config: { default_locale: "de", brand: { name: BRAND, color: "#0b5d3b", theme_dir: EXAMPLE_THEME } } });
   await t.add_user({ username: "amelie", name: "Amélie Durand", email: "amelie@example.com", email_verified: true });
   const root = await t.add_user({ username: "racine", totp_secret: ADMIN_SECRET, totp_enabled_at: t.clock.now() - 120 });
+  root_id = root.id;
   const admins = await t.store.create_group({ name: "admins", description: null });
   await t.store.add_group_member(admins.id, root.id, t.clock.now());
   browser = await launch();
+  // Only this file's pages count (other test files in the same run ask for texts of their own).
+  TEXT_MISSES.clear();
 }, 90_000);
 
 afterAll(async () => {
@@ -114,11 +125,14 @@ describe.skipIf(!chromium_available)("other languages in the browser", () => {
     await ctx.close();
   }, 90_000);
 
-  test("a French user of a German operator: sign-in, consent, account, switcher — no English", async () => {
+  test("a French user of a German operator's branded provider: sign-in, consent, account, an error, switcher — no English", async () => {
     const ctx = await context("fr-FR");
     const page = await ctx.newPage();
     await page.goto(start_url());
     expect(await page.getAttribute("html", "lang")).toBe("fr");
+    // The operator's theme (examples/theme/login.eta) speaks the user's language too.
+    expect(await page.getByRole("heading", { level: 1 }).innerText()).toBe(`Bienvenue sur ${BRAND}`);
+    expect(await page.innerText("body")).toContain("Un problème pour vous connecter ? Contactez le support informatique.");
     await no_english(page, "fr login", "fr");
     await page.getByLabel("Nom d'utilisateur").fill("amelie");
     await page.getByLabel("Mot de passe").fill(t.password);
@@ -132,6 +146,8 @@ describe.skipIf(!chromium_available)("other languages in the browser", () => {
     expect(await page.getAttribute("html", "lang")).toBe("fr");
     await page.getByRole("heading", { name: "Votre compte" }).waitFor();
     expect(await page.innerText("body")).toContain("Applications autorisées");
+    // The sessions list: "on" is the catalog's, the product names stay as they are.
+    expect(await page.innerText("body")).toContain("Chrome sous Linux");
     await no_english(page, "fr account", "fr");
     await check(page, "lang-fr-account");
 
@@ -143,6 +159,13 @@ describe.skipIf(!chromium_available)("other languages in the browser", () => {
     await page.getByRole("alert").waitFor();
     expect(await page.getByRole("alert").innerText()).toBe("Votre mot de passe actuel n'est pas correct.");
     await no_english(page, "fr account error", "fr");
+
+    // An error page the rules raise (a link that does not work): title and words from the catalog.
+    await page.goto(`${t.url}/email/confirm?token=${"A".repeat(43)}`);
+    await page.getByRole("heading", { name: "Ce lien de confirmation ne fonctionne pas" }).waitFor();
+    expect(await page.innerText("body")).toContain("Modifiez à nouveau votre adresse e-mail depuis la page de votre compte");
+    await no_english(page, "fr rules error", "fr");
+    await page.goto(`${t.url}/account`);
 
     // The switcher, without script: Deutsch is saved for the account.
     await page.getByLabel("Langue").selectOption("de");
@@ -173,6 +196,16 @@ describe.skipIf(!chromium_available)("other languages in the browser", () => {
       await page.getByRole("heading", { name: heading, exact: true }).waitFor();
       await no_english(page, `fr admin ${path}`, "fr");
     }
+    // A user's page: its <title>, heading and sessions list.
+    await page.goto(`${t.url}/admin/users/${root_id}`);
+    await page.getByRole("heading", { name: "Utilisateur racine" }).waitFor();
+    expect(await page.title()).toBe(`Utilisateur racine · Administration · ${BRAND}`);
+    expect(await page.innerText("body")).toContain("Chrome sous Linux");
+    await no_english(page, "fr admin user", "fr");
     await ctx.close();
   }, 120_000);
+
+  test("every English text the pages above asked the catalog for had a key", () => {
+    expect([...TEXT_MISSES]).toEqual([]);
+  });
 });

@@ -12,7 +12,7 @@ import { session_sid } from "../../../oidc/logout/sid.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { UserRow } from "../../../store/types.ts";
 import { user_of, user_view } from "../admin/users/find.ts";
-import { describe_user_agent } from "../../pages/sessions.ts";
+import { describe_user_agent, user_agent_message } from "../../pages/sessions.ts";
 import { console_gate, console_notice, console_url, console_values, when } from "../../pages/admin_console.ts";
 
 export const AdminConsoleUserRequest = Fw.Request("AdminConsoleUserRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
@@ -23,7 +23,7 @@ export async function user_page(idp: Provider, admin: AccountSession, user: User
   const now = idp.now();
   const sessions = (await idp.store.list_sessions_for_user(user.id))
     .filter((row) => row.expires_at > now)
-    .map((row) => ({ sid: session_sid(row.id_hash), device: describe_user_agent(row.user_agent), ip: row.ip ?? "unknown", signed_in: when(row.auth_time), last_seen: when(row.last_seen_at), amr: row.amr.join(", ") }));
+    .map((row) => ({ sid: session_sid(row.id_hash), device: describe_user_agent(row.user_agent), device_message: user_agent_message(row.user_agent), ip: row.ip, signed_in: when(row.auth_time), last_seen: when(row.last_seen_at), amr: row.amr.join(", ") }));
   const all_groups = (await idp.store.list_groups()).map((group) => group.name).filter((name) => !view.groups.includes(name));
   return console_values(idp, admin, "users", `User ${user.username}`, {
     // The heading in the page's language (views/admin/_nav.eta): a catalog message with the name.
