@@ -250,7 +250,7 @@ export function redact_url_password(url: string): string {
 export function masked(config: Config): Record<string, unknown> {
   const copy = structuredClone(config) as Record<string, unknown>;
   if (copy.metrics_token) copy.metrics_token = "********";
-  copy.database_url = String(copy.database_url).replace(/\/\/([^:/@]+):([^@]+)@/, "//$1:********@");
+  copy.database_url = redact_url_password(String(copy.database_url));
   if (typeof copy.smtp_url === "string") copy.smtp_url = redact_url_password(copy.smtp_url);
   const federation = copy.federation as { secret_key?: string; upstreams?: { client_secret?: string }[] } | undefined;
   if (federation?.secret_key !== undefined) federation.secret_key = "********";

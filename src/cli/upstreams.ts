@@ -6,8 +6,10 @@
  */
 import { PRESETS, preset_input } from "../oidc/federation/presets.ts";
 import { SecretKeyMissing } from "../oidc/federation/secret_box.ts";
+import { AdminError } from "../oidc/admin/errors.ts";
+import { existing_group_map } from "../oidc/admin/upstreams.ts";
 import { UpstreamInputError, checked_group_map, new_upstream, redirect_uri, upstream_view, type UpstreamInput } from "../oidc/federation/upstreams.ts";
-import { StoreConflictError, type UpstreamKind, type UpstreamPolicy } from "../store/types.ts";
+import { StoreConflictError, type Store, type UpstreamKind, type UpstreamPolicy } from "../store/types.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError } from "./errors.ts";
@@ -104,6 +106,7 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     throw error;
   }
   const store = await ctx.store();
+  row.group_map = await existing_groups(store, row.group_map);
   let created;
   try {
     created = await store.create_upstream(row);
@@ -180,7 +183,7 @@ async function set_group_map(ctx: CliContext, argv: string[]): Promise<void> {
     if (error instanceof UpstreamInputError) throw new CliError(error.message);
     throw error;
   }
-  const row = must(await store.update_upstream(current.name, { group_map: checked }), `no upstream "${name}"`);
+  const row = must(await store.update_upstream(current.name, { group_map: await existing_groups(store, checked) }), `no upstream "${name}"`);
   await ctx.audit({ type: "upstream_updated", details: { upstream: name, group_map: row.group_map } });
   ctx.emit(upstream_view(ctx.config(), row), (write) => {
     const pairs = Object.entries(row.group_map);
@@ -188,8 +191,15 @@ async function set_group_map(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
+/** The local groups of a mapping must exist, as the admin API checks (oidc/admin/upstreams.ts). */
+async function existing_groups(store: Store, mapping: Record<string, string>): Promise<Record<string, string>> {
+  try {
+    return await existing_group_map(store, mapping);
+  } catch (error) {
+    if (error instanceof AdminError) throw new CliError(`--group-map: ${error.errors[0]?.message ?? error.message}`);
+    throw error;
+  }
+}
+
 /** The sub-commands, in the order the help lists them. */
 export const upstreams_commands: Record<string, SubCommand> = { add, "group-map": set_group_map, list, show, remove, disable: set_enabled(false), enable: set_enabled(true) };
-
-/** The preset names, for the help. */
-export const PRESET_NAMES = Object.keys(PRESETS);

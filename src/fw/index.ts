@@ -9,6 +9,7 @@ import { negotiate } from "./negotiate.ts";
 import { EmptyRequest, Request, snake_case, type RequestSource } from "./request.ts";
 import { Bytes, Empty, FileDownload, Html, Json, Redirect, Stream, Text } from "./response.ts";
 import { Router } from "./router/index.ts";
+import { read_cookies } from "./runtime/cookies.ts";
 import { claim_port, ListenError, start, type Running } from "./runtime/serve.ts";
 import { Renderable, ViewEngine, read_templates, view_locals } from "./views.ts";
 
@@ -37,6 +38,7 @@ export const Fw = {
   snake_case,
   escape_html,
   log_unhandled,
+  read_cookies,
   ...errors,
 } as const;
 

@@ -191,12 +191,11 @@ export async function next_step(
  * Every token issued from it carries its grant_id, so a replay can revoke them (RFC 6749 §4.1.2).
  * The claims request travels with it to the ID Token and the access token (OIDC Core §5.5).
  */
-export async function issue_code(idp: Provider, request: AuthorizationRequest, authentication: Authentication, client?: ClientRow): Promise<string> {
+export async function issue_code(idp: Provider, request: AuthorizationRequest, authentication: Authentication, client: ClientRow): Promise<string> {
   const code = ordered_secret();
   const now = idp.now();
-  // FAPI 2.0 §5.3.2.1: a FAPI client's codes live at most 60 s (fapi.ts); the client is looked up
-  // when the caller did not pass it (the consent page).
-  const ttl = code_ttl(idp, client ?? (await idp.store.get_client(request.client_id)));
+  // FAPI 2.0 §5.3.2.1: a FAPI client's codes live at most 60 s (fapi.ts).
+  const ttl = code_ttl(idp, client);
   // Both writes are started before either is awaited, so a group-committing store (SQLite) puts
   // them in one transaction: one commit, the costly part of a write, instead of two. OIDC Back-Channel Logout
   // §2.3: session_clients remembers that this client signed in through the session.

@@ -21,7 +21,7 @@ import { is_issued_secret, ordered_secret, secret_key } from "./crypto/secrets.t
 import { jwt_token_key, looks_like_jwt, new_jti, sign_jwt_access_token, verified_jwt_key } from "./jwt_access_token.ts";
 import { subject_for } from "./pairwise.ts";
 import type { Provider } from "./provider.ts";
-import type { JsonObject, ResourceServerRow, TokenKind, TokenRow } from "../store/types.ts";
+import type { ClientRow, JsonObject, ResourceServerRow, TokenKind, TokenRow } from "../store/types.ts";
 
 export type IssuedToken = { token: string; expires_in: number };
 
@@ -56,17 +56,16 @@ async function issue(idp: Provider, kind: TokenKind, binding: TokenBinding, ttl:
  * An access token; for a registered resource (RFC 8707) audience-restricted to it, with the
  * resource's lifetime, and a JWT (RFC 9068) when the resource asked for that format.
  */
-export function issue_access_token(idp: Provider, binding: TokenBinding, now: number, resource?: ResourceServerRow | null): Promise<IssuedToken> {
+export function issue_access_token(idp: Provider, client: ClientRow, binding: TokenBinding, now: number, resource?: ResourceServerRow | null): Promise<IssuedToken> {
   if (resource === undefined || resource === null) return issue(idp, "access", binding, idp.config.tokens.access_token_ttl, now);
   const ttl = resource.access_token_ttl ?? idp.config.tokens.access_token_ttl;
   const audienced: TokenBinding = { ...binding, resources: [resource.uri] };
   if (resource.access_token_format === "opaque") return issue(idp, "access", audienced, ttl, now);
-  return issue_jwt_access_token(idp, audienced, resource.uri, ttl, now);
+  return issue_jwt_access_token(idp, client, audienced, resource.uri, ttl, now);
 }
 
-async function issue_jwt_access_token(idp: Provider, binding: TokenBinding, audience: string, ttl: number, now: number): Promise<IssuedToken> {
+async function issue_jwt_access_token(idp: Provider, client: ClientRow, binding: TokenBinding, audience: string, ttl: number, now: number): Promise<IssuedToken> {
   const jti = new_jti();
-  const client = binding.user_id === null ? null : await idp.store.get_client(binding.client_id);
   const [token] = await Promise.all([
     sign_jwt_access_token(idp, {
       client_id: binding.client_id,
@@ -77,7 +76,7 @@ async function issue_jwt_access_token(idp: Provider, binding: TokenBinding, audi
       amr: binding.amr,
       jkt: binding.jkt ?? null,
       act: binding.act ?? null,
-      sub: binding.user_id === null ? null : client === null ? binding.user_id : subject_for(idp, client, binding.user_id),
+      sub: binding.user_id === null ? null : subject_for(idp, client, binding.user_id),
       audience,
       jti,
       iat: now,

@@ -15,8 +15,10 @@ const KEY = randomBytes(32).toString("base64url");
 let box: Sandbox;
 const env = () => ({ IDP_SECRET_KEY: KEY, IDP_ISSUER: "https://idp.example.com" });
 
-beforeAll(() => {
+beforeAll(async () => {
   box = sandbox();
+  // A mapping names local groups that exist (an upstream never creates one).
+  for (const group of ["ops", "staff", "dev"]) expect((await box.run(["groups", "add", group], { env: env() })).code).toBe(0);
 });
 afterAll(() => box.cleanup());
 
@@ -65,6 +67,10 @@ describe("upstream group mapping and trust of upstream mfa", () => {
     expect(added.code).toBe(1);
     expect(added.stderr).toContain("--group-map");
     expect(await stored("bad")).toBeNull();
+    const missing_group = await box.run(["upstreams", "group-map", "corp", "x=nosuchgroup"], { env: env() });
+    expect(missing_group.code).toBe(1);
+    expect(missing_group.stderr).toContain('--group-map: no group "nosuchgroup"');
+    expect((await stored("corp"))!.group_map).toEqual({ keep: "ops" });
     const unknown = await box.run(["upstreams", "group-map", "ghost", "a=b"], { env: env() });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no upstream "ghost"');

@@ -190,6 +190,16 @@ describe("failed client authentications (defaults)", () => {
     await expect_429(await call("/introspect", p.secret));
     await expect_429(await token(p, "192.0.2.1"));
   });
+
+  test("/par and /device_authorization count as /token: their failures refuse /token, and /token's refuse them", async () => {
+    const p = await limited({ auth_failures_per_client_ip: 2 });
+    const call = (path: string, secret: string) => p.fetch(path, { method: "POST", headers: { ...FORM, "x-forwarded-for": "192.0.2.7", authorization: basic(p.client_id, secret) }, body: "response_type=code&scope=openid" });
+    expect((await call("/par", "wrong")).status).toBe(401);
+    expect((await call("/device_authorization", "wrong")).status).toBe(401);
+    await expect_429(await token(p, "192.0.2.7"));
+    await expect_429(await call("/par", p.secret));
+    await expect_429(await call("/device_authorization", p.secret));
+  });
 });
 
 describe("requests without client credentials (defaults)", () => {

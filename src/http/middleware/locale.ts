@@ -35,20 +35,8 @@ export function request_translator(context: Context, fallback = "en"): Translato
   return locals?.tr ?? translator(fallback);
 }
 
-/** One cookie of a Cookie header (RFC 6265 §5.4), or null. */
-export function header_cookie(header: string | null, name: string): string | null {
-  if (header === null) return null;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
-}
-
-/** The language names as each is written in itself: the switcher lists them so. */
-export function language_options(): { value: string; label: string }[] {
-  return LOCALES.map((value) => ({ value, label: translator(value).t("language.name") }));
-}
+/** The language names as each is written in itself: the switcher lists them so (fixed at start). */
+const LANGUAGE_OPTIONS: readonly { value: string; label: string }[] = LOCALES.map((value) => ({ value, label: translator(value).t("language.name") }));
 
 export class LocaleHandler extends Fw.Handler {
   constructor(private readonly idp: Provider) {
@@ -58,7 +46,7 @@ export class LocaleHandler extends Fw.Handler {
   async handle(context: Context, next: Next): Promise<Response> {
     const path = context.request.path;
     if (NO_PAGE.has(path) || NO_PAGE_PREFIXES.some((prefix) => path.startsWith(prefix))) return next();
-    const cookies = { get: (name: string) => header_cookie(context.headers.get("cookie"), name) };
+    const cookies = Fw.read_cookies(context.headers.get("cookie"));
     let ui_locales: string[] = [];
     let saved: string | null = null;
     let csrf: string | null = null;
@@ -98,7 +86,7 @@ export class LocaleHandler extends Fw.Handler {
         return_to: context.request.method === "GET" ? `${path}${query}` : path.startsWith("/account/") ? "/account" : path,
         csrf,
         current: locale,
-        options: language_options(),
+        options: LANGUAGE_OPTIONS,
       },
     };
     // A mail this request causes is written in the same language, unless its recipient chose one.

@@ -1,5 +1,5 @@
 /**
- * What the protocol endpoints called by clients (/token, /userinfo, /revoke, /introspect, /par) share, whatever answers:
+ * What the protocol endpoints called by clients (/token, /userinfo, /revoke, /introspect, /par, /device_authorization) share, whatever answers:
  * - errors in the protocol's shape even when the framework raises them before the endpoint runs
  *   (a malformed body, 413, 415, 405): `{error, error_description}` with invalid_request
  *   (RFC 6749 §5.2);

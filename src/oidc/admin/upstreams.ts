@@ -46,7 +46,7 @@ function checked<T>(run: () => T): T {
  * The local groups a mapping names must exist (an upstream never creates one, flow.ts): a typo
  * would otherwise map nobody without a word. Stored as the groups spell them.
  */
-async function existing_group_map(store: Store, group_map: Record<string, string>): Promise<Record<string, string>> {
+export async function existing_group_map(store: Store, group_map: Record<string, string>): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [upstream_group, local] of Object.entries(group_map)) {
     const group = await store.get_group_by_name(local);

@@ -100,7 +100,7 @@ export async function issue_user_tokens(ctx: GrantContext, code: UserAuthorizati
   };
   const jkt = dpop_bindings(ctx.dpop_jkt, is_public(client));
   const [access, refresh, user] = await Promise.all([
-    issue_access_token(idp, { ...binding, scope: access_scope, jkt: jkt.access }, now, resource),
+    issue_access_token(idp, client, { ...binding, scope: access_scope, jkt: jkt.access }, now, resource),
     offline ? issue_refresh_token(idp, { ...binding, jkt: jkt.refresh, resources: authorized }, now) : null,
     openid ? idp.store.get_user_by_id(code.user_id) : null,
   ]);

@@ -109,7 +109,7 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
   const openid = scopes.includes("openid") && token.user_id !== null;
   // RFC 9449 §5: the new access token is bound to this request's key; the refresh token keeps its binding.
   const [issued, refresh, user] = await Promise.all([
-    issue_access_token(idp, { ...binding, scope: access_scope, jkt: ctx.dpop_jkt }, now, resource),
+    issue_access_token(idp, ctx.client, { ...binding, scope: access_scope, jkt: ctx.dpop_jkt }, now, resource),
     issue_refresh_token(idp, { ...binding, jkt: token.jkt, resources: token.resources }, now),
     openid ? idp.store.get_user_by_id(token.user_id!) : null,
   ]);

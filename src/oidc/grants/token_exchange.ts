@@ -101,6 +101,7 @@ export async function token_exchange_grant(ctx: GrantContext): Promise<TokenResp
 
   const issued = await issue_access_token(
     idp,
+    client,
     {
       client_id: client.client_id,
       user_id: subject.user_id,

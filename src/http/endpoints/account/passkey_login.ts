@@ -14,7 +14,6 @@ import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { passkey_refused } from "../interaction/passkey.ts";
-import { passkeys_off } from "../interaction/passkey_options.ts";
 import { ACCOUNT_LOGIN_PURPOSE, account_login_binding } from "./passkey_login_options.ts";
 
 export const AccountPasskeyLoginRequest = Fw.Request(
@@ -28,7 +27,6 @@ export const AccountPasskeyLogin = (idp: Provider) =>
     static route = "POST /account/login/passkey";
 
     async call() {
-      if (!idp.config.passkeys) throw passkeys_off();
       const input = this.account_passkey_login_request;
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
       check_form_token(input.csrf, binding === null ? null : csrf_token(binding, ACCOUNT_LOGIN_PURPOSE), "The sign-in form was not sent from this page. Open your account page and try again.");

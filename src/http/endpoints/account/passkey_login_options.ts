@@ -11,7 +11,6 @@ import { csrf_token } from "../../../oidc/interactions.ts";
 import { authentication_options } from "../../../oidc/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
-import { passkeys_off } from "../interaction/passkey_options.ts";
 
 export const AccountPasskeyLoginOptionsRequest = Fw.Request("AccountPasskeyLoginOptionsRequest", z.object({ csrf: z.string().max(256).optional() }), { on_invalid: invalid_form });
 
@@ -27,7 +26,6 @@ export const AccountPasskeyLoginOptions = (idp: Provider) =>
     static route = "POST /account/login/passkey/options";
 
     async call() {
-      if (!idp.config.passkeys) throw passkeys_off();
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
       check_form_token(this.account_passkey_login_options_request.csrf, binding === null ? null : csrf_token(binding, ACCOUNT_LOGIN_PURPOSE), "The sign-in form was not sent from this page. Open your account page and try again.");
       return this.json(await authentication_options(idp, "login", account_login_binding(binding!), null));

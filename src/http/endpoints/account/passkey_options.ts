@@ -14,7 +14,6 @@ import { verify_password } from "../../../platform/passwords.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { PASSKEY_PATHS } from "../../pages/passkeys.ts";
-import { passkeys_off } from "../interaction/passkey_options.ts";
 
 export const AccountPasskeyOptionsRequest = Fw.Request(
   "AccountPasskeyOptionsRequest",
@@ -35,7 +34,6 @@ export const AccountPasskeyOptions = (idp: Provider) =>
     static route = `POST ${PASSKEY_PATHS.options}`;
 
     async call() {
-      if (!idp.config.passkeys) throw passkeys_off();
       const session = await account_session(idp, this.cookies);
       if (session === null) return this.json({ error: "You are signed out. Reload the page and sign in again." }, 401);
       const input = this.account_passkey_options_request;

@@ -19,7 +19,6 @@ import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { account_values } from "../../pages/account.ts";
 import { PASSKEY_PATHS, account_page_scripts } from "../../pages/passkeys.ts";
-import { passkeys_off } from "../interaction/passkey_options.ts";
 import { REAUTH_SECONDS, registration_binding } from "./passkey_options.ts";
 import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
 import { verify_password } from "../../../platform/passwords.ts";
@@ -42,7 +41,6 @@ export const AccountPasskeys = (idp: Provider) =>
     static route = `POST ${PASSKEY_PATHS.manage}`;
 
     async call() {
-      if (!idp.config.passkeys) throw passkeys_off();
       const session = await account_session(idp, this.cookies);
       if (session === null) return this.redirect_to(account_url(idp, "login"), 303);
       const input = this.account_passkeys_request;

@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import type { EndpointBase } from "../../../fw/endpoint.ts";
-import type { AdminActor } from "../../../oidc/admin/auth.ts";
 import { DEFAULT_PAGE, MAX_PAGE } from "../../../oidc/admin/cursor.ts";
 import { check_if_match, etag_of } from "../../../oidc/admin/etag.ts";
 import type { AdminTarget } from "../../middleware/admin_api.ts";
@@ -28,10 +27,6 @@ export type OpenApiOperation = {
   /** No token needed (the OpenAPI document itself). */
   public?: boolean;
 };
-
-export function actor_of(endpoint: EndpointBase): AdminActor {
-  return endpoint.context.state.admin_actor as AdminActor;
-}
 
 /** Names what the call acted on in its audit event. */
 export function audit_target(endpoint: EndpointBase, target: AdminTarget): void {

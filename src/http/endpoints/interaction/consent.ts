@@ -54,14 +54,14 @@ export const Consent = (idp: Provider) =>
       if (input.decision === "deny") {
         return respond(this, idp, error_response(idp, interaction.request, "access_denied", "the user denied the request"), 303);
       }
-      return respond(this, idp, await this.allow(interaction, authentication), 303);
+      return respond(this, idp, await this.allow(interaction, authentication, client), 303);
     }
 
-    async allow(interaction: Interaction, authentication: Authentication): Promise<ClientResponse> {
+    async allow(interaction: Interaction, authentication: Authentication, client: ClientRow): Promise<ClientResponse> {
       const request = interaction.request;
       await record_grant(idp, request, authentication.user_id);
       await record_event(idp, { type: "consent_granted", outcome: "success", user_id: authentication.user_id, client_id: request.client_id, ip: client_ip(this.context, idp.config), details: { scopes: request.scopes } });
-      const code = await issue_code(idp, request, authentication);
+      const code = await issue_code(idp, request, authentication, client);
       return client_response(idp, request, { code });
     }
 

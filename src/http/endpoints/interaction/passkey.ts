@@ -19,7 +19,6 @@ import type { Provider } from "../../../oidc/provider.ts";
 import { continue_after_sign_in, finish_second_factor } from "../../authorization_response.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { passkeys_off } from "./passkey_options.ts";
 
 export const PasskeySignInRequest = Fw.Request(
   "PasskeySignInRequest",
@@ -42,7 +41,6 @@ export const PasskeySignIn = (idp: Provider) =>
     static route = "POST /interaction/:id/passkey";
 
     async call() {
-      if (!idp.config.passkeys) throw passkeys_off();
       const input = this.passkey_sign_in_request;
       const ip = client_ip(this.context, idp.config);
       const response = parse_response(input.response);

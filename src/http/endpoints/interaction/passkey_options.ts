@@ -10,7 +10,6 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { load_pending } from "../../../oidc/account/second_factor.ts";
 import { check_form_token } from "../../../oidc/csrf.ts";
-import { PageError } from "../../../oidc/errors.ts";
 import { check_csrf, expired_interaction, load_interaction } from "../../../oidc/interactions.ts";
 import { authentication_options, registration_options } from "../../../oidc/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -22,16 +21,11 @@ export const PasskeyOptionsRequest = Fw.Request(
   { on_invalid: invalid_form },
 );
 
-export function passkeys_off(): PageError {
-  return new PageError("Passkeys are not available", "This sign-in service does not use passkeys. Sign in with your password.", "invalid_request", true);
-}
-
 export const PasskeyOptions = (idp: Provider) =>
   class PasskeyOptions extends Fw.Endpoint(PasskeyOptionsRequest, Fw.Response.Json) {
     static route = "POST /interaction/:id/passkey/options";
 
     async call() {
-      if (!idp.config.passkeys) throw passkeys_off();
       const input = this.passkey_options_request;
       if (input.step === "login") {
         const interaction = await load_interaction(idp, input.id, this.cookies);
