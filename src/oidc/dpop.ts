@@ -19,7 +19,6 @@
  * `DpopRefusal` into the answer of their kind (OAuthError at /token and /par, BearerError with a
  * DPoP challenge at /userinfo).
  */
-import { createHash } from "node:crypto";
 import { EmbeddedJWK, calculateJwkThumbprint, decodeProtectedHeader, jwtVerify, type JWK } from "jose";
 import { sha256 } from "./crypto/secrets.ts";
 import { BearerError, OAuthError } from "./errors.ts";
@@ -70,7 +69,7 @@ export function normalized_htu(value: string): string | null {
 
 /** base64url(SHA-256(access token)): the `ath` claim (§4.2). */
 export function access_token_hash(access_token: string): string {
-  return createHash("sha256").update(access_token, "ascii").digest("base64url");
+  return sha256(access_token);
 }
 
 type NonceCache = { value: string; refresh_at: number };
@@ -116,6 +115,7 @@ export async function verify_proof(idp: Provider, header: string | null, target:
   const proof = header.trim();
   if (proof === "" || proof.length > MAX_PROOF_LENGTH || proof.split(".").length !== 3) refuse("the DPoP proof is not a JWT");
   let jwk: JWK | undefined;
+  let alg = "";
   try {
     const protected_header = decodeProtectedHeader(proof);
     jwk = protected_header.jwk;
@@ -124,6 +124,7 @@ export async function verify_proof(idp: Provider, header: string | null, target:
     if (typeof protected_header.alg !== "string" || !algs.includes(protected_header.alg)) {
       refuse(`the DPoP proof alg must be one of ${algs.join(", ")}${target.algs === undefined ? "" : " (FAPI 2.0 §5.4.1)"}`);
     }
+    alg = protected_header.alg;
   } catch (error) {
     if (error instanceof DpopRefusal) throw error;
     refuse("the DPoP proof header cannot be read");
@@ -155,7 +156,6 @@ export async function verify_proof(idp: Provider, header: string | null, target:
     throw new DpopRefusal("use_dpop_nonce", "the DPoP proof must carry the server nonce given in DPoP-Nonce", await current_nonce(idp));
   }
   const jkt = await calculateJwkThumbprint(jwk, "sha256");
-  const alg = decodeProtectedHeader(proof).alg as string;
   // §11.1: each proof once, across instances (store use_jti); kept until its iat leaves the window.
   if (!(await idp.store.use_jti(`dpop:${jkt}`, sha256(jti), iat + window + 1, now))) refuse("the DPoP proof was already used (jti replay)");
   return { jkt, alg };

@@ -33,7 +33,6 @@ import { sha256 } from "./crypto/secrets.ts";
 import { PATHS } from "./metadata.ts";
 import type { Provider } from "./provider.ts";
 
-export { RateLimited } from "./client_auth_limits.ts";
 export { carries_credentials, claimed_client_id } from "./client_auth.ts";
 
 export type LimitedEndpoint = "token" | "revoke" | "introspect" | "register";

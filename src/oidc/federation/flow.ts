@@ -67,8 +67,9 @@ type StateData = {
   link_user_id: string | null;
 };
 
-const CONFIG_TTL_MS = 10 * 60 * 1000;
-const configurations = new WeakMap<Provider, Map<string, { at: number; config: client.Configuration }>>();
+const CONFIG_TTL_SECONDS = 10 * 60;
+/** Per provider, per upstream name: one configuration, replaced when the upstream row changes. */
+const configurations = new WeakMap<Provider, Map<string, { at: number; updated_at: number; config: client.Configuration }>>();
 
 export class UpstreamUnavailable extends Error {}
 
@@ -118,9 +119,8 @@ function client_auth(idp: Provider, upstream: UpstreamRow): client.ClientAuth {
 export async function upstream_configuration(idp: Provider, upstream: UpstreamRow): Promise<client.Configuration> {
   let cache = configurations.get(idp);
   if (cache === undefined) configurations.set(idp, (cache = new Map()));
-  const key = `${upstream.name}:${upstream.updated_at}`;
-  const hit = cache.get(key);
-  if (hit !== undefined && Date.now() - hit.at < CONFIG_TTL_MS) return hit.config;
+  const hit = cache.get(upstream.name);
+  if (hit !== undefined && hit.updated_at === upstream.updated_at && idp.now() - hit.at < CONFIG_TTL_SECONDS) return hit.config;
   const insecure = idp.config.outbound.allow_http;
   const fetcher = upstream_fetch(idp, upstream.name);
   let config: client.Configuration;
@@ -154,7 +154,7 @@ export async function upstream_configuration(idp: Provider, upstream: UpstreamRo
   } catch (error) {
     throw new UpstreamUnavailable(error instanceof OutboundError ? `discovery: ${error.reason}` : `discovery: ${error instanceof Error ? error.message : "error"}`);
   }
-  cache.set(key, { at: Date.now(), config });
+  cache.set(upstream.name, { at: idp.now(), updated_at: upstream.updated_at, config });
   return config;
 }
 

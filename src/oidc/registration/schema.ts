@@ -12,6 +12,7 @@
  *   introspection or authorization responses) are refused, so a client never expects what it will not get.
  */
 import { z } from "zod";
+import { FAPI_PROFILES } from "../fapi.ts";
 import { invalid_metadata, invalid_redirect_uri, type RegistrationError } from "./errors.ts";
 
 const MAX_URL = 2048;
@@ -68,7 +69,7 @@ export const METADATA_SHAPE = {
   // RFC 9449 §5.2: this client's access tokens are always DPoP-bound (token requests without a proof are refused).
   dpop_bound_access_tokens: z.boolean().optional(),
   // FAPI 2.0 Security Profile (fapi.ts): registrable, since it only tightens the rules for this client.
-  fapi_profile: z.enum(["2.0"], { error: 'the only profile is "2.0" (FAPI 2.0 Security Profile)' }).optional(),
+  fapi_profile: z.enum(FAPI_PROFILES, { error: 'the only profile is "2.0" (FAPI 2.0 Security Profile)' }).optional(),
   software_id: text(200).optional(),
   software_version: text(200).optional(),
 };
