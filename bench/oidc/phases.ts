@@ -17,7 +17,8 @@ const { open_store } = await import(join(ROOT, "src/store/open.ts"));
 const { create_provider } = await import(join(ROOT, "src/app/provider.ts"));
 const { build_app } = await import(join(ROOT, "src/app/server.ts"));
 const { random_token, sha256 } = await import(join(ROOT, "src/oidc/crypto/secrets.ts"));
-const { SESSION_COOKIE } = await import(join(ROOT, "src/oidc/cookies.ts"));
+// The session cookie of an http issuer (an https one adds the __Host- prefix).
+const SESSION_COOKIE = "idp_session";
 
 const CONC = Number(process.env.CONC ?? 8);
 const FLOWS = Number(process.env.FLOWS ?? 4000);
@@ -53,7 +54,7 @@ async function authorize(): Promise<{ code: string; verifier: string }> {
   const query = new URLSearchParams({ response_type: "code", client_id: "c", redirect_uri: REDIRECT_URI, scope: "openid profile email", state: "s", nonce: "n", code_challenge: challenge, code_challenge_method: "S256" });
   const answer = await app.answer(new Request(`${ISSUER}/authorize?${query}`, { headers: { cookie: `${SESSION_COOKIE}=${session}` } }));
   const code = new URL(answer.headers.get("location") ?? "http://x/").searchParams.get("code");
-  if (code === null) throw new Error(`/authorize answered ${answer.status} without a code`);
+  if (code === null) throw new Error(`/authorize answered ${answer.status} without a code: ${answer.headers.get("location")}`);
   return { code, verifier };
 }
 

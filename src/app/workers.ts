@@ -188,15 +188,16 @@ export async function run_primary(options: PrimaryOptions): Promise<number> {
         failed = true;
         break;
       }
-      // Backoff: a worker that dies at once again must not make the primary spin.
+      // Backoff: a worker that dies at once again must not make the primary spin. A quiet
+      // minute (no other death in the window) forgives earlier deaths; otherwise the delay keeps
+      // doubling, whether the worker died before it listened or after.
+      if (deaths.length === dead.length) delay = FIRST_RESTART_DELAY_MS;
       const pause = new Promise<void>((done) => setTimeout(done, delay));
       await Promise.race([pause, aborted]);
       if (options.signal?.aborted) break;
       delay = Math.min(delay * 2, MAX_RESTART_DELAY_MS);
       const restarted = await Promise.all(dead.map((slot) => (slot.child === null ? launch(slot) : Promise.resolve(true))));
       for (const [i, ok] of restarted.entries()) if (ok) log({ level: "info", msg: "worker restarted", worker: dead[i]!.index, pid: dead[i]!.child?.pid });
-      // A quiet minute forgives earlier deaths.
-      if (restarted.every(Boolean) && deaths.length <= 1) delay = FIRST_RESTART_DELAY_MS;
     }
     await stop_all();
     return failed ? 1 : 0;

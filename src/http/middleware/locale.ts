@@ -11,7 +11,7 @@
  * template and the error page get `t`, `lang` and `dir` without each endpoint passing them.
  * Protocol endpoints, discovery and static files render no page: they are skipped (no read).
  */
-import type { Context, Next } from "../../fw/index.ts";
+import type { Context, CookieReader, Next } from "../../fw/index.ts";
 import { Fw } from "../../fw/index.ts";
 import { account_csrf } from "../../oidc/account/session.ts";
 import { cookie_name, read_cookie, session_cookie_name } from "../../oidc/cookies.ts";
@@ -46,14 +46,24 @@ export class LocaleHandler extends Fw.Handler {
   async handle(context: Context, next: Next): Promise<Response> {
     const path = context.request.path;
     if (NO_PAGE.has(path) || NO_PAGE_PREFIXES.some((prefix) => path.startsWith(prefix))) return next();
-    const cookies = Fw.read_cookies(context.headers.get("cookie"));
+    // /authorize answers with a redirect almost always, and its language needs no read (ui_locales
+    // is in its query, a session's saved preference is not consulted): chosen only if a page or
+    // an error page asks for it. No mail is sent from it, so REQUEST_LOCALE is not set.
+    if (path === PATHS.authorize) {
+      let locals: Record<string, unknown> | undefined;
+      Object.defineProperty(context.state, "view_locals", {
+        get: () => (locals ??= this.locals(context, path, this.requested_now(context), null, null)),
+        configurable: true,
+        enumerable: true,
+      });
+      return next();
+    }
     let ui_locales: string[] = [];
     let saved: string | null = null;
     let csrf: string | null = null;
     try {
       ui_locales = await this.requested(context, path);
-      // /authorize answers with a redirect almost always: its hot path reads no session for a language.
-      const session_value = path === PATHS.authorize ? null : read_cookie(cookies, session_cookie_name(this.idp));
+      const session_value = read_cookie(this.cookies(context), session_cookie_name(this.idp));
       if (session_value !== null) {
         const session = await this.idp.store.get_session(sha256(session_value));
         if (session !== null && session.expires_at > this.idp.now()) {
@@ -67,14 +77,26 @@ export class LocaleHandler extends Fw.Handler {
     } catch {
       // A database outage: the page still renders, in the browser's language (UnavailableHandler answers it).
     }
+    const locals = this.locals(context, path, ui_locales, saved, csrf);
+    context.state.view_locals = locals;
+    // A mail this request causes is written in the same language, unless its recipient chose one.
+    return REQUEST_LOCALE.run(locals.lang as string, next);
+  }
+
+  private cookies(context: Context): CookieReader {
+    return (context.state.locale_cookies ??= Fw.read_cookies(context.headers.get("cookie"))) as CookieReader;
+  }
+
+  /** The page's language and the values every template gets (`view_locals`, fw/views.ts). */
+  private locals(context: Context, path: string, ui_locales: string[], saved: string | null, csrf: string | null): Record<string, unknown> {
     const locale = choose_locale(
-      [ui_locales, saved === null ? [] : [saved], [cookies.get(cookie_name(this.idp, LOCALE_COOKIE)) ?? ""], parse_accept_language(context.headers.get("accept-language"))],
+      [ui_locales, saved === null ? [] : [saved], [this.cookies(context).get(cookie_name(this.idp, LOCALE_COOKIE)) ?? ""], parse_accept_language(context.headers.get("accept-language"))],
       this.idp.config.default_locale,
     );
     const tr = translator(locale);
     const query = new URL(context.request.url).search;
     context.state.locale = locale;
-    context.state.view_locals = {
+    return {
       tr,
       t: tr.t,
       lang: tr.locale,
@@ -89,17 +111,18 @@ export class LocaleHandler extends Fw.Handler {
         options: LANGUAGE_OPTIONS,
       },
     };
-    // A mail this request causes is written in the same language, unless its recipient chose one.
-    return REQUEST_LOCALE.run(locale, next);
+  }
+
+  /** OIDC Core §3.1.2.1 and RP-Initiated Logout §2: ui_locales in the query. */
+  private requested_now(context: Context): string[] {
+    const value = context.query.ui_locales;
+    return parse_locales(typeof value === "string" ? value : undefined);
   }
 
   /** ui_locales of the authorization request this page serves, if any (OIDC Core §3.1.2.1). */
   private async requested(context: Context, path: string): Promise<string[]> {
     // OIDC Core §3.1.2.1 and RP-Initiated Logout §2: both take ui_locales in the query.
-    if (path === PATHS.authorize || path === PATHS.logout) {
-      const value = context.query.ui_locales;
-      return parse_locales(typeof value === "string" ? value : undefined);
-    }
+    if (path === PATHS.authorize || path === PATHS.logout) return this.requested_now(context);
     const interaction_query = context.query.interaction;
     const id = INTERACTION_PATH.exec(path)?.[1] ?? (typeof interaction_query === "string" && /^[A-Za-z0-9_-]{43}$/.test(interaction_query) ? interaction_query : null);
     if (id === null) return [];
