@@ -2,13 +2,16 @@
  * deploy/: the files README "Install and deploy" describes. The systemd unit has the directives
  * the README promises (dynamic user, state directory, production mode, loopback, restart on
  * failure, hardening) and `systemd-analyze verify` accepts it; nginx proxies to 127.0.0.1:3000
- * with the client address in X-Forwarded-For and `nginx -t` accepts it; Caddy proxies there too.
+ * with the client address in X-Forwarded-For and `nginx -t` accepts it; nginx-cluster.conf spreads
+ * over three instances and retries only what is safe to retry, and `nginx -t` accepts it and the
+ * load bench's rewrite of it; Caddy proxies to 127.0.0.1:3000 too.
  * The tool checks run only where the tool is installed (one line on stderr otherwise).
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cluster_site, location_block } from "../bench/load/nginx.ts";
 
 const DEPLOY = join(import.meta.dir, "..", "deploy");
 const read = (name: string) => readFileSync(join(DEPLOY, name), "utf8");
@@ -52,6 +55,35 @@ function has_tool(name: string): boolean {
 function run(cmd: string[]): { code: number; output: string } {
   const result = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
   return { code: result.exitCode, output: `${result.stdout.toString()}${result.stderr.toString()}` };
+}
+
+/** `nginx -t` on a site file, inside an http block, with a throwaway certificate; asserts it passes. */
+function nginx_test(conf: string): { code: number; output: string } {
+  const dir = temp_dir();
+  const cert = join(dir, "cert.pem");
+  const key = join(dir, "key.pem");
+  const made = run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=id.example.com"]);
+  expect(made.code).toBe(0);
+  const site = conf
+    .replace("/etc/letsencrypt/live/id.example.com/fullchain.pem", cert)
+    .replace("/etc/letsencrypt/live/id.example.com/privkey.pem", key);
+  writeFileSync(join(dir, "idp.conf"), site);
+  const temp_paths = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((name) => `  ${name}_temp_path ${join(dir, name)};`);
+  const main = [
+    `pid ${join(dir, "nginx.pid")};`,
+    `error_log ${join(dir, "error.log")};`,
+    "events {}",
+    "http {",
+    "  access_log off;",
+    ...temp_paths,
+    `  include ${join(dir, "idp.conf")};`,
+    "}",
+    "",
+  ].join("\n");
+  writeFileSync(join(dir, "nginx.conf"), main);
+  const result = run(["nginx", "-t", "-p", dir, "-c", join(dir, "nginx.conf")]);
+  expect(result.code).toBe(0);
+  return result;
 }
 
 describe("deploy/idp.service", () => {
@@ -109,31 +141,42 @@ describe("deploy/nginx.conf", () => {
   });
 
   test.skipIf(!has_tool("nginx") || !has_tool("openssl"))("nginx -t accepts it (inside an http block, with a throwaway certificate)", () => {
-    const dir = temp_dir();
-    const cert = join(dir, "cert.pem");
-    const key = join(dir, "key.pem");
-    const made = run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=id.example.com"]);
-    expect(made.code).toBe(0);
-    const site = conf
-      .replace("/etc/letsencrypt/live/id.example.com/fullchain.pem", cert)
-      .replace("/etc/letsencrypt/live/id.example.com/privkey.pem", key);
-    writeFileSync(join(dir, "idp.conf"), site);
-    const temp_paths = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((name) => `  ${name}_temp_path ${join(dir, name)};`);
-    const main = [
-      `pid ${join(dir, "nginx.pid")};`,
-      `error_log ${join(dir, "error.log")};`,
-      "events {}",
-      "http {",
-      "  access_log off;",
-      ...temp_paths,
-      `  include ${join(dir, "idp.conf")};`,
-      "}",
-      "",
-    ].join("\n");
-    writeFileSync(join(dir, "nginx.conf"), main);
-    const result = run(["nginx", "-t", "-p", dir, "-c", join(dir, "nginx.conf")]);
-    expect(result.output).toContain("test is successful");
-    expect(result.code).toBe(0);
+    expect(nginx_test(conf).output).toContain("test is successful");
+  });
+});
+
+describe("deploy/nginx-cluster.conf", () => {
+  const conf = read("nginx-cluster.conf");
+  const location = /^ {4}location \/ \{\n[\s\S]*?\n {4}\}$/m.exec(conf)?.[0] ?? "";
+
+  test("spreads over three instances on loopback with keepalive and passive health checks", () => {
+    const servers = [...conf.matchAll(/^ {4}server 127\.0\.0\.1:(\d+) max_fails=\d+ fail_timeout=\d+s;$/gm)];
+    expect(servers.map((m) => m[1])).toEqual(["3001", "3002", "3003"]);
+    expect(conf).toMatch(/upstream idp_cluster \{[^}]*keepalive \d+;/);
+    expect(location).toMatch(/proxy_pass http:\/\/idp_cluster;/);
+    expect(location).toMatch(/proxy_set_header X-Forwarded-For \$remote_addr;/);
+  });
+
+  test("retries on another instance on error and timeout only: never a non-idempotent request that was sent, never idp's 503", () => {
+    // RFC 6749 §4.1.2: a POST /token that reached an instance may have consumed its code.
+    const directives = location.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+    expect(directives.filter((d) => d.startsWith("proxy_next_upstream "))).toEqual(["proxy_next_upstream error timeout;"]);
+    expect(directives.filter((d) => d.includes("non_idempotent"))).toEqual([]);
+  });
+
+  test("the load bench's rewrite (bench/load/nginx.ts) changes ports and TLS only, keeping the location block", () => {
+    const site = cluster_site(conf, [4101, 4102], 4100);
+    expect(site).toContain("    server 127.0.0.1:4101 max_fails=2 fail_timeout=5s;\n    server 127.0.0.1:4102 max_fails=2 fail_timeout=5s;\n");
+    expect(site).not.toContain("127.0.0.1:3001");
+    expect(site).toMatch(/^ {4}listen 127\.0\.0\.1:4100;$/m);
+    const directives = site.split("\n").filter((l) => !l.trim().startsWith("#"));
+    expect(directives.filter((l) => /ssl|listen 80|443/.test(l))).toEqual([]);
+    expect(location_block(site)).toBe(location);
+  });
+
+  test.skipIf(!has_tool("nginx") || !has_tool("openssl"))("nginx -t accepts it (inside an http block, with a throwaway certificate)", () => {
+    expect(nginx_test(conf).output).toContain("test is successful");
+    expect(nginx_test(cluster_site(conf, [4101, 4102, 4103], 4100)).output).toContain("test is successful");
   });
 });
 

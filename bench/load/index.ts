@@ -1,12 +1,14 @@
 /**
  * Load and fault scenarios against a real `bun run main.ts serve` process, run by hand:
  *
- *   node_modules/.bin/bun run bench/load/index.ts sustained|crash|db-fault|rotation
+ *   node_modules/.bin/bun run bench/load/index.ts sustained|crash|db-fault|rotation|cluster|cluster-db-restart
  *
  * Each prints a Markdown section (date, machine, command, numbers) for bench/RESULTS.md, and
  * exits 1 when a check failed. Knobs (environment): DB, CONCURRENCY, DURATION, USERS, ARGON2,
  * TIMEOUT_MS, and per scenario those bench/README.md lists.
  */
+import { cluster } from "./cluster.ts";
+import { cluster_db_restart } from "./cluster_db_restart.ts";
 import { crash } from "./crash.ts";
 import { db_fault } from "./db_fault.ts";
 import { rotation } from "./rotation.ts";
@@ -26,6 +28,8 @@ const SCENARIOS: Record<string, () => Promise<{ text: string; ok: boolean }>> = 
   crash: () => crash(dbs("sqlite")[0]!),
   "db-fault": () => db_fault(),
   rotation: () => rotation(dbs("postgres")[0]!),
+  cluster: () => cluster(),
+  "cluster-db-restart": () => cluster_db_restart(),
 };
 
 const run = scenario === undefined ? undefined : SCENARIOS[scenario];

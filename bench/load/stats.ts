@@ -49,7 +49,7 @@ export function load_average(): string {
 
 /** The header every scenario prints: date, machine, command, load average. */
 export function header(scenario: string): string {
-  const env = ["DB", "CONCURRENCY", "DURATION", "USERS", "ARGON2", "TIMEOUT_MS", "CRASHES", "FAULT", "OUTAGE_AT", "OUTAGE", "ROTATIONS", "ROTATE_EVERY", "KEYS_POLL"].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`);
+  const env = ["DB", "CONCURRENCY", "DURATION", "USERS", "ARGON2", "TIMEOUT_MS", "CRASHES", "FAULT", "OUTAGE_AT", "OUTAGE", "ROTATIONS", "ROTATE_EVERY", "KEYS_POLL", "RESTART_AFTER", "RESTART", "NGINX_SITE"].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`);
   return [
     `### ${scenario} — ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`,
     "",

@@ -34,6 +34,12 @@ const { values: args } = parseArgs({
     "quiet-wait": { type: "string", default: "10" },
     client: { type: "string", default: "fetch" },
     db: { type: "string", default: "sqlite" },
+    // Pinning (taskset lists, e.g. 0 or 0,1): the server's processes (the primary's affinity
+    // passes to its workers) and the driver. `--server-cpu 0 --driver-cpu 1` runs 1 and 2 workers
+    // on the same single core: equal CPU, so CPU per flow shows what the second process costs
+    // (locks, waits, duplicated caches) without the scheduler sharing 2 cores among 3 processes.
+    "server-cpu": { type: "string" },
+    "driver-cpu": { type: "string" },
   },
 });
 const rounds = Number(args.rounds);
@@ -68,14 +74,15 @@ async function wait_workers(pid: number, n: number): Promise<void> {
 
 async function run(n: number, port: number): Promise<Measure> {
   const pg = args.db === "postgres" ? await create_temp_database() : null;
-  const running = await start_ours(port, undefined, { env: { IDP_WORKERS: String(n), ...(pg ? { DATABASE_URL: pg.url } : {}) } });
+  const running = await start_ours(port, args["server-cpu"], { env: { IDP_WORKERS: String(n), ...(pg ? { DATABASE_URL: pg.url } : {}) } });
   try {
     await wait_workers(running.pid, n);
     await wait_for_quiet(Number(args["quiet-wait"]));
     const input: DriverInput = { target: running.target, kind: "session", concurrency, seconds, warmup, server_pid: running.pid, client: args.client!, server_tree: true };
     const busy0 = machine_busy_seconds();
     const t0 = performance.now();
-    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "driver.ts"), JSON.stringify(input)], { stdout: "pipe", stderr: "inherit" });
+    const pin = args["driver-cpu"] === undefined ? [] : ["taskset", "-c", args["driver-cpu"]];
+    const proc = Bun.spawn([...pin, process.execPath, join(import.meta.dir, "driver.ts"), JSON.stringify(input)], { stdout: "pipe", stderr: "inherit" });
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
     if (code !== 0) throw new Error(`driver exited ${code}: ${out}`);
     const wall = (performance.now() - t0) / 1000;
@@ -103,10 +110,16 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
+function pinning(): string {
+  const server = args["server-cpu"], driver = args["driver-cpu"];
+  if (server === undefined && driver === undefined) return "nothing pinned: server and driver share the cores";
+  return `server's processes on CPU ${server ?? "any"}, driver on CPU ${driver ?? "any"} (taskset)`;
+}
+
 const machine = machine_line();
 const load_before = load_avg();
 console.error(machine);
-console.error(`${args.db}: ${rounds} rounds × workers ${counts.join("/")}, session flow, ${concurrency} browsers, ${seconds} s each (warm-up ${warmup} s), nothing pinned; load average ${load_before}`);
+console.error(`${args.db}: ${rounds} rounds × workers ${counts.join("/")}, session flow, ${concurrency} browsers, ${seconds} s each (warm-up ${warmup} s), ${pinning()}; load average ${load_before}`);
 const results = new Map<number, Measure[]>();
 let port = 3700;
 for (let round = 0; round < rounds; round++) {
@@ -124,7 +137,7 @@ const base = results.get(counts[0]!)!;
 const lines = [
   `### idp serve --workers N, session flow, ${args.db === "postgres" ? "PostgreSQL" : "SQLite file"} (${new Date().toISOString().slice(0, 10)})`,
   "",
-  `${machine}. Bun ${Bun.version}. ${rounds} rounds, ${seconds} s each after ${warmup} s warm-up, ${concurrency} signed-in browsers (bench/oidc/driver.ts, Bun fetch), nothing pinned: server and driver share the cores. Load average ${load_before} → ${load_avg()}.`,
+  `${machine}. Bun ${Bun.version}. ${rounds} rounds, ${seconds} s each after ${warmup} s warm-up, ${concurrency} signed-in browsers (bench/oidc/driver.ts, Bun fetch), ${pinning()}. Load average ${load_before} → ${load_avg()}.`,
   "",
   "| workers | flows/s (median) | ratio | server CPU ms per flow (all processes) | ratio | server cores | driver cores | others cores | p50 ms | p99 ms | rounds (flows/s) |",
   "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -5,8 +5,9 @@
  * - `smtps://host[:port]`: TLS from the first byte (RFC 8314 §3.3), port 465 by default.
  * - `user:password@` (percent-encoded) logs in with AUTH. The certificate is always verified.
  * One connection per message: the outbox delivers a few messages a minute, not a stream.
+ * nodemailer is loaded with the first message (about 20 MiB a process that sends none never pays).
  */
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { redact_url_password } from "../config.ts";
 import { MailDeliveryError, type MailTransport } from "./transport.ts";
 
@@ -32,7 +33,7 @@ export function is_permanent(error: SmtpError): boolean {
 export function smtp_transport(smtp_url: string): MailTransport {
   const url = new URL(smtp_url);
   const secure = url.protocol === "smtps:";
-  const transport = nodemailer.createTransport({
+  const options = {
     host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
     port: url.port === "" ? (secure ? 465 : 587) : Number(url.port),
     secure,
@@ -44,14 +45,16 @@ export function smtp_transport(smtp_url: string): MailTransport {
     // nodemailer's own logging would print the protocol exchange (AUTH included): off.
     logger: false,
     debug: false,
-  });
+  };
+  let made: Promise<Transporter> | undefined;
+  const transport = () => (made ??= import("nodemailer").then((nodemailer) => nodemailer.default.createTransport(options)));
   return {
     kind: "smtp",
     description: redact_url_password(smtp_url),
     async send(mail) {
       try {
         // Bare addresses and an explicit envelope: nodemailer never parses a display name out of them.
-        await transport.sendMail({
+        await (await transport()).sendMail({
           from: { name: "", address: mail.from },
           to: { name: "", address: mail.to },
           envelope: { from: mail.from, to: [mail.to] },
@@ -65,7 +68,7 @@ export function smtp_transport(smtp_url: string): MailTransport {
       }
     },
     close() {
-      transport.close();
+      void made?.then((opened) => opened.close());
     },
   };
 }

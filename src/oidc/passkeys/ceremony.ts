@@ -16,23 +16,26 @@
  *   (always 0); one that goes backwards may be a cloned key: refused and audited.
  * - Backup flags BE/BS (§6.3.3) are stored: a backup-eligible passkey is synced (amr "swk").
  */
-// First: the library needs the Reflect metadata polyfill loaded before it (reflect_polyfill.ts).
-import "./reflect_polyfill.ts";
 import { randomBytes } from "node:crypto";
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { record_event } from "../audit.ts";
 import { constant_time_equal, sha256 } from "../crypto/secrets.ts";
 import type { Provider } from "../provider.ts";
 import { StoreConflictError, type PasskeyRow, type UserRow } from "../../store/types.ts";
+
+/**
+ * The library, loaded with the first ceremony (about 20 MiB a process that never sees a passkey
+ * does not pay), after the Reflect metadata polyfill it needs (reflect_polyfill.ts).
+ */
+let library: Promise<typeof import("@simplewebauthn/server")> | undefined;
+function webauthn(): Promise<typeof import("@simplewebauthn/server")> {
+  return (library ??= import("./reflect_polyfill.ts").then(() => import("@simplewebauthn/server")));
+}
 
 /** What a challenge may be used for. */
 export type CeremonyPurpose = "register" | "login" | "second_factor";
@@ -128,7 +131,7 @@ export function passkey_name_problem(name: string): string | null {
 export async function registration_options(idp: Provider, user: UserRow, binding: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const rp = relying_party(idp);
   const existing = await idp.store.list_passkeys_for_user(user.id);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: user.username,
@@ -163,7 +166,7 @@ export async function register_passkey(
   const rp = relying_party(idp);
   let verified;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await (await webauthn()).verifyRegistrationResponse({
       response: response as RegistrationResponseJSON,
       expectedChallenge: data.challenge,
       expectedOrigin: rp.origin,
@@ -203,7 +206,7 @@ export async function register_passkey(
 export async function authentication_options(idp: Provider, purpose: "login" | "second_factor", binding: string, user: UserRow | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const rp = relying_party(idp);
   const allow = user === null ? [] : (await idp.store.list_passkeys_for_user(user.id)).map(descriptor);
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: rp.id,
     allowCredentials: allow,
     challenge: new Uint8Array(randomBytes(32)),
@@ -265,7 +268,7 @@ async function check_assertion(idp: Provider, purpose: "login" | "second_factor"
   const rp = relying_party(idp);
   let verified;
   try {
-    verified = await verifyAuthenticationResponse({
+    verified = await (await webauthn()).verifyAuthenticationResponse({
       response: response as AuthenticationResponseJSON,
       expectedChallenge: data.challenge,
       expectedOrigin: rp.origin,
