@@ -2,8 +2,9 @@
 //   bun run bench/oidc/profile.ts [--case session-8] [--seconds 10] [--out /tmp/idp-profile] [--top 25] [--fast-hash]
 // Starts ours with `bun --cpu-prof` (pinned to CPU 0), loads it from CPU 1 with the same wrk
 // script or flow driver as index.ts, stops it (SIGTERM: the profile is written at exit) and
-// prints the functions with the most self time from Bun's markdown summary.
-import { cpu_prof_flags, print_hot_functions } from "../http/cpu_profile.ts";
+// prints the functions with the most self time from Bun's markdown summary, then the share of the
+// busy samples (and µs per flow) by the area of the source each sampled stack is in.
+import { cpu_categories, cpu_prof_flags, print_hot_functions } from "../http/cpu_profile.ts";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { cpu_seconds, pinned } from "../http/wrk.ts";
@@ -37,6 +38,8 @@ const fast_hash = args["fast-hash"] ? { IDP_ARGON2_MEMORY_KIB: "1024", IDP_ARGON
 const running = await start_ours(3390, "0", { bun_flags: flags, env: fast_hash });
 const seconds = Number(args.seconds);
 let summary: string;
+let cpu_per_flow_us: number | undefined;
+let window: { from_ms: number; to_ms: number } | undefined;
 try {
   const ep = await endpoints(fetch_client(), running.target.base);
   const cpu0 = cpu_seconds(running.pid);
@@ -54,6 +57,9 @@ try {
     const input: DriverInput = { target: running.target, kind: flow, concurrency: Number(n), seconds, warmup: 1, server_pid: running.pid, client: "fetch" };
     const proc = Bun.spawn(pinned("1", [process.execPath, join(import.meta.dir, "driver.ts"), JSON.stringify(input)]), { stdout: "pipe", stderr: "inherit" });
     const r = JSON.parse((await new Response(proc.stdout).text()).trim()) as DriverResult;
+    // The driver measures its last `seconds` (after its sign-ins and warm-up) and then exits.
+    window = { from_ms: Date.now() - seconds * 1000, to_ms: Date.now() - 100 };
+    cpu_per_flow_us = (r.server_cpu_s / r.flows) * 1e6;
     summary = `${r.flows_per_s.toFixed(0)} flows/s, ${((r.server_cpu_s / r.flows) * 1000).toFixed(2)} ms server CPU per flow, ${r.errors} errors`;
   }
   summary += `, server CPU ${(cpu_seconds(running.pid) - cpu0).toFixed(1)} s`;
@@ -64,3 +70,13 @@ try {
 console.log(`${args.case} under the profiler: ${summary}`);
 
 print_hot_functions(args.out, Number(args.top));
+
+// Where a flow's CPU goes, by the first frame of ours on each sampled stack (cpu_profile.ts).
+const categories = cpu_categories(args.out, window);
+const sampled = categories.reduce((sum, c) => sum + c.samples, 0);
+console.log(`\n${sampled} busy samples${window ? " of the measured seconds" : ""}; µs per flow = share × the server CPU per flow measured above (the profiler's own cost included).`);
+console.log(`\n| where (first frame of ours on the stack) | share of busy samples |${cpu_per_flow_us ? " µs of server CPU per flow |" : ""}`);
+console.log(`| --- | ---: |${cpu_per_flow_us ? " ---: |" : ""}`);
+for (const { category, share } of categories) {
+  console.log(`| ${category} | ${(share * 100).toFixed(1)} % |${cpu_per_flow_us ? ` ${(share * cpu_per_flow_us).toFixed(0)} |` : ""}`);
+}
