@@ -4,8 +4,11 @@
  * (oidc/account/stale_accounts.ts): every `interval_seconds`, each instance asks the
  * store to delete what expired before the provider's now. The store deletes in bounded batches
  * (a short lock each; PostgreSQL instances purging together skip each other's rows), so running
- * it on every instance is safe. One run at a time; `stop()` waits for a running one, so the
- * store can be closed right after.
+ * it on every instance is safe. It paces itself: after each batch it waits as long as the batch
+ * took (`purge_pause`), so a backlog of millions of rows takes at most about half of one
+ * database connection's time and of this process's, and requests keep their latency
+ * (bench/RESULTS.md, "Growth of data"). One run at a time; `stop()` waits for a running one, so
+ * the store can be closed right after.
  */
 import { delete_stale_accounts } from "../oidc/account/stale_accounts.ts";
 import type { Provider } from "../oidc/provider.ts";
@@ -14,10 +17,16 @@ import type { PurgeCounts } from "../store/types.ts";
 
 export type PurgeOptions = { interval_seconds: number; batch_size?: number };
 
+/** Waits as long as the last batch took (at least 1 ms): the purge's duty cycle stays under half. */
+export const purge_pause = (batch_ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(1, batch_ms)));
+
+/** Thrown between two batches once `stop()` was called: a long purge does not hold up a shutdown. */
+class PurgeStopped extends Error {}
+
 export type PurgeLoop = {
   /** Runs one purge now (or waits for the running one); null when it failed (logged). */
   run(): Promise<PurgeCounts | null>;
-  /** Clears the timer and waits for a running purge. */
+  /** Clears the timer; a running purge stops after its current batch, and this waits for it. */
   stop(): Promise<void>;
 };
 
@@ -29,7 +38,12 @@ export function start_purge(idp: Provider, options: PurgeOptions): PurgeLoop {
   const run = (): Promise<PurgeCounts | null> => {
     running ??= (async () => {
       try {
-        const counts = await idp.store.purge_expired(idp.now(), batch);
+        const pause = async (batch_ms: number) => {
+          if (stopped) throw new PurgeStopped();
+          await purge_pause(batch_ms);
+          if (stopped) throw new PurgeStopped();
+        };
+        const counts = await idp.store.purge_expired(idp.now(), batch, pause);
         const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
         if (total > 0) idp.log({ level: "info", msg: "purged expired rows", ...counts });
         // Accounts never completed (signup.unverified_account_days): audited one by one.
@@ -37,6 +51,11 @@ export function start_purge(idp: Provider, options: PurgeOptions): PurgeLoop {
         if (stale > 0) idp.log({ level: "info", msg: "deleted accounts never completed", users: stale });
         return counts;
       } catch (error) {
+        // What it deleted so far stays deleted; the next start goes on.
+        if (error instanceof PurgeStopped) {
+          idp.log({ level: "info", msg: "purge stopped by shutdown" });
+          return null;
+        }
         // The database may be away for a while: the next interval tries again.
         idp.log({ level: "error", msg: "purge failed", error: error instanceof Error ? error.message : String(error) });
         return null;

@@ -39,6 +39,9 @@ export const purge_targets: readonly PurgeTarget[] = [
   },
 ];
 
+/** The pause between two batches when the caller gives none: one event-loop turn. */
+export const next_turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export function empty_purge_counts(): PurgeCounts {
   return { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0 };
 }

@@ -83,7 +83,7 @@ if (await use_postgres()) purge_suite("PostgreSQL", create_temp_database);
 describe("start_purge (the loop)", () => {
   const counts: PurgeCounts = { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0 };
 
-  function fake(purge_expired: (now: number, batch?: number) => Promise<PurgeCounts>, logs: Record<string, unknown>[] = []): Provider {
+  function fake(purge_expired: (now: number, batch?: number, pause?: (batch_ms: number) => Promise<void>) => Promise<PurgeCounts>, logs: Record<string, unknown>[] = []): Provider {
     // unverified_account_days 0: the loop's deletion of accounts never completed stays off here (tests/http/stale_accounts.test.ts).
     return { store: { purge_expired }, config: { signup: { unverified_account_days: 0 } }, now: () => 1000, log: (line: Record<string, unknown>) => void logs.push(line) } as unknown as Provider;
   }
@@ -126,6 +126,49 @@ describe("start_purge (the loop)", () => {
     await loop.stop();
     expect(batch).toBe(1000);
     expect(DEFAULT_PURGE_BATCH).toBe(1000);
+  });
+
+  test("paces itself: after each batch it waits as long as the batch took", async () => {
+    const waited: number[] = [];
+    const loop = start_purge(
+      fake(async (_now, _size, pause) => {
+        for (const batch_ms of [30, 1]) {
+          const t0 = performance.now();
+          await pause!(batch_ms);
+          waited.push(performance.now() - t0);
+        }
+        return counts;
+      }),
+      { interval_seconds: 3600 },
+    );
+    await loop.run();
+    await loop.stop();
+    // Timers may fire a little early on a loaded machine, never much.
+    expect(waited[0]!).toBeGreaterThanOrEqual(25);
+    expect(waited[1]!).toBeGreaterThanOrEqual(0.5);
+  });
+
+  test("stop() ends a long purge after its current batch: no shutdown waits for a backlog", async () => {
+    const logs: Record<string, unknown>[] = [];
+    let batches = 0;
+    const loop = start_purge(
+      fake(async (_now, _size, pause) => {
+        // A backlog without end: batch after batch until the loop says stop.
+        for (;;) {
+          batches++;
+          await pause!(5);
+        }
+      }, logs),
+      { interval_seconds: 3600 },
+    );
+    const running = loop.run();
+    await Bun.sleep(50);
+    const t0 = performance.now();
+    await loop.stop();
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(await running).toBeNull();
+    expect(batches).toBeGreaterThan(1);
+    expect(logs).toEqual([{ level: "info", msg: "purge stopped by shutdown" }]);
   });
 
   test("a failing run is logged and resolves to null; the next one runs", async () => {

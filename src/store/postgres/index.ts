@@ -8,7 +8,7 @@ import type { SQL } from "bun";
 import { DEFAULT_PURGE_BATCH } from "../defaults.ts";
 import { guard } from "../guard.ts";
 import { require_current_schema } from "../migrations/index.ts";
-import { empty_purge_counts, purge_targets } from "../purge.ts";
+import { empty_purge_counts, next_turn, purge_targets } from "../purge.ts";
 import type { LifecycleStore, MigrationResult, OpenStoreOptions, Store } from "../types.ts";
 import { pg_clients } from "./clients.ts";
 import { create_pool, DEFAULT_POOL_SIZE, is_dead_connection, map_postgres_error, migrate_postgres, postgres_schema_version } from "./connection.ts";
@@ -55,7 +55,7 @@ function postgres_store(sql: SQL): Store {
   const lifecycle: LifecycleStore = {
     kind: "postgres",
     migrate: () => migrate_postgres(sql),
-    async purge_expired(now, batch_size = DEFAULT_PURGE_BATCH) {
+    async purge_expired(now, batch_size = DEFAULT_PURGE_BATCH, pause = next_turn) {
       const counts = empty_purge_counts();
       for (const target of purge_targets) {
         const expired = target.expired.replaceAll(":now", "$1");
@@ -63,9 +63,11 @@ function postgres_store(sql: SQL): Store {
         const text = `DELETE FROM ${target.table} WHERE ctid = ANY(ARRAY(
           SELECT ctid FROM ${target.table} WHERE ${expired} LIMIT $2 FOR UPDATE SKIP LOCKED))`;
         for (;;) {
+          const started = performance.now();
           const result = await sql.unsafe(text, [now, batch_size]);
           counts[target.count] += result.count;
           if (result.count < batch_size) break;
+          await pause(performance.now() - started);
         }
       }
       return counts;

@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { DEFAULT_PURGE_BATCH } from "../defaults.ts";
-import { empty_purge_counts, purge_targets } from "../purge.ts";
+import { empty_purge_counts, next_turn, purge_targets } from "../purge.ts";
 import { type DataStore, type LifecycleStore, type MigrationResult, type OpenStoreOptions, type Store } from "../types.ts";
 import { SQLITE_ACCESS } from "./access.ts";
 import { sqlite_clients } from "./clients.ts";
@@ -97,21 +97,22 @@ function sqlite_store(db: Database, deferred_writes: boolean): Store {
     migrate() {
       return group.run(() => migrate_sqlite(db));
     },
-    purge_expired(now, batch_size = DEFAULT_PURGE_BATCH) {
-      return group.run(() => {
-        const counts = empty_purge_counts();
-        for (const target of purge_targets) {
-          const expired = target.expired.replaceAll(":now", "$now");
-          const purge = db.query(`DELETE FROM ${target.table} WHERE rowid IN (SELECT rowid FROM ${target.table} WHERE ${expired} LIMIT $limit)`);
-          // One short write transaction per batch, so requests are never blocked for long.
-          for (;;) {
-            const deleted = purge.run({ now, limit: batch_size }).changes;
-            counts[target.count] += deleted;
-            if (deleted < batch_size) break;
-          }
+    async purge_expired(now, batch_size = DEFAULT_PURGE_BATCH, pause = next_turn) {
+      const counts = empty_purge_counts();
+      for (const target of purge_targets) {
+        const expired = target.expired.replaceAll(":now", "$now");
+        const purge = db.query(`DELETE FROM ${target.table} WHERE rowid IN (SELECT rowid FROM ${target.table} WHERE ${expired} LIMIT $limit)`);
+        // One short write transaction per batch, and the event loop free between two: this
+        // process's requests (and other processes' writes) wait for one batch at most.
+        for (;;) {
+          const started = performance.now();
+          const deleted = await group.run(() => purge.run({ now, limit: batch_size }).changes);
+          counts[target.count] += deleted;
+          if (deleted < batch_size) break;
+          await pause(performance.now() - started);
         }
-        return counts;
-      });
+      }
+      return counts;
     },
     ping() {
       return group.run(() => {

@@ -29,12 +29,21 @@ export type MigrationResult = {
   version: number;
 };
 
+/** Awaited between two purge batches, with the milliseconds the last one took. */
+export type PurgePause = (batch_ms: number) => Promise<void>;
+
 export interface LifecycleStore {
   readonly kind: "sqlite" | "postgres";
   /** Applies pending migrations; safe to call any number of times, from several instances. */
   migrate(): Promise<MigrationResult>;
-  /** Deletes expired rows in batches of `batch_size` (default 1000) so locks stay short. */
-  purge_expired(now: UnixSeconds, batch_size?: number): Promise<PurgeCounts>;
+  /**
+   * Deletes expired rows in batches of `batch_size` (default 1000), each its own short
+   * transaction, so locks stay short. Between two batches of a table it awaits `pause` with the
+   * milliseconds the last batch took (the server paces itself with it, app/purge.ts); without
+   * one it yields one event-loop turn, so requests of this process are never held up for more
+   * than a batch.
+   */
+  purge_expired(now: UnixSeconds, batch_size?: number, pause?: PurgePause): Promise<PurgeCounts>;
   /** Readiness: resolves when the database answers, raises StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -34,6 +34,30 @@ export function purge_tests(ctx: SuiteContext): void {
       });
     });
 
+    test("awaits the pause between two batches of a table, and leaves the event loop free between them", async () => {
+      await ctx.withFresh(async (store) => {
+        const { user, client } = await seed_pair(store);
+        for (let i = 0; i < 5; i++) await store.insert_token(token_input(user, client, { expires_at: T0 }));
+        const pauses: number[] = [];
+        let turns = 0;
+        const ticking = setInterval(() => turns++, 0);
+        try {
+          // Batches of 2: 2 + 2 + 1 tokens, so two pauses for the tokens table and none elsewhere.
+          const counts = await store.purge_expired(T0 + 1, 2, async (batch_ms) => {
+            pauses.push(batch_ms);
+            const before = turns;
+            // Another timer runs while the purge waits: nothing holds the event loop.
+            while (turns === before) await Bun.sleep(1);
+          });
+          expect(counts.tokens).toBe(5);
+        } finally {
+          clearInterval(ticking);
+        }
+        expect(pauses).toHaveLength(2);
+        for (const ms of pauses) expect(ms).toBeGreaterThanOrEqual(0);
+      });
+    });
+
     test("a purged jti can be used again", async () => {
       await ctx.withFresh(async (store) => {
         expect(await store.use_jti("c", "j", T0 + 10, T0)).toBe(true);
