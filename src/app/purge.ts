@@ -3,9 +3,9 @@
  * rate-limit counters, initial access tokens) and of accounts never completed
  * (oidc/account/stale_accounts.ts): every `interval_seconds`, each instance asks the
  * store to delete what expired before the provider's now. The store deletes in bounded batches
- * (a short lock each; PostgreSQL instances purging together skip each other's rows), so running
- * it on every instance is safe. It paces itself: after each batch it waits as long as the batch
- * took (`purge_pause`), so a backlog of millions of rows takes at most about half of one
+ * (a short lock each, ~50 ms at most: store/purge.ts next_batch_size; PostgreSQL instances
+ * purging together skip each other's rows), so running it on every instance is safe. It paces
+ * itself: after each batch it waits as long as the batch took (`purge_pause`), so a backlog of millions of rows takes at most about half of one
  * database connection's time and of this process's, and requests keep their latency
  * (bench/RESULTS.md, "Growth of data"). One run at a time; `stop()` waits for a running one, so
  * the store can be closed right after.
@@ -13,6 +13,7 @@
 import { delete_stale_accounts } from "../oidc/account/stale_accounts.ts";
 import type { Provider } from "../oidc/provider.ts";
 import { DEFAULT_PURGE_BATCH } from "../store/defaults.ts";
+import { purge_targets } from "../store/purge.ts";
 import type { PurgeCounts } from "../store/types.ts";
 
 export type PurgeOptions = { interval_seconds: number; batch_size?: number };
@@ -38,14 +39,17 @@ export function start_purge(idp: Provider, options: PurgeOptions): PurgeLoop {
   const run = (): Promise<PurgeCounts | null> => {
     running ??= (async () => {
       try {
+        // Each pause follows a full batch; every table also ends with one short of full.
+        let pauses = 0;
         const pause = async (batch_ms: number) => {
+          pauses++;
           if (stopped) throw new PurgeStopped();
           await purge_pause(batch_ms);
           if (stopped) throw new PurgeStopped();
         };
         const counts = await idp.store.purge_expired(idp.now(), batch, pause);
         const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
-        if (total > 0) idp.log({ level: "info", msg: "purged expired rows", ...counts });
+        if (total > 0) idp.log({ level: "info", msg: "purged expired rows", ...counts, batches: pauses + purge_targets.length });
         // Accounts never completed (signup.unverified_account_days): audited one by one.
         const stale = await delete_stale_accounts(idp, batch);
         if (stale > 0) idp.log({ level: "info", msg: "deleted accounts never completed", users: stale });

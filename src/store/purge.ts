@@ -39,6 +39,24 @@ export const purge_targets: readonly PurgeTarget[] = [
   },
 ];
 
+/**
+ * How long one purge batch should take (ms). A batch is a write transaction: while it runs it
+ * holds SQLite's write lock and, on SQLite, this process's event loop. Batches start at the
+ * caller's size; one that takes more than twice this halves the next (down to MIN_PURGE_BATCH),
+ * one that takes less than half of it doubles the next (up to the caller's size). Deleting a row
+ * costs from a few µs (a small table) to ~300 µs (a 1 GB SQLite file with eight indexes), so a
+ * fixed count cannot bound the time (bench/RESULTS.md, "Growth of data").
+ */
+export const PURGE_BATCH_TARGET_MS = 50;
+export const MIN_PURGE_BATCH = 10;
+
+/** The size of the next batch after one of `size` rows took `ms`; never above `max`. */
+export function next_batch_size(size: number, ms: number, max: number): number {
+  if (ms > 2 * PURGE_BATCH_TARGET_MS) return Math.max(Math.min(MIN_PURGE_BATCH, max), Math.floor(size / 2));
+  if (ms < PURGE_BATCH_TARGET_MS / 2) return Math.min(max, size * 2);
+  return size;
+}
+
 /** The pause between two batches when the caller gives none: one event-loop turn. */
 export const next_turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

@@ -8,6 +8,7 @@ import { secret_key, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import type { Provider } from "../../src/oidc/provider.ts";
 import { start_purge } from "../../src/app/purge.ts";
 import { DEFAULT_PURGE_BATCH } from "../../src/store/defaults.ts";
+import { MIN_PURGE_BATCH, next_batch_size, PURGE_BATCH_TARGET_MS, purge_targets } from "../../src/store/purge.ts";
 import type { PurgeCounts } from "../../src/store/types.ts";
 import { Browser } from "../helpers/browser.ts";
 import { authorization_url, get_code, redeem } from "../helpers/flow.ts";
@@ -72,6 +73,8 @@ function purge_suite(name: string, database: () => Promise<{ url: string; drop()
       expect(line.tokens).toBeGreaterThanOrEqual(1);
       expect(line.sessions).toBeGreaterThanOrEqual(1);
       expect(line.interactions).toBeGreaterThanOrEqual(1);
+      // Its DELETE statements: at least one a table.
+      expect(line.batches).toBeGreaterThanOrEqual(purge_targets.length);
       expect(logs.filter((l) => l.msg === "purge failed")).toEqual([]);
     });
   });
@@ -79,6 +82,22 @@ function purge_suite(name: string, database: () => Promise<{ url: string; drop()
 
 purge_suite("SQLite", async () => ({ url: "sqlite::memory:", drop: async () => {} }));
 if (await use_postgres()) purge_suite("PostgreSQL", create_temp_database);
+
+describe("next_batch_size: a purge batch takes about PURGE_BATCH_TARGET_MS", () => {
+  test("a slow batch halves the next, a fast one doubles it, within [MIN_PURGE_BATCH, max]", () => {
+    const slow = 2 * PURGE_BATCH_TARGET_MS + 1;
+    const fast = PURGE_BATCH_TARGET_MS / 2 - 1;
+    expect(next_batch_size(1000, slow, 1000)).toBe(500);
+    expect(next_batch_size(15, slow, 1000)).toBe(MIN_PURGE_BATCH);
+    expect(next_batch_size(MIN_PURGE_BATCH, slow, 1000)).toBe(MIN_PURGE_BATCH);
+    expect(next_batch_size(500, fast, 1000)).toBe(1000);
+    expect(next_batch_size(1000, fast, 1000)).toBe(1000);
+    expect(next_batch_size(400, PURGE_BATCH_TARGET_MS, 1000)).toBe(400);
+    // A caller's size below the floor is kept: the batch never grows past what was asked.
+    expect(next_batch_size(2, slow, 2)).toBe(2);
+    expect(next_batch_size(2, fast, 2)).toBe(2);
+  });
+});
 
 describe("start_purge (the loop)", () => {
   const counts: PurgeCounts = { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0 };

@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { DEFAULT_PURGE_BATCH } from "../defaults.ts";
-import { empty_purge_counts, next_turn, purge_targets } from "../purge.ts";
+import { empty_purge_counts, next_batch_size, next_turn, purge_targets } from "../purge.ts";
 import { type DataStore, type LifecycleStore, type MigrationResult, type OpenStoreOptions, type Store } from "../types.ts";
 import { SQLITE_ACCESS } from "./access.ts";
 import { sqlite_clients } from "./clients.ts";
@@ -104,12 +104,15 @@ function sqlite_store(db: Database, deferred_writes: boolean): Store {
         const purge = db.query(`DELETE FROM ${target.table} WHERE rowid IN (SELECT rowid FROM ${target.table} WHERE ${expired} LIMIT $limit)`);
         // One short write transaction per batch, and the event loop free between two: this
         // process's requests (and other processes' writes) wait for one batch at most.
-        for (;;) {
+        for (let size = batch_size; ; ) {
           const started = performance.now();
-          const deleted = await group.run(() => purge.run({ now, limit: batch_size }).changes);
+          const limit = size;
+          const deleted = await group.run(() => purge.run({ now, limit }).changes);
           counts[target.count] += deleted;
-          if (deleted < batch_size) break;
-          await pause(performance.now() - started);
+          if (deleted < size) break;
+          const ms = performance.now() - started;
+          size = next_batch_size(size, ms, batch_size);
+          await pause(ms);
         }
       }
       return counts;

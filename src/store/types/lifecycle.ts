@@ -37,8 +37,8 @@ export interface LifecycleStore {
   /** Applies pending migrations; safe to call any number of times, from several instances. */
   migrate(): Promise<MigrationResult>;
   /**
-   * Deletes expired rows in batches of `batch_size` (default 1000), each its own short
-   * transaction, so locks stay short. Between two batches of a table it awaits `pause` with the
+   * Deletes expired rows in batches of at most `batch_size` (default 1000), each its own short
+   * transaction, smaller while batches take long (purge.ts next_batch_size), so locks stay short. Between two batches of a table it awaits `pause` with the
    * milliseconds the last batch took (the server paces itself with it, app/purge.ts); without
    * one it yields one event-loop turn, so requests of this process are never held up for more
    * than a batch.
