@@ -107,20 +107,27 @@ async function index_definitions(sql: SQL): Promise<{ name: string; def: string 
   )) as { name: string; def: string }[];
 }
 
-export async function seed_postgres(name: string, counts: Counts, options: { parallel?: number } = {}): Promise<Meta> {
-  const parallel = options.parallel ?? 2;
-  const t0 = performance.now();
-  const url = db_url(name);
+/**
+ * What both seeds start with: the store's own migrations (`idp migrate`), the clients the way an
+ * operator adds them (`idp clients add`: the bench client and 3 others), one argon2id hash at the
+ * provider's defaults (m=19456 KiB, t=2) reused by every user, and the seed's `now`.
+ */
+export async function prepare_database(url: string): Promise<{ client: Client; others: string[]; password_hash: string; now: number }> {
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", DATABASE_URL: url };
-  // The store's own migrations, then the clients the way an operator adds them.
   const migrated = Bun.spawnSync([join(import.meta.dir, "../../node_modules/.bin/bun"), "run", join(import.meta.dir, "../../main.ts"), "migrate"], { env, stderr: "pipe", stdout: "pipe" });
   if (migrated.exitCode !== 0) throw new Error(`idp migrate failed: ${migrated.stderr.toString()}`);
   const client = await cli_json<Client>(["clients", "add", "--name", "Growth RP", "--redirect-uri", CALLBACK], env);
   const others: string[] = [];
   for (const n of [1, 2, 3]) others.push((await cli_json<Client>(["clients", "add", "--name", `Other RP ${n}`, "--redirect-uri", `https://rp${n}.example.com/cb`], env)).client_id);
-  // One argon2id hash at the provider's defaults (m=19456 KiB, t=2), reused by every user.
   const password_hash = await hash_password(PASSWORD, { memory_kib: 19456, time_cost: 2 });
-  const now = Math.floor(Date.now() / 1000);
+  return { client, others, password_hash, now: Math.floor(Date.now() / 1000) };
+}
+
+export async function seed_postgres(name: string, counts: Counts, options: { parallel?: number } = {}): Promise<Meta> {
+  const parallel = options.parallel ?? 2;
+  const t0 = performance.now();
+  const url = db_url(name);
+  const { client, others, password_hash, now } = await prepare_database(url);
   const sql = new SQL(url, { max: parallel + 1, idleTimeout: 0 });
   try {
     await sql.unsafe("SET maintenance_work_mem = '256MB'");

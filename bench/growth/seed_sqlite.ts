@@ -12,11 +12,9 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, statSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli_json } from "../../tests/ops/process.ts";
-import { hash_password } from "../../src/platform/passwords.ts";
 import { secret_key, sha256 } from "../../src/oidc/crypto/secrets.ts";
-import { ACCESS_TTL, CALLBACK, PASSWORD, REFRESH_TTL, SESSION_TTL, expired, is_refresh, session_cookie, session_expires_at, token_expires_at, token_value, username, type Counts } from "./shape.ts";
-import type { Client, Meta, TableSize } from "./seed.ts";
+import { ACCESS_TTL, CALLBACK, REFRESH_TTL, SESSION_TTL, expired, is_refresh, session_cookie, session_expires_at, token_expires_at, token_value, username, type Counts } from "./shape.ts";
+import { prepare_database, type Meta, type TableSize } from "./seed.ts";
 
 const log = (msg: string) => console.error(`[seed-sqlite ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
@@ -38,14 +36,7 @@ export async function seed_sqlite(dir: string, counts: Counts): Promise<Meta> {
   const t0 = performance.now();
   const file = join(dir, "idp.sqlite");
   const url = `sqlite:${file}`;
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", DATABASE_URL: url };
-  const migrated = Bun.spawnSync([join(import.meta.dir, "../../node_modules/.bin/bun"), "run", join(import.meta.dir, "../../main.ts"), "migrate"], { env, stderr: "pipe", stdout: "pipe" });
-  if (migrated.exitCode !== 0) throw new Error(`idp migrate failed: ${migrated.stderr.toString()}`);
-  const client = await cli_json<Client>(["clients", "add", "--name", "Growth RP", "--redirect-uri", CALLBACK], env);
-  const others: string[] = [];
-  for (const n of [1, 2, 3]) others.push((await cli_json<Client>(["clients", "add", "--name", `Other RP ${n}`, "--redirect-uri", `https://rp${n}.example.com/cb`], env)).client_id);
-  const password_hash = await hash_password(PASSWORD, { memory_kib: 19456, time_cost: 2 });
-  const now = Math.floor(Date.now() / 1000);
+  const { client, others, password_hash, now } = await prepare_database(url);
   const db = new Database(file);
   try {
     db.run("PRAGMA foreign_keys = OFF");
