@@ -9,12 +9,11 @@
  * access log which instances each failed request went to and how many requests nginx retried
  * on another instance. Then the integrity checks of cluster_setup.ts.
  */
-import { new_ledger, run_load, type Hit, type Ledger } from "./driver.ts";
+import { new_ledger, run_load, type Hit } from "./driver.ts";
 import { describe_settings, settings } from "./settings.ts";
-import { failure_counts, latency_rows, progress, table, verdict } from "./stats.ts";
-import { warm_up } from "./sustained.ts";
+import { failure_counts, latency_rows, progress, table } from "./stats.ts";
 import { error_logs, logged_statuses, rss_mib, start } from "./target.ts";
-import { count, integrity, integrity_lines, INSTANCES, nginx_error_kinds, show, start_cluster, status_rows } from "./cluster_setup.ts";
+import { count, integrity, merged, report_end, warm_cluster, INSTANCES, nginx_error_kinds, show, start_cluster, status_rows } from "./cluster_setup.ts";
 import { CLUSTER_SITE, DEPLOY_CLUSTER, type AccessLine } from "./nginx.ts";
 
 const bad = (h: Hit) => h.status === 0 || h.status >= 500;
@@ -26,10 +25,7 @@ export async function cluster(): Promise<{ text: string; ok: boolean }> {
   const out: string[] = [];
   let ok = false;
   try {
-    const base = c.nginx.url;
-    const options = { bases: [base], client: c.client, users: c.users, timeout_ms: s.timeout_ms, backoff_ms: 100 };
-    const warm = new_ledger();
-    await warm_up({ ...options, ledger: warm }, c.users.length);
+    const { options, warm } = await warm_cluster(c, s.timeout_ms, 100);
 
     const ledger = new_ledger();
     const stop = new AbortController();
@@ -85,8 +81,7 @@ export async function cluster(): Promise<{ text: string; ok: boolean }> {
     const served_after_restart = Object.values(logged_statuses(restarted)).reduce((a, b) => a + b, 0);
     const server_errors = c.all_servers.flatMap(error_logs);
 
-    const all: Ledger = { ...new_ledger(), issued: new Map([...warm.issued, ...ledger.issued]), redeemed: new Map([...warm.redeemed, ...ledger.redeemed]) };
-    const checks_integrity = await integrity(c, all);
+    const checks_integrity = await integrity(c, merged(warm, ledger));
     const upstream_error_kinds = nginx_error_kinds(c.nginx.errors());
 
     const checks: [string, boolean][] = [
@@ -116,12 +111,7 @@ export async function cluster(): Promise<{ text: string; ok: boolean }> {
       `nginx (${access.length} requests logged during the load): 5xx ${nginx_5xx.length} (${nginx_5xx_victim.length} after trying the killed instance): ${show(nginx_5xx_detail)}. Requests sent to another instance after a failure: ${retried.length} (${retried_ok.length} answered < 500): ${show(retried_by_method)}. nginx error log: ${show(upstream_error_kinds)}.`,
       `Instances (request log statuses): ${by_instance.join("; ")}. Killed instance's RSS before the kill: ${victim_rss.toFixed(0)} MiB. Restarted at ${((restarted_wall - kill_wall) / 1000).toFixed(1)} s after the kill; error log lines: ${server_errors.length}.`,
       "",
-      "Integrity after the run (all through nginx):",
-      "",
-      ...integrity_lines(checks_integrity),
-      "",
-      verdict(checks),
-      "",
+      ...report_end(checks_integrity, checks),
     );
     if (ledger.failures.length > 0) out.push("Failed flows:", ...[...failure_counts(ledger)].map(([key, n]) => `- ${n} × ${key}`), "");
   } finally {

@@ -12,13 +12,12 @@
  * restart (same PIDs, still running); flows complete again after the restore; no 500; then the
  * integrity checks of cluster_setup.ts.
  */
-import { new_ledger, run_load, type Hit, type Ledger } from "./driver.ts";
+import { new_ledger, run_load, type Hit } from "./driver.ts";
 import { describe_settings, settings } from "./settings.ts";
-import { latency_rows, progress, table, verdict } from "./stats.ts";
-import { warm_up } from "./sustained.ts";
+import { latency_rows, progress, table } from "./stats.ts";
 import { CLUSTER_SITE, DEPLOY_CLUSTER } from "./nginx.ts";
 import { error_logs, logged_statuses } from "./target.ts";
-import { count, integrity, integrity_lines, nginx_error_kinds, show, start_cluster, status_rows, type Cluster } from "./cluster_setup.ts";
+import { count, integrity, merged, report_end, warm_cluster, nginx_error_kinds, show, start_cluster, status_rows, type Cluster } from "./cluster_setup.ts";
 
 type Probe = { at: number; status: number; database?: string };
 
@@ -79,10 +78,7 @@ export async function cluster_db_restart(): Promise<{ text: string; ok: boolean 
   let ok = false;
   try {
     const pids = c.servers.map((x) => x.proc.pid);
-    const base = c.nginx.url;
-    const options = { bases: [base], client: c.client, users: c.users, timeout_ms: s.timeout_ms, backoff_ms: 200 };
-    const warm = new_ledger();
-    await warm_up({ ...options, ledger: warm }, c.users.length);
+    const { options, warm } = await warm_cluster(c, s.timeout_ms, 200);
 
     const ledger = new_ledger();
     const stop = new AbortController();
@@ -134,8 +130,7 @@ export async function cluster_db_restart(): Promise<{ text: string; ok: boolean 
     const nginx_during = count(access, (l) => `${l.status} (${l.upstreams.some((u) => !u.startsWith("127.")) ? "no live upstream" : `instances: ${l.upstream_statuses.join(", ") || "none"}`})`);
     const during_counts = by_status(during);
 
-    const all: Ledger = { ...new_ledger(), issued: new Map([...warm.issued, ...ledger.issued]), redeemed: new Map([...warm.redeemed, ...ledger.redeemed]) };
-    const checks_integrity = await integrity(c, all);
+    const checks_integrity = await integrity(c, merged(warm, ledger));
     const checks: [string, boolean][] = [
       ["no error answer before the outage", before.every(ok_status)],
       ["every instance ready before, not ready (503) during the outage, ready again after", readiness.every((r) => r.ready_before && r.first_not_ready !== undefined && r.only_503 && r.ready_again !== undefined && !r.still_not_ready_late)],
@@ -174,12 +169,7 @@ export async function cluster_db_restart(): Promise<{ text: string; ok: boolean 
       "",
       table(["step (driver)", "requests", "2xx/3xx", "4xx", "5xx", "no answer"], status_rows(ledger.hits)),
       "",
-      "Integrity after the run (all through nginx):",
-      "",
-      ...integrity_lines(checks_integrity),
-      "",
-      verdict(checks),
-      "",
+      ...report_end(checks_integrity, checks),
     );
   } finally {
     await c.stop();

@@ -10,10 +10,12 @@
 import type { ServerProcess } from "../../tests/ops/process.ts";
 import { free_port } from "../../tests/helpers/provider.ts";
 import { try_codes, type CodeOutcomes } from "./crash.ts";
-import { new_ledger, type Client, type Hit, type Ledger, type User } from "./driver.ts";
+import { new_ledger, type Client, type DriverOptions, type Hit, type Ledger, type User } from "./driver.ts";
 import { db_report, match_ledger, type DbReport, type LedgerMatch } from "./inspect.ts";
 import { start_nginx, type Nginx } from "./nginx.ts";
 import { RelyingParty } from "./rp.ts";
+import { warm_up } from "./sustained.ts";
+import { verdict } from "./stats.ts";
 import { make_db, seed, server_env, start, type Db } from "./target.ts";
 
 export const INSTANCES = 3;
@@ -81,6 +83,17 @@ async function each<T>(items: T[], width: number, fn: (item: T) => Promise<void>
     while (next < items.length) await fn(items[next++]!);
   }));
 }
+
+/** The driver's options through nginx, after every user signed in once (the warm-up's ledger). */
+export async function warm_cluster(c: Cluster, timeout_ms: number, backoff_ms: number): Promise<{ options: Omit<DriverOptions, "ledger">; warm: Ledger }> {
+  const options = { bases: [c.nginx.url], client: c.client, users: c.users, timeout_ms, backoff_ms };
+  const warm = new_ledger();
+  await warm_up({ ...options, ledger: warm }, c.users.length);
+  return { options, warm };
+}
+
+/** The warm-up's and the run's codes and tokens together, for the integrity checks. */
+export const merged = (warm: Ledger, ledger: Ledger): Ledger => ({ ...new_ledger(), issued: new Map([...warm.issued, ...ledger.issued]), redeemed: new Map([...warm.redeemed, ...ledger.redeemed]) });
 
 export type Integrity = {
   tokens: number;
@@ -158,6 +171,11 @@ export const show = (counts: Record<string, number>) =>
     .join(", ") || "–";
 
 /** The Markdown lines of an integrity result. */
+/** The end of a cluster report: the integrity checks, then the verdict over all checks. */
+export function report_end(i: Integrity, checks: [string, boolean][]): string[] {
+  return ["Integrity after the run (all through nginx):", "", ...integrity_lines(i), "", verdict(checks), ""];
+}
+
 export function integrity_lines(i: Integrity): string[] {
   const codes = (o: CodeOutcomes & { presented: number }) => `${o.presented} presented: ${o.once} accepted once, ${o.refused} refused, ${o.twice} accepted twice${o.other.length ? `, other ${o.other.slice(0, 5).join(", ")}` : ""}`;
   return [
