@@ -15,7 +15,7 @@
  * 4. The purge as the server runs it (app/purge.ts, every IDP_PURGE_INTERVAL_SECONDS): a server
  *    started with a short interval while signed-in flows and introspections run; latency before
  *    and during the purge, its duration (first batch seen in pg_stat_activity → its log line) and
- *    batch count (each table's loop: floor(rows / batch) + 1 statements).
+ *    batch count (the `batches` of that log line).
  * 5. Server RSS (VmRSS, VmHWM) with 10,000 distinct signed-in browsers driven through /authorize
  *    and /token in rotation.
  *
