@@ -7,6 +7,8 @@
 import { readFileSync } from "node:fs";
 import { spawn_server, type ServerProcess } from "../../tests/ops/process.ts";
 
+// Not tests/ops/process.ts base_env: that one lowers argon2id and polls keys every second, and
+// the sign-in figures here are at the provider's defaults.
 export function start_server(url: string, purge_interval_seconds = 86400): Promise<ServerProcess> {
   return spawn_server({
     PATH: process.env.PATH ?? "/usr/bin:/bin",

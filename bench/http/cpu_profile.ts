@@ -29,7 +29,7 @@ type Profile = { nodes: ProfileNode[]; startTime: number; samples: number[]; tim
  * that made it. Stacks without any frame of ours are Bun's own work (HTTP parsing, the event
  * loop, GC) or a library's.
  */
-const CATEGORIES: [string, (url: string, fn: string) => boolean][] = [
+const CATEGORIES: [string, (url: string) => boolean][] = [
   ["RS256 signing and key use (src/platform/openssl.ts, src/oidc/keys)", (u) => /src\/platform\/openssl\.ts|src\/oidc\/keys\//.test(u)],
   ["hashes and random tokens (src/platform/crypto.ts, src/oidc/crypto)", (u) => /src\/platform\/crypto\.ts|src\/oidc\/crypto\//.test(u)],
   ["SQLite commit of a turn's writes (group_commit.ts)", (u) => u.includes("src/store/sqlite/group_commit.ts")],
@@ -66,9 +66,9 @@ export function cpu_categories(out: string, window?: { from_ms: number; to_ms: n
     if (name === "(idle)" || name === "(program)") result = "idle";
     else if (name === "(garbage collector)") result = "garbage collector";
     for (let id: number | undefined = leaf; result === undefined && id !== undefined; id = parent.get(id)) {
-      const { url, functionName } = by_id.get(id)!.callFrame;
+      const { url } = by_id.get(id)!.callFrame;
       if (url.includes("node_modules/")) library = true;
-      if (url.includes("/src/")) result = CATEGORIES.find(([, test]) => test(url, functionName))?.[0];
+      if (url.includes("/src/")) result = CATEGORIES.find(([, test]) => test(url))?.[0];
     }
     result ??= library ? "libraries (node_modules) outside our code" : "Bun itself: HTTP server, event loop (no frame of ours)";
     category_of.set(leaf, result);

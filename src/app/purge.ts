@@ -3,12 +3,13 @@
  * rate-limit counters, initial access tokens) and of accounts never completed
  * (oidc/account/stale_accounts.ts): every `interval_seconds`, each instance asks the
  * store to delete what expired before the provider's now. The store deletes in bounded batches
- * (a short lock each, ~50 ms at most: store/purge.ts next_batch_size; PostgreSQL instances
- * purging together skip each other's rows), so running it on every instance is safe. It paces
- * itself: after each batch it waits as long as the batch took (`purge_pause`), so a backlog of millions of rows takes at most about half of one
- * database connection's time and of this process's, and requests keep their latency
- * (bench/RESULTS.md, "Growth of data"). One run at a time; `stop()` waits for a running one, so
- * the store can be closed right after.
+ * (a short lock each, ~50 ms: store/purge.ts purge_in_batches; PostgreSQL instances purging
+ * together skip each other's rows), so running it on every instance is safe. It paces itself:
+ * after each batch it waits as long as the batch took (`purge_pause`), so a backlog of millions
+ * of rows takes at most about half of one database connection's time and of this process's,
+ * and requests keep their latency (bench/RESULTS.md, "Growth of data"). One run at a time;
+ * `stop()` ends a running one after its current batch and waits for it, so the store can be
+ * closed right after.
  */
 import { delete_stale_accounts } from "../oidc/account/stale_accounts.ts";
 import type { Provider } from "../oidc/provider.ts";
@@ -19,7 +20,7 @@ import type { PurgeCounts } from "../store/types.ts";
 export type PurgeOptions = { interval_seconds: number; batch_size?: number };
 
 /** Waits as long as the last batch took (at least 1 ms): the purge's duty cycle stays under half. */
-export const purge_pause = (batch_ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(1, batch_ms)));
+const purge_pause = (batch_ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(1, batch_ms)));
 
 /** Thrown between two batches once `stop()` was called: a long purge does not hold up a shutdown. */
 class PurgeStopped extends Error {}

@@ -1,5 +1,5 @@
 /** What purge_expired deletes, table by table, for both adapters. `:now` is the purge time. */
-import type { PurgeCounts } from "./types.ts";
+import type { PurgeCounts, PurgePause } from "./types.ts";
 
 /** How long the outbox keeps a sent message, and a failed one past its give-up time (seconds). */
 export const MAIL_KEEP_SENT_SECONDS = 7 * 24 * 3600;
@@ -59,6 +59,25 @@ export function next_batch_size(size: number, ms: number, max: number): number {
 
 /** The pause between two batches when the caller gives none: one event-loop turn. */
 export const next_turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * One table's purge, for both adapters: `delete_batch(limit)` deletes up to `limit` expired rows
+ * in one transaction and says how many. Batches go on until one deletes fewer than asked, each
+ * sized by next_batch_size from the time the last took, with `pause` awaited between two.
+ * Returns the rows deleted.
+ */
+export async function purge_in_batches(max: number, pause: PurgePause, delete_batch: (limit: number) => Promise<number>, clock: () => number = () => performance.now()): Promise<number> {
+  let total = 0;
+  for (let size = max; ; ) {
+    const started = clock();
+    const deleted = await delete_batch(size);
+    total += deleted;
+    if (deleted < size) return total;
+    const ms = clock() - started;
+    size = next_batch_size(size, ms, max);
+    await pause(ms);
+  }
+}
 
 export function empty_purge_counts(): PurgeCounts {
   return { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0 };

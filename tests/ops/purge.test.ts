@@ -8,7 +8,7 @@ import { secret_key, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import type { Provider } from "../../src/oidc/provider.ts";
 import { start_purge } from "../../src/app/purge.ts";
 import { DEFAULT_PURGE_BATCH } from "../../src/store/defaults.ts";
-import { MIN_PURGE_BATCH, next_batch_size, PURGE_BATCH_TARGET_MS, purge_targets } from "../../src/store/purge.ts";
+import { MIN_PURGE_BATCH, next_batch_size, PURGE_BATCH_TARGET_MS, purge_in_batches, purge_targets } from "../../src/store/purge.ts";
 import type { PurgeCounts } from "../../src/store/types.ts";
 import { Browser } from "../helpers/browser.ts";
 import { authorization_url, get_code, redeem } from "../helpers/flow.ts";
@@ -83,7 +83,7 @@ function purge_suite(name: string, database: () => Promise<{ url: string; drop()
 purge_suite("SQLite", async () => ({ url: "sqlite::memory:", drop: async () => {} }));
 if (await use_postgres()) purge_suite("PostgreSQL", create_temp_database);
 
-describe("next_batch_size: a purge batch takes about PURGE_BATCH_TARGET_MS", () => {
+describe("batch sizes: a purge batch takes about PURGE_BATCH_TARGET_MS", () => {
   test("a slow batch halves the next, a fast one doubles it, within [MIN_PURGE_BATCH, max]", () => {
     const slow = 2 * PURGE_BATCH_TARGET_MS + 1;
     const fast = PURGE_BATCH_TARGET_MS / 2 - 1;
@@ -96,6 +96,29 @@ describe("next_batch_size: a purge batch takes about PURGE_BATCH_TARGET_MS", () 
     // A caller's size below the floor is kept: the batch never grows past what was asked.
     expect(next_batch_size(2, slow, 2)).toBe(2);
     expect(next_batch_size(2, fast, 2)).toBe(2);
+  });
+
+  test("purge_in_batches (both adapters' loop): slow batches shrink the next, pauses get each batch's time, stops at a short batch", async () => {
+    // 2,000 expired rows at 0.15 ms each on a fake clock: 1,000 take 150 ms (halve), 500 take 75 (keep).
+    let clock = 0;
+    let left = 2000;
+    const limits: number[] = [];
+    const pauses: number[] = [];
+    const deleted = await purge_in_batches(
+      1000,
+      async (ms) => void pauses.push(ms),
+      async (limit) => {
+        limits.push(limit);
+        const n = Math.min(limit, left);
+        left -= n;
+        clock += n * 0.15;
+        return n;
+      },
+      () => clock,
+    );
+    expect(deleted).toBe(2000);
+    expect(limits).toEqual([1000, 500, 500, 500]);
+    expect(pauses.map((ms) => Math.round(ms))).toEqual([150, 75, 75]);
   });
 });
 

@@ -8,7 +8,7 @@ import type { SQL } from "bun";
 import { DEFAULT_PURGE_BATCH } from "../defaults.ts";
 import { guard } from "../guard.ts";
 import { require_current_schema } from "../migrations/index.ts";
-import { empty_purge_counts, next_batch_size, next_turn, purge_targets } from "../purge.ts";
+import { empty_purge_counts, next_turn, purge_in_batches, purge_targets } from "../purge.ts";
 import type { LifecycleStore, MigrationResult, OpenStoreOptions, Store } from "../types.ts";
 import { pg_clients } from "./clients.ts";
 import { create_pool, DEFAULT_POOL_SIZE, is_dead_connection, map_postgres_error, migrate_postgres, postgres_schema_version } from "./connection.ts";
@@ -62,15 +62,7 @@ function postgres_store(sql: SQL): Store {
         // SKIP LOCKED: instances purging at the same time take different rows instead of waiting.
         const text = `DELETE FROM ${target.table} WHERE ctid = ANY(ARRAY(
           SELECT ctid FROM ${target.table} WHERE ${expired} LIMIT $2 FOR UPDATE SKIP LOCKED))`;
-        for (let size = batch_size; ; ) {
-          const started = performance.now();
-          const result = await sql.unsafe(text, [now, size]);
-          counts[target.count] += result.count;
-          if (result.count < size) break;
-          const ms = performance.now() - started;
-          size = next_batch_size(size, ms, batch_size);
-          await pause(ms);
-        }
+        counts[target.count] += await purge_in_batches(batch_size, pause, async (limit) => (await sql.unsafe(text, [now, limit])).count);
       }
       return counts;
     },

@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { DEFAULT_PURGE_BATCH } from "../defaults.ts";
-import { empty_purge_counts, next_batch_size, next_turn, purge_targets } from "../purge.ts";
+import { empty_purge_counts, next_turn, purge_in_batches, purge_targets } from "../purge.ts";
 import { type DataStore, type LifecycleStore, type MigrationResult, type OpenStoreOptions, type Store } from "../types.ts";
 import { SQLITE_ACCESS } from "./access.ts";
 import { sqlite_clients } from "./clients.ts";
@@ -104,16 +104,7 @@ function sqlite_store(db: Database, deferred_writes: boolean): Store {
         const purge = db.query(`DELETE FROM ${target.table} WHERE rowid IN (SELECT rowid FROM ${target.table} WHERE ${expired} LIMIT $limit)`);
         // One short write transaction per batch, and the event loop free between two: this
         // process's requests (and other processes' writes) wait for one batch at most.
-        for (let size = batch_size; ; ) {
-          const started = performance.now();
-          const limit = size;
-          const deleted = await group.run(() => purge.run({ now, limit }).changes);
-          counts[target.count] += deleted;
-          if (deleted < size) break;
-          const ms = performance.now() - started;
-          size = next_batch_size(size, ms, batch_size);
-          await pause(ms);
-        }
+        counts[target.count] += await purge_in_batches(batch_size, pause, (limit) => group.run(() => purge.run({ now, limit }).changes));
       }
       return counts;
     },

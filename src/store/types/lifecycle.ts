@@ -38,10 +38,10 @@ export interface LifecycleStore {
   migrate(): Promise<MigrationResult>;
   /**
    * Deletes expired rows in batches of at most `batch_size` (default 1000), each its own short
-   * transaction, smaller while batches take long (purge.ts next_batch_size), so locks stay short. Between two batches of a table it awaits `pause` with the
-   * milliseconds the last batch took (the server paces itself with it, app/purge.ts); without
-   * one it yields one event-loop turn, so requests of this process are never held up for more
-   * than a batch.
+   * transaction, smaller while batches take long (purge.ts purge_in_batches), so locks stay
+   * short. Between two batches of a table it awaits `pause` with the milliseconds the last batch
+   * took (the server paces itself with it, app/purge.ts); without one it yields one event-loop
+   * turn, so requests of this process are never held up for more than a batch.
    */
   purge_expired(now: UnixSeconds, batch_size?: number, pause?: PurgePause): Promise<PurgeCounts>;
   /** Readiness: resolves when the database answers, raises StoreUnavailableError otherwise. */
