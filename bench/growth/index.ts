@@ -258,7 +258,7 @@ async function main() {
     const m_empty = await measure(empty);
     const m_seeded = await measure(seeded);
     log("EXPLAIN");
-    // SQLite's plans are checked by tests/store/sqlite-plans.test.ts.
+    // SQLite's plans are checked by tests/store/sqlite_plans.test.ts.
     const plans: Plan[] = sqlite ? [] : await explain_hot_queries(seeded);
     log("purge phases");
     const load_purge = load_average();

@@ -99,7 +99,7 @@ console.log(machine_line());
 console.log(`${rounds} rounds × ${servers.length} servers × ${routes.length} routes, ${opts.seconds} s each (warm-up ${args.warmup} s), wrk -t${opts.threads} -c${opts.connections}`);
 try {
   for (const server of servers) {
-    const started = await start_server(join(import.meta.dir, "servers", `${server}.ts`), args["server-cpu"]);
+    const started = await start_server(join(import.meta.dir, "servers", `${server.replaceAll("-", "_")}.ts`), args["server-cpu"]);
     running.set(server, started);
     await check(started.base, server);
     for (const r of routes) if (Number(args.warmup) > 0) await wrk(started.base + ROUTES[r]!.path, { ...opts, seconds: Number(args.warmup) });

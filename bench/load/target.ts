@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli_json, spawn_server, type ServerProcess } from "../../tests/ops/process.ts";
-import { tcp_proxy, type TcpProxy } from "../../tests/store/tcp-proxy.ts";
+import { tcp_proxy, type TcpProxy } from "../../tests/store/tcp_proxy.ts";
 import { CALLBACK, type Client, type User } from "./driver.ts";
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";

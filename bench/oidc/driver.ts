@@ -98,7 +98,7 @@ async function first_login_worker(): Promise<void> {
 // Session, DPoP-bound session and device flows: every browser signs in before the warm-up starts (argon2id logins are not what is measured).
 const signs_in = input.kind !== "first-login";
 // At most 8 sign-ins at a time: the login throttle reserves each attempt in flight, and more
-// than 10 at once for one user from one address are refused (src/oidc/login_throttle.ts).
+// than 10 at once for one user from one address are refused (src/oidc/limits/login.ts).
 const browsers: Browser[] = [];
 while (signs_in && browsers.length < input.concurrency) browsers.push(...(await Promise.all(Array.from({ length: Math.min(8, input.concurrency - browsers.length) }, signed_in))));
 const running = Array.from({ length: input.concurrency }, (_, i) => (signs_in ? session_worker(browsers[i]!) : first_login_worker()));

@@ -1,6 +1,6 @@
 // The route set every router is measured on: the GitHub API (203 routes, httprouter syntax,
 // where `*name` is a catch-all) plus a few wildcard routes of our own.
-import { GITHUB_ROUTES } from "./github-routes.ts";
+import { GITHUB_ROUTES } from "./github_routes.ts";
 
 export type RouteSpec = { method: string; path: string };
 

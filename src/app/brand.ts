@@ -1,10 +1,10 @@
 /**
  * Reads the brand files named by IDP_BRAND_LOGO, IDP_BRAND_FAVICON and IDP_BRAND_CSS once at
- * start and checks them (oidc/brand.ts). A file that is missing, too large or of the wrong kind
+ * start and checks them (oidc/ui/brand.ts). A file that is missing, too large or of the wrong kind
  * stops the start with a ConfigError naming the setting, rather than a broken page later.
  */
 import { readFileSync, statSync } from "node:fs";
-import { BRAND_CSS_MAX_BYTES, BRAND_IMAGE_MAX_BYTES, BrandError, make_brand, type Brand, type BrandSources } from "../oidc/brand.ts";
+import { BRAND_CSS_MAX_BYTES, BRAND_IMAGE_MAX_BYTES, BrandError, make_brand, type Brand, type BrandSources } from "../oidc/ui/brand.ts";
 import { ConfigError, type Config } from "./config.ts";
 
 function read(setting: string, path: string | undefined, max_bytes: number): { path: string; bytes: Uint8Array } | undefined {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { ConfigSchema, type Config } from "../config/schema.ts";
-import { LOCALES, supported_locale } from "../oidc/i18n.ts";
+import { LOCALES, supported_locale } from "../oidc/ui/catalogs.ts";
 
 export { ConfigSchema, is_loopback_issuer, type Config } from "../config/schema.ts";
 

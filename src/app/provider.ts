@@ -1,9 +1,9 @@
 /** Making a provider: the store (opened and migrated unless given), the key ring, discovery, metrics, mail (mail/outbox.ts). */
 import type { Config } from "./config.ts";
 import { KeyRing } from "../oidc/keys/keyring.ts";
-import { build_discovery } from "../oidc/metadata.ts";
-import type { MailTemplates } from "../oidc/mail/render.ts";
-import { Metrics } from "../oidc/metrics.ts";
+import { build_discovery } from "../oidc/discovery/metadata.ts";
+import type { MailTemplates } from "./mail/render.ts";
+import { Metrics } from "../oidc/ops/metrics.ts";
 import { json_log, type Log, type Provider } from "../oidc/provider.ts";
 import { open_store } from "../store/open.ts";
 import type { Store } from "../store/types.ts";

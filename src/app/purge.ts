@@ -1,7 +1,7 @@
 /**
  * The background purge of expired rows (codes, tokens, sessions, interactions, used jtis,
  * rate-limit counters, initial access tokens) and of accounts never completed
- * (oidc/account/stale_accounts.ts): every `interval_seconds`, each instance asks the
+ * (oidc/accounts/stale_accounts.ts): every `interval_seconds`, each instance asks the
  * store to delete what expired before the provider's now. The store deletes in bounded batches
  * (a short lock each, ~50 ms: store/purge.ts purge_in_batches; PostgreSQL instances purging
  * together skip each other's rows), so running it on every instance is safe. It paces itself:
@@ -11,7 +11,7 @@
  * `stop()` ends a running one after its current batch and waits for it, so the store can be
  * closed right after.
  */
-import { delete_stale_accounts } from "../oidc/account/stale_accounts.ts";
+import { delete_stale_accounts } from "../oidc/accounts/stale_accounts.ts";
 import type { Provider } from "../oidc/provider.ts";
 import { DEFAULT_PURGE_BATCH } from "../store/defaults.ts";
 import { purge_targets } from "../store/purge.ts";

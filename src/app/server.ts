@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Fw, type FwConfig } from "../fw/index.ts";
 import { load_static, type StaticFile } from "../http/endpoints/ops/static.ts";
 import { build_items } from "../http/routes.ts";
-import { DEMO_PATHS, follow_issuer, seed_demo as create_demo_data } from "../oidc/demo.ts";
+import { DEMO_PATHS, follow_issuer, seed_demo as create_demo_data } from "../oidc/ops/demo.ts";
 import { json_log, type Log, type Provider } from "../oidc/provider.ts";
 import { configure_argon2, warm_dummy_hash } from "../platform/passwords.ts";
 import { is_compiled_executable } from "../platform/runtime.ts";
@@ -19,7 +19,7 @@ import { embedded_assets } from "./embedded/assets.ts";
 import { create_provider } from "./provider.ts";
 import { theme_static_files, themed_templates } from "./theme.ts";
 import { start_purge } from "./purge.ts";
-import { settle_password_reset_requests } from "../oidc/account/password_reset.ts";
+import { settle_password_reset_requests } from "../oidc/accounts/password_reset.ts";
 import { create_transport } from "./mail/outbox.ts";
 import { start_mail_worker, type MailWorker, type MailWorkerOptions } from "./mail/worker.ts";
 

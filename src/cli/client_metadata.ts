@@ -4,9 +4,9 @@
  */
 import type { ClientMetadata, JsonObject } from "../store/types.ts";
 import { CliError, UsageError } from "./errors.ts";
-import { redirect_uris_problem, web_url_problem, type ApplicationType } from "../oidc/redirect_uris.ts";
+import { redirect_uris_problem, web_url_problem, type ApplicationType } from "../oidc/clients/redirect_uris.ts";
 import { backchannel_uri_problem } from "../oidc/logout/backchannel.ts";
-import { group_settings_problem, type GroupSettings } from "../oidc/groups.ts";
+import { group_settings_problem, type GroupSettings } from "../oidc/claims/groups.ts";
 
 export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
@@ -47,7 +47,7 @@ export type ClientAddOptions = {
   client_uri?: string | undefined;
 } & GroupFlags;
 
-/** The group flags of `clients add` and `clients update` (oidc/groups.ts); operator-set only. */
+/** The group flags of `clients add` and `clients update` (oidc/claims/groups.ts); operator-set only. */
 export type GroupFlags = {
   groups_claim: string | undefined;
   groups_prefix: string | undefined;
@@ -85,7 +85,7 @@ export function group_flags(flags: GroupFlags): GroupSettings {
   return settings;
 }
 
-/** Checks merged group settings with the rules of oidc/groups.ts, naming the flag; exit 1. */
+/** Checks merged group settings with the rules of oidc/claims/groups.ts, naming the flag; exit 1. */
 export function check_group_settings(settings: GroupSettings): void {
   const problem = group_settings_problem(settings);
   if (problem === null) return;
@@ -172,7 +172,7 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
     if (auth_method === "none") throw new CliError("--resource-server needs an authenticating client (not --auth-method none)");
     metadata.resource_server = true;
   }
-  // OIDC Registration §2: shown on the consent page (oidc/clients.ts safe_link), which shows https only.
+  // OIDC Registration §2: shown on the consent page (oidc/clients/metadata.ts safe_link), which shows https only.
   for (const [flag, field] of [["logo-uri", "logo_uri"], ["policy-uri", "policy_uri"], ["tos-uri", "tos_uri"], ["client-uri", "client_uri"]] as const) {
     const value = options[field];
     if (value === undefined) continue;

@@ -4,11 +4,11 @@
  */
 import type { ClientMetadata, ClientRow, Store } from "../store/types.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
-import { fapi_metadata_problem, with_fapi_defaults } from "../oidc/fapi.ts";
+import { fapi_metadata_problem, with_fapi_defaults } from "../oidc/clients/fapi.ts";
 import { create_client_with_secret, public_client, rotate_client_secret, set_admin } from "../oidc/admin/clients.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { check_group_settings, client_metadata, group_flags, type GroupFlags } from "./client_metadata.ts";
-import { GROUP_METADATA, group_settings, type GroupSettings } from "../oidc/groups.ts";
+import { GROUP_METADATA, group_settings, type GroupSettings } from "../oidc/claims/groups.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, secret_notice, write_record, write_table } from "./output.ts";
@@ -28,7 +28,7 @@ function admin_flag(metadata: ClientMetadata, on: boolean): void {
 
 /**
  * --fapi 2.0 (add, update) or off (update): the client runs the FAPI 2.0 Security Profile
- * (oidc/fapi.ts), with its defaults (PS256/ES256/EdDSA signing, PAR, DPoP); metadata the profile
+ * (oidc/clients/fapi.ts), with its defaults (PS256/ES256/EdDSA signing, PAR, DPoP); metadata the profile
  * forbids is refused naming the member. Returns the metadata to store.
  */
 function fapi_flag(ctx: CliContext, metadata: ClientMetadata, value: string | undefined, updating: boolean): ClientMetadata {
@@ -234,7 +234,7 @@ async function show(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /**
- * `clients update <client_id>`: the operator-set group settings (oidc/groups.ts). A flag given
+ * `clients update <client_id>`: the operator-set group settings (oidc/claims/groups.ts). A flag given
  * replaces that member (--role and --allowed-group replace the whole map or list); --clear NAME
  * removes one. Other metadata is left as it is.
  */

@@ -1,7 +1,7 @@
 /**
  * `idp groups add|list|remove|members`: groups of users. A user's groups are released to clients
  * with the scope `groups` and can restrict who may use a client (`idp clients add|update
- * --allowed-group`): oidc/groups.ts has the rules.
+ * --allowed-group`): oidc/claims/groups.ts has the rules.
  */
 import { group_name_key } from "../store/group_names.ts";
 import type { ClientRow, GroupRow, Store } from "../store/types.ts";

@@ -7,7 +7,7 @@ import { load_brand } from "../app/brand.ts";
 import { create_transport, DELIVERABLE_ADDRESS, load_mail_templates, mail_enabled, MAIL_GIVE_UP_SECONDS, Outbox } from "../app/mail/outbox.ts";
 import { themed_templates } from "../app/theme.ts";
 import { DEFAULT_MAIL_WORKER, deliver, lease_for } from "../app/mail/worker.ts";
-import { Metrics } from "../oidc/metrics.ts";
+import { Metrics } from "../oidc/ops/metrics.ts";
 import type { LogLine } from "../oidc/provider.ts";
 import type { MailSummary } from "../store/types.ts";
 import { expect_positionals, int_option, parse_args } from "./args.ts";

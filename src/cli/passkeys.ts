@@ -5,7 +5,7 @@
  * The last way to sign in of a user without a password is only removed with --force.
  */
 import type { PasskeyRow, Store, UserRow } from "../store/types.ts";
-import { end_user_sessions } from "../oidc/sessions.ts";
+import { end_user_sessions } from "../oidc/signin/sessions.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";

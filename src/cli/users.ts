@@ -9,13 +9,13 @@ import { expect_positionals, parse_args } from "./args.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_record, write_table } from "./output.ts";
-import { web_url_problem } from "../oidc/redirect_uris.ts";
-import { end_user_sessions } from "../oidc/sessions.ts";
+import { web_url_problem } from "../oidc/clients/redirect_uris.ts";
+import { end_user_sessions } from "../oidc/signin/sessions.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
 import { EMAIL, PHONE, checked_username, create_user_with_password, public_user, reset_second_factors } from "../oidc/admin/users.ts";
 import { passkeys_command } from "./passkeys.ts";
-import { check_password_policy, type PasswordOwner } from "../oidc/account/password_policy.ts";
-import { void_reset_links } from "../oidc/account/password_reset.ts";
+import { check_password_policy, type PasswordOwner } from "../oidc/accounts/password_policy.ts";
+import { void_reset_links } from "../oidc/accounts/password_reset.ts";
 
 
 const AddressSchema = z.strictObject({
@@ -46,7 +46,7 @@ export async function find_user(store: Store, username_or_id: string): Promise<U
   return must(user, `no user "${username_or_id}"`);
 }
 
-/** The password on stdin, checked against the password policy for its owner (oidc/account/password_policy.ts). */
+/** The password on stdin, checked against the password policy for its owner (oidc/accounts/password_policy.ts). */
 async function read_password(ctx: CliContext, given: boolean, command: string, owner: PasswordOwner): Promise<string> {
   if (!given) throw new UsageError(`${command} needs --password-stdin (the password is read from standard input)`);
   const password = await ctx.read_stdin();
@@ -173,7 +173,7 @@ async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
   const password = await read_password(ctx, flags.password_stdin, "users set-password", { username: user.username, email: user.email });
   const password_hash = await hash_password(password, ctx.config().argon2);
   await store.update_user(user.id, { password_hash });
-  // Reset links mailed before the change no longer work (oidc/account/password_reset.ts).
+  // Reset links mailed before the change no longer work (oidc/accounts/password_reset.ts).
   await void_reset_links(store, user.id);
   // A password change is often the answer to a compromise: whoever held the old password loses access now.
   const { sessions_ended, tokens_revoked } = await end_user_sessions(store, user.id, Math.floor(Date.now() / 1000));

@@ -1,10 +1,10 @@
 /**
  * `idp users invite EMAIL [--name NAME] [--username U]`: creates an invited account (no
- * password yet) and queues the invitation mail (oidc/account/invitations.ts); a running server
+ * password yet) and queues the invitation mail (oidc/accounts/invitations.ts); a running server
  * delivers it. Inviting the same address again sends a new link and voids the older one.
  */
 import { create_provider } from "../app/provider.ts";
-import { InvitationRefused, invite } from "../oidc/account/invitations.ts";
+import { InvitationRefused, invite } from "../oidc/accounts/invitations.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";

@@ -1,11 +1,11 @@
 /**
  * `idp users send-reset USER`: an administrator mails a user a password reset link (the same
- * link as "Forgot password?", oidc/account/password_reset.ts); a running server delivers it.
+ * link as "Forgot password?", oidc/accounts/password_reset.ts); a running server delivers it.
  * A newer link voids the older ones; the user's password stays until they use it.
  */
 import { create_provider } from "../app/provider.ts";
 import { mail_enabled } from "../app/mail/outbox.ts";
-import { mail_reset_link, reset_refusal } from "../oidc/account/password_reset.ts";
+import { mail_reset_link, reset_refusal } from "../oidc/accounts/password_reset.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";

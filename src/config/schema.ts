@@ -120,7 +120,7 @@ export const ConfigSchema = z.strictObject({
     .default(["RS256", "PS256", "ES256", "EdDSA"])
     .refine((v) => v.includes("RS256"), "must include RS256 (OIDC Core §15.1)"),
   registration: z.enum(["open", "token", "off"]).default("token"),
-  /** Accounts people create themselves (oidc/account/signup.ts) and invitations (oidc/account/invitations.ts). */
+  /** Accounts people create themselves (oidc/accounts/signup.ts) and invitations (oidc/accounts/invitations.ts). */
   signup: z
     .strictObject({
       /** off: only administrators create accounts; open: a public sign-up page; invite: only with an invitation (`idp users invite`). */
@@ -151,7 +151,7 @@ export const ConfigSchema = z.strictObject({
       unverified_account_days: z.coerce.number().int().min(0, "must be 0 (keep them) or a number of days up to 365").max(365, "must be at most 365 days").default(30),
     })
     .prefault({}),
-  /** The passwords people choose (oidc/account/password_policy.ts): account page, reset, sign-up, CLI. */
+  /** The passwords people choose (oidc/accounts/password_policy.ts): account page, reset, sign-up, CLI. */
   passwords: z
     .strictObject({
       /** NIST SP 800-63B §5.1.1.2: at least 8 characters; 10 by default. */
@@ -161,7 +161,7 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({})
     .refine((p) => p.min_length <= p.max_length, "min_length must not be above max_length"),
-  /** Forgot password (oidc/account/password_reset.ts): the link's lifetime and the request limits. */
+  /** Forgot password (oidc/accounts/password_reset.ts): the link's lifetime and the request limits. */
   password_reset: z
     .strictObject({
       /** How long a reset link stays valid (seconds; 30 minutes, at most a day). */
@@ -173,7 +173,7 @@ export const ConfigSchema = z.strictObject({
       window_seconds: seconds(3600),
     })
     .prefault({}),
-  /** E-mail verification links (oidc/account/verification.ts). */
+  /** E-mail verification links (oidc/accounts/verification.ts). */
   email_verification: z
     .strictObject({
       /** How long a verification link stays valid (seconds; 24 hours). */
@@ -222,7 +222,7 @@ export const ConfigSchema = z.strictObject({
    */
   idle_timeout_seconds: z.coerce.number().int().min(1).max(255).default(30),
   /**
-   * Requests to URLs clients register (jwks_uri, backchannel_logout_uri): oidc/outbound.ts. The
+   * Requests to URLs clients register (jwks_uri, backchannel_logout_uri): oidc/outbound/fetch.ts. The
    * defaults refuse every non-public address (OWASP SSRF Prevention Cheat Sheet).
    */
   outbound: z
@@ -306,7 +306,7 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({}),
   /**
-   * Rate limits of the endpoints clients call (oidc/rate_limit.ts, oidc/client_auth_limits.ts).
+   * Rate limits of the endpoints clients call (oidc/limits/endpoints.ts, oidc/limits/client_auth.ts).
    * The defaults target abuse: failed client authentications, requests without client
    * credentials, registrations. Authenticated traffic has no quota unless one is set here.
    */
@@ -396,7 +396,7 @@ export const ConfigSchema = z.strictObject({
     .prefault({}),
   /**
    * Request objects by reference (OIDC Core §6.2): `request_uri` naming an https URL the client
-   * registered in `request_uris`, fetched through the outbound fence (oidc/outbound.ts). On by
+   * registered in `request_uris`, fetched through the outbound fence (oidc/outbound/fetch.ts). On by
    * default: only registered URLs are fetched (require_request_uri_registration).
    */
   request_uri: z
@@ -428,13 +428,13 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({}),
   /**
-   * The FAPI 2.0 Security Profile for every client (oidc/fapi.ts): PAR, PKCE S256, DPoP-bound
+   * The FAPI 2.0 Security Profile for every client (oidc/clients/fapi.ts): PAR, PKCE S256, DPoP-bound
    * tokens, private_key_jwt, PS256/ES256/EdDSA. "off": only clients whose metadata names
    * `fapi_profile` run it.
    */
   fapi: z.enum(["off", "2.0"]).default("off"),
   /**
-   * The operator's brand on every page and mail (oidc/brand.ts, read at start by app/brand.ts):
+   * The operator's brand on every page and mail (oidc/ui/brand.ts, read at start by app/brand.ts):
    * `name` (default: the issuer's host), `logo` (a PNG, WebP or SVG file), `favicon` (SVG, PNG or
    * ICO), `color` (#rgb or #rrggbb: the primary button, links and accents), `css` (a stylesheet
    * linked after ours), `theme_dir` (templates that replace ours by name, app/theme.ts).

@@ -8,14 +8,15 @@
  */
 import { createHash } from "node:crypto";
 import type { Fw } from "../fw/index.ts";
-import { query_url, type ClientResponse } from "../oidc/authorization.ts";
-import { csp_source } from "../oidc/clients.ts";
+import { query_url, type ClientResponse } from "../oidc/authorize/decision.ts";
+import { csp_source } from "../oidc/clients/metadata.ts";
 import { layout_values, redirect_host } from "./pages/layout.ts";
-import { after_account_sign_in } from "../oidc/account/return_path.ts";
-import { after_sign_in, sign_in, with_first_step, type Pending } from "../oidc/account/second_factor.ts";
-import type { CookieReader, CookieToSet } from "../oidc/cookies.ts";
-import { expired_interaction, type Interaction } from "../oidc/interactions.ts";
-import { jarm_encoded } from "../oidc/jwt_responses.ts";
+import { after_account_sign_in } from "../oidc/browser/return_path.ts";
+import { with_first_step, type Pending } from "../oidc/signin/second_factor.ts";
+import { after_sign_in, sign_in } from "../oidc/signin/complete.ts";
+import type { CookieReader, CookieToSet } from "../oidc/browser/cookies.ts";
+import { expired_interaction, type Interaction } from "../oidc/authorize/interactions.ts";
+import { jarm_encoded } from "../oidc/tokens/jwt_responses.ts";
 import type { Provider } from "../oidc/provider.ts";
 import type { ClientRow, SessionRow, UserRow } from "../store/types.ts";
 import { content_security_policy } from "./middleware/security_headers.ts";
@@ -38,7 +39,7 @@ export type ResponderPage = {
 
 /**
  * After a sign-in at an application's interaction: the response to the client, or the next page
- * (oidc/account/second_factor.ts `after_sign_in` decides).
+ * (oidc/signin/second_factor.ts `after_sign_in` decides).
  */
 export async function continue_after_sign_in(page: ResponderPage, idp: Provider, client: ClientRow, interaction: Interaction, session: SessionRow): Promise<Html | Redirect> {
   const next = await after_sign_in(idp, client, interaction, session);

@@ -10,7 +10,7 @@ import { RegistrationError } from "../oidc/registration/errors.ts";
 import type { Provider } from "../oidc/provider.ts";
 import { layout_values } from "./pages/layout.ts";
 import { request_translator } from "./middleware/locale.ts";
-import type { Translator } from "../oidc/i18n.ts";
+import type { Translator } from "../oidc/ui/catalogs.ts";
 
 /** RFC 6749 §5.2 (400 unless said otherwise), RFC 6750 §3.1, RFC 7591 §3.2.2. */
 const OAUTH_STATUS: Partial<Record<OAuthErrorCode, number>> = {

@@ -4,7 +4,7 @@
  * src/http/endpoints/<area>/<name>.ts; docs/ARCHITECTURE.md says where a new one goes.
  */
 import { Fw, type Item } from "../fw/index.ts";
-import { PATHS } from "../oidc/metadata.ts";
+import { PATHS } from "../oidc/discovery/paths.ts";
 import type { Provider } from "../oidc/provider.ts";
 import { Account } from "./endpoints/account/home.ts";
 import { AccountEmail } from "./endpoints/account/email.ts";

@@ -5,10 +5,10 @@
  */
 import type { Config } from "../config/schema.ts";
 import type { Store } from "../store/types.ts";
-import type { Brand } from "./brand.ts";
+import type { Brand } from "./ui/brand.ts";
 import type { KeyRing } from "./keys/keyring.ts";
-import type { Mail } from "./mail/types.ts";
-import type { Metrics } from "./metrics.ts";
+import type { Mail } from "./mail.ts";
+import type { Metrics } from "./ops/metrics.ts";
 
 /** The OpenID Provider Metadata as served (metadata.ts builds it). */
 export type Discovery = {

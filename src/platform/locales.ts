@@ -2,7 +2,7 @@
  * The message catalogs (locales/<language>.json, ICU MessageFormat), imported as JSON so
  * `bun build --compile` embeds them in the executable; this runtime seam is the one place that
  * knows how. Adding a language: its file in locales/ and its line here
- * (tests/oidc/i18n.test.ts fails when a file is not listed).
+ * (tests/oidc/ui/catalogs.test.ts fails when a file is not listed).
  */
 import de from "../../locales/de.json" with { type: "json" };
 import en from "../../locales/en.json" with { type: "json" };

@@ -1,6 +1,6 @@
 /**
  * The one rule that says when two usernames are the same account. It lives in the store because
- * both the store (the unique `username_key` column, lookups) and the rules (oidc/login_throttle.ts:
+ * both the store (the unique `username_key` column, lookups) and the rules (oidc/limits/login.ts:
  * the throttle's counter keys) use it, and the store may not import the rules (docs/ARCHITECTURE.md).
  *
  * Unicode compatibility normalisation and case folding, in the spirit of RFC 8265 §3.3.2 (the

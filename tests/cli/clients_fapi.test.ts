@@ -1,5 +1,5 @@
 /**
- * `idp clients add|update --fapi 2.0`: the FAPI 2.0 Security Profile for one client (src/oidc/fapi.ts),
+ * `idp clients add|update --fapi 2.0`: the FAPI 2.0 Security Profile for one client (src/oidc/clients/fapi.ts),
  * with its defaults, and metadata the profile forbids refused naming the member.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";

@@ -1,6 +1,6 @@
 /**
  * `idp groups ...`, `idp users show` listing groups, and the group flags of `idp clients
- * add|update` (oidc/groups.ts): bad input is refused naming the field and changes nothing.
+ * add|update` (oidc/claims/groups.ts): bad input is refused naming the field and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { AuditEvent, ClientMetadata } from "../../src/store/types.ts";

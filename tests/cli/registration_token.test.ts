@@ -2,7 +2,7 @@
  * `idp registration-token create|list|revoke`: initial access tokens (RFC 7591 §3) expire (24 h
  * by default, `--expires-in` with a unit, 0 = never), may be limited to N registrations
  * (`--uses`), are stored as SHA-256 only, and are listed by id, never by token or hash.
- * Registration with them over HTTP: tests/http/register-access.test.ts.
+ * Registration with them over HTTP: tests/http/register_access.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { redirect_uri_problem, redirect_uri_problems, web_url_problem } from "../../src/oidc/redirect_uris.ts";
+import { redirect_uri_problem, redirect_uri_problems, web_url_problem } from "../../src/oidc/clients/redirect_uris.ts";
 
 describe("redirect URI rules", () => {
   test("https is accepted for web and native clients", () => {

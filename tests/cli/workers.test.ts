@@ -11,7 +11,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { worker_count, worker_role } from "../../src/app/workers.ts";
 import { run_cli } from "../../src/cli/index.ts";
-import { Metrics } from "../../src/oidc/metrics.ts";
+import { Metrics } from "../../src/oidc/ops/metrics.ts";
 import { free_port } from "../helpers/provider.ts";
 import { until } from "../helpers/until.ts";
 import { get_code, redeem, type Client, CALLBACK } from "../ops/flow.ts";

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { totp_code, totp_step } from "../../src/oidc/totp.ts";
+import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { PHONE, axe, chromium_available, launch, overflow, screenshots, serious } from "../helpers/chromium.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { totp_code, totp_step } from "../../src/oidc/totp.ts";
+import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { axe, chromium_available, launch, PHONE, overflow, serious } from "../helpers/chromium.ts";
 import { Browser as HttpBrowser, account_login } from "../helpers/browser.ts";
 import { PASSWORD, start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { open_secret } from "../../src/oidc/federation/secret_box.ts";
-import { totp_code, totp_step } from "../../src/oidc/totp.ts";
+import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { axe, chromium_available, launch, overflow, PHONE, serious } from "../helpers/chromium.ts";
 import { PASSWORD, start_provider, type TestProvider } from "../helpers/provider.ts";
 

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { totp_code, totp_step } from "../../src/oidc/totp.ts";
+import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { chromium_available, launch } from "../helpers/chromium.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_rp, type RelyingParty } from "../helpers/rp.ts";

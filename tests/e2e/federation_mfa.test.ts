@@ -20,7 +20,7 @@ import { chromium_available, launch } from "../helpers/chromium.ts";
 import { authorization_request, start_landing_app, type LandingApp } from "../helpers/landing_app.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
-import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/totp.ts";
+import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import type { UserRow } from "../../src/store/types.ts";
 
 /** What the upstream's next sign-in asserts: the account, its amr and acr. */

@@ -8,7 +8,7 @@ import * as oidc from "openid-client";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import type { ClientMetadata, GroupRow, UserRow } from "../../src/store/types.ts";
-import { manage, metadata_of, register, registered } from "../http/register.helpers.ts";
+import { manage, metadata_of, register, registered } from "../http/register_helpers.ts";
 
 let t: TestProvider;
 let bob: UserRow;

@@ -11,8 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { settle_password_reset_requests } from "../../src/oidc/account/password_reset.ts";
-import { new_totp_secret } from "../../src/oidc/totp.ts";
+import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
+import { new_totp_secret } from "../../src/oidc/signin/totp.ts";
 import { axe, chromium_available, launch, serious } from "../helpers/chromium.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_rp, type RelyingParty } from "../helpers/rp.ts";

@@ -4,7 +4,7 @@
  * /authorize property tests.
  */
 import { decodeJwt } from "jose";
-import { read_form_post } from "../http/authorize.helpers.ts";
+import { read_form_post } from "../http/authorize_helpers.ts";
 import { CALLBACK, ISSUER, PROTOCOL_ERRORS } from "../security/helpers.ts";
 
 export type Outcome = "login page" | "error redirect" | "form_post error" | "error page";

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
-import { redirect_uri_problems } from "../../src/oidc/redirect_uris.ts";
+import { redirect_uri_problems } from "../../src/oidc/clients/redirect_uris.ts";
 import { in_process, protocol_error, type InProcess } from "../security/helpers.ts";
 
 let t: InProcess;

@@ -1,7 +1,7 @@
 /**
  * Random requests to the whole provider app (router, handler chain, every endpoint): random
  * methods, paths (valid, percent-encoded, malformed, traversal-like) and query strings never give
- * a 5xx and never leak a stack trace. Fw's own router properties are in tests/fw/router-property.
+ * a 5xx and never leak a stack trace. Fw's own router properties are in tests/fw/router_property.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";

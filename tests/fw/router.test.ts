@@ -2,7 +2,7 @@
 // the path cache off and on (each lookup made twice, so the second answer comes from the cache).
 import { describe, expect, test } from "bun:test";
 import type { Method } from "../../src/fw/router/index.ts";
-import { suite } from "./router-suite.ts";
+import { suite } from "./router_suite.ts";
 
 for (const path_cache_size of [0, 1024]) {
   describe(`router (path_cache_size ${path_cache_size})`, () => {

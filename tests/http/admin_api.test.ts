@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { is_endpoint_class } from "../../src/fw/endpoint.ts";
 import { build_items } from "../../src/http/routes.ts";
-import { check_scope } from "../../src/oidc/scopes.ts";
-import { sign_in_refusal } from "../../src/oidc/account/account_status.ts";
+import { check_scope } from "../../src/oidc/claims/scopes.ts";
+import { sign_in_refusal } from "../../src/oidc/accounts/account_status.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { test_databases } from "../store/pg.ts";

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import * as oauth from "oauth4webapi";
-import { access_token_hash } from "../../src/oidc/dpop.ts";
+import { access_token_hash } from "../../src/oidc/tokens/dpop.ts";
 import { random_token } from "../../src/oidc/crypto/secrets.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 

@@ -11,7 +11,7 @@ import * as client from "openid-client";
 import { REDIRECT_URI, free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { BACKCHANNEL_LOGOUT_EVENT, backchannel_uri_problem, deliver_logout_token, notify_clients } from "../../src/oidc/logout/backchannel.ts";
 import type { LogLine, Provider } from "../../src/oidc/provider.ts";
-import { BYE, end_session_url, make_rp, sign_in, silent_authorize } from "./logout.helpers.ts";
+import { BYE, end_session_url, make_rp, sign_in, silent_authorize } from "./logout_helpers.ts";
 
 type Received = { path: string; content_type: string | null; form: URLSearchParams };
 

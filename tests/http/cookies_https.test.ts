@@ -1,5 +1,5 @@
 /**
- * Cookie names and attributes (oidc/cookies.ts). With an https issuer every cookie of a sign-in
+ * Cookie names and attributes (oidc/browser/cookies.ts). With an https issuer every cookie of a sign-in
  * (interaction binding, session, the demo's state) is a `__Host-` cookie (RFC 6265bis §4.1.3.2:
  * Secure, Path=/, no Domain), and the flow works when the browser sends them back; a cookie of
  * the plain name is not read there (a sibling subdomain or plain http could have set it). With
@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { load_config } from "../../src/app/config.ts";
 import { create_provider } from "../../src/app/provider.ts";
 import { build_app } from "../../src/app/server.ts";
-import { seed_demo } from "../../src/oidc/demo.ts";
+import { seed_demo } from "../../src/oidc/ops/demo.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";
 import { Browser, authorize, hidden_field } from "../helpers/browser.ts";

@@ -46,7 +46,7 @@ describe("discovery", () => {
     expect(meta.code_challenge_methods_supported).toEqual(["S256"]);
     expect(meta.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]);
     expect(meta.token_endpoint_auth_signing_alg_values_supported).toEqual(["RS256", "PS256", "ES256", "EdDSA"]);
-    // RFC 8414 §2: /revoke and /introspect authenticate clients as /token does (oidc/client_auth.ts).
+    // RFC 8414 §2: /revoke and /introspect authenticate clients as /token does (oidc/clients/authentication.ts).
     expect(meta.revocation_endpoint_auth_signing_alg_values_supported).toEqual(meta.token_endpoint_auth_signing_alg_values_supported);
     expect(meta.introspection_endpoint_auth_signing_alg_values_supported).toEqual(meta.token_endpoint_auth_signing_alg_values_supported);
     expect(meta.revocation_endpoint).toBe(`${t.issuer}/revoke`);

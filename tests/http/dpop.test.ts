@@ -11,9 +11,9 @@ import * as oauth from "oauth4webapi";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { authorization_url, basic, pkce } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
-import { access_token_hash } from "../../src/oidc/dpop.ts";
+import { access_token_hash } from "../../src/oidc/tokens/dpop.ts";
 import { random_token } from "../../src/oidc/crypto/secrets.ts";
-import { token_hash } from "../../src/oidc/tokens.ts";
+import { token_hash } from "../../src/oidc/tokens/access_and_refresh.ts";
 
 let t: TestProvider;
 let as: oauth.AuthorizationServer;

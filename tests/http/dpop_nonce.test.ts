@@ -10,7 +10,7 @@ import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import * as oauth from "oauth4webapi";
 import { serve } from "../../src/app/server.ts";
 import { random_token } from "../../src/oidc/crypto/secrets.ts";
-import { access_token_hash } from "../../src/oidc/dpop.ts";
+import { access_token_hash } from "../../src/oidc/tokens/dpop.ts";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { REDIRECT_URI, TEST_MAIL_WORKER, free_port, start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -1,5 +1,5 @@
 /**
- * The FAPI 2.0 Security Profile (src/oidc/fapi.ts) through real HTTP: a FAPI client (metadata
+ * The FAPI 2.0 Security Profile (src/oidc/clients/fapi.ts) through real HTTP: a FAPI client (metadata
  * fapi_profile "2.0") with oauth4webapi — PAR, private_key_jwt, DPoP and PKCE to tokens and
  * userinfo — and the refusals the profile asks for: no PAR, client_secret_basic, no DPoP proof,
  * plain or missing PKCE, an RS256 assertion or DPoP proof (at /par and /userinfo), an assertion aud other than the
@@ -13,10 +13,10 @@ import { Browser, authorize } from "../helpers/browser.ts";
 import { basic } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { ConfigError, load_config } from "../../src/app/config.ts";
-import { build_discovery } from "../../src/oidc/metadata.ts";
+import { build_discovery } from "../../src/oidc/discovery/metadata.ts";
 import { random_token } from "../../src/oidc/crypto/secrets.ts";
-import { access_token_hash } from "../../src/oidc/dpop.ts";
-import { register } from "./register.helpers.ts";
+import { access_token_hash } from "../../src/oidc/tokens/dpop.ts";
+import { register } from "./register_helpers.ts";
 
 let t: TestProvider;
 let as: oauth.AuthorizationServer;

@@ -1,5 +1,5 @@
 /**
- * The server-wide FAPI 2.0 switch (IDP_FAPI=2.0, src/oidc/fapi.ts) on a running server: discovery
+ * The server-wide FAPI 2.0 switch (IDP_FAPI=2.0, src/oidc/clients/fapi.ts) on a running server: discovery
  * as served, a client registered before the switch (client_secret_basic, RS256 ID Tokens)
  * refused, and registration applying the profile to every client.
  */
@@ -8,7 +8,7 @@ import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import * as oauth from "oauth4webapi";
 import { basic } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
-import { register } from "./register.helpers.ts";
+import { register } from "./register_helpers.ts";
 
 let t: TestProvider;
 let as: oauth.AuthorizationServer;

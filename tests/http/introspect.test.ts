@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as client from "openid-client";
 import { get_code, redeem } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
-import { introspect, main_client, post_form, rp, sign_in } from "./token.helpers.ts";
+import { introspect, main_client, post_form, rp, sign_in } from "./token_helpers.ts";
 
 let t: TestProvider;
 let config: client.Configuration;

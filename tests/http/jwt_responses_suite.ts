@@ -18,8 +18,8 @@ import { Browser, authorize, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, basic, pkce, token_request } from "../helpers/flow.ts";
 import { REDIRECT_URI, free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { load_config } from "../../src/app/config.ts";
-import { build_discovery } from "../../src/oidc/metadata.ts";
-import { pairwise_sub } from "../../src/oidc/pairwise.ts";
+import { build_discovery } from "../../src/oidc/discovery/metadata.ts";
+import { pairwise_sub } from "../../src/oidc/claims/pairwise.ts";
 
 const SALT = "test-pairwise-salt-0123456789abcdefghijklmnop";
 const OTHER_REDIRECT = "https://rp.example.com/second";

@@ -8,7 +8,7 @@ import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { session_sid } from "../../src/oidc/logout/sid.ts";
-import { BYE, end_session_url, jwt_claims, make_rp, sign_in, silent_authorize, type Rp } from "./logout.helpers.ts";
+import { BYE, end_session_url, jwt_claims, make_rp, sign_in, silent_authorize, type Rp } from "./logout_helpers.ts";
 
 let t: TestProvider;
 let rp: Rp;

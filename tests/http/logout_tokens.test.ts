@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import * as client from "openid-client";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
-import { end_session_url, make_rp, sign_in, silent_authorize, type Rp } from "./logout.helpers.ts";
+import { end_session_url, make_rp, sign_in, silent_authorize, type Rp } from "./logout_helpers.ts";
 
 let t: TestProvider;
 let rp: Rp;

@@ -11,9 +11,9 @@ import { Browser, authorize } from "../helpers/browser.ts";
 import { authorization_url, basic, pkce } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { load_config } from "../../src/app/config.ts";
-import { build_discovery } from "../../src/oidc/metadata.ts";
+import { build_discovery } from "../../src/oidc/discovery/metadata.ts";
 import type { Provider } from "../../src/oidc/provider.ts";
-import { requires_par } from "../../src/oidc/request_uri.ts";
+import { requires_par } from "../../src/oidc/authorize/request_uri.ts";
 
 let t: TestProvider;
 let as: oauth.AuthorizationServer;

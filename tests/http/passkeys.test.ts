@@ -6,12 +6,12 @@
  * in is never removed).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { acr_claim, acr_of, needs_second_factor, requires_passkey, requires_two_factors, satisfies } from "../../src/oidc/acr.ts";
-import { account_csrf } from "../../src/oidc/account/session.ts";
-import { second_factor_required } from "../../src/oidc/account/second_factor.ts";
+import { acr_claim, acr_of, needs_second_factor, requires_passkey, requires_two_factors, satisfies } from "../../src/oidc/signin/methods.ts";
+import { account_csrf } from "../../src/oidc/browser/account_guard.ts";
+import { second_factor_required } from "../../src/oidc/signin/second_factor.ts";
 import type { Provider } from "../../src/oidc/provider.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
-import { passkey_amr } from "../../src/oidc/passkeys/ceremony.ts";
+import { passkey_amr } from "../../src/oidc/signin/methods.ts";
 import type { PasskeyRow, UserRow } from "../../src/store/types.ts";
 import { Browser, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
@@ -61,9 +61,9 @@ function response_for(challenge: string): string {
 describe("acr and amr (RFC 8176)", () => {
   test("passkey amr: hwk or swk by the backup-eligible flag; after a password, mfa", () => {
     const row = { backup_eligible: false } as PasskeyRow;
-    expect(passkey_amr(row, false)).toEqual(["hwk", "user"]);
-    expect(passkey_amr({ ...row, backup_eligible: true }, false)).toEqual(["swk", "user"]);
-    expect(passkey_amr(row, true)).toEqual(["pwd", "hwk", "mfa"]);
+    expect(passkey_amr(row.backup_eligible, false)).toEqual(["hwk", "user"]);
+    expect(passkey_amr(true, false)).toEqual(["swk", "user"]);
+    expect(passkey_amr(row.backup_eligible, true)).toEqual(["pwd", "hwk", "mfa"]);
   });
 
   test("which classes each sign-in satisfies; phr only with a passkey", () => {

@@ -5,7 +5,7 @@
  * and for the account page alike.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { totp_code, totp_step } from "../../src/oidc/totp.ts";
+import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { Browser, account_login, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

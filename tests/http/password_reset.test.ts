@@ -4,9 +4,9 @@
  * (tests/helpers/smtp.ts) and the links taken from the received messages.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { settle_password_reset_requests } from "../../src/oidc/account/password_reset.ts";
+import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
-import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/totp.ts";
+import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { verify_password } from "../../src/platform/passwords.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import { Browser, account_login, browser_from, account_page, authorize, hidden_field } from "../helpers/browser.ts";

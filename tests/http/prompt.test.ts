@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type * as client from "openid-client";
 import { Browser } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
-import { drive, exchange, expect_error, full_flow, relying_party, received, start } from "./authorize.helpers.ts";
+import { drive, exchange, expect_error, full_flow, relying_party, received, start } from "./authorize_helpers.ts";
 
 let t: TestProvider;
 let rp: client.Configuration;

@@ -8,7 +8,7 @@ import * as client from "openid-client";
 import { Browser } from "../helpers/browser.ts";
 import { get_code, redeem, token_request, userinfo } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
-import { introspect, rp, sign_in } from "./token.helpers.ts";
+import { introspect, rp, sign_in } from "./token_helpers.ts";
 import { ISSUED_SECRET } from "../helpers/shapes.ts";
 import { secret_key } from "../../src/oidc/crypto/secrets.ts";
 

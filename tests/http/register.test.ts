@@ -9,7 +9,7 @@ import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { authorize, Browser } from "../helpers/browser.ts";
 import { get_code, redeem } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
-import { WEB_CLIENT, register, registered } from "./register.helpers.ts";
+import { WEB_CLIENT, register, registered } from "./register_helpers.ts";
 
 let t: TestProvider;
 beforeAll(async () => {

@@ -6,7 +6,7 @@
  * whose address is no longer the account's is refused even when the form was already open.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { settle_password_reset_requests } from "../../src/oidc/account/password_reset.ts";
+import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { RESEND_VERIFICATION_PATH } from "../../src/http/pages/account_status.ts";
 import type { UserRow } from "../../src/store/types.ts";

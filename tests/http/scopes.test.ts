@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { split_scope } from "../../src/oidc/scopes.ts";
+import { split_scope } from "../../src/oidc/claims/scopes.ts";
 
 test("split_scope: distinct values in request order, empty values dropped", () => {
   expect(split_scope("openid profile email")).toEqual(["openid", "profile", "email"]);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import * as client from "openid-client";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
-import { jwt_header, rp, sign_in } from "./token.helpers.ts";
+import { jwt_header, rp, sign_in } from "./token_helpers.ts";
 import { rejection } from "../helpers/settle.ts";
 
 const ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as const;

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { load_config } from "../../src/app/config.ts";
-import { request_email_change } from "../../src/oidc/account/email_change.ts";
-import { invite } from "../../src/oidc/account/invitations.ts";
+import { request_email_change } from "../../src/oidc/accounts/email_change.ts";
+import { invite } from "../../src/oidc/accounts/invitations.ts";
 import { Browser, account_login, account_page, form_action, hidden_field } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Browser } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
-import { full_flow, relying_party } from "./authorize.helpers.ts";
+import { full_flow, relying_party } from "./authorize_helpers.ts";
 
 let t: TestProvider;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 /**
  * Accounts never completed are deleted by the background purge (app/purge.ts →
- * oidc/account/stale_accounts.ts) after IDP_UNVERIFIED_ACCOUNT_DAYS: unverified sign-ups without a
+ * oidc/accounts/stale_accounts.ts) after IDP_UNVERIFIED_ACCOUNT_DAYS: unverified sign-ups without a
  * live verification link, invitations whose last link expired that long ago. Each is audited
  * (user_deleted with its reason); the username is free again; the rest stays.
  */

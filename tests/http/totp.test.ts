@@ -4,7 +4,7 @@
  * code, and which acr_values require two factors.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { acr_claim, needs_second_factor, requires_two_factors } from "../../src/oidc/acr.ts";
+import { acr_claim, needs_second_factor, requires_two_factors } from "../../src/oidc/signin/methods.ts";
 import { load_config } from "../../src/app/config.ts";
 import type { Provider } from "../../src/oidc/provider.ts";
 import { qr_data_url } from "../../src/http/pages/qr.ts";
@@ -21,7 +21,7 @@ import {
   totp_step,
   use_recovery_code,
   verify_totp,
-} from "../../src/oidc/totp.ts";
+} from "../../src/oidc/signin/totp.ts";
 
 // RFC 6238 Appendix B: the SHA-1 seed is the ASCII "12345678901234567890".
 const RFC_SECRET = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";

@@ -1,5 +1,5 @@
 /**
- * Every mail template (oidc/mail/types.ts MailData; the SAMPLES table must name each, so a new
+ * Every mail template (oidc/mail.ts MailData; the SAMPLES table must name each, so a new
  * template does not compile here without one) renders a subject, a text body with every link of
  * its data, and an HTML body in the mail layout: lang attribute, inline styles only, data
  * escaped, each link also shown as text, and no serious axe-core violation in Chromium.
@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { load_mail_templates } from "../../src/app/mail/outbox.ts";
-import { MailRenderer } from "../../src/oidc/mail/render.ts";
-import { MAIL_TEMPLATES } from "../../src/oidc/mail/subjects.ts";
-import type { MailData, MailRequest } from "../../src/oidc/mail/types.ts";
+import { MailRenderer } from "../../src/app/mail/render.ts";
+import { MAIL_TEMPLATES } from "../../src/app/mail/subjects.ts";
+import type { MailData, MailRequest } from "../../src/oidc/mail.ts";
 import { PHONE, axe, chromium_available, launch, overflow, serious } from "../helpers/chromium.ts";
 
 const ISSUER = "https://id.example.com";

@@ -4,7 +4,7 @@
  * outcomes and tokens issued by grant.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Metrics } from "../../src/oidc/metrics.ts";
+import { Metrics } from "../../src/oidc/ops/metrics.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, get_code, redeem, userinfo } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { get_code, redeem, userinfo, type Pkce } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase } from "../store/pg.ts";
-import { tcp_proxy, type TcpProxy } from "../store/tcp-proxy.ts";
+import { tcp_proxy, type TcpProxy } from "../store/tcp_proxy.ts";
 import { redeem as redeem_at } from "./flow.ts";
 import { freeze_proxy, type FreezeProxy } from "./freeze_proxy.ts";
 

@@ -92,7 +92,7 @@ describe("store calls per step of the flow", () => {
     expect(login.status).toBe(303);
     const after_login = counter.take();
     // The attempt is reserved before the password check (two reservations and the per-username
-    // count) and given back after it succeeds (three releases): oidc/login_throttle.ts. Then the
+    // count) and given back after it succeeds (three releases): oidc/limits/login.ts. Then the
     // session insert, the rate-limit counter reset, the audit event and the interaction update.
     expect(after_login.calls.filter(is_write)).toEqual(["reserve", "reserve", "hit", "release", "release", "release", "create_session", "reset_counter", "add_audit_event", "update_interaction"]);
 

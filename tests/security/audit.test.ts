@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { run_cli } from "../../src/cli/index.ts";
-import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/totp.ts";
+import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import type { AuditEvent } from "../../src/store/types.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { Browser, account_login, account_page, authorize, form_action, hidden_field } from "../helpers/browser.ts";

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { new_totp_secret } from "../../src/oidc/totp.ts";
+import { new_totp_secret } from "../../src/oidc/signin/totp.ts";
 import { Browser, account_login, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, get_code, pkce } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -6,7 +6,7 @@
  * attacker's own browser — get a 403 page and change nothing; the browser's own token works.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { new_totp_secret } from "../../src/oidc/totp.ts";
+import { new_totp_secret } from "../../src/oidc/signin/totp.ts";
 import { Browser, account_login, account_page, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, get_code, pkce } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

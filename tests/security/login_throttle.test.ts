@@ -1,5 +1,5 @@
 /**
- * Login throttling (src/oidc/login_throttle.ts; OWASP Authentication Cheat Sheet, NIST SP 800-63B
+ * Login throttling (src/oidc/limits/login.ts; OWASP Authentication Cheat Sheet, NIST SP 800-63B
  * §5.2.2): per (address, username) and per address a 429 page with Retry-After; per username a
  * wait before each attempt; fixed windows in the store that always end. Addresses come from
  * X-Forwarded-For (trust_proxy), so one test plays several machines.

@@ -1,7 +1,7 @@
 /**
  * Server-side request forgery (OWASP SSRF Prevention Cheat Sheet) through the URLs clients
  * register: the provider calls a client's `jwks_uri` (RFC 7591 §2) and `backchannel_logout_uri`
- * (OIDC Back-Channel Logout §2.5) only through oidc/outbound.ts. Unit tests of the address
+ * (OIDC Back-Channel Logout §2.5) only through oidc/outbound/fetch.ts. Unit tests of the address
  * classifier and the destination check; then real providers and a real local server (Bun.serve on
  * 127.0.0.1): refused by default with a generic error and the details in the log and the audit
  * log, served when the operator allow-lists 127.0.0.1, and no redirects, oversized bodies, slow
@@ -10,10 +10,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import { ConfigError, load_config } from "../../src/app/config.ts";
-import { JWT_BEARER } from "../../src/oidc/client_assertion.ts";
-import { JWKS_URI_UNUSABLE } from "../../src/oidc/client_jwks.ts";
+import { JWT_BEARER } from "../../src/oidc/clients/assertion.ts";
+import { JWKS_URI_UNUSABLE } from "../../src/oidc/clients/jwks.ts";
 import { deliver_logout_token } from "../../src/oidc/logout/backchannel.ts";
-import { OutboundError, address_class, check_destination, literal_host_problem, target_of, type Resolver } from "../../src/oidc/outbound.ts";
+import { OutboundError, check_destination, target_of, type Resolver } from "../../src/oidc/outbound/fetch.ts";
+import { address_class, literal_host_problem } from "../../src/oidc/outbound/addresses.ts";
 import type { LogLine } from "../../src/oidc/provider.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 

@@ -1,6 +1,6 @@
 /**
- * Rate limits of /token, /revoke, /introspect and the registration endpoints (src/oidc/rate_limit.ts,
- * src/oidc/client_auth_limits.ts). With the defaults they target abuse: failed client
+ * Rate limits of /token, /revoke, /introspect and the registration endpoints (src/oidc/limits/endpoints.ts,
+ * src/oidc/limits/client_auth.ts). With the defaults they target abuse: failed client
  * authentications (RFC 6749 §2.3, invalid_client of §5.2) per (client_id, address), per address and
  * per client_id; requests without client credentials per address; registrations per address.
  * Authenticated traffic has no quota unless the operator sets one (`token_per_client` and the
@@ -10,7 +10,7 @@
  */
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import { load_config } from "../../src/app/config.ts";
-import { claimed_client_id } from "../../src/oidc/rate_limit.ts";
+import { claimed_client_id } from "../../src/oidc/limits/endpoints.ts";
 import { start_provider } from "../helpers/provider.ts";
 import { FORM, basic, in_process, type InProcess } from "./helpers.ts";
 

@@ -7,7 +7,7 @@
  * the lookup is held until the answer has arrived.
  */
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
-import { settle_password_reset_requests } from "../../src/oidc/account/password_reset.ts";
+import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
 import { Browser, hidden_field } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";

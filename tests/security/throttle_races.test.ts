@@ -1,5 +1,5 @@
 /**
- * Throttles under concurrency (src/oidc/login_throttle.ts, src/oidc/account/second_factor.ts;
+ * Throttles under concurrency (src/oidc/limits/login.ts, src/oidc/signin/second_factor.ts;
  * OWASP Authentication Cheat Sheet "Account Lockout", CWE-367): an attempt reserves its place in
  * the counters atomically before any verification, so 50 guesses sent at once get no more
  * checks than the budget, the rest 429 with Retry-After, and the right secret is refused too
@@ -11,8 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { serve, type Served } from "../../src/app/server.ts";
-import { CODE_FAILURES_PER_USER } from "../../src/oidc/account/second_factor.ts";
-import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/totp.ts";
+import { CODE_FAILURES_PER_USER } from "../../src/oidc/signin/second_factor.ts";
+import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { argon2_impl } from "../../src/platform/passwords.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";

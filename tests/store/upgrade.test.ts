@@ -2,7 +2,7 @@
  * Upgrading a database that holds data: a store at schema version 2 with users, clients, codes
  * and tokens of every shape opens on this build, which applies migration 3 (partial token
  * indexes) and the later ones (4: initial access tokens get ids and use limits); the rows read back unchanged and every revoke query still finds its tokens, on both
- * databases. On PostgreSQL the plans are checked too (SQLite's are in sqlite-plans.test.ts).
+ * databases. On PostgreSQL the plans are checked too (SQLite's are in sqlite_plans.test.ts).
  */
 import { SQL } from "bun";
 import { Database } from "bun:sqlite";
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { latest_version, migrations } from "../../src/store/migrations/index.ts";
 import { migrate, open_store } from "../../src/store/open.ts";
 import { create_temp_database, use_postgres } from "./pg.ts";
-import { planned_queries } from "./token-queries.ts";
+import { planned_queries } from "./token_queries.ts";
 import { T0 } from "./fixtures.ts";
 
 // Rows as an older build wrote them; one text for both databases (FALSE is 0 in SQLite).

@@ -1,5 +1,5 @@
 /**
- * `idp.mail` (oidc/mail/types.ts): `send()` renders the template and inserts the message in the
+ * `idp.mail` (oidc/mail.ts): `send()` renders the template and inserts the message in the
  * outbox table, then wakes the worker (worker.ts), which delivers it within a moment. The request
  * that caused the mail only waits for the insert: never for SMTP, and it never learns whether the
  * delivery worked (no account enumeration through errors or timing).
@@ -10,10 +10,10 @@
  */
 import { fileURLToPath } from "node:url";
 import { Fw } from "../../fw/index.ts";
-import type { Brand } from "../../oidc/brand.ts";
-import { MailRenderer, type MailTemplates } from "../../oidc/mail/render.ts";
-import { MAIL_OFF, type Mail, type MailRequest } from "../../oidc/mail/types.ts";
-import { BASE_LOCALE, REQUEST_LOCALE, supported_locale } from "../../oidc/i18n.ts";
+import type { Brand } from "../../oidc/ui/brand.ts";
+import { MailRenderer, type MailTemplates } from "./render.ts";
+import { MAIL_OFF, type Mail, type MailRequest } from "../../oidc/mail.ts";
+import { BASE_LOCALE, REQUEST_LOCALE, supported_locale } from "../../oidc/ui/catalogs.ts";
 import type { Log } from "../../oidc/provider.ts";
 import type { Store } from "../../store/types.ts";
 import type { Config } from "../config.ts";

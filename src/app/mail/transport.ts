@@ -1,6 +1,6 @@
 /**
  * What the mail worker sends through: SMTP (smtp.ts) or, in development without SMTP, the log.
- * The rules never see a transport (they queue through `idp.mail`, oidc/mail/types.ts), and
+ * The rules never see a transport (they queue through `idp.mail`, oidc/mail.ts), and
  * nodemailer stays behind this interface.
  */
 import type { Log } from "../../oidc/provider.ts";

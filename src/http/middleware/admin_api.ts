@@ -13,8 +13,8 @@
 import { Fw, type Context, type Next } from "../../fw/index.ts";
 import { record_event } from "../../oidc/audit.ts";
 import { AdminTokenRefused, admin_actor, type AdminActor, type AdminCredentials } from "../../oidc/admin/auth.ts";
-import { bearer_credentials, dpop_credentials } from "../../oidc/bearer.ts";
-import { nonce_to_send, resource_request_proof } from "../../oidc/dpop.ts";
+import { bearer_credentials, dpop_credentials } from "../../oidc/tokens/bearer.ts";
+import { nonce_to_send, resource_request_proof } from "../../oidc/tokens/dpop.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import type { JsonObject } from "../../store/types.ts";
 import { problem_of, problem_response } from "../problems.ts";

@@ -13,11 +13,11 @@
  */
 import type { Context, CookieReader, Next } from "../../fw/index.ts";
 import { Fw } from "../../fw/index.ts";
-import { account_csrf } from "../../oidc/account/session.ts";
-import { cookie_name, read_cookie, session_cookie_name } from "../../oidc/cookies.ts";
+import { account_csrf } from "../../oidc/browser/account_guard.ts";
+import { cookie_name, read_cookie, session_cookie_name } from "../../oidc/browser/cookies.ts";
 import { sha256 } from "../../oidc/crypto/secrets.ts";
-import { LOCALES, REQUEST_LOCALE, choose_locale, parse_accept_language, parse_locales, supported_locale, translator, type Translator } from "../../oidc/i18n.ts";
-import { PATHS } from "../../oidc/metadata.ts";
+import { LOCALES, REQUEST_LOCALE, choose_locale, parse_accept_language, parse_locales, supported_locale, translator, type Translator } from "../../oidc/ui/catalogs.ts";
+import { PATHS } from "../../oidc/discovery/paths.ts";
 import type { Provider } from "../../oidc/provider.ts";
 
 /** The switcher's cookie: a language tag, readable by nobody but us (HttpOnly), a year. */

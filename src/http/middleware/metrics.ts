@@ -1,6 +1,6 @@
-/** Counts every answered request into the instance's metrics (src/oidc/metrics.ts). */
+/** Counts every answered request into the instance's metrics (src/oidc/ops/metrics.ts). */
 import { Fw, type Context, type Next } from "../../fw/index.ts";
-import type { Metrics } from "../../oidc/metrics.ts";
+import type { Metrics } from "../../oidc/ops/metrics.ts";
 
 /**
  * Records every request in `metrics`. Placed outside the error handler, so it sees the status

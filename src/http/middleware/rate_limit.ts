@@ -1,10 +1,10 @@
 /**
- * Applies the request rate limits (oidc/rate_limit.ts) before the endpoint runs: the limit is the
+ * Applies the request rate limits (oidc/limits/endpoints.ts) before the endpoint runs: the limit is the
  * point, so a refused request costs its counter writes and nothing else. Sits inside the protocol
  * and registration handlers, whose CORS and no-store headers the 429 keeps. With the default
  * settings it counts only requests without client credentials and registrations; a request that
  * authenticates its client passes through untouched (its failures are counted where it is
- * authenticated, oidc/client_auth_limits.ts).
+ * authenticated, oidc/limits/client_auth.ts).
  *
  * The form body is read only when the Authorization header does not settle the question (no
  * Basic credentials, or a per-client quota and no client named). It is read once
@@ -13,11 +13,11 @@
  * answers the refusal as before.
  */
 import { Fw, type Context, type Next } from "../../fw/index.ts";
-import { FORM } from "../../oidc/client_auth.ts";
+import { FORM } from "../../oidc/clients/authentication.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { client_ip } from "./proxy.ts";
-import { PATHS } from "../../oidc/metadata.ts";
-import { carries_credentials, claimed_client_id, count_request, counts_requests, limited_endpoint, limits_of } from "../../oidc/rate_limit.ts";
+import { PATHS } from "../../oidc/discovery/paths.ts";
+import { carries_credentials, claimed_client_id, count_request, counts_requests, limited_endpoint, limits_of } from "../../oidc/limits/endpoints.ts";
 
 /** The parsed form body of the request; null when it is not a form or Fw refuses it. */
 async function form_body(context: Context): Promise<Record<string, unknown> | null> {

@@ -6,7 +6,7 @@
  *   RFC 6749's error response format).
  */
 import { Fw, type Context, type Next } from "../../fw/index.ts";
-import { PATHS } from "../../oidc/metadata.ts";
+import { PATHS } from "../../oidc/discovery/paths.ts";
 import { in_oauth_shape } from "../errors.ts";
 
 export class RegistrationHandler extends Fw.Handler {

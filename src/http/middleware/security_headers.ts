@@ -6,7 +6,7 @@
  * https.
  */
 import { Fw, type Context, type Next } from "../../fw/index.ts";
-import { csp_source } from "../../oidc/clients.ts";
+import { csp_source } from "../../oidc/clients/metadata.ts";
 
 /**
  * The page CSP. `form_targets` are the origins a form on the page may end up at: browsers apply
@@ -24,7 +24,7 @@ export function content_security_policy(form_targets: readonly string[] = [], sc
 
 /**
  * Headers of an HTML page whose forms lead back to `redirect_uri` (login, consent); `self_scripts`
- * for the passkey pages; `image_url` a client's logo (https, oidc/clients.ts safe_link), whose
+ * for the passkey pages; `image_url` a client's logo (https, oidc/clients/metadata.ts safe_link), whose
  * origin alone is added to img-src: the browser fetches it, never the server.
  */
 export function set_page_headers(headers: Headers, redirect_uri: string | null, self_scripts = false, image_url: string | null = null): void {

@@ -20,7 +20,7 @@
  */
 import { Fw, type Context, type Next } from "../../fw/index.ts";
 import { OAuthHttpError } from "../errors.ts";
-import { PATHS } from "../../oidc/metadata.ts";
+import { PATHS } from "../../oidc/discovery/paths.ts";
 import { StoreUnavailableError } from "../../store/types.ts";
 
 /** Seconds a client should wait before trying again. */

@@ -3,18 +3,18 @@
  * applications the user allowed. Built in one place, because several endpoints render the page
  * (the page itself, and the forms that answer with it to show an error next to the field).
  */
-import { display_name } from "../../oidc/clients.ts";
-import { PATHS } from "../../oidc/metadata.ts";
+import { display_name } from "../../oidc/clients/metadata.ts";
+import { PATHS } from "../../oidc/discovery/paths.ts";
 import { layout_values } from "./layout.ts";
 import { RESEND_VERIFICATION_PATH } from "./account_status.ts";
-import { password_policy_hint } from "../../oidc/account/password_policy.ts";
+import { password_policy_hint } from "../../oidc/accounts/password_policy.ts";
 import { sessions_of } from "./sessions.ts";
 import { passkeys_of } from "./passkeys.ts";
 import { identities_of } from "../../oidc/federation/upstreams.ts";
 import { ADMIN_CONSOLE, in_admin_group } from "../../oidc/admin/console.ts";
 import type { Provider } from "../../oidc/provider.ts";
-import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../oidc/scopes.ts";
-import { ACCOUNT_PATHS, account_url, type AccountSession } from "../../oidc/account/session.ts";
+import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../oidc/claims/scopes.ts";
+import { ACCOUNT_PATHS, account_url, type AccountSession } from "../../oidc/browser/account_guard.ts";
 
 /** Messages shown on the page; each error is shown next to its form. */
 export type AccountMessages = {

@@ -1,12 +1,12 @@
 /**
  * The page a sign-in shows instead of signing in an account that is not active
- * (oidc/account/account_status.ts): what to do, and for an unverified address a button that
+ * (oidc/accounts/account_status.ts): what to do, and for an unverified address a button that
  * mails the confirmation link again (a ticket bound to this browser, verification.ts).
  */
-import type { StatusRefusal } from "../../oidc/account/account_status.ts";
-import { page_form_token } from "../../oidc/account/page_forms.ts";
-import { begin_resend_ticket } from "../../oidc/account/verification.ts";
-import type { CookieReader, CookieToSet } from "../../oidc/cookies.ts";
+import type { StatusRefusal } from "../../oidc/accounts/account_status.ts";
+import { page_form_token } from "../../oidc/browser/page_forms.ts";
+import { begin_resend_ticket } from "../../oidc/accounts/verification.ts";
+import type { CookieReader, CookieToSet } from "../../oidc/browser/cookies.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import type { UserRow } from "../../store/types.ts";
 import { layout_values } from "./layout.ts";

@@ -6,9 +6,9 @@
 import type { Html, Redirect } from "../../fw/response.ts";
 import { ADMIN_CONSOLE, console_access } from "../../oidc/admin/console.ts";
 import { AdminError } from "../../oidc/admin/errors.ts";
-import { account_url, type AccountSession } from "../../oidc/account/session.ts";
-import type { CookieReader, CookieSettings } from "../../oidc/cookies.ts";
-import { return_cookie } from "../../oidc/account/return_path.ts";
+import { account_url, type AccountSession } from "../../oidc/browser/account_guard.ts";
+import type { CookieReader, CookieSettings } from "../../oidc/browser/cookies.ts";
+import { return_cookie } from "../../oidc/browser/return_path.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { layout_values } from "./layout.ts";
 

@@ -2,8 +2,8 @@
  * What every HTML page of the provider shares: the values the layout needs and the URLs of the
  * interaction pages (all derived from the issuer).
  */
-import { brand_url } from "../../oidc/brand.ts";
-import { translator, type Translator } from "../../oidc/i18n.ts";
+import { brand_url } from "../../oidc/ui/brand.ts";
+import { translator, type Translator } from "../../oidc/ui/catalogs.ts";
 import type { Provider } from "../../oidc/provider.ts";
 
 export type LayoutValues = {

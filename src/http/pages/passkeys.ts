@@ -3,8 +3,8 @@
  * each was added and last used, the forms to add, rename and remove them, and the scripts that
  * run the WebAuthn ceremony (static/passkeys.js).
  */
-import { ACCOUNT_PATHS, type AccountSession } from "../../oidc/account/session.ts";
-import { MAX_PASSKEY_NAME } from "../../oidc/passkeys/ceremony.ts";
+import { ACCOUNT_PATHS, type AccountSession } from "../../oidc/browser/account_guard.ts";
+import { MAX_PASSKEY_NAME } from "../../oidc/signin/passkeys/ceremony.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { passkey_scripts } from "./layout.ts";
 import { set_page_headers } from "../middleware/security_headers.ts";

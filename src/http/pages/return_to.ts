@@ -3,10 +3,10 @@
  * a mailed link): carried as the `interaction` parameter so they land back on that sign-in, and
  * the application gets its answer, once they are done.
  */
-import { account_url } from "../../oidc/account/session.ts";
-import type { CookieReader } from "../../oidc/cookies.ts";
+import { account_url } from "../../oidc/browser/account_guard.ts";
+import type { CookieReader } from "../../oidc/browser/cookies.ts";
 import { PageError } from "../../oidc/errors.ts";
-import { interaction_url, load_interaction } from "../../oidc/interactions.ts";
+import { interaction_url, load_interaction } from "../../oidc/authorize/interactions.ts";
 import type { Provider } from "../../oidc/provider.ts";
 
 /** Interaction ids are random_token(32): anything else is dropped, never echoed. */

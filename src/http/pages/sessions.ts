@@ -6,7 +6,7 @@
  * A session is named on the page by its `sid` (logout/sid.ts), never by its cookie or database
  * key; the endpoint only ends sessions of the signed-in user.
  */
-import type { AccountSession } from "../../oidc/account/session.ts";
+import type { AccountSession } from "../../oidc/browser/account_guard.ts";
 import { session_sid } from "../../oidc/logout/sid.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import type { SessionRow } from "../../store/types.ts";

@@ -8,8 +8,8 @@
  * iframes and offers the way back to the client as a link (the page runs no script to redirect
  * once they have loaded). Its CSP frame-src names exactly those origins.
  */
-import { display_name } from "../../oidc/clients.ts";
-import { expired_cookie_options, session_cookie_name, type CookieReader, type CookieToSet } from "../../oidc/cookies.ts";
+import { display_name } from "../../oidc/clients/metadata.ts";
+import { expired_cookie_options, session_cookie_name, type CookieReader, type CookieToSet } from "../../oidc/browser/cookies.ts";
 import { layout_values, type LayoutValues } from "./layout.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { post_logout_redirect, type ValidLogout } from "../../oidc/logout/request.ts";

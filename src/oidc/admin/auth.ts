@@ -9,11 +9,11 @@
  * Reading the Authorization and DPoP headers and verifying the proof is the HTTP side's work
  * (http/middleware/admin_api.ts); the rules here get the token and the verified proof.
  */
-import { check_token_binding, dpop_challenge, type VerifiedProof } from "../dpop.ts";
+import { check_token_binding, dpop_challenge, type VerifiedProof } from "../tokens/dpop.ts";
 import { BearerError } from "../errors.ts";
 import type { Provider } from "../provider.ts";
-import { split_scope } from "../scopes.ts";
-import { find_access_token } from "../tokens.ts";
+import { split_scope } from "../claims/scopes.ts";
+import { find_access_token } from "../tokens/access_and_refresh.ts";
 import { ADMIN_SCOPE, is_admin_client } from "./scope.ts";
 
 export type AdminActor = { client_id: string; client_name: string | null };

@@ -5,9 +5,9 @@
  * answered once and stored only as its SHA-256 (docs/ARCHITECTURE.md, "Security at rest").
  */
 import { random_id, random_token, sha256 } from "../crypto/secrets.ts";
-import { split_scope } from "../scopes.ts";
+import { split_scope } from "../claims/scopes.ts";
 import type { ClientMetadata, ClientRow, Store, TokenExchangePolicy, UnixSeconds } from "../../store/types.ts";
-import { GROUP_METADATA, group_settings_problem, type GroupSettings } from "../groups.ts";
+import { GROUP_METADATA, group_settings_problem, type GroupSettings } from "../claims/groups.ts";
 import { AdminError, invalid_field } from "./errors.ts";
 import { ADMIN_SCOPE } from "./scope.ts";
 
@@ -86,7 +86,7 @@ export async function rotate_client_secret(store: Store, client: ClientRow): Pro
 }
 
 /**
- * `metadata` with its group settings (oidc/groups.ts: groups claim, prefix, roles, access policy)
+ * `metadata` with its group settings (oidc/claims/groups.ts: groups claim, prefix, roles, access policy)
  * replaced by `settings`: checked by the rules of groups.ts, and every group that allowed_groups
  * and roles name must exist (a typo would lock everyone out, or map nobody, without a word);
  * names are stored as the groups spell them.

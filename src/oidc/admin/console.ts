@@ -17,16 +17,14 @@
 import { verify_password } from "../../platform/passwords.ts";
 import type { JsonObject, UnixSeconds, UserRow } from "../../store/types.ts";
 import { record_event } from "../audit.ts";
-import { account_session, type AccountSession } from "../account/session.ts";
-import { read_cookie, session_cookie_name, type CookieReader } from "../cookies.ts";
-import { check_form_token, form_token } from "../csrf.ts";
-import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../login_throttle.ts";
+import { account_session, type AccountSession } from "../browser/account_guard.ts";
+import { read_cookie, session_cookie_name, type CookieReader } from "../browser/cookies.ts";
+import { check_form_token, form_token } from "../browser/form_tokens.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../limits/login.ts";
 import type { Provider } from "../provider.ts";
+import { has_second_factor } from "../signin/methods.ts";
 
 export const ADMIN_CONSOLE = "/admin";
-
-/** RFC 8176 methods that show a second factor took part. */
-const SECOND_FACTOR_AMR = ["mfa", "otp", "hwk", "swk"];
 
 /** How recent a sign-in stands in for a password at a destructive action (password-less admins). */
 export const REAUTH_WINDOW_SECONDS = 5 * 60;
@@ -36,10 +34,6 @@ export type ConsoleAccess =
   | { kind: "not_admin"; session: AccountSession }
   | { kind: "no_second_factor"; session: AccountSession }
   | { kind: "admin"; session: AccountSession };
-
-export function has_second_factor(amr: readonly string[]): boolean {
-  return amr.some((method) => SECOND_FACTOR_AMR.includes(method));
-}
 
 /** Whether the user is a member of the console's group (IDP_ADMIN_GROUP; group names are case-insensitive). */
 export async function in_admin_group(idp: Provider, user_id: string): Promise<boolean> {

@@ -4,7 +4,7 @@
  * URI without fragment, RFC 8707 §2), the scope values it accepts, the format of its access
  * tokens (opaque by default, `jwt` for RFC 9068) and optionally their lifetime.
  */
-import { resource_uri_problem } from "../resources.ts";
+import { resource_uri_problem } from "../tokens/resources.ts";
 import { StoreConflictError, type AccessTokenFormat, type ResourceServerRow, type Store } from "../../store/types.ts";
 import { AdminError, invalid_field as invalid } from "./errors.ts";
 

@@ -7,10 +7,10 @@ import type { Config } from "../../config/schema.ts";
 import { hash_password } from "../../platform/passwords.ts";
 import { StoreConflictError, type NewUser, type Store, type UnixSeconds, type UserPatch, type UserRow } from "../../store/types.ts";
 import { username_form_problem } from "../../store/usernames.ts";
-import { address_key } from "../account/addresses.ts";
-import { void_address_links } from "../account/link_tokens.ts";
-import { check_password_policy } from "../account/password_policy.ts";
-import { end_user_sessions } from "../sessions.ts";
+import { address_key } from "../accounts/emails.ts";
+import { void_address_links } from "../accounts/link_tokens.ts";
+import { check_password_policy } from "../accounts/password_policy.ts";
+import { end_user_sessions } from "../signin/sessions.ts";
 import { AdminError, invalid_field } from "./errors.ts";
 
 export const USERNAME = /^[\p{L}\p{N}._@+-]{1,64}$/u;

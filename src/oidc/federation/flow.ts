@@ -15,48 +15,18 @@ import * as client from "openid-client";
 import { record_event } from "../audit.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
 import { PageError, Throttled } from "../errors.ts";
-import { OutboundError, outbound_fetch } from "../outbound.ts";
+import { OutboundError, outbound_fetch } from "../outbound/fetch.ts";
 import type { Provider } from "../provider.ts";
 import type { JsonObject, UpstreamRow, UserRow } from "../../store/types.ts";
-import { address_key, parse_address } from "../account/addresses.ts";
+import { address_key, parse_address } from "../accounts/emails.ts";
 import { send_link_notice } from "./link_notice.ts";
 import { open_secret } from "./secret_box.ts";
-import { DEFAULT_CLAIM_MAPPING, redirect_uri } from "./upstreams.ts";
+import { local_account, refused } from "./local_account.ts";
+import { mapped_profile, upstream_methods } from "./profile.ts";
+import { primary_email, upstream_configuration } from "./relying_party.ts";
+import { redirect_uri } from "./upstreams.ts";
 
-/** The `amr` of a session started through an upstream (RFC 8176 §2: "fed", federated). */
-export const AMR_FEDERATED = "fed";
 
-/**
- * The upstream's own methods kept in the session's amr next to "fed" (RFC 8176 §2): a second
- * factor at the upstream then counts for `acr_values=mfa` here (acr.ts). Passkey methods are not
- * kept: their phishing resistance is the upstream's origin, not ours (a passkey at the upstream
- * counts as "mfa", below).
- */
-const KEPT_UPSTREAM_AMR = ["pwd", "otp", "mfa"];
-
-/**
- * Upstream amr values (RFC 8176 §2) that mean a multi-factor sign-in there: with the upstream's
- * `trust_upstream_mfa`, they stand in for the local second factor (the session gets "mfa").
- */
-export const UPSTREAM_MFA_AMR = ["mfa", "otp", "hwk", "swk", "sms", "tel"];
-
-/**
- * What the upstream said about its own sign-in, as our methods: "fed", its password and
- * one-time-code methods, and "mfa" when it asserted a multi-factor sign-in (an amr of
- * UPSTREAM_MFA_AMR, or an `acr` the operator listed in `mfa_acr_values`; OIDC Core §2) and the
- * operator trusts it to (`trust_upstream_mfa`). An untrusted upstream's second factor is
- * dropped: the local one is asked for instead.
- */
-export function upstream_methods(upstream: Pick<UpstreamRow, "trust_upstream_mfa" | "mfa_acr_values">, amr: unknown, acr: unknown): { amr: string[]; mfa: boolean } {
-  const said = Array.isArray(amr) ? amr.filter((method): method is string => typeof method === "string") : [];
-  const mfa = upstream.trust_upstream_mfa && (said.some((method) => UPSTREAM_MFA_AMR.includes(method)) || (typeof acr === "string" && upstream.mfa_acr_values.includes(acr)));
-  const kept = KEPT_UPSTREAM_AMR.filter((method) => said.includes(method) && (upstream.trust_upstream_mfa || method === "pwd"));
-  if (mfa && !kept.includes("mfa")) kept.push("mfa");
-  return { amr: [AMR_FEDERATED, ...kept], mfa };
-}
-
-/** Every status but redirects reaches openid-client, which reads OAuth error bodies itself. */
-const ANSWERED = [...Array(100).keys()].map((i) => 200 + i).concat([...Array(200).keys()].map((i) => 400 + i));
 
 type StateData = {
   verifier: string;
@@ -66,97 +36,6 @@ type StateData = {
   /** Set when a signed-in user links this upstream from the account page. */
   link_user_id: string | null;
 };
-
-const CONFIG_TTL_SECONDS = 10 * 60;
-/** Per provider, per upstream name: one configuration, replaced when the upstream row changes. */
-const configurations = new WeakMap<Provider, Map<string, { at: number; updated_at: number; config: client.Configuration }>>();
-
-export class UpstreamUnavailable extends Error {}
-
-function upstream_fetch(idp: Provider, name: string): client.CustomFetch {
-  return async (url, options) => {
-    const headers: Record<string, string> = {};
-    new Headers(options.headers as HeadersInit).forEach((value, key) => {
-      headers[key] = value;
-    });
-    const body = options.body === undefined || options.body === null ? undefined : String(options.body);
-    const method = (options.method ?? "GET").toUpperCase() === "POST" ? "POST" : "GET";
-    const answer = await outbound_fetch(idp, url, { purpose: `upstream:${name}`, method, headers, body, accept_status: ANSWERED });
-    const empty = answer.status === 204 || answer.body.byteLength === 0;
-    return new Response(empty ? null : (answer.body as unknown as BodyInit), { status: answer.status, headers: answer.headers });
-  };
-}
-
-/** The client assertion's lifetime (seconds): one request. */
-const ASSERTION_TTL_SECONDS = 60;
-
-/**
- * `private_key_jwt` (OIDC Core §9, RFC 7523 §2.2): an assertion signed with our own active
- * signing key, whose public half the upstream reads from our JWKS (register our jwks_uri there).
- * `aud` is the upstream's issuer, as openid-client's own PrivateKeyJwt sends it (RFC 7523bis:
- * an assertion bound to one server cannot be replayed at another's token endpoint); `jti` is
- * random, so the upstream can refuse a replay.
- */
-function private_key_jwt(idp: Provider, client_id: string): client.ClientAuth {
-  const auth = async (as: client.ServerMetadata, _client: client.ClientMetadata, body: URLSearchParams) => {
-    const now = idp.now();
-    const assertion = await idp.keys.sign({ iss: client_id, sub: client_id, aud: as.issuer, jti: random_token(32), iat: now, exp: now + ASSERTION_TTL_SECONDS }, { typ: "JWT" });
-    body.set("client_id", client_id);
-    body.set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
-    body.set("client_assertion", assertion);
-  };
-  // openid-client declares ClientAuth synchronous; oauth4webapi, which calls it, awaits it.
-  return auth as unknown as client.ClientAuth;
-}
-
-function client_auth(idp: Provider, upstream: UpstreamRow): client.ClientAuth {
-  if (upstream.token_endpoint_auth_method === "private_key_jwt") return private_key_jwt(idp, upstream.client_id);
-  if (upstream.client_secret_enc === null) return client.None();
-  return client.ClientSecretPost(open_secret(idp.config.federation.secret_key, upstream.name, upstream.client_secret_enc));
-}
-
-/** The upstream's configuration: its discovery document (oidc) or its declared endpoints (oauth2). */
-export async function upstream_configuration(idp: Provider, upstream: UpstreamRow): Promise<client.Configuration> {
-  let cache = configurations.get(idp);
-  if (cache === undefined) configurations.set(idp, (cache = new Map()));
-  const hit = cache.get(upstream.name);
-  if (hit !== undefined && hit.updated_at === upstream.updated_at && idp.now() - hit.at < CONFIG_TTL_SECONDS) return hit.config;
-  const insecure = idp.config.outbound.allow_http;
-  const fetcher = upstream_fetch(idp, upstream.name);
-  let config: client.Configuration;
-  try {
-    if (upstream.kind === "oidc") {
-      config = await client.discovery(new URL(upstream.issuer!), upstream.client_id, undefined, client_auth(idp, upstream), {
-        [client.customFetch]: fetcher,
-        ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
-      });
-      // OIDC Core §3.1.3.7 lets a client skip the ID Token's signature when it came over TLS from
-      // the token endpoint, and openid-client does; we check it anyway (the JWKS through the same
-      // fence): http upstreams are allowed on intranets, and a TLS-terminating middlebox is not
-      // the upstream.
-      client.enableNonRepudiationChecks(config);
-    } else {
-      const issuer = upstream.issuer ?? new URL(upstream.authorization_endpoint!).origin;
-      config = new client.Configuration(
-        {
-          issuer,
-          authorization_endpoint: upstream.authorization_endpoint!,
-          token_endpoint: upstream.token_endpoint!,
-          ...(upstream.userinfo_endpoint === null ? {} : { userinfo_endpoint: upstream.userinfo_endpoint }),
-        },
-        upstream.client_id,
-        undefined,
-        client_auth(idp, upstream),
-      );
-      config[client.customFetch] = fetcher;
-      if (insecure) client.allowInsecureRequests(config);
-    }
-  } catch (error) {
-    throw new UpstreamUnavailable(error instanceof OutboundError ? `discovery: ${error.reason}` : `discovery: ${error instanceof Error ? error.message : "error"}`);
-  }
-  cache.set(upstream.name, { at: idp.now(), updated_at: upstream.updated_at, config });
-  return config;
-}
 
 function unavailable(upstream: UpstreamRow): PageError {
   return new PageError(
@@ -224,35 +103,6 @@ export async function begin_upstream(
   return client.buildAuthorizationUrl(config, params).href;
 }
 
-export type UpstreamProfile = {
-  subject: string;
-  name: string | null;
-  email: string | null;
-  email_verified: boolean;
-  picture: string | null;
-  preferred_username: string | null;
-  groups: string[];
-};
-
-function mapped(claims: Record<string, unknown>, mapping: Record<string, string>): UpstreamProfile {
-  const pick = (local: string): unknown => claims[mapping[local] ?? DEFAULT_CLAIM_MAPPING[local]!];
-  const text = (local: string): string | null => {
-    const value = pick(local);
-    return typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : null;
-  };
-  const groups = pick("groups");
-  return {
-    subject: text("subject") ?? "",
-    name: text("name"),
-    email: text("email"),
-    // Only an explicit true counts (OIDC Core §5.1: email_verified is a boolean).
-    email_verified: pick("email_verified") === true,
-    picture: text("picture"),
-    preferred_username: text("preferred_username"),
-    groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === "string") : [],
-  };
-}
-
 export type UpstreamOutcome = {
   upstream: UpstreamRow;
   user: UserRow;
@@ -266,9 +116,6 @@ export type UpstreamOutcome = {
   upstream_acr: string | null;
 };
 
-function refused(title: string, message: string): PageError {
-  return new PageError(title, message, "access_denied");
-}
 
 /**
  * The callback: `query` is the upstream's answer, `binding` this browser's interaction cookie.
@@ -341,12 +188,12 @@ export async function complete_upstream(idp: Provider, name: string, query: URLS
     await audit_failure(`refused: ${error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : "error"}`);
     throw refused(`Sign-in with ${upstream.display_name} failed`, `The answer from ${upstream.display_name} could not be verified. Start again; if this keeps happening, tell the administrator.`);
   }
-  const profile = mapped(claims, upstream.claim_mapping as Record<string, string>);
+  const profile = mapped_profile(claims, upstream.claim_mapping as Record<string, string>);
   if (profile.subject === "") {
     await audit_failure("no subject in the upstream's answer");
     throw unavailable(upstream);
   }
-  const local = await local_account(idp, upstream, profile, data, ip);
+  const local = await local_account(idp, upstream, profile, data.link_user_id, ip);
   const methods = upstream_methods(upstream, upstream_amr, upstream_acr);
   // The upstream's own words about its sign-in, as it said them (its acr is its vocabulary).
   await record_event(idp, {
@@ -362,166 +209,4 @@ export async function complete_upstream(idp: Provider, name: string, query: URLS
     },
   });
   return { ...local, amr: methods.amr, upstream_mfa: methods.mfa, upstream_acr, upstream, interaction_id: data.interaction_id };
-}
-
-/**
- * A GitHub-style address list ([{email, primary, verified}]): the primary address and whether it
- * is verified, as `email` and `email_verified` (replacing what the user endpoint said).
- */
-async function primary_email(config: client.Configuration, access_token: string, endpoint: string): Promise<Record<string, unknown>> {
-  const response = await client.fetchProtectedResource(config, access_token, new URL(endpoint), "GET", undefined, new Headers({ accept: "application/json" }));
-  const list = (await response.json()) as unknown;
-  if (!Array.isArray(list)) throw new Error("the e-mail endpoint did not answer a JSON array");
-  const primary = list.find((entry): entry is { email: string; verified?: unknown } => typeof entry === "object" && entry !== null && entry.primary === true && typeof entry.email === "string");
-  return primary === undefined ? { email: null, email_verified: false } : { email: primary.email, email_verified: primary.verified === true };
-}
-
-async function local_account(
-  idp: Provider,
-  upstream: UpstreamRow,
-  profile: UpstreamProfile,
-  data: StateData,
-  ip: string,
-): Promise<{ user: UserRow; kind: "signed_in" | "linked"; amr: string[] }> {
-  const amr = [AMR_FEDERATED];
-  const identity = await idp.store.get_identity(upstream.name, profile.subject);
-  const details = (how: string): JsonObject => ({ upstream: upstream.name, how });
-
-  // Linking from the account page: the signed-in user proved the local account already.
-  if (data.link_user_id !== null) {
-    const user = await idp.store.get_user_by_id(data.link_user_id);
-    if (user === null) throw refused("Account not found", "Sign in again and retry.");
-    if (identity !== null && identity.user_id !== user.id) {
-      await record_event(idp, { type: "federation_link", outcome: "failure", user_id: user.id, ip, details: { ...details("manual"), reason: "linked to another account" } });
-      throw refused("Already linked", `This ${upstream.display_name} account is already linked to another account here.`);
-    }
-    if (identity === null) {
-      await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email });
-      await send_link_notice(idp, user, upstream, profile.email);
-    }
-    await record_event(idp, { type: "federation_link", outcome: "success", user_id: user.id, ip, details: details("manual") });
-    return { user, kind: "linked", amr };
-  }
-
-  if (identity !== null) {
-    const user = await idp.store.get_user_by_id(identity.user_id);
-    if (user === null) throw refused("Account not found", "The account linked to this sign-in no longer exists.");
-    await idp.store.touch_identity(upstream.name, profile.subject, idp.now());
-    await map_groups(idp, upstream, user, profile, ip);
-    return { user, kind: "signed_in", amr };
-  }
-
-  // First sign-in with this upstream account. The address in its stored spelling (addresses.ts).
-  const email = profile.email === null ? null : stored_address(profile.email);
-  const same_email = email === null ? [] : await users_with_address(idp, email);
-  if (same_email.length > 0) {
-    // Automatic linking only on an operator's opt-in, one candidate, an address verified at the
-    // upstream (OIDC Core §5.1 email_verified) AND here, and an active account: else whoever
-    // controls an upstream account with an unverified address would take the local one, and an
-    // account holding an address it never proved (sign-up without verification, an
-    // administrator's edit) would receive its owner's upstream identity.
-    const user = same_email.length === 1 ? same_email[0]! : null;
-    const proven = user !== null && profile.email_verified && user.email_verified === true && user.status === "active";
-    if (upstream.auto_link && proven) {
-      await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email });
-      await record_event(idp, { type: "federation_link", outcome: "success", user_id: user.id, ip, details: details("auto_verified_email") });
-      await send_link_notice(idp, user, upstream, email);
-      await map_groups(idp, upstream, user, profile, ip);
-      return { user, kind: "signed_in", amr };
-    }
-    await record_event(idp, {
-      type: "federation_link",
-      outcome: "failure",
-      ip,
-      details: {
-        ...details("auto_verified_email"),
-        reason: !upstream.auto_link
-          ? "auto-link disabled"
-          : user === null
-            ? "several accounts"
-            : !profile.email_verified
-              ? "e-mail not verified upstream"
-              : user.status !== "active"
-                ? `local account ${user.status}`
-                : "e-mail not verified here",
-      },
-    });
-    throw refused(
-      "Link your account first",
-      `An account here already uses this e-mail address. Sign in with its password or passkey, then link ${upstream.display_name} on your account page.`,
-    );
-  }
-  if (upstream.policy !== "jit") {
-    await record_event(idp, { type: "federation_login", outcome: "failure", ip, details: { upstream: upstream.name, reason: "no linked account (policy link)" } });
-    throw refused("No linked account", `No account here is linked to this ${upstream.display_name} account. Sign in another way, then link ${upstream.display_name} on your account page.`);
-  }
-  const user = await idp.store.create_user({
-    username: await free_username(idp, upstream, profile),
-    // No local password (the shared convention): password sign-in always fails.
-    password_hash: "",
-    name: profile.name,
-    // Only an address the upstream verified is kept: an unverified one would block its owner's
-    // sign-up and let a later "forgot password" by its owner set a password on this account.
-    email: profile.email_verified ? email : null,
-    email_verified: profile.email_verified && email !== null,
-    picture: profile.picture,
-  });
-  await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email_verified ? email : null });
-  await record_event(idp, { type: "federation_account_created", outcome: "success", user_id: user.id, ip, details: details("jit") });
-  await map_groups(idp, upstream, user, profile, ip);
-  return { user, kind: "signed_in", amr };
-}
-
-/** The address in its stored spelling (addresses.ts: domain as lower-case U-labels); as given when it does not parse. */
-function stored_address(email: string): string {
-  const parsed = parse_address(email);
-  return "problem" in parsed ? email : parsed.email;
-}
-
-/**
- * The accounts holding `email` by address_key (case-insensitive, the domain as A-labels):
- * find_users_by_email folds ASCII case only, so both spellings of an IDN domain are looked up.
- */
-async function users_with_address(idp: Provider, email: string): Promise<UserRow[]> {
-  if (email.lastIndexOf("@") <= 0) return [];
-  const key = address_key(email);
-  const at = email.lastIndexOf("@");
-  const spellings = new Set([email, `${email.slice(0, at)}@${key.slice(key.lastIndexOf("@") + 1)}`]);
-  const found = new Map<string, UserRow>();
-  for (const spelling of spellings) {
-    for (const user of await idp.store.find_users_by_email(spelling)) if (user.email !== null && address_key(user.email) === key) found.set(user.id, user);
-  }
-  return [...found.values()];
-}
-
-/** A username derived from the upstream's, free here. */
-async function free_username(idp: Provider, upstream: UpstreamRow, profile: UpstreamProfile): Promise<string> {
-  const wanted = profile.preferred_username ?? profile.email?.split("@")[0] ?? `${upstream.name}-${profile.subject}`;
-  const base = wanted.normalize("NFKC").replace(/[^\p{L}\p{N}._-]/gu, "").slice(0, 40) || `${upstream.name}-user`;
-  for (let i = 0; i < 5; i++) {
-    const candidate = i === 0 ? base : `${base}-${i + 1}`;
-    if ((await idp.store.get_user_by_username(candidate)) === null) return candidate;
-  }
-  return `${base}-${random_token(6).slice(0, 8).toLowerCase()}`;
-}
-
-/**
- * The upstream's groups into local groups through the operator's mapping only (`group_map`): a
- * group name the upstream asserts is the upstream's vocabulary (anyone may create a gitlab.com
- * group named like a local one), so nothing unmapped counts. Mapped groups must exist here (an
- * upstream never creates one); the memberships this upstream's mapping added and it no longer
- * asserts are removed. Changes are audited.
- */
-async function map_groups(idp: Provider, upstream: UpstreamRow, user: UserRow, profile: UpstreamProfile, ip: string): Promise<void> {
-  const mapping = upstream.group_map;
-  const group_ids: string[] = [];
-  for (const upstream_group of new Set(profile.groups)) {
-    const local = Object.hasOwn(mapping, upstream_group) ? mapping[upstream_group] : undefined;
-    if (local === undefined) continue;
-    const group = await idp.store.get_group_by_name(local);
-    if (group !== null) group_ids.push(group.id);
-  }
-  const changed = await idp.store.sync_upstream_group_members(upstream.name, user.id, group_ids, idp.now());
-  for (const name of changed.added) await record_event(idp, { type: "group_member_added", outcome: "success", user_id: user.id, ip, details: { group: name, upstream: upstream.name } });
-  for (const name of changed.removed) await record_event(idp, { type: "group_member_removed", outcome: "success", user_id: user.id, ip, details: { group: name, upstream: upstream.name } });
 }

@@ -6,16 +6,16 @@
  * together, then one signature. The client was looked up once by the endpoint.
  */
 import { record_event } from "../audit.ts";
-import { allows_grant, is_public } from "../clients.ts";
+import { allows_grant, is_public } from "../clients/metadata.ts";
 import { secret_key } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
-import { sign_id_token } from "../id_token.ts";
-import { verify_s256 } from "../pkce.ts";
-import { narrow_resource, resource_scopes } from "../resources.ts";
-import { split_scope } from "../scopes.ts";
+import { sign_id_token } from "../tokens/id_token.ts";
+import { verify_s256 } from "../authorize/pkce.ts";
+import { narrow_resource, resource_scopes } from "../tokens/resources.ts";
+import { split_scope } from "../claims/scopes.ts";
 import type { CodeRow } from "../../store/types.ts";
-import { dpop_bindings, issue_access_token, issue_refresh_token, type TokenBinding } from "../tokens.ts";
-import { token_type } from "../dpop.ts";
+import { dpop_bindings, issue_access_token, issue_refresh_token, type TokenBinding } from "../tokens/access_and_refresh.ts";
+import { token_type } from "../tokens/dpop.ts";
 import type { GrantContext, TokenResponse } from "./types.ts";
 
 /** Checks the code against the request; returns it, consumed. invalid_grant otherwise. */

@@ -9,14 +9,14 @@
  * `admin` only for a client flagged admin (admin/scope.ts), even when registered.
  */
 import { ADMIN_SCOPE, is_admin_client } from "../admin/scope.ts";
-import { is_public } from "../clients.ts";
+import { is_public } from "../clients/metadata.ts";
 import { grant_id } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
-import { registered_resource, resource_scopes } from "../resources.ts";
-import { split_scope } from "../scopes.ts";
-import { issue_access_token } from "../tokens.ts";
+import { registered_resource, resource_scopes } from "../tokens/resources.ts";
+import { split_scope } from "../claims/scopes.ts";
+import { issue_access_token } from "../tokens/access_and_refresh.ts";
 import type { GrantContext, TokenResponse } from "./types.ts";
-import { token_type } from "../dpop.ts";
+import { token_type } from "../tokens/dpop.ts";
 
 const USER_SCOPES = new Set(["openid", "offline_access"]);
 

@@ -6,14 +6,14 @@
  */
 import { record_event } from "../audit.ts";
 import { OAuthError } from "../errors.ts";
-import { ACCESS_DENIED_DESCRIPTION, check_group_access } from "../groups.ts";
-import { sign_id_token } from "../id_token.ts";
-import { narrow_resource, resource_scopes } from "../resources.ts";
-import { split_scope } from "../scopes.ts";
+import { ACCESS_DENIED_DESCRIPTION, check_group_access } from "../claims/groups.ts";
+import { sign_id_token } from "../tokens/id_token.ts";
+import { narrow_resource, resource_scopes } from "../tokens/resources.ts";
+import { split_scope } from "../claims/scopes.ts";
 import type { TokenRow } from "../../store/types.ts";
-import { issue_access_token, issue_refresh_token, revoke_token, token_hash, type TokenBinding } from "../tokens.ts";
+import { issue_access_token, issue_refresh_token, revoke_token, token_hash, type TokenBinding } from "../tokens/access_and_refresh.ts";
 import type { GrantContext, TokenResponse } from "./types.ts";
-import { token_type } from "../dpop.ts";
+import { token_type } from "../tokens/dpop.ts";
 
 /**
  * RFC 6749 §6: the requested scope "MUST NOT include any scope not originally granted", and when

@@ -17,10 +17,10 @@
  */
 import { record_event } from "../audit.ts";
 import { OAuthError } from "../errors.ts";
-import { registered_resource, resource_scopes, resource_values } from "../resources.ts";
-import { split_scope } from "../scopes.ts";
-import { find_token, issue_access_token, token_state } from "../tokens.ts";
-import { token_type } from "../dpop.ts";
+import { registered_resource, resource_scopes, resource_values } from "../tokens/resources.ts";
+import { split_scope } from "../claims/scopes.ts";
+import { find_token, issue_access_token, token_state } from "../tokens/access_and_refresh.ts";
+import { token_type } from "../tokens/dpop.ts";
 import type { JsonObject, TokenRow } from "../../store/types.ts";
 import type { GrantContext, TokenResponse } from "./types.ts";
 

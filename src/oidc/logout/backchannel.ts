@@ -16,11 +16,11 @@
  * its own expiry, as §2.8 allows ("the OP MAY retry").
  */
 import { random_token } from "../crypto/secrets.ts";
-import { id_token_alg } from "../id_token.ts";
-import { OutboundError, outbound_fetch } from "../outbound.ts";
-import { subject_for } from "../pairwise.ts";
+import { id_token_alg } from "../tokens/id_token.ts";
+import { OutboundError, outbound_fetch } from "../outbound/fetch.ts";
+import { subject_for } from "../claims/pairwise.ts";
 import type { Provider } from "../provider.ts";
-import { is_loopback_host } from "../redirect_uris.ts";
+import { is_loopback_host } from "../clients/redirect_uris.ts";
 import type { ClientRow } from "../../store/types.ts";
 
 export const BACKCHANNEL_LOGOUT_EVENT = "http://schemas.openid.net/event/backchannel-logout";

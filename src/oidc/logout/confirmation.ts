@@ -15,14 +15,14 @@
  * works in the browser that holds this session, and only for these values. Compared in constant
  * time.
  */
-import { display_name } from "../clients.ts";
-import { read_cookie, session_cookie_name, type CookieReader } from "../cookies.ts";
+import { display_name } from "../clients/metadata.ts";
+import { read_cookie, session_cookie_name, type CookieReader } from "../browser/cookies.ts";
 import { constant_time_equal } from "../crypto/secrets.ts";
-import { check_form_token, expired_form, form_token } from "../csrf.ts";
+import { check_form_token, expired_form, form_token } from "../browser/form_tokens.ts";
 import type { PageError } from "../errors.ts";
-import { subject_for } from "../pairwise.ts";
+import { subject_for } from "../claims/pairwise.ts";
 import type { Provider } from "../provider.ts";
-import type { ActiveSession } from "../sessions.ts";
+import type { ActiveSession } from "../signin/sessions.ts";
 import type { ValidLogout } from "./request.ts";
 import { session_sid } from "./sid.ts";
 

@@ -14,7 +14,7 @@
  */
 import { record_event } from "../audit.ts";
 import type { Provider } from "../provider.ts";
-import type { ActiveSession } from "../sessions.ts";
+import type { ActiveSession } from "../signin/sessions.ts";
 import { notify_clients, type Delivery } from "./backchannel.ts";
 import { session_sid } from "./sid.ts";
 import { frontchannel_frames, type FrontChannelFrame } from "./frontchannel.ts";

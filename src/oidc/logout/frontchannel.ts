@@ -9,7 +9,7 @@
  *   frontchannel_logout_session_required (its own query is kept; sid as in its ID Tokens).
  * - The page's CSP names exactly these origins in frame-src (http/pages/signed_out.ts).
  */
-import { csp_source } from "../clients.ts";
+import { csp_source } from "../clients/metadata.ts";
 import type { Provider } from "../provider.ts";
 import type { ClientRow } from "../../store/types.ts";
 

@@ -10,7 +10,7 @@
  *   register one client.
  * - /register/:client_id: the registration access token issued with that client (RFC 7592 §1).
  */
-import { bearer_credentials } from "../bearer.ts";
+import { bearer_credentials } from "../tokens/bearer.ts";
 import { sha256 } from "../crypto/secrets.ts";
 import { BearerError } from "../errors.ts";
 import type { Provider } from "../provider.ts";

@@ -4,12 +4,12 @@
  * the server may refuse values it does not support), and the keyring's ID Token algorithms.
  * Built once per provider; only the signing algorithms are read live (the keyring's view).
  */
-import { acr_values_supported } from "../acr.ts";
-import { server_fapi } from "../fapi.ts";
-import { ASSERTION_SIGNING_ALGS, GRANT_TYPES, RESPONSE_TYPES, TOKEN_AUTH_METHODS } from "../metadata.ts";
+import { acr_values_supported } from "../signin/methods.ts";
+import { server_fapi } from "../clients/fapi.ts";
+import { ASSERTION_SIGNING_ALGS, GRANT_TYPES, RESPONSE_TYPES, TOKEN_AUTH_METHODS } from "../discovery/metadata.ts";
 import type { Provider } from "../provider.ts";
-import { REQUEST_OBJECT_ALGS } from "../request_object.ts";
-import { ADVERTISED_SCOPES } from "../scopes.ts";
+import { REQUEST_OBJECT_ALGS } from "../authorize/request_object.ts";
+import { ADVERTISED_SCOPES } from "../claims/scopes.ts";
 
 export type RegistrationPolicy = {
   readonly auth_methods: readonly string[];

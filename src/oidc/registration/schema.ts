@@ -12,7 +12,7 @@
  *   introspection or authorization responses) are refused, so a client never expects what it will not get.
  */
 import { z } from "zod";
-import { FAPI_PROFILES } from "../fapi.ts";
+import { FAPI_PROFILES } from "../clients/fapi.ts";
 import { invalid_metadata, invalid_redirect_uri, type RegistrationError } from "./errors.ts";
 
 const MAX_URL = 2048;

@@ -4,9 +4,9 @@
  * exactly what is stored and returned (RFC 7591 §3.2.1: "including any fields provisioned by the
  * authorization server itself").
  */
-import { fapi_default_alg, fapi_metadata_problem, with_fapi_defaults } from "../fapi.ts";
-import { literal_host_problem } from "../outbound.ts";
-import { redirect_uris_problem, type ApplicationType } from "../redirect_uris.ts";
+import { fapi_default_alg, fapi_metadata_problem, with_fapi_defaults } from "../clients/fapi.ts";
+import { literal_host_problem } from "../outbound/addresses.ts";
+import { redirect_uris_problem, type ApplicationType } from "../clients/redirect_uris.ts";
 import type { ClientMetadata, JsonObject } from "../../store/types.ts";
 import { RegistrationError, invalid_metadata, invalid_redirect_uri } from "./errors.ts";
 import type { RegistrationPolicy } from "./policy.ts";

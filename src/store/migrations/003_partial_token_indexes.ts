@@ -2,7 +2,7 @@
  * Version 3: the token indexes on columns a client_credentials token leaves NULL (user_id,
  * family_id, session_id_hash) become partial, `WHERE col IS NOT NULL`. Every query through them
  * has `col = value`, which implies NOT NULL, so both planners still use them (checked in
- * tests/store/sqlite-plans.test.ts); a token without a user then writes 5 B-trees instead of 8
+ * tests/store/sqlite_plans.test.ts); a token without a user then writes 5 B-trees instead of 8
  * (bench/store: see bench/RESULTS.md). The user foreign key's cascade looks tokens up by
  * `user_id = ?` too.
  *

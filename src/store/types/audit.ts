@@ -34,7 +34,7 @@ export const AUDIT_EVENT_TYPES = [
   "tokens_revoked",
   "code_reuse",
   "refresh_token_reuse",
-  // RFC 8628 (oidc/device.ts, grants/device_code.ts).
+  // RFC 8628 (oidc/authorize/device.ts, grants/device_code.ts).
   "device_approved",
   "device_denied",
   "device_code_reuse",

@@ -50,7 +50,7 @@ export type ClientMetadata = {
   require_pushed_authorization_requests?: boolean;
   /** RFC 9449 §5.2: token requests of this client must carry a DPoP proof. */
   dpop_bound_access_tokens?: boolean;
-  /** FAPI 2.0 Security Profile (oidc/fapi.ts): this client runs the profile; operator-set or registrable (it only tightens rules). */
+  /** FAPI 2.0 Security Profile (oidc/clients/fapi.ts): this client runs the profile; operator-set or registrable (it only tightens rules). */
   fapi_profile?: "2.0";
   /** Operator-set (granted by the CLI only, never registrable; the admin API may remove it): may get the `admin` scope (oidc/admin/scope.ts). */
   admin?: boolean;
@@ -60,7 +60,7 @@ export type ClientMetadata = {
   token_exchange?: TokenExchangePolicy;
   /** Operator-set (CLI and admin API; never registrable): every sign-in to this client needs a second factor (TOTP or a passkey). */
   require_2fa?: boolean;
-  /** Operator-set (CLI and admin API; never registrable): group claims and access policy (oidc/groups.ts). */
+  /** Operator-set (CLI and admin API; never registrable): group claims and access policy (oidc/claims/groups.ts). */
   groups_claim?: string;
   groups_prefix?: string;
   groups_prefix_strip?: boolean;

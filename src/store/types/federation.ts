@@ -40,7 +40,7 @@ export type UpstreamRow = {
    * local account's second factor (oidc/federation/flow.ts); false asks for the local one.
    */
   trust_upstream_mfa: boolean;
-  /** The upstream's `acr` values the operator counts as our class `mfa` (oidc/acr.ts). */
+  /** The upstream's `acr` values the operator counts as our class `mfa` (oidc/signin/methods.ts). */
   mfa_acr_values: string[];
   /**
    * How we authenticate at the upstream's token endpoint: null, `client_secret_post` with a

@@ -18,7 +18,7 @@ export const MAIL_STATUSES: readonly MailStatus[] = ["queued", "sending", "sent"
 export type MailRow = {
   id: string;
   recipient: string;
-  /** The template it was rendered from (oidc/mail/types.ts), for `idp mail list`. */
+  /** The template it was rendered from (oidc/mail.ts), for `idp mail list`. */
   template: string;
   subject: string;
   /** The bodies may hold single-use links: never logged, never listed. */

@@ -4,9 +4,9 @@ import { code_input, concurrently, seed_pair, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
 
-/** Runs consume-worker.ts in `processes` separate processes against the same database. */
+/** Runs consume_worker.ts in `processes` separate processes against the same database. */
 export async function in_other_processes(url: string, kind: "code" | "refresh", hash: string, processes: number, attempts: number, now: number): Promise<string[]> {
-  const worker = new URL("../consume-worker.ts", import.meta.url).pathname;
+  const worker = new URL("../consume_worker.ts", import.meta.url).pathname;
   const runs = Array.from({ length: processes }, async () => {
     const child = Bun.spawn([process.execPath, worker, url, kind, hash, String(attempts), String(now)], { stdout: "pipe", stderr: "pipe" });
     const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);

@@ -2,18 +2,18 @@
  * POST /account/email: a signed-in user asks to change their e-mail address. The current
  * password is required, checked and throttled exactly as for a password change (password.ts);
  * then a confirmation link goes to the new address and a notice to the old one
- * (oidc/account/email_change.ts). The address changes only when the link is followed.
+ * (oidc/accounts/email_change.ts). The address changes only when the link is followed.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { account_values } from "../../pages/account.ts";
 import { account_page_scripts } from "../../pages/passkeys.ts";
-import { new_address_problem, request_email_change } from "../../../oidc/account/email_change.ts";
-import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
+import { new_address_problem, request_email_change } from "../../../oidc/accounts/email_change.ts";
+import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { verify_password } from "../../../platform/passwords.ts";
 import { invalid_form } from "../../errors.ts";
-import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";

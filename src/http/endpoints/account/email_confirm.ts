@@ -1,18 +1,18 @@
 /**
  * GET|POST /account/email/confirm?token=…: the link mailed to a new address
- * (oidc/account/email_change.ts). The GET shows the change and a button, and changes nothing
+ * (oidc/accounts/email_change.ts). The GET shows the change and a button, and changes nothing
  * (mail scanners open links); the POST consumes the link atomically and sets the address,
  * verified. A used, expired or forged link gets a page that says so and changes nothing.
  *
  * No session is needed: the link itself proves the new address, and the account asked for it.
- * CSRF: the page form token of "email-change" (oidc/account/page_forms.ts).
+ * CSRF: the page form token of "email-change" (oidc/browser/page_forms.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { EMAIL_CHANGE_PATH, confirm_email_change, open_email_change } from "../../../oidc/account/email_change.ts";
-import { account_url } from "../../../oidc/account/session.ts";
-import { invalid_link } from "../../../oidc/account/link_tokens.ts";
-import { check_page_form, page_form_token } from "../../../oidc/account/page_forms.ts";
+import { EMAIL_CHANGE_PATH, confirm_email_change, open_email_change } from "../../../oidc/accounts/email_change.ts";
+import { account_url } from "../../../oidc/browser/account_guard.ts";
+import { invalid_link } from "../../../oidc/accounts/link_tokens.ts";
+import { check_page_form, page_form_token } from "../../../oidc/browser/page_forms.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";

@@ -1,6 +1,6 @@
 /**
  * GET|POST /password/forgot: asks for a username or an e-mail address and mails a link to choose
- * a new password (oidc/account/password_reset.ts). Offered only when mail can be delivered.
+ * a new password (oidc/accounts/password_reset.ts). Offered only when mail can be delivered.
  *
  * The answer to the POST is the same page, status and timing whether or not an account matches
  * (OWASP Forgot Password Cheat Sheet, "return a consistent message for both existent and
@@ -9,8 +9,8 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { check_page_form, page_form_token } from "../../../oidc/account/page_forms.ts";
-import { FORGOT_PASSWORD_PATH, count_address, request_password_reset } from "../../../oidc/account/password_reset.ts";
+import { check_page_form, page_form_token } from "../../../oidc/browser/page_forms.ts";
+import { FORGOT_PASSWORD_PATH, count_address, request_password_reset } from "../../../oidc/accounts/password_reset.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf } from "../../../oidc/account/session.ts";
+import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { invalid_form } from "../../errors.ts";
 import type { Provider } from "../../../oidc/provider.ts";

@@ -4,7 +4,7 @@
  */
 import { Fw } from "../../../fw/index.ts";
 import { NOTICES, account_values, is_notice } from "../../pages/account.ts";
-import { ACCOUNT_PATHS, account_session, account_url } from "../../../oidc/account/session.ts";
+import { ACCOUNT_PATHS, account_session, account_url } from "../../../oidc/browser/account_guard.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { account_page_scripts } from "../../pages/passkeys.ts";
 

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { account_session, account_url, check_account_csrf } from "../../../oidc/account/session.ts";
+import { account_session, account_url, check_account_csrf } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import { can_unlink } from "../../../oidc/federation/upstreams.ts";

@@ -14,12 +14,12 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
+import { account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
-import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
+import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
 import { random_token } from "../../../oidc/crypto/secrets.ts";
 import { begin_upstream, count_upstream_start, enabled_upstream } from "../../../oidc/federation/flow.ts";
-import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { verify_password } from "../../../platform/passwords.ts";
 import { invalid_form } from "../../errors.ts";

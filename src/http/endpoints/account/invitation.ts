@@ -1,20 +1,22 @@
 /**
- * GET|POST /invitation?token=…: the page of an invitation link (oidc/account/invitations.ts).
+ * GET|POST /invitation?token=…: the page of an invitation link (oidc/accounts/invitations.ts).
  * The GET shows the form and uses nothing up (mail scanners open links); the POST consumes the
  * link atomically, activates the account and signs the person in, then shows their account.
  * A used, expired or forged link gets a page that says so and changes nothing.
  *
- * CSRF: the page form token of "invitation" (oidc/account/page_forms.ts). The link token travels
+ * CSRF: the page form token of "invitation" (oidc/browser/page_forms.ts). The link token travels
  * in the query of the link and in the form's body, never in the path (link_tokens.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { password_hint } from "../../../oidc/account/chosen_password.ts";
-import { INVITATION_PATH, accept_invitation, open_invitation } from "../../../oidc/account/invitations.ts";
-import { AMR_PASSWORD, begin_for_account, second_factor_required, sign_in } from "../../../oidc/account/second_factor.ts";
-import { account_url } from "../../../oidc/account/session.ts";
-import { invalid_link } from "../../../oidc/account/link_tokens.ts";
-import { check_page_form, page_form_token } from "../../../oidc/account/page_forms.ts";
+import { password_hint } from "../../../oidc/accounts/chosen_password.ts";
+import { INVITATION_PATH, accept_invitation, open_invitation } from "../../../oidc/accounts/invitations.ts";
+import { begin_for_account, second_factor_required } from "../../../oidc/signin/second_factor.ts";
+import { sign_in } from "../../../oidc/signin/complete.ts";
+import { AMR_PASSWORD } from "../../../oidc/signin/methods.ts";
+import { account_url } from "../../../oidc/browser/account_guard.ts";
+import { invalid_link } from "../../../oidc/accounts/link_tokens.ts";
+import { check_page_form, page_form_token } from "../../../oidc/browser/page_forms.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { UserRow } from "../../../store/types.ts";
 import { invalid_form } from "../../errors.ts";

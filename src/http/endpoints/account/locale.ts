@@ -6,10 +6,10 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { account_session, account_url, check_account_csrf } from "../../../oidc/account/session.ts";
-import { cookie_name, cookie_options } from "../../../oidc/cookies.ts";
+import { account_session, account_url, check_account_csrf } from "../../../oidc/browser/account_guard.ts";
+import { cookie_name, cookie_options } from "../../../oidc/browser/cookies.ts";
 import { PageError } from "../../../oidc/errors.ts";
-import { LOCALES, supported_locale } from "../../../oidc/i18n.ts";
+import { LOCALES, supported_locale } from "../../../oidc/ui/catalogs.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { LOCALE_COOKIE, LOCALE_COOKIE_MAX_AGE, LOCALE_PATH } from "../../middleware/locale.ts";

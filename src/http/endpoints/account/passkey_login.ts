@@ -4,12 +4,12 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { after_account_sign_in } from "../../../oidc/account/return_path.ts";
-import { sign_in } from "../../../oidc/account/second_factor.ts";
-import { interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
-import { check_form_token } from "../../../oidc/csrf.ts";
-import { csrf_token } from "../../../oidc/interactions.ts";
-import { parse_response, verify_assertion } from "../../../oidc/passkeys/ceremony.ts";
+import { after_account_sign_in } from "../../../oidc/browser/return_path.ts";
+import { sign_in } from "../../../oidc/signin/complete.ts";
+import { interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
+import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
+import { csrf_token } from "../../../oidc/authorize/interactions.ts";
+import { parse_response, verify_assertion } from "../../../oidc/signin/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";

@@ -5,10 +5,10 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
-import { check_form_token } from "../../../oidc/csrf.ts";
-import { csrf_token } from "../../../oidc/interactions.ts";
-import { authentication_options } from "../../../oidc/passkeys/ceremony.ts";
+import { interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
+import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
+import { csrf_token } from "../../../oidc/authorize/interactions.ts";
+import { authentication_options } from "../../../oidc/signin/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 

@@ -6,9 +6,9 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { account_session, check_account_csrf } from "../../../oidc/account/session.ts";
-import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
-import { registration_options } from "../../../oidc/passkeys/ceremony.ts";
+import { account_session, check_account_csrf } from "../../../oidc/browser/account_guard.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
+import { registration_options } from "../../../oidc/signin/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { verify_password } from "../../../platform/passwords.ts";
 import { invalid_form } from "../../errors.ts";

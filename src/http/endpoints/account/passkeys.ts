@@ -11,16 +11,16 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
+import { account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
-import { default_passkey_name, parse_response, passkey_name_problem, register_passkey } from "../../../oidc/passkeys/ceremony.ts";
+import { default_passkey_name, parse_response, passkey_name_problem, register_passkey } from "../../../oidc/signin/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { account_values } from "../../pages/account.ts";
 import { PASSKEY_PATHS, account_page_scripts } from "../../pages/passkeys.ts";
 import { REAUTH_SECONDS, registration_binding } from "./passkey_options.ts";
-import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import { verify_password } from "../../../platform/passwords.ts";
 
 export const AccountPasskeysRequest = Fw.Request(

@@ -8,16 +8,16 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { account_values } from "../../pages/account.ts";
 import { account_page_scripts } from "../../pages/passkeys.ts";
-import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
+import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { hash_password, verify_password } from "../../../platform/passwords.ts";
 import { invalid_form } from "../../errors.ts";
-import { clear_login_failures, login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
+import { clear_login_failures, login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { end_user_sessions } from "../../../oidc/sessions.ts";
-import { check_password_policy, type PasswordOwner, type PasswordRules } from "../../../oidc/account/password_policy.ts";
-import { send_password_changed, void_reset_links } from "../../../oidc/account/password_reset.ts";
+import { end_user_sessions } from "../../../oidc/signin/sessions.ts";
+import { check_password_policy, type PasswordOwner, type PasswordRules } from "../../../oidc/accounts/password_policy.ts";
+import { send_password_changed, void_reset_links } from "../../../oidc/accounts/password_reset.ts";
 
 export const AccountPasswordRequest = Fw.Request(
   "AccountPasswordRequest",

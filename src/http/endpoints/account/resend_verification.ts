@@ -1,5 +1,5 @@
 /**
- * POST /email/verify/resend: mails the e-mail verification link again (oidc/account/verification.ts),
+ * POST /email/verify/resend: mails the e-mail verification link again (oidc/accounts/verification.ts),
  * limited per account. Two forms post here:
  * - the sign-in's "confirm your e-mail address first" page, with the ticket it was given after
  *   the right password (bound to this browser);
@@ -7,9 +7,9 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { check_page_form } from "../../../oidc/account/page_forms.ts";
-import { account_session, account_url, check_account_csrf } from "../../../oidc/account/session.ts";
-import { needs_verification, resend_ticket_user, send_verification } from "../../../oidc/account/verification.ts";
+import { check_page_form } from "../../../oidc/browser/page_forms.ts";
+import { account_session, account_url, check_account_csrf } from "../../../oidc/browser/account_guard.ts";
+import { needs_verification, resend_ticket_user, send_verification } from "../../../oidc/accounts/verification.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { layout_values } from "../../pages/layout.ts";

@@ -1,6 +1,6 @@
 /**
  * GET|POST /password/reset?token=…: the page a password reset link opens
- * (oidc/account/password_reset.ts). The GET only looks the link up and shows the form; the POST
+ * (oidc/accounts/password_reset.ts). The GET only looks the link up and shows the form; the POST
  * checks the new password against the policy and, for an account with two-step verification,
  * its code, and only then uses the link (atomically, once). A used, expired, voided or forged
  * link, or one mailed to an address the account no longer has, gets a page that says so and
@@ -8,10 +8,10 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { find_link_token, invalid_link, LINK_PATHS, redeem_link_token, type LinkTarget } from "../../../oidc/account/link_tokens.ts";
-import { check_page_form, page_form_token } from "../../../oidc/account/page_forms.ts";
-import { check_password_policy, password_policy_hint } from "../../../oidc/account/password_policy.ts";
-import { check_reset_second_factor, complete_password_reset, count_address, count_reset_attempt, reset_link_fits, reset_needs_second_factor } from "../../../oidc/account/password_reset.ts";
+import { find_link_token, invalid_link, LINK_PATHS, redeem_link_token, type LinkTarget } from "../../../oidc/accounts/link_tokens.ts";
+import { check_page_form, page_form_token } from "../../../oidc/browser/page_forms.ts";
+import { check_password_policy, password_policy_hint } from "../../../oidc/accounts/password_policy.ts";
+import { check_reset_second_factor, complete_password_reset, count_address, count_reset_attempt, reset_link_fits, reset_needs_second_factor } from "../../../oidc/accounts/password_reset.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf } from "../../../oidc/account/session.ts";
+import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf } from "../../../oidc/browser/account_guard.ts";
 import { end_session } from "../../../oidc/logout/end_session.ts";
 import { session_sid } from "../../../oidc/logout/sid.ts";
 import { invalid_form } from "../../errors.ts";

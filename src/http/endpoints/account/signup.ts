@@ -2,20 +2,22 @@
  * GET|POST /signup: the sign-up page (IDP_SIGNUP=open; not mounted otherwise). Within an
  * authorization request (`?interaction=ID`, from that sign-in page) the new person goes back to
  * it: at once when no verification is required, else through the sign-in page once the address
- * is confirmed. The checks, the throttle and what is revealed are in oidc/account/signup.ts.
+ * is confirmed. The checks, the throttle and what is revealed are in oidc/accounts/signup.ts.
  *
- * CSRF: the page form token of "signup" (oidc/account/page_forms.ts), bound to this browser.
+ * CSRF: the page form token of "signup" (oidc/browser/page_forms.ts), bound to this browser.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { password_hint } from "../../../oidc/account/chosen_password.ts";
-import { AMR_PASSWORD, after_password, begin_for_account, second_factor_required, sign_in } from "../../../oidc/account/second_factor.ts";
-import { account_url } from "../../../oidc/account/session.ts";
-import { SIGNUP_PATH, domains_in_words, sign_up, type SignupField } from "../../../oidc/account/signup.ts";
-import { display_name } from "../../../oidc/clients.ts";
-import { check_page_form, page_form_token } from "../../../oidc/account/page_forms.ts";
+import { password_hint } from "../../../oidc/accounts/chosen_password.ts";
+import { after_password, begin_for_account, second_factor_required } from "../../../oidc/signin/second_factor.ts";
+import { sign_in } from "../../../oidc/signin/complete.ts";
+import { AMR_PASSWORD } from "../../../oidc/signin/methods.ts";
+import { account_url } from "../../../oidc/browser/account_guard.ts";
+import { SIGNUP_PATH, domains_in_words, sign_up, type SignupField } from "../../../oidc/accounts/signup.ts";
+import { display_name } from "../../../oidc/clients/metadata.ts";
+import { check_page_form, page_form_token } from "../../../oidc/browser/page_forms.ts";
 import { PageError } from "../../../oidc/errors.ts";
-import { interaction_url, load_interaction, type Interaction } from "../../../oidc/interactions.ts";
+import { interaction_url, load_interaction, type Interaction } from "../../../oidc/authorize/interactions.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { continue_after_sign_in } from "../../authorization_response.ts";
 import { invalid_form } from "../../errors.ts";

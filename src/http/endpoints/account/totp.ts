@@ -12,16 +12,16 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { account_values } from "../../pages/account.ts";
 import { account_page_scripts } from "../../pages/passkeys.ts";
-import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/account/session.ts";
+import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
 import { verify_password } from "../../../platform/passwords.ts";
 import { invalid_form } from "../../errors.ts";
-import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import { layout_values } from "../../pages/layout.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { qr_data_url } from "../../pages/qr.ts";
-import { grouped_secret, issue_recovery_codes, new_totp_secret, totp_key_uri, verify_totp } from "../../../oidc/totp.ts";
+import { grouped_secret, issue_recovery_codes, new_totp_secret, totp_key_uri, verify_totp } from "../../../oidc/signin/totp.ts";
 
 export const AccountTotpRequest = Fw.Request(
   "AccountTotpRequest",

@@ -1,16 +1,16 @@
 /**
  * GET|POST /email/verify?token=…: the page an e-mail verification link opens
- * (oidc/account/verification.ts). The GET shows the address and a confirm button and uses
+ * (oidc/accounts/verification.ts). The GET shows the address and a confirm button and uses
  * nothing, so mail scanners that open links confirm nothing; the POST uses the link once.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { find_link_token, invalid_link, LINK_PATHS } from "../../../oidc/account/link_tokens.ts";
-import { check_page_form, page_form_token } from "../../../oidc/account/page_forms.ts";
-import { account_url } from "../../../oidc/account/session.ts";
-import { confirm_email } from "../../../oidc/account/verification.ts";
+import { find_link_token, invalid_link, LINK_PATHS } from "../../../oidc/accounts/link_tokens.ts";
+import { check_page_form, page_form_token } from "../../../oidc/browser/page_forms.ts";
+import { account_url } from "../../../oidc/browser/account_guard.ts";
+import { confirm_email } from "../../../oidc/accounts/verification.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { current_session_row } from "../../../oidc/sessions.ts";
+import { current_session_row } from "../../../oidc/signin/sessions.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { layout_values } from "../../pages/layout.ts";

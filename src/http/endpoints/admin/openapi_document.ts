@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ADMIN_SCOPE } from "../../../oidc/admin/scope.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { PROBLEM_JSON } from "../../problems.ts";
 import type { OpenApiOperation } from "./common.ts";

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { USER_STATUSES } from "../../../store/types.ts";
 import { EMAIL, PHONE, checked_username } from "../../../oidc/admin/users.ts";
-import { FAPI_PROFILES } from "../../../oidc/fapi.ts";
+import { FAPI_PROFILES } from "../../../oidc/clients/fapi.ts";
 
 const text = z.string().trim().min(1).max(512);
 const time = z.number().int().describe("Unix seconds");
@@ -110,7 +110,7 @@ export const ClientInputSchema = z
     resource_server: z.boolean().optional(),
     admin: z.boolean().optional().describe("false removes the admin flag; only the command line grants it (idp clients add|update --admin)"),
     fapi_profile: z.enum(FAPI_PROFILES).nullable().optional().describe("the FAPI 2.0 Security Profile for this client"),
-    // Operator settings (oidc/groups.ts, grants/token_exchange.ts); null removes one.
+    // Operator settings (oidc/claims/groups.ts, grants/token_exchange.ts); null removes one.
     groups_claim: z.string().max(256).nullable().optional().describe("the name the client gets the user's groups under (default groups)"),
     groups_prefix: z.string().max(256).nullable().optional().describe("only groups with this prefix are released"),
     groups_prefix_strip: z.boolean().nullable().optional(),

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_console_event } from "../../../oidc/admin/console.ts";
 import { public_client, rotate_client_secret, with_group_settings } from "../../../oidc/admin/clients.ts";
-import type { GroupSettings } from "../../../oidc/groups.ts";
+import type { GroupSettings } from "../../../oidc/claims/groups.ts";
 import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
 import { check_if_match, etag_of } from "../../../oidc/admin/etag.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -30,7 +30,7 @@ export const AdminConsoleClientActionRequest = Fw.Request(
     client_name: z.string().max(256).optional(),
     redirect_uris: z.string().max(20000).optional(),
     grant_types: z.union([grant, z.array(grant)]).optional(),
-    // The group settings (oidc/groups.ts): empty fields remove them.
+    // The group settings (oidc/claims/groups.ts): empty fields remove them.
     allowed_groups: z.string().max(6500).optional(),
     groups_claim: z.string().max(256).optional(),
     groups_prefix: z.string().max(256).optional(),

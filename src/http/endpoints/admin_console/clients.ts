@@ -4,7 +4,7 @@ import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
 import { auth_method_of, public_client } from "../../../oidc/admin/clients.ts";
 import { etag_of } from "../../../oidc/admin/etag.ts";
-import type { AccountSession } from "../../../oidc/account/session.ts";
+import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
 

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
-import type { AccountSession } from "../../../oidc/account/session.ts";
+import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
 

@@ -7,7 +7,7 @@ import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE, REAUTH_WINDOW_SECONDS } from "../../../oidc/admin/console.ts";
 import { AdminError } from "../../../oidc/admin/errors.ts";
 import { etag_of } from "../../../oidc/admin/etag.ts";
-import type { AccountSession } from "../../../oidc/account/session.ts";
+import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { session_sid } from "../../../oidc/logout/sid.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { UserRow } from "../../../store/types.ts";

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { InvitationRefused, invite } from "../../../oidc/account/invitations.ts";
+import { InvitationRefused, invite } from "../../../oidc/accounts/invitations.ts";
 import { ADMIN_CONSOLE, check_console_csrf, record_console_event } from "../../../oidc/admin/console.ts";
 import { AdminError } from "../../../oidc/admin/errors.ts";
 import type { Provider } from "../../../oidc/provider.ts";

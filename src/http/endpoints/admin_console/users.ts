@@ -9,7 +9,7 @@ import { DEFAULT_PAGE, decode_cursor, page_of } from "../../../oidc/admin/cursor
 import { AdminError } from "../../../oidc/admin/errors.ts";
 import { public_user } from "../../../oidc/admin/users.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import type { AccountSession } from "../../../oidc/account/session.ts";
+import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { invalid_page_request } from "../../errors.ts";
 import { console_gate, console_notice, console_values, invitations_available } from "../../pages/admin_console.ts";
 

@@ -7,9 +7,9 @@
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
 import { Fw } from "../../../fw/index.ts";
-import { DEMO_CLIENT_ID, DEMO_PATHS, demo_redirect_uri } from "../../../oidc/demo.ts";
+import { DEMO_CLIENT_ID, DEMO_PATHS, demo_redirect_uri } from "../../../oidc/ops/demo.ts";
 import { PageError } from "../../../oidc/errors.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import { layout_values } from "../../pages/layout.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { decode_demo_state, demo_cookie_name, demo_cookie_options, type DemoState } from "./start.ts";

@@ -10,11 +10,11 @@
  */
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import { Fw } from "../../../fw/index.ts";
-import { cookie_name } from "../../../oidc/cookies.ts";
-import { DEMO_CLIENT_ID, DEMO_PATHS } from "../../../oidc/demo.ts";
-import { DEVICE_CODE_GRANT } from "../../../oidc/device.ts";
+import { cookie_name } from "../../../oidc/browser/cookies.ts";
+import { DEMO_CLIENT_ID, DEMO_PATHS } from "../../../oidc/ops/demo.ts";
+import { DEVICE_CODE_GRANT } from "../../../oidc/authorize/device.ts";
 import { PageError } from "../../../oidc/errors.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";
 import { layout_values } from "../../pages/layout.ts";

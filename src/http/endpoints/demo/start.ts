@@ -2,15 +2,15 @@
  * GET /demo (development mode only): the built-in demo application starts a sign-in, as any
  * relying party would: a fresh state, nonce and PKCE verifier (RFC 7636) kept in a cookie of its
  * own (HttpOnly; Path=/demo, or `__Host-idp_demo` with Path=/ when the issuer is https, like the
- * provider's cookies: oidc/cookies.ts), then a redirect to /authorize. `?prompt=` and `?acr_values=` are
+ * provider's cookies: oidc/browser/cookies.ts), then a redirect to /authorize. `?prompt=` and `?acr_values=` are
  * passed on, to try re-authentication and two-step verification.
  */
 import { Fw } from "../../../fw/index.ts";
-import { cookie_name, cookie_options, type CookieSettings } from "../../../oidc/cookies.ts";
+import { cookie_name, cookie_options, type CookieSettings } from "../../../oidc/browser/cookies.ts";
 import { random_token, sha256 } from "../../../oidc/crypto/secrets.ts";
-import { DEMO_CLIENT_ID, DEMO_PATHS, demo_redirect_uri } from "../../../oidc/demo.ts";
+import { DEMO_CLIENT_ID, DEMO_PATHS, demo_redirect_uri } from "../../../oidc/ops/demo.ts";
 import { PageError } from "../../../oidc/errors.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 
 /** The demo's cookie: `__Host-idp_demo` with an https issuer (RFC 6265bis §4.1.3.2), else `idp_demo`. */

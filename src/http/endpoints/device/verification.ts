@@ -12,14 +12,14 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { next_step } from "../../../oidc/authorization.ts";
-import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
+import { next_step } from "../../../oidc/authorize/decision.ts";
+import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
 import { random_token } from "../../../oidc/crypto/secrets.ts";
-import { check_form_token } from "../../../oidc/csrf.ts";
-import { DEVICE_PATH, device_request, find_by_user_code, normalize_user_code } from "../../../oidc/device.ts";
-import { begin_interaction, csrf_token, interaction_url, type Authentication } from "../../../oidc/interactions.ts";
+import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
+import { DEVICE_PATH, device_request, find_by_user_code, normalize_user_code } from "../../../oidc/authorize/device.ts";
+import { begin_interaction, csrf_token, interaction_url, type Authentication } from "../../../oidc/authorize/interactions.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { current_session_row } from "../../../oidc/sessions.ts";
+import { current_session_row } from "../../../oidc/signin/sessions.ts";
 import { invalid_form } from "../../errors.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";
 import { client_ip } from "../../middleware/proxy.ts";

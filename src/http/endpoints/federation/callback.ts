@@ -11,18 +11,19 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { not_active } from "../../../oidc/account/account_status.ts";
-import { after_upstream, sign_in } from "../../../oidc/account/second_factor.ts";
-import { account_url } from "../../../oidc/account/session.ts";
-import { interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
+import { not_active } from "../../../oidc/accounts/account_status.ts";
+import { after_upstream } from "../../../oidc/signin/second_factor.ts";
+import { sign_in } from "../../../oidc/signin/complete.ts";
+import { account_url } from "../../../oidc/browser/account_guard.ts";
+import { interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import { complete_upstream } from "../../../oidc/federation/flow.ts";
-import { load_interaction } from "../../../oidc/interactions.ts";
+import { load_interaction } from "../../../oidc/authorize/interactions.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { respond } from "../../authorization_response.ts";
-import { after_sign_in } from "../../../oidc/account/second_factor.ts";
-import { query_url } from "../../../oidc/authorization.ts";
-import { jarm_encoded } from "../../../oidc/jwt_responses.ts";
+import { after_sign_in } from "../../../oidc/signin/complete.ts";
+import { query_url } from "../../../oidc/authorize/decision.ts";
+import { jarm_encoded } from "../../../oidc/tokens/jwt_responses.ts";
 import { layout_values } from "../../pages/layout.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";

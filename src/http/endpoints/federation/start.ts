@@ -8,11 +8,11 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/cookies.ts";
+import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
 import { random_token } from "../../../oidc/crypto/secrets.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import { begin_upstream, count_upstream_start, enabled_upstream } from "../../../oidc/federation/flow.ts";
-import { load_interaction } from "../../../oidc/interactions.ts";
+import { load_interaction } from "../../../oidc/authorize/interactions.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";

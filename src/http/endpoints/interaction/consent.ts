@@ -7,20 +7,20 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { account_url } from "../../../oidc/account/session.ts";
+import { account_url } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
-import { client_response, error_response, issue_code, record_grant, type ClientResponse } from "../../../oidc/authorization.ts";
-import { claims_beyond_scopes, describe_claims } from "../../../oidc/claims_request.ts";
-import { display_name, safe_link } from "../../../oidc/clients.ts";
+import { client_response, error_response, issue_code, record_grant, type ClientResponse } from "../../../oidc/authorize/decision.ts";
+import { claims_beyond_scopes, describe_claims } from "../../../oidc/claims/request.ts";
+import { display_name, safe_link } from "../../../oidc/clients/metadata.ts";
 import { PageError } from "../../../oidc/errors.ts";
-import { approve_device, deny_device } from "../../../oidc/device.ts";
+import { approve_device, deny_device } from "../../../oidc/authorize/device.ts";
 import { invalid_form } from "../../errors.ts";
 import { respond } from "../../authorization_response.ts";
-import { check_csrf, end_interaction, load_interaction, type Authentication, type Interaction, interaction_url } from "../../../oidc/interactions.ts";
+import { check_csrf, end_interaction, load_interaction, type Authentication, type Interaction, interaction_url } from "../../../oidc/authorize/interactions.ts";
 import { layout_values, redirect_host } from "../../pages/layout.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../../oidc/scopes.ts";
+import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../../oidc/claims/scopes.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";
 import type { ClientRow, UserRow } from "../../../store/types.ts";
 

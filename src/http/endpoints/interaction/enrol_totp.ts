@@ -7,13 +7,14 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { load_pending, record_enrolment, AMR_TWO_FACTORS, type Pending } from "../../../oidc/account/second_factor.ts";
+import { load_pending, record_enrolment, type Pending } from "../../../oidc/signin/second_factor.ts";
+import { AMR_TWO_FACTORS } from "../../../oidc/signin/methods.ts";
 import { record_event } from "../../../oidc/audit.ts";
-import { check_form_token } from "../../../oidc/csrf.ts";
-import { expired_interaction } from "../../../oidc/interactions.ts";
-import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/login_throttle.ts";
+import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
+import { expired_interaction } from "../../../oidc/authorize/interactions.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { grouped_secret, issue_recovery_codes, new_totp_secret, totp_key_uri, verify_totp } from "../../../oidc/totp.ts";
+import { grouped_secret, issue_recovery_codes, new_totp_secret, totp_key_uri, verify_totp } from "../../../oidc/signin/totp.ts";
 import type { UserRow } from "../../../store/types.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";

@@ -8,13 +8,15 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { load_pending, sign_in } from "../../../oidc/account/second_factor.ts";
-import { account_url } from "../../../oidc/account/session.ts";
+import { load_pending } from "../../../oidc/signin/second_factor.ts";
+import { sign_in } from "../../../oidc/signin/complete.ts";
+import { account_url } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
-import { check_form_token } from "../../../oidc/csrf.ts";
+import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
 import { PageError } from "../../../oidc/errors.ts";
-import { check_csrf, expired_interaction, load_interaction } from "../../../oidc/interactions.ts";
-import { default_passkey_name, parse_response, passkey_amr, register_passkey, verify_assertion, type CeremonyFailure } from "../../../oidc/passkeys/ceremony.ts";
+import { check_csrf, expired_interaction, load_interaction } from "../../../oidc/authorize/interactions.ts";
+import { default_passkey_name, parse_response, register_passkey, verify_assertion, type CeremonyFailure } from "../../../oidc/signin/passkeys/ceremony.ts";
+import { passkey_amr } from "../../../oidc/signin/methods.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { continue_after_sign_in, finish_second_factor } from "../../authorization_response.ts";
 import { invalid_form } from "../../errors.ts";
@@ -69,7 +71,7 @@ export const PasskeySignIn = (idp: Provider) =>
         const added = await register_passkey(idp, user, `enrol:${pending.id}`, response, default_passkey_name(count));
         if (!added.ok) throw passkey_refused(added);
         await record_event(idp, { type: "passkey_added", outcome: "success", user_id: user.id, client_id, ip, details: { passkey_id: added.passkey.id, at_sign_in: true } });
-        return finish_second_factor(this, idp, pending, user, passkey_amr(added.passkey, true), ip);
+        return finish_second_factor(this, idp, pending, user, passkey_amr(added.passkey.backup_eligible, true), ip);
       }
       if (pending.methods.passkeys === 0) throw expired_interaction();
       const result = await verify_assertion(idp, "second_factor", `pending:${pending.id}`, response, user, { ip, client_id });

@@ -8,10 +8,10 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { load_pending } from "../../../oidc/account/second_factor.ts";
-import { check_form_token } from "../../../oidc/csrf.ts";
-import { check_csrf, expired_interaction, load_interaction } from "../../../oidc/interactions.ts";
-import { authentication_options, registration_options } from "../../../oidc/passkeys/ceremony.ts";
+import { load_pending } from "../../../oidc/signin/second_factor.ts";
+import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
+import { check_csrf, expired_interaction, load_interaction } from "../../../oidc/authorize/interactions.ts";
+import { authentication_options, registration_options } from "../../../oidc/signin/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 

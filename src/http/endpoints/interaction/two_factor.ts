@@ -6,14 +6,15 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { AMR_TWO_FACTORS, check_second_factor, load_pending, take_enrolment, type Pending } from "../../../oidc/account/second_factor.ts";
-import { account_url } from "../../../oidc/account/session.ts";
-import { display_name } from "../../../oidc/clients.ts";
-import { check_form_token } from "../../../oidc/csrf.ts";
+import { check_second_factor, load_pending, take_enrolment, type Pending } from "../../../oidc/signin/second_factor.ts";
+import { AMR_TWO_FACTORS } from "../../../oidc/signin/methods.ts";
+import { account_url } from "../../../oidc/browser/account_guard.ts";
+import { display_name } from "../../../oidc/clients/metadata.ts";
+import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
 import { invalid_form } from "../../errors.ts";
-import { expired_interaction, interaction_url } from "../../../oidc/interactions.ts";
+import { expired_interaction, interaction_url } from "../../../oidc/authorize/interactions.ts";
 import { layout_values, passkey_scripts } from "../../pages/layout.ts";
-import { requires_passkey } from "../../../oidc/acr.ts";
+import { requires_passkey } from "../../../oidc/signin/methods.ts";
 import { finish_second_factor } from "../../authorization_response.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";

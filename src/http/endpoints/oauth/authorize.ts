@@ -7,16 +7,16 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { error_response, next_step } from "../../../oidc/authorization.ts";
-import { resolve_target, validate_request } from "../../../oidc/authorize_request.ts";
+import { error_response, next_step } from "../../../oidc/authorize/decision.ts";
+import { resolve_target, validate_request } from "../../../oidc/authorize/request.ts";
 import { AuthorizationError, PageError } from "../../../oidc/errors.ts";
 import { describe_issues, to_http } from "../../errors.ts";
 import { respond } from "../../authorization_response.ts";
-import { begin_interaction, type Authentication, type AuthorizationRequest } from "../../../oidc/interactions.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
-import { interaction_url } from "../../../oidc/interactions.ts";
+import { begin_interaction, type Authentication, type AuthorizationRequest } from "../../../oidc/authorize/interactions.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
+import { interaction_url } from "../../../oidc/authorize/interactions.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { current_session_row } from "../../../oidc/sessions.ts";
+import { current_session_row } from "../../../oidc/signin/sessions.ts";
 
 /**
  * Every parameter as sent: a string, or an array when repeated. Checks happen in call(), in the

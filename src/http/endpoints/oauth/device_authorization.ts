@@ -7,11 +7,11 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
-import { is_fapi } from "../../../oidc/fapi.ts";
+import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/clients/authentication.ts";
+import { is_fapi } from "../../../oidc/clients/fapi.ts";
 import { OAuthError } from "../../../oidc/errors.ts";
-import { start_device_authorization } from "../../../oidc/device.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { start_device_authorization } from "../../../oidc/authorize/device.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_request } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";

@@ -21,19 +21,19 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
+import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/clients/authentication.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { is_public } from "../../../oidc/clients.ts";
+import { is_public } from "../../../oidc/clients/metadata.ts";
 import { OAuthError, invalid_client } from "../../../oidc/errors.ts";
-import { group_claims, wants_groups } from "../../../oidc/groups.ts";
-import { split_scope } from "../../../oidc/scopes.ts";
+import { group_claims, wants_groups } from "../../../oidc/claims/groups.ts";
+import { split_scope } from "../../../oidc/claims/scopes.ts";
 import { invalid_request } from "../../errors.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { ClientRow, TokenRow } from "../../../store/types.ts";
-import { find_token, token_state } from "../../../oidc/tokens.ts";
-import { INTROSPECTION_JWT_TYPE, accepts_introspection_jwt, sign_introspection } from "../../../oidc/jwt_responses.ts";
-import { subject_for } from "../../../oidc/pairwise.ts";
+import { find_token, token_state } from "../../../oidc/tokens/access_and_refresh.ts";
+import { INTROSPECTION_JWT_TYPE, accepts_introspection_jwt, sign_introspection } from "../../../oidc/tokens/jwt_responses.ts";
+import { subject_for } from "../../../oidc/claims/pairwise.ts";
 
 const param = z.string().optional();
 

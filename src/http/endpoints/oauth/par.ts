@@ -7,12 +7,12 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { authenticated_client, refuse_credentials_in_query, type CredentialParams } from "../../../oidc/client_auth.ts";
+import { authenticated_client, refuse_credentials_in_query, type CredentialParams } from "../../../oidc/clients/authentication.ts";
 import { OAuthError } from "../../../oidc/errors.ts";
-import { FAPI_SIGNING_ALGS, is_fapi } from "../../../oidc/fapi.ts";
-import { token_request_proof } from "../../../oidc/dpop.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
-import { push_request } from "../../../oidc/par.ts";
+import { FAPI_SIGNING_ALGS, is_fapi } from "../../../oidc/clients/fapi.ts";
+import { token_request_proof } from "../../../oidc/tokens/dpop.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
+import { push_request } from "../../../oidc/authorize/par.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_request } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";

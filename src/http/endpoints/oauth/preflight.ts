@@ -4,7 +4,7 @@
  * headers come from ProtocolHandler.
  */
 import { Fw } from "../../../fw/index.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 
 function preflight(path: string, methods: string) {

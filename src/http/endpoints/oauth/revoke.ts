@@ -14,13 +14,13 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { record_event } from "../../../oidc/audit.ts";
-import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
+import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/clients/authentication.ts";
 import { OAuthError } from "../../../oidc/errors.ts";
 import { invalid_request } from "../../errors.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { find_token, revoke_token } from "../../../oidc/tokens.ts";
+import { find_token, revoke_token } from "../../../oidc/tokens/access_and_refresh.ts";
 
 const param = z.string().optional();
 

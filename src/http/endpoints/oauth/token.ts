@@ -9,11 +9,11 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
-import { allows_grant } from "../../../oidc/clients.ts";
+import { authenticated_client, refuse_credentials_in_query } from "../../../oidc/clients/authentication.ts";
+import { allows_grant } from "../../../oidc/clients/metadata.ts";
 import { OAuthError } from "../../../oidc/errors.ts";
-import { FAPI_GRANT_TYPES, fapi_metadata_problem, is_fapi } from "../../../oidc/fapi.ts";
-import { nonce_to_send, token_request_proof } from "../../../oidc/dpop.ts";
+import { FAPI_GRANT_TYPES, fapi_metadata_problem, is_fapi } from "../../../oidc/clients/fapi.ts";
+import { nonce_to_send, token_request_proof } from "../../../oidc/tokens/dpop.ts";
 import { invalid_request } from "../../errors.ts";
 import { authorization_code_grant } from "../../../oidc/grants/authorization_code.ts";
 import { client_credentials_grant } from "../../../oidc/grants/client_credentials.ts";
@@ -21,7 +21,8 @@ import { refresh_token_grant } from "../../../oidc/grants/refresh_token.ts";
 import { device_code_grant } from "../../../oidc/grants/device_code.ts";
 import { token_exchange_grant } from "../../../oidc/grants/token_exchange.ts";
 import type { GrantContext, TokenResponse } from "../../../oidc/grants/types.ts";
-import { GRANT_TYPES, PATHS } from "../../../oidc/metadata.ts";
+import { GRANT_TYPES } from "../../../oidc/discovery/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 

@@ -1,6 +1,6 @@
 /** GET /.well-known/openid-configuration: the provider metadata (OIDC Discovery 1.0 §4). */
 import { Fw } from "../../../fw/index.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { NotModified, cached_bytes } from "../../precomputed.ts";
 

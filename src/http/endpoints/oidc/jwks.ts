@@ -1,6 +1,6 @@
 /** GET /.well-known/jwks.json: the public signing keys (RFC 7517 §5), public members only. */
 import { Fw } from "../../../fw/index.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { NotModified, cached_bytes } from "../../precomputed.ts";
 

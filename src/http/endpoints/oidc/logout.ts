@@ -17,12 +17,12 @@ import { confirm_fields, confirm_page_values, csrf_for, needs_confirmation } fro
 import { end_session } from "../../../oidc/logout/end_session.ts";
 import type { FrontChannelFrame } from "../../../oidc/logout/frontchannel.ts";
 import { invalid_logout, logout_params, validate_logout, type ValidLogout } from "../../../oidc/logout/request.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import { layout_values } from "../../pages/layout.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";
-import { current_session, type ActiveSession } from "../../../oidc/sessions.ts";
+import { current_session, type ActiveSession } from "../../../oidc/signin/sessions.ts";
 
 export const LogoutRequest = Fw.Request("LogoutRequest", z.object(logout_params), {
   on_invalid: (issues) => to_http(invalid_logout(`The sign-out request is malformed (${describe_issues(issues)}). You have not been signed out.`)),

@@ -18,7 +18,7 @@ import type { FrontChannelFrame } from "../../../oidc/logout/frontchannel.ts";
 import { invalid_logout, validate_logout } from "../../../oidc/logout/request.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { current_session } from "../../../oidc/sessions.ts";
+import { current_session } from "../../../oidc/signin/sessions.ts";
 
 const field = z.string().max(2048).optional();
 

@@ -6,20 +6,20 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { bearer_credentials, dpop_credentials } from "../../../oidc/bearer.ts";
-import { check_token_binding, dpop_challenge, nonce_to_send, resource_request_proof } from "../../../oidc/dpop.ts";
-import { claims_for } from "../../../oidc/claims.ts";
-import { requested_claims } from "../../../oidc/claims_request.ts";
+import { bearer_credentials, dpop_credentials } from "../../../oidc/tokens/bearer.ts";
+import { check_token_binding, dpop_challenge, nonce_to_send, resource_request_proof } from "../../../oidc/tokens/dpop.ts";
+import { claims_for } from "../../../oidc/claims/user_claims.ts";
+import { requested_claims } from "../../../oidc/claims/request.ts";
 import { BearerError } from "../../../oidc/errors.ts";
-import { is_fapi, is_fapi_alg } from "../../../oidc/fapi.ts";
-import { group_claims, wants_groups } from "../../../oidc/groups.ts";
+import { is_fapi, is_fapi_alg } from "../../../oidc/clients/fapi.ts";
+import { group_claims, wants_groups } from "../../../oidc/claims/groups.ts";
 import { describe_issues, to_http } from "../../errors.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { split_scope } from "../../../oidc/scopes.ts";
-import { find_access_token } from "../../../oidc/tokens.ts";
-import { sign_userinfo, wants_signed_userinfo } from "../../../oidc/jwt_responses.ts";
-import { subject_for } from "../../../oidc/pairwise.ts";
+import { split_scope } from "../../../oidc/claims/scopes.ts";
+import { find_access_token } from "../../../oidc/tokens/access_and_refresh.ts";
+import { sign_userinfo, wants_signed_userinfo } from "../../../oidc/tokens/jwt_responses.ts";
+import { subject_for } from "../../../oidc/claims/pairwise.ts";
 
 export const Userinfo = (idp: Provider) => {
   const realm = idp.config.issuer;

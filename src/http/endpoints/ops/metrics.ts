@@ -5,7 +5,7 @@
  */
 import { Fw } from "../../../fw/index.ts";
 import { constant_time_equal, sha256 } from "../../../oidc/crypto/secrets.ts";
-import { PROMETHEUS_CONTENT_TYPE } from "../../../oidc/metrics.ts";
+import { PROMETHEUS_CONTENT_TYPE } from "../../../oidc/ops/metrics.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 
 /** The exposition text as a response contract with its own content type. */

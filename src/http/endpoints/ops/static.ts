@@ -1,7 +1,7 @@
 /**
  * GET /static/*: the stylesheet and other assets of the pages. Files are read once at start into
  * a table keyed by name, so a request can only ever get a file that was in the folder (no path
- * traversal to guard against). The operator's brand files (oidc/brand.ts) are served under brand/,
+ * traversal to guard against). The operator's brand files (oidc/ui/brand.ts) are served under brand/,
  * their URLs versioned by their content (`?v=`), so they are cached for a year.
  */
 import { createHash } from "node:crypto";
@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Fw } from "../../../fw/index.ts";
-import { brand_files } from "../../../oidc/brand.ts";
+import { brand_files } from "../../../oidc/ui/brand.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { NotModified, cached_bytes } from "../../precomputed.ts";
 import { VENDOR_FILES } from "../../vendor_files.ts";

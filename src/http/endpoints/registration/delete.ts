@@ -4,8 +4,8 @@
  * registration access token: a second DELETE is 401.
  */
 import { Fw } from "../../../fw/index.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
-import { refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
+import { refuse_credentials_in_query } from "../../../oidc/clients/authentication.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { client_for_registration_token, invalid_registration_token } from "../../../oidc/registration/access.ts";

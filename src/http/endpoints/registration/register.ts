@@ -9,8 +9,8 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { random_id, random_token, sha256 } from "../../../oidc/crypto/secrets.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
-import { refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
+import { refuse_credentials_in_query } from "../../../oidc/clients/authentication.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { check_initial_access_token, use_initial_access_token } from "../../../oidc/registration/access.ts";
@@ -19,7 +19,7 @@ import { registration_policy } from "../../../oidc/registration/policy.ts";
 import { ClientInformationResponse, SECRET_METHODS, client_information, no_store } from "./response.ts";
 import { json_object, parse_metadata } from "../../../oidc/registration/schema.ts";
 import { validate_metadata } from "../../../oidc/registration/validate.ts";
-import { check_subject_type } from "../../../oidc/pairwise.ts";
+import { check_subject_type } from "../../../oidc/claims/pairwise.ts";
 
 /** The body is parsed in call() by parse_metadata (see the file comment). */
 export const RegistrationRequest = Fw.Request("RegistrationRequest", z.looseObject({}));

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { ClientMetadata, ClientRow } from "../../../store/types.ts";
 import { REGISTRABLE } from "../../../oidc/registration/schema.ts";

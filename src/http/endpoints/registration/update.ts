@@ -6,8 +6,8 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { constant_time_equal, random_token, sha256 } from "../../../oidc/crypto/secrets.ts";
-import { PATHS } from "../../../oidc/metadata.ts";
-import { refuse_credentials_in_query } from "../../../oidc/client_auth.ts";
+import { PATHS } from "../../../oidc/discovery/paths.ts";
+import { refuse_credentials_in_query } from "../../../oidc/clients/authentication.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { client_for_registration_token, invalid_registration_token } from "../../../oidc/registration/access.ts";
@@ -17,7 +17,7 @@ import { registration_policy } from "../../../oidc/registration/policy.ts";
 import { ClientInformationResponse, SECRET_METHODS, client_information, no_store } from "./response.ts";
 import { REGISTRABLE, json_object, parse_metadata } from "../../../oidc/registration/schema.ts";
 import { validate_metadata } from "../../../oidc/registration/validate.ts";
-import { check_subject_type } from "../../../oidc/pairwise.ts";
+import { check_subject_type } from "../../../oidc/claims/pairwise.ts";
 import type { ClientMetadata, ClientRow } from "../../../store/types.ts";
 
 /** The body is parsed in call(): the route's client_id would hide the body's in merged input. */

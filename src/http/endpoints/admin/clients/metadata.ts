@@ -7,22 +7,22 @@
  */
 import { AdminError } from "../../../../oidc/admin/errors.ts";
 import { checked_token_exchange, set_admin, with_group_settings } from "../../../../oidc/admin/clients.ts";
-import { GROUP_METADATA, group_settings, type GroupSettings } from "../../../../oidc/groups.ts";
+import { GROUP_METADATA, group_settings, type GroupSettings } from "../../../../oidc/claims/groups.ts";
 import { ADMIN_SCOPE } from "../../../../oidc/admin/scope.ts";
-import { split_scope } from "../../../../oidc/scopes.ts";
+import { split_scope } from "../../../../oidc/claims/scopes.ts";
 import { RegistrationError } from "../../../../oidc/registration/errors.ts";
 import { registration_policy, type RegistrationPolicy } from "../../../../oidc/registration/policy.ts";
 import { REGISTRABLE, parse_metadata } from "../../../../oidc/registration/schema.ts";
 import { validate_metadata } from "../../../../oidc/registration/validate.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
-import { check_subject_type } from "../../../../oidc/pairwise.ts";
+import { check_subject_type } from "../../../../oidc/claims/pairwise.ts";
 import type { ClientMetadata, TokenExchangePolicy } from "../../../../store/types.ts";
 
 const OPERATOR_FLAGS = ["skip_consent", "resource_server", "admin"] as const;
 
 /**
  * Operator settings no registration can set, applied after the metadata checks by
- * `with_operator_settings` (they need the store): the group settings (oidc/groups.ts), a second
+ * `with_operator_settings` (they need the store): the group settings (oidc/claims/groups.ts), a second
  * factor for every sign-in, and the RFC 8693 token exchange policy.
  */
 const OPERATOR_SETTINGS = [...GROUP_METADATA, "require_2fa", "token_exchange"] as const;

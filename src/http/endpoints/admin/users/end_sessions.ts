@@ -1,7 +1,7 @@
 /** DELETE /admin/api/v1/users/:id/sessions: ends every session of the user and revokes their tokens (sign out everywhere). */
 import { Fw } from "../../../../fw/index.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
-import { end_user_sessions } from "../../../../oidc/sessions.ts";
+import { end_user_sessions } from "../../../../oidc/signin/sessions.ts";
 import { ADMIN_API, audit_target, type OpenApiOperation } from "../common.ts";
 import { SessionsEndedSchema } from "../schemas.ts";
 import { user_of } from "./find.ts";

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../../fw/index.ts";
-import { mail_reset_link, reset_refusal } from "../../../../oidc/account/password_reset.ts";
+import { mail_reset_link, reset_refusal } from "../../../../oidc/accounts/password_reset.ts";
 import { AdminError } from "../../../../oidc/admin/errors.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, type OpenApiOperation } from "../common.ts";

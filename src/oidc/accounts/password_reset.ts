@@ -1,0 +1,213 @@
+/**
+ * Forgot password and password reset (OWASP Forgot Password Cheat Sheet).
+ *
+ * - Asking: the person gives a username or an e-mail address. The answer is the same page,
+ *   status and timing whether or not an account matches: the request only counts against the
+ *   address's limit (a 429 says nothing about accounts) and hands the lookup and the mail to a
+ *   task that runs after the answer (`request_password_reset`). Each account is mailed at most
+ *   `password_reset.per_account` links per window; past that, requests send nothing, silently.
+ * - The link (link_tokens.ts): 256 random bits, stored as SHA-256, single use, valid
+ *   `password_reset.ttl` seconds (30 minutes); a newer link, any password change, a reset or a
+ *   change of e-mail address voids it, and it works only while the account's address is the one
+ *   it was mailed to (`reset_link_fits`).
+ * - Resetting: the link's page asks for the new password (the policy, password_policy.ts) and,
+ *   when the account has a second factor, for its code (`check_reset_second_factor`): a link in
+ *   a mailbox must not be enough to take over an account protected by two factors. The POST
+ *   uses the link atomically; then the user is signed out everywhere (every session ends, every
+ *   token is revoked), told by mail, and the reset is audited.
+ */
+import { record_event } from "../audit.ts";
+import { sha256 } from "../crypto/secrets.ts";
+import { Throttled } from "../errors.ts";
+import { clear_login_failures } from "../limits/login.ts";
+import type { Provider } from "../provider.ts";
+import { end_user_sessions } from "../signin/sessions.ts";
+import type { Store, UnixSeconds, UserRow } from "../../store/types.ts";
+import { hash_password } from "../../platform/passwords.ts";
+import { address_key } from "./emails.ts";
+import { issue_link_token, type LinkTarget } from "./link_tokens.ts";
+import { check_second_factor, has_totp, type CodeInput } from "../signin/second_factor.ts";
+
+export const FORGOT_PASSWORD_PATH = "/password/forgot";
+
+/** Accounts mailed for one address typed in (several accounts may share an address). */
+const MAX_ACCOUNTS_PER_ADDRESS = 10;
+/** Reset attempts (posts of the reset form) for one account per window: a second-factor code is short. */
+export const RESET_ATTEMPTS_PER_ACCOUNT = 10;
+
+/** The forgot-password page is offered only when mail can be delivered. */
+export function forgot_password_url(idp: Provider, interaction_id: string | null = null): string | null {
+  if (!idp.mail.enabled) return null;
+  const query = interaction_id === null ? "" : `?${new URLSearchParams({ interaction: interaction_id }).toString()}`;
+  return `${idp.config.issuer}${FORGOT_PASSWORD_PATH}${query}`;
+}
+
+/** One more request from `ip` to `what` (forgot or reset) in the window; 429 past `password_reset.per_ip`. */
+export async function count_address(idp: Provider, what: "forgot" | "reset", ip: string): Promise<void> {
+  const now = idp.now();
+  const rules = idp.config.password_reset;
+  const state = await idp.store.hit(`pwreset:${what}:a:${sha256(ip)}`, rules.window_seconds, now);
+  if (state.count > rules.per_ip) throw new Throttled("Too many password reset requests from your network. Wait a while and try again.", state.reset_at - now);
+}
+
+/** One more reset attempt for this account in the window; 429 past RESET_ATTEMPTS_PER_ACCOUNT. */
+export async function count_reset_attempt(idp: Provider, user: UserRow): Promise<void> {
+  const now = idp.now();
+  const state = await idp.store.hit(`pwreset:try:u:${sha256(user.id)}`, idp.config.password_reset.window_seconds, now);
+  if (state.count > RESET_ATTEMPTS_PER_ACCOUNT) throw new Throttled("Too many attempts to reset this password. Wait a while and try again.", state.reset_at - now);
+}
+
+/** The accounts a "username or e-mail address" names: the username's, else every account with that address. */
+async function accounts_named(idp: Provider, identifier: string): Promise<UserRow[]> {
+  const by_name = await idp.store.get_user_by_username(identifier);
+  if (by_name !== null) return [by_name];
+  if (!identifier.includes("@")) return [];
+  const key = address_key(identifier);
+  const owners = await idp.store.find_users_by_email(identifier);
+  // find_users_by_email ignores ASCII case only; address_key is the one comparison of addresses.
+  return owners.filter((user) => user.email !== null && address_key(user.email) === key).slice(0, MAX_ACCOUNTS_PER_ADDRESS);
+}
+
+/** Why an account gets no link (audited, never shown); null when it gets one. */
+function not_mailed(user: UserRow): string | null {
+  if (user.email === null || user.email === "") return "no_address";
+  // Invited accounts have no password to reset (their invitation link sets one); disabled ones may not sign in.
+  if (user.status === "invited" || user.status === "disabled") return `status_${user.status}`;
+  return null;
+}
+
+/** Mails a reset link to each account `identifier` names; audits each outcome. Never throws to the person who asked. */
+async function send_reset_links(idp: Provider, identifier: string, ip: string, params: Record<string, string>): Promise<void> {
+  const accounts = identifier === "" ? [] : await accounts_named(idp, identifier);
+  if (accounts.length === 0) {
+    await record_event(idp, { type: "password_reset_requested", outcome: "failure", ip, details: { reason: "unknown_account" } });
+    return;
+  }
+  const rules = idp.config.password_reset;
+  for (const user of accounts) {
+    const reason = not_mailed(user);
+    if (reason !== null) {
+      await record_event(idp, { type: "password_reset_requested", outcome: "failure", user_id: user.id, ip, details: { reason } });
+      continue;
+    }
+    const now = idp.now();
+    const sent = await idp.store.hit(`pwreset:mail:u:${sha256(user.id)}`, rules.window_seconds, now);
+    if (sent.count > rules.per_account) {
+      await record_event(idp, { type: "password_reset_requested", outcome: "failure", user_id: user.id, ip, details: { reason: "throttled" } });
+      continue;
+    }
+    await mail_reset_link(idp, user, params);
+    await record_event(idp, { type: "password_reset_requested", outcome: "success", user_id: user.id, ip });
+  }
+}
+
+/** Why an account cannot be sent a reset link, as a sentence; null when it can (`idp users send-reset`). */
+export function reset_refusal(user: UserRow): string | null {
+  switch (not_mailed(user)) {
+    case null:
+      return null;
+    case "no_address":
+      return `user "${user.username}" has no e-mail address to send a reset link to (set one, or use idp users set-password)`;
+    case "status_invited":
+      return `user "${user.username}" is invited and has no password yet: invite them again (idp users invite) instead`;
+    default:
+      return `user "${user.username}" is disabled`;
+  }
+}
+
+/** Issues a reset link for the user (voiding older ones) and queues the mail to their address. */
+export async function mail_reset_link(idp: Provider, user: UserRow, params: Record<string, string> = {}): Promise<{ expires_at: UnixSeconds }> {
+  const ttl = idp.config.password_reset.ttl;
+  const { link, expires_at } = await issue_link_token(idp, user, "password_reset", ttl, user.email, params);
+  await idp.mail.send({ to: user.email!, template: "password_reset", data: { name: user.name, link, expires_minutes: Math.round(ttl / 60) } });
+  return { expires_at };
+}
+
+/** Reset mails being prepared (tests and a graceful stop can wait for them). */
+const in_flight = new Set<Promise<void>>();
+
+/**
+ * Starts the lookup and the mail for a forgot-password request and returns at once, so the
+ * answer does not depend on whether an account matched (no enumeration by timing). A failure
+ * is logged, never shown.
+ */
+export function request_password_reset(idp: Provider, identifier: string, ip: string, params: Record<string, string> = {}): void {
+  const task = send_reset_links(idp, identifier.trim().normalize("NFC"), ip, params)
+    .catch((error: unknown) => idp.log({ level: "error", msg: "password reset request failed", error: error instanceof Error ? error.message : String(error) }))
+    .finally(() => in_flight.delete(task));
+  in_flight.add(task);
+}
+
+/** Resolves once every forgot-password request started so far is done. */
+export async function settle_password_reset_requests(): Promise<void> {
+  while (in_flight.size > 0) await Promise.all([...in_flight]);
+}
+
+/**
+ * Does resetting this account's password need a second factor? With one, a link from the
+ * mailbox alone must not take over the account. The one place to add other factors (passkeys).
+ */
+export function reset_needs_second_factor(user: UserRow): boolean {
+  return has_totp(user);
+}
+
+/** Checks the second factor of a reset (a TOTP code or a recovery code), throttled; null when it is right or not needed. */
+export async function check_reset_second_factor(idp: Provider, user: UserRow, input: CodeInput, ip: string): Promise<string | null> {
+  if (!reset_needs_second_factor(user)) return null;
+  if ((input.code ?? "").trim() === "" && (input.recovery_code ?? "").trim() === "") return "Enter the code from your authenticator app, or a recovery code.";
+  return check_second_factor(idp, user, input, ip, null);
+}
+
+/**
+ * A reset link works only while the account's address is the one it was mailed to: a link left in
+ * a mailbox the owner moved away from must not take the account over. Changes of address void
+ * the links too (link_tokens.ts `void_address_links`); this holds whatever changed the address.
+ */
+export function reset_link_fits(target: LinkTarget): boolean {
+  const { row, user } = target;
+  return row.email !== null && user.email !== null && address_key(row.email) === address_key(user.email);
+}
+
+/** Voids the user's password reset links: after any change of password. */
+export function void_reset_links(store: Store, user_id: string): Promise<number> {
+  return store.delete_user_tokens(user_id, "password_reset");
+}
+
+/**
+ * After a reset: every session ends and every token of the user is revoked (whoever used the
+ * old password loses the account), whatever client or session issued it.
+ */
+export async function sign_out_everywhere(store: Store, user_id: string, now: UnixSeconds): Promise<{ sessions_ended: number; tokens_revoked: number }> {
+  const ended = await end_user_sessions(store, user_id, now);
+  const revoked = await store.revoke_for_user(user_id, now);
+  return { sessions_ended: ended.sessions_ended, tokens_revoked: ended.tokens_revoked + revoked };
+}
+
+/** Tells the user their password changed (a notice without a link to act on), when mail is on and they have an address. */
+export async function send_password_changed(idp: Provider, user: UserRow): Promise<void> {
+  if (!idp.mail.enabled || user.email === null || user.email === "") return;
+  await idp.mail.send({ to: user.email, template: "password_changed", data: { name: user.name } });
+}
+
+/**
+ * Sets the new password of the user whose link `email` was sent to (the link is already used):
+ * the address is verified by the link when it is still the account's; then sign-out everywhere,
+ * the other reset links voided, the notice mailed, the event audited.
+ */
+export async function complete_password_reset(idp: Provider, user: UserRow, link_email: string | null, password: string, ip: string): Promise<{ sessions_ended: number; tokens_revoked: number }> {
+  const now = idp.now();
+  const password_hash = await hash_password(password, idp.config.argon2);
+  // The link reached the address: it proves the address as a verification link would.
+  const proven = link_email !== null && user.email !== null && address_key(link_email) === address_key(user.email);
+  await idp.store.update_user(user.id, {
+    password_hash,
+    ...(proven ? { email_verified: true } : {}),
+    ...(proven && user.status === "unverified" ? { status: "active" as const } : {}),
+  });
+  await void_reset_links(idp.store, user.id);
+  const ended = await sign_out_everywhere(idp.store, user.id, now);
+  await clear_login_failures(idp, ip, user.username);
+  await record_event(idp, { type: "password_reset", outcome: "success", user_id: user.id, ip, at: now, details: ended });
+  await send_password_changed(idp, user);
+  return ended;
+}

@@ -1,0 +1,32 @@
+/**
+ * The password step of both sign-in pages (an application's, /interaction/:id/login, and the
+ * account page's, /account/login). A wrong password and an unknown username get the same
+ * answer after the same argon2id work, so the pages do not reveal which usernames exist (OWASP
+ * Authentication Cheat Sheet); attempts are throttled (login_throttle.ts), counted and audited.
+ */
+import { record_event } from "../audit.ts";
+import { verify_password_or_dummy } from "../../platform/passwords.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../limits/login.ts";
+import type { Provider } from "../provider.ts";
+import type { UserRow } from "../../store/types.ts";
+
+export const WRONG_CREDENTIALS = "Wrong username or password.";
+
+/** The user when `password` is theirs; null (a failure recorded) otherwise. */
+export async function check_credentials(idp: Provider, username: string, password: string, ip: string, client_id: string | null): Promise<UserRow | null> {
+  // Reserve, then verify, then release (login_throttle.ts): a refused attempt (429) does no
+  // password work, and concurrent guesses cannot all pass the check before one is counted.
+  const attempt = await reserve_login_attempt(idp, ip, username);
+  const user = username === "" ? null : await idp.store.get_user_by_username(username);
+  // A user without a password ("": invited, or signing in another way) costs the same dummy
+  // verification as an unknown username and fails like a wrong password.
+  const ok = await verify_password_or_dummy(password, user === null || user.password_hash === "" ? null : user.password_hash, idp.config.argon2);
+  idp.metrics.login(ok && user !== null ? "success" : "failure");
+  if (ok && user !== null) {
+    await release_login_attempt(idp, attempt);
+    return user;
+  }
+  await login_attempt_failed(idp, attempt);
+  await record_event(idp, { type: "login", outcome: "failure", user_id: user?.id ?? null, client_id, ip });
+  return null;
+}
