@@ -85,6 +85,13 @@ export const ACR_PASSWORD = "pwd";
 export const ACR_TWO_FACTORS = "mfa";
 export const ACR_PHISHING_RESISTANT = "phr";
 export const ACR_PHISHING_RESISTANT_HARDWARE = "phrh";
+/** What each class asks of a sign-in (README's table is generated from this). */
+export const ACR_MEANING: Readonly<Record<string, string>> = {
+  [ACR_PASSWORD]: "any sign-in",
+  [ACR_TWO_FACTORS]: "two factors: a password and a code or a passkey, or a passkey with user verification",
+  [ACR_PHISHING_RESISTANT]: "phishing-resistant: a passkey took part (it answers only for this origin)",
+  [ACR_PHISHING_RESISTANT_HARDWARE]: "phishing-resistant with a device-bound (not synced) passkey",
+};
 /** Every class, weakest last in the table's order of strength (strongest first). */
 export const ACR_VALUES_SUPPORTED = [ACR_TWO_FACTORS, ACR_PASSWORD, ACR_PHISHING_RESISTANT, ACR_PHISHING_RESISTANT_HARDWARE] as const;
 /** The classes that need a passkey: not advertised when passkeys are off. */
