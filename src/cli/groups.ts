@@ -61,6 +61,8 @@ async function remove(ctx: CliContext, argv: string[]): Promise<void> {
   const [name] = expect_positionals(positionals, ["name"]) as [string];
   const store = await ctx.store();
   const group = await find_group(store, name);
+  // The console's group: deleting it would lock every administrator out (change IDP_ADMIN_GROUP first).
+  if (group.name.toLowerCase() === ctx.config().admin_console.group.toLowerCase()) throw new CliError(`"${group.name}" is the admin group (IDP_ADMIN_GROUP) and cannot be deleted while it is configured`);
   const members = (await store.list_group_members(group.id)).length;
   if (!(await store.delete_group(group.id))) throw new CliError(`no group "${name}"`);
   await ctx.audit({ type: "group_deleted", details: { group: group.name, members } });

@@ -25,6 +25,7 @@ const ADMIN_STATUS: Record<AdminErrorCode, number> = {
   invalid_request: 422,
   not_found: 404,
   conflict: 409,
+  forbidden: 403,
   // RFC 6585 §3; RFC 9110 §15.5.13.
   precondition_required: 428,
   precondition_failed: 412,

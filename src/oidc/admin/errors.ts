@@ -10,10 +10,12 @@ import { ProtocolError } from "../errors.ts";
  * - not_found: no such user, client, group, session…;
  * - conflict: the state does not allow it (a taken username, nothing to reset, no secret to
  *   rotate, mail off);
+ * - forbidden: not through this door (lasting_power.ts: an admin token may not mint lasting
+ *   admin power);
  * - precondition_required / precondition_failed: an update without If-Match, or with a stale
  *   one (RFC 6585 §3, RFC 9110 §13.1.1).
  */
-export type AdminErrorCode = "invalid_request" | "not_found" | "conflict" | "precondition_required" | "precondition_failed";
+export type AdminErrorCode = "invalid_request" | "not_found" | "conflict" | "forbidden" | "precondition_required" | "precondition_failed";
 
 export type FieldProblem = { field: string; message: string };
 

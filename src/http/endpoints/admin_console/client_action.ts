@@ -89,6 +89,11 @@ export const AdminConsoleClientAction = (idp: Provider) =>
           }
           case "rotate_secret": {
             if (client.client_secret_hash === null) throw new AdminError("conflict", "a public client has no secret to rotate");
+            // An admin client's secret is admin power that outlives this session: confirm it (lasting_power.ts).
+            if (client.metadata.admin === true) {
+              const problem = await reauthentication_problem(idp, admin.user, admin.session.auth_time, input.password, ip);
+              if (problem !== null) throw new AdminError("conflict", problem);
+            }
             const { secret } = await rotate_client_secret(idp.store, client);
             await record_console_event(idp, admin.user, ip, { action: "client_secret_rotated", client_id: client.client_id });
             return this.view("admin/client_secret", { ...console_values(idp, admin, "clients", "New secret"), client_id: client.client_id, client_name: client.metadata.client_name ?? client.client_id, secret, back: console_url(idp, "/clients") });

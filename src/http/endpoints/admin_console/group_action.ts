@@ -8,6 +8,7 @@ import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE, check_console_csrf, record_console_event } from "../../../oidc/admin/console.ts";
 import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
 import { create_group } from "../../../oidc/admin/groups.ts";
+import { check_group_deletion } from "../../../oidc/admin/lasting_power.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { UserRow } from "../../../store/types.ts";
 import { invalid_form } from "../../errors.ts";
@@ -54,6 +55,7 @@ export const AdminConsoleGroupAction = (idp: Provider) =>
           }
           case "delete": {
             const group = await group_of(idp, name);
+            check_group_deletion(idp, group);
             if (!(await idp.store.delete_group(group.id))) throw not_found("group", group.name);
             await record_console_event(idp, admin.user, ip, { action: "group_deleted", details: { group: group.name } });
             return this.redirect_to(`${console_url(idp, "/groups")}?done=group_deleted`, 303);

@@ -5,6 +5,7 @@
 import { Fw } from "../../../../fw/index.ts";
 import { public_client } from "../../../../oidc/admin/clients.ts";
 import { AdminError } from "../../../../oidc/admin/errors.ts";
+import { check_admin_client_change } from "../../../../oidc/admin/lasting_power.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, require_match, with_etag, type OpenApiOperation } from "../common.ts";
 import { ClientInputSchema, ClientSchema } from "../schemas.ts";
@@ -22,6 +23,7 @@ export const AdminClientUpdate = (idp: Provider) =>
       const client = await client_of(idp, this.route_params.client_id ?? "");
       require_match(this, public_client(client));
       const input = this.admin_client_update_request as Record<string, unknown>;
+      check_admin_client_change(client, input);
       const metadata = await with_operator_settings(idp, changed_metadata(idp, client.metadata, input), input, client.metadata);
       await checked_subject_type(idp, metadata, client.client_id);
       const updated = await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() });

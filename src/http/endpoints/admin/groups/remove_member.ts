@@ -1,6 +1,7 @@
 /** DELETE /admin/api/v1/groups/:name/members/:user: clients that require the group refuse the user at the next sign-in or refresh. */
 import { Fw } from "../../../../fw/index.ts";
 import { AdminError } from "../../../../oidc/admin/errors.ts";
+import { check_admin_group_membership } from "../../../../oidc/admin/lasting_power.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, type OpenApiOperation } from "../common.ts";
 import { user_of } from "../users/find.ts";
@@ -14,6 +15,7 @@ export const AdminGroupRemoveMember = (idp: Provider) =>
     async call() {
       const group = await group_of(idp, this.route_params.name ?? "");
       const user = await user_of(idp, this.route_params.user ?? "");
+      check_admin_group_membership(idp, group);
       audit_target(this, { action: "group_member_removed", user_id: user.id, details: { group: group.name } });
       if (!(await idp.store.remove_group_member(group.id, user.id))) throw new AdminError("not_found", `${user.username} is not in group ${group.name}`);
       return new Fw.Response.Empty();

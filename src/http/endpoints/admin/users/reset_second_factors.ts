@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { Fw } from "../../../../fw/index.ts";
 import { reset_second_factors } from "../../../../oidc/admin/users.ts";
+import { check_admin_member_recovery } from "../../../../oidc/admin/lasting_power.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, type OpenApiOperation } from "../common.ts";
 import { SessionsEndedSchema } from "../schemas.ts";
@@ -23,6 +24,7 @@ export const AdminUserResetSecondFactors = (idp: Provider) =>
 
     async call() {
       const user = await user_of(idp, this.route_params.id ?? "");
+      await check_admin_member_recovery(idp, user.id, "second_factors");
       audit_target(this, { action: "two_factor_removed", user_id: user.id });
       const ended = await reset_second_factors(idp.store, user, idp.now());
       audit_target(this, { action: "two_factor_removed", user_id: user.id, details: ended });

@@ -5,6 +5,7 @@
  */
 import { Fw } from "../../../../fw/index.ts";
 import { change_user } from "../../../../oidc/admin/users.ts";
+import { check_admin_member_recovery } from "../../../../oidc/admin/lasting_power.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, require_match, with_etag, type OpenApiOperation } from "../common.ts";
 import { UserPatchSchema, UserSchema } from "../schemas.ts";
@@ -20,6 +21,7 @@ export const AdminUserUpdate = (idp: Provider) =>
     async call() {
       const current = await user_of(idp, this.route_params.id ?? "");
       require_match(this, await user_view(idp, current));
+      await check_admin_member_recovery(idp, current.id, this.admin_user_update_request);
       const { user, action, ended } = await change_user(idp.store, current, this.admin_user_update_request, idp.now());
       // "user_enabled" is reported as the API always did: an update.
       audit_target(this, { action: action === "user_disabled" ? action : "user_updated", user_id: user.id, details: { changed: Object.keys(this.admin_user_update_request), ...(ended ?? {}) } });
