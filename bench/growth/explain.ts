@@ -4,7 +4,7 @@
  * purge's batch deletes) run inside a transaction that is rolled back, so the data is unchanged.
  */
 import { SQL } from "bun";
-import { DEFAULT_PURGE_BATCH } from "../../src/store/defaults.ts";
+import { DEFAULT_PURGE_BATCH } from "../../src/store/default_limits.ts";
 import { purge_targets } from "../../src/store/purge.ts";
 import { expired, is_refresh, session_id_hash, token_hash, username } from "./shape.ts";
 import type { Meta } from "./seed.ts";

@@ -31,7 +31,7 @@ import { create_database, drop_database, new_db_name, read_meta, scaled, seed_po
 import { load_average, memory_mib, start_server } from "./server.ts";
 import { drop_sqlite, new_sqlite_dir, seed_sqlite } from "./seed_sqlite.ts";
 import { expired, is_refresh, session_cookie, session_expires_at, token_expires_at, token_value, username } from "./shape.ts";
-import { DEFAULT_PURGE_BATCH } from "../../src/store/defaults.ts";
+import { DEFAULT_PURGE_BATCH } from "../../src/store/default_limits.ts";
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(name);

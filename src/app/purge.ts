@@ -13,7 +13,7 @@
  */
 import { delete_stale_accounts } from "../oidc/accounts/stale_accounts.ts";
 import type { Provider } from "../oidc/provider.ts";
-import { DEFAULT_PURGE_BATCH } from "../store/defaults.ts";
+import { DEFAULT_PURGE_BATCH } from "../store/default_limits.ts";
 import { purge_targets } from "../store/purge.ts";
 import type { PurgeCounts } from "../store/types.ts";
 

@@ -14,6 +14,17 @@
  *   (foreign key) raises StoreReferenceError, an unreachable database raises
  *   StoreUnavailableError (the server answers 503).
  * - Rows use snake_case field names mirroring OpenID/OAuth names, so they map to protocol JSON.
+ *
+ * Each storage area (users, clients, tokens, groups, …) keeps one file of its name per folder:
+ * - types/<area>.ts: its rows and its part of the interface.
+ * - rows/<area>.ts: its tables' column specs (codec.ts converts by them) and the builders that
+ *   complete a new row with its defaults, shared by both adapters (none for limits and
+ *   lifecycle, whose SQL names its columns).
+ * - sqlite/<area>.ts, postgres/<area>.ts: its SQL. A few adapter files serve more than one area:
+ *   sessions.ts (interactions, grants), tokens.ts (codes), keys.ts (registration), limits.ts (audit).
+ * The loose files are what both adapters share beyond rows: what an operation answers
+ * (single_use.ts, device_poll.ts), when two names are one (usernames.ts, group_names.ts),
+ * purge.ts, default_limits.ts, clock.ts, codec.ts, guard.ts, open.ts; migrations/ is the schema.
  */
 
 export * from "./types/common.ts";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { secret_key, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import type { Provider } from "../../src/oidc/provider.ts";
 import { start_purge } from "../../src/app/purge.ts";
-import { DEFAULT_PURGE_BATCH } from "../../src/store/defaults.ts";
+import { DEFAULT_PURGE_BATCH } from "../../src/store/default_limits.ts";
 import { MIN_PURGE_BATCH, next_batch_size, PURGE_BATCH_TARGET_MS, purge_in_batches, purge_targets } from "../../src/store/purge.ts";
 import type { PurgeCounts } from "../../src/store/types.ts";
 import { Browser } from "../helpers/browser.ts";

@@ -1,7 +1,7 @@
 /**
  * The device authorization grant at the token endpoint (RFC 8628 §3.4, §3.5): the device polls
  * with its device_code until the user has decided. Each poll is decided atomically by the store
- * (store/device_authorizations.ts): too soon after the last one, slow_down (and the interval
+ * (store/device_poll.ts): too soon after the last one, slow_down (and the interval
  * grows by 5 seconds); undecided, authorization_pending; denied, access_denied; past its
  * lifetime, expired_token. An approval is redeemed by exactly one poll and issued the same
  * tokens as an authorization code (grants/authorization_code.ts `issue_user_tokens`); a device

@@ -7,7 +7,7 @@
  * - `users.status`: `active` (signs in), `unverified` (signed up, address not yet proven),
  *   `invited` (no password chosen yet), `disabled` (refused). Existing users are active. No CHECK
  *   on the column: adding a status later must not need a rebuild of the users table on SQLite;
- *   the store refuses values it does not know (codec.ts).
+ *   the store refuses values it does not know (store/rows/users.ts).
  */
 import type { Migration } from "./migration.ts";
 

@@ -1,7 +1,8 @@
 /** PostgreSQL: registered clients. */
 import type { SQL } from "bun";
-import { client_spec, decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
-import { client_row, now_seconds } from "../defaults.ts";
+import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { client_row, client_spec } from "../rows/clients.ts";
 import type { ClientStore } from "../types.ts";
 
 export function pg_clients(sql: SQL): ClientStore {

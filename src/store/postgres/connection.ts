@@ -2,7 +2,7 @@
 import { SQL } from "bun";
 import { error_code, error_message } from "../guard.ts";
 import { pending_migrations } from "../migrations/index.ts";
-import { now_seconds } from "../defaults.ts";
+import { now_seconds } from "../clock.ts";
 import {
   StoreConflictError,
   StoreError,

@@ -1,14 +1,14 @@
 /** PostgreSQL: device authorizations (RFC 8628), decided by the user once and redeemed once. */
 import type { SQL } from "bun";
-import { decode_or_null, device_authorization_spec, encode_postgres } from "../codec.ts";
-import { now_seconds } from "../defaults.ts";
-import { decide_poll, new_device_row } from "../device_authorizations.ts";
+import { decode_or_null, encode_postgres } from "../codec.ts";
+import { device_authorization_row, device_authorization_spec } from "../rows/device_authorizations.ts";
+import { decide_poll } from "../device_poll.ts";
 import type { DeviceAuthorizationStore } from "../types.ts";
 
 export function pg_device_authorizations(sql: SQL): DeviceAuthorizationStore {
   return {
     async insert_device_authorization(input) {
-      const row = new_device_row(input, now_seconds());
+      const row = device_authorization_row(input);
       await sql`INSERT INTO device_authorizations ${sql(encode_postgres(device_authorization_spec, row))}`;
       return row;
     },

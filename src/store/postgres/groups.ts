@@ -1,14 +1,10 @@
 /** PostgreSQL: groups of users and their members. */
 import type { SQL } from "bun";
-import { now_seconds } from "../defaults.ts";
+import { decode, decode_or_null } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { group_row, group_spec } from "../rows/groups.ts";
 import { group_name_key } from "../group_names.ts";
-import { group_row } from "../groups.ts";
-import type { GroupMember, GroupRow, GroupStore } from "../types.ts";
-
-type RawGroup = { id: string; name: string; description: string | null; created_at: string | number };
-
-// bigint columns come back as strings from Bun.SQL.
-const decode = (raw: RawGroup): GroupRow => ({ id: raw.id, name: raw.name, description: raw.description, created_at: Number(raw.created_at) });
+import type { GroupMember, GroupStore } from "../types.ts";
 
 export function pg_groups(sql: SQL): GroupStore {
   return {
@@ -19,13 +15,13 @@ export function pg_groups(sql: SQL): GroupStore {
     },
     async get_group_by_name(name) {
       const [raw] = await sql`SELECT * FROM groups WHERE name_key = ${group_name_key(name)}`;
-      return raw === undefined ? null : decode(raw);
+      return decode_or_null(group_spec, raw);
     },
     async list_groups() {
-      const rows: (RawGroup & { members: string | number })[] = await sql`
+      const rows: { members: string | number }[] = await sql`
         SELECT g.*, (SELECT count(*) FROM group_members m WHERE m.group_id = g.id) AS members
         FROM groups g ORDER BY g.name_key`;
-      return rows.map((raw) => ({ ...decode(raw), members: Number(raw.members) }));
+      return rows.map((raw) => ({ ...decode(group_spec, raw), members: Number(raw.members) }));
     },
     async delete_group(id) {
       const result = await sql`DELETE FROM groups WHERE id = ${id}`;

@@ -5,7 +5,7 @@
  * the pool reconnects on the next call once the server is back.
  */
 import type { SQL } from "bun";
-import { DEFAULT_PURGE_BATCH } from "../defaults.ts";
+import { DEFAULT_PURGE_BATCH } from "../default_limits.ts";
 import { guard } from "../guard.ts";
 import { require_current_schema } from "../migrations/index.ts";
 import { empty_purge_counts, next_turn, purge_in_batches, purge_targets } from "../purge.ts";

@@ -1,7 +1,8 @@
 /** PostgreSQL: signing keys (with the version counter instances poll) and initial access tokens. */
 import type { SQL } from "bun";
-import { decode, decode_or_null, encode_postgres, initial_access_token_spec, key_spec } from "../codec.ts";
-import { initial_access_token_row, key_row, key_status_change } from "../defaults.ts";
+import { decode, decode_or_null, encode_postgres } from "../codec.ts";
+import { key_row, key_spec, key_status_change } from "../rows/keys.ts";
+import { initial_access_token_row, initial_access_token_spec } from "../rows/registration.ts";
 import type { InitialAccessTokenStore, KeyStore } from "../types.ts";
 
 export function pg_keys(sql: SQL): KeyStore {

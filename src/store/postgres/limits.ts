@@ -1,7 +1,9 @@
 /** PostgreSQL: client-assertion replay protection, rate-limit counters and audit events. */
 import type { SQL } from "bun";
-import { audit_spec, decode } from "../codec.ts";
-import { audit_row, DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH, now_seconds } from "../defaults.ts";
+import { decode } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH } from "../default_limits.ts";
+import { audit_row, audit_spec } from "../rows/audit.ts";
 import type { AuditStore, CounterStore, ReplayStore } from "../types.ts";
 
 export function pg_replay(sql: SQL): ReplayStore {

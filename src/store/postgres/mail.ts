@@ -3,8 +3,9 @@
  * concurrent claims take different rows instead of waiting, and never the same row twice.
  */
 import type { SQL } from "bun";
-import { columns, decode, decode_or_null, encode_postgres, mail_spec, mail_summary_spec } from "../codec.ts";
-import { DEFAULT_MAIL_LIST_LIMIT, mail_row } from "../defaults.ts";
+import { columns, decode, decode_or_null, encode_postgres } from "../codec.ts";
+import { DEFAULT_MAIL_LIST_LIMIT } from "../default_limits.ts";
+import { mail_row, mail_spec, mail_summary_spec } from "../rows/mail.ts";
 import { MAIL_STATUSES, type MailRow, type MailStatus, type MailStore } from "../types.ts";
 
 const SUMMARY_COLUMNS = columns(mail_summary_spec).join(", ");

@@ -1,13 +1,13 @@
 /** PostgreSQL: pushed authorization requests (RFC 9126), consumed once. */
 import type { SQL } from "bun";
-import { decode_or_null, encode_postgres, pushed_request_spec } from "../codec.ts";
-import { now_seconds } from "../defaults.ts";
+import { decode_or_null, encode_postgres } from "../codec.ts";
+import { pushed_request_row, pushed_request_spec } from "../rows/pushed_requests.ts";
 import type { PushedRequestStore } from "../types.ts";
 
 export function pg_pushed_requests(sql: SQL): PushedRequestStore {
   return {
     async insert_pushed_request(input) {
-      const values = encode_postgres(pushed_request_spec, { ...input, created_at: input.created_at ?? now_seconds() });
+      const values = encode_postgres(pushed_request_spec, pushed_request_row(input));
       await sql`INSERT INTO pushed_requests ${sql(values)}`;
     },
     async consume_pushed_request(request_uri_hash, client_id, now) {

@@ -1,7 +1,7 @@
 /** PostgreSQL: resource servers (RFC 8707, RFC 9068). */
 import type { SQL } from "bun";
-import { decode_or_null, encode_postgres, resource_server_spec } from "../codec.ts";
-import { resource_server_row } from "../defaults.ts";
+import { decode_or_null, encode_postgres } from "../codec.ts";
+import { resource_server_row, resource_server_spec } from "../rows/resource_servers.ts";
 import type { ResourceServerRow, ResourceServerStore } from "../types.ts";
 
 export function pg_resource_servers(sql: SQL): ResourceServerStore {

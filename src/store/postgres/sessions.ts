@@ -1,7 +1,10 @@
 /** PostgreSQL: browser sessions, pending interactions and consent grants. */
 import type { SQL } from "bun";
-import { decode, decode_or_null, encode_postgres, grant_spec, interaction_spec, pick_patch, session_spec } from "../codec.ts";
-import { interaction_row, merge_scopes, now_seconds, session_row } from "../defaults.ts";
+import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { grant_spec, merge_scopes } from "../rows/grants.ts";
+import { interaction_row, interaction_spec } from "../rows/interactions.ts";
+import { session_row, session_spec } from "../rows/sessions.ts";
 import type { GrantStore, InteractionStore, SessionStore } from "../types.ts";
 
 export function pg_sessions(sql: SQL): SessionStore {

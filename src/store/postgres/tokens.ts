@@ -1,7 +1,10 @@
 /** PostgreSQL: authorization codes and access/refresh tokens, with their single-use operations. */
 import type { SQL } from "bun";
-import { code_spec, decode_or_null, encode_postgres, token_spec } from "../codec.ts";
-import { OFFLINE_SCOPE_PATTERN, code_outcome, code_row, now_seconds, refresh_outcome, token_row } from "../defaults.ts";
+import { decode_or_null, encode_postgres } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { code_row, code_spec } from "../rows/codes.ts";
+import { OFFLINE_SCOPE_PATTERN, token_row, token_spec } from "../rows/tokens.ts";
+import { code_outcome, refresh_outcome } from "../single_use.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
 
 export function pg_codes(sql: SQL): CodeStore {

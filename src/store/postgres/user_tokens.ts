@@ -1,7 +1,7 @@
 /** PostgreSQL: link tokens mailed to users (password reset, verification, invitation, e-mail change). */
 import type { SQL } from "bun";
-import { decode_or_null, encode_postgres, user_token_spec } from "../codec.ts";
-import { user_token_row } from "../defaults.ts";
+import { decode_or_null, encode_postgres } from "../codec.ts";
+import { user_token_row, user_token_spec } from "../rows/user_tokens.ts";
 import type { UserTokenStore } from "../types.ts";
 
 export function pg_user_tokens(sql: SQL): UserTokenStore {

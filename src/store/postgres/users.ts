@@ -1,7 +1,9 @@
 /** PostgreSQL: users and their recovery codes. */
 import type { SQL } from "bun";
-import { decode, decode_or_null, encode_postgres, pick_patch, user_spec } from "../codec.ts";
-import { checked_status, now_seconds, user_row, username_key } from "../defaults.ts";
+import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { checked_status, user_row, user_spec } from "../rows/users.ts";
+import { username_key } from "../usernames.ts";
 import type { UserStatus, UserStore } from "../types.ts";
 
 export function pg_users(sql: SQL): UserStore {

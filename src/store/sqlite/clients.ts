@@ -1,8 +1,9 @@
 /** SQLite: registered clients. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { client_spec, columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
-import { client_row, now_seconds } from "../defaults.ts";
+import { columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { client_row, client_spec } from "../rows/clients.ts";
 import type { ClientPatch, ClientRow, ClientStore } from "../types.ts";
 import { insert_sql, limit_of, update_sql } from "./sql.ts";
 

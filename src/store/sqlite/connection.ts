@@ -4,7 +4,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { error_code, error_message } from "../guard.ts";
 import { pending_migrations } from "../migrations/index.ts";
-import { now_seconds } from "../defaults.ts";
+import { now_seconds } from "../clock.ts";
 import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError, type MigrationResult } from "../types.ts";
 
 /** Opens (creating if needed) the database file; `:memory:` gives a private in-memory one. */

@@ -1,9 +1,9 @@
 /** SQLite: device authorizations (RFC 8628), decided by the user once and redeemed once. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { columns, decode_or_null, device_authorization_spec, encode_sqlite } from "../codec.ts";
-import { now_seconds } from "../defaults.ts";
-import { decide_poll, new_device_row } from "../device_authorizations.ts";
+import { columns, decode_or_null, encode_sqlite } from "../codec.ts";
+import { device_authorization_row, device_authorization_spec } from "../rows/device_authorizations.ts";
+import { decide_poll } from "../device_poll.ts";
 import type { DeviceAuthorizationRow, DeviceAuthorizationStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 
@@ -34,7 +34,7 @@ export function sqlite_device_authorizations(db: Database): Sync<DeviceAuthoriza
   });
   return {
     insert_device_authorization(input) {
-      const row = new_device_row(input, now_seconds());
+      const row = device_authorization_row(input);
       insert.run(encode_sqlite(device_authorization_spec, row));
       return row;
     },

@@ -2,8 +2,8 @@
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
-import { now_seconds } from "../defaults.ts";
-import { federated_identity_row, federated_identity_spec, upstream_row, upstream_spec, upstream_state_spec } from "../federation.ts";
+import { now_seconds } from "../clock.ts";
+import { federated_identity_row, federated_identity_spec, upstream_row, upstream_spec, upstream_state_spec } from "../rows/federation.ts";
 import type { FederationStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 

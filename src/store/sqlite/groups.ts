@@ -1,14 +1,11 @@
 /** SQLite: groups of users and their members. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { now_seconds } from "../defaults.ts";
+import { decode, decode_or_null } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { group_row, group_spec } from "../rows/groups.ts";
 import { group_name_key } from "../group_names.ts";
-import { group_row } from "../groups.ts";
-import type { GroupMember, GroupRow, GroupStore, GroupSummary } from "../types.ts";
-
-type RawGroup = { id: string; name: string; description: string | null; created_at: number };
-
-const decode = (raw: RawGroup): GroupRow => ({ id: raw.id, name: raw.name, description: raw.description, created_at: raw.created_at });
+import type { GroupMember, GroupStore, GroupSummary } from "../types.ts";
 
 export function sqlite_groups(db: Database): Sync<GroupStore> {
   const insert = db.prepare("INSERT INTO groups (id, name, name_key, description, created_at) VALUES ($id, $name, $name_key, $description, $created_at)");
@@ -58,11 +55,10 @@ export function sqlite_groups(db: Database): Sync<GroupStore> {
       return row;
     },
     get_group_by_name(name) {
-      const raw = by_key.get({ name_key: group_name_key(name) }) as RawGroup | null;
-      return raw === null ? null : decode(raw);
+      return decode_or_null(group_spec, by_key.get({ name_key: group_name_key(name) }));
     },
     list_groups() {
-      return (list.all() as (RawGroup & { members: number })[]).map((raw): GroupSummary => ({ ...decode(raw), members: raw.members }));
+      return (list.all() as { members: number }[]).map((raw): GroupSummary => ({ ...decode(group_spec, raw), members: raw.members }));
     },
     delete_group(id) {
       return remove.run({ id }).changes > 0;

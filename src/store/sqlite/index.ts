@@ -4,7 +4,7 @@
  * event-loop turn in one transaction, and maps database errors to the store's (map_sqlite_error).
  */
 import type { Database } from "bun:sqlite";
-import { DEFAULT_PURGE_BATCH } from "../defaults.ts";
+import { DEFAULT_PURGE_BATCH } from "../default_limits.ts";
 import { empty_purge_counts, next_turn, purge_in_batches, purge_targets } from "../purge.ts";
 import { type DataStore, type LifecycleStore, type MigrationResult, type OpenStoreOptions, type Store } from "../types.ts";
 import { SQLITE_ACCESS } from "./access.ts";

@@ -1,8 +1,9 @@
 /** SQLite: signing keys (with the version counter instances poll) and initial access tokens. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { columns, decode, decode_or_null, encode_sqlite, initial_access_token_spec, key_spec } from "../codec.ts";
-import { initial_access_token_row, key_row, key_status_change } from "../defaults.ts";
+import { columns, decode, decode_or_null, encode_sqlite } from "../codec.ts";
+import { key_row, key_spec, key_status_change } from "../rows/keys.ts";
+import { initial_access_token_row, initial_access_token_spec } from "../rows/registration.ts";
 import type { InitialAccessTokenStore, KeyRow, KeyStatus, KeyStore, NewKey } from "../types.ts";
 import { insert_sql, update_sql } from "./sql.ts";
 

@@ -1,8 +1,10 @@
 /** SQLite: client-assertion replay protection, rate-limit counters and audit events. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { audit_spec, decode } from "../codec.ts";
-import { audit_row, DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH, now_seconds } from "../defaults.ts";
+import { decode } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH } from "../default_limits.ts";
+import { audit_row, audit_spec } from "../rows/audit.ts";
 import type { AuditStore, CounterState, CounterStore, ReplayStore, StoreOverview } from "../types.ts";
 
 export function sqlite_replay(db: Database): Sync<ReplayStore> {

@@ -1,8 +1,9 @@
 /** SQLite: the mail outbox. One writer connection, so a claim (one UPDATE … RETURNING) is atomic. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { columns, decode, decode_or_null, encode_sqlite, mail_spec, mail_summary_spec } from "../codec.ts";
-import { DEFAULT_MAIL_LIST_LIMIT, mail_row } from "../defaults.ts";
+import { columns, decode, decode_or_null, encode_sqlite } from "../codec.ts";
+import { DEFAULT_MAIL_LIST_LIMIT } from "../default_limits.ts";
+import { mail_row, mail_spec, mail_summary_spec } from "../rows/mail.ts";
 import { MAIL_STATUSES, type MailRow, type MailStatus, type MailStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 

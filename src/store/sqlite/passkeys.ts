@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite } from "../codec.ts";
-import { passkey_row, passkey_spec, webauthn_challenge_row, webauthn_challenge_spec } from "../passkeys.ts";
+import { passkey_row, passkey_spec, webauthn_challenge_row, webauthn_challenge_spec } from "../rows/passkeys.ts";
 import type { PasskeyStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 

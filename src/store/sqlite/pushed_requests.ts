@@ -1,8 +1,8 @@
 /** SQLite: pushed authorization requests (RFC 9126), consumed once. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { columns, decode_or_null, encode_sqlite, pushed_request_spec } from "../codec.ts";
-import { now_seconds } from "../defaults.ts";
+import { columns, decode_or_null, encode_sqlite } from "../codec.ts";
+import { pushed_request_row, pushed_request_spec } from "../rows/pushed_requests.ts";
 import type { PushedRequestStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 
@@ -14,7 +14,7 @@ export function sqlite_pushed_requests(db: Database): Sync<PushedRequestStore> {
   );
   return {
     insert_pushed_request(input) {
-      insert.run(encode_sqlite(pushed_request_spec, { ...input, created_at: input.created_at ?? now_seconds() }));
+      insert.run(encode_sqlite(pushed_request_spec, pushed_request_row(input)));
     },
     consume_pushed_request(request_uri_hash, client_id, now) {
       return decode_or_null(pushed_request_spec, consume.get({ request_uri_hash, client_id, now }));

@@ -1,8 +1,8 @@
 /** SQLite: resource servers (RFC 8707, RFC 9068). */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { columns, decode_or_null, encode_sqlite, resource_server_spec } from "../codec.ts";
-import { resource_server_row } from "../defaults.ts";
+import { columns, decode_or_null, encode_sqlite } from "../codec.ts";
+import { resource_server_row, resource_server_spec } from "../rows/resource_servers.ts";
 import type { ResourceServerRow, ResourceServerStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 

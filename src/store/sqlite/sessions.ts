@@ -1,8 +1,11 @@
 /** SQLite: browser sessions, pending interactions and consent grants. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { columns, decode, decode_or_null, encode_sqlite, grant_spec, interaction_spec, pick_patch, session_spec } from "../codec.ts";
-import { grant_row, interaction_row, now_seconds, session_row } from "../defaults.ts";
+import { columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { grant_row, grant_spec } from "../rows/grants.ts";
+import { interaction_row, interaction_spec } from "../rows/interactions.ts";
+import { session_row, session_spec } from "../rows/sessions.ts";
 import type { GrantStore, GrantUpsert, InteractionPatch, InteractionRow, InteractionStore, SessionStore } from "../types.ts";
 import { insert_sql, update_sql } from "./sql.ts";
 

@@ -1,8 +1,11 @@
 /** SQLite: authorization codes and access/refresh tokens, with their single-use operations. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { code_spec, columns, decode_or_null, encode_sqlite, token_spec } from "../codec.ts";
-import { OFFLINE_SCOPE_PATTERN, code_outcome, code_row, now_seconds, refresh_outcome, token_row } from "../defaults.ts";
+import { columns, decode_or_null, encode_sqlite } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { code_row, code_spec } from "../rows/codes.ts";
+import { OFFLINE_SCOPE_PATTERN, token_row, token_spec } from "../rows/tokens.ts";
+import { code_outcome, refresh_outcome } from "../single_use.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 

@@ -1,8 +1,8 @@
 /** SQLite: link tokens mailed to users (password reset, verification, invitation, e-mail change). */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { columns, decode_or_null, encode_sqlite, user_token_spec } from "../codec.ts";
-import { user_token_row } from "../defaults.ts";
+import { columns, decode_or_null, encode_sqlite } from "../codec.ts";
+import { user_token_row, user_token_spec } from "../rows/user_tokens.ts";
 import type { UserTokenRow, UserTokenStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 

@@ -1,8 +1,10 @@
 /** SQLite: users and their recovery codes. */
 import type { Database } from "bun:sqlite";
 import type { Sync } from "./group_commit.ts";
-import { columns, decode, decode_or_null, encode_sqlite, pick_patch, user_spec } from "../codec.ts";
-import { checked_status, now_seconds, user_row, username_key } from "../defaults.ts";
+import { columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { checked_status, user_row, user_spec } from "../rows/users.ts";
+import { username_key } from "../usernames.ts";
 import type { UserRow, UserStatus, UserStore } from "../types.ts";
 import { insert_sql, limit_of, update_sql } from "./sql.ts";
 

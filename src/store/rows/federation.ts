@@ -1,8 +1,13 @@
-/** Column specs and row defaults of the federation tables, shared by both adapters (codec.ts does the rest). */
-import type { TableSpec } from "./codec.ts";
-import { now_seconds } from "./defaults.ts";
-import type { FederatedIdentityRow, NewFederatedIdentity, NewUpstream, UpstreamRow, UpstreamStateRow } from "./types.ts";
+/**
+ * Rows of `upstreams`, `federated_identities` and `upstream_states`: the column specs (codec.ts
+ * encodes and decodes by them) and the builders that complete new rows, shared by both adapters
+ * so they store exactly the same defaults. An upstream state is stored as the caller made it.
+ */
+import type { TableSpec } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import type { FederatedIdentityRow, NewFederatedIdentity, NewUpstream, UpstreamRow, UpstreamStateRow } from "../types.ts";
 
+/** The columns of `upstreams`. */
 export const upstream_spec: TableSpec<UpstreamRow> = {
   name: "text",
   kind: "text",
@@ -27,6 +32,7 @@ export const upstream_spec: TableSpec<UpstreamRow> = {
   updated_at: "int",
 };
 
+/** The columns of `federated_identities`. */
 export const federated_identity_spec: TableSpec<FederatedIdentityRow> = {
   upstream: "text",
   subject: "text",
@@ -36,6 +42,7 @@ export const federated_identity_spec: TableSpec<FederatedIdentityRow> = {
   last_used_at: "int",
 };
 
+/** The columns of `upstream_states`. */
 export const upstream_state_spec: TableSpec<UpstreamStateRow> = {
   state_hash: "text",
   upstream: "text",
@@ -43,11 +50,13 @@ export const upstream_state_spec: TableSpec<UpstreamStateRow> = {
   expires_at: "int",
 };
 
+/** The complete row of a new upstream: its lists copied, the times filled in. */
 export function upstream_row(input: NewUpstream): UpstreamRow {
   const now = now_seconds();
   return { ...input, scopes: [...input.scopes], mfa_acr_values: [...input.mfa_acr_values], created_at: input.created_at ?? now, updated_at: input.updated_at ?? input.created_at ?? now };
 }
 
+/** The complete row of a new link to an upstream account, never used yet unless given. */
 export function federated_identity_row(input: NewFederatedIdentity): FederatedIdentityRow {
   return { ...input, created_at: input.created_at ?? now_seconds(), last_used_at: input.last_used_at ?? null };
 }

@@ -2,7 +2,7 @@
  * What one poll of a device authorization decides (RFC 8628 §3.5), shared by both adapters so
  * they answer alike; each runs it inside its own transaction on a locked row.
  */
-import type { DeviceAuthorizationRow, DevicePollResult, NewDeviceAuthorization, UnixSeconds } from "./types.ts";
+import type { DeviceAuthorizationRow, DevicePollResult, UnixSeconds } from "./types.ts";
 
 /** RFC 8628 §3.5: "the interval MUST be increased by 5 seconds for this and all subsequent requests". */
 export const SLOW_DOWN_SECONDS = 5;
@@ -19,26 +19,4 @@ export function decide_poll(row: DeviceAuthorizationRow, now: UnixSeconds): { re
   const poll_interval = slow_down ? row.poll_interval + SLOW_DOWN_SECONDS : row.poll_interval;
   const next = { ...row, poll_interval, last_polled_at: now };
   return { result: { status: "pending", slow_down, authorization: next }, update: { poll_interval, last_polled_at: now } };
-}
-
-/** The stored row of a new authorization: pending, nobody has approved it yet. */
-export function new_device_row(input: NewDeviceAuthorization, now: UnixSeconds): DeviceAuthorizationRow {
-  return {
-    device_code_hash: input.device_code_hash,
-    user_code_hash: input.user_code_hash,
-    client_id: input.client_id,
-    scope: input.scope,
-    claims: input.claims ?? null,
-    status: "pending",
-    user_id: null,
-    session_id_hash: null,
-    auth_time: null,
-    amr: null,
-    acr: null,
-    grant_id: input.grant_id,
-    poll_interval: input.poll_interval,
-    last_polled_at: null,
-    created_at: input.created_at ?? now,
-    expires_at: input.expires_at,
-  };
 }

@@ -1,8 +1,13 @@
-/** Column specs and row defaults of the passkey tables, shared by both adapters (codec.ts does the rest). */
-import type { TableSpec } from "./codec.ts";
-import { now_seconds } from "./defaults.ts";
-import type { NewPasskey, PasskeyRow, UnixSeconds, WebauthnChallengeRow } from "./types.ts";
+/**
+ * Rows of `passkeys` and `webauthn_challenges`: the column specs (codec.ts encodes and decodes
+ * by them) and the builders that complete new rows, shared by both adapters so they store
+ * exactly the same defaults.
+ */
+import type { TableSpec } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import type { NewPasskey, PasskeyRow, UnixSeconds, WebauthnChallengeRow } from "../types.ts";
 
+/** The columns of `passkeys`. */
 export const passkey_spec: TableSpec<PasskeyRow> = {
   id: "text",
   credential_id: "text",
@@ -18,6 +23,7 @@ export const passkey_spec: TableSpec<PasskeyRow> = {
   last_used_at: "int",
 };
 
+/** The columns of `webauthn_challenges`. */
 export const webauthn_challenge_spec: TableSpec<WebauthnChallengeRow> = {
   challenge_hash: "text",
   purpose: "text",
@@ -27,6 +33,7 @@ export const webauthn_challenge_spec: TableSpec<WebauthnChallengeRow> = {
   expires_at: "int",
 };
 
+/** The complete row of a new passkey: a random id, never used yet unless given. */
 export function passkey_row(input: NewPasskey): PasskeyRow {
   return {
     id: input.id ?? crypto.randomUUID(),
@@ -44,6 +51,7 @@ export function passkey_row(input: NewPasskey): PasskeyRow {
   };
 }
 
+/** The complete row of a new challenge, with `created_at` filled in. */
 export function webauthn_challenge_row(input: Omit<WebauthnChallengeRow, "created_at"> & { created_at?: UnixSeconds }): WebauthnChallengeRow {
   return { ...input, user_id: input.user_id ?? null, created_at: input.created_at ?? now_seconds() };
 }

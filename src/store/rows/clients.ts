@@ -1,0 +1,35 @@
+/**
+ * Rows of `clients`: the column spec (codec.ts encodes and decodes by it) and the builder that
+ * completes a new row, shared by both adapters so they store exactly the same defaults.
+ */
+import type { TableSpec } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import type { ClientRow, NewClient } from "../types.ts";
+
+/** The columns of `clients`. */
+export const client_spec: TableSpec<ClientRow> = {
+  client_id: "text",
+  client_secret_hash: "text",
+  client_secret_expires_at: "int",
+  client_id_issued_at: "int",
+  registration_access_token_hash: "text",
+  metadata: "json",
+  created_at: "int",
+  updated_at: "int",
+};
+
+/** The complete row of a new client: a secret that never expires (0), issued when created. */
+export function client_row(input: NewClient): ClientRow {
+  const now = now_seconds();
+  const created = input.created_at ?? now;
+  return {
+    client_id: input.client_id,
+    client_secret_hash: input.client_secret_hash ?? null,
+    client_secret_expires_at: input.client_secret_expires_at ?? 0,
+    client_id_issued_at: input.client_id_issued_at ?? created,
+    registration_access_token_hash: input.registration_access_token_hash ?? null,
+    metadata: input.metadata,
+    created_at: created,
+    updated_at: input.updated_at ?? created,
+  };
+}
