@@ -6,6 +6,7 @@ import type { ClientMetadata, JsonObject } from "../store/types.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { redirect_uris_problem, web_url_problem, type ApplicationType } from "../oidc/clients/redirect_uris.ts";
 import { backchannel_uri_problem } from "../oidc/logout/backchannel.ts";
+import { public_jwks_problem } from "../oidc/clients/public_jwks.ts";
 import { group_settings_problem, type GroupSettings } from "../oidc/claims/groups.ts";
 
 export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
@@ -24,7 +25,6 @@ export { SECRET_AUTH_METHODS } from "../oidc/admin/clients.ts";
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /** JWK members that only a private (or symmetric) key has (RFC 7518 §6). */
-const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 
 export type ClientAddOptions = {
   name: string | undefined;
@@ -108,17 +108,9 @@ function parse_jwks(json: string): { keys: JsonObject[] } {
   } catch {
     throw new CliError("--jwks-json is not valid JSON");
   }
-  const keys = (value as { keys?: unknown } | null)?.keys;
-  if (!Array.isArray(keys) || keys.length === 0) throw new CliError('--jwks-json must be a JWK Set: {"keys": [...]} with at least one key');
-  for (const key of keys) {
-    if (key === null || typeof key !== "object" || typeof (key as JsonObject).kty !== "string") {
-      throw new CliError("--jwks-json: every key must be a JWK object with a kty");
-    }
-    if (PRIVATE_JWK_MEMBERS.some((member) => member in key)) {
-      throw new CliError("--jwks-json contains private key material; register the public keys only");
-    }
-  }
-  return { keys: keys as JsonObject[] };
+  const problem = public_jwks_problem(value);
+  if (problem !== null) throw new CliError(`--jwks-json ${problem}`);
+  return value as { keys: JsonObject[] };
 }
 
 /** Checks the options of `clients add` and returns the metadata to store; exit 1/2 on a problem. */

@@ -116,7 +116,7 @@ describe("idp clients add", () => {
     const missing = await add("--auth-method", "private_key_jwt");
     expect(missing.stderr).toContain("--jwks-uri or --jwks-json");
     const private_key = await add("--auth-method", "private_key_jwt", "--jwks-json", JSON.stringify({ keys: [{ kty: "oct", k: "c2VjcmV0" }] }));
-    expect([private_key.code, private_key.stderr]).toEqual([1, "error: --jwks-json contains private key material; register the public keys only\n"]);
+    expect([private_key.code, private_key.stderr]).toEqual([1, 'error: --jwks-json key 1: has the private member "k"; register public keys only\n']);
     const http_uri = await add("--auth-method", "private_key_jwt", "--jwks-uri", "http://keys.example/jwks");
     expect(http_uri.stderr).toContain("must be an https URL");
   });

@@ -10,7 +10,8 @@ import { WEB_CLIENT, expect_error, register, registered, type Json } from "./reg
 
 let t: TestProvider;
 beforeAll(async () => {
-  t = await start_provider({ config: { registration: "open" } });
+  // More registrations than one address may make a minute by default (60): this file sends one a test.
+  t = await start_provider({ config: { registration: "open", rate_limits: { register_per_ip: 500 } } });
 });
 afterAll(() => t.stop());
 
@@ -79,6 +80,26 @@ describe("invalid_client_metadata: client authentication", () => {
   });
   test("jwks with no keys", async () => {
     await metadata_error({ jwks: { keys: [] } });
+  });
+  // Abuse case: open registration stores what it is given (issue 27, finding 9).
+  const EC_KEY = { kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0" };
+  test("jwks padded with a member no key type defines (a 60 KB key is not stored)", async () => {
+    expect(await metadata_error({ jwks: { keys: [{ ...EC_KEY, padding: "A".repeat(60_000) }] } })).toContain("at most 8192");
+    expect(await metadata_error({ jwks: { keys: [{ ...EC_KEY, padding: "A".repeat(100) }] } })).toContain('member "padding"');
+  });
+  test("jwks larger than 8 KiB, or with more than 10 keys", async () => {
+    expect(await metadata_error({ jwks: { keys: [{ ...EC_KEY, x5c: ["A".repeat(9000)] }] } })).toContain("at most 8192");
+    expect(await metadata_error({ jwks: { keys: Array.from({ length: 11 }, (_, i) => ({ ...EC_KEY, kid: `k${i}` })) } })).toContain("at most 10");
+  });
+  test("jwks with a key that does not import, or an RSA key under 2048 bits", async () => {
+    expect(await metadata_error({ jwks: { keys: [{ kty: "EC", crv: "P-256", x: "a", y: "b" }] } })).toContain("not a valid EC public key");
+    const small = (await crypto.subtle.exportKey("jwk", (await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"])).publicKey)) as Json;
+    const { kty, n, e } = small as { kty: string; n: string; e: string };
+    expect(await metadata_error({ jwks: { keys: [{ kty, n, e }] } })).toContain("2048 bits");
+  });
+  test("a public key with only the members its type defines is accepted", async () => {
+    const res = await with_({ jwks: { keys: [{ ...EC_KEY, kid: "k1", use: "sig", alg: "ES256" }] }, token_endpoint_auth_method: "private_key_jwt" });
+    expect(res.status).toBe(201);
   });
   test("jwks_uri over http", async () => {
     await metadata_error({ jwks_uri: "http://rp.example.com/jwks.json" });

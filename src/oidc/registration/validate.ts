@@ -6,6 +6,7 @@
  */
 import { fapi_default_alg, fapi_metadata_problem, with_fapi_defaults } from "../clients/fapi.ts";
 import { literal_host_problem } from "../outbound/addresses.ts";
+import { public_jwks_problem } from "../clients/public_jwks.ts";
 import { redirect_uris_problem, type ApplicationType } from "../clients/redirect_uris.ts";
 import type { ClientMetadata, JsonObject } from "../../store/types.ts";
 import { RegistrationError, invalid_metadata, invalid_redirect_uri } from "./errors.ts";
@@ -16,7 +17,6 @@ import type { MetadataInput } from "./schema.ts";
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /** JWK members only a private or symmetric key has (RFC 7518 §6.2.2, §6.3.2, §6.4). */
-const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 
 const distinct = (values: readonly string[]): string[] => [...new Set(values)];
 
@@ -60,13 +60,10 @@ function check_called_url(field: string, value: string | undefined, allow: reado
   if (problem !== null) throw invalid_metadata(`${field} "${value}" ${problem}; the provider does not call such addresses`);
 }
 
-/** RFC 7517 §5: a JWK Set of public keys; private key material is refused. */
+/** RFC 7517 §5: a JWK Set of public keys (clients/public_jwks.ts). */
 function check_jwks(jwks: { keys: Record<string, unknown>[] }): { keys: JsonObject[] } {
-  for (const key of jwks.keys) {
-    if (typeof key.kty !== "string") throw invalid_metadata("jwks: every key needs a kty (RFC 7517 §4.1)");
-    const secret = PRIVATE_JWK_MEMBERS.find((member) => member in key);
-    if (secret !== undefined) throw invalid_metadata(`jwks: a key has the private member "${secret}"; register public keys only`);
-  }
+  const problem = public_jwks_problem(jwks);
+  if (problem !== null) throw invalid_metadata(`jwks: ${problem}`);
   // Parsed from JSON, so every value is a JSON value.
   return { keys: jwks.keys as JsonObject[] };
 }
