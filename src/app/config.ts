@@ -5,109 +5,13 @@
  */
 import { readFileSync } from "node:fs";
 import { ConfigSchema, type Config } from "../config/schema.ts";
+import { object_shape, SETTINGS } from "../config/settings.ts";
 import { LOCALES, supported_locale } from "../oidc/ui/catalogs.ts";
 
 export { ConfigSchema, is_loopback_issuer, type Config } from "../config/schema.ts";
 
-/** Environment variable → config path. */
-export const ENV_KEYS: Record<string, string> = {
-  IDP_ISSUER: "issuer",
-  PORT: "port",
-  HOST: "host",
-  DATABASE_URL: "database_url",
-  DATABASE_POOL_SIZE: "database_pool_size",
-  IDP_PRODUCTION: "production",
-  IDP_CODE_TTL: "tokens.code_ttl",
-  IDP_ACCESS_TOKEN_TTL: "tokens.access_token_ttl",
-  IDP_ID_TOKEN_TTL: "tokens.id_token_ttl",
-  IDP_REFRESH_TOKEN_TTL: "tokens.refresh_token_ttl",
-  IDP_SESSION_TTL: "tokens.session_ttl",
-  IDP_INTERACTION_TTL: "tokens.interaction_ttl",
-  IDP_ROUTER_PATH_CACHE_SIZE: "router.path_cache_size",
-  IDP_BODY_LIMIT: "body_limit",
-  IDP_ARGON2_MEMORY_KIB: "argon2.memory_kib",
-  IDP_ARGON2_TIME_COST: "argon2.time_cost",
-  IDP_ARGON2_IMPL: "argon2.impl",
-  IDP_OPENSSL: "openssl",
-  IDP_SIGNING_ALGS: "signing_algs",
-  IDP_REGISTRATION: "registration",
-  IDP_SIGNUP: "signup.mode",
-  IDP_SIGNUP_DOMAINS: "signup.domains",
-  IDP_SIGNUP_REQUIRE_VERIFICATION: "signup.require_verification",
-  IDP_SIGNUP_PER_IP: "signup.per_ip",
-  IDP_SIGNUP_WINDOW_SECONDS: "signup.window_seconds",
-  IDP_INVITATION_TTL: "signup.invitation_ttl",
-  IDP_UNVERIFIED_ACCOUNT_DAYS: "signup.unverified_account_days",
-  IDP_PASSWORD_MIN_LENGTH: "passwords.min_length",
-  IDP_PASSWORD_MAX_LENGTH: "passwords.max_length",
-  IDP_PASSWORD_RESET_TTL: "password_reset.ttl",
-  IDP_PASSWORD_RESET_PER_ACCOUNT: "password_reset.per_account",
-  IDP_PASSWORD_RESET_PER_IP: "password_reset.per_ip",
-  IDP_PASSWORD_RESET_WINDOW_SECONDS: "password_reset.window_seconds",
-  IDP_EMAIL_VERIFICATION_TTL: "email_verification.ttl",
-  IDP_EMAIL_VERIFICATION_PER_ACCOUNT: "email_verification.per_account",
-  IDP_TRUST_PROXY: "trust_proxy",
-  IDP_METRICS_TOKEN: "metrics_token",
-  IDP_LOG_REQUESTS: "log_requests",
-  IDP_DEFAULT_LOCALE: "default_locale",
-  IDP_SMTP_URL: "smtp_url",
-  IDP_MAIL_FROM: "mail_from",
-  IDP_KEYS_POLL_SECONDS: "keys_poll_seconds",
-  IDP_PURGE_INTERVAL_SECONDS: "purge_interval_seconds",
-  IDP_SHUTDOWN_GRACE_SECONDS: "shutdown_grace_seconds",
-  IDP_WORKERS: "workers",
-  IDP_REQUEST_TIMEOUT_SECONDS: "request_timeout_seconds",
-  IDP_IDLE_TIMEOUT_SECONDS: "idle_timeout_seconds",
-  IDP_LOGIN_WINDOW_SECONDS: "login_throttle.window_seconds",
-  IDP_LOGIN_MAX_FAILURES: "login_throttle.max_failures",
-  IDP_LOGIN_MAX_FAILURES_PER_IP: "login_throttle.max_failures_per_ip",
-  IDP_LOGIN_DELAY_AFTER: "login_throttle.delay_after",
-  IDP_LOGIN_DELAY_MS: "login_throttle.delay_ms",
-  IDP_OUTBOUND_ALLOW_HTTP: "outbound.allow_http",
-  IDP_OUTBOUND_ALLOW: "outbound.allow",
-  IDP_OUTBOUND_CONNECT_TIMEOUT_MS: "outbound.connect_timeout_ms",
-  IDP_OUTBOUND_TIMEOUT_MS: "outbound.timeout_ms",
-  IDP_OUTBOUND_MAX_BYTES: "outbound.max_bytes",
-  IDP_SECRET_KEY: "federation.secret_key",
-  IDP_FEDERATION_STATE_TTL_SECONDS: "federation.state_ttl_seconds",
-  IDP_RATE_LIMITS: "rate_limits.enabled",
-  IDP_RATE_LIMIT_WINDOW_SECONDS: "rate_limits.window_seconds",
-  IDP_RATE_LIMIT_AUTH_FAILURES_PER_CLIENT_IP: "rate_limits.auth_failures_per_client_ip",
-  IDP_RATE_LIMIT_AUTH_FAILURES_PER_IP: "rate_limits.auth_failures_per_ip",
-  IDP_RATE_LIMIT_AUTH_FAILURES_PER_CLIENT: "rate_limits.auth_failures_per_client",
-  IDP_RATE_LIMIT_UNAUTHENTICATED_PER_IP: "rate_limits.unauthenticated_per_ip",
-  IDP_RATE_LIMIT_TOKEN_PER_CLIENT: "rate_limits.token_per_client",
-  IDP_RATE_LIMIT_TOKEN_PER_IP: "rate_limits.token_per_ip",
-  IDP_RATE_LIMIT_REVOKE_PER_CLIENT: "rate_limits.revoke_per_client",
-  IDP_RATE_LIMIT_REVOKE_PER_IP: "rate_limits.revoke_per_ip",
-  IDP_RATE_LIMIT_FEDERATION_START_PER_IP: "rate_limits.federation_start_per_ip",
-  IDP_RATE_LIMIT_INTROSPECT_PER_CLIENT: "rate_limits.introspect_per_client",
-  IDP_RATE_LIMIT_INTROSPECT_PER_IP: "rate_limits.introspect_per_ip",
-  IDP_RATE_LIMIT_REGISTER_PER_CLIENT: "rate_limits.register_per_client",
-  IDP_RATE_LIMIT_REGISTER_PER_IP: "rate_limits.register_per_ip",
-  IDP_PASSKEYS: "passkeys",
-  IDP_REQUIRE_2FA: "require_2fa",
-  IDP_ADMIN_API: "admin_api",
-  IDP_ADMIN_CONSOLE: "admin_console.enabled",
-  IDP_ADMIN_GROUP: "admin_console.group",
-  IDP_REQUIRE_PAR: "par.required",
-  IDP_PAR_REQUEST_URI_TTL: "par.request_uri_ttl",
-  IDP_REQUEST_URI: "request_uri.enabled",
-  IDP_REQUEST_URI_MAX_BYTES: "request_uri.max_bytes",
-  IDP_PAIRWISE_SALT: "pairwise.salt",
-  IDP_DEVICE_CODE_TTL: "device.code_ttl",
-  IDP_DEVICE_POLL_INTERVAL: "device.interval",
-  IDP_DEVICE_USER_CODE_ATTEMPTS: "device.user_code_attempts",
-  IDP_DPOP_PROOF_WINDOW_SECONDS: "dpop.proof_window_seconds",
-  IDP_DPOP_REQUIRE_NONCE: "dpop.require_nonce",
-  IDP_FAPI: "fapi",
-  IDP_BRAND_NAME: "brand.name",
-  IDP_BRAND_LOGO: "brand.logo",
-  IDP_BRAND_FAVICON: "brand.favicon",
-  IDP_BRAND_COLOR: "brand.color",
-  IDP_BRAND_CSS: "brand.css",
-  IDP_THEME_DIR: "brand.theme_dir",
-};
+/** Environment variable → config path, from the settings' declarations (src/config/schema.ts). */
+export const ENV_KEYS: Record<string, string> = Object.fromEntries(SETTINGS.flatMap(({ env, path }) => (env === null ? [] : [[env, path]])));
 
 /**
  * `IDP_` variables that are not settings, so not in ENV_KEYS: the config file's path
@@ -149,15 +53,9 @@ function did_you_mean(name: string, known: readonly string[]): string {
 
 /** The keys of the object schema at `path`, through its default and prefault wrappers. */
 function keys_at(path: readonly PropertyKey[]): string[] {
-  type Node = { shape?: Record<string, unknown>; def?: { innerType?: unknown } } | undefined;
-  const unwrap = (node: unknown): Node => {
-    let n = node as Node;
-    while (n && n.shape === undefined && n.def?.innerType !== undefined) n = n.def.innerType as Node;
-    return n;
-  };
   let node: unknown = ConfigSchema;
-  for (const part of path) node = unwrap(node)?.shape?.[String(part)];
-  return Object.keys(unwrap(node)?.shape ?? {});
+  for (const part of path) node = object_shape(node)?.[String(part)];
+  return Object.keys(object_shape(node) ?? {});
 }
 
 export class ConfigError extends Error {

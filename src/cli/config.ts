@@ -1,9 +1,11 @@
 /**
  * `idp config check`: validates the configuration and prints the effective values, secrets
- * masked. An invalid configuration raises ConfigError, which run_cli prints (exit 1).
+ * masked (with `--env`, each beside its environment variable). An invalid configuration raises
+ * ConfigError, which run_cli prints (exit 1).
  */
 import { isIP } from "node:net";
 import { is_loopback_issuer, masked, type Config } from "../app/config.ts";
+import { SETTINGS } from "../config/settings.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
 import { write_record } from "./output.ts";
@@ -25,25 +27,29 @@ export function config_warnings(config: Config): string[] {
   return warnings;
 }
 
-/** Nested objects flattened to dotted keys, so the human output reads like the config file. */
-function flatten(value: Record<string, unknown>, prefix = ""): Record<string, unknown> {
+/**
+ * The settings that have a value, in the schema's order, by dotted key as in the config file;
+ * `with_env` labels each as configuration errors name it, `key (VARIABLE)` (a setting only the
+ * config file holds keeps its key alone).
+ */
+function labelled(effective: Record<string, unknown>, with_env: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    if (inner !== null && typeof inner === "object" && !Array.isArray(inner)) Object.assign(out, flatten(inner as Record<string, unknown>, `${prefix}${key}.`));
-    else out[`${prefix}${key}`] = inner;
+  for (const { path, env } of SETTINGS) {
+    const value = path.split(".").reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], effective);
+    if (value !== undefined) out[with_env && env !== null ? `${path} (${env})` : path] = value;
   }
   return out;
 }
 
 async function check(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
+  const { flags, positionals } = parse_args(argv, { env: { type: "boolean" } });
   expect_positionals(positionals, []);
   const config = ctx.config();
   const warnings = config_warnings(config);
   const effective = masked(config);
   ctx.emit({ valid: true, config: effective, warnings }, (write) => {
     write("Configuration is valid.\n\n");
-    write_record(write, flatten(effective));
+    write_record(write, labelled(effective, flags.env));
   });
   if (!ctx.json) for (const warning of warnings) ctx.io.stderr(`warning: ${warning}\n`);
 }

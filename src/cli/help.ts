@@ -310,10 +310,11 @@ writes it to its log. In production without IDP_SMTP_URL mail is off and the com
 
 ${COMMON}
 `,
-  config: `Usage: idp config check [--json]
+  config: `Usage: idp config check [--env] [--json]
 
 Validates the configuration (defaults < IDP_CONFIG file < environment) and prints the effective
-values with secrets masked. Exits with 1 and names the bad key when it is invalid.
+values with secrets masked; --env names each setting's environment variable beside its key
+(port (PORT): 3000). Exits with 1 and names the bad key when it is invalid.
 `,
 };
 

@@ -38,14 +38,14 @@ export function write_table(write: Writer, headers: readonly string[], rows: rea
   for (const row of text) write(`${line(row)}\n`);
 }
 
-/** `key: value` lines, keys aligned; arrays are joined with spaces, objects shown as JSON. */
+/** `key: value` lines, keys aligned; arrays are joined with spaces, objects (in arrays too) shown as JSON. */
 export function write_record(write: Writer, record: Record<string, unknown>): void {
   const keys = Object.keys(record);
   const width = Math.max(0, ...keys.map((k) => k.length));
   for (const key of keys) {
     const value = record[key];
     let shown: string;
-    if (Array.isArray(value)) shown = value.length ? value.map(String).join(" ") : "-";
+    if (Array.isArray(value)) shown = value.length ? value.map((item) => (item !== null && typeof item === "object" ? JSON.stringify(item) : String(item))).join(" ") : "-";
     else if (value !== null && typeof value === "object") shown = JSON.stringify(value);
     else shown = cell(value as Cell);
     write(`${`${key}:`.padEnd(width + 2)}${shown}\n`);

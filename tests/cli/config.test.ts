@@ -16,15 +16,24 @@ describe("idp config check", () => {
     const human = await box.run(["config", "check"], { env });
     expect(human.code).toBe(0);
     expect(human.stdout).toContain("Configuration is valid.");
-    expect(human.stdout).toMatch(/port:\s+8080/);
-    expect(human.stdout).toMatch(/tokens\.code_ttl:\s+60/);
+    expect(human.stdout).toMatch(/\nport:\s+8080\n/);
+    expect(human.stdout).toMatch(/\ntokens\.code_ttl:\s+60\n/);
+    expect(human.stdout).toMatch(/\nmetrics_token:\s+\*{8}\n/);
     expect(human.stdout).toContain("postgres://idp:********@db.internal:5432/idp");
+    expect(human.stdout).not.toContain("smtp_url"); // unset settings are not listed
+    // --env: each setting as configuration errors name it, key (VARIABLE).
+    const named = await box.run(["config", "check", "--env"], { env });
+    expect(named.code).toBe(0);
+    expect(named.stdout).toMatch(/\nport \(PORT\):\s+8080\n/);
+    expect(named.stdout).toMatch(/\ntokens\.code_ttl \(IDP_CODE_TTL\):\s+60\n/);
+    expect(named.stdout).toMatch(/\nmetrics_token \(IDP_METRICS_TOKEN\):\s+\*{8}\n/);
+    expect(named.stdout).toContain("database_url (DATABASE_URL):");
     const json = await box.run(["config", "check", "--json"], { env });
     expect(json.code).toBe(0);
     const doc = json.json<{ valid: boolean; config: Record<string, unknown>; warnings: string[] }>();
     expect(doc.valid).toBe(true);
     expect(doc.config).toMatchObject({ port: 8080, metrics_token: "********", database_url: "postgres://idp:********@db.internal:5432/idp" });
-    for (const out of [human.stdout, human.stderr, json.stdout]) {
+    for (const out of [human.stdout, human.stderr, named.stdout, json.stdout]) {
       expect(out).not.toContain("s3cret-pw");
       expect(out).not.toContain("metrics-token-0123456789");
     }
@@ -50,6 +59,15 @@ describe("idp config check", () => {
     writeFileSync(file, JSON.stringify({ issuer: "https://id.example.com", tokens: { access_token_ttl: 600 } }));
     const ok = await box.run(["config", "check", "--json"], { env: { IDP_CONFIG: file } });
     expect(ok.json()).toMatchObject({ config: { issuer: "https://id.example.com", tokens: { access_token_ttl: 600 } } });
+  });
+
+  test("upstreams from the config file are listed as JSON, their secrets masked", async () => {
+    const file = join(box.dir, "upstreams.json");
+    writeFileSync(file, JSON.stringify({ federation: { upstreams: [{ name: "corp", issuer: "https://sso.example.com", client_id: "idp", client_secret: "upstream-s3cret" }] } }));
+    const human = await box.run(["config", "check", "--env"], { env: { IDP_CONFIG: file } });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/\nfederation\.upstreams:\s+\{"name":"corp","issuer":"https:\/\/sso\.example\.com","client_id":"idp","client_secret":"\*{8}"\}\n/);
+    expect(human.stdout).not.toContain("upstream-s3cret");
   });
 
   test("risky but valid settings are warnings on stderr", async () => {
