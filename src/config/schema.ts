@@ -292,7 +292,7 @@ export const ConfigSchema = z.strictObject({
         .default([]),
     })
     .prefault({}),
-  /** Failed sign-ins, counted in fixed windows in the store (login_throttle.ts). */
+  /** Failed sign-ins, counted in fixed windows in the store (oidc/limits/login.ts). */
   login_throttle: z
     .strictObject({
       window_seconds: seconds(900),
