@@ -18,7 +18,7 @@ export const README = join(fileURLToPath(new URL(".", import.meta.url)), "..", "
 
 export type Section = { name: string; render: () => string | Promise<string> };
 
-/** Every section, by file name (sections/rate_limits.ts is `rate_limits`). */
+/** Every section, by file name (sections/authentication_methods.ts is `authentication_methods`). */
 export async function sections(): Promise<Section[]> {
   const names = readdirSync(SECTIONS_DIR).filter((file) => file.endsWith(".ts")).map((file) => file.slice(0, -3)).sort();
   const out: Section[] = [];

@@ -385,7 +385,7 @@ export const ConfigSchema = z.strictObject({
         }),
     })
     .prefault({}),
-  /** Failed sign-ins, counted in fixed windows in the store (login_throttle.ts). */
+  /** Failed sign-ins, counted in fixed windows in the store (oidc/limits/login.ts). */
   login_throttle: z
     .strictObject({
       window_seconds: seconds(900).meta({ env: "IDP_LOGIN_WINDOW_SECONDS", description: "Window of the failed-login counters." }),

@@ -22,7 +22,7 @@
  *   exchange granted, or refused by the client's policy: `details.mode`, `subject_client`, `resource`,
  *   `details.reason`; grants/token_exchange.ts), client_registered, client_updated,
  *   client_deleted, keys_rotated, outbound_refused (a URL a client registered named a destination
- *   the provider does not call: outbound.ts), access_denied (a client's
+ *   the provider does not call: outbound/fetch.ts), access_denied (a client's
  *   allowed_groups refused the user: groups.ts), federation_login (a sign-in through an upstream
  *   identity provider refused or failed: `details.upstream`, `details.reason`), federation_link,
  *   federation_unlink, federation_account_created (federation/flow.ts), admin_api (one call of the admin REST API:

@@ -10,7 +10,7 @@ import type { KeyRing } from "./keys/keyring.ts";
 import type { Mail } from "./mail.ts";
 import type { Metrics } from "./ops/metrics.ts";
 
-/** The OpenID Provider Metadata as served (metadata.ts builds it). */
+/** The OpenID Provider Metadata as served (discovery/metadata.ts builds it). */
 export type Discovery = {
   readonly document: Record<string, unknown>;
   /** The JSON body, serialized once. */
@@ -36,7 +36,7 @@ export interface Provider {
   readonly secure: boolean;
   /** This instance's counters (served at /metrics when IDP_METRICS_TOKEN is set). */
   readonly metrics: Metrics;
-  /** Outgoing mail through the outbox (mail/types.ts); `enabled` false when it cannot be delivered. */
+  /** Outgoing mail through the outbox (mail.ts); `enabled` false when it cannot be delivered. */
   readonly mail: Mail;
   /** The operator's name, logo, favicon, colours and stylesheet (brand.ts), read at start. */
   readonly brand: Brand;

@@ -16,7 +16,7 @@
 //   8. No import cycles between files of src/ (`import type` and `export … from` count).
 //   (0. Housekeeping: every relative import that stays inside src/ resolves to a file.)
 //
-// The checker works on an in-memory map { "src/x/y.ts": source }, so the tests can run it
+// The checker works on an in-memory map { "src/…/….ts": source }, so the tests can run it
 // on synthetic trees as well as on the real one (load_tree).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { posix } from "node:path";

@@ -69,7 +69,7 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.getByLabel("6-digit code").fill(totp_code(SECRET, totp_step(t.clock.now())));
       await page.getByRole("button", { name: "Verify" }).click();
-      // Back where the sign-in started (account/return_path.ts), not the account page.
+      // Back where the sign-in started (oidc/browser/return_path.ts), not the account page.
       await page.waitForURL((url) => url.pathname === "/admin");
       const response = await page.goto(`${t.issuer}/admin`);
       expect(response!.status()).toBe(200);

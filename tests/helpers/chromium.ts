@@ -24,7 +24,7 @@ export function launch(): Promise<Browser> {
   });
 }
 
-/** Saves `name-phone.png` and `name-desktop.png` (full page) and leaves the page at desktop width. */
+/** Saves `<name>-phone.png` and `<name>-desktop.png` (full page) and leaves the page at desktop width. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   for (const [label, size] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {

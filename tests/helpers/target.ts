@@ -1,6 +1,6 @@
 /**
  * Where an end-to-end OpenID flow suite gets its provider, so ONE suite runs against the dev
- * server and against the compiled executable (STYLE.md). Chosen by IDP_E2E_TARGET:
+ * server and against the compiled executable (README.md, "Connect an application"). Chosen by IDP_E2E_TARGET:
  *
  *   (unset), "in-process"   serve() in the test process (tests/helpers/provider.ts)
  *   "dev"                   `bun run main.ts serve` as a separate process

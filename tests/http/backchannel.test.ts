@@ -21,7 +21,7 @@ const received: Received[] = [];
 /** Requests the hanging route has not answered; released at the end. */
 const hanging: (() => void)[] = [];
 
-/** The RPs of these tests listen on 127.0.0.1 over http: the operator allow-lists it (outbound.ts). */
+/** The RPs of these tests listen on 127.0.0.1 over http: the operator allow-lists it (oidc/outbound/fetch.ts). */
 const LOOPBACK_ALLOWED = { outbound: { allow_http: true, allow: ["127.0.0.1/32"] } };
 
 beforeAll(async () => {

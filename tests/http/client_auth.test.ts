@@ -22,7 +22,7 @@ async function make_key(alg: "ES256" | "RS256" | "PS256" | "EdDSA", kid: string 
 
 let t: TestProvider;
 beforeAll(async () => {
-  // The jwks_uri tests serve keys from 127.0.0.1 over http: the operator allow-lists it (outbound.ts).
+  // The jwks_uri tests serve keys from 127.0.0.1 over http: the operator allow-lists it (oidc/outbound/fetch.ts).
   // The assertion rules fail on purpose for one client from one address more often than the
   // default failure limit allows (rate_limit.test.ts tests that limit).
   t = await start_provider({ config: { registration: "open", outbound: { allow_http: true, allow: ["127.0.0.1/32"] }, rate_limits: { auth_failures_per_client_ip: 1000 } } });

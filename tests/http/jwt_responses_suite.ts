@@ -1,7 +1,7 @@
 /**
  * Issue 20 items 5, 6 and 7 through real HTTP, with openid-client (v6) as the relying party:
  * - request objects by reference (OIDC Core §6.2) served by a real loopback server, fetched
- *   through outbound.ts (allow-listed loopback in this test), and the refusals: unregistered URL,
+ *   through oidc/outbound/fetch.ts (allow-listed loopback in this test), and the refusals: unregistered URL,
  *   failed fetch, too large, request and request_uri together, the setting off;
  * - signed UserInfo (OIDC Core §5.3.2), JWT introspection (RFC 9701), JARM (query.jwt,
  *   fragment.jwt, form_post.jwt, errors too), checked by openid-client / oauth4webapi with

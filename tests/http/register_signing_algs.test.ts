@@ -1,7 +1,7 @@
 /**
  * request_object_signing_alg and token_endpoint_auth_signing_alg at POST /register (OIDC
  * Registration §2): the values discovery advertises are accepted and stored, others are
- * invalid_client_metadata. The algs are enforced in request_object.ts and client_assertion.ts.
+ * invalid_client_metadata. The algs are enforced in oidc/authorize/request_object.ts and oidc/clients/assertion.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -108,7 +108,7 @@ describe("store calls per step of the flow", () => {
     expect(token.status).toBe(200);
     const exchange = counter.take();
     // No rate-limit counter is written for a client that authenticates: the failure counters
-    // (client_auth_limits.ts: per client and address, per address) are only read, and written
+    // (oidc/limits/client_auth.ts: per client and address, per address) are only read, and written
     // when an authentication fails. Before, every request wrote two counters (4 writes).
     expect(exchange.writes).toBe(2);
     expect(exchange.calls.filter(is_write).sort()).toEqual(["consume_code", "insert_token"]);

@@ -1,7 +1,7 @@
 /**
  * CSRF (RFC 9700 §4.4.1.8 for the authorization flow, OWASP CSRF Prevention Cheat Sheet): every
  * state-changing form carries a token bound to the browser (an HMAC keyed by an HttpOnly cookie
- * value, interactions.ts, account/session.ts, logout/confirmation.ts). For each form, a POST
+ * value, interactions.ts, oidc/browser/account_guard.ts, logout/confirmation.ts). For each form, a POST
  * without the token and a POST with a FOREIGN token — a valid token of the same form in the
  * attacker's own browser — get a 403 page and change nothing; the browser's own token works.
  */

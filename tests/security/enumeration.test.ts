@@ -3,7 +3,7 @@
  * RFC 9700 does not cover it): an unknown username and a wrong password get the same page — the
  * same status, headers that matter and HTML once the per-browser form token and the echoed
  * username are set aside — and the same work: exactly one argon2id verification each (a dummy
- * hash for the unknown user, crypto/passwords.ts). Checked structurally by counting calls to
+ * hash for the unknown user, platform/passwords.ts). Checked structurally by counting calls to
  * the argon2id implementation in use (`argon2_impl.verify`: libsodium or Bun.password), not with
  * a stopwatch (tests never assert on wall-clock time).
  */

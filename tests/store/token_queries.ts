@@ -1,7 +1,7 @@
 /**
  * The token, code and session_clients queries whose plans tests/store check, in each database's
  * parameter style, with the index each must use. They repeat the adapters' statements
- * (src/idp/store/{sqlite,postgres}/tokens.ts, sessions.ts, index.ts): when one changes, change it here.
+ * (src/store/{sqlite,postgres}/tokens.ts, sessions.ts, index.ts): when one changes, change it here.
  */
 /** `index` is the PostgreSQL name; `sqliteIndex` the SQLite one when it differs (primary keys). */
 export type PlannedQuery = { name: string; sqlite: string; postgres: string; index: string; sqliteIndex?: string };

@@ -1,7 +1,7 @@
 /**
  * Rendering a mail: the subject (subjects.ts) and two bodies from Eta templates,
  * `mail/<template>.txt` (plain text, not escaped) and `mail/<template>.html` (autoescaped, inside
- * `mail/layout.html`). The templates come from the provider's views (views/mail/, embedded in the
+ * views/mail/layout.html.eta). The templates come from the provider's views (views/mail/, embedded in the
  * executable like the pages, or replaced by the operator's theme); each is given its data plus
  * `issuer`, `site` (the brand's name) and `brand` (its colours and logo, oidc/ui/brand.ts).
  */
@@ -55,7 +55,7 @@ export class MailRenderer {
     }
   }
 
-  /** The message in `locale` (one of i18n.ts LOCALES; English when absent): templates get `t`, `tr` and `lang`. */
+  /** The message in `locale` (one of oidc/ui/catalogs.ts LOCALES; English when absent): templates get `t`, `tr` and `lang`. */
   render(request: MailRequest, locale: string = BASE_LOCALE): RenderedMail {
     const tr = translator(locale);
     const values = { ...request.data, issuer: this.issuer, site: this.site, brand: this.brand, tr, t: tr.t, lang: tr.locale, dir: tr.dir };

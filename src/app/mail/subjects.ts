@@ -1,5 +1,5 @@
 /**
- * The subject of each mail template: a catalog key (locales/<language>.json, i18n.ts), given
+ * The subject of each mail template: a catalog key (locales/<language>.json, oidc/ui/catalogs.ts), given
  * `site` (the brand's name, else the issuer's host) and the template's data (`upstream`).
  */
 import type { MailTemplate } from "../../oidc/mail.ts";

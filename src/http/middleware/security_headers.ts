@@ -1,6 +1,6 @@
 /**
  * Security headers. Every HTML page gets a strict Content-Security-Policy (no scripts — except
- * the one script form_post.ts allows by its hash on its own page —, our own stylesheet, our own
+ * the one script authorization_response.ts allows by its hash on its own page —, our own stylesheet, our own
  * images and data: QR codes, and on the consent pages the one origin of the client's logo), is never framed (clickjacking on the login and consent buttons),
  * leaks no referrer (interaction ids are in URLs) and is never cached. HSTS when the issuer is
  * https.
@@ -14,7 +14,7 @@ import { csp_source } from "../../oidc/clients/metadata.ts";
  */
 export function content_security_policy(form_targets: readonly string[] = [], script_hashes: readonly string[] = [], self_scripts = false, image_origins: readonly string[] = []): string {
   const form_action = ["'self'", ...new Set(form_targets)].join(" ");
-  // Only a page that names its own inline script by hash may run it (form_post.ts); the passkey
+  // Only a page that names its own inline script by hash may run it (authorization_response.ts); the passkey
   // pages run our own static files (static/passkeys.js, the WebAuthn helper), which fetch the
   // ceremony options from this origin.
   const sources = [...(self_scripts ? ["'self'"] : []), ...script_hashes.map((hash) => `'${hash}'`)];

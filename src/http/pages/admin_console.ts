@@ -76,7 +76,7 @@ export async function console_gate(idp: Provider, endpoint: ConsoleEndpoint): Pr
   const access = await console_access(idp, endpoint.cookies);
   if (access.kind === "admin") return { admin: access.session };
   if (access.kind === "signed_out") {
-    // Back to this page after the sign-in (account/return_path.ts): a GET only, never a form's target.
+    // Back to this page after the sign-in (oidc/browser/return_path.ts): a GET only, never a form's target.
     const back = endpoint.request.method === "GET" ? return_cookie(idp, endpoint.request.path) : null;
     if (back !== null) endpoint.set_cookie(back.name, back.value, back.options);
     return { refused: endpoint.redirect_to(account_url(idp, "login"), 303) };
@@ -125,7 +125,7 @@ export function refusal_words(error: unknown): string {
   return fields.length > 0 && !fields.some((text) => error.message.includes(text)) ? `${error.message} (${fields.join("; ")})` : error.message;
 }
 
-/** Invitations (account/invitations.ts) need mail, and the invitation page mounted (IDP_SIGNUP invite or open). */
+/** Invitations (oidc/accounts/invitations.ts) need mail, and the invitation page mounted (IDP_SIGNUP invite or open). */
 export function invitations_available(idp: Provider): boolean {
   return idp.mail.enabled && idp.config.signup.mode !== "off";
 }

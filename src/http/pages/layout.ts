@@ -20,7 +20,7 @@ export type LayoutValues = {
   theme_static: string;
   title: string;
   /**
-   * The page's language (i18n.ts): the operator's default here; the request's choice
+   * The page's language (oidc/ui/catalogs.ts): the operator's default here; the request's choice
    * (middleware/locale.ts) replaces these when the page is answered.
    */
   tr: Translator;

@@ -17,7 +17,7 @@ export type SessionView = {
   ip: string | null;
   signed_in: string;
   last_seen: string;
-  /** Unix seconds, for the page to format in its language (i18n.ts). */
+  /** Unix seconds, for the page to format in its language (oidc/ui/catalogs.ts). */
   /** `browser` as a catalog message. */
   browser_message: { key: string; values: Record<string, string> };
   signed_in_at: number;
@@ -56,7 +56,7 @@ export function describe_user_agent(user_agent: string | null): string {
   return user_agent.split(/[\s/]/)[0]!.slice(0, 40) || "Unknown browser";
 }
 
-/** The same words as a catalog message (i18n.ts), for the page's language. */
+/** The same words as a catalog message (oidc/ui/catalogs.ts), for the page's language. */
 export function user_agent_message(user_agent: string | null): { key: string; values: Record<string, string> } {
   if (user_agent === null || user_agent.trim() === "") return { key: "session.unknown_browser", values: {} };
   const browser = BROWSERS.find(([pattern]) => pattern.test(user_agent))?.[1];

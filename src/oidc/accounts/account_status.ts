@@ -1,7 +1,7 @@
 /**
  * Which accounts may sign in (users.status, migration 007): only `active` ones. The sign-in
  * pages check it after a correct password, so the refusal can say what to do; starting a
- * session checks it again (sessions.ts) whatever way the user signed in.
+ * session checks it again (signin/sessions.ts) whatever way the user signed in.
  *
  * - `unverified`: signed up, the e-mail address not proven yet: confirm it (the page offers to
  *   send the link again);
@@ -10,7 +10,7 @@
  *
  * A user without a password (`password_hash` ""; invited, or signing in another way) never gets
  * this far with a password: the password check fails for them like a wrong password
- * (credentials.ts).
+ * (signin/password.ts).
  */
 import { PageError } from "../errors.ts";
 import type { UserRow, UserStatus } from "../../store/types.ts";

@@ -1,14 +1,14 @@
 /**
  * Who may use the admin web console (/admin), its form tokens, re-authentication and audit.
  *
- * Access: the browser session of the account pages (account/session.ts) whose user is an active
+ * Access: the browser session of the account pages (browser/account_guard.ts) whose user is an active
  * member of the group `IDP_ADMIN_GROUP` (default `admins`) AND whose sign-in included a second
- * factor (RFC 8176 amr: `otp`, `mfa`, `hwk`, `swk`; acr.ts): a stolen password alone never
+ * factor (RFC 8176 amr: `otp`, `mfa`, `hwk`, `swk`; signin/methods.ts): a stolen password alone never
  * administers the provider. Checked on every request, so a removal from the group or a disabled
  * account ends the access at once.
  *
  * CSRF: the forms carry HMAC-SHA256(session cookie value, "admin-console-csrf"), the construction
- * of the account forms (csrf.ts) with its own purpose: a token of the account page does not fit.
+ * of the account forms (browser/form_tokens.ts) with its own purpose: a token of the account page does not fit.
  *
  * Destructive actions (delete a user or client, rotate keys, end all of a user's sessions, reset
  * second factors) need re-authentication: the admin's password, checked and throttled like a
@@ -58,7 +58,7 @@ export function check_console_csrf(session: AccountSession, given: string | unde
 
 /**
  * Re-authentication before a destructive action: null when it passed, else what to tell the
- * admin. A wrong password counts as a failed sign-in (login_throttle.ts), so the form is no
+ * admin. A wrong password counts as a failed sign-in (limits/login.ts), so the form is no
  * oracle for guessing it.
  */
 export async function reauthentication_problem(idp: Provider, admin: UserRow, auth_time: UnixSeconds, password: string | undefined, ip: string): Promise<string | null> {

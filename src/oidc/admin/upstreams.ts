@@ -43,7 +43,7 @@ function checked<T>(run: () => T): T {
 }
 
 /**
- * The local groups a mapping names must exist (an upstream never creates one, flow.ts): a typo
+ * The local groups a mapping names must exist (an upstream never creates one, federation/group_sync.ts): a typo
  * would otherwise map nobody without a word. Stored as the groups spell them.
  */
 export async function existing_group_map(store: Store, group_map: Record<string, string>): Promise<Record<string, string>> {

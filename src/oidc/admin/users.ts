@@ -81,7 +81,7 @@ export type SecondFactorsReset = SessionsEnded & { totp_removed: boolean; passke
 /**
  * For a user who lost their authenticator app, recovery codes or passkeys (or whose account was
  * taken over and given someone else's app or passkey): removes the TOTP secret, the recovery
- * codes and every passkey (a passkey is a second factor too, account/second_factor.ts), and ends
+ * codes and every passkey (a passkey is a second factor too, signin/second_factor.ts), and ends
  * the sessions, so the next sign-in is with the password alone (or, for an account without one,
  * through a password reset link) and the user can set up the app or a passkey again from the
  * account page. Conflict when there is neither a TOTP nor a passkey to remove.
@@ -98,7 +98,7 @@ export async function reset_second_factors(store: Store, user: UserRow, now: Uni
 }
 
 /**
- * Disabling refuses every later sign-in (account/account_status.ts) and ends what is open now:
+ * Disabling refuses every later sign-in (accounts/account_status.ts) and ends what is open now:
  * sessions, and the tokens issued to the user.
  */
 export async function disable_user(store: Store, user: UserRow, now: UnixSeconds): Promise<{ user: UserRow } & SessionsEnded> {
@@ -114,9 +114,9 @@ export type UserChange = Omit<UserPatch, "status" | "password_hash" | "totp_secr
  * Applies an administrator's change to `current`: the profile members given (null clears one),
  * and `status` (disabled: every later sign-in is refused and the sessions and tokens end now;
  * active: enabled again). Invited and unverified accounts become active through their own link
- * (account/invitations.ts, verification.ts), never here. An address that changes is no longer
+ * (accounts/invitations.ts, accounts/verification.ts), never here. An address that changes is no longer
  * verified, unless the same change says it is, and the links mailed to the old one (password
- * reset, verification, e-mail change, invitation) are voided (account/link_tokens.ts
+ * reset, verification, e-mail change, invitation) are voided (accounts/link_tokens.ts
  * `void_address_links`). Returns the audit action and what ended.
  */
 export async function change_user(store: Store, current: UserRow, change: UserChange, now: UnixSeconds): Promise<{ user: UserRow; action: string; ended: SessionsEnded | null }> {

@@ -1,7 +1,7 @@
 /**
  * The decisions of the authorization code flow (OIDC Core §3.1.2): after /authorize, after login
  * and after consent, what happens next — the login page, the consent page, or the response to
- * the client (a code or an error, by redirect or form post: form_post.ts delivers it).
+ * the client (a code or an error, by redirect or form post: http/authorization_response.ts delivers it).
  */
 import { acr_claim, needs_second_factor } from "../signin/methods.ts";
 import { approved_claims, claims_beyond_scopes } from "../claims/request.ts";
@@ -20,7 +20,7 @@ export type Page = "login" | "consent";
 
 export type Step =
   | { kind: Page }
-  /** Back to the client (code or error): deliver `response` with form_post.ts `respond()`, which honours response_mode. */
+  /** Back to the client (code or error): deliver `response` with http/authorization_response.ts `respond()`, which honours response_mode. */
   | { kind: "redirect"; response: ClientResponse };
 
 /** An authorization response (RFC 6749 §4.1.2, §4.1.2.1) and how it is delivered. */
@@ -104,7 +104,7 @@ export async function record_grant(idp: Provider, request: AuthorizationRequest,
 }
 
 /**
- * acr_values (OIDC Core §3.1.2.1; acr.ts): a request that accepts only two factors (`mfa`) makes
+ * acr_values (OIDC Core §3.1.2.1; signin/methods.ts): a request that accepts only two factors (`mfa`) makes
  * a session signed in with a password alone (amr without "otp") sign in again — the login page,
  * then the two-factor page; login_required with prompt=none.
  */
@@ -212,7 +212,7 @@ export async function issue_code(idp: Provider, request: AuthorizationRequest, a
       code_challenge_method: request.code_challenge_method,
       auth_time: authentication.auth_time,
       amr: authentication.amr,
-      // OIDC Core §2: the acr reached, when the client asked for one (acr.ts).
+      // OIDC Core §2: the acr reached, when the client asked for one (signin/methods.ts).
       acr: acr_claim(request.acr_values, authentication.amr),
       claims: request.claims as JsonObject | null,
       dpop_jkt: request.dpop_jkt,

@@ -40,9 +40,9 @@ export type AuthorizationRequest = {
   expected_sub: string | null;
   /** OIDC Core §3.1.2.1 login_hint: pre-fills the username. */
   login_hint: string | null;
-  /** OIDC Core §3.1.2.1 ui_locales: the page languages the client asked for, in preference order (i18n.ts chooses). */
+  /** OIDC Core §3.1.2.1 ui_locales: the page languages the client asked for, in preference order (ui/catalogs.ts chooses). */
   ui_locales: string[];
-  /** OIDC Core §5.5: the claims request, normalized (claims_request.ts). */
+  /** OIDC Core §5.5: the claims request, normalized (claims/request.ts). */
   claims: ClaimsRequest | null;
   /** OIDC Core §3.1.2.1 acr_values, in preference order (see `needs_step_up`). */
   acr_values: string[];
@@ -125,7 +125,7 @@ export function expired_interaction(): PageError {
 
 /**
  * Loads an interaction for the browser that started it; a PageError otherwise. Null for the
- * account page's own sign-in (account/second_factor.ts): it has no authorization request, and
+ * account page's own sign-in (signin/second_factor.ts): it has no authorization request, and
  * its pages are /account/login and the two-factor page.
  */
 export async function load_interaction(idp: Provider, id: string, cookies: CookieReader): Promise<Interaction | null> {

@@ -1,9 +1,9 @@
 /**
  * Pushed authorization requests (RFC 9126).
  *
- * - `push_request`: the client, authenticated as at /token (client_auth.ts), posts the
+ * - `push_request`: the client, authenticated as at /token (clients/authentication.ts), posts the
  *   parameters of an authorization request. They are validated as /authorize would (request
- *   object, redirect URI, then everything else, authorize_request.ts), and any error is answered
+ *   object, redirect URI, then everything else, request.ts), and any error is answered
  *   to the client in the OAuth shape (§2.3), never to a browser. The parameters are stored under
  *   the SHA-256 of the random part of a `urn:ietf:params:oauth:request_uri:` reference that lives
  *   `par.request_uri_ttl` seconds (§2.2).

@@ -5,7 +5,7 @@
  * (RFC 6749 §4.1.2.1) — then everything else, whose errors go to the verified redirect URI in the
  * requested response mode.
  *
- * `ui_locales` chooses the pages' language (i18n.ts). Accepted and not acted on: `display` (one
+ * `ui_locales` chooses the pages' language (ui/catalogs.ts). Accepted and not acted on: `display` (one
  * page design fits every display) and `claims_locales` (no claim is stored in several languages:
  * README, "Languages"); see `needs_step_up` for acr_values
  * (the client's default_acr_values when the request has none).

@@ -3,7 +3,7 @@
  * the `request` parameter.
  *
  * - Unsigned (`alg: none`) objects are accepted, and signed ones (RS256, PS256, ES256, EdDSA)
- *   verified with the client's registered keys (`jwks` or `jwks_uri`, client_jwks.ts). A client
+ *   verified with the client's registered keys (`jwks` or `jwks_uri`, clients/jwks.ts). A client
  *   that registered `request_object_signing_alg` (OIDC Registration §2) must use exactly that
  *   alg. Encrypted objects are not supported (invalid_request_object).
  * - OIDC Core §6.3.3: parameters inside the object override those of the query; client_id, and
@@ -12,7 +12,7 @@
  * - OIDC Core §6.2 `request_uri` by reference: the object is fetched from an https URL the
  *   client registered in `request_uris` (OIDC Registration §2; require_request_uri_registration:
  *   an exact match, query included — the fragment, which §6.2 lets a client use to tell versions
- *   apart, is not sent), through outbound.ts (SSRF fence, time and size limits), each time: no
+ *   apart, is not sent), through outbound/fetch.ts (SSRF fence, time and size limits), each time: no
  *   cache. Off with `request_uri.enabled` (request_uri_not_supported). The references of pushed
  *   requests (RFC 9126) are read before this (request_uri.ts).
  */
@@ -121,7 +121,7 @@ export function is_registered_request_uri(client: ClientRow, uri: string): boole
  * OIDC Core §6.2: the request object the client published at `request_uri`. Errors:
  * request_uri_not_supported when off, invalid_request_uri when not registered or not fetched
  * (§6.2: "the Authorization Server MUST ... retrieve the contents"; what went wrong stays in
- * our log, outbound.ts, never told to the caller).
+ * our log, outbound/fetch.ts, never told to the caller).
  */
 async function fetch_request_object(idp: Provider, client: ClientRow, request_uri: string | string[]): Promise<string> {
   if (!idp.config.request_uri.enabled) throw new AuthorizationError("request_uri_not_supported", "request_uri is not supported; send the request object by value in request");

@@ -3,7 +3,7 @@
  * authorization request: forgot password, the links mailed to them (reset, verification,
  * invitation, e-mail change). Like the account page's own sign-in (endpoints/account/login.ts),
  * each form carries HMAC-SHA256(the browser's `idp_interaction` binding value, purpose)
- * (csrf.ts): a page of another site cannot compute it. A browser that has no binding value yet
+ * (form_tokens.ts): a page of another site cannot compute it. A browser that has no binding value yet
  * gets one when the page is shown.
  */
 import { cookie_options, interaction_cookie_name, read_cookie, type CookieReader, type CookieToSet } from "./cookies.ts";

@@ -8,7 +8,7 @@
  * - sub = base64url(SHA-256(sector ‖ local id ‖ salt)) (§8.1's suggested calculation), with the
  *   operator's secret salt (`pairwise.salt`), never a signing key: keys rotate, subs must not.
  * - OIDC Registration §5: the sector_identifier_uri is fetched at registration (through
- *   outbound.ts), must be https and answer a JSON array that holds every redirect URI.
+ *   outbound/fetch.ts), must be https and answer a JSON array that holds every redirect URI.
  */
 import { createHash } from "node:crypto";
 import { invalid_metadata } from "../registration/errors.ts";

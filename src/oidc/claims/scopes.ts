@@ -39,7 +39,7 @@ export type KnownScope = keyof typeof SCOPE_CLAIMS;
  * issued when the client is registered for the refresh_token grant and the user consented to
  * offline_access for it (on the consent page, which lists it; a stored consent covering it
  * counts, as do first-party skip_consent clients); otherwise the scope is ignored. A client not
- * registered for refresh_token has it dropped at /authorize (authorize_request.ts), so its consent
+ * registered for refresh_token has it dropped at /authorize (authorize/request.ts), so its consent
  * page does not list it.
  */
 export const ADVERTISED_SCOPES: readonly KnownScope[] = ["openid", "profile", "email", "address", "phone", "offline_access", "groups"];

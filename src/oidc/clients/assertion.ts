@@ -1,6 +1,6 @@
 /**
  * private_key_jwt client authentication (RFC 7521 §4.2, RFC 7523 §2.2 and §3, OIDC Core §9): the
- * client signs a short JWT with a key whose public half it registered (client_jwks.ts).
+ * client signs a short JWT with a key whose public half it registered (jwks.ts).
  *
  * client_secret_jwt is not offered: it needs the client secret in clear to check an HMAC, and
  * this provider only keeps the secret's SHA-256 (RFC 6819 §5.1.4.1.3; docs/ARCHITECTURE.md,

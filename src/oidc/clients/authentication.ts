@@ -1,10 +1,10 @@
 /**
  * Client authentication at /token, /revoke, /introspect and /par (RFC 9126 §2) (RFC 6749 §2.3, OIDC Core §9):
- * client_secret_basic, client_secret_post, private_key_jwt (client_assertion.ts), or none for
+ * client_secret_basic, client_secret_post, private_key_jwt (assertion.ts), or none for
  * public clients — exactly the method the client registered. Secrets are 256-bit random values
  * stored as SHA-256 (RFC 6819 §5.1.4.1.3; docs/ARCHITECTURE.md, "Security at rest"), compared in
  * constant time. Failed authentications are counted and limited per client_id and address
- * (client_auth_limits.ts); successful ones are not.
+ * (limits/client_auth.ts); successful ones are not.
  */
 import { decodeJwt } from "jose";
 import { auth_method } from "./metadata.ts";
@@ -146,7 +146,7 @@ function first(value: unknown): string | null {
  * The authenticated client of a POST to /token, /revoke or /introspect from the address `ip()`
  * (asked for only while the limits are on), whose parameters are form-encoded (RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662 §2.1). Refused with 429
  * before any verification while the client_id or the address is over a failure limit
- * (client_auth_limits.ts); every invalid_client answer is counted there, here and nowhere else.
+ * (limits/client_auth.ts); every invalid_client answer is counted there, here and nowhere else.
  */
 export async function authenticated_client(idp: Provider, headers: Headers, body: CredentialParams, endpoint: AuthenticatingEndpoint, ip: () => string): Promise<ClientRow> {
   if (!FORM.test(headers.get("content-type") ?? "")) throw new OAuthError("invalid_request", "send the parameters as application/x-www-form-urlencoded");

@@ -4,12 +4,12 @@
  * the operator or at registration: it only tightens rules). Under the profile:
  *
  * - §5.3.2.2 items 1–3: PAR is required (request_uri.ts `requires_par`), response_type=code only,
- *   PKCE with S256 required (authorize_request.ts); item 6: https redirect URIs (http only on a
+ *   PKCE with S256 required (authorize/request.ts); item 6: https redirect URIs (http only on a
  *   native client's loopback, RFC 8252 §7.3); authorization requests by value (`request` at
  *   /authorize) are refused outside PAR; response modes query and the JARM ones only.
  * - §5.3.2.1 items 3, 6, 8: confidential clients authenticating with private_key_jwt only (mTLS,
  *   the other method the profile names, is not offered), whose assertion's aud is the issuer as a
- *   string and nothing else (client_auth.ts, client_assertion.ts).
+ *   string and nothing else (authentication.ts, assertion.ts).
  * - §5.3.2.1 items 4–5, §5.3.3: sender-constrained access tokens through DPoP only: a token
  *   request without a proof is refused (dpop.ts `token_request_proof`).
  * - §5.3.2.1 item 11: authorization codes live at most 60 s (`code_ttl`).

@@ -3,7 +3,7 @@
  * its registered `jwks`, or the JWK Set at its `jwks_uri`.
  *
  * A jwks_uri (RFC 7591 §2) is fetched by the server on a client's behalf, so it goes through
- * outbound.ts (https, public addresses only unless allow-listed, no redirects, time and size
+ * outbound/fetch.ts (https, public addresses only unless allow-listed, no redirects, time and size
  * limits, failures logged), and:
  * - the client only ever hears "the client's jwks_uri could not be used": no status, address or
  *   reason (OWASP SSRF Prevention Cheat Sheet: no raw upstream answer back to the requester);
@@ -68,7 +68,7 @@ class JwksCache {
           return entry;
         })
         .catch((error: unknown) => {
-          // outbound.ts logged its own refusals and failures; what is left is the content.
+          // outbound/fetch.ts logged its own refusals and failures; what is left is the content.
           if (!(error instanceof OutboundError)) this.idp.log({ level: "warn", msg: "client jwks_uri unusable", client_id, host: host_of(uri), reason: error instanceof Error ? error.message : String(error) });
           if (stale !== undefined) {
             stale.tried_at = this.idp.now();
@@ -101,7 +101,7 @@ function host_of(uri: string): string | null {
   }
 }
 
-/** GET the JWK Set through outbound.ts; the content problems raise ClientJwksError (for the log). */
+/** GET the JWK Set through outbound/fetch.ts; the content problems raise ClientJwksError (for the log). */
 async function fetch_jwks(idp: Provider, uri: string, client_id: string): Promise<JSONWebKeySet> {
   const response = await outbound_fetch(idp, uri, { purpose: "jwks_uri", client_id, headers: { accept: "application/jwk-set+json, application/json" } });
   let json: unknown;

@@ -25,7 +25,7 @@ export const TOKEN_AUTH_METHODS = ["client_secret_basic", "client_secret_post", 
 /** Introspection needs an authenticated client (RFC 7662 §2.1): not `none`. */
 export const INTROSPECTION_AUTH_METHODS = TOKEN_AUTH_METHODS.filter((method) => method !== "none");
 
-/** Algorithms a private_key_jwt client assertion may use (client_assertion.ts). */
+/** Algorithms a private_key_jwt client assertion may use (clients/assertion.ts). */
 export const ASSERTION_SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
 
 /** Grant types /token accepts (RFC 6749 §4.1, §4.4, §6; RFC 8628 §3.4 the device grant, grants/device_code.ts). */
@@ -79,7 +79,7 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     jwks_uri: `${issuer}${PATHS.jwks}`,
     scopes_supported: [...ADVERTISED_SCOPES],
     response_types_supported: [...RESPONSE_TYPES],
-    // OAuth 2.0 Form Post Response Mode (form_post.ts); JARM §2.3 (jwt_responses.ts).
+    // OAuth 2.0 Form Post Response Mode (http/authorization_response.ts); JARM §2.3 (jwt_responses.ts).
     response_modes_supported: ["query", "form_post", ...JARM_MODES],
     grant_types_supported: [...GRANT_TYPES],
     // OIDC Core §8: pairwise only when the operator set its salt (pairwise.ts).
@@ -101,14 +101,14 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
     introspection_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
     // groups and roles: with the scope groups (groups.ts; a client may rename the groups claim).
     claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "acr", "sid", ...USER_CLAIMS, "groups", "roles"],
-    // OIDC Core §3.1.2.1 acr_values: `mfa` requires two factors, `phr`/`phrh` a passkey (acr.ts).
+    // OIDC Core §3.1.2.1 acr_values: `mfa` requires two factors, `phr`/`phrh` a passkey (signin/methods.ts).
     acr_values_supported: acr_values_supported(config.passkeys),
     code_challenge_methods_supported: [...CHALLENGE_METHODS],
     // RFC 9207 §3: every authorization response carries iss.
     authorization_response_iss_parameter_supported: true,
-    // OIDC Core §5.5 (claims_request.ts) and §6.1 request objects by value (request_object.ts).
+    // OIDC Core §5.5 (claims/request.ts) and §6.1 request objects by value (request_object.ts).
     claims_parameter_supported: true,
-    // OIDC Discovery §3: the languages of the pages (a catalog each, i18n.ts). No claims_locales_supported:
+    // OIDC Discovery §3: the languages of the pages (a catalog each, ui/catalogs.ts). No claims_locales_supported:
     // claims are stored in one language only, so claims_locales gets the plain claims (README, "Languages").
     ui_locales_supported: [...LOCALES],
     request_parameter_supported: true,

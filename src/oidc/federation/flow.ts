@@ -1,6 +1,6 @@
 /**
  * Sign-in through an upstream identity provider, as a relying party built on openid-client
- * (panva), whose every request goes through our SSRF fence (outbound.ts, `customFetch`):
+ * (panva), whose every request goes through our SSRF fence (outbound/fetch.ts, `customFetch`):
  *
  * - begin: authorization code with PKCE S256 (RFC 7636), `state` (RFC 6749 §10.12) and, for
  *   OpenID Connect, `nonce` (OIDC Core §3.1.2.1). The state's SHA-256 is stored with the

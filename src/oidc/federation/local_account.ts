@@ -54,7 +54,7 @@ export async function local_account(
     return { user, kind: "signed_in", amr };
   }
 
-  // First sign-in with this upstream account. The address in its stored spelling (addresses.ts).
+  // First sign-in with this upstream account. The address in its stored spelling (accounts/emails.ts).
   const email = profile.email === null ? null : stored_address(profile.email);
   const same_email = email === null ? [] : await users_with_address(idp, email);
   if (same_email.length > 0) {
@@ -115,7 +115,7 @@ export async function local_account(
   return { user, kind: "signed_in", amr };
 }
 
-/** The address in its stored spelling (addresses.ts: domain as lower-case U-labels); as given when it does not parse. */
+/** The address in its stored spelling (accounts/emails.ts: domain as lower-case U-labels); as given when it does not parse. */
 function stored_address(email: string): string {
   const parsed = parse_address(email);
   return "problem" in parsed ? email : parsed.email;

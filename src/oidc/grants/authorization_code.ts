@@ -73,7 +73,7 @@ export async function issue_user_tokens(ctx: GrantContext, code: UserAuthorizati
   const { idp, client, now } = ctx;
   const requested = split_scope(code.scope);
   // OIDC Core §11: a refresh token for offline_access, which reached the code only with the
-  // user's consent (authorization.ts asks again unless a stored consent covers it, or the client
+  // user's consent (authorize/decision.ts asks again unless a stored consent covers it, or the client
   // is first-party). A client not registered for refresh_token has it ignored.
   const offline = requested.includes("offline_access") && allows_grant(client, "refresh_token");
   const scopes = offline ? requested : requested.filter((scope) => scope !== "offline_access");

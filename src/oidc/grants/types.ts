@@ -1,6 +1,6 @@
 /**
  * What every grant of the token endpoint takes and returns (RFC 6749 §5.1, OIDC Core §3.1.3.3).
- * The endpoint (endpoints/token.ts) authenticates the client and checks it may use the grant;
+ * The endpoint (http/endpoints/oauth/token.ts) authenticates the client and checks it may use the grant;
  * each grant file then does the rest.
  */
 import type { Provider } from "../provider.ts";

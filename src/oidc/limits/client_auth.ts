@@ -1,10 +1,10 @@
 /**
  * Failed client authentications at /token, /revoke and /introspect: the `invalid_client` answers
- * of RFC 6749 §5.2 (client_auth.ts raises them; RFC 6749 §2.3 leaves the method to the server),
+ * of RFC 6749 §5.2 (clients/authentication.ts raises them; RFC 6749 §2.3 leaves the method to the server),
  * counted in fixed windows in the store so every instance shares them. RFC 6749 §10.10 and the
  * OWASP Authentication Cheat Sheet ("Protect Against Automated Attacks") ask for guessing to be
  * limited; a successful client is not what is limited. Over a limit: 429 (RFC 6585 §4) with
- * Retry-After, in the OAuth error shape (`temporarily_unavailable`, rate_limit.ts), BEFORE the
+ * Retry-After, in the OAuth error shape (`temporarily_unavailable`, endpoints.ts), BEFORE the
  * secret or the assertion is checked, so a refused attempt learns nothing and costs no work.
  *
  * - per (client_id, address): after `auth_failures_per_client_ip` failures, that client_id from
@@ -29,7 +29,7 @@
  * that has failed (a counter row holds failures, until the purge deletes it after its window)
  * RESERVES its attempt first (store `reserve`, one atomic conditional increment) and gives it
  * back on success, so concurrent guesses from it never get past the limit (a check followed by a
- * later count would let every request in flight through: CWE-367, login_throttle.ts). The one
+ * later count would let every request in flight through: CWE-367, login.ts). The one
  * exception is the first burst from an address with no failure on record: the requests already
  * in flight when it fails for the first time are checked before they are counted; from its first
  * failure on, every attempt reserves.

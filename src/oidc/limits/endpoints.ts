@@ -5,7 +5,7 @@
  * scanning; neither asks to slow a client that authenticates. So the defaults target abuse only:
  *
  * - Failed client authentications (RFC 6749 §2.3, invalid_client of §5.2) per client_id and per
- *   address: client_auth_limits.ts, checked where the client is authenticated. On by default.
+ *   address: client_auth.ts, checked where the client is authenticated. On by default.
  * - Unauthenticated bursts: requests to /token, /revoke and /introspect that carry no client
  *   credentials (a public client, or none at all), per address, `unauthenticated_per_ip` in one
  *   window shared by the three endpoints. On by default, generous: public clients (browser and
@@ -21,7 +21,7 @@
  *   shares capacity sets them.
  *
  * Over a limit: 429 (RFC 6585 §4) with Retry-After, in the OAuth error shape (RFC 6749 §5.2),
- * `{"error":"temporarily_unavailable", ...}` (RateLimited, client_auth_limits.ts). Counters are
+ * `{"error":"temporarily_unavailable", ...}` (RateLimited, client_auth.ts). Counters are
  * fixed windows in the store (every instance shares them), their keys hashed (no client ids or
  * addresses in the counters table). With the defaults an authenticated request costs no counter
  * write; a counted one costs one per counter. `IDP_RATE_LIMITS=off` turns every limit off

@@ -6,7 +6,7 @@
  * - §2.4: the logout token is a JWT signed like the client's ID Tokens, typed `logout+jwt`, with
  *   iss, aud, iat, exp, jti, sub, sid and the back-channel logout event; never a nonce.
  * - §2.5: POSTed as application/x-www-form-urlencoded `logout_token=...`. §2.8: the RP answers
- *   200 (or 204); anything else is a failure. The POST goes through outbound.ts: https (http only
+ *   200 (or 204); anything else is a failure. The POST goes through outbound/fetch.ts: https (http only
  *   when the operator allows it), public addresses unless allow-listed, no redirects (a
  *   registered URI must not bounce the request elsewhere), the outbound time limits.
  *

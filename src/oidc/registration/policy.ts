@@ -1,6 +1,6 @@
 /**
  * What a client may register on this provider: the same constants discovery advertises
- * (metadata.ts), so registration accepts exactly what discovery lists (OIDC Registration §3.2:
+ * (discovery/metadata.ts), so registration accepts exactly what discovery lists (OIDC Registration §3.2:
  * the server may refuse values it does not support), and the keyring's ID Token algorithms.
  * Built once per provider; only the signing algorithms are read live (the keyring's view).
  */
@@ -19,9 +19,9 @@ export type RegistrationPolicy = {
   readonly signing_algs: readonly string[];
   /** request_object_signing_alg_values_supported (request_object.ts). */
   readonly request_object_algs: readonly string[];
-  /** token_endpoint_auth_signing_alg_values_supported (client_assertion.ts). */
+  /** token_endpoint_auth_signing_alg_values_supported (clients/assertion.ts). */
   readonly assertion_algs: readonly string[];
-  /** acr_values_supported (acr.ts), for default_acr_values. */
+  /** acr_values_supported (signin/methods.ts), for default_acr_values. */
   readonly acr_values: readonly string[];
   /** In production, loopback http URLs are refused for logo, policy, terms and jwks_uri. */
   readonly production: boolean;

@@ -51,7 +51,7 @@ function check_url(field: string, value: string | undefined, production: boolean
 
 /**
  * A URL the provider itself will call (jwks_uri, backchannel_logout_uri): an IP literal that is
- * not public and not in outbound.allow can never be fetched (outbound.ts, OWASP SSRF Prevention
+ * not public and not in outbound.allow can never be fetched (outbound/fetch.ts, OWASP SSRF Prevention
  * Cheat Sheet), so it is refused now. Host names are checked at fetch time, against DNS as it is then.
  */
 function check_called_url(field: string, value: string | undefined, allow: readonly string[]): void {
@@ -118,7 +118,7 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   unsupported("id_token_signed_response_alg", [alg], policy.signing_algs);
 
   // OIDC Registration §2: request objects and private_key_jwt assertions of this client MUST
-  // use exactly the registered alg (enforced in request_object.ts and client_assertion.ts).
+  // use exactly the registered alg (enforced in request_object.ts and clients/assertion.ts).
   if (input.request_object_signing_alg !== undefined) {
     unsupported("request_object_signing_alg", [input.request_object_signing_alg], policy.request_object_algs);
     if (input.request_object_signing_alg !== "none" && input.jwks === undefined && input.jwks_uri === undefined) {
@@ -129,7 +129,7 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
     unsupported("token_endpoint_auth_signing_alg", [input.token_endpoint_auth_signing_alg], policy.assertion_algs);
   }
 
-  // OIDC Registration §2: the acr_values of requests that send none (authorize_request.ts).
+  // OIDC Registration §2: the acr_values of requests that send none (authorize/request.ts).
   const default_acr_values = input.default_acr_values === undefined ? undefined : distinct(input.default_acr_values);
   if (default_acr_values !== undefined) unsupported("default_acr_values", default_acr_values, policy.acr_values);
 

@@ -2,7 +2,7 @@
  * The password step of both sign-in pages (an application's, /interaction/:id/login, and the
  * account page's, /account/login). A wrong password and an unknown username get the same
  * answer after the same argon2id work, so the pages do not reveal which usernames exist (OWASP
- * Authentication Cheat Sheet); attempts are throttled (login_throttle.ts), counted and audited.
+ * Authentication Cheat Sheet); attempts are throttled (limits/login.ts), counted and audited.
  */
 import { record_event } from "../audit.ts";
 import { verify_password_or_dummy } from "../../platform/passwords.ts";
@@ -14,7 +14,7 @@ export const WRONG_CREDENTIALS = "Wrong username or password.";
 
 /** The user when `password` is theirs; null (a failure recorded) otherwise. */
 export async function check_credentials(idp: Provider, username: string, password: string, ip: string, client_id: string | null): Promise<UserRow | null> {
-  // Reserve, then verify, then release (login_throttle.ts): a refused attempt (429) does no
+  // Reserve, then verify, then release (limits/login.ts): a refused attempt (429) does no
   // password work, and concurrent guesses cannot all pass the check before one is counted.
   const attempt = await reserve_login_attempt(idp, ip, username);
   const user = username === "" ? null : await idp.store.get_user_by_username(username);

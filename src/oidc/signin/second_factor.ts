@@ -106,7 +106,7 @@ export async function begin_for_interaction(idp: Provider, interaction_id: strin
 /**
  * After a correct password at an application's sign-in: the two-factor page when the user has an
  * authenticator app or a passkey, or must add one (second_factor_required); null when the password
- * is enough. A request that requires two factors (acr.ts) from a user without any, or a passkey
+ * is enough. A request that requires two factors (methods.ts) from a user without any, or a passkey
  * (acr phr) from a user without one, stops here, with a page that says what to do.
  */
 export async function after_password(idp: Provider, interaction: Interaction, user: UserRow): Promise<string | null> {
@@ -116,7 +116,7 @@ export async function after_password(idp: Provider, interaction: Interaction, us
 /**
  * After a sign-in through an upstream identity provider (`amr` ["fed", …]): the same second step
  * as after a password, unless the upstream asserted a multi-factor sign-in the operator trusts
- * (`upstream_mfa`, flow.ts upstream_methods) and that meets what the request asks (acr_values:
+ * (`upstream_mfa`, federation/profile.ts upstream_methods) and that meets what the request asks (acr_values:
  * a passkey here is still asked for `phr`). Null: the upstream's sign-in is enough. For the
  * account page's own sign-in (no interaction): the step of begin_for_account, or null.
  */
@@ -242,7 +242,7 @@ export type CodeInput = { code?: string | undefined; recovery_code?: string | un
  * on success, or the message to show.
  */
 export async function check_second_factor(idp: Provider, user: UserRow, input: CodeInput, ip: string, client_id: string | null): Promise<string | null> {
-  // Reserve before verifying (login_throttle.ts): concurrent codes cannot all pass the check
+  // Reserve before verifying (limits/login.ts): concurrent codes cannot all pass the check
   // before one is counted; at most CODE_FAILURES_PER_USER codes are checked per window (RFC 4226
   // §7.3, which RFC 6238 builds on: a short code needs throttling against brute force).
   const attempt = await reserve_login_attempt(idp, ip, user.username);

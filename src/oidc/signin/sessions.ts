@@ -55,7 +55,7 @@ export async function start_session(
   amr: string[],
   device: SessionDevice = {},
 ): Promise<{ session: SessionRow; cookie: CookieToSet }> {
-  // Only active accounts get a session, whatever way they signed in (account/account_status.ts).
+  // Only active accounts get a session, whatever way they signed in (accounts/account_status.ts).
   const refused = not_active(user);
   if (refused !== null) throw refused;
   const value = random_token(32);

@@ -4,7 +4,7 @@
  *
  * Why opaque access tokens and not JWTs (RFC 9068): every use looks the token up, so a
  * revocation (RFC 7009, logout, code or refresh token replay) takes effect at once instead of at
- * `exp`; a token is 43 characters instead of a kilobyte of claims in every API call; it carries no
+ * `exp`; a token is 55 characters instead of a kilobyte of claims in every API call; it carries no
  * personal data a client could read; and no signing key is spent on it (one signature per token
  * response, the ID Token's). A resource server asks RFC 7662 introspection what a token means.
  *

@@ -1,6 +1,6 @@
 /**
  * JWT access tokens (RFC 9068), issued for a resource server registered with
- * `access_token_format: jwt` (resources.ts); opaque tokens stay the default (tokens.ts says why).
+ * `access_token_format: jwt` (resources.ts); opaque tokens stay the default (access_and_refresh.ts says why).
  *
  * Header `typ: at+jwt` (§2.1), signed with the provider's key ring like ID Tokens (RS256, which
  * every resource server supports: §2.1). Claims (§2.2): iss, exp, aud (the resource), sub (the

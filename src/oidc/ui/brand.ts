@@ -33,7 +33,7 @@ export type Brand = {
   readonly colors: BrandColors | null;
   readonly logo: BrandFile | null;
   readonly favicon: BrandFile | null;
-  /** Our generated colour stylesheet (brand/colors.css), then the operator's (brand/custom.css): linked after style.css. */
+  /** Our generated colour stylesheet (/static/brand/colors.css), then the operator's (/static/brand/custom.css): linked after style.css. */
   readonly stylesheets: readonly BrandFile[];
 };
 

@@ -2,7 +2,7 @@
  * argon2id through the system's libsodium (`libsodium.so.23`, Debian libsodium23) by `bun:ffi`,
  * for passwords.ts. Both calls are synchronous and slow by design at the default parameters (far
  * more CPU than anything else in a request), so passwords.ts only calls them from worker threads
- * (argon2_worker.ts), never the JS thread.
+ * (worker.ts), never the JS thread.
  *
  * Why libsodium: it picks an AVX2/AVX-512 argon2 block function at run time, so it verifies a
  * hash at the default parameters with less CPU than Bun.password (Zig's portable argon2) or

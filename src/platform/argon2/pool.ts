@@ -1,5 +1,5 @@
 /**
- * A small pool of worker threads running argon2_worker.ts, so libsodium's synchronous argon2id
+ * A small pool of worker threads running worker.ts, so libsodium's synchronous argon2id
  * (slow by design: bench/RESULTS.md, "Password hashing") never blocks the JS thread. Workers
  * start on first use, one job each at a time; the queue in front of them is bounded, and `run`
  * answers null when it is full (the caller then uses Bun.password, which has its own thread

@@ -1,6 +1,6 @@
 /**
  * Worker thread of the argon2id pool (passwords.ts): runs libsodium's synchronous argon2id
- * (argon2_ffi.ts) off the JS thread. One job at a time; every message gets exactly one answer.
+ * (ffi.ts) off the JS thread. One job at a time; every message gets exactly one answer.
  *
  * Listed as a second entrypoint in scripts/build.ts so the compiled executable embeds it.
  */

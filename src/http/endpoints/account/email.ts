@@ -43,7 +43,7 @@ export const AccountEmail = (idp: Provider) =>
       const checked = new_address_problem(user, typed);
       if ("problem" in checked) return this.failed(session, checked.problem, typed);
       const ip = client_ip(this.context, idp.config);
-      // Reserve, verify, release (login_throttle.ts), as for a password change.
+      // Reserve, verify, release (oidc/limits/login.ts), as for a password change.
       const attempt = await reserve_login_attempt(idp, ip, user.username);
       if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
         await login_attempt_failed(idp, attempt);

@@ -49,7 +49,7 @@ export const AccountIdentityLink = (idp: Provider) =>
       const user = session.user;
       const ip = client_ip(this.context, idp.config);
       if (user.password_hash !== "") {
-        // Reserve, verify, release (login_throttle.ts), as for a password or e-mail change.
+        // Reserve, verify, release (oidc/limits/login.ts), as for a password or e-mail change.
         const attempt = await reserve_login_attempt(idp, ip, user.username);
         if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
           await login_attempt_failed(idp, attempt);

@@ -49,7 +49,7 @@ export const AccountPassword = (idp: Provider) =>
       check_account_csrf(session, input.csrf);
       const user = session.user;
       const ip = client_ip(this.context, idp.config);
-      // Reserve, verify, release (login_throttle.ts).
+      // Reserve, verify, release (oidc/limits/login.ts).
       const attempt = await reserve_login_attempt(idp, ip, user.username);
       if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
         await login_attempt_failed(idp, attempt);

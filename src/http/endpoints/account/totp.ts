@@ -72,7 +72,7 @@ export const AccountTotp = (idp: Provider) =>
       const user = session.user;
       if (user.totp_secret === null) return this.redirect_to(account_url(idp, "totp"), 303);
       const ip = client_ip(this.context, idp.config);
-      // Reserve, verify, release (login_throttle.ts).
+      // Reserve, verify, release (oidc/limits/login.ts).
       const attempt = await reserve_login_attempt(idp, ip, user.username);
       const result = await verify_totp(idp, user.id, user.totp_secret, code);
       if (result !== "ok") {

@@ -1,7 +1,7 @@
 /**
  * POST /admin/users/:id/actions: one action on a user, each by the rule the API uses:
  * disable / enable (oidc/admin/users.ts change_user), send a password reset link
- * (account/password_reset.ts), end one session (logout/end_session.ts, as the account page does:
+ * (oidc/accounts/password_reset.ts), end one session (logout/end_session.ts, as the account page does:
  * its tokens revoked, back-channel logout sent), and the destructive ones, which need
  * re-authentication (oidc/admin/console.ts): delete, reset second factors, end every session.
  */

@@ -1,6 +1,6 @@
 /**
  * POST /admin/users/invite: invites a person by e-mail (the rules of `idp users invite`:
- * account/invitations.ts): an invited account and a single-use link mailed to them. Offered only
+ * oidc/accounts/invitations.ts): an invited account and a single-use link mailed to them. Offered only
  * when mail is on and invitation links are served (IDP_SIGNUP invite or open).
  */
 import { z } from "zod";

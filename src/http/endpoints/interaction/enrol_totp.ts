@@ -42,7 +42,7 @@ export const EnrolTotp = (idp: Provider) =>
       check_form_token(input.csrf, pending.csrf, "The form was not sent from this sign-in page. Go back and start again.");
       if (user.totp_secret === null) return this.redirect_to(this.url(pending), 303);
       const ip = client_ip(this.context, idp.config);
-      // Reserve, verify, release (login_throttle.ts), as the account page does.
+      // Reserve, verify, release (oidc/limits/login.ts), as the account page does.
       const attempt = await reserve_login_attempt(idp, ip, user.username);
       const result = await verify_totp(idp, user.id, user.totp_secret, input.code ?? "");
       if (result !== "ok") {

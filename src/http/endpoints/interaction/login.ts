@@ -1,6 +1,6 @@
 /**
  * GET|POST /interaction/:id/login: the sign-in page. A wrong password and an unknown username
- * get the same page, message and (argon2id) work (credentials.ts).
+ * get the same page, message and (argon2id) work (oidc/signin/password.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";

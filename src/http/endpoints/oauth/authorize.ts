@@ -2,7 +2,7 @@
  * GET|POST /authorize: the authorization endpoint (OIDC Core §3.1.2). Validates the request,
  * then either answers at once (signed in, consent given, or prompt=none) or starts an
  * interaction and sends the browser to the login or consent page. Answers to the client go by
- * redirect or, with response_mode=form_post, as an auto-submitting form (form_post.ts); with a
+ * redirect or, with response_mode=form_post, as an auto-submitting form (http/authorization_response.ts); with a
  * JARM mode (jwt, query.jwt, fragment.jwt, form_post.jwt) as one signed `response` JWT.
  */
 import { z } from "zod";
@@ -20,7 +20,7 @@ import { current_session_row } from "../../../oidc/signin/sessions.ts";
 
 /**
  * Every parameter as sent: a string, or an array when repeated. Checks happen in call(), in the
- * order that decides whether an error may be redirected (authorize_request.ts).
+ * order that decides whether an error may be redirected (oidc/authorize/request.ts).
  */
 export const AuthorizeRequest = Fw.Request("AuthorizeRequest", z.record(z.string(), z.union([z.string(), z.array(z.string())])), {
   on_invalid: (issues) => to_http(new PageError("The application sent an invalid request", `The sign-in request is malformed (${describe_issues(issues)}).`)),

@@ -6,7 +6,7 @@
  * - a client learns about the tokens issued to it;
  * - a client an operator marked `resource_server: true` in its metadata (server-side, never
  *   registrable) may also introspect other clients' ACCESS tokens: that is how an API checks the
- *   opaque tokens it is sent (tokens.ts). Refresh tokens stay private to their client.
+ *   opaque tokens it is sent (oidc/tokens/access_and_refresh.ts). Refresh tokens stay private to their client.
  * Anything else — unknown, expired, revoked, spent (rotated) or not the caller's — is exactly
  * `{"active": false}` (§2.2), so the answer never tells which.
  *

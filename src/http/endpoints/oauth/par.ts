@@ -1,6 +1,6 @@
 /**
  * POST /par: the pushed authorization request endpoint (RFC 9126 §2). The client authenticates
- * exactly as at /token (client_auth.ts, with its failure limits), posts the parameters of an
+ * exactly as at /token (oidc/clients/authentication.ts, with its failure limits), posts the parameters of an
  * authorization request, and gets back a single-use `request_uri` to send the browser to
  * /authorize with (par.ts). Errors are in the OAuth JSON shape (§2.3); the answer and its errors
  * are no-store with CORS (ProtocolHandler), like /token.

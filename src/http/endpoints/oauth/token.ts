@@ -1,5 +1,5 @@
 /**
- * POST /token (RFC 6749 §3.2): authenticates the client (client_auth.ts), checks it may use the
+ * POST /token (RFC 6749 §3.2): authenticates the client (oidc/clients/authentication.ts), checks it may use the
  * grant type, and hands over to the grant (grants/): authorization_code (RFC 6749 §4.1.3, OIDC
  * Core §3.1.3), refresh_token (§6, OIDC Core §12), client_credentials (§4.4), the device code
  * (RFC 8628 §3.4) or token exchange (RFC 8693).
