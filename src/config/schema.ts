@@ -42,6 +42,15 @@ export function is_listen_host(host: string): boolean {
 }
 
 /** A host name, an IP address, or a CIDR range ("10.0.0.0/8", "fd00::/8"). */
+/** An IP address or a CIDR range ("10.0.0.0/8", "fd00::/8"); no host names. */
+function is_address_or_range(entry: string): boolean {
+  const [address, prefix, extra] = entry.split("/");
+  if (extra !== undefined || address === undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
 function is_allow_entry(entry: string): boolean {
   const [address, prefix, extra] = entry.split("/");
   if (extra !== undefined || address === undefined) return false;
@@ -252,7 +261,18 @@ export const ConfigSchema = z.strictObject({
       }),
     })
     .prefault({}),
-  trust_proxy: bool(false).meta({ env: "IDP_TRUST_PROXY", description: "Take the client address from the right-most `X-Forwarded-For` entry." }),
+  trust_proxy: bool(false).meta({ env: "IDP_TRUST_PROXY", description: "Take the client address from `X-Forwarded-For` when the request comes from a trusted proxy (`IDP_TRUSTED_PROXIES`): the entries are walked right to left past trusted hops, and the first other address is the client's. Off: the header is ignored." }),
+  trusted_proxies: z
+    .preprocess(
+      (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
+      z.array(z.string().refine(is_address_or_range, "each entry must be an IP address or a CIDR range (10.0.0.0/8)")).max(100),
+    )
+    .default(["127.0.0.0/8", "::1"])
+    .meta({
+      env: "IDP_TRUSTED_PROXIES",
+      description: "Comma-separated addresses and CIDR ranges of the proxies in front of the provider (with `IDP_TRUST_PROXY`): `X-Forwarded-For` counts only when the connection comes from one of them, so a client that reaches the port directly cannot choose the address the rate limits count. A proxy on another host, or several hops (a CDN in front of nginx), must be listed.",
+      shown_default: "`127.0.0.0/8,::1`",
+    }),
   metrics_token: z.string().min(16).optional().meta({ env: "IDP_METRICS_TOKEN", description: "Enables `/metrics` behind this bearer token (16+ characters)." }),
   log_requests: bool(true).meta({
     env: "IDP_LOG_REQUESTS",

@@ -1,9 +1,12 @@
 /**
- * Running behind a reverse proxy. With `trust_proxy` off (the default) the forwarding headers
- * are ignored: anyone can send them. With it on, exactly ONE trusted proxy is assumed in front
- * (nginx, Caddy, a load balancer) and the client address is the right-most `X-Forwarded-For`
- * entry: the one that proxy appended. Entries to its left were sent by the client and can be
- * forged, so they are never used.
+ * Running behind reverse proxies. With `trust_proxy` off (the default) the forwarding headers
+ * are ignored: anyone can send them. With it on, `X-Forwarded-For` is read only when the
+ * connection comes from a trusted proxy (`trusted_proxies`: loopback by default, for nginx or
+ * Caddy on the same host). Its entries are walked from the right — each was appended by the hop
+ * to its right — past every trusted hop; the first address that is not a trusted proxy is the
+ * client's. Entries to the left of it were sent by that client and can be forged, so they are
+ * never used; a peer that is not a trusted proxy (someone reaching the port directly) is the
+ * client itself, whatever it sends.
  *
  * `X-Forwarded-Proto` and `X-Forwarded-Host` are never read, in either mode: every URL the
  * provider prints (discovery, redirects, form actions) derives from the configured issuer.
@@ -11,6 +14,7 @@
 import { isIP } from "node:net";
 import type { Context } from "../../fw/index.ts";
 import type { Config } from "../../config/schema.ts";
+import { allow_list, allowed_address, parse_ip } from "../../oidc/outbound/addresses.ts";
 
 /** "203.0.113.7", "2001:db8::1" or "[2001:db8::1]" → the address; anything else → null. */
 function parse_address(entry: string): string | null {
@@ -18,16 +22,29 @@ function parse_address(entry: string): string | null {
   return isIP(value) === 0 ? null : value;
 }
 
+function is_trusted(address: string, trusted: readonly string[]): boolean {
+  const bytes = parse_ip(address);
+  return bytes !== null && allowed_address(bytes, allow_list(trusted));
+}
+
 /**
  * The address of the client for rate limiting and the audit log: the socket's, or with
- * `trust_proxy` the right-most X-Forwarded-For entry. A missing or malformed header (a proxy
- * that does not set it) falls back to the socket address, which is then the proxy's.
+ * `trust_proxy` and a trusted peer, the right-most `X-Forwarded-For` entry that is not itself a
+ * trusted proxy. A missing or malformed entry stops the walk at the last hop known: the address
+ * of the proxy that failed to say.
  */
-export function client_ip(context: Pick<Context, "request" | "headers">, config: Pick<Config, "trust_proxy">): string {
-  const socket = context.request.ip;
-  if (!config.trust_proxy) return socket;
-  // Several header lines are joined with ", " by Headers.get, so the last entry is still ours.
+export function client_ip(context: Pick<Context, "request" | "headers">, config: Pick<Config, "trust_proxy" | "trusted_proxies">): string {
+  let address = context.request.ip;
+  if (!config.trust_proxy || !is_trusted(address, config.trusted_proxies)) return address;
+  // Several header lines are joined with ", " by Headers.get: their entries stay in order.
   const forwarded = context.headers.get("x-forwarded-for");
-  if (forwarded === null) return socket;
-  return parse_address(forwarded.split(",").at(-1) ?? "") ?? socket;
+  if (forwarded === null) return address;
+  const entries = forwarded.split(",");
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = parse_address(entries[i]!);
+    if (entry === null) return address;
+    address = entry;
+    if (!is_trusted(address, config.trusted_proxies)) return address;
+  }
+  return address;
 }
