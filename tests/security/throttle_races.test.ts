@@ -11,7 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
 import { serve, type Served } from "../../src/app/server.ts";
-import { CODE_FAILURES_PER_USER } from "../../src/oidc/signin/second_factor.ts";
+import { load_config } from "../../src/app/config.ts";
+import { COUNTERS } from "../../src/oidc/limits/counters.ts";
 import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { argon2_impl } from "../../src/platform/passwords.ts";
 import { open_store } from "../../src/store/open.ts";
@@ -22,6 +23,8 @@ import { create_temp_database, use_postgres, type TempDatabase } from "../store/
 
 const RULES = { window_seconds: 600, max_failures: 5, max_failures_per_ip: 10_000, delay_after: 10_000, delay_ms: 0 };
 const CONCURRENT = 50;
+/** Second-factor codes checked per account and window (a fixed limit, whatever the config). */
+const CODE_FAILURES_PER_USER = COUNTERS.second_factor_failures_per_user.limit.of(load_config({}));
 
 type Setup = {
   t: TestProvider;

@@ -17,7 +17,7 @@ import { FORM } from "../../oidc/clients/authentication.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { client_ip } from "./proxy.ts";
 import { PATHS } from "../../oidc/discovery/paths.ts";
-import { carries_credentials, claimed_client_id, count_request, counts_requests, limited_endpoint, limits_of } from "../../oidc/limits/endpoints.ts";
+import { carries_credentials, claimed_client_id, count_request, counts_per_client, counts_requests, limited_endpoint } from "../../oidc/limits/endpoints.ts";
 
 /** The parsed form body of the request; null when it is not a form or Fw refuses it. */
 async function form_body(context: Context): Promise<Record<string, unknown> | null> {
@@ -41,8 +41,7 @@ export class RateLimitHandler extends Fw.Handler {
     // CORS preflights carry no credentials and do no work.
     if (endpoint === null || method === "OPTIONS") return next();
     const idp = this.idp;
-    const config = idp.config.rate_limits;
-    if (!counts_requests(config, endpoint)) return next();
+    if (!counts_requests(idp.config, endpoint)) return next();
     let address: string | undefined;
     const ip = () => (address ??= client_ip(context, idp.config));
     if (endpoint === "register") {
@@ -52,7 +51,7 @@ export class RateLimitHandler extends Fw.Handler {
       return next();
     }
     const authorization = context.headers.get("authorization");
-    const per_client = limits_of(config, endpoint).per_client > 0;
+    const per_client = counts_per_client(idp.config, endpoint);
     const named = claimed_client_id(authorization, null);
     const settled = carries_credentials(authorization, null) && (!per_client || named !== null);
     const form = settled ? null : await form_body(context);

@@ -12,11 +12,10 @@ import type { UserRow } from "../../store/types.ts";
 import { layout_values } from "./layout.ts";
 
 export const RESEND_VERIFICATION_PATH = "/email/verify/resend";
-export const RESEND_FORM = "resend-verification";
 
 /** The values of views/message.eta for a refused sign-in, and the cookie to set with it. */
 export async function status_page(idp: Provider, cookies: CookieReader, user: UserRow, refusal: StatusRefusal, back_url: string): Promise<{ values: Record<string, unknown>; cookie: CookieToSet }> {
-  const { csrf, cookie } = page_form_token(idp, cookies, RESEND_FORM);
+  const { csrf, cookie } = page_form_token(idp, cookies, "resend_verification");
   const resend = refusal.status === "unverified" && idp.mail.enabled && user.email !== null;
   const ticket = resend ? await begin_resend_ticket(idp, user, cookie.value) : null;
   return {

@@ -17,8 +17,8 @@
  *   token is revoked), told by mail, and the reset is audited.
  */
 import { record_event } from "../audit.ts";
-import { sha256 } from "../crypto/secrets.ts";
 import { Throttled } from "../errors.ts";
+import { count, COUNTERS } from "../limits/counters.ts";
 import { clear_login_failures } from "../limits/login.ts";
 import type { Provider } from "../provider.ts";
 import { end_user_sessions } from "../signin/sessions.ts";
@@ -32,8 +32,6 @@ export const FORGOT_PASSWORD_PATH = "/password/forgot";
 
 /** Accounts mailed for one address typed in (several accounts may share an address). */
 const MAX_ACCOUNTS_PER_ADDRESS = 10;
-/** Reset attempts (posts of the reset form) for one account per window: a second-factor code is short. */
-export const RESET_ATTEMPTS_PER_ACCOUNT = 10;
 
 /** The forgot-password page is offered only when mail can be delivered. */
 export function forgot_password_url(idp: Provider, interaction_id: string | null = null): string | null {
@@ -45,16 +43,15 @@ export function forgot_password_url(idp: Provider, interaction_id: string | null
 /** One more request from `ip` to `what` (forgot or reset) in the window; 429 past `password_reset.per_ip`. */
 export async function count_address(idp: Provider, what: "forgot" | "reset", ip: string): Promise<void> {
   const now = idp.now();
-  const rules = idp.config.password_reset;
-  const state = await idp.store.hit(`pwreset:${what}:a:${sha256(ip)}`, rules.window_seconds, now);
-  if (state.count > rules.per_ip) throw new Throttled("Too many password reset requests from your network. Wait a while and try again.", state.reset_at - now);
+  const state = await count(idp, what === "forgot" ? COUNTERS.forgot_password_requests_per_ip : COUNTERS.password_reset_posts_per_ip, { ip }, now);
+  if (state.over) throw new Throttled("Too many password reset requests from your network. Wait a while and try again.", state.reset_at - now);
 }
 
-/** One more reset attempt for this account in the window; 429 past RESET_ATTEMPTS_PER_ACCOUNT. */
+/** One more reset attempt for this account in the window (a second-factor code is short); 429 past the limit. */
 export async function count_reset_attempt(idp: Provider, user: UserRow): Promise<void> {
   const now = idp.now();
-  const state = await idp.store.hit(`pwreset:try:u:${sha256(user.id)}`, idp.config.password_reset.window_seconds, now);
-  if (state.count > RESET_ATTEMPTS_PER_ACCOUNT) throw new Throttled("Too many attempts to reset this password. Wait a while and try again.", state.reset_at - now);
+  const state = await count(idp, COUNTERS.password_reset_attempts_per_user, { user_id: user.id }, now);
+  if (state.over) throw new Throttled("Too many attempts to reset this password. Wait a while and try again.", state.reset_at - now);
 }
 
 /** The accounts a "username or e-mail address" names: the username's, else every account with that address. */
@@ -83,7 +80,6 @@ async function send_reset_links(idp: Provider, identifier: string, ip: string, p
     await record_event(idp, { type: "password_reset_requested", outcome: "failure", ip, details: { reason: "unknown_account" } });
     return;
   }
-  const rules = idp.config.password_reset;
   for (const user of accounts) {
     const reason = not_mailed(user);
     if (reason !== null) {
@@ -91,8 +87,8 @@ async function send_reset_links(idp: Provider, identifier: string, ip: string, p
       continue;
     }
     const now = idp.now();
-    const sent = await idp.store.hit(`pwreset:mail:u:${sha256(user.id)}`, rules.window_seconds, now);
-    if (sent.count > rules.per_account) {
+    const sent = await count(idp, COUNTERS.password_reset_mails_per_user, { user_id: user.id }, now);
+    if (sent.over) {
       await record_event(idp, { type: "password_reset_requested", outcome: "failure", user_id: user.id, ip, details: { reason: "throttled" } });
       continue;
     }

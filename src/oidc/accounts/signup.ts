@@ -14,8 +14,8 @@
  */
 import { domainToUnicode } from "node:url";
 import { record_event } from "../audit.ts";
-import { sha256 } from "../crypto/secrets.ts";
 import { Throttled } from "../errors.ts";
+import { COUNTERS, reserve } from "../limits/counters.ts";
 import type { Provider } from "../provider.ts";
 import { hash_password } from "../../platform/passwords.ts";
 import { StoreConflictError, type UserRow } from "../../store/types.ts";
@@ -66,8 +66,6 @@ export function signup_link(idp: Provider, interaction_id: string | null = null)
   return interaction_id === null ? base : `${base}?interaction=${encodeURIComponent(interaction_id)}`;
 }
 
-const signup_key = (ip: string) => `signup:ip:${sha256(ip)}`;
-
 /**
  * Checks the form, creates the account and mails the verification link (see the module comment).
  * `interaction`: the authorization request the sign-up came from; the verification link carries
@@ -93,7 +91,7 @@ export async function sign_up(idp: Provider, input: SignupInput, ip: string, int
   // Counted once the form is complete: what is throttled is the question "is this taken?" and
   // the accounts made, not typing mistakes (a window of IDP_SIGNUP_WINDOW_SECONDS per address).
   const now = idp.now();
-  const reservation = await idp.store.reserve(signup_key(ip), settings.per_ip, settings.window_seconds, now);
+  const reservation = await reserve(idp, COUNTERS.signups_per_ip, { ip }, now);
   if (!reservation.allowed) {
     await record_event(idp, { type: "signup", outcome: "failure", ip, at: now, details: { reason: "throttled" } });
     throw new Throttled("Too many accounts were created from your network. Wait a while and try again.", reservation.reset_at - now);

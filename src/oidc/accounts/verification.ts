@@ -15,12 +15,11 @@ import { record_event } from "../audit.ts";
 import { interaction_cookie_name, read_cookie, type CookieReader } from "../browser/cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
 import { PageError, Throttled } from "../errors.ts";
+import { count, COUNTERS } from "../limits/counters.ts";
 import type { Provider } from "../provider.ts";
 import type { JsonObject, UserRow } from "../../store/types.ts";
 import { address_key } from "./emails.ts";
 import { issue_link_token, redeem_link_token, invalid_link } from "./link_tokens.ts";
-
-const send_key = (user: UserRow) => `verify:u:${sha256(user.id)}`;
 
 /** True when the user has an address that is not verified yet (the account page offers a link). */
 export function needs_verification(user: UserRow): boolean {
@@ -36,9 +35,9 @@ export async function send_verification(idp: Provider, user: UserRow, email: str
   if (email === null || email === "") throw new PageError("No e-mail address", "This account has no e-mail address to confirm.", "invalid_request");
   if (!idp.mail.enabled) throw new PageError("E-mail is not available", "This service cannot send e-mail at the moment. Ask the administrator.", "temporarily_unavailable");
   const now = idp.now();
-  const count = await idp.store.hit(send_key(user), idp.config.password_reset.window_seconds, now);
-  if (count.count > idp.config.email_verification.per_account) {
-    throw new Throttled("Too many confirmation e-mails were sent for this account. Wait a while, then ask again.", count.reset_at - now);
+  const sent = await count(idp, COUNTERS.verification_mails_per_user, { user_id: user.id }, now);
+  if (sent.over) {
+    throw new Throttled("Too many confirmation e-mails were sent for this account. Wait a while, then ask again.", sent.reset_at - now);
   }
   const ttl = idp.config.email_verification.ttl;
   const { link } = await issue_link_token(idp, user, "email_verification", ttl, email, params);

@@ -45,7 +45,7 @@ export async function console_access(idp: Provider, cookies: CookieReader): Prom
   const session = await account_session(idp, cookies);
   if (session === null) return { kind: "signed_out" };
   const value = read_cookie(cookies, session_cookie_name(idp));
-  const console_session = { ...session, csrf: form_token(value ?? "", "admin-console-csrf") };
+  const console_session = { ...session, csrf: form_token(value ?? "", "admin_console") };
   if (session.user.status !== "active" || !(await in_admin_group(idp, session.user.id))) return { kind: "not_admin", session: console_session };
   if (!has_second_factor(session.session.amr)) return { kind: "no_second_factor", session: console_session };
   return { kind: "admin", session: console_session };

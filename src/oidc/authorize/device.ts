@@ -18,6 +18,7 @@ import { record_event } from "../audit.ts";
 import { allows_grant } from "../clients/metadata.ts";
 import { grant_id, random_token, secret_key, sha256 } from "../crypto/secrets.ts";
 import { OAuthError, Throttled } from "../errors.ts";
+import { COUNTERS, release, reserve } from "../limits/counters.ts";
 import type { Authentication, AuthorizationRequest } from "./interactions.ts";
 import type { Provider } from "../provider.ts";
 import { check_scope, split_scope } from "../claims/scopes.ts";
@@ -123,11 +124,6 @@ export async function start_device_authorization(idp: Provider, client: ClientRo
   }
 }
 
-/** The key of the failed user code entries of one address. */
-function attempts_key(ip: string): string {
-  return `device:a:${sha256(ip)}`;
-}
-
 /**
  * RFC 8628 §5.1: "the authorization server SHOULD ... rate-limit" user code entries. Each entry
  * reserves a place in its address's window first (atomic across instances, as the sign-in
@@ -136,19 +132,18 @@ function attempts_key(ip: string): string {
  */
 export async function find_by_user_code(idp: Provider, input: string, ip: string): Promise<DeviceAuthorizationRow | null> {
   const now = idp.now();
-  const window = idp.config.login_throttle.window_seconds;
-  const place = await idp.store.reserve(attempts_key(ip), idp.config.device.user_code_attempts, window, now);
+  const place = await reserve(idp, COUNTERS.device_code_failures_per_ip, { ip }, now);
   if (!place.allowed) {
     throw new Throttled("Too many wrong codes were entered from this network. Wait a few minutes and try again.", Math.max(1, place.reset_at - now));
   }
   const normalized = normalize_user_code(input);
   const found = normalized === null ? null : await idp.store.find_device_authorization(user_code_key(normalized), now);
   if (found !== null && found.status === "pending") {
-    await idp.store.release(attempts_key(ip), place.reset_at);
+    await release(idp, place);
     return found;
   }
   // Recorded once per window, when the failure that fills it happens.
-  if (place.count >= idp.config.device.user_code_attempts) await record_event(idp, { type: "device_code_throttled", outcome: "failure", ip });
+  if (place.count >= place.limit) await record_event(idp, { type: "device_code_throttled", outcome: "failure", ip });
   return null;
 }
 

@@ -150,7 +150,7 @@ export async function load_interaction(idp: Provider, id: string, cookies: Cooki
 }
 
 export function csrf_token(binding: string, id: string): string {
-  return form_token(binding, `csrf:${id}`);
+  return form_token(binding, "interaction", id);
 }
 
 /** Rejects a form whose CSRF token is missing or not this interaction's (403 page). */

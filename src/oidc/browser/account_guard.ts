@@ -30,7 +30,7 @@ export function account_url(idp: Provider, path: keyof typeof ACCOUNT_PATHS = "h
 }
 
 export function account_csrf(session_cookie: string): string {
-  return form_token(session_cookie, "account-csrf");
+  return form_token(session_cookie, "account");
 }
 
 /** The signed-in user of this browser with the form token; null when nobody is signed in. */

@@ -15,6 +15,7 @@ import * as client from "openid-client";
 import { record_event } from "../audit.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
 import { PageError, Throttled } from "../errors.ts";
+import { count, COUNTERS, counting } from "../limits/counters.ts";
 import { OutboundError, outbound_fetch } from "../outbound/fetch.ts";
 import type { Provider } from "../provider.ts";
 import type { JsonObject, UpstreamRow, UserRow } from "../../store/types.ts";
@@ -51,13 +52,12 @@ function unavailable(upstream: UpstreamRow): PageError {
  * a flood from one address is refused (Throttled: 429, Retry-After) before anything is stored.
  */
 export async function count_upstream_start(idp: Provider, ip: string): Promise<void> {
-  const rules = idp.config.rate_limits;
-  if (!rules.enabled || rules.federation_start_per_ip === 0) return;
+  if (!counting(idp.config, COUNTERS.federation_starts_per_ip)) return;
   const now = idp.now();
-  const state = await idp.store.hit(`rl:fedstart:a:${sha256(ip)}`, rules.window_seconds, now);
-  if (state.count > rules.federation_start_per_ip) {
+  const state = await count(idp, COUNTERS.federation_starts_per_ip, { ip }, now);
+  if (state.over) {
     // Audited once per window (the first refusal): a flood must not become one audit row per request.
-    if (state.count === rules.federation_start_per_ip + 1) await record_event(idp, { type: "federation_login", outcome: "failure", ip, details: { reason: "rate limited" } });
+    if (state.count === state.limit + 1) await record_event(idp, { type: "federation_login", outcome: "failure", ip, details: { reason: "rate limited" } });
     throw new Throttled("Too many sign-ins were started from your network. Wait a minute and try again.", state.reset_at - now);
   }
 }

@@ -34,13 +34,14 @@
  * in flight when it fails for the first time are checked before they are counted; from its first
  * failure on, every attempt reserves.
  *
- * Keys are hashed: no client ids or addresses in the counters table. `IDP_RATE_LIMITS=off` turns
- * these limits off with the others.
+ * The counters are declared in counters.ts (`client_auth_failures_per_*`; hashed keys, no client
+ * ids or addresses in the counters table). `IDP_RATE_LIMITS=off` turns these limits off with the
+ * others.
  */
-import { sha256 } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
 import type { Provider } from "../provider.ts";
 import type { CounterState } from "../../store/types.ts";
+import { count, COUNTERS, counting, peek, release, reserve, type Counter, type Reserved } from "./counters.ts";
 
 /**
  * Refused until the window ends (`retry_after` seconds): 429 with Retry-After (RFC 6585 §4) in
@@ -66,16 +67,8 @@ export type ClientAuthAttempt = {
 
 const UNLIMITED: ClientAuthAttempt = { succeeded: async () => {}, failed: async () => {}, abandoned: async () => {} };
 
-/** One limited counter of an attempt: `held` is its reservation, null when it counts only on failure. */
-type Place = { key: string; held: CounterState | null };
-
-function keys(ip: string, client_id: string | null): { pair: string | null; address: string; client: string | null } {
-  return {
-    pair: client_id === null ? null : `ca:ca:${sha256(`${ip}\n${client_id}`)}`,
-    address: `ca:a:${sha256(ip)}`,
-    client: client_id === null ? null : `ca:c:${sha256(client_id)}`,
-  };
-}
+/** A counter of an attempt, for its parts: `held` is its reservation, null when it counts only on failure. */
+type Place = { counter: Counter<"ip" | "client_id">; held: Reserved | null };
 
 /** A counter whose window is still open, with failures in it. */
 function open(state: CounterState | null, now: number): state is CounterState {
@@ -88,32 +81,35 @@ function open(state: CounterState | null, now: number): state is CounterState {
  * caller reports the outcome on the returned attempt.
  */
 export async function begin_client_auth(idp: Provider, ip: () => string, client_id: string | null): Promise<ClientAuthAttempt> {
-  const rules = idp.config.rate_limits;
-  if (!rules.enabled) return UNLIMITED;
+  if (!counting(idp.config, COUNTERS.client_auth_failures_per_ip)) return UNLIMITED;
   const now = idp.now();
-  const window = rules.window_seconds;
-  const k = keys(ip(), client_id);
-  const [pair, address] = await Promise.all([k.pair === null ? null : idp.store.get_counter(k.pair), idp.store.get_counter(k.address)]);
-  if (k.client !== null && open(pair, now)) {
-    const client = await idp.store.get_counter(k.client);
-    if (open(client, now) && client.count >= rules.auth_failures_per_client) throw new RateLimited("too many failed authentications for this client", pair.reset_at - now);
+  const address = ip();
+  const [pair, from_address] = await Promise.all([
+    client_id === null ? null : peek(idp, COUNTERS.client_auth_failures_per_ip_client, { ip: address, client_id }),
+    peek(idp, COUNTERS.client_auth_failures_per_ip, { ip: address }),
+  ]);
+  if (client_id !== null && open(pair, now)) {
+    const client = await peek(idp, COUNTERS.client_auth_failures_per_client, { client_id });
+    if (open(client, now) && client.count >= COUNTERS.client_auth_failures_per_client.limit.of(idp.config)) throw new RateLimited("too many failed authentications for this client", pair.reset_at - now);
   }
-  const limited: [string | null, CounterState | null, number, string][] = [
-    [k.pair, pair, rules.auth_failures_per_client_ip, "for this client from this address"],
-    [k.address, address, rules.auth_failures_per_ip, "from this address"],
+  const limited: [Counter<"ip" | "client_id"> | null, CounterState | null, string][] = [
+    [client_id === null ? null : COUNTERS.client_auth_failures_per_ip_client, pair, "for this client from this address"],
+    [COUNTERS.client_auth_failures_per_ip, from_address, "from this address"],
   ];
+  // The parts of every counter of this attempt (each key uses the ones its counter names).
+  const parts = { ip: address, client_id: client_id ?? "" };
   const places: Place[] = [];
   try {
-    for (const [key, state, limit, scope] of limited) {
-      if (key === null) continue;
+    for (const [counter, state, scope] of limited) {
+      if (counter === null) continue;
       // No failure on record: nothing to reserve, the attempt is counted if it fails.
       if (state === null || state.count === 0) {
-        places.push({ key, held: null });
+        places.push({ counter, held: null });
         continue;
       }
-      const reserved = await idp.store.reserve(key, limit, window, now);
+      const reserved = await reserve(idp, counter, parts, now);
       if (!reserved.allowed) throw new RateLimited(`too many failed client authentications ${scope}`, reserved.reset_at - now);
-      places.push({ key, held: reserved });
+      places.push({ counter, held: reserved });
     }
   } catch (error) {
     await give_back(idp, places);
@@ -125,13 +121,13 @@ export async function begin_client_auth(idp: Provider, ip: () => string, client_
     async failed() {
       const at = idp.now();
       await Promise.all([
-        ...places.filter((place) => place.held === null).map((place) => idp.store.hit(place.key, window, at)),
-        k.client === null ? null : idp.store.hit(k.client, window, at),
+        ...places.filter((place) => place.held === null).map((place) => count(idp, place.counter, parts, at)),
+        client_id === null ? null : count(idp, COUNTERS.client_auth_failures_per_client, { client_id }, at),
       ]);
     },
   };
 }
 
 async function give_back(idp: Provider, places: Place[]): Promise<void> {
-  await Promise.all(places.map((place) => (place.held === null ? null : idp.store.release(place.key, place.held.reset_at))));
+  await Promise.all(places.map((place) => (place.held === null ? null : release(idp, place.held))));
 }

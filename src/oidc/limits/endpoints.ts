@@ -22,22 +22,19 @@
  *
  * Over a limit: 429 (RFC 6585 §4) with Retry-After, in the OAuth error shape (RFC 6749 §5.2),
  * `{"error":"temporarily_unavailable", ...}` (RateLimited, client_auth.ts). Counters are
- * fixed windows in the store (every instance shares them), their keys hashed (no client ids or
- * addresses in the counters table). With the defaults an authenticated request costs no counter
- * write; a counted one costs one per counter. `IDP_RATE_LIMITS=off` turns every limit off
+ * fixed windows in the store (every instance shares them), declared in counters.ts with hashed
+ * keys (no client ids or addresses in the counters table). With the defaults an authenticated
+ * request costs no counter write; a counted one costs one per counter. `IDP_RATE_LIMITS=off` turns every limit off
  * (benchmarks, or a reverse proxy that limits instead).
  */
 import type { Config } from "../../config/schema.ts";
 import { RateLimited } from "./client_auth.ts";
-import { sha256 } from "../crypto/secrets.ts";
+import { count, COUNTERS, counting, type Counted, type Counter, type LimitedEndpoint } from "./counters.ts";
 import { PATHS } from "../discovery/paths.ts";
 import type { Provider } from "../provider.ts";
 
 export { carries_credentials, claimed_client_id } from "../clients/authentication.ts";
-
-export type LimitedEndpoint = "token" | "revoke" | "introspect" | "register";
-
-export type RateLimits = Config["rate_limits"];
+export type { LimitedEndpoint } from "./counters.ts";
 
 /** The limited endpoint a path belongs to, or null. */
 export function limited_endpoint(path: string): LimitedEndpoint | null {
@@ -59,15 +56,22 @@ export function limited_endpoint(path: string): LimitedEndpoint | null {
   }
 }
 
-/** The request quotas of one endpoint, per window; 0 is no quota. */
-export function limits_of(config: RateLimits, endpoint: LimitedEndpoint): { per_client: number; per_ip: number } {
-  return { per_client: config[`${endpoint}_per_client`], per_ip: config[`${endpoint}_per_ip`] };
+/** The request quotas of each endpoint (counters.ts). */
+const QUOTAS: Record<LimitedEndpoint, { per_client: Counter<"client_id">; per_ip: Counter<"ip"> }> = {
+  token: { per_client: COUNTERS.token_requests_per_client, per_ip: COUNTERS.token_requests_per_ip },
+  revoke: { per_client: COUNTERS.revoke_requests_per_client, per_ip: COUNTERS.revoke_requests_per_ip },
+  introspect: { per_client: COUNTERS.introspect_requests_per_client, per_ip: COUNTERS.introspect_requests_per_ip },
+  register: { per_client: COUNTERS.register_requests_per_client, per_ip: COUNTERS.register_requests_per_ip },
+};
+
+/** True when `endpoint` has a quota per claimed client_id (so the middleware must find the client_id). */
+export function counts_per_client(config: Config, endpoint: LimitedEndpoint): boolean {
+  return counting(config, QUOTAS[endpoint].per_client);
 }
 
 /** True when a request to `endpoint` may be counted by `count_request`: a quota is set, or it could be unauthenticated. */
-export function counts_requests(config: RateLimits, endpoint: LimitedEndpoint): boolean {
-  const { per_client, per_ip } = limits_of(config, endpoint);
-  return per_client > 0 || per_ip > 0 || endpoint !== "register";
+export function counts_requests(config: Config, endpoint: LimitedEndpoint): boolean {
+  return counts_per_client(config, endpoint) || counting(config, QUOTAS[endpoint].per_ip) || endpoint !== "register";
 }
 
 /**
@@ -78,18 +82,17 @@ export function counts_requests(config: RateLimits, endpoint: LimitedEndpoint): 
  * when a counter needs it.
  */
 export async function count_request(idp: Provider, endpoint: LimitedEndpoint, ip: () => string, client_id: string | null, with_credentials: boolean): Promise<void> {
-  const config = idp.config.rate_limits;
+  const config = idp.config;
   const now = idp.now();
-  const window = config.window_seconds;
-  const { per_client, per_ip } = limits_of(config, endpoint);
-  const counted: { key: string; limit: number; what: string }[] = [];
-  if (per_client > 0 && client_id !== null) counted.push({ key: `rl:${endpoint}:c:${sha256(client_id)}`, limit: per_client, what: `too many ${endpoint} requests for this client` });
-  if (per_ip > 0) counted.push({ key: `rl:${endpoint}:a:${sha256(ip())}`, limit: per_ip, what: `too many ${endpoint} requests from this address` });
-  if (!with_credentials && endpoint !== "register") counted.push({ key: `rl:anon:a:${sha256(ip())}`, limit: config.unauthenticated_per_ip, what: "too many requests without client authentication from this address" });
+  const { per_client, per_ip } = QUOTAS[endpoint];
+  const counted: { hit: () => Promise<Counted>; what: string }[] = [];
+  if (counting(config, per_client) && client_id !== null) counted.push({ hit: () => count(idp, per_client, { client_id }, now), what: `too many ${endpoint} requests for this client` });
+  if (counting(config, per_ip)) counted.push({ hit: () => count(idp, per_ip, { ip: ip() }, now), what: `too many ${endpoint} requests from this address` });
+  if (!with_credentials && endpoint !== "register") counted.push({ hit: () => count(idp, COUNTERS.unauthenticated_requests_per_ip, { ip: ip() }, now), what: "too many requests without client authentication from this address" });
   if (counted.length === 0) return;
-  const states = await Promise.all(counted.map(({ key }) => idp.store.hit(key, window, now)));
-  counted.forEach(({ limit, what }, i) => {
+  const states = await Promise.all(counted.map(({ hit }) => hit()));
+  counted.forEach(({ what }, i) => {
     const state = states[i]!;
-    if (state.count > limit) throw new RateLimited(what, state.reset_at - now);
+    if (state.over) throw new RateLimited(what, state.reset_at - now);
   });
 }

@@ -11,9 +11,9 @@
  *   the password is checked. A username alone is never locked (429): an attacker could otherwise
  *   keep its owner out from their own address; slowing every guess is what stays possible.
  *
- * Reaching a 429 limit records a `login_locked` audit event (once per window). Counter keys are
- * hashed: no usernames or addresses in the counters table; the username in them is its one key
- * (store/usernames.ts), so every spelling of a name shares its counters.
+ * Reaching a 429 limit records a `login_locked` audit event (once per window). The counters are
+ * declared in counters.ts (`login_failures_per_*`): hashed keys, and a username counts by its one
+ * key, so every spelling of a name shares its counters.
  *
  * Each attempt RESERVES its place first, in one atomic conditional increment per limit
  * (store `reserve`), is VERIFIED second, and on success RELEASES what it reserved. A check
@@ -26,29 +26,12 @@
  */
 import { record_event } from "../audit.ts";
 import { Throttled } from "../errors.ts";
-import type { Config } from "../../config/schema.ts";
-import { sha256 } from "../crypto/secrets.ts";
 import type { Provider } from "../provider.ts";
 import { sleep } from "../../platform/runtime.ts";
-import { username_key } from "../../store/usernames.ts";
-import type { CounterState } from "../../store/types.ts";
-
-export type LoginThrottle = Config["login_throttle"];
-
-type Keys = { pair: string; address: string; account: string };
-
-function keys(ip: string, username: string): Keys {
-  const name = username_key(username);
-  return { pair: `login:ua:${sha256(`${ip}\n${name}`)}`, address: `login:a:${sha256(ip)}`, account: `login:u:${sha256(name)}` };
-}
-
-/** How long an attempt for a username waits, given that username's failures in the window. */
-export function login_delay_ms(failures: number, rules: LoginThrottle): number {
-  return failures >= rules.delay_after ? rules.delay_ms : 0;
-}
+import { clear, count, COUNTERS, release, reserve, type Counted, type Reserved } from "./counters.ts";
 
 /** One attempt's places in the counters, from reserve_login_attempt to its outcome. */
-export type LoginAttempt = { ip: string; username: string; keys: Keys; pair: CounterState; address: CounterState; account: CounterState };
+export type LoginAttempt = { ip: string; username: string; pair: Reserved; address: Reserved; account: Counted };
 
 const TOO_MANY = "Too many failed sign-in attempts. Wait a few minutes and try again.";
 
@@ -59,29 +42,25 @@ const TOO_MANY = "Too many failed sign-in attempts. Wait a few minutes and try a
  */
 export async function reserve_login_attempt(idp: Provider, ip: string, username: string): Promise<LoginAttempt> {
   const now = idp.now();
-  const rules = idp.config.login_throttle;
-  const window = rules.window_seconds;
-  const k = keys(ip, username);
-  const pair = await idp.store.reserve(k.pair, rules.max_failures, window, now);
+  const pair = await reserve(idp, COUNTERS.login_failures_per_ip_username, { ip, username }, now);
   if (!pair.allowed) throw new Throttled(TOO_MANY, pair.reset_at - now);
-  const address = await idp.store.reserve(k.address, rules.max_failures_per_ip, window, now);
+  const address = await reserve(idp, COUNTERS.login_failures_per_ip, { ip }, now);
   if (!address.allowed) {
-    await idp.store.release(k.pair, pair.reset_at);
+    await release(idp, pair);
     throw new Throttled(TOO_MANY, address.reset_at - now);
   }
   // The username's count is never a 429 (see above): a plain hit, given back on success too. The
   // attempts before this one (failed or in flight) decide its wait.
-  const account = await idp.store.hit(k.account, window, now);
-  const delay = login_delay_ms(account.count - 1, rules);
+  const account = await count(idp, COUNTERS.login_failures_per_username, { username }, now);
+  const delay = account.count - 1 >= account.limit ? idp.config.login_throttle.delay_ms : 0;
   if (delay > 0) await sleep(delay);
-  return { ip, username, keys: k, pair, address, account };
+  return { ip, username, pair, address, account };
 }
 
 /** The attempt failed: its reservations stay counted; the one that fills a 429 limit is audited. */
 export async function login_attempt_failed(idp: Provider, attempt: LoginAttempt): Promise<void> {
-  const rules = idp.config.login_throttle;
   const { pair, address, ip, username } = attempt;
-  const locked = pair.count === rules.max_failures ? { scope: "address_and_username", until: pair.reset_at } : address.count === rules.max_failures_per_ip ? { scope: "address", until: address.reset_at } : null;
+  const locked = pair.count === pair.limit ? { scope: "address_and_username", until: pair.reset_at } : address.count === address.limit ? { scope: "address", until: address.reset_at } : null;
   if (locked === null) return;
   const user = locked.scope === "address" || username === "" ? null : await idp.store.get_user_by_username(username);
   await record_event(idp, { type: "login_locked", outcome: "failure", user_id: user?.id ?? null, ip, details: locked });
@@ -89,11 +68,10 @@ export async function login_attempt_failed(idp: Provider, attempt: LoginAttempt)
 
 /** The attempt succeeded (or was refused by a later limit): a correct password does not use up the budget, its reservations are given back. */
 export async function release_login_attempt(idp: Provider, attempt: LoginAttempt): Promise<void> {
-  const k = attempt.keys;
-  await Promise.all([idp.store.release(k.pair, attempt.pair.reset_at), idp.store.release(k.address, attempt.address.reset_at), idp.store.release(k.account, attempt.account.reset_at)]);
+  await Promise.all([release(idp, attempt.pair), release(idp, attempt.address), release(idp, attempt.account)]);
 }
 
 /** A successful login clears the (address, username) count; the address and username counts keep running. */
 export async function clear_login_failures(idp: Provider, ip: string, username: string): Promise<void> {
-  await idp.store.reset_counter(keys(ip, username).pair);
+  await clear(idp, COUNTERS.login_failures_per_ip_username, { ip, username });
 }

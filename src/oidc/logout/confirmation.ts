@@ -49,8 +49,8 @@ export function needs_confirmation(idp: Provider, request: ValidLogout, active: 
 }
 
 export function logout_csrf(session_cookie: string, fields: ConfirmFields): string {
-  const message = ["logout", fields.client_id, fields.post_logout_redirect_uri, fields.state].map((part) => encodeURIComponent(part)).join(":");
-  return form_token(session_cookie, message);
+  const values = [fields.client_id, fields.post_logout_redirect_uri, fields.state].map((part) => encodeURIComponent(part)).join(":");
+  return form_token(session_cookie, "logout", values);
 }
 
 /** The CSRF token for this browser's session, or null when it sends no session cookie. */

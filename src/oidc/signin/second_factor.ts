@@ -16,6 +16,7 @@ import { cookie_options, interaction_cookie_name, read_cookie, type CookieReader
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
 import { PageError, Throttled } from "../errors.ts";
 import { csrf_token, end_interaction, expired_interaction, load_interaction, record_authentication, type Interaction, interaction_url } from "../authorize/interactions.ts";
+import { clear, COUNTERS, reserve } from "../limits/counters.ts";
 import { clear_login_failures, login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../limits/login.ts";
 import type { Provider } from "../provider.ts";
 import { end_session_by_cookie, start_session } from "./sessions.ts";
@@ -229,11 +230,6 @@ export async function record_enrolment(idp: Provider, id: string, amr: string[])
   await idp.store.update_interaction(id, { params: { ...row.params, second_factor } as unknown as JsonObject });
 }
 
-/** Failed codes per user, from any address: an attacker who has the password cannot try 10^6 codes. */
-export const CODE_WINDOW_SECONDS = 15 * 60;
-export const CODE_FAILURES_PER_USER = 10;
-const code_key = (user: UserRow) => `totp:fail:${sha256(user.id)}`;
-
 export type CodeInput = { code?: string | undefined; recovery_code?: string | undefined };
 
 /**
@@ -243,11 +239,12 @@ export type CodeInput = { code?: string | undefined; recovery_code?: string | un
  */
 export async function check_second_factor(idp: Provider, user: UserRow, input: CodeInput, ip: string, client_id: string | null): Promise<string | null> {
   // Reserve before verifying (limits/login.ts): concurrent codes cannot all pass the check
-  // before one is counted; at most CODE_FAILURES_PER_USER codes are checked per window (RFC 4226
-  // §7.3, which RFC 6238 builds on: a short code needs throttling against brute force).
+  // before one is counted; at most `second_factor_failures_per_user` codes are checked per window,
+  // from any address (RFC 4226 §7.3, which RFC 6238 builds on: a short code needs throttling
+  // against brute force; an attacker who has the password cannot try 10^6 codes).
   const attempt = await reserve_login_attempt(idp, ip, user.username);
   const now = idp.now();
-  const code = await idp.store.reserve(code_key(user), CODE_FAILURES_PER_USER, CODE_WINDOW_SECONDS, now);
+  const code = await reserve(idp, COUNTERS.second_factor_failures_per_user, { user_id: user.id }, now);
   if (!code.allowed) {
     await release_login_attempt(idp, attempt);
     throw new Throttled("Too many wrong codes. Wait a few minutes and try again.", code.reset_at - now);
@@ -270,7 +267,7 @@ export async function check_second_factor(idp: Provider, user: UserRow, input: C
     return failure;
   }
   await release_login_attempt(idp, attempt);
-  await idp.store.reset_counter(code_key(user));
+  await clear(idp, COUNTERS.second_factor_failures_per_user, { user_id: user.id });
   await record_event(idp, { ...audit, outcome: "success" });
   return null;
 }

@@ -18,13 +18,10 @@
 import { decodeBase32IgnorePadding, encodeBase32LowerCaseNoPadding, encodeBase32UpperCaseNoPadding } from "@oslojs/encoding";
 import { createTOTPKeyURI, generateHOTP } from "@oslojs/otp";
 import { constant_time_equal, sha256 } from "../crypto/secrets.ts";
+import { count, COUNTERS } from "../limits/counters.ts";
 import type { Provider } from "../provider.ts";
+import { TOTP_DIGITS, TOTP_DRIFT_STEPS, TOTP_PERIOD } from "./totp_parameters.ts";
 
-/** RFC 6238 §5.2: "We RECOMMEND a default time-step size of 30 seconds." */
-export const TOTP_PERIOD = 30;
-export const TOTP_DIGITS = 6;
-/** Steps accepted before and after the current one (RFC 6238 §5.2, §6). */
-export const TOTP_DRIFT_STEPS = 1;
 export const RECOVERY_CODE_COUNT = 10;
 
 /** A new secret: 20 random bytes (160 bits, RFC 4226 §4 R6) as base32 without padding. */
@@ -79,13 +76,12 @@ export function match_totp(secret: string, code: string, now: number): number | 
 
 /**
  * Claims a step for a user: true the first time, false when a code of that step was already
- * accepted (RFC 6238 §5.2). The counter outlives the drift window, after which the step can no
- * longer match anyway. Keys are hashed like the login throttle's.
+ * accepted (RFC 6238 §5.2). The counter (`totp_step_uses`) outlives the drift window, after
+ * which the step can no longer match anyway.
  */
 export async function claim_totp_step(idp: Provider, user_id: string, step: number): Promise<boolean> {
-  const window = TOTP_PERIOD * (2 * TOTP_DRIFT_STEPS + 2);
-  const state = await idp.store.hit(`totp:used:${sha256(`${user_id}\n${step}`)}`, window, idp.now());
-  return state.count === 1;
+  const state = await count(idp, COUNTERS.totp_step_uses, { user_id, step });
+  return !state.over;
 }
 
 /**

@@ -25,8 +25,6 @@ export const EmailConfirmRequest = Fw.Request(
   { on_invalid: invalid_form },
 );
 
-const FORM = "email-change";
-
 export const EmailConfirm = (idp: Provider) =>
   class EmailConfirm extends Fw.Renderable(Fw.Endpoint(EmailConfirmRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
     static route = `GET|POST ${EMAIL_CHANGE_PATH}`;
@@ -37,7 +35,7 @@ export const EmailConfirm = (idp: Provider) =>
       if (this.request.method === "GET") {
         const opened = await open_email_change(idp, token);
         if (opened === null) throw invalid_link("email_change");
-        const { csrf, cookie } = page_form_token(idp, this.cookies, FORM);
+        const { csrf, cookie } = page_form_token(idp, this.cookies, "email_change");
         this.set_cookie(cookie.name, cookie.value, cookie.options);
         const instead = opened.user.email === null ? "" : ` instead of ${opened.user.email}`;
         return this.view("message", {
@@ -47,7 +45,7 @@ export const EmailConfirm = (idp: Provider) =>
           form: { action: `${idp.config.issuer}${EMAIL_CHANGE_PATH}`, csrf, hidden: [{ name: "token", value: token }], button: "Confirm new address", primary: true },
         });
       }
-      check_page_form(idp, this.cookies, input.csrf, FORM, "The form was not sent from this page. Open the link in the mail again.");
+      check_page_form(idp, this.cookies, input.csrf, "email_change", "The form was not sent from this page. Open the link in the mail again.");
       const outcome = await confirm_email_change(idp, token, client_ip(this.context, idp.config));
       if (outcome.kind === "invalid") throw invalid_link("email_change");
       if (outcome.kind === "taken") {

@@ -28,8 +28,6 @@ export const ForgotPasswordRequest = Fw.Request(
   { on_invalid: invalid_form },
 );
 
-const FORM = "forgot-password";
-
 export const ForgotPassword = (idp: Provider) =>
   class ForgotPassword extends Fw.Renderable(Fw.Endpoint(ForgotPasswordRequest, [Fw.Response.Html])) {
     static route = `GET|POST ${FORGOT_PASSWORD_PATH}`;
@@ -40,7 +38,7 @@ export const ForgotPassword = (idp: Provider) =>
       const interaction = interaction_param(input.interaction);
       if (this.request.method === "GET") return this.page(interaction, "", null, false);
 
-      check_page_form(idp, this.cookies, input.csrf, FORM, "The form was not sent from this page. Open the sign-in page and try again.");
+      check_page_form(idp, this.cookies, input.csrf, "forgot_password", "The form was not sent from this page. Open the sign-in page and try again.");
       const identifier = (input.identifier ?? "").trim();
       if (identifier === "") return this.page(interaction, "", "Username or e-mail address: enter one of them.", false, 400);
       const ip = client_ip(this.context, idp.config);
@@ -50,7 +48,7 @@ export const ForgotPassword = (idp: Provider) =>
     }
 
     async page(interaction: string | null, identifier: string, error: string | null, sent: boolean, status = 200) {
-      const { csrf, cookie } = page_form_token(idp, this.cookies, FORM);
+      const { csrf, cookie } = page_form_token(idp, this.cookies, "forgot_password");
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       return this.view(
         "forgot_password",

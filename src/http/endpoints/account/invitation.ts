@@ -35,8 +35,6 @@ export const InvitationRequest = Fw.Request(
   { on_invalid: invalid_form },
 );
 
-const FORM = "invitation";
-
 export const Invitation = (idp: Provider) =>
   class Invitation extends Fw.Renderable(Fw.Endpoint(InvitationRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
     static route = `GET|POST ${INVITATION_PATH}`;
@@ -48,7 +46,7 @@ export const Invitation = (idp: Provider) =>
       if (opened === null) throw invalid_link("invitation");
       if (this.request.method === "GET") return this.page(opened.user, token, opened.user.username, null);
 
-      check_page_form(idp, this.cookies, input.csrf, FORM, "The form was not sent from this page. Open the invitation link again.");
+      check_page_form(idp, this.cookies, input.csrf, "invitation", "The form was not sent from this page. Open the invitation link again.");
       const ip = client_ip(this.context, idp.config);
       const username = (input.username ?? "").trim();
       const outcome = await accept_invitation(idp, { token, username, password: input.password ?? "", confirm_password: input.confirm_password ?? "" }, ip);
@@ -66,7 +64,7 @@ export const Invitation = (idp: Provider) =>
     }
 
     page(user: UserRow, token: string, username: string, error: { field: string; message: string } | null, status = 200) {
-      const { csrf, cookie } = page_form_token(idp, this.cookies, FORM);
+      const { csrf, cookie } = page_form_token(idp, this.cookies, "invitation");
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       return this.view(
         "invitation",

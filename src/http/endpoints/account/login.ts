@@ -21,9 +21,8 @@ import { upstream_buttons } from "../../../oidc/federation/upstreams.ts";
 import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
 import { WRONG_CREDENTIALS, check_credentials } from "../../../oidc/signin/password.ts";
 import { random_token } from "../../../oidc/crypto/secrets.ts";
-import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
+import { check_form_token, form_token } from "../../../oidc/browser/form_tokens.ts";
 import { invalid_form } from "../../errors.ts";
-import { csrf_token } from "../../../oidc/authorize/interactions.ts";
 import { layout_values, passkey_scripts } from "../../pages/layout.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -34,8 +33,6 @@ export const AccountLoginRequest = Fw.Request(
   z.object({ username: z.string().max(256).optional(), password: z.string().max(4096).optional(), csrf: z.string().max(256).optional() }),
   { on_invalid: invalid_form },
 );
-
-const CSRF_PURPOSE = "account-login";
 
 export const AccountLogin = (idp: Provider) =>
   class AccountLogin extends Fw.Renderable(Fw.Endpoint(AccountLoginRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
@@ -48,7 +45,7 @@ export const AccountLogin = (idp: Provider) =>
         return this.page("", null);
       }
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
-      check_form_token(input.csrf, binding === null ? null : csrf_token(binding, CSRF_PURPOSE), "The sign-in form was not sent from this page. Open your account page and try again.");
+      check_form_token(input.csrf, binding === null ? null : form_token(binding, "account_login"), "The sign-in form was not sent from this page. Open your account page and try again.");
       const username = (input.username ?? "").trim();
       const ip = client_ip(this.context, idp.config);
       const user = await check_credentials(idp, username, input.password ?? "", ip, null);
@@ -86,7 +83,7 @@ export const AccountLogin = (idp: Provider) =>
         ...(idp.config.passkeys ? { scripts: passkey_scripts(idp), passkey: { options: `${passkey_base}/options`, action: passkey_base } } : { passkey: null }),
         client_name: "your account",
         action: account_url(idp, "login"),
-        csrf: csrf_token(binding, CSRF_PURPOSE),
+        csrf: form_token(binding, "account_login"),
         username,
         error,
         signup_url: signup_link(idp),

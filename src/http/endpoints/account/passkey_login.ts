@@ -7,14 +7,13 @@ import { Fw } from "../../../fw/index.ts";
 import { after_account_sign_in } from "../../../oidc/browser/return_path.ts";
 import { sign_in } from "../../../oidc/signin/complete.ts";
 import { interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
-import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
-import { csrf_token } from "../../../oidc/authorize/interactions.ts";
+import { check_form_token, form_token } from "../../../oidc/browser/form_tokens.ts";
 import { parse_response, verify_assertion } from "../../../oidc/signin/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { passkey_refused } from "../interaction/passkey.ts";
-import { ACCOUNT_LOGIN_PURPOSE, account_login_binding } from "./passkey_login_options.ts";
+import { account_login_binding } from "./passkey_login_options.ts";
 
 export const AccountPasskeyLoginRequest = Fw.Request(
   "AccountPasskeyLoginRequest",
@@ -29,7 +28,7 @@ export const AccountPasskeyLogin = (idp: Provider) =>
     async call() {
       const input = this.account_passkey_login_request;
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
-      check_form_token(input.csrf, binding === null ? null : csrf_token(binding, ACCOUNT_LOGIN_PURPOSE), "The sign-in form was not sent from this page. Open your account page and try again.");
+      check_form_token(input.csrf, binding === null ? null : form_token(binding, "account_login"), "The sign-in form was not sent from this page. Open your account page and try again.");
       const ip = client_ip(this.context, idp.config);
       const result = await verify_assertion(idp, "login", account_login_binding(binding!), parse_response(input.response), null, { ip, client_id: null });
       if (!result.ok) throw passkey_refused(result);

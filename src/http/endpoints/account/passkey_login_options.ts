@@ -6,19 +6,16 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
-import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
-import { csrf_token } from "../../../oidc/authorize/interactions.ts";
+import { check_form_token, form_token } from "../../../oidc/browser/form_tokens.ts";
 import { authentication_options } from "../../../oidc/signin/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 
 export const AccountPasskeyLoginOptionsRequest = Fw.Request("AccountPasskeyLoginOptionsRequest", z.object({ csrf: z.string().max(256).optional() }), { on_invalid: invalid_form });
 
-/** The form token of /account/login (account/login.ts), and what its passkey challenges are bound to. */
-export const ACCOUNT_LOGIN_PURPOSE = "account-login";
-
+/** What the passkey challenges of /account/login (account/login.ts) are bound to. */
 export function account_login_binding(binding: string): string {
-  return `${ACCOUNT_LOGIN_PURPOSE}:${binding}`;
+  return `account-login:${binding}`;
 }
 
 export const AccountPasskeyLoginOptions = (idp: Provider) =>
@@ -27,7 +24,7 @@ export const AccountPasskeyLoginOptions = (idp: Provider) =>
 
     async call() {
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
-      check_form_token(this.account_passkey_login_options_request.csrf, binding === null ? null : csrf_token(binding, ACCOUNT_LOGIN_PURPOSE), "The sign-in form was not sent from this page. Open your account page and try again.");
+      check_form_token(this.account_passkey_login_options_request.csrf, binding === null ? null : form_token(binding, "account_login"), "The sign-in form was not sent from this page. Open your account page and try again.");
       return this.json(await authentication_options(idp, "login", account_login_binding(binding!), null));
     }
   };

@@ -13,7 +13,7 @@ import { needs_verification, resend_ticket_user, send_verification } from "../..
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { layout_values } from "../../pages/layout.ts";
-import { RESEND_FORM, RESEND_VERIFICATION_PATH } from "../../pages/account_status.ts";
+import { RESEND_VERIFICATION_PATH } from "../../pages/account_status.ts";
 
 export const ResendVerificationRequest = Fw.Request(
   "ResendVerificationRequest",
@@ -34,7 +34,7 @@ export const ResendVerification = (idp: Provider) =>
         if (needs_verification(session.user)) await send_verification(idp, session.user);
         return this.redirect_to(`${account_url(idp)}?done=verification_sent`, 303);
       }
-      check_page_form(idp, this.cookies, input.csrf, RESEND_FORM, "The form was not sent from this page. Sign in again to ask for a new link.");
+      check_page_form(idp, this.cookies, input.csrf, "resend_verification", "The form was not sent from this page. Sign in again to ask for a new link.");
       const user = await resend_ticket_user(idp, input.ticket, this.cookies);
       const pending = needs_verification(user) || user.status === "unverified";
       if (pending) await send_verification(idp, user);

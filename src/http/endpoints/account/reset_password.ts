@@ -32,8 +32,6 @@ export const ResetPasswordRequest = Fw.Request(
   { on_invalid: invalid_form },
 );
 
-const FORM = "password-reset";
-
 export const ResetPassword = (idp: Provider) =>
   class ResetPassword extends Fw.Renderable(Fw.Endpoint(ResetPasswordRequest, [Fw.Response.Html])) {
     static route = `GET|POST ${LINK_PATHS.password_reset}`;
@@ -49,7 +47,7 @@ export const ResetPassword = (idp: Provider) =>
 
       const ip = client_ip(this.context, idp.config);
       await count_address(idp, "reset", ip);
-      check_page_form(idp, this.cookies, input.csrf, FORM, "The form was not sent from this page. Open the link from the e-mail again.");
+      check_page_form(idp, this.cookies, input.csrf, "password_reset", "The form was not sent from this page. Open the link from the e-mail again.");
       const target = await find_link_token(idp, input.token, "password_reset");
       if (target === null || !reset_link_fits(target)) throw invalid_link("password_reset");
       const user = target.user;
@@ -75,7 +73,7 @@ export const ResetPassword = (idp: Provider) =>
     }
 
     form(target: LinkTarget, token: string, interaction: string | null, error: string | null, error_field: "password" | "code" | null) {
-      const { csrf, cookie } = page_form_token(idp, this.cookies, FORM);
+      const { csrf, cookie } = page_form_token(idp, this.cookies, "password_reset");
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       const rules = idp.config.passwords;
       return this.view(

@@ -39,8 +39,6 @@ export const SignupRequest = Fw.Request(
   { on_invalid: invalid_form },
 );
 
-const FORM = "signup";
-
 type Values = { username: string; email: string; name: string };
 
 export const Signup = (idp: Provider) =>
@@ -54,7 +52,7 @@ export const Signup = (idp: Provider) =>
       const values: Values = { username: (input.username ?? "").trim(), email: (input.email ?? "").trim(), name: input.name ?? "" };
       if (this.request.method === "GET") return this.page(interaction, values, null);
 
-      check_page_form(idp, this.cookies, input.csrf, FORM, "The sign-up form was not sent from this page. Open the sign-up page again and try again.");
+      check_page_form(idp, this.cookies, input.csrf, "signup", "The sign-up form was not sent from this page. Open the sign-up page again and try again.");
       const ip = client_ip(this.context, idp.config);
       const outcome = await sign_up(
         idp,
@@ -94,7 +92,7 @@ export const Signup = (idp: Provider) =>
 
     async page(interaction: Interaction | null, values: Values, error: { field: SignupField; message: string } | null, status = 200) {
       // The form token is bound to this browser: keep its binding value, or give it one.
-      const { csrf, cookie } = page_form_token(idp, this.cookies, FORM);
+      const { csrf, cookie } = page_form_token(idp, this.cookies, "signup");
       this.set_cookie(cookie.name, cookie.value, cookie.options);
       let client_name: string | null = null;
       if (interaction !== null) {

@@ -22,8 +22,6 @@ export const VerifyEmailRequest = Fw.Request(
   { on_invalid: invalid_form },
 );
 
-const FORM = "verify-email";
-
 export const VerifyEmail = (idp: Provider) =>
   class VerifyEmail extends Fw.Renderable(Fw.Endpoint(VerifyEmailRequest, [Fw.Response.Html])) {
     static route = `GET|POST ${LINK_PATHS.email_verification}`;
@@ -34,7 +32,7 @@ export const VerifyEmail = (idp: Provider) =>
       if (this.request.method === "GET") {
         const target = await find_link_token(idp, input.token, "email_verification");
         if (target === null) throw invalid_link("email_verification");
-        const { csrf, cookie } = page_form_token(idp, this.cookies, FORM);
+        const { csrf, cookie } = page_form_token(idp, this.cookies, "verify_email");
         this.set_cookie(cookie.name, cookie.value, cookie.options);
         return this.view("message", {
           ...layout_values(idp, "Confirm your e-mail address"),
@@ -50,7 +48,7 @@ export const VerifyEmail = (idp: Provider) =>
         });
       }
 
-      check_page_form(idp, this.cookies, input.csrf, FORM, "The form was not sent from this page. Open the link from the e-mail again.");
+      check_page_form(idp, this.cookies, input.csrf, "verify_email", "The form was not sent from this page. Open the link from the e-mail again.");
       const user = await confirm_email(idp, input.token, client_ip(this.context, idp.config));
       // Signed in already (the account page's link): back to the account; else to a sign-in.
       const session = await current_session_row(idp, this.cookies);

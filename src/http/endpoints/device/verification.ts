@@ -15,9 +15,9 @@ import { Fw } from "../../../fw/index.ts";
 import { next_step } from "../../../oidc/authorize/decision.ts";
 import { cookie_options, interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
 import { random_token } from "../../../oidc/crypto/secrets.ts";
-import { check_form_token } from "../../../oidc/browser/form_tokens.ts";
+import { check_form_token, form_token } from "../../../oidc/browser/form_tokens.ts";
 import { DEVICE_PATH, device_request, find_by_user_code, normalize_user_code } from "../../../oidc/authorize/device.ts";
-import { begin_interaction, csrf_token, interaction_url, type Authentication } from "../../../oidc/authorize/interactions.ts";
+import { begin_interaction, interaction_url, type Authentication } from "../../../oidc/authorize/interactions.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { current_session_row } from "../../../oidc/signin/sessions.ts";
 import { invalid_form } from "../../errors.ts";
@@ -31,8 +31,6 @@ export const DeviceVerificationRequest = Fw.Request(
   { on_invalid: invalid_form },
 );
 
-const CSRF_PURPOSE = "device";
-
 const WRONG_CODE = "That code is not valid, or it has expired. Check the code your device shows and try again.";
 
 export const DeviceVerification = (idp: Provider) =>
@@ -43,7 +41,7 @@ export const DeviceVerification = (idp: Provider) =>
       const input = this.device_verification_request;
       if (this.request.method === "GET") return this.page(input.user_code ?? "", null);
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
-      check_form_token(input.csrf, binding === null ? null : csrf_token(binding, CSRF_PURPOSE), "The form was not sent from this page. Open the page again and enter the code.");
+      check_form_token(input.csrf, binding === null ? null : form_token(binding, "device"), "The form was not sent from this page. Open the page again and enter the code.");
       const typed = (input.user_code ?? "").trim();
       if (typed === "") return this.page("", "Enter the code your device shows.", 400);
       const found = await find_by_user_code(idp, typed, client_ip(this.context, idp.config));
@@ -71,7 +69,7 @@ export const DeviceVerification = (idp: Provider) =>
         {
           ...layout_values(idp, "Connect a device"),
           action: `${idp.config.issuer}${DEVICE_PATH}`,
-          csrf: csrf_token(binding, CSRF_PURPOSE),
+          csrf: form_token(binding, "device"),
           user_code,
           error,
         },
