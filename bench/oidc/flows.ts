@@ -95,18 +95,18 @@ export class Browser {
   }
 
   /** Follows redirects (GET) from a response until the client's redirect_uri or a page. */
-  private async settle(first: { status: number; location: string | null; text: string }, url: string) {
+  private async settle(first: { status: number; location: string | null; text: string }, url: string): Promise<{ code_url: string } | { page: string; url: string }> {
     let reply = first;
     let at = url;
     for (let hops = 0; hops < 12; hops++) {
       if (reply.status >= 300 && reply.status < 400 && reply.location !== null) {
         const next = new URL(reply.location, at).href;
-        if (next.startsWith(this.target.redirect_uri)) return { code_url: next } as const;
+        if (next.startsWith(this.target.redirect_uri)) return { code_url: next };
         at = next;
         reply = await this.request("GET", next);
         continue;
       }
-      if (reply.status === 200) return { page: reply.text, url: at } as const;
+      if (reply.status === 200) return { page: reply.text, url: at };
       throw new Error(`${at} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
     }
     throw new Error(`too many redirects from ${url}`);
@@ -118,7 +118,7 @@ export class Browser {
     if (page.status !== 200) throw new Error(`${verification_uri} answered ${page.status}`);
     const entry = read_form(page.text, verification_uri);
     entry.fields.set("user_code", user_code);
-    let step = await this.settle(await this.request("POST", entry.action, entry.fields.toString()), entry.action);
+    const step = await this.settle(await this.request("POST", entry.action, entry.fields.toString()), entry.action);
     if (!("page" in step)) throw new Error("the device approval went to the redirect URI");
     const consent = read_form(step.page, step.url);
     if (consent.login) throw new Error(`device flow asked to sign in: ${step.url}`);

@@ -34,7 +34,7 @@ const WRK: Record<string, { script?: string; path: "token" | "introspection" | "
 };
 
 const flags = cpu_prof_flags(args.out, args.interval);
-const fast_hash = args["fast-hash"] ? { IDP_ARGON2_MEMORY_KIB: "1024", IDP_ARGON2_TIME_COST: "1" } : {};
+const fast_hash: Record<string, string> = args["fast-hash"] ? { IDP_ARGON2_MEMORY_KIB: "1024", IDP_ARGON2_TIME_COST: "1" } : {};
 const running = await start_ours(3390, "0", { bun_flags: flags, env: fast_hash });
 const seconds = Number(args.seconds);
 let summary: string;

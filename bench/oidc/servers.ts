@@ -104,8 +104,9 @@ export async function start_peer(port: number, cpu: string | undefined): Promise
 
 /** Shows the peer's errors but not its one-line "unsupported runtime" warning on Node 20. */
 async function drain_peer_stderr(proc: Subprocess<"ignore", "ignore", "pipe">): Promise<void> {
-  for await (const chunk of proc.stderr) {
-    const text = new TextDecoder().decode(chunk);
+  const reader = proc.stderr.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    const text = new TextDecoder().decode(read.value);
     for (const line of text.split("\n")) if (line.trim() !== "" && !/Unsupported runtime|oidc-provider WARNING/.test(line)) console.error(`  peer: ${line}`);
   }
 }

@@ -52,7 +52,7 @@ async function seed(store: Store, path: string): Promise<Fixture> {
     const user_list = users.map((u) => `'${u}'`).join(", ");
     // Half client_credentials-shaped tokens (no user, family or session), half from a user's
     // authorization (every column set), as a provider with both kinds of clients holds.
-    db.run(
+    db.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < $rows),
        u(list) AS (SELECT json_array(${user_list}))
        INSERT INTO tokens (token_hash, kind, client_id, user_id, scope, grant_id, family_id, session_id_hash,
@@ -66,9 +66,8 @@ async function seed(store: Store, path: string): Promise<Fixture> {
               CASE WHEN i % 2 = 0 THEN '[]' ELSE '["pwd"]' END, NULL, NULL,
               $now, $now + 3600 + i
        FROM n, u`,
-      { $rows: ROWS, $now: NOW },
-    );
-    db.run(
+    ).run({ $rows: ROWS, $now: NOW });
+    db.prepare(
       `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < $rows),
        u(list) AS (SELECT json_array(${user_list}))
        INSERT INTO codes (code_hash, client_id, user_id, session_id_hash, redirect_uri, scope, nonce, code_challenge,
@@ -77,8 +76,7 @@ async function seed(store: Store, path: string): Promise<Fixture> {
               lower(hex(randomblob(32))), 'https://rp.example/cb', 'openid profile', 'n-0S6_WzA2Mj',
               lower(hex(randomblob(32))), 'S256', $now, NULL, '["pwd"]', NULL, lower(hex(randomblob(16))), $now, $now + 600
        FROM n, u`,
-      { $rows: ROWS, $now: NOW },
-    );
+    ).run({ $rows: ROWS, $now: NOW });
     const tokens = (db.query("SELECT token_hash FROM tokens").all() as { token_hash: string }[]).map((r) => r.token_hash);
     const codes = (db.query("SELECT code_hash FROM codes").all() as { code_hash: string }[]).map((r) => r.code_hash);
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");

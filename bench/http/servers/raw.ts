@@ -1,4 +1,5 @@
 // Raw Bun.serve: the baseline. One fetch handler, the path taken from the URL by hand.
+export {}; // a module for the typecheck: else its top-level `port` is a global, declared again by the other server scripts
 const port = Number(process.env.PORT ?? 3000);
 
 Bun.serve({

@@ -1,6 +1,7 @@
 // Raw Bun.serve with its native router (`routes`): the handler never builds `request.url`.
 // The ceiling for anything that routes in JavaScript from a fetch handler (Elysia registers
 // its routes here too).
+export {}; // a module for the typecheck: else its top-level `port` is a global, declared again by the other server scripts
 const port = Number(process.env.PORT ?? 3000);
 
 Bun.serve({

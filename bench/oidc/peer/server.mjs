@@ -40,7 +40,7 @@ const provider = new Provider(issuer, {
   cookies: { keys: [randomBytes(32).toString("base64url")] },
   claims: { openid: ["sub"], profile: ["name", "given_name", "family_name"], email: ["email", "email_verified"] },
   scopes: ["openid", "profile", "email"],
-  async findAccount(ctx, id) {
+  async findAccount(_ctx, id) {
     if (id !== USER.sub) return undefined;
     return { accountId: id, claims: async () => ({ sub: id, ...USER.claims }) };
   },
@@ -50,9 +50,9 @@ const provider = new Provider(issuer, {
     introspection: { enabled: true },
   },
   pkce: { required: () => true },
-  interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
+  interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
 });
-provider.on("server_error", (ctx, error) => console.error("peer server_error", error));
+provider.on("server_error", (_ctx, error) => console.error("peer server_error", error));
 
 async function form(req) {
   const chunks = [];
