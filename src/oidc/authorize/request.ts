@@ -23,6 +23,7 @@ import { authorize_resources } from "../tokens/resources.ts";
 import { check_scope } from "../claims/scopes.ts";
 import { parse_locales } from "../ui/catalogs.ts";
 import { JARM_MODES } from "../tokens/jwt_responses.ts";
+import { verify_id_token_hint } from "../tokens/id_token_hint.ts";
 import type { ClientRow } from "../../store/types.ts";
 
 export type { RawParams } from "./request_object.ts";
@@ -116,16 +117,16 @@ function parse_max_age(raw: string | undefined): number | null {
   return Number(raw);
 }
 
-/** OIDC Core §3.1.2.1 id_token_hint: an ID Token we issued (expired ones too); its sub. */
+/**
+ * OIDC Core §3.1.2.1 id_token_hint: an ID Token we issued (expired ones too), never another JWT
+ * of ours (tokens/id_token_hint.ts); its sub.
+ */
 async function hinted_sub(idp: Provider, hint: string | undefined): Promise<string | null> {
   if (hint === undefined || hint === "") return null;
-  try {
-    const payload = await idp.keys.verify(hint, { allow_expired: true, issuer: idp.config.issuer });
-    if (typeof payload.sub === "string") return payload.sub;
-  } catch {
-    // Reported below: a hint we cannot verify is never trusted.
-  }
-  throw new AuthorizationError("invalid_request", "id_token_hint is not a valid ID Token issued by this provider");
+  const checked = await verify_id_token_hint(idp, hint).catch(() => null);
+  // A hint we cannot verify is never trusted.
+  if (checked === null || !checked.ok) throw new AuthorizationError("invalid_request", "id_token_hint is not a valid ID Token issued by this provider");
+  return checked.hint.sub;
 }
 
 /**
