@@ -6,6 +6,7 @@
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import { z } from "zod";
+import { MAILBOX_RULE, parse_mailbox } from "./mailbox.ts";
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
 /** A number of requests or attempts per window. */
@@ -196,8 +197,11 @@ export const ConfigSchema = z.strictObject({
    * Unset: mail goes to the log in development, and is off in production.
    */
   smtp_url: z.string().refine(is_smtp_url, "must be smtp://[user:password@]host[:port] or smtps://…, optionally with ?starttls=required").optional(),
-  /** The From address of outgoing mail; required with smtp_url. */
-  mail_from: z.email({ error: "must be an e-mail address (idp@example.com)" }).optional(),
+  /**
+   * The From of outgoing mail, an address or a name and an address (RFC 5322 mailbox, mailbox.ts);
+   * without a name, mail goes out under the brand's name. Required with smtp_url.
+   */
+  mail_from: z.string().refine((value) => parse_mailbox(value) !== null, MAILBOX_RULE).optional(),
   /** How often each instance checks the store for rotated keys (seconds). */
   keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5),
   /** How often each instance deletes expired codes, tokens, sessions... (seconds). */
