@@ -163,7 +163,10 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     throw new AuthorizationError("unauthorized_client", "this client is not registered for the authorization code flow");
   }
 
-  const scope = check_scope(single(params, "scope"), client.metadata);
+  // RFC 8707 §2: every resource must be registered, else invalid_target on the redirect; a client
+  // without a scope list may ask for the scopes the named resources accept (scopes.ts).
+  const resources = await authorize_resources(idp, params.resource);
+  const scope = check_scope(single(params, "scope"), client.metadata, resources.flatMap((resource) => resource.scopes));
   if (!scope.ok) throw new AuthorizationError(scope.error, scope.description);
   // OIDC Core §11: offline_access is ignored unless a refresh token can follow — here, unless the
   // client is registered for the refresh_token grant — so the consent page never promises it.
@@ -204,9 +207,6 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
   const dpop_jkt = single(params, "dpop_jkt");
   if (dpop_jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(dpop_jkt)) throw new AuthorizationError("invalid_request", "dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters)");
 
-  // RFC 8707 §2: every resource must be registered, else invalid_target on the redirect.
-  const resources = await authorize_resources(idp, params.resource);
-
   const login_hint = single(params, "login_hint")?.trim() ?? "";
   const nonce = single(params, "nonce");
   return {
@@ -228,6 +228,6 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     acr_values,
     dpop_jkt: dpop_jkt ?? null,
     device: null,
-    resources,
+    resources: resources.map((resource) => resource.uri),
   };
 }
