@@ -21,6 +21,7 @@ import { theme_static_files, themed_templates } from "./theme.ts";
 import { start_purge } from "./purge.ts";
 import { settle_password_reset_requests } from "../oidc/accounts/password_reset.ts";
 import { create_transport } from "./mail/outbox.ts";
+import { mail_sender } from "./mail/transport.ts";
 import { start_mail_worker, type MailWorker, type MailWorkerOptions } from "./mail/worker.ts";
 
 export const VIEWS_DIR = fileURLToPath(new URL("../../views", import.meta.url));
@@ -124,7 +125,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     const purge = worker === undefined || worker.index === 1 ? start_purge(idp, { interval_seconds: config.purge_interval_seconds }) : null;
     // Delivers the outbox (mail/worker.ts); none when mail is off (production without SMTP).
     const transport = create_transport(config, log);
-    if (transport !== null) mail_worker = start_mail_worker(idp, transport, config.mail_from ?? "idp@localhost", options.mail_worker);
+    if (transport !== null) mail_worker = start_mail_worker(idp, transport, mail_sender(config.mail_from ?? "idp@localhost", idp.brand.name), options.mail_worker);
     log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind, password_hashing, ...(worker ? { worker: worker.index, pid: process.pid } : {}) });
     if (demo_moved !== null) log({ level: "info", msg: "demo client follows the issuer", redirect_uri: demo_moved });
     if (worker === undefined || worker.index === 1) await print_start_hints(idp, running.url, options.seed_demo === true, out, demo_moved !== null);

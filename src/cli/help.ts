@@ -90,13 +90,14 @@ The password is read from standard input (one trailing newline is removed) and m
 password policy: at least IDP_PASSWORD_MIN_LENGTH characters (10 by default), at most
 IDP_PASSWORD_MAX_LENGTH, not one of the 10,000 most common passwords, and not the username or
 the e-mail address; it is stored as an argon2id hash. set-password also ends the user's
-sessions, revokes the tokens issued in them and voids the user's password reset links.
+sessions, revokes every token of the user (offline ones included) and voids the user's
+password reset links.
 send-reset mails the user a password reset link (valid IDP_PASSWORD_RESET_TTL seconds, 30
 minutes by default; a running server delivers it); it needs mail and an e-mail address on the
 account, and is refused for invited and disabled users. list and show print each user's status
 (active, unverified, invited or disabled). reset-2fa removes the second factors (the
 authenticator app, the recovery codes and every passkey) of a user who lost them, and also ends
-the user's sessions; the user signs in with the password and can set them up again. show never prints the password hash or the
+the user's sessions and revokes their tokens; the user signs in with the password and can set them up again. show never prints the password hash or the
 TOTP secret. invite creates an account with no password (status invited) and mails the
 address a link to choose a username and password (valid IDP_INVITATION_TTL seconds, 7 days by
 default; a running server delivers the mail); it needs IDP_SIGNUP=invite or open, and mail.

@@ -4,6 +4,7 @@
  * links), put a failed message back in the queue, and check the mail settings.
  */
 import { load_brand } from "../app/brand.ts";
+import { mail_sender } from "../app/mail/transport.ts";
 import { create_transport, DELIVERABLE_ADDRESS, load_mail_templates, mail_enabled, MAIL_GIVE_UP_SECONDS, Outbox } from "../app/mail/outbox.ts";
 import { themed_templates } from "../app/theme.ts";
 import { DEFAULT_MAIL_WORKER, deliver, lease_for } from "../app/mail/worker.ts";
@@ -69,7 +70,8 @@ async function test(ctx: CliContext, argv: string[]): Promise<void> {
   const store = await ctx.store();
   if (!DELIVERABLE_ADDRESS.test(address!)) throw new CliError(`"${address}" is not an e-mail address (one mailbox, name@example.com)`);
   // Rendered as the server would: the operator's brand and theme (a bad one is refused here too).
-  const outbox = new Outbox(store, config.issuer, { now: now_seconds, brand: load_brand(config), templates: themed_templates(load_mail_templates(), config.brand.theme_dir, "mail/") });
+  const brand = load_brand(config);
+  const outbox = new Outbox(store, config.issuer, { now: now_seconds, brand, templates: themed_templates(load_mail_templates(), config.brand.theme_dir, "mail/") });
   const id = await outbox.queue({ to: address!, template: "test", data: {} });
   if (config.smtp_url === undefined) {
     return ctx.emit({ id, status: "queued", delivered: false, transport: "log" }, (write) =>
@@ -84,7 +86,7 @@ async function test(ctx: CliContext, argv: string[]): Promise<void> {
     if (claimed === undefined) {
       return ctx.emit({ id, status: "queued", delivered: false }, (write) => write(`Test mail ${id} queued; a running server took it over for delivery.\n`));
     }
-    const outcome = await deliver({ idp: { store, now: now_seconds, log: (line) => void logs.push(line), metrics: new Metrics() }, transport, from: config.mail_from!, options: DEFAULT_MAIL_WORKER }, claimed);
+    const outcome = await deliver({ idp: { store, now: now_seconds, log: (line) => void logs.push(line), metrics: new Metrics() }, transport, from: mail_sender(config.mail_from!, brand.name), options: DEFAULT_MAIL_WORKER }, claimed);
     const result = { id, status: outcome.status === "retry" ? "queued" : outcome.status, delivered: outcome.status === "sent", server: transport.description, ...("error" in outcome && { error: outcome.error }) };
     if (outcome.status === "sent") {
       return ctx.emit(result, (write) => write(`Test mail ${id} sent to ${address} through ${transport.description}.\n`));

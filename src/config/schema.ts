@@ -10,6 +10,7 @@
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import { z } from "zod";
+import { MAILBOX_RULE, parse_mailbox } from "./mailbox.ts";
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
 /** A number of requests or attempts per window. */
@@ -287,9 +288,9 @@ export const ConfigSchema = z.strictObject({
     env: "IDP_SMTP_URL",
     description: "Outgoing mail server (see [Mail](#mail)): `smtp://[user:password@]host[:port]` (port 587 by default; STARTTLS when the server offers it, `?starttls=required` to refuse sending without it) or `smtps://…` (TLS from the start, port 465 by default). Percent-encode special characters of the user and password. Unset: mail goes to the log in development and is off in production. The password is masked in `idp config check` and never logged.",
   }),
-  mail_from: z.email({ error: "must be an e-mail address (idp@example.com)" }).optional().meta({
+  mail_from: z.string().refine((value) => parse_mailbox(value) !== null, MAILBOX_RULE).optional().meta({
     env: "IDP_MAIL_FROM",
-    description: "The From address of outgoing mail (`idp@example.com`); required with `IDP_SMTP_URL`.",
+    description: "The From of outgoing mail: an address (`idp@example.com`) or a name and an address (`Example ID <idp@example.com>`, an RFC 5322 mailbox; quote a name with commas). Without a name, mail goes out under `IDP_BRAND_NAME` (or the issuer's host). Required with `IDP_SMTP_URL`.",
   }),
   keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5).meta({
     env: "IDP_KEYS_POLL_SECONDS",

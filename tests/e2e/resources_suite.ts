@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { calculateJwkThumbprint, createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from "jose";
 import * as oauth from "oauth4webapi";
-import { Browser, authorize } from "../helpers/browser.ts";
+import { Browser, authorize, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, basic, pkce } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 
@@ -193,6 +193,41 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
           oauth.processAuthorizationCodeResponse(as, web.client, r, { expectedNonce: "n-456" }),
         );
         expect(error).toEqual({ error: "invalid_target", error_description: `resource ${DOCS} was not authorized for this grant` });
+      });
+
+      test("a client without a registered scope list may ask for the scopes of a resource it names: consent shows them, the token carries them", async () => {
+        const open = await party({ client_name: "Open", grant_types: ["authorization_code"] });
+        const code = pkce();
+        const url = new URL(authorization_url(t, { scope: "openid read:docs unheard-of", code_challenge: code.challenge, code_challenge_method: "S256" }, open.client.client_id));
+        url.searchParams.append("resource", DOCS);
+        const browser = new Browser();
+        const login = await (await browser.get(new URL((await browser.get(url.href)).headers.get("location")!, url).href)).text();
+        const signed = await browser.post(form_action(login)!, { csrf: hidden_field(login, "csrf")!, username: "alice", password: t.password });
+        expect(signed.headers.get("location")).toEndWith("/consent");
+        const consent = await (await browser.get(new URL(signed.headers.get("location")!, url).href)).text();
+        expect(consent).toContain("read:docs");
+        // A scope no resource and no OpenID scope knows is ignored, as before (scopes.ts).
+        expect(consent).not.toContain("unheard-of");
+        let answer = await browser.post(form_action(consent)!, { csrf: hidden_field(consent, "csrf")!, decision: "allow" });
+        while (!answer.headers.get("location")!.startsWith(REDIRECT_URI)) answer = await browser.get(new URL(answer.headers.get("location")!, url).href);
+        const params = oauth.validateAuthResponse(as, open.client, new URL(answer.headers.get("location")!), "st-123");
+        const tokens = await oauth.processAuthorizationCodeResponse(as, open.client, await oauth.authorizationCodeGrantRequest(as, open.client, open.auth, params, REDIRECT_URI, code.verifier, insecure), { expectedNonce: "n-456" });
+        expect(tokens.scope).toBe("read:docs");
+        expect(await validate_at(tokens.access_token, DOCS)).toMatchObject({ scope: "read:docs", client_id: open.client.client_id });
+      });
+
+      test("without naming its resource, or naming another, a client without a scope list gets no resource scope", async () => {
+        const open = await party({ client_name: "Open, no resource", grant_types: ["authorization_code"], skip_consent: true });
+        for (const [resources, granted] of [[[], "openid"], [[MAIL], undefined]] as const) {
+          const code = pkce();
+          const url = new URL(authorization_url(t, { scope: "openid read:docs", code_challenge: code.challenge, code_challenge_method: "S256" }, open.client.client_id));
+          for (const resource of resources) url.searchParams.append("resource", resource);
+          const { callback } = await authorize(new Browser(), url.href, { password: t.password, callback_prefix: REDIRECT_URI });
+          const params = oauth.validateAuthResponse(as, open.client, callback, "st-123");
+          const tokens = await oauth.processAuthorizationCodeResponse(as, open.client, await oauth.authorizationCodeGrantRequest(as, open.client, open.auth, params, REDIRECT_URI, code.verifier, insecure), { expectedNonce: "n-456" });
+          expect(tokens.scope).toBe(granted);
+          expect(oauth.getValidatedIdTokenClaims(tokens)!.sub).toBe(t.user.id);
+        }
       });
 
       test("/authorize refuses an unregistered, relative or fragment resource with invalid_target on the redirect", async () => {

@@ -3,8 +3,8 @@
  * (initiateDeviceAuthorization, pollDeviceAuthorizationGrant), the user's part with the tests'
  * HTTP browser (the /device page, sign-in, the device's consent page). The refusals the spec
  * names: authorization_pending, slow_down (and the interval raised by 5 seconds),
- * access_denied, expired_token, a used device code; wrong user codes limited per address; a
- * client not registered for the grant. On SQLite, and on PostgreSQL when it runs.
+ * access_denied, expired_token, a used device code, an approval whose user was disabled since;
+ * wrong user codes limited per address; a client not registered for the grant. On SQLite, and on PostgreSQL when it runs.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import * as client from "openid-client";
@@ -46,11 +46,11 @@ function device_suite(postgres: boolean): void {
       return browser.post(form_action(html)!, { csrf: hidden_field(html, "csrf")!, user_code });
     }
 
-    async function sign_in_if_asked(browser: Browser, response: Response): Promise<string> {
+    async function sign_in_if_asked(browser: Browser, response: Response, username = "alice"): Promise<string> {
       let location = response.headers.get("location")!;
       if (location.endsWith("/login")) {
         const html = await (await browser.get(location)).text();
-        const signed = await browser.post(form_action(html)!, { csrf: hidden_field(html, "csrf")!, username: "alice", password: t.password });
+        const signed = await browser.post(form_action(html)!, { csrf: hidden_field(html, "csrf")!, username, password: t.password });
         expect(signed.status).toBe(303);
         location = signed.headers.get("location")!;
       }
@@ -169,6 +169,16 @@ function device_suite(postgres: boolean): void {
       const { answer } = await decide(browser, entered.headers.get("location")!, "deny");
       expect(await answer.text()).toContain("Device not connected");
       expect(await token_request(String(body.device_code))).toMatchObject({ status: 400, body: { error: "access_denied" } });
+    });
+
+    test("an approval whose user was disabled before the device polled yields nothing: invalid_grant", async () => {
+      const user = await t.add_user({ username: `device-leaver-${postgres ? "pg" : "lite"}` });
+      const { body } = await start_device();
+      const browser = new Browser();
+      const consent_url = await sign_in_if_asked(browser, await enter_code(browser, `${t.issuer}/device`, String(body.user_code)), user.username);
+      expect((await decide(browser, consent_url, "allow")).answer.status).toBe(200);
+      await t.store.update_user(user.id, { status: "disabled" });
+      expect(await token_request(String(body.device_code))).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     });
 
     test("an authorization nobody approved expires: expired_token, and its user code no longer works", async () => {

@@ -53,11 +53,12 @@ export function smtp_transport(smtp_url: string): MailTransport {
     description: redact_url_password(smtp_url),
     async send(mail) {
       try {
-        // Bare addresses and an explicit envelope: nodemailer never parses a display name out of them.
+        // Name and address given apart, and an explicit envelope: nodemailer never parses an
+        // address out of text; it quotes the name or encodes it (RFC 2047) as the header needs.
         await (await transport()).sendMail({
-          from: { name: "", address: mail.from },
+          from: { name: mail.from.name, address: mail.from.address },
           to: { name: "", address: mail.to },
-          envelope: { from: mail.from, to: [mail.to] },
+          envelope: { from: mail.from.address, to: [mail.to] },
           subject: mail.subject,
           text: mail.text,
           html: mail.html,

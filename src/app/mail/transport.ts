@@ -3,9 +3,24 @@
  * The rules never see a transport (they queue through `idp.mail`, oidc/mail.ts), and
  * nodemailer stays behind this interface.
  */
+import { parse_mailbox } from "../../config/mailbox.ts";
 import type { Log } from "../../oidc/provider.ts";
 
-export type OutgoingMail = { from: string; to: string; subject: string; text: string; html: string };
+/** The From of a message: a display name and an address (RFC 5322 §3.4 mailbox). */
+export type Sender = { name: string; address: string };
+
+export type OutgoingMail = { from: Sender; to: string; subject: string; text: string; html: string };
+
+/**
+ * The From of outgoing mail: IDP_MAIL_FROM's address with its display name, or the brand's name
+ * (IDP_BRAND_NAME, else the issuer's host) when the setting has none, so the mail says who sends it.
+ */
+export function mail_sender(mail_from: string, brand_name: string): Sender {
+  const mailbox = parse_mailbox(mail_from);
+  // The config schema accepted nothing else; a bare address is the fallback's own shape.
+  if (mailbox === null) return { name: brand_name, address: mail_from.trim() };
+  return { name: mailbox.name ?? brand_name, address: mailbox.address };
+}
 
 export interface MailTransport {
   /** "smtp", or "log" in development without SMTP. */

@@ -13,7 +13,7 @@
 import type { Provider } from "../../oidc/provider.ts";
 import type { MailRow } from "../../store/types.ts";
 import { SMTP_MAX_DELIVERY_SECONDS } from "./smtp.ts";
-import { MailDeliveryError, type MailTransport } from "./transport.ts";
+import { MailDeliveryError, type MailTransport, type Sender } from "./transport.ts";
 
 export type MailWorkerOptions = {
   /** How often the outbox is checked without a wake-up (ms). */
@@ -53,11 +53,11 @@ export function next_attempt(attempts: number, now: number, give_up_at: number, 
 
 export type DeliveryOutcome = { status: "sent" } | { status: "retry"; retry_at: number; error: string } | { status: "failed"; error: string } | { status: "lost" };
 
-/** What a delivery needs: the provider's store, clock, log and metrics, the transport and the From address. */
+/** What a delivery needs: the provider's store, clock, log and metrics, the transport and the From (transport.ts `mail_sender`). */
 export type Deliverer = {
   idp: Pick<Provider, "store" | "now" | "log" | "metrics">;
   transport: MailTransport;
-  from: string;
+  from: Sender;
   options: Pick<MailWorkerOptions, "retry_base_seconds" | "retry_max_seconds">;
 };
 
@@ -101,7 +101,7 @@ export type MailWorker = {
   stop(): Promise<void>;
 };
 
-export function start_mail_worker(idp: Provider, transport: MailTransport, from: string, overrides: Partial<MailWorkerOptions> = {}): MailWorker {
+export function start_mail_worker(idp: Provider, transport: MailTransport, from: Sender, overrides: Partial<MailWorkerOptions> = {}): MailWorker {
   const batch = overrides.batch ?? DEFAULT_MAIL_WORKER.batch;
   const options = { ...DEFAULT_MAIL_WORKER, lease_seconds: lease_for(batch), ...overrides };
   const deliverer: Deliverer = { idp, transport, from, options };

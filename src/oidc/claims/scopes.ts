@@ -6,9 +6,10 @@
  * understood by an implementation SHOULD be ignored"):
  * - A client registered with a `scope` list may request only those: anything else is
  *   `invalid_scope`, never dropped silently.
- * - A client without a `scope` list may request the scopes below; other values are ignored, and
- *   the granted `scope` is returned in the token response (RFC 6749 §5.1), so the client sees
- *   exactly what it got.
+ * - A client without a `scope` list may request the scopes below, and the scopes of the
+ *   registered resources it names with `resource` (RFC 8707 §2, tokens/resources.ts: the consent
+ *   page lists them); other values are ignored, and the granted `scope` is returned in the token
+ *   response (RFC 6749 §5.1), so the client sees exactly what it got.
  * - A missing or empty scope is `invalid_scope` (RFC 6749 §3.3: "fail the request indicating an
  *   invalid scope").
  */
@@ -74,8 +75,11 @@ export function split_scope(scope: string): string[] {
   return out;
 }
 
-/** Checks a requested scope against the client; returns the scopes to grant. */
-export function check_scope(requested: string | undefined, client: ClientMetadata): ScopeCheck {
+/**
+ * Checks a requested scope against the client; returns the scopes to grant. `resource_scopes`: the
+ * scopes of the resources the request names, which a client without a scope list may ask for.
+ */
+export function check_scope(requested: string | undefined, client: ClientMetadata, resource_scopes: readonly string[] = []): ScopeCheck {
   if (requested === undefined || requested.trim() === "") {
     return { ok: false, error: "invalid_scope", description: "scope is required (use at least \"openid\")" };
   }
@@ -93,7 +97,7 @@ export function check_scope(requested: string | undefined, client: ClientMetadat
     }
     return { ok: true, scopes: values };
   }
-  const granted = values.filter(is_known_scope);
+  const granted = values.filter((s) => is_known_scope(s) || resource_scopes.includes(s));
   if (granted.length === 0) return { ok: false, error: "invalid_scope", description: `none of the requested scopes is supported: ${values.join(" ")}` };
   return { ok: true, scopes: granted };
 }

@@ -39,16 +39,23 @@ function upstream_fetch(idp: Provider, name: string): client.CustomFetch {
 const ASSERTION_TTL_SECONDS = 60;
 
 /**
+ * The client assertion's JWS `typ` (draft-ietf-oauth-rfc7523bis §4). The assertion is signed with
+ * the key that signs our ID Tokens; "JWT" would let it pass for one of our own tokens, this type
+ * is one none of our checks accepts (tokens/id_token_hint.ts).
+ */
+export const CLIENT_ASSERTION_TYP = "client-authentication+jwt";
+
+/**
  * `private_key_jwt` (OIDC Core §9, RFC 7523 §2.2): an assertion signed with our own active
- * signing key, whose public half the upstream reads from our JWKS (register our jwks_uri there).
- * `aud` is the upstream's issuer, as openid-client's own PrivateKeyJwt sends it (RFC 7523bis:
- * an assertion bound to one server cannot be replayed at another's token endpoint); `jti` is
- * random, so the upstream can refuse a replay.
+ * signing key, whose public half the upstream reads from our JWKS (register our jwks_uri there),
+ * typed CLIENT_ASSERTION_TYP. `aud` is the upstream's issuer, as openid-client's own PrivateKeyJwt
+ * sends it (RFC 7523bis: an assertion bound to one server cannot be replayed at another's token
+ * endpoint); `jti` is random, so the upstream can refuse a replay.
  */
 function private_key_jwt(idp: Provider, client_id: string): client.ClientAuth {
   const auth = async (as: client.ServerMetadata, _client: client.ClientMetadata, body: URLSearchParams) => {
     const now = idp.now();
-    const assertion = await idp.keys.sign({ iss: client_id, sub: client_id, aud: as.issuer, jti: random_token(32), iat: now, exp: now + ASSERTION_TTL_SECONDS }, { typ: "JWT" });
+    const assertion = await idp.keys.sign({ iss: client_id, sub: client_id, aud: as.issuer, jti: random_token(32), iat: now, exp: now + ASSERTION_TTL_SECONDS }, { typ: CLIENT_ASSERTION_TYP });
     body.set("client_id", client_id);
     body.set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
     body.set("client_assertion", assertion);

@@ -3,7 +3,7 @@
  * offline access was granted (OIDC Core §11).
  *
  * Hot path (benchmarked): one atomic consume_code, then the token insert(s) and the user lookup
- * together, then one signature. The client was looked up once by the endpoint.
+ * together (the user must be active, whatever the scope), then one signature. The client was looked up once by the endpoint.
  */
 import { record_event } from "../audit.ts";
 import { allows_grant, is_public } from "../clients/metadata.ts";
@@ -13,6 +13,7 @@ import { sign_id_token } from "../tokens/id_token.ts";
 import { verify_s256 } from "../authorize/pkce.ts";
 import { narrow_resource, resource_scopes } from "../tokens/resources.ts";
 import { split_scope } from "../claims/scopes.ts";
+import { is_active_user } from "../accounts/account_status.ts";
 import type { CodeRow } from "../../store/types.ts";
 import { dpop_bindings, issue_access_token, issue_refresh_token, type TokenBinding } from "../tokens/access_and_refresh.ts";
 import { token_type } from "../tokens/dpop.ts";
@@ -102,17 +103,20 @@ export async function issue_user_tokens(ctx: GrantContext, code: UserAuthorizati
   const [access, refresh, user] = await Promise.all([
     issue_access_token(idp, client, { ...binding, scope: access_scope, jkt: jkt.access }, now, resource),
     offline ? issue_refresh_token(idp, { ...binding, jkt: jkt.refresh, resources: authorized }, now) : null,
-    openid ? idp.store.get_user_by_id(code.user_id) : null,
+    idp.store.get_user_by_id(code.user_id),
   ]);
+  // A code or device approval is redeemed only while its user exists and is active
+  // (account_status.ts): one approved before the account was disabled yields nothing, and the
+  // tokens just stored are revoked (RFC 6749 §5.2 invalid_grant).
+  if (!is_active_user(user)) {
+    await idp.store.revoke_by_grant(code.grant_id, now);
+    throw new OAuthError("invalid_grant", user === null ? "the user of this authorization no longer exists" : "the user of this authorization is not active");
+  }
   const body: TokenResponse = { access_token: access.token, token_type: token_type(jkt.access), expires_in: access.expires_in };
   if (access_scope !== "") body.scope = access_scope;
   if (refresh !== null) body.refresh_token = refresh.token;
   // OIDC Core §3.1.3.3: an ID Token when the openid scope was granted; plain OAuth 2.0 otherwise.
   if (openid) {
-    if (user === null) {
-      await idp.store.revoke_by_grant(code.grant_id, now);
-      throw new OAuthError("invalid_grant", "the user of this authorization code no longer exists");
-    }
     body.id_token = await sign_id_token(idp, { client, user, authentication: code, scopes, access_token: access.token, now });
   }
   return body;

@@ -10,6 +10,7 @@ import { ACCESS_DENIED_DESCRIPTION, check_group_access } from "../claims/groups.
 import { sign_id_token } from "../tokens/id_token.ts";
 import { narrow_resource, resource_scopes } from "../tokens/resources.ts";
 import { split_scope } from "../claims/scopes.ts";
+import { is_active_user } from "../accounts/account_status.ts";
 import type { TokenRow } from "../../store/types.ts";
 import { issue_access_token, issue_refresh_token, revoke_token, token_hash, type TokenBinding } from "../tokens/access_and_refresh.ts";
 import type { GrantContext, TokenResponse } from "./types.ts";
@@ -74,6 +75,15 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
     throw new OAuthError(ctx.dpop_jkt === null ? "invalid_dpop_proof" : "invalid_grant", ctx.dpop_jkt === null ? "this refresh token is bound to a DPoP key: send a DPoP proof of it" : "the refresh token is bound to another DPoP key");
   }
 
+  // The user must still be active (account_status.ts): a disabled user's refresh token is
+  // worth nothing, and its family goes (RFC 6749 §5.2 invalid_grant: the grant is no longer valid).
+  // Checked before rotating, so the refusal issues nothing.
+  const user = stored.user_id === null ? null : await idp.store.get_user_by_id(stored.user_id);
+  if (stored.user_id !== null && !is_active_user(user)) {
+    await revoke_token(idp, stored, now);
+    throw new OAuthError("invalid_grant", user === null ? "the user of this refresh token no longer exists" : "the user of this refresh token is not active");
+  }
+
   const result = await idp.store.rotate_refresh_token(hash, now);
   if (result.status === "reused") return reuse_detected(ctx, result.token);
   if (result.status === "revoked") throw new OAuthError("invalid_grant", "the refresh token has been revoked");
@@ -108,17 +118,12 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
   const access_scope = resource === null ? scope : resource_scopes(resource, scopes).join(" ");
   const openid = scopes.includes("openid") && token.user_id !== null;
   // RFC 9449 §5: the new access token is bound to this request's key; the refresh token keeps its binding.
-  const [issued, refresh, user] = await Promise.all([
+  const [issued, refresh] = await Promise.all([
     issue_access_token(idp, ctx.client, { ...binding, scope: access_scope, jkt: ctx.dpop_jkt }, now, resource),
     issue_refresh_token(idp, { ...binding, jkt: token.jkt, resources: token.resources }, now),
-    openid ? idp.store.get_user_by_id(token.user_id!) : null,
   ]);
   const body: TokenResponse = { access_token: issued.token, token_type: token_type(ctx.dpop_jkt), expires_in: issued.expires_in, scope: access_scope, refresh_token: refresh.token };
-  if (openid) {
-    if (user === null) {
-      await revoke_token(idp, token, now);
-      throw new OAuthError("invalid_grant", "the user of this refresh token no longer exists");
-    }
+  if (openid && user !== null) {
     // OIDC Core §12.2: iss, sub, aud and auth_time of the original ID Token, a new iat, no nonce.
     body.id_token = await sign_id_token(idp, { client, user, authentication: token, scopes, access_token: issued.token, now, refresh: true, groups: access?.allowed ? access.groups : null });
   }

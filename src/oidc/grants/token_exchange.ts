@@ -19,6 +19,7 @@ import { record_event } from "../audit.ts";
 import { OAuthError } from "../errors.ts";
 import { registered_resource, resource_scopes, resource_values } from "../tokens/resources.ts";
 import { split_scope } from "../claims/scopes.ts";
+import { is_active_user } from "../accounts/account_status.ts";
 import { find_token, issue_access_token, token_state } from "../tokens/access_and_refresh.ts";
 import { token_type } from "../tokens/dpop.ts";
 import type { JsonObject, TokenRow } from "../../store/types.ts";
@@ -32,6 +33,8 @@ async function our_access_token(ctx: GrantContext, value: string, name: "subject
   if (token === null || token.kind !== "access") throw new OAuthError("invalid_grant", `${name} is not an access token issued by this provider`);
   const state = token_state(token, ctx.now);
   if (state !== "active") throw new OAuthError("invalid_grant", `${name} is ${state}`);
+  // A token of a user who is no longer active is worth nothing (accounts/account_status.ts).
+  if (token.user_id !== null && !is_active_user(await ctx.idp.store.get_user_by_id(token.user_id))) throw new OAuthError("invalid_grant", `${name}'s user is not active`);
   return token;
 }
 

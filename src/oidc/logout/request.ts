@@ -4,8 +4,9 @@
  * and §5 "Security Considerations").
  *
  * - id_token_hint: an ID Token we issued (signature with our keys, our issuer). Past its exp it
- *   is still accepted (§4: "even when the exp time has passed"). A logout token is refused here
- *   (Back-Channel Logout §4.1, cross-JWT confusion).
+ *   is still accepted (§4: "even when the exp time has passed"). Another JWT of ours (a logout
+ *   token, Back-Channel Logout §4.1; a signed UserInfo response…) is refused here: cross-JWT
+ *   confusion (tokens/id_token_hint.ts).
  * - client_id: when sent with a hint, the hint's aud must contain it (§2).
  * - post_logout_redirect_uri: needs a client (client_id or the hint's aud, §2) and must be one of
  *   its registered post_logout_redirect_uris, compared exactly (§3: "MUST NOT perform
@@ -16,7 +17,7 @@
  */
 import { z } from "zod";
 import { PageError } from "../errors.ts";
-import { TokenVerifyError } from "../keys/errors.ts";
+import { verify_id_token_hint, type IdTokenHint } from "../tokens/id_token_hint.ts";
 import type { Provider } from "../provider.ts";
 import type { ClientRow } from "../../store/types.ts";
 
@@ -33,7 +34,7 @@ export const logout_params = {
 export type LogoutParams = { id_token_hint?: string | undefined; client_id?: string | undefined; post_logout_redirect_uri?: string | undefined; state?: string | undefined };
 
 /** What an id_token_hint told us, once verified. */
-export type LogoutHint = { sub: string; sid: string | null; aud: string[] };
+export type LogoutHint = IdTokenHint;
 
 /** A checked logout request. */
 export type ValidLogout = {
@@ -55,20 +56,10 @@ function given(value: string | undefined): string | null {
 }
 
 async function verify_hint(idp: Provider, jwt: string): Promise<LogoutHint> {
-  let claims;
-  try {
-    claims = await idp.keys.verify(jwt, { allow_expired: true, issuer: idp.config.issuer });
-  } catch (error) {
-    if (error instanceof TokenVerifyError) {
-      throw invalid_logout("The application sent a sign-in token that was not issued by this service. You have not been signed out.");
-    }
-    throw error;
-  }
-  const aud = typeof claims.aud === "string" ? [claims.aud] : (claims.aud ?? []);
-  if (typeof claims.sub !== "string" || aud.length === 0 || "events" in claims) {
-    throw invalid_logout("The application sent a token that is not an ID Token. You have not been signed out.");
-  }
-  return { sub: claims.sub, sid: typeof claims.sid === "string" ? claims.sid : null, aud };
+  const checked = await verify_id_token_hint(idp, jwt);
+  if (checked.ok) return checked.hint;
+  if (checked.reason === "unverified") throw invalid_logout("The application sent a sign-in token that was not issued by this service. You have not been signed out.");
+  throw invalid_logout("The application sent a token that is not an ID Token. You have not been signed out.");
 }
 
 export async function validate_logout(idp: Provider, params: LogoutParams): Promise<ValidLogout> {

@@ -74,16 +74,22 @@ export async function end_session_by_cookie(idp: Provider, cookies: CookieReader
 }
 
 /**
- * Ends every session of a user but `keep_id_hash` (none kept when omitted) and revokes the tokens
- * issued in them: after a password change or a two-step verification reset (account page, CLI).
+ * Ends every session of a user but `keep_id_hash` (none kept when omitted) and revokes EVERY token
+ * of the user, whatever client or session issued it: the paths that end a user's access for a
+ * security reason (disabling, a password set or reset, a second-factor reset, an administrator's
+ * "end sessions", a removed passkey, the account page's password change) use it. Not only the
+ * tokens of live sessions: an offline_access refresh token outlives its session on purpose (a
+ * sign-out keeps it, OIDC Core §11, logout/end_session.ts), and is exactly what a stolen device or
+ * a disabled user would otherwise keep. The kept session stays signed in; its clients' tokens go
+ * too, and they get new ones through it without a password.
  */
 export async function end_user_sessions(store: Store, user_id: string, now: UnixSeconds, keep_id_hash?: string): Promise<{ sessions_ended: number; tokens_revoked: number }> {
   let sessions_ended = 0;
-  let tokens_revoked = 0;
   for (const session of await store.list_sessions_for_user(user_id)) {
     if (session.id_hash === keep_id_hash) continue;
-    tokens_revoked += await store.revoke_by_session(session.id_hash, now);
     if (await store.delete_session(session.id_hash)) sessions_ended++;
   }
+  // After the sessions: no session is left to issue a token the revocation would miss.
+  const tokens_revoked = await store.revoke_for_user(user_id, now);
   return { sessions_ended, tokens_revoked };
 }

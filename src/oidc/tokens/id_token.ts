@@ -15,6 +15,12 @@ import { subject_for } from "../claims/pairwise.ts";
 import type { Provider } from "../provider.ts";
 import type { ClientRow, JsonObject, UserRow } from "../../store/types.ts";
 
+/**
+ * The ID Token's JWS `typ`: "JWT", as RFC 7519 §5.1 recommends and relying parties expect. Our
+ * other JWTs carry their own types, so an ID Token is told from them by it (id_token_hint.ts).
+ */
+export const ID_TOKEN_TYP = "JWT";
+
 /** The alg to sign this client's ID tokens with. */
 export function id_token_alg(idp: Provider, client: ClientRow): Alg {
   const wanted = client.metadata.id_token_signed_response_alg ?? "RS256";
@@ -84,5 +90,5 @@ export async function sign_id_token(idp: Provider, input: IdTokenInput): Promise
   // against the sid of a logout token.
   if (typeof authentication.session_id_hash === "string") payload.sid = session_sid(authentication.session_id_hash);
   // azp is only needed with several audiences (OIDC Core §2); we issue one audience, on refresh too.
-  return idp.keys.sign(payload, { alg });
+  return idp.keys.sign(payload, { alg, typ: ID_TOKEN_TYP });
 }

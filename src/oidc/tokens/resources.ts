@@ -6,7 +6,9 @@
  * that token is audience-restricted to it.
  *
  * Scope of a resource's token: the granted scopes the resource accepts (the intersection of the
- * granted scope with the resource's registered scopes). OIDC scopes (openid, profile, email…)
+ * granted scope with the resource's registered scopes). A client without a registered scope list
+ * may ask for the scopes of the resources it names (claims/scopes.ts); one with a list, only those
+ * of its list. OIDC scopes (openid, profile, email…)
  * are about /userinfo, our own resource: they stay in the ID Token and the refresh token, and
  * reach a resource's access token only when the resource registered them. A token audienced to
  * a resource is refused by /userinfo (it is not for us).
@@ -59,11 +61,12 @@ async function registered(idp: Provider, uris: readonly string[], refuse: Refuse
   return rows;
 }
 
-/** At /authorize: every requested resource must be registered (RFC 8707 §2); refused on the redirect. */
-export async function authorize_resources(idp: Provider, raw: unknown): Promise<string[]> {
-  const uris = resource_values(raw);
-  await registered(idp, uris, authorization_refusal);
-  return uris;
+/**
+ * At /authorize: every requested resource must be registered (RFC 8707 §2); refused on the
+ * redirect. Their rows: the scopes they accept may be asked for (claims/scopes.ts `check_scope`).
+ */
+export function authorize_resources(idp: Provider, raw: unknown): Promise<ResourceServerRow[]> {
+  return registered(idp, resource_values(raw), authorization_refusal);
 }
 
 /** Registered resources, for the grants that take `resource` without a prior authorization (client_credentials). */

@@ -7,8 +7,8 @@
  * - a client an operator marked `resource_server: true` in its metadata (server-side, never
  *   registrable) may also introspect other clients' ACCESS tokens: that is how an API checks the
  *   opaque tokens it is sent (oidc/tokens/access_and_refresh.ts). Refresh tokens stay private to their client.
- * Anything else — unknown, expired, revoked, spent (rotated) or not the caller's — is exactly
- * `{"active": false}` (§2.2), so the answer never tells which.
+ * Anything else — unknown, expired, revoked, spent (rotated), not the caller's, or of a user who
+ * is gone or no longer active — is exactly `{"active": false}` (§2.2), so the answer never tells which.
  *
  * Active answers carry: active, scope, client_id, token_type ("Bearer" for access tokens, "DPoP"
  * with `cnf.jkt` for DPoP-bound ones (RFC 9449 §6.2), "refresh_token" for refresh tokens, the
@@ -34,6 +34,7 @@ import type { ClientRow, TokenRow } from "../../../store/types.ts";
 import { find_token, token_state } from "../../../oidc/tokens/access_and_refresh.ts";
 import { INTROSPECTION_JWT_TYPE, accepts_introspection_jwt, sign_introspection } from "../../../oidc/tokens/jwt_responses.ts";
 import { subject_for } from "../../../oidc/claims/pairwise.ts";
+import { is_active_user } from "../../../oidc/accounts/account_status.ts";
 
 const param = z.string().optional();
 
@@ -85,7 +86,8 @@ export const Introspect = (idp: Provider) =>
       const inactive: IntrospectionResponse = { active: false };
       if (token === null || token_state(token, idp.now()) !== "active" || !may_introspect(client, token)) return answer(inactive);
       const user = token.user_id === null ? null : await idp.store.get_user_by_id(token.user_id);
-      if (token.user_id !== null && user === null) return answer(inactive);
+      // A token of a user who no longer exists or is not active (disabled) is not active either (account_status.ts).
+      if (token.user_id !== null && !is_active_user(user)) return answer(inactive);
       // The token's client: its subject type gives the sub (pairwise.ts), its mapping the groups.
       const owner = token.client_id === client.client_id ? client : await idp.store.get_client(token.client_id);
       const body: IntrospectionResponse = {

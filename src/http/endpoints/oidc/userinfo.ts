@@ -20,6 +20,7 @@ import { split_scope } from "../../../oidc/claims/scopes.ts";
 import { find_access_token } from "../../../oidc/tokens/access_and_refresh.ts";
 import { sign_userinfo, wants_signed_userinfo } from "../../../oidc/tokens/jwt_responses.ts";
 import { subject_for } from "../../../oidc/claims/pairwise.ts";
+import { is_active_user } from "../../../oidc/accounts/account_status.ts";
 
 export const Userinfo = (idp: Provider) => {
   const realm = idp.config.issuer;
@@ -64,6 +65,8 @@ export const Userinfo = (idp: Provider) => {
       // and whether it registered for signed UserInfo (jwt_responses.ts).
       const [user, client] = await Promise.all([user_id === null ? null : idp.store.get_user_by_id(user_id), idp.store.get_client(found.token.client_id)]);
       if (user === null) throw new BearerError("invalid_token", "the user of this access token no longer exists", realm);
+      // RFC 6750 §3.1: a token of a user who is no longer active (disabled) is not valid (account_status.ts).
+      if (!is_active_user(user)) throw new BearerError("invalid_token", "the user of this access token is not active", realm, proof === null ? null : dpop_challenge());
       if (client === null) throw new BearerError("invalid_token", "the client of this access token no longer exists", realm);
       // FAPI 2.0 §5.4.1: a FAPI client's proofs are PS256, ES256 or EdDSA here too (at /token: dpop.ts).
       if (proof !== null && !is_fapi_alg(proof.alg) && is_fapi(idp, client)) throw new BearerError("invalid_dpop_proof", "the DPoP proof must be signed with PS256, ES256 or EdDSA (FAPI 2.0 §5.4.1)", realm, dpop_challenge());
