@@ -1,7 +1,7 @@
 /**
  * A small command-line parser (no framework dependency): `--flag value`, `--flag=value`,
  * repeatable flags, booleans, positional arguments and `--` to end the flags. Every command
- * declares its flags; an unknown flag or a missing value raises a UsageError (exit code 2).
+ * declares its flags (spec.ts); an unknown flag or a missing value raises a UsageError (exit code 2).
  */
 import { UsageError } from "./errors.ts";
 
@@ -11,6 +11,23 @@ export type FlagSpec =
   | { type: "string"; multiple: true };
 
 export type FlagSpecs = Record<string, FlagSpec>;
+
+/**
+ * A flag as a command declares it: how it parses, and what the help and the README say of it.
+ * A string flag names what its value looks like (`N`, `URL`, `web|native`).
+ */
+export type OptionSpec = (
+  | { type: "boolean"; value?: never }
+  | { type: "string"; multiple?: false; value: string }
+  | { type: "string"; multiple: true; value: string }
+) & {
+  /** One line: what the option does. */
+  help: string;
+  /** Shown without brackets in the usage line; the command itself checks that it is given. */
+  required?: true;
+  /** A one-letter alias (`-h`). */
+  short?: string;
+};
 
 /** The parsed value of one flag, typed from its spec. */
 export type FlagValue<S extends FlagSpec> = S extends { type: "boolean" }
@@ -26,16 +43,14 @@ export type ParsedArgs<S extends FlagSpecs> = {
 
 /** Flags every command accepts. */
 export const COMMON_FLAGS = {
-  json: { type: "boolean" },
-  help: { type: "boolean" },
-} as const satisfies FlagSpecs;
+  json: { type: "boolean", help: "print one machine-readable JSON document on stdout" },
+  help: { type: "boolean", short: "h", help: "show the command's help" },
+} as const satisfies Record<string, OptionSpec>;
 
 export type WithCommon<S extends FlagSpecs> = S & typeof COMMON_FLAGS;
 
-const SHORT: Record<string, string> = { h: "help" };
-
-/** camelCase flag names would surprise nobody in code, but the CLI spells them with dashes. */
-function flag_name(key: string): string {
+/** snake_case in code, dashes on the command line: `email_verified` is `--email-verified`. */
+export function flag_name(key: string): string {
   return key.replace(/_/g, "-");
 }
 
@@ -46,7 +61,13 @@ function flag_name(key: string): string {
 export function parse_args<S extends FlagSpecs>(argv: readonly string[], specs: S): ParsedArgs<WithCommon<S>> {
   const all: FlagSpecs = { ...specs, ...COMMON_FLAGS };
   const by_name = new Map<string, string>();
-  for (const key of Object.keys(all)) by_name.set(flag_name(key), key);
+  // One-letter aliases (`-h` is `--help`), from the specs that declare one.
+  const by_letter = new Map<string, string>();
+  for (const [key, spec] of Object.entries(all)) {
+    by_name.set(flag_name(key), key);
+    const letter = (spec as Partial<OptionSpec>).short;
+    if (letter !== undefined) by_letter.set(letter, flag_name(key));
+  }
 
   const flags: Record<string, string | string[] | boolean | undefined> = Object.create(null);
   for (const [key, spec] of Object.entries(all)) {
@@ -67,7 +88,7 @@ export function parse_args<S extends FlagSpecs>(argv: readonly string[], specs: 
       name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
       inline = eq === -1 ? undefined : arg.slice(eq + 1);
     } else if (/^-[A-Za-z]$/.test(arg)) {
-      const long = SHORT[arg.slice(1)];
+      const long = by_letter.get(arg.slice(1));
       if (!long) throw new UsageError(`unknown option ${arg}`);
       name = long;
     } else {

@@ -3,10 +3,11 @@
  */
 import { AUDIT_EVENT_TYPES } from "../store/types.ts";
 import { named_events } from "../oidc/admin/audit.ts";
-import { expect_positionals, int_option, parse_args } from "./args.ts";
-import type { CliContext, SubCommand } from "./context.ts";
+import { int_option } from "./args.ts";
+import type { CliContext } from "./context.ts";
 import { UsageError } from "./errors.ts";
 import { format_time, write_table } from "./output.ts";
+import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
 
 /** `--since`: unix seconds, or an ISO 8601 date/time (a date alone means midnight UTC). */
 export function parse_since(value: string | undefined): number | undefined {
@@ -25,15 +26,18 @@ function beside(name: string | null, id: string | null): string | null {
   return name === null ? id : `${name} (${id})`;
 }
 
-async function list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, {
-    user: { type: "string" },
-    client: { type: "string" },
-    type: { type: "string" },
-    since: { type: "string" },
-    limit: { type: "string" },
-  });
-  expect_positionals(positionals, []);
+const LIST = {
+  summary: "show the audit events, newest first, with the username and client name beside each id",
+  options: {
+    user: { type: "string", value: "USERNAME|ID", help: "events of this user (an id finds those of deleted users too)" },
+    client: { type: "string", value: "CLIENT_ID", help: "events of this client" },
+    type: { type: "string", value: "T", help: "events of this type (idp audit --help lists the types)" },
+    since: { type: "string", value: "ISO-8601|UNIX-SECONDS", help: "events at or after this time (a date alone means midnight UTC)" },
+    limit: { type: "string", value: "N", help: "at most N events (default 100)" },
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function list(ctx: CliContext, { flags }: ArgsOf<typeof LIST>): Promise<void> {
   if (flags.type !== undefined && !(AUDIT_EVENT_TYPES as readonly string[]).includes(flags.type)) {
     throw new UsageError(`unknown event type "${flags.type}"; the types are: ${AUDIT_EVENT_TYPES.join(", ")}`);
   }
@@ -61,4 +65,4 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const audit_commands: Record<string, SubCommand> = { list };
+export const audit_commands: Record<string, Command> = { list: command(LIST, list) };

@@ -6,12 +6,12 @@ import type { ClientMetadata, ClientRow, Store } from "../store/types.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
 import { fapi_metadata_problem, with_fapi_defaults } from "../oidc/clients/fapi.ts";
 import { create_client_with_secret, public_client, rotate_client_secret, set_admin } from "../oidc/admin/clients.ts";
-import { expect_positionals, parse_args } from "./args.ts";
-import { check_group_settings, client_metadata, group_flags, type GroupFlags } from "./client_metadata.ts";
+import { AUTH_METHODS, GRANT_TYPES, check_group_settings, client_metadata, group_flags, type GroupFlags } from "./client_metadata.ts";
 import { GROUP_METADATA, group_settings, type GroupSettings } from "../oidc/claims/groups.ts";
-import { must, type CliContext, type SubCommand } from "./context.ts";
+import { must, type CliContext } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, secret_notice, write_record, write_table } from "./output.ts";
+import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
 
 // What the CLI shows of a client: the admin rules' allow-list (never a secret or token hash).
 export { public_client, type PublicClient } from "../oidc/admin/clients.ts";
@@ -46,17 +46,19 @@ function fapi_flag(ctx: CliContext, metadata: ClientMetadata, value: string | un
   return profiled;
 }
 
-/** The token exchange flags (RFC 8693), shared by add and update. */
-const TOKEN_EXCHANGE_FLAG_SPECS = {
-  token_exchange: { type: "string" },
-  token_exchange_from: { type: "string", multiple: true },
-  token_exchange_resource: { type: "string", multiple: true },
-} as const;
-
 type TokenExchangeFlags = { token_exchange: string | undefined; token_exchange_from: string[]; token_exchange_resource: string[] };
 
 const TOKEN_EXCHANGE_MODES = ["impersonation", "delegation", "both"];
 const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
+
+/** The token exchange flags (RFC 8693) of add and update (update's --token-exchange also takes off). */
+function token_exchange_flag_specs(modes: readonly string[]) {
+  return {
+    token_exchange: { type: "string", value: modes.join("|"), help: `exchange access tokens (RFC 8693; needs --grant-type ${TOKEN_EXCHANGE_GRANT}): impersonation, delegation (with an actor_token) or both` },
+    token_exchange_from: { type: "string", value: "CLIENT_ID|*", multiple: true, help: "a client whose access tokens it may exchange (* for any)" },
+    token_exchange_resource: { type: "string", value: "URI", multiple: true, help: "a resource (idp resources add) the exchanged token may be for" },
+  } as const;
+}
 
 /**
  * Sets the client's token exchange policy (grants/token_exchange.ts) from the flags; `off`
@@ -95,11 +97,11 @@ async function find_client(store: Store, client_id: string): Promise<ClientRow> 
 
 /** The flags of the group settings, shared by add and update. */
 const GROUP_FLAG_SPECS = {
-  groups_claim: { type: "string" },
-  groups_prefix: { type: "string" },
-  strip_groups_prefix: { type: "boolean" },
-  role: { type: "string", multiple: true },
-  allowed_group: { type: "string", multiple: true },
+  groups_claim: { type: "string", value: "NAME", help: "the name of the groups claim (default groups)" },
+  groups_prefix: { type: "string", value: "P", help: "release only the groups whose names start with P" },
+  strip_groups_prefix: { type: "boolean", help: "release the names without the prefix" },
+  role: { type: "string", value: "GROUP=VALUE", multiple: true, help: 'members of GROUP get VALUE in a "roles" claim' },
+  allowed_group: { type: "string", value: "G", multiple: true, help: "admit only the members of these groups" },
 } as const;
 
 /**
@@ -132,33 +134,36 @@ function auth_method_of(client: ClientRow): string {
   return client.metadata.token_endpoint_auth_method ?? "client_secret_basic";
 }
 
-async function add(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, {
-    name: { type: "string" },
-    redirect_uri: { type: "string", multiple: true },
-    post_logout_redirect_uri: { type: "string", multiple: true },
-    auth_method: { type: "string" },
-    grant_type: { type: "string", multiple: true },
-    scope: { type: "string" },
-    application_type: { type: "string" },
-    skip_consent: { type: "boolean" },
-    jwks_uri: { type: "string" },
-    jwks_json: { type: "string" },
-    resource_server: { type: "boolean" },
-    backchannel_logout_uri: { type: "string" },
-    logo_uri: { type: "string" },
-    policy_uri: { type: "string" },
-    tos_uri: { type: "string" },
-    client_uri: { type: "string" },
-    require_2fa: { type: "boolean" },
-    admin: { type: "boolean" },
-    require_par: { type: "boolean" },
-    dpop_bound: { type: "boolean" },
-    fapi: { type: "string" },
+const ADD = {
+  summary: "register a client; prints its client_id and its secret (shown only once)",
+  options: {
+    name: { type: "string", value: "N", required: true, help: "the application's name, shown on the consent page" },
+    redirect_uri: { type: "string", value: "U", multiple: true, required: true, help: "where the authorization response goes (needed for the authorization_code grant)" },
+    auth_method: { type: "string", value: AUTH_METHODS.join("|"), help: "how it authenticates at the token endpoint (default client_secret_basic; none: a public client)" },
+    grant_type: { type: "string", value: "GRANT", multiple: true, help: `${GRANT_TYPES.join(", ")} (default authorization_code and refresh_token)` },
+    post_logout_redirect_uri: { type: "string", value: "U", multiple: true, help: "where a logout may return" },
+    skip_consent: { type: "boolean", help: "no consent page (a first-party application)" },
+    scope: { type: "string", value: '"S ..."', help: "the client's registered scopes, space-separated" },
+    application_type: { type: "string", value: "web|native", help: "native: an app on the user's device (default web)" },
+    jwks_uri: { type: "string", value: "URL", help: "where it publishes its public keys (https)" },
+    jwks_json: { type: "string", value: "JSON", help: "its public keys, a JWK Set (not with --jwks-uri)" },
+    backchannel_logout_uri: { type: "string", value: "URL", help: "gets a logout token when a user's session ends (OIDC Back-Channel Logout)" },
+    logo_uri: { type: "string", value: "URL", help: "its logo, on the consent page (https)" },
+    policy_uri: { type: "string", value: "URL", help: "its privacy policy, linked from the consent page (https)" },
+    tos_uri: { type: "string", value: "URL", help: "its terms of service, linked from the consent page (https)" },
+    client_uri: { type: "string", value: "URL", help: "its home page, linked from the consent page (https)" },
+    resource_server: { type: "boolean", help: "it may introspect access tokens issued to other clients (POST /introspect)" },
     ...GROUP_FLAG_SPECS,
-    ...TOKEN_EXCHANGE_FLAG_SPECS,
-  });
-  expect_positionals(positionals, []);
+    require_2fa: { type: "boolean", help: "every sign-in to it needs a second factor" },
+    admin: { type: "boolean", help: "it may get the scope admin (the Admin API) from client_credentials" },
+    require_par: { type: "boolean", help: "its authorization requests must be pushed to POST /par (RFC 9126 §6)" },
+    dpop_bound: { type: "boolean", help: "its token requests must carry a DPoP proof (RFC 9449 §5.2)" },
+    fapi: { type: "string", value: "2.0", help: "it runs the FAPI 2.0 Security Profile" },
+    ...token_exchange_flag_specs(TOKEN_EXCHANGE_MODES),
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function add(ctx: CliContext, { flags }: ArgsOf<typeof ADD>): Promise<void> {
   let metadata = client_metadata({
     name: flags.name,
     redirect_uris: flags.redirect_uri,
@@ -204,9 +209,9 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  expect_positionals(positionals, []);
+const LIST = { summary: "list the clients" } as const satisfies CommandSpec<OptionSpecs>;
+
+async function list(ctx: CliContext): Promise<void> {
   const clients = await (await ctx.store()).list_clients();
   ctx.emit(clients.map(public_client), (write) => {
     if (clients.length === 0) return write("No clients.\n");
@@ -218,9 +223,10 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function show(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
+const SHOW = { summary: "show a client's metadata (never its secret)", positionals: ["client_id"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function show(ctx: CliContext, { positionals }: ArgsOf<typeof SHOW>): Promise<void> {
+  const [client_id] = positionals as [string];
   const client = public_client(await find_client(await ctx.store(), client_id));
   ctx.emit(client, (write) =>
     write_record(write, {
@@ -233,14 +239,26 @@ async function show(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
+const UPDATE = {
+  summary: "change the settings the flags name; the rest of the metadata stays",
+  positionals: ["client_id"],
+  options: {
+    ...GROUP_FLAG_SPECS,
+    clear: { type: "string", value: GROUP_METADATA.join("|"), multiple: true, help: "remove a group setting" },
+    require_2fa: { type: "string", value: "on|off", help: "every sign-in to it needs a second factor, or not" },
+    admin: { type: "string", value: "on|off", help: "it may get the scope admin, or no longer (at once, tokens already issued included)" },
+    fapi: { type: "string", value: "2.0|off", help: "it runs the FAPI 2.0 Security Profile, or not" },
+    ...token_exchange_flag_specs([...TOKEN_EXCHANGE_MODES, "off"]),
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
+
 /**
  * `clients update <client_id>`: the operator-set group settings (oidc/claims/groups.ts). A flag given
  * replaces that member (--role and --allowed-group replace the whole map or list); --clear NAME
  * removes one. Other metadata is left as it is.
  */
-async function update(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { ...GROUP_FLAG_SPECS, ...TOKEN_EXCHANGE_FLAG_SPECS, clear: { type: "string", multiple: true }, require_2fa: { type: "string" }, admin: { type: "string" }, fapi: { type: "string" } });
-  const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
+async function update(ctx: CliContext, { flags, positionals }: ArgsOf<typeof UPDATE>): Promise<void> {
+  const [client_id] = positionals as [string];
   const given = group_flags(group_options(flags));
   if (flags.require_2fa !== undefined && flags.require_2fa !== "on" && flags.require_2fa !== "off") throw new CliError(`--require-2fa "${flags.require_2fa}" is not one of on, off`);
   if (flags.admin !== undefined && flags.admin !== "on" && flags.admin !== "off") throw new CliError(`--admin "${flags.admin}" is not one of on, off`);
@@ -273,9 +291,10 @@ async function update(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function remove(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
+const REMOVE = { summary: "remove a client with its grants and tokens", positionals: ["client_id"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function remove(ctx: CliContext, { positionals }: ArgsOf<typeof REMOVE>): Promise<void> {
+  const [client_id] = positionals as [string];
   const store = await ctx.store();
   const client = await find_client(store, client_id);
   if (!(await store.delete_client(client.client_id))) throw new CliError(`no client "${client_id}"`);
@@ -285,9 +304,13 @@ async function remove(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
-async function rotate_secret(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [client_id] = expect_positionals(positionals, ["client_id"]) as [string];
+const ROTATE_SECRET = {
+  summary: "replace a client's secret and print the new one (once); the old one stops working",
+  positionals: ["client_id"],
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function rotate_secret(ctx: CliContext, { positionals }: ArgsOf<typeof ROTATE_SECRET>): Promise<void> {
+  const [client_id] = positionals as [string];
   const store = await ctx.store();
   const client = await find_client(store, client_id);
   let rotated: { client: ClientRow; secret: string };
@@ -307,4 +330,11 @@ async function rotate_secret(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const clients_commands: Record<string, SubCommand> = { add, list, show, update, remove, "rotate-secret": rotate_secret };
+export const clients_commands: Record<string, Command> = {
+  add: command(ADD, add),
+  list: command(LIST, list),
+  show: command(SHOW, show),
+  update: command(UPDATE, update),
+  remove: command(REMOVE, remove),
+  "rotate-secret": command(ROTATE_SECRET, rotate_secret),
+};

@@ -6,9 +6,9 @@
 import { isIP } from "node:net";
 import { is_loopback_issuer, masked, type Config } from "../app/config.ts";
 import { SETTINGS } from "../config/settings.ts";
-import { expect_positionals, parse_args } from "./args.ts";
-import type { CliContext, SubCommand } from "./context.ts";
+import type { CliContext } from "./context.ts";
 import { write_record } from "./output.ts";
+import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
 
 /** Valid but risky settings, worth a line on stderr. */
 export function config_warnings(config: Config): string[] {
@@ -41,9 +41,14 @@ function labelled(effective: Record<string, unknown>, with_env: boolean): Record
   return out;
 }
 
-async function check(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { env: { type: "boolean" } });
-  expect_positionals(positionals, []);
+const CHECK = {
+  summary: "validate the configuration (defaults < IDP_CONFIG file < environment) and print the effective values, secrets masked",
+  options: {
+    env: { type: "boolean", help: "label each value with its environment variable, `key (VARIABLE)`" },
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function check(ctx: CliContext, { flags }: ArgsOf<typeof CHECK>): Promise<void> {
   const config = ctx.config();
   const warnings = config_warnings(config);
   const effective = masked(config);
@@ -55,4 +60,4 @@ async function check(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const config_commands: Record<string, SubCommand> = { check };
+export const config_commands: Record<string, Command> = { check: command(CHECK, check) };

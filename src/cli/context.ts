@@ -27,9 +27,6 @@ export type CliIo = {
   self?: readonly string[];
 };
 
-/** A sub-command (`idp <group> <sub> [options]`): runs with the arguments after its name. */
-export type SubCommand = (ctx: CliContext, argv: string[]) => Promise<void>;
-
 export class CliContext {
   private cached_config: Config | undefined;
   private opened: Promise<Store> | undefined;

@@ -7,10 +7,10 @@ import { group_name_key } from "../store/group_names.ts";
 import type { ClientRow, GroupRow, Store } from "../store/types.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
 import { MAX_DESCRIPTION, create_group } from "../oidc/admin/groups.ts";
-import { expect_positionals, parse_args } from "./args.ts";
-import { must, type CliContext, type SubCommand } from "./context.ts";
-import { CliError, UsageError } from "./errors.ts";
+import { must, type CliContext } from "./context.ts";
+import { CliError } from "./errors.ts";
 import { format_time, write_table } from "./output.ts";
+import { command, group, type ArgsOf, type Command, type CommandGroup, type CommandSpec, type OptionSpecs } from "./spec.ts";
 import { find_user } from "./users.ts";
 
 export async function find_group(store: Store, name: string): Promise<GroupRow> {
@@ -27,9 +27,14 @@ function clients_naming(clients: readonly ClientRow[], name: string): string[] {
     .map((client) => client.client_id);
 }
 
-async function add(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { description: { type: "string" } });
-  const [name] = expect_positionals(positionals, ["name"]) as [string];
+const ADD = {
+  summary: "create a group",
+  positionals: ["name"],
+  options: { description: { type: "string", value: "D", help: `what the group is for (at most ${MAX_DESCRIPTION} characters)` } },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function add(ctx: CliContext, { flags, positionals }: ArgsOf<typeof ADD>): Promise<void> {
+  const [name] = positionals as [string];
   if (flags.description !== undefined && flags.description.length > MAX_DESCRIPTION) throw new CliError(`--description must have at most ${MAX_DESCRIPTION} characters`);
   let group: GroupRow;
   try {
@@ -42,9 +47,9 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   ctx.emit(group, (write) => write(`Created group ${group.name}.\n`));
 }
 
-async function list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  expect_positionals(positionals, []);
+const LIST = { summary: "list the groups with their number of members" } as const satisfies CommandSpec<OptionSpecs>;
+
+async function list(ctx: CliContext): Promise<void> {
   const groups = await (await ctx.store()).list_groups();
   ctx.emit(groups, (write) => {
     if (groups.length === 0) return write("No groups.\n");
@@ -56,9 +61,10 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function remove(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [name] = expect_positionals(positionals, ["name"]) as [string];
+const REMOVE = { summary: "remove a group and its memberships", positionals: ["name"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function remove(ctx: CliContext, { positionals }: ArgsOf<typeof REMOVE>): Promise<void> {
+  const [name] = positionals as [string];
   const store = await ctx.store();
   const group = await find_group(store, name);
   // The console's group: deleting it would lock every administrator out (change IDP_ADMIN_GROUP first).
@@ -74,9 +80,10 @@ async function remove(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function members_add(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [group_name, username] = expect_positionals(positionals, ["group", "user"]) as [string, string];
+const MEMBERS_ADD = { summary: "add a user to a group", positionals: ["group", "user"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function members_add(ctx: CliContext, { positionals }: ArgsOf<typeof MEMBERS_ADD>): Promise<void> {
+  const [group_name, username] = positionals as [string, string];
   const store = await ctx.store();
   const group = await find_group(store, group_name);
   const user = await find_user(store, username);
@@ -87,9 +94,13 @@ async function members_add(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
-async function members_remove(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [group_name, username] = expect_positionals(positionals, ["group", "user"]) as [string, string];
+const MEMBERS_REMOVE = {
+  summary: "remove a user from a group (clients that require it refuse them at the next sign-in or token refresh)",
+  positionals: ["group", "user"],
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function members_remove(ctx: CliContext, { positionals }: ArgsOf<typeof MEMBERS_REMOVE>): Promise<void> {
+  const [group_name, username] = positionals as [string, string];
   const store = await ctx.store();
   const group = await find_group(store, group_name);
   const user = await find_user(store, username);
@@ -100,9 +111,10 @@ async function members_remove(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
-async function members_list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [group_name] = expect_positionals(positionals, ["group"]) as [string];
+const MEMBERS_LIST = { summary: "list the members of a group", positionals: ["group"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function members_list(ctx: CliContext, { positionals }: ArgsOf<typeof MEMBERS_LIST>): Promise<void> {
+  const [group_name] = positionals as [string];
   const store = await ctx.store();
   const group = await find_group(store, group_name);
   const members = await store.list_group_members(group.id);
@@ -116,16 +128,11 @@ async function members_list(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-const MEMBER_COMMANDS: Record<string, SubCommand> = { add: members_add, remove: members_remove, list: members_list };
-
 /** `idp groups members add|remove|list ...` */
-async function members(ctx: CliContext, argv: string[]): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub.startsWith("-")) throw new UsageError(`missing groups members command (${Object.keys(MEMBER_COMMANDS).join(", ")})`);
-  const run = Object.hasOwn(MEMBER_COMMANDS, sub) ? MEMBER_COMMANDS[sub] : undefined;
-  if (run === undefined) throw new UsageError(`unknown groups members command "${sub}"`);
-  return run(ctx, rest);
-}
+const members = group({
+  summary: "the members of a group",
+  commands: { add: command(MEMBERS_ADD, members_add), remove: command(MEMBERS_REMOVE, members_remove), list: command(MEMBERS_LIST, members_list) },
+});
 
 /** The sub-commands, in the order the help lists them. */
-export const groups_commands: Record<string, SubCommand> = { add, list, remove, members };
+export const groups_commands: Record<string, Command | CommandGroup> = { add: command(ADD, add), list: command(LIST, list), remove: command(REMOVE, remove), members };

@@ -7,40 +7,20 @@
  */
 import { ConfigError } from "../app/config.ts";
 import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError } from "../store/types.ts";
-import { audit_commands } from "./audit.ts";
-import { clients_commands } from "./clients.ts";
-import { config_commands } from "./config.ts";
-import { groups_commands } from "./groups.ts";
-import { resources_commands } from "./resources.ts";
-import { upstreams_commands } from "./upstreams.ts";
-import { CliContext, type CliIo, type SubCommand } from "./context.ts";
+import { COMMANDS } from "./commands.ts";
+import { CliContext, type CliIo } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
-import { COMMAND_HELP, help_for, MAIN_HELP, VERSION } from "./help.ts";
-import { keys_commands } from "./keys.ts";
-import { mail_commands } from "./mail.ts";
-import { migrate_command } from "./migrate.ts";
+import { help_for } from "./help.ts";
 import { write_json } from "./output.ts";
-import { registration_commands } from "./registration.ts";
-import { serve_command } from "./serve.ts";
-import { users_commands } from "./users.ts";
-import { invite_user } from "./users_invite.ts";
-import { send_reset } from "./users_reset.ts";
+import { parse_command } from "./spec.ts";
+import { VERSION } from "./version.ts";
 
 export type { CliIo } from "./context.ts";
 
-/** Commands with sub-commands: `idp <group> <sub> [options]`, each with its table of sub-commands. */
-const GROUPS: Record<string, Record<string, SubCommand>> = {
-  users: { ...users_commands, invite: invite_user, "send-reset": send_reset },
-  groups: groups_commands,
-  upstreams: upstreams_commands,
-  clients: clients_commands,
-  resources: resources_commands,
-  keys: keys_commands,
-  "registration-token": registration_commands,
-  audit: audit_commands,
-  config: config_commands,
-  mail: mail_commands,
-};
+/** A top-level command of the table (own properties only: `idp constructor` is an unknown command, not Object's). */
+function known(command: string | undefined): boolean {
+  return command !== undefined && Object.hasOwn(COMMANDS, command);
+}
 
 /** The arguments before `--` (after it everything is positional). */
 function option_part(argv: readonly string[]): readonly string[] {
@@ -56,7 +36,7 @@ async function dispatch(ctx: CliContext, argv: string[]): Promise<void> {
   }
   if (first === "help" || first === "--help" || first === "-h") {
     const topic = first === "help" ? rest[0] : undefined;
-    if (topic !== undefined && !Object.hasOwn(COMMAND_HELP, topic)) throw new UsageError(`unknown command "${topic}"`);
+    if (topic !== undefined && !known(topic)) throw new UsageError(`unknown command "${topic}"`);
     return out(help_for(topic));
   }
 
@@ -64,25 +44,19 @@ async function dispatch(ctx: CliContext, argv: string[]): Promise<void> {
   const command = first === undefined || first.startsWith("-") ? "serve" : first;
   const args = command === first ? rest : argv;
   if (option_part(args).some((a) => a === "--help" || a === "-h")) {
-    if (!Object.hasOwn(COMMAND_HELP, command)) throw new UsageError(`unknown command "${command}"`);
+    if (!known(command)) throw new UsageError(`unknown command "${command}"`);
     return out(help_for(command));
   }
-  if (command === "serve") return serve_command(ctx, args);
-  if (command === "migrate") return migrate_command(ctx, args);
-  // Own properties only: `idp constructor` is an unknown command, not Object's.
-  const group = Object.hasOwn(GROUPS, command) ? GROUPS[command] : undefined;
-  if (group === undefined) throw new UsageError(`unknown command "${command}"`);
-  const [sub, ...sub_args] = args;
-  if (sub === undefined || sub.startsWith("-")) throw new UsageError(`missing ${command} command (${Object.keys(group).join(", ")})`);
-  const run = Object.hasOwn(group, sub) ? group[sub] : undefined;
-  if (run === undefined) throw new UsageError(`unknown ${command} command "${sub}"`);
-  return run(ctx, sub_args);
+  if (!known(command)) throw new UsageError(`unknown command "${command}"`);
+  // The command's declared options are the only ones its parser accepts.
+  const { command: found, args: parsed } = parse_command(COMMANDS[command]!, command, args);
+  return found.run(ctx, parsed);
 }
 
 /** The command word the user typed, to point them at the right help. */
 function command_of(argv: readonly string[]): string | undefined {
   const first = argv[0];
-  return first && first in COMMAND_HELP ? first : undefined;
+  return first && first in COMMANDS ? first : undefined;
 }
 
 /** Turns an error into a message and an exit code; only unexpected errors may show a stack. */
@@ -128,4 +102,4 @@ export async function run_cli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-export { MAIN_HELP, VERSION };
+export { VERSION };

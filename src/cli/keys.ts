@@ -8,10 +8,10 @@ import { ALGS, is_alg } from "../oidc/keys/algs.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
 import { rotate_signing_keys } from "../oidc/admin/keys.ts";
 import { KeyRing, type KeyInfo } from "../oidc/keys/keyring.ts";
-import { expect_positionals, parse_args } from "./args.ts";
-import type { CliContext, SubCommand } from "./context.ts";
+import type { CliContext } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_table, type Writer } from "./output.ts";
+import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
 
 async function load_ring(ctx: CliContext, config: Config): Promise<KeyRing> {
   // A retired key stays published while any token it signed may still be presented.
@@ -27,16 +27,19 @@ function write_keys(write: Writer, keys: readonly KeyInfo[]): void {
   );
 }
 
-async function list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  expect_positionals(positionals, []);
+const LIST = { summary: "list the signing keys: active, next (published) and retired (never key material)" } as const satisfies CommandSpec<OptionSpecs>;
+
+async function list(ctx: CliContext): Promise<void> {
   const keys = (await load_ring(ctx, ctx.config())).list();
   ctx.emit(keys, (write) => write_keys(write, keys));
 }
 
-async function rotate(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { alg: { type: "string" } });
-  expect_positionals(positionals, []);
+const ROTATE = {
+  summary: "make the published next key active and prepare a new next key",
+  options: { alg: { type: "string", value: ALGS.join("|"), help: "rotate this algorithm's keys only (default: every one of IDP_SIGNING_ALGS)" } },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function rotate(ctx: CliContext, { flags }: ArgsOf<typeof ROTATE>): Promise<void> {
   const alg = flags.alg;
   if (alg !== undefined && !is_alg(alg)) throw new UsageError(`--alg "${alg}" is not one of ${ALGS.join(", ")}`);
   const config = ctx.config();
@@ -62,4 +65,4 @@ async function rotate(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const keys_commands: Record<string, SubCommand> = { list, rotate };
+export const keys_commands: Record<string, Command> = { list: command(LIST, list), rotate: command(ROTATE, rotate) };

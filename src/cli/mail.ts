@@ -11,10 +11,11 @@ import { DEFAULT_MAIL_WORKER, deliver, lease_for } from "../app/mail/worker.ts";
 import { Metrics } from "../oidc/ops/metrics.ts";
 import type { LogLine } from "../oidc/provider.ts";
 import type { MailSummary } from "../store/types.ts";
-import { expect_positionals, int_option, parse_args } from "./args.ts";
-import { must, type CliContext, type SubCommand } from "./context.ts";
+import { int_option } from "./args.ts";
+import { must, type CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time, write_table } from "./output.ts";
+import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
 
 const now_seconds = () => Math.floor(Date.now() / 1000);
 
@@ -34,9 +35,15 @@ function listed(mail: MailSummary) {
   };
 }
 
-async function list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { failed: { type: "boolean" }, limit: { type: "string" } });
-  expect_positionals(positionals, []);
+const LIST = {
+  summary: "list the outbox, newest first: recipient, template, status, attempts, last error (never the bodies)",
+  options: {
+    failed: { type: "boolean", help: "only the messages given up on" },
+    limit: { type: "string", value: "N", help: "at most N messages (default 100)" },
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function list(ctx: CliContext, { flags }: ArgsOf<typeof LIST>): Promise<void> {
   const limit = int_option("limit", flags.limit, { min: 1, max: 100_000 }) ?? 100;
   const store = await ctx.store();
   const rows = (await store.list_mail({ ...(flags.failed && { status: "failed" as const }), limit })).map(listed);
@@ -50,9 +57,10 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function retry(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [id] = expect_positionals(positionals, ["ID"]);
+const RETRY = { summary: "put a failed message back in the queue; a running server sends it within moments", positionals: ["ID"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function retry(ctx: CliContext, { positionals }: ArgsOf<typeof RETRY>): Promise<void> {
+  const [id] = positionals;
   const store = await ctx.store();
   const mail = must(await store.get_mail(id!), `no mail "${id}" in the outbox`);
   const now = now_seconds();
@@ -62,9 +70,10 @@ async function retry(ctx: CliContext, argv: string[]): Promise<void> {
   ctx.emit({ id: mail.id, status: "queued" }, (write) => write(`Mail ${mail.id} to ${mail.recipient} is queued again; a running server sends it within moments.\n`));
 }
 
-async function test(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [address] = expect_positionals(positionals, ["ADDRESS"]);
+const TEST = { summary: "queue a test message; with IDP_SMTP_URL, deliver it at once and print the outcome", positionals: ["ADDRESS"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function test(ctx: CliContext, { positionals }: ArgsOf<typeof TEST>): Promise<void> {
+  const [address] = positionals;
   const config = ctx.config();
   if (!mail_enabled(config)) throw new CliError("mail is off: production mode without IDP_SMTP_URL (set IDP_SMTP_URL and IDP_MAIL_FROM)");
   const store = await ctx.store();
@@ -104,4 +113,4 @@ async function test(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const mail_commands: Record<string, SubCommand> = { list, retry, test };
+export const mail_commands: Record<string, Command> = { list: command(LIST, list), retry: command(RETRY, retry), test: command(TEST, test) };

@@ -2,12 +2,10 @@
  * `idp migrate`: applies pending migrations to the configured database and prints the version.
  */
 import { migrate } from "../store/open.ts";
-import { expect_positionals, parse_args } from "./args.ts";
 import { CLI_BUSY_TIMEOUT_MS, type CliContext } from "./context.ts";
+import { command } from "./spec.ts";
 
-export async function migrate_command(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  expect_positionals(positionals, []);
+async function run_migrate(ctx: CliContext): Promise<void> {
   const config = ctx.config();
   const result = await migrate(config.database_url, { max: config.database_pool_size, busy_timeout: CLI_BUSY_TIMEOUT_MS });
   ctx.emit(result, (write) =>
@@ -18,3 +16,9 @@ export async function migrate_command(ctx: CliContext, argv: string[]): Promise<
     ),
   );
 }
+
+/** `idp migrate`. */
+export const migrate_command = command(
+  { summary: "apply pending migrations to the database (DATABASE_URL) and print the schema version" },
+  run_migrate,
+);

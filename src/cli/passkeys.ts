@@ -6,10 +6,10 @@
  */
 import type { PasskeyRow, Store, UserRow } from "../store/types.ts";
 import { end_user_sessions } from "../oidc/signin/sessions.ts";
-import { expect_positionals, parse_args } from "./args.ts";
-import { must, type CliContext, type SubCommand } from "./context.ts";
-import { CliError, UsageError } from "./errors.ts";
+import { must, type CliContext } from "./context.ts";
+import { CliError } from "./errors.ts";
 import { format_time, write_table } from "./output.ts";
+import { command, group, type ArgsOf, type CommandGroup, type CommandSpec, type OptionSpecs } from "./spec.ts";
 
 /** The user by username or id, as users.ts finds them (not imported from there: users.ts lists this command). */
 async function find_user(store: Store, username_or_id: string): Promise<UserRow> {
@@ -33,9 +33,13 @@ export function public_passkey(passkey: PasskeyRow) {
   };
 }
 
-async function list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [username] = expect_positionals(positionals, ["username"]) as [string];
+const LIST = {
+  summary: "list a user's passkeys: id, name, when added and last used, whether synced (never the key)",
+  positionals: ["username"],
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function list(ctx: CliContext, { positionals }: ArgsOf<typeof LIST>): Promise<void> {
+  const [username] = positionals as [string];
   const store = await ctx.store();
   const user = await find_user(store, username);
   const passkeys = await store.list_passkeys_for_user(user.id);
@@ -49,9 +53,14 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function remove(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { force: { type: "boolean" } });
-  const [username, id] = expect_positionals(positionals, ["username", "id"]) as [string, string];
+const REMOVE = {
+  summary: "remove a passkey (a lost or stolen device) and end the user's sessions",
+  positionals: ["username", "id"],
+  options: { force: { type: "boolean", help: "remove it even when it is the last way in of a user without a password" } },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function remove(ctx: CliContext, { flags, positionals }: ArgsOf<typeof REMOVE>): Promise<void> {
+  const [username, id] = positionals as [string, string];
   const store = await ctx.store();
   const user = await find_user(store, username);
   const passkeys = await store.list_passkeys_for_user(user.id);
@@ -67,13 +76,8 @@ async function remove(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
-const COMMANDS: Record<string, SubCommand> = { list, remove };
-
 /** `idp users passkeys <list|remove> ...` */
-export const passkeys_command: SubCommand = async (ctx, argv) => {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub.startsWith("-")) throw new UsageError(`missing users passkeys command (${Object.keys(COMMANDS).join(", ")})`);
-  const run = Object.hasOwn(COMMANDS, sub) ? COMMANDS[sub] : undefined;
-  if (run === undefined) throw new UsageError(`unknown users passkeys command "${sub}"`);
-  return run(ctx, rest);
-};
+export const passkeys_commands: CommandGroup = group({
+  summary: "a user's passkeys",
+  commands: { list: command(LIST, list), remove: command(REMOVE, remove) },
+});

@@ -7,10 +7,11 @@
  */
 import { random_token, sha256 } from "../oidc/crypto/secrets.ts";
 import type { InitialAccessTokenRow } from "../store/types.ts";
-import { duration_option, expect_positionals, int_option, parse_args } from "./args.ts";
-import type { CliContext, SubCommand } from "./context.ts";
+import { duration_option, int_option } from "./args.ts";
+import type { CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time, secret_notice, write_record, write_table } from "./output.ts";
+import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
 
 const TEN_YEARS = 10 * 365 * 24 * 3600;
 /** A token is meant for the next few registrations, not for a standing credential. */
@@ -23,9 +24,15 @@ function public_view(row: InitialAccessTokenRow, now: number) {
   return { id: row.id, created_at: row.created_at, expires_at: row.expires_at, uses_left: row.uses_left, status };
 }
 
-async function create(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { expires_in: { type: "string" }, uses: { type: "string" } });
-  expect_positionals(positionals, []);
+const CREATE = {
+  summary: "create an initial access token for POST /register and print it (once; only its SHA-256 is stored)",
+  options: {
+    expires_in: { type: "string", value: "DURATION", help: "seconds, or a number with a unit: 90m, 24h, 7d (default 24h; 0: never)" },
+    uses: { type: "string", value: "N", help: "it registers at most N clients (default: no limit)" },
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function create(ctx: CliContext, { flags }: ArgsOf<typeof CREATE>): Promise<void> {
   const expires_in = duration_option("expires-in", flags.expires_in, TEN_YEARS) ?? DEFAULT_EXPIRES_IN;
   const uses = int_option("uses", flags.uses, { min: 1, max: MAX_USES });
   const store = await ctx.store();
@@ -52,9 +59,9 @@ async function create(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  expect_positionals(positionals, []);
+const LIST = { summary: "list the tokens: id, creation and expiry, uses left, status (never the token)" } as const satisfies CommandSpec<OptionSpecs>;
+
+async function list(ctx: CliContext): Promise<void> {
   const store = await ctx.store();
   const now = Math.floor(Date.now() / 1000);
   const rows = (await store.list_initial_access_tokens()).map((row) => public_view(row, now));
@@ -67,9 +74,10 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
-async function revoke(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [id] = expect_positionals(positionals, ["id"]);
+const REVOKE = { summary: "delete the token with that id: POST /register no longer accepts it", positionals: ["id"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function revoke(ctx: CliContext, { positionals }: ArgsOf<typeof REVOKE>): Promise<void> {
+  const [id] = positionals;
   const store = await ctx.store();
   const row = (await store.list_initial_access_tokens()).find((candidate) => candidate.id === id);
   if (row === undefined || !(await store.delete_initial_access_token(row.token_hash))) {
@@ -80,4 +88,4 @@ async function revoke(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const registration_commands: Record<string, SubCommand> = { create, list, revoke };
+export const registration_commands: Record<string, Command> = { create: command(CREATE, create), list: command(LIST, list), revoke: command(REVOKE, revoke) };

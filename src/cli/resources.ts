@@ -7,18 +7,27 @@
 import type { ResourceServerRow } from "../store/types.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
 import { create_resource_server } from "../oidc/admin/resources.ts";
-import { expect_positionals, parse_args } from "./args.ts";
-import { must, type CliContext, type SubCommand } from "./context.ts";
+import { must, type CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time, write_record, write_table } from "./output.ts";
+import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
 
 function shown(row: ResourceServerRow) {
   return { ...row, created_at: format_time(row.created_at), updated_at: format_time(row.updated_at) };
 }
 
-async function add(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { scope: { type: "string", multiple: true }, format: { type: "string" }, ttl: { type: "string" } });
-  const [uri] = expect_positionals(positionals, ["uri"]) as [string];
+const ADD = {
+  summary: "register a resource server: an absolute URI without fragment",
+  positionals: ["uri"],
+  options: {
+    scope: { type: "string", value: "S", multiple: true, required: true, help: "a scope the resource accepts (repeatable or space-separated)" },
+    format: { type: "string", value: "opaque|jwt", help: "jwt: RFC 9068 JWT access tokens; opaque (default): checked by introspection" },
+    ttl: { type: "string", value: "SECONDS", help: "access token lifetime, 60 to 86400 seconds (default IDP_ACCESS_TOKEN_TTL)" },
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function add(ctx: CliContext, { flags, positionals }: ArgsOf<typeof ADD>): Promise<void> {
+  const [uri] = positionals as [string];
   let ttl: number | undefined;
   if (flags.ttl !== undefined) {
     if (!/^\d{1,6}$/.test(flags.ttl)) throw new CliError(`--ttl "${flags.ttl}" is not a whole number of seconds`);
@@ -41,9 +50,9 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   ctx.emit(row, (write) => write(`Registered resource ${row.uri} (${row.access_token_format} access tokens; scopes ${row.scopes.join(" ")}).\n`));
 }
 
-async function list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  expect_positionals(positionals, []);
+const LIST = { summary: "list the resource servers" } as const satisfies CommandSpec<OptionSpecs>;
+
+async function list(ctx: CliContext): Promise<void> {
   const rows = await (await ctx.store()).list_resource_servers();
   ctx.emit(rows, (write) => {
     if (rows.length === 0) return write("No resources.\n");
@@ -55,16 +64,21 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function show(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [uri] = expect_positionals(positionals, ["uri"]) as [string];
+const SHOW = { summary: "show a resource server", positionals: ["uri"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function show(ctx: CliContext, { positionals }: ArgsOf<typeof SHOW>): Promise<void> {
+  const [uri] = positionals as [string];
   const row = must(await (await ctx.store()).get_resource_server(uri), `no resource "${uri}"`);
   ctx.emit(row, (write) => write_record(write, { ...shown(row), scopes: row.scopes.join(" "), access_token_ttl: row.access_token_ttl ?? "default (IDP_ACCESS_TOKEN_TTL)" }));
 }
 
-async function remove(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [uri] = expect_positionals(positionals, ["uri"]) as [string];
+const REMOVE = {
+  summary: "remove a resource server; requests naming it get invalid_target (tokens issued stay valid until they expire)",
+  positionals: ["uri"],
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function remove(ctx: CliContext, { positionals }: ArgsOf<typeof REMOVE>): Promise<void> {
+  const [uri] = positionals as [string];
   const store = await ctx.store();
   if (!(await store.delete_resource_server(uri))) throw new CliError(`no resource "${uri}"`);
   await ctx.audit({ type: "resource_deleted", details: { uri } });
@@ -73,4 +87,4 @@ async function remove(ctx: CliContext, argv: string[]): Promise<void> {
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const resources_commands: Record<string, SubCommand> = { add, list, show, remove };
+export const resources_commands: Record<string, Command> = { add: command(ADD, add), list: command(LIST, list), show: command(SHOW, show), remove: command(REMOVE, remove) };

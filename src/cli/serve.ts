@@ -6,10 +6,11 @@
  */
 import { is_loopback_issuer } from "../app/config.ts";
 import { parse_database_url } from "../store/open.ts";
-import { expect_positionals, int_option, parse_args } from "./args.ts";
+import { int_option } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
-import { VERSION } from "./help.ts";
+import { command, type ArgsOf, type CommandSpec, type OptionSpecs } from "./spec.ts";
+import { VERSION } from "./version.ts";
 
 function aborted(signal: AbortSignal | undefined): Promise<void> {
   // No signal: a server runs until the process is killed.
@@ -27,15 +28,22 @@ function listen_message(error: { code: string; address: string; message: string 
   return `cannot listen on ${error.message} (check ${setting})`;
 }
 
-export async function serve_command(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, {
-    production: { type: "boolean" },
-    port: { type: "string" },
-    host: { type: "string" },
-    demo: { type: "boolean" },
-    workers: { type: "string" },
-  });
-  expect_positionals(positionals, []);
+const SERVE = {
+  summary: "start the server (the default when no command is given)",
+  options: {
+    production: { type: "boolean", help: "production mode (same as IDP_PRODUCTION=true)" },
+    port: { type: "string", value: "N", help: "port to listen on (overrides PORT; 0 picks a free port)" },
+    host: { type: "string", value: "H", help: "address to bind (overrides HOST)" },
+    demo: { type: "boolean", help: "on an empty database, outside production, create a demo user and the built-in demo application (/demo) and print how to sign in (npm start)" },
+    workers: { type: "string", value: "N|auto", help: "run N server processes sharing the port (overrides IDP_WORKERS; auto: one per core)" },
+  },
+  notes: `Starts the HTTP server (applying pending migrations first); stops cleanly on SIGINT/SIGTERM.
+\`idp\` with no command, or with options only (\`idp --port 8080\`), does the same.
+With --workers, a primary process applies the migrations, starts the workers, restarts one that
+dies and stops them all on SIGTERM/SIGINT; it needs a SQLite file or PostgreSQL.`,
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function run_serve(ctx: CliContext, { flags }: ArgsOf<typeof SERVE>): Promise<void> {
   const overrides: Record<string, unknown> = {};
   if (flags.production) overrides.production = true;
   const port = int_option("port", flags.port, { min: 0, max: 65535 });
@@ -96,6 +104,9 @@ function worker_role_of(workers: Workers, ctx: CliContext): ReturnType<Workers["
     throw new CliError((error as Error).message);
   }
 }
+
+/** `idp serve`, also `idp` alone. */
+export const serve_command = command(SERVE, run_serve);
 
 /** `idp serve --workers N`: checks, migrates once, then runs and supervises the workers. */
 async function primary(ctx: CliContext, config: ReturnType<CliContext["config"]>, count: number): Promise<void> {

@@ -10,10 +10,10 @@ import { AdminError } from "../oidc/admin/errors.ts";
 import { existing_group_map } from "../oidc/admin/upstreams.ts";
 import { UpstreamInputError, checked_group_map, new_upstream, redirect_uri, upstream_view, type UpstreamInput } from "../oidc/federation/upstreams.ts";
 import { StoreConflictError, type Store, type UpstreamKind, type UpstreamPolicy } from "../store/types.ts";
-import { expect_positionals, parse_args } from "./args.ts";
-import { must, type CliContext, type SubCommand } from "./context.ts";
+import { must, type CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time, write_table } from "./output.ts";
+import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
 
 function claim_mapping(entries: string[]): Record<string, string> {
   const mapping: Record<string, string> = {};
@@ -36,30 +36,35 @@ function group_map(entries: string[]): Record<string, string> {
   return mapping;
 }
 
-async function add(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, {
-    preset: { type: "string" },
-    tenant: { type: "string" },
-    kind: { type: "string" },
-    issuer: { type: "string" },
-    authorization_endpoint: { type: "string" },
-    token_endpoint: { type: "string" },
-    userinfo_endpoint: { type: "string" },
-    emails_endpoint: { type: "string" },
-    client_id: { type: "string" },
-    client_secret_stdin: { type: "boolean" },
-    scope: { type: "string", multiple: true },
-    display_name: { type: "string" },
-    policy: { type: "string" },
-    auto_link: { type: "boolean" },
-    claim: { type: "string", multiple: true },
-    trust_upstream_mfa: { type: "boolean" },
-    group_map: { type: "string", multiple: true },
-    mfa_acr: { type: "string", multiple: true },
-    auth: { type: "string" },
-    disabled: { type: "boolean" },
-  });
-  const [name] = expect_positionals(positionals, ["name"]) as [string];
+const ADD = {
+  summary: "add an upstream: an OpenID provider (--issuer), a preset (--preset) or an OAuth 2.0 provider (--kind oauth2)",
+  positionals: ["name"],
+  options: {
+    client_id: { type: "string", value: "ID", required: true, help: "the client id registered at the upstream" },
+    client_secret_stdin: { type: "boolean", help: "read the client secret from standard input" },
+    issuer: { type: "string", value: "URL", help: "the upstream's issuer (OpenID Connect, endpoints from its discovery document)" },
+    preset: { type: "string", value: Object.keys(PRESETS).join("|"), help: "a well-known provider: its issuer or endpoints, scopes and claims filled in" },
+    tenant: { type: "string", value: "T", help: "the Entra ID tenant (directory id or verified domain) of --preset microsoft" },
+    kind: { type: "string", value: "oidc|oauth2", help: "oauth2: OAuth 2.0 without OpenID Connect, the user read from --userinfo-endpoint (default oidc)" },
+    authorization_endpoint: { type: "string", value: "URL", help: "authorization endpoint (--kind oauth2)" },
+    token_endpoint: { type: "string", value: "URL", help: "token endpoint (--kind oauth2)" },
+    userinfo_endpoint: { type: "string", value: "URL", help: "where the user's claims are read (--kind oauth2)" },
+    emails_endpoint: { type: "string", value: "URL", help: "where the verified e-mail addresses are listed (--kind oauth2, as GitHub's /user/emails)" },
+    scope: { type: "string", value: "S", multiple: true, help: "scopes to ask for (repeatable or space-separated)" },
+    display_name: { type: "string", value: "N", help: 'the name on the sign-in button, e.g. "Company SSO"' },
+    policy: { type: "string", value: "jit|link", help: "jit (default): a local account is created at the first sign-in; link: the user links from the account page" },
+    auto_link: { type: "boolean", help: "link to the existing account with the same e-mail address (verified by the upstream and here; an active account)" },
+    claim: { type: "string", value: "LOCAL=UPSTREAM", multiple: true, help: "read the local claim from the upstream's (subject, name, email, email_verified, picture, preferred_username, groups)" },
+    group_map: { type: "string", value: "UPSTREAM_GROUP=LOCAL_GROUP", multiple: true, help: "members of the upstream group are members of the local group" },
+    trust_upstream_mfa: { type: "boolean", help: "the upstream's multi-factor sign-in stands in for the local second factor" },
+    mfa_acr: { type: "string", value: "ACR", multiple: true, help: "an acr value of the upstream that counts as multi-factor (with --trust-upstream-mfa)" },
+    auth: { type: "string", value: "private_key_jwt", help: "authenticate at the upstream with an assertion signed by our key instead of a secret" },
+    disabled: { type: "boolean", help: "add it disabled: not offered until idp upstreams enable" },
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function add(ctx: CliContext, { flags, positionals }: ArgsOf<typeof ADD>): Promise<void> {
+  const [name] = positionals as [string];
   if (flags.client_id === undefined) throw new CliError("--client-id is required (the client id registered at the upstream)");
   let preset = {};
   if (flags.preset !== undefined) {
@@ -122,9 +127,9 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  expect_positionals(positionals, []);
+const LIST = { summary: "list the upstreams" } as const satisfies CommandSpec<OptionSpecs>;
+
+async function list(ctx: CliContext): Promise<void> {
   const config = ctx.config();
   const rows = await (await ctx.store()).list_upstreams();
   ctx.emit(
@@ -140,9 +145,10 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
-async function show(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [name] = expect_positionals(positionals, ["name"]) as [string];
+const SHOW = { summary: "show an upstream and the redirect URI to register there (never the secret)", positionals: ["name"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function show(ctx: CliContext, { positionals }: ArgsOf<typeof SHOW>): Promise<void> {
+  const [name] = positionals as [string];
   const config = ctx.config();
   const row = must(await (await ctx.store()).get_upstream(name), `no upstream "${name}"`);
   const view = upstream_view(config, row);
@@ -151,27 +157,35 @@ async function show(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function remove(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [name] = expect_positionals(positionals, ["name"]) as [string];
+const REMOVE = { summary: "remove an upstream and unlink every account linked through it", positionals: ["name"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function remove(ctx: CliContext, { positionals }: ArgsOf<typeof REMOVE>): Promise<void> {
+  const [name] = positionals as [string];
   if (!(await (await ctx.store()).delete_upstream(name))) throw new CliError(`no upstream "${name}"`);
   await ctx.audit({ type: "upstream_deleted", details: { upstream: name } });
   ctx.emit({ removed: true, name }, (write) => write(`Removed upstream ${name} and the accounts linked through it.\n`));
 }
 
-function set_enabled(enabled: boolean): SubCommand {
-  return async (ctx, argv) => {
-    const { positionals } = parse_args(argv, {});
-    const [name] = expect_positionals(positionals, ["name"]) as [string];
+const DISABLE = { summary: "hide an upstream from the sign-in page and refuse sign-ins through it", positionals: ["name"] } as const satisfies CommandSpec<OptionSpecs>;
+const ENABLE = { summary: "offer a disabled upstream again", positionals: ["name"] } as const satisfies CommandSpec<OptionSpecs>;
+
+function set_enabled(enabled: boolean): (ctx: CliContext, args: ArgsOf<typeof ENABLE>) => Promise<void> {
+  return async (ctx, { positionals }) => {
+    const [name] = positionals as [string];
     const row = must(await (await ctx.store()).update_upstream(name, { enabled }), `no upstream "${name}"`);
     await ctx.audit({ type: enabled ? "upstream_enabled" : "upstream_disabled", details: { upstream: name } });
     ctx.emit(upstream_view(ctx.config(), row), (write) => write(`${enabled ? "Enabled" : "Disabled"} upstream ${name}.\n`));
   };
 }
 
+const GROUP_MAP = {
+  summary: "replace the upstream's group mapping (none: clear it)",
+  positionals: ["name"],
+  rest: "UPSTREAM_GROUP=LOCAL_GROUP",
+} as const satisfies CommandSpec<OptionSpecs>;
+
 /** `group-map NAME [UPSTREAM=LOCAL ...]`: replaces the upstream's group mapping (none clears it). */
-async function set_group_map(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
+async function set_group_map(ctx: CliContext, { positionals }: ArgsOf<typeof GROUP_MAP>): Promise<void> {
   const [name, ...entries] = positionals;
   if (name === undefined) throw new CliError("missing <name>");
   const store = await ctx.store();
@@ -202,4 +216,12 @@ async function existing_groups(store: Store, mapping: Record<string, string>): P
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const upstreams_commands: Record<string, SubCommand> = { add, "group-map": set_group_map, list, show, remove, disable: set_enabled(false), enable: set_enabled(true) };
+export const upstreams_commands: Record<string, Command> = {
+  add: command(ADD, add),
+  "group-map": command(GROUP_MAP, set_group_map),
+  list: command(LIST, list),
+  show: command(SHOW, show),
+  remove: command(REMOVE, remove),
+  disable: command(DISABLE, set_enabled(false)),
+  enable: command(ENABLE, set_enabled(true)),
+};

@@ -1,19 +1,19 @@
 /**
- * `idp users add|list|show|remove|set-password|reset-2fa`: end users of the provider.
+ * `idp users add|list|show|remove|set-password|reset-2fa|passkeys`: end users of the provider.
  * Output never contains the password hash or the TOTP secret (public_user is an allow-list).
  */
 import { z } from "zod";
 import { hash_password } from "../platform/passwords.ts";
 import type { Address, Store, UserRow } from "../store/types.ts";
-import { expect_positionals, parse_args } from "./args.ts";
-import { must, type CliContext, type SubCommand } from "./context.ts";
+import { must, type CliContext } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, write_record, write_table } from "./output.ts";
 import { web_url_problem } from "../oidc/clients/redirect_uris.ts";
 import { end_user_sessions } from "../oidc/signin/sessions.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
 import { EMAIL, PHONE, checked_username, create_user_with_password, public_user, reset_second_factors } from "../oidc/admin/users.ts";
-import { passkeys_command } from "./passkeys.ts";
+import { passkeys_commands } from "./passkeys.ts";
+import { command, type ArgsOf, type Command, type CommandGroup, type CommandSpec, type OptionSpecs } from "./spec.ts";
 import { check_password_policy, type PasswordOwner } from "../oidc/accounts/password_policy.ts";
 import { void_reset_links } from "../oidc/accounts/password_reset.ts";
 
@@ -79,20 +79,32 @@ function optional_text(name: string, value: string | undefined, pattern?: RegExp
   return value;
 }
 
-async function add(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, {
-    password_stdin: { type: "boolean" },
-    email: { type: "string" },
-    email_verified: { type: "boolean" },
-    name: { type: "string" },
-    given_name: { type: "string" },
-    family_name: { type: "string" },
-    picture: { type: "string" },
-    phone: { type: "string" },
-    phone_verified: { type: "boolean" },
-    address_json: { type: "string" },
-  });
-  const [typed] = expect_positionals(positionals, ["username"]) as [string];
+/** `--password-stdin`, of add and set-password. */
+const PASSWORD_STDIN = { type: "boolean", required: true, help: "read the password from standard input; one trailing newline is removed" } as const;
+
+const ADD = {
+  summary: "create an active user with a password",
+  positionals: ["username"],
+  options: {
+    password_stdin: PASSWORD_STDIN,
+    email: { type: "string", value: "E", help: "e-mail address" },
+    email_verified: { type: "boolean", help: "the e-mail address is verified (needs --email)" },
+    name: { type: "string", value: "N", help: "full name" },
+    given_name: { type: "string", value: "G", help: "given name" },
+    family_name: { type: "string", value: "F", help: "family name" },
+    picture: { type: "string", value: "URL", help: "profile picture (an http or https URL)" },
+    phone: { type: "string", value: "P", help: "phone number" },
+    phone_verified: { type: "boolean", help: "the phone number is verified (needs --phone)" },
+    address_json: {
+      type: "string",
+      value: "JSON",
+      help: `postal address, an OIDC address object with the members ${Object.keys(AddressSchema.shape).join(", ")}, e.g. '{"locality":"Springfield","country":"US"}'`,
+    },
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function add(ctx: CliContext, { flags, positionals }: ArgsOf<typeof ADD>): Promise<void> {
+  const [typed] = positionals as [string];
   const checked = checked_username(typed);
   if ("problem" in checked) throw new CliError(checked.problem);
   const { username } = checked;
@@ -124,9 +136,9 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
   ctx.emit(public_user(user), (write) => write(`Created user ${user.username} (id ${user.id}).\n`));
 }
 
-async function list(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  expect_positionals(positionals, []);
+const LIST = { summary: "list the users with their status (active, unverified, invited or disabled)" } as const satisfies CommandSpec<OptionSpecs>;
+
+async function list(ctx: CliContext): Promise<void> {
   const users = await (await ctx.store()).list_users();
   ctx.emit(users.map(public_user), (write) => {
     if (users.length === 0) return write("No users.\n");
@@ -138,9 +150,13 @@ async function list(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
-async function show(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [username] = expect_positionals(positionals, ["username"]) as [string];
+const SHOW = {
+  summary: "show a user, with their status and groups (never the password hash or the TOTP secret)",
+  positionals: ["username"],
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function show(ctx: CliContext, { positionals }: ArgsOf<typeof SHOW>): Promise<void> {
+  const [username] = positionals as [string];
   const store = await ctx.store();
   const found = await find_user(store, username);
   // The names of the user's groups (idp groups), released with the scope groups.
@@ -155,9 +171,10 @@ async function show(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
-async function remove(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [username] = expect_positionals(positionals, ["username"]) as [string];
+const REMOVE = { summary: "remove a user", positionals: ["username"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function remove(ctx: CliContext, { positionals }: ArgsOf<typeof REMOVE>): Promise<void> {
+  const [username] = positionals as [string];
   const store = await ctx.store();
   const user = await find_user(store, username);
   if (!(await store.delete_user(user.id))) throw new CliError(`no user "${username}"`);
@@ -165,9 +182,14 @@ async function remove(ctx: CliContext, argv: string[]): Promise<void> {
   ctx.emit({ removed: true, id: user.id, username: user.username }, (write) => write(`Removed user ${user.username}.\n`));
 }
 
-async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { password_stdin: { type: "boolean" } });
-  const [username] = expect_positionals(positionals, ["username"]) as [string];
+const SET_PASSWORD = {
+  summary: "set a user's password; ends their sessions, revokes every token of theirs (offline ones included) and voids their reset links",
+  positionals: ["username"],
+  options: { password_stdin: PASSWORD_STDIN },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function set_password(ctx: CliContext, { flags, positionals }: ArgsOf<typeof SET_PASSWORD>): Promise<void> {
+  const [username] = positionals as [string];
   const store = await ctx.store();
   const user = await find_user(store, username);
   const password = await read_password(ctx, flags.password_stdin, "users set-password", { username: user.username, email: user.email });
@@ -183,14 +205,18 @@ async function set_password(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
+const RESET_2FA = {
+  summary: "remove a user's second factors (the authenticator app, the recovery codes, every passkey), end their sessions and revoke their tokens",
+  positionals: ["username"],
+} as const satisfies CommandSpec<OptionSpecs>;
+
 /**
  * For a user who lost their authenticator app, recovery codes or passkeys (or whose account was
  * taken over and given someone else's app or passkey): removes the TOTP secret, the recovery
  * codes and the passkeys, and ends the sessions (oidc/admin/users.ts reset_second_factors).
  */
-async function reset_2fa(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [username] = expect_positionals(positionals, ["username"]) as [string];
+async function reset_2fa(ctx: CliContext, { positionals }: ArgsOf<typeof RESET_2FA>): Promise<void> {
+  const [username] = positionals as [string];
   const store = await ctx.store();
   const user = await find_user(store, username);
   const { totp_removed, passkeys_removed, sessions_ended, tokens_revoked } = await as_cli(reset_second_factors(store, user, Math.floor(Date.now() / 1000)));
@@ -201,5 +227,13 @@ async function reset_2fa(ctx: CliContext, argv: string[]): Promise<void> {
   );
 }
 
-/** The sub-commands, in the order the help lists them. */
-export const users_commands: Record<string, SubCommand> = { add, list, show, remove, "set-password": set_password, "reset-2fa": reset_2fa, passkeys: passkeys_command };
+/** The sub-commands, in the order the help lists them (commands.ts adds invite and send-reset). */
+export const users_commands: Record<string, Command | CommandGroup> = {
+  add: command(ADD, add),
+  list: command(LIST, list),
+  show: command(SHOW, show),
+  remove: command(REMOVE, remove),
+  "set-password": command(SET_PASSWORD, set_password),
+  "reset-2fa": command(RESET_2FA, reset_2fa),
+  passkeys: passkeys_commands,
+};

@@ -5,17 +5,23 @@
  */
 import { create_provider } from "../app/provider.ts";
 import { InvitationRefused, invite } from "../oidc/accounts/invitations.ts";
-import { expect_positionals, parse_args } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time } from "./output.ts";
+import { command, type ArgsOf, type CommandSpec, type OptionSpecs } from "./spec.ts";
 import { public_user } from "./users.ts";
 
-/** `idp users invite` (wired in index.ts next to the other users commands). */
+const INVITE = {
+  summary: "create an invited account (no password) and mail the address a link to choose a username and password",
+  positionals: ["email"],
+  options: {
+    name: { type: "string", value: "N", help: "full name" },
+    username: { type: "string", value: "U", help: "the username the form proposes (default: from the address)" },
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
 
-export async function invite_user(ctx: CliContext, argv: string[]): Promise<void> {
-  const { flags, positionals } = parse_args(argv, { name: { type: "string" }, username: { type: "string" } });
-  const [email] = expect_positionals(positionals, ["email"]) as [string];
+async function invite_user(ctx: CliContext, { flags, positionals }: ArgsOf<typeof INVITE>): Promise<void> {
+  const [email] = positionals as [string];
   const config = ctx.config();
   if (config.signup.mode === "off") {
     throw new CliError("invitations are off (IDP_SIGNUP=off): set IDP_SIGNUP=invite (or open) on the server, so the invitation link has a page to open");
@@ -35,3 +41,6 @@ export async function invite_user(ctx: CliContext, argv: string[]): Promise<void
     write(`${resent ? "Sent a new invitation (the previous link no longer works)" : "Invited"} ${user.email} as ${user.username} (id ${user.id}); the link expires ${format_time(expires_at)}.\n`),
   );
 }
+
+/** `idp users invite` (wired in commands.ts next to the other users commands). */
+export const invite_command = command(INVITE, invite_user);

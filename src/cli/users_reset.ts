@@ -6,16 +6,16 @@
 import { create_provider } from "../app/provider.ts";
 import { mail_enabled } from "../app/mail/outbox.ts";
 import { mail_reset_link, reset_refusal } from "../oidc/accounts/password_reset.ts";
-import { expect_positionals, parse_args } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time } from "./output.ts";
+import { command, type ArgsOf, type CommandSpec, type OptionSpecs } from "./spec.ts";
 import { find_user } from "./users.ts";
 
-/** `idp users send-reset` (wired in index.ts next to the other users commands). */
-export async function send_reset(ctx: CliContext, argv: string[]): Promise<void> {
-  const { positionals } = parse_args(argv, {});
-  const [name] = expect_positionals(positionals, ["username"]) as [string];
+const SEND_RESET = { summary: "mail a user a password reset link", positionals: ["username"] } as const satisfies CommandSpec<OptionSpecs>;
+
+async function send_reset(ctx: CliContext, { positionals }: ArgsOf<typeof SEND_RESET>): Promise<void> {
+  const [name] = positionals as [string];
   const config = ctx.config();
   if (!mail_enabled(config)) throw new CliError("mail is off: production mode without IDP_SMTP_URL (set IDP_SMTP_URL and IDP_MAIL_FROM), or use idp users set-password");
   const store = await ctx.store();
@@ -30,3 +30,6 @@ export async function send_reset(ctx: CliContext, argv: string[]): Promise<void>
     write(`Queued a password reset link for ${user.username} to ${user.email}; it expires ${format_time(expires_at)}. Older links no longer work.\n`),
   );
 }
+
+/** `idp users send-reset` (wired in commands.ts next to the other users commands). */
+export const send_reset_command = command(SEND_RESET, send_reset);

@@ -89,7 +89,8 @@ describe("help and version", () => {
       const result = await box.run(argv);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("Usage: idp [command] [options]");
-      expect(result.stdout).toContain("registration-token         initial access tokens for dynamic client registration (create, list, revoke)");
+      // Each command with its summary and its sub-commands, wrapped to the help's width.
+      expect(result.stdout).toMatch(/\n  registration-token +initial access tokens for dynamic client registration \(create,\s+list, revoke\)\n/);
     }
   });
 

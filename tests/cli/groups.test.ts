@@ -160,7 +160,8 @@ describe("idp clients: group settings", () => {
 
   test("help documents the commands", async () => {
     const help = await box.run(["groups", "--help"]);
-    expect(help.stdout).toContain("idp groups members add <group> <username>");
+    // The help names the arguments as the usage errors do (`missing argument <user>`).
+    expect(help.stdout).toContain("idp groups members add <group> <user>");
     expect((await box.run(["clients", "--help"])).stdout).toContain("--allowed-group");
   });
 });

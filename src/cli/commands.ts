@@ -1,0 +1,155 @@
+/**
+ * The commands of `idp`, in the order `idp --help` lists them: each command file declares its
+ * commands (spec.ts); this table names the top-level ones and says what each group is for. The
+ * dispatcher (index.ts), the help (help.ts) and the README's reference
+ * (scripts/docs/sections/cli.ts) read it.
+ */
+import { AUDIT_EVENT_TYPES } from "../store/types/audit.ts";
+import { audit_commands } from "./audit.ts";
+import { clients_commands } from "./clients.ts";
+import { config_commands } from "./config.ts";
+import { groups_commands } from "./groups.ts";
+import { keys_commands } from "./keys.ts";
+import { mail_commands } from "./mail.ts";
+import { migrate_command } from "./migrate.ts";
+import { registration_commands } from "./registration.ts";
+import { resources_commands } from "./resources.ts";
+import { serve_command } from "./serve.ts";
+import { group, type Command, type CommandGroup } from "./spec.ts";
+import { upstreams_commands } from "./upstreams.ts";
+import { invite_command } from "./users_invite.ts";
+import { send_reset_command } from "./users_reset.ts";
+import { users_commands } from "./users.ts";
+
+/** The top-level commands. Notes are paragraphs separated by blank lines (the help reflows them). */
+export const COMMANDS: Record<string, Command | CommandGroup> = {
+  serve: serve_command,
+  migrate: migrate_command,
+  users: group({
+    summary: "manage end users",
+    commands: { ...users_commands, invite: invite_command, "send-reset": send_reset_command },
+    notes: `A password (--password-stdin) must meet the password policy: at least
+IDP_PASSWORD_MIN_LENGTH characters (10 by default), at most IDP_PASSWORD_MAX_LENGTH, not one of
+the 10,000 most common passwords, and not the username or the e-mail address; it is stored as an
+argon2id hash.
+
+reset-2fa is for a user who lost their authenticator app, recovery codes or passkeys: they sign
+in with the password and can set them up again.
+
+invite needs IDP_SIGNUP=invite or open, and mail. The link is valid IDP_INVITATION_TTL seconds
+(7 days by default); a running server delivers it. Inviting the same address again sends a new
+link (the older one stops working); an address that already belongs to an account that is not
+invited is refused.
+
+send-reset needs mail and an e-mail address on the account, and is refused for invited and
+disabled users. The link is valid IDP_PASSWORD_RESET_TTL seconds (30 minutes by default); a
+running server delivers it, and it voids the older links.`,
+  }),
+  groups: group({
+    summary: "manage groups of users and their members",
+    commands: groups_commands,
+    notes: `A group name has 1 to 64 ASCII letters, digits or - _ . : / and is unique whatever its case.
+A user's groups are released to clients with the scope groups (claims "groups" and "roles");
+idp users show lists them. A client can rename the claim, release only groups with a prefix,
+map groups to roles, and admit only members of some groups (idp clients add|update
+--groups-claim, --groups-prefix, --role, --allowed-group).`,
+  }),
+  upstreams: group({
+    summary: "other identity providers to sign in with",
+    commands: upstreams_commands,
+    notes: `An upstream is another identity provider users may sign in with: a button on the sign-in
+page, or login_hint=idp:<name> in the authorization request to go there directly. Register the
+redirect URI that add prints (<issuer>/federation/<name>/callback) at the upstream. The client
+secret is stored encrypted with IDP_SECRET_KEY (32 bytes, base64url) and never printed.
+
+The upstream's groups change no membership here unless mapped: --group-map gitlab-org/ops=ops
+makes members of the upstream group gitlab-org/ops members of the existing local group ops at
+each sign-in through the upstream, and removes that membership when the upstream stops asserting
+the group (never one an administrator added).
+
+Without --trust-upstream-mfa the local second factor is asked for; with it, the upstream's amr
+(or an acr of --mfa-acr) saying it used several factors stands in. With --auth private_key_jwt,
+register <issuer>/.well-known/jwks.json at the upstream.`,
+  }),
+  clients: group({
+    summary: "manage relying parties",
+    commands: clients_commands,
+    notes: `The client secret is stored as a SHA-256 hash. Public clients (--auth-method none) get no
+secret and must use PKCE; private_key_jwt needs --jwks-uri or --jwks-json. A device (a TV, a
+command line) uses the device grant (RFC 8628, --grant-type
+urn:ietf:params:oauth:grant-type:device_code, with refresh_token for offline_access); it needs no
+--redirect-uri unless it uses authorization_code too.
+
+Redirect URIs must be absolute, without a fragment; http is allowed only for localhost,
+127.0.0.1 and [::1]; custom schemes (com.example.app:/callback) only with --application-type
+native. --backchannel-logout-uri takes https, or http on those hosts too. --logo-uri is loaded by
+the user's browser.
+
+--require-par, --dpop-bound and --fapi are registrable by dynamic registration too (fapi_profile
+"2.0"); --resource-server, --require-2fa, --admin, --token-exchange and the group settings never
+are.
+
+--fapi 2.0 does for this client what IDP_FAPI=2.0 does for all: pushed requests, PKCE S256,
+DPoP-bound tokens, private_key_jwt (--auth-method private_key_jwt with --jwks-uri or
+--jwks-json), https redirect URIs, PS256/ES256/EdDSA signatures, codes valid 60 s.
+--require-2fa does what IDP_REQUIRE_2FA=all does for all clients: a second factor (TOTP or a
+passkey) after a password; a user without one adds a passkey before going on. --admin needs
+--grant-type client_credentials and a secret or keys: its access tokens call the admin REST API
+under /admin/api/v1.
+
+--token-exchange needs a secret or keys. The client trades access tokens issued to the clients
+named by --token-exchange-from for a token for one of the resources named by
+--token-exchange-resource: impersonation without an actor_token, delegation with one (the new
+token names the actor in act). update replaces the whole policy; off removes it.
+
+Groups (released with the scope groups): --groups-claim refuses registered claim names such as
+sub; the groups that --role and --allowed-group name must exist. Anyone outside the allowed
+groups gets access_denied at sign-in and invalid_grant at the next refresh. update replaces the
+settings given (--role and --allowed-group the whole map or list) and leaves the rest; --clear
+removes one.`,
+  }),
+  resources: group({
+    summary: "resource servers for resource indicators and JWT access tokens",
+    commands: resources_commands,
+    notes: `A resource server is an API clients get access tokens for (RFC 8707 resource indicators). A
+client sends resource=<uri> at /authorize (repeatable) and /token, or with client_credentials;
+the access token is then audience-restricted to it and carries only the granted scopes the
+resource accepts. An unregistered or unauthorized resource gets invalid_target. JWT access
+tokens (--format jwt) have typ at+jwt and aud the resource, are signed with the provider's keys,
+and stay revocable and introspectable.`,
+  }),
+  keys: group({
+    summary: "list and rotate signing keys",
+    commands: keys_commands,
+    notes: `The next key has been in the JWKS, so relying parties already know it when rotate makes it
+active; the old key stays in the JWKS until the tokens it signed expire. Running servers pick up
+the change within seconds.`,
+  }),
+  "registration-token": group({
+    summary: "initial access tokens for dynamic client registration",
+    commands: registration_commands,
+    notes: `A token lets POST /register register clients when IDP_REGISTRATION=token (RFC 7591 §3),
+sent as Authorization: Bearer <token>. A request refused for its metadata does not spend a use.`,
+  }),
+  audit: group({
+    summary: "show the audit log",
+    commands: audit_commands,
+    notes: `With --json each event has "username" and "client_name" beside the ids (null once deleted).
+
+--type is one of: ${AUDIT_EVENT_TYPES.join(", ")}.`,
+  }),
+  mail: group({
+    summary: "the outgoing mail queue and a test message",
+    commands: mail_commands,
+    notes: `Sent messages are kept 7 days, failed ones 30 days past their last attempt.
+
+test exits with 1 when the mail server refused the message or could not be reached (it then stays
+queued for the server to retry). In development without IDP_SMTP_URL the running server writes
+the message to its log; in production without IDP_SMTP_URL mail is off and the command fails.`,
+  }),
+  config: group({
+    summary: "validate the configuration and print it, secrets masked",
+    commands: config_commands,
+    notes: `An invalid configuration exits with 1, naming the bad key.`,
+  }),
+};
