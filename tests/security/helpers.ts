@@ -5,6 +5,7 @@
  * are off unless a test turns them on: fuzzing sends more than any limit allows.
  */
 import { exportJWK, generateKeyPair, type CryptoKey } from "jose";
+import type { AddressLookup } from "../../src/fw/index.ts";
 import { load_config, type Config } from "../../src/app/config.ts";
 import { hash_password } from "../../src/platform/passwords.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
@@ -40,8 +41,11 @@ export type InProcess = {
 
 type Fetch = (path: string, init?: RequestInit) => Promise<Response>;
 
+/** In process there is no socket: requests come from a loopback peer, as through a proxy on this host. */
+const LOOPBACK_PEER: AddressLookup = { requestIP: () => ({ address: "127.0.0.1" }) };
+
 function fetcher(app: ReturnType<typeof build_app>): Fetch {
-  return (path, init) => app.fetch(new Request(path.startsWith("/") ? `${ISSUER}${path}` : path, { redirect: "manual", ...init }));
+  return (path, init) => app.fetch(new Request(path.startsWith("/") ? `${ISSUER}${path}` : path, { redirect: "manual", ...init }), LOOPBACK_PEER);
 }
 
 export async function in_process(overrides: Record<string, unknown> = {}): Promise<InProcess> {

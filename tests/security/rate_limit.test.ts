@@ -215,6 +215,17 @@ describe("requests without client credentials (defaults)", () => {
   });
 });
 
+describe("IPv6 clients count by their /64 (issue 27, finding 8)", () => {
+  test("addresses of one /64 share the per-address limit; another /64 does not; an IPv4-mapped address counts as its IPv4", async () => {
+    const p = await limited({ unauthenticated_per_ip: 3 });
+    for (const ip of ["2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff::3"]) expect((await unauthenticated(p, ip)).status).toBe(400);
+    await expect_429(await unauthenticated(p, "2001:db8:1:2:abcd:1:2:3"));
+    expect((await unauthenticated(p, "2001:db8:1:3::1")).status).toBe(400);
+    for (let i = 0; i < 3; i++) expect((await unauthenticated(p, "192.0.2.9")).status).toBe(400);
+    await expect_429(await unauthenticated(p, "::ffff:192.0.2.9"));
+  });
+});
+
 describe("optional quotas (off by default): /token", () => {
   test("per client: the request over the limit gets 429 with Retry-After, whatever address it comes from", async () => {
     const p = await limited({ token_per_client: 3, token_per_ip: 1000 });

@@ -15,6 +15,7 @@
  */
 import type { Config } from "../../config/schema.ts";
 import { sha256 } from "../crypto/secrets.ts";
+import { parse_ip } from "../outbound/addresses.ts";
 import type { Provider } from "../provider.ts";
 import { TOTP_DRIFT_STEPS, TOTP_PERIOD } from "../signin/totp_parameters.ts";
 import type { CounterReservation, CounterState } from "../../store/types.ts";
@@ -22,7 +23,7 @@ import { username_key } from "../../store/usernames.ts";
 
 /** The parts a counter's key is made of. */
 export type Parts = {
-  /** The client's address (behind a trusted proxy, the one it forwarded). */
+  /** The client's address (behind a trusted proxy, the one it forwarded); IPv6 by its /64 (counted_address). */
   ip: string;
   /** A username as typed; keyed by its one key (store/usernames.ts). */
   username: string;
@@ -35,8 +36,23 @@ export type Parts = {
 };
 export type Part = keyof Parts;
 
+/**
+ * The address a limit counts: an IPv4 address as it is, an IPv6 address by its /64 (one
+ * subscriber's network: RFC 6177 §2 and RFC 8273 give each host or site at least a /64, so
+ * counting full IPv6 addresses would give one client 2^64 fresh quotas); an IPv4-mapped IPv6
+ * address counts as its IPv4 address.
+ */
+export function counted_address(ip: string): string {
+  const bytes = parse_ip(ip);
+  if (bytes === null) return ip;
+  const mapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  if (mapped) return bytes.slice(12).join(".");
+  const groups = [0, 1, 2, 3].map((i) => ((bytes[2 * i]! << 8) | bytes[2 * i + 1]!).toString(16));
+  return `${groups.join(":")}::/64`;
+}
+
 const PART_TEXT: Record<Part, (value: string | number) => string> = {
-  ip: String,
+  ip: (value) => counted_address(String(value)),
   username: (value) => username_key(String(value)),
   client_id: String,
   user_id: String,

@@ -2,7 +2,7 @@
 // exist with the defaults README shows, and no counter touched anywhere else in src/.
 import { describe, expect, test } from "bun:test";
 import { ConfigSchema } from "../../../src/config/schema.ts";
-import { COUNTERS, counter_key, type Amount, type Counter, type Parts } from "../../../src/oidc/limits/counters.ts";
+import { COUNTERS, counted_address, counter_key, type Amount, type Counter, type Parts } from "../../../src/oidc/limits/counters.ts";
 import { load_tree, strip } from "../../architecture/rules.ts";
 import { read_readme } from "../../../scripts/docs/generate.ts";
 
@@ -13,6 +13,15 @@ const SAMPLE: Parts = { ip: "203.0.113.7", username: "Alice", client_id: "client
 const STORE_CALL = /\bstore\s*\.\s*(hit|reserve|release|get_counter|reset_counter)\s*\(/;
 
 describe("counter keys", () => {
+  test("an IPv6 address counts by its /64, an IPv4-mapped one as its IPv4 address", () => {
+    expect(counted_address("2001:db8:1:2::1")).toBe("2001:db8:1:2::/64");
+    expect(counted_address("2001:0db8:0001:0002:ffff:1:2:3")).toBe("2001:db8:1:2::/64");
+    expect(counted_address("2001:db8:1:3::1")).toBe("2001:db8:1:3::/64");
+    expect(counted_address("::ffff:192.0.2.9")).toBe("192.0.2.9");
+    expect(counted_address("192.0.2.9")).toBe("192.0.2.9");
+    expect(counter_key(COUNTERS.signups_per_ip, { ip: "2001:db8:1:2::1" })).toBe(counter_key(COUNTERS.signups_per_ip, { ip: "2001:db8:1:2::99" }));
+  });
+
   test("every counter has its own prefix and its own keys", () => {
     const prefixes = counters.map(([, c]) => c.prefix);
     expect(new Set(prefixes).size).toBe(prefixes.length);
