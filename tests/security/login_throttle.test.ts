@@ -106,6 +106,8 @@ describe("429 limits", () => {
         headers: { cookie, "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": ip, accept: "text/html" },
         body: new URLSearchParams({ csrf, username: name, password: t.password }).toString(),
       }),
+      // In process there is no socket: the request comes from a loopback peer (a proxy on this host).
+      { requestIP: () => ({ address: "127.0.0.1" }) },
     );
     await expect_throttled(response);
   });
