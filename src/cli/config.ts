@@ -3,6 +3,7 @@
  * masked. An invalid configuration raises ConfigError, which run_cli prints (exit 1).
  */
 import { isIP } from "node:net";
+import { at_rest_warnings } from "../app/at_rest.ts";
 import { is_loopback_issuer, masked, type Config } from "../app/config.ts";
 import { expect_positionals, parse_args } from "./args.ts";
 import type { CliContext, SubCommand } from "./context.ts";
@@ -39,7 +40,8 @@ async function check(ctx: CliContext, argv: string[]): Promise<void> {
   const { positionals } = parse_args(argv, {});
   expect_positionals(positionals, []);
   const config = ctx.config();
-  const warnings = config_warnings(config);
+  // What protects the data at rest (the database files' modes…): app/at_rest.ts, logged at start too.
+  const warnings = [...config_warnings(config), ...at_rest_warnings(config)];
   const effective = masked(config);
   ctx.emit({ valid: true, config: effective, warnings }, (write) => {
     write("Configuration is valid.\n\n");

@@ -1,0 +1,20 @@
+/**
+ * What protects the data at rest, checked from the configuration and the files: `idp config
+ * check` prints these warnings on stderr and `serve` logs them at start (level warn).
+ */
+import { parse_database_url } from "../store/open.ts";
+import { sqlite_file_warnings } from "../store/sqlite/files.ts";
+import type { Config } from "./config.ts";
+
+/** One line per weakness: SQLite files readable by group or others. */
+export function at_rest_warnings(config: Config): string[] {
+  const warnings: string[] = [];
+  let target: ReturnType<typeof parse_database_url> | null = null;
+  try {
+    target = parse_database_url(config.database_url);
+  } catch {
+    // Not a database URL: opening the store says so.
+  }
+  if (target?.kind === "sqlite" && target.path !== ":memory:") warnings.push(...sqlite_file_warnings(target.path));
+  return warnings;
+}
