@@ -248,6 +248,7 @@ export const ConfigSchema = z.strictObject({
    * Sign-in with other identity providers (oidc/federation). `secret_key`: 32 bytes, base64url
    * (`openssl rand -base64 32 | tr '+/' '-_' | tr -d '=')`), the AES-256-GCM key of the upstreams'
    * client secrets at rest. Without it, no upstream with a client secret can be added or used.
+   * It seals the private signing keys too (oidc/keys/sealed_keys.ts); without it they are stored in clear.
    */
   federation: z
     .strictObject({
