@@ -148,6 +148,9 @@ issued to other clients at POST /introspect; show lists it as resource_server.
 application's logo, loaded by the user's browser; links to its privacy policy, terms, home page).
 --backchannel-logout-uri receives a logout token when a user's session ends (OIDC Back-Channel
 Logout); https, or http on localhost, 127.0.0.1 and [::1].
+add and update warn (stderr) about a URL the provider will call (--jwks-uri,
+--backchannel-logout-uri) that its outbound fence would refuse: http without
+IDP_OUTBOUND_ALLOW_HTTP=true, a non-public address outside IDP_OUTBOUND_ALLOW.
 --require-par: the client's authorization requests must be pushed to POST /par (RFC 9126 §6
 require_pushed_authorization_requests). --dpop-bound: its token requests must carry a DPoP
 proof, so its access tokens are always DPoP-bound (RFC 9449 §5.2 dpop_bound_access_tokens).

@@ -14,6 +14,8 @@ import { expect_positionals, parse_args } from "./args.ts";
 import { must, type CliContext, type SubCommand } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time, write_table } from "./output.ts";
+import { upstream_called_urls } from "../oidc/outbound/preflight.ts";
+import { warn_outbound } from "./outbound.ts";
 
 function claim_mapping(entries: string[]): Record<string, string> {
   const mapping: Record<string, string> = {};
@@ -120,6 +122,8 @@ async function add(ctx: CliContext, argv: string[]): Promise<void> {
     write(`Added upstream ${name} (${created.kind}, ${created.display_name}).\n`);
     write(`Register this redirect URI at the upstream: ${redirect_uri(config, name)}\n`);
   });
+  // Its issuer and endpoints go through the outbound fence: what it would refuse is said now (cli/outbound.ts).
+  await warn_outbound(ctx, upstream_called_urls(created));
 }
 
 async function list(ctx: CliContext, argv: string[]): Promise<void> {
