@@ -17,6 +17,7 @@ import type { Store } from "../store/types.ts";
 import type { Config } from "./config.ts";
 import { embedded_assets } from "./embedded/assets.ts";
 import { create_provider } from "./provider.ts";
+import { at_rest_warnings } from "./at_rest.ts";
 import { theme_static_files, themed_templates } from "./theme.ts";
 import { start_purge } from "./purge.ts";
 import { settle_password_reset_requests } from "../oidc/accounts/password_reset.ts";
@@ -128,6 +129,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     if (transport !== null) mail_worker = start_mail_worker(idp, transport, mail_sender(config.mail_from ?? "idp@localhost", idp.brand.name), options.mail_worker);
     log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind, password_hashing, ...(worker ? { worker: worker.index, pid: process.pid } : {}) });
     if (demo_moved !== null) log({ level: "info", msg: "demo client follows the issuer", redirect_uri: demo_moved });
+    // Data at rest left exposed (at_rest.ts), once per start: `idp config check` prints the same.
+    if (worker === undefined || worker.index === 1) for (const warning of at_rest_warnings(config)) log({ level: "warn", msg: warning });
     if (worker === undefined || worker.index === 1) await print_start_hints(idp, running.url, options.seed_demo === true, out, demo_moved !== null);
     return {
       url: running.url,

@@ -12,6 +12,8 @@ import { must, type CliContext } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import { format_time, secret_notice, write_record, write_table } from "./output.ts";
 import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
+import { client_called_urls } from "../oidc/outbound/preflight.ts";
+import { warn_outbound } from "./outbound.ts";
 
 // What the CLI shows of a client: the admin rules' allow-list (never a secret or token hash).
 export { public_client, type PublicClient } from "../oidc/admin/clients.ts";
@@ -207,6 +209,8 @@ async function add(ctx: CliContext, { flags }: ArgsOf<typeof ADD>): Promise<void
     if (secret === null) write(`\nPublic client (${auth_method_of(client)}): no secret; it must use PKCE.\n`);
     else secret_notice(write, "client secret");
   });
+  // A URL the outbound fence would refuse is said now, not found at logout time (cli/outbound.ts).
+  await warn_outbound(ctx, client_called_urls(client.metadata));
 }
 
 const LIST = { summary: "list the clients" } as const satisfies CommandSpec<OptionSpecs>;
@@ -289,6 +293,7 @@ async function update(ctx: CliContext, { flags, positionals }: ArgsOf<typeof UPD
     write(`Updated client ${updated.client_id} (${changed.join(", ")}).\n\n`);
     write_record(write, { client_id: updated.client_id, ...group_settings(updated.metadata) });
   });
+  await warn_outbound(ctx, client_called_urls(updated.metadata));
 }
 
 const REMOVE = { summary: "remove a client with its grants and tokens", positionals: ["client_id"] } as const satisfies CommandSpec<OptionSpecs>;

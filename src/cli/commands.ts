@@ -106,7 +106,11 @@ Groups (released with the scope groups): --groups-claim refuses registered claim
 sub; the groups that --role and --allowed-group name must exist. Anyone outside the allowed
 groups gets access_denied at sign-in and invalid_grant at the next refresh. update replaces the
 settings given (--role and --allowed-group the whole map or list) and leaves the rest; --clear
-removes one.`,
+removes one.
+
+add and update warn (stderr) about a URL the provider will call (--jwks-uri,
+--backchannel-logout-uri) that its outbound fence would refuse: http without
+IDP_OUTBOUND_ALLOW_HTTP=true, a non-public address outside IDP_OUTBOUND_ALLOW.`,
   }),
   resources: group({
     summary: "resource servers for resource indicators and JWT access tokens",

@@ -4,6 +4,7 @@
  * ConfigError, which run_cli prints (exit 1).
  */
 import { isIP } from "node:net";
+import { at_rest_warnings } from "../app/at_rest.ts";
 import { is_loopback_issuer, masked, type Config } from "../app/config.ts";
 import { SETTINGS } from "../config/settings.ts";
 import type { CliContext } from "./context.ts";
@@ -50,7 +51,8 @@ const CHECK = {
 
 async function check(ctx: CliContext, { flags }: ArgsOf<typeof CHECK>): Promise<void> {
   const config = ctx.config();
-  const warnings = config_warnings(config);
+  // What protects the data at rest (the database files' modes…): app/at_rest.ts, logged at start too.
+  const warnings = [...config_warnings(config), ...at_rest_warnings(config)];
   const effective = masked(config);
   ctx.emit({ valid: true, config: effective, warnings }, (write) => {
     write("Configuration is valid.\n\n");

@@ -6,6 +6,7 @@
  * bad value, database unavailable); 2 usage error (unknown command or option, missing argument).
  */
 import { ConfigError } from "../app/config.ts";
+import { KeyRingError } from "../oidc/keys/errors.ts";
 import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError } from "../store/types.ts";
 import { COMMANDS } from "./commands.ts";
 import { CliContext, type CliIo } from "./context.ts";
@@ -64,6 +65,8 @@ function describe(error: unknown, debug: boolean): { message: string; code: numb
   if (error instanceof CliError) return { message: error.message, code: error.exit_code };
   if (error instanceof ConfigError) return { message: error.message, code: 1 };
   if (error instanceof StoreUnavailableError) return { message: `database unavailable: ${error.message}`, code: 1 };
+  // The signing keys cannot be used as stored (oidc/keys/sealed_keys.ts: IDP_SECRET_KEY missing or another key).
+  if (error instanceof KeyRingError) return { message: error.message, code: 1 };
   if (error instanceof StoreConflictError || error instanceof StoreReferenceError || error instanceof StoreError) {
     return { message: error.message, code: 1 };
   }

@@ -16,7 +16,7 @@ import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs 
 async function load_ring(ctx: CliContext, config: Config): Promise<KeyRing> {
   // A retired key stays published while any token it signed may still be presented.
   const retire_after_seconds = Math.max(config.tokens.id_token_ttl, config.tokens.access_token_ttl);
-  return KeyRing.load(await ctx.store(), { algs: config.signing_algs, retire_after_seconds, openssl: config.openssl });
+  return KeyRing.load(await ctx.store(), { algs: config.signing_algs, retire_after_seconds, openssl: config.openssl, secret_key: config.federation.secret_key });
 }
 
 function write_keys(write: Writer, keys: readonly KeyInfo[]): void {

@@ -14,6 +14,8 @@ import { must, type CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time, write_table } from "./output.ts";
 import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
+import { upstream_called_urls } from "../oidc/outbound/preflight.ts";
+import { warn_outbound } from "./outbound.ts";
 
 function claim_mapping(entries: string[]): Record<string, string> {
   const mapping: Record<string, string> = {};
@@ -125,6 +127,8 @@ async function add(ctx: CliContext, { flags, positionals }: ArgsOf<typeof ADD>):
     write(`Added upstream ${name} (${created.kind}, ${created.display_name}).\n`);
     write(`Register this redirect URI at the upstream: ${redirect_uri(config, name)}\n`);
   });
+  // Its issuer and endpoints go through the outbound fence: what it would refuse is said now (cli/outbound.ts).
+  await warn_outbound(ctx, upstream_called_urls(created));
 }
 
 const LIST = { summary: "list the upstreams" } as const satisfies CommandSpec<OptionSpecs>;

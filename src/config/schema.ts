@@ -357,7 +357,7 @@ export const ConfigSchema = z.strictObject({
       }),
     })
     .prefault({}),
-  /** Sign-in with other identity providers (oidc/federation). */
+  /** Sign-in with other identity providers (oidc/federation); `secret_key` also seals the private signing keys (oidc/keys/sealed_keys.ts). */
   federation: z
     .strictObject({
       secret_key: z
@@ -366,7 +366,7 @@ export const ConfigSchema = z.strictObject({
         .optional()
         .meta({
           env: "IDP_SECRET_KEY",
-          description: "32 bytes, base64url (`openssl rand -base64 32 | tr '+/' '-_' | tr -d '='`): the AES-256-GCM key of the upstreams' client secrets (sign in with another identity provider). Without it no upstream with a secret can be added or used.",
+          description: "32 bytes, base64url (`openssl rand -base64 32 | tr '+/' '-_' | tr -d '='`): the AES-256-GCM key of the private signing keys and the upstreams' client secrets at rest. Without it the signing keys are stored in clear (a warning in production) and no upstream with a secret can be added or used; once set, keys stored before are encrypted at the next start, and a start without it (or with another key) is refused.",
         }),
       state_ttl_seconds: z.coerce.number().int().min(60).max(3600).default(600).meta({
         env: "IDP_FEDERATION_STATE_TTL_SECONDS",

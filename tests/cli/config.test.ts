@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { sandbox, type Sandbox } from "./helpers.ts";
@@ -74,6 +74,18 @@ describe("idp config check", () => {
     const result = await box.run(["config", "check"], { env: { IDP_ISSUER: "http://id.example.com" } });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("warning: issuer http://id.example.com uses http on a public host");
+  });
+
+  test("a SQLite database readable by group or others is a warning naming the file, its mode and the fix", async () => {
+    const path = join(box.dir, "loose.sqlite");
+    const env = { DATABASE_URL: `sqlite:${path}` };
+    expect((await box.run(["users", "list"], { env })).code).toBe(0);
+    expect((await box.run(["config", "check"], { env })).stderr).not.toContain("SQLite file");
+    chmodSync(path, 0o644);
+    const human = await box.run(["config", "check"], { env });
+    expect(human.code).toBe(0);
+    expect(human.stderr).toContain(`warning: SQLite file ${path} is readable by group or others (mode 0644); it holds the signing keys and the accounts: chmod 600 ${path}`);
+    expect((await box.run(["config", "check", "--json"], { env })).json<{ warnings: string[] }>().warnings).toContain(`SQLite file ${path} is readable by group or others (mode 0644); it holds the signing keys and the accounts: chmod 600 ${path}`);
   });
 
   test("any command reports an invalid configuration the same way", async () => {

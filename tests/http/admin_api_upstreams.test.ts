@@ -88,7 +88,9 @@ for (const database of databases) {
 
       const read = await call("GET", `${API}/upstreams/gitlab`);
       expect(read.headers.get("etag")).toBe(created.headers.get("etag"));
-      expect(await read.json()).toEqual(body);
+      // The create answer may add `warnings` (the issuer's name did not resolve here: preflight.ts); the rest is the upstream.
+      const { warnings: _warnings, ...representation } = body;
+      expect(await read.json()).toEqual(representation);
       // The CLI sees the same upstream.
       const shown = await cli.run(["upstreams", "show", "gitlab", "--json"], { env: { IDP_SECRET_KEY: KEY } });
       expect(shown.json<Record<string, unknown>>()).toMatchObject({ name: "gitlab", client_id: "gl-client", client_secret: "(encrypted)" });

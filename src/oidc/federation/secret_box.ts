@@ -3,7 +3,7 @@
  * §2.3.1), so it cannot be hashed like our own secrets: it is encrypted with AES-256-GCM (NIST SP
  * 800-38D) under the operator's key (`IDP_SECRET_KEY`, 32 bytes), a fresh 96-bit IV each time,
  * the upstream's name as additional data (a ciphertext copied to another upstream row does not
- * decrypt). Stored as `v1.<iv>.<ciphertext+tag>` (base64url).
+ * decrypt). Stored as `v1.<iv>.<ciphertext+tag>` (base64url): crypto/envelope.ts.
  *
  * Without a key nothing is stored or decrypted: the provider refuses instead of keeping a
  * generated key next to the data it protects (a database dump would then hold both).
@@ -11,9 +11,7 @@
  * Rotation: there is one key. Changing `IDP_SECRET_KEY` makes the stored secrets unreadable;
  * set each upstream's secret again (`idp upstreams add NAME … --replace`, or remove and add).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-
-const VERSION = "v1";
+import { open_sealed, seal, secret_key_bytes } from "../crypto/envelope.ts";
 
 export class SecretKeyMissing extends Error {
   constructor() {
@@ -22,31 +20,19 @@ export class SecretKeyMissing extends Error {
 }
 
 function key_bytes(key: string | undefined): Buffer {
-  if (key === undefined) throw new SecretKeyMissing();
-  const bytes = Buffer.from(key, "base64url");
-  if (bytes.length !== 32) throw new SecretKeyMissing();
+  const bytes = secret_key_bytes(key);
+  if (bytes === null) throw new SecretKeyMissing();
   return bytes;
 }
 
 export function seal_secret(key: string | undefined, upstream: string, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key_bytes(key), iv);
-  cipher.setAAD(Buffer.from(`upstream:${upstream}`, "utf8"));
-  const body = Buffer.concat([cipher.update(secret, "utf8"), cipher.final(), cipher.getAuthTag()]);
-  return `${VERSION}.${iv.toString("base64url")}.${body.toString("base64url")}`;
+  return seal(key_bytes(key), `upstream:${upstream}`, secret);
 }
 
 /** The secret; throws when the key is missing or not the one it was sealed with. */
 export function open_secret(key: string | undefined, upstream: string, sealed: string): string {
-  const [version, iv, body] = sealed.split(".");
-  if (version !== VERSION || iv === undefined || body === undefined) throw new Error(`the client secret of upstream ${upstream} is not in a known format`);
-  const data = Buffer.from(body, "base64url");
-  const decipher = createDecipheriv("aes-256-gcm", key_bytes(key), Buffer.from(iv, "base64url"));
-  decipher.setAAD(Buffer.from(`upstream:${upstream}`, "utf8"));
-  decipher.setAuthTag(data.subarray(data.length - 16));
-  try {
-    return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString("utf8");
-  } catch {
-    throw new Error(`the client secret of upstream ${upstream} does not decrypt with IDP_SECRET_KEY (was the key changed? set the secret again)`);
-  }
+  const opened = open_sealed(key_bytes(key), `upstream:${upstream}`, sealed);
+  if ("plaintext" in opened) return opened.plaintext;
+  if (opened.failure === "format") throw new Error(`the client secret of upstream ${upstream} is not in a known format`);
+  throw new Error(`the client secret of upstream ${upstream} does not decrypt with IDP_SECRET_KEY (was the key changed? set the secret again)`);
 }

@@ -7,6 +7,8 @@
  *   promotes it to `active`, retires the previous active key with retire_at = now +
  *   retire_after_seconds + grace (tokens it signed verify until they expire), and publishes a
  *   new `next`. Retired keys leave the JWKS at retire_at and are then deleted.
+ * - With `secret_key` (IDP_SECRET_KEY) the private keys are stored sealed (sealed_keys.ts); keys
+ *   stored in clear before it was set are sealed at load; a sealed key that does not open stops it.
  * - Instances notice changes through `store.keys_version()` (`refresh()`, `start_polling()`).
  *   Concurrent starts or rotations may activate two keys for one alg; every instance then keeps
  *   the same one (`newest_first`) and retires the other, which still verifies.
@@ -17,6 +19,7 @@ import { generate_key, type Alg } from "./algs.ts";
 import { KeyRingError, TokenVerifyError, to_verify_error } from "./errors.ts";
 import { after, build_jwks, newest_first, published, usable, type UsableRow } from "./published.ts";
 import type { KeyRingOptions } from "./options.ts";
+import { seal_plain_keys, sealing_store } from "./sealed_keys.ts";
 import { insert_key, retire_key, sync_keys, type KeyCaches, type View } from "./view.ts";
 
 export type { Alg } from "./algs.ts";
@@ -45,19 +48,28 @@ export class KeyRing {
   private poller: ReturnType<typeof setInterval> | undefined;
   private last_unknown_kid_refresh = 0;
   private readonly listeners: (() => unknown)[] = [];
+  /** The store with the private keys sealed on the way in and opened on the way out (sealed_keys.ts). */
+  private readonly store: KeyStore;
 
   private constructor(
-    private readonly store: KeyStore,
+    store: KeyStore,
     private readonly options: KeyRingOptions,
   ) {
     this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
     if (options.algs.length === 0) throw new KeyRingError("KeyRing needs at least one alg");
+    this.store = sealing_store(store, options.secret_key);
   }
 
-  /** Reads the keys from the store and creates whatever a configured alg lacks. */
+  /**
+   * Reads the keys from the store and creates whatever a configured alg lacks. With a secret key,
+   * plain keys are sealed first; KeyRingError when a sealed key does not open (no or another key).
+   */
   static async load(store: KeyStore, options: KeyRingOptions): Promise<KeyRing> {
     const ring = new KeyRing(store, options);
-    await ring.exclusive(() => ring.sync());
+    await ring.exclusive(async () => {
+      await seal_plain_keys(store, options.secret_key);
+      await ring.sync();
+    });
     return ring;
   }
 

@@ -24,6 +24,12 @@ export type KeyRingOptions = {
   publish_lead_seconds?: number;
   /** RS256/PS256 through the system's OpenSSL 3 when it loads (default true; config `openssl`, jws.ts). */
   openssl?: boolean;
+  /**
+   * IDP_SECRET_KEY (config `federation.secret_key`, 32 bytes base64url): the private keys are
+   * stored sealed under it (sealed_keys.ts). Without it they are stored in clear, and a store
+   * holding sealed keys is refused.
+   */
+  secret_key?: string;
   /** Unix seconds (default: the system clock). */
   now?: () => UnixSeconds;
 };

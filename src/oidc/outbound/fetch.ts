@@ -17,20 +17,26 @@
  * - a time limit until the response headers (DNS, connect, TLS, the server's first answer) and one
  *   for the whole exchange; a body read as a stream and cut off past a size cap;
  * - no cookies, no credentials, none of our own request's headers: only the headers a caller
- *   names.
+ *   names (and, unless it names them, an Accept for any type, the runtime's User-Agent as fetch
+ *   sends it, and `Accept-Encoding: identity`).
  *
  * A refusal or failure is logged (purpose, client, host, resolved address, reason, status) and,
  * when the destination itself was refused, audited as `outbound_refused`. The OutboundError a
  * caller gets carries those details for its own log; what the client is told must stay generic
  * (no status, address or reason: they would turn the provider into a port scanner).
  *
- * Residual risk: the name is resolved here and again by fetch when it connects, so a name whose
- * answers change between the two (DNS rebinding) is not fully excluded; an egress firewall in
- * front of the provider remains the stronger fence (OWASP, "network layer").
+ * The connection goes to an address that was checked (pinned.ts): the name is resolved once, here,
+ * and the request connects to the first of the checked addresses with the name kept for TLS (SNI,
+ * the certificate) and the Host header, so a second answer (DNS rebinding: public for the check,
+ * 127.0.0.1 for the connection) is never asked for. A host name the operator allow-listed
+ * (`outbound.allow`) is trusted as a name: it is resolved by the system when connecting. An
+ * egress firewall in front of the provider remains the stronger fence (OWASP, "network layer").
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import type { IncomingMessage } from "node:http";
 import { address_class, allow_list, allowed_address, host_key, parse_ip, type OutboundSettings } from "./addresses.ts";
+import { response_headers, send_pinned } from "./pinned.ts";
 import { record_event } from "../audit.ts";
 import type { Provider } from "../provider.ts";
 import type { JsonObject } from "../../store/types.ts";
@@ -76,7 +82,8 @@ export function target_of(uri: string, settings: Pick<OutboundSettings, "allow_h
 
 /**
  * Resolves the URL's host and refuses it when any of its addresses is not public and not
- * allow-listed (OWASP: check every resolved address, not the first). Returns the addresses.
+ * allow-listed (OWASP: check every resolved address, not the first). Returns the addresses, the
+ * only ones the request may connect to; none for a host name the allow-list names (trusted as a name).
  */
 export async function check_destination(url: URL, allow: readonly string[], resolve: Resolver = system_resolver): Promise<string[]> {
   const list = allow_list(allow);
@@ -118,8 +125,10 @@ export type OutboundRequest = {
   accept_status?: readonly number[];
   /** Body size cap in bytes; default outbound.max_bytes. 0 discards the body unread. */
   max_bytes?: number;
-  /** Tests inject a resolver; the system's otherwise. */
+  /** Tests inject a resolver; the system's otherwise. It is asked once: the request connects to what it answered. */
   resolve?: Resolver;
+  /** Tests: PEM certificates trusted instead of the system's (never from configuration). */
+  ca?: string;
 };
 
 export type OutboundResponse = { status: number; headers: Headers; body: Uint8Array };
@@ -138,20 +147,16 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-async function read_capped(response: Response, max_bytes: number, host: string, status: number): Promise<Uint8Array> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return new Uint8Array(0);
+async function read_capped(response: IncomingMessage, max_bytes: number, host: string, status: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
+  for await (const chunk of response as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
     if (size > max_bytes) {
-      await reader.cancel().catch(() => {});
+      response.destroy();
       throw new OutboundError("failed", `the body is larger than ${max_bytes} bytes`, { host, status });
     }
-    chunks.push(value);
+    chunks.push(chunk);
   }
   const body = new Uint8Array(size);
   let at = 0;
@@ -173,44 +178,39 @@ async function exchange(url: URL, request: OutboundRequest, settings: OutboundSe
   try {
     const addresses = await abortable(check_destination(url, settings.allow, request.resolve), controller.signal);
     address = addresses[0];
-    let response: Response;
+    let response: IncomingMessage;
     try {
-      response = await fetch(url, {
-        method: request.method ?? "GET",
-        headers: request.headers ?? {},
-        body: request.body,
-        // No redirects (OWASP): a 3xx is answered to us, not followed.
-        redirect: "manual",
-        credentials: "omit",
-        signal: controller.signal,
-      });
+      // To the checked address only (pinned.ts); no redirects (OWASP): a 3xx is answered to us, not followed.
+      response = await send_pinned(url, { method: request.method ?? "GET", headers: request.headers ?? {}, body: request.body, address, signal: controller.signal, ca: request.ca });
     } catch (error) {
       if (controller.signal.aborted) throw controller.signal.reason;
-      throw new OutboundError("failed", `no connection (${error instanceof Error ? error.name : "error"})`, { host, address });
+      const code = (error as { code?: unknown }).code;
+      throw new OutboundError("failed", `no connection (${typeof code === "string" ? code : error instanceof Error ? error.name : "error"})`, { host, address });
     }
     clearTimeout(headers_timer);
-    const status = response.status;
-    const cancel = () => response.body?.cancel().catch(() => {});
+    const status = response.statusCode ?? 0;
+    const headers = response_headers(response);
+    const cancel = () => void response.destroy();
     if (status >= 300 && status < 400) {
-      await cancel();
+      cancel();
       throw new OutboundError("refused", `answered ${status}, a redirect (not followed)`, { host, address, status });
     }
     if (!(request.accept_status ?? [200]).includes(status)) {
-      await cancel();
+      cancel();
       throw new OutboundError("failed", `answered ${status}`, { host, address, status });
     }
     const max_bytes = request.max_bytes ?? settings.max_bytes;
     if (max_bytes === 0) {
-      await cancel();
-      return { status, headers: response.headers, body: new Uint8Array(0) };
+      cancel();
+      return { status, headers, body: new Uint8Array(0) };
     }
-    const declared = Number(response.headers.get("content-length") ?? "0");
+    const declared = Number(headers.get("content-length") ?? "0");
     if (declared > max_bytes) {
-      await cancel();
+      cancel();
       throw new OutboundError("failed", `the body is larger than ${max_bytes} bytes (content-length ${declared})`, { host, address, status });
     }
     try {
-      return { status, headers: response.headers, body: await read_capped(response, max_bytes, host, status) };
+      return { status, headers, body: await read_capped(response, max_bytes, host, status) };
     } catch (error) {
       if (controller.signal.aborted) throw controller.signal.reason;
       throw error;

@@ -42,6 +42,14 @@ export function pg_keys(sql: SQL): KeyStore {
         return true;
       });
     },
+    async replace_private_jwk(kid, expected, private_jwk) {
+      // jsonb equality: the same members and values, whatever their order. (Bun.SQL sends an
+      // object as JSON; a string cast to jsonb would become a JSON string.)
+      const result = await sql`
+        UPDATE signing_keys SET private_jwk = ${private_jwk}::jsonb
+        WHERE kid = ${kid} AND private_jwk = ${expected}::jsonb`;
+      return result.count > 0;
+    },
     async keys_version() {
       const [row] = await sql`SELECT value FROM store_meta WHERE name = 'keys_version'`;
       return Number(row?.value ?? 0);

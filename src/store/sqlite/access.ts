@@ -87,6 +87,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   list_keys: "read",
   update_key_status: "write",
   delete_key: "write",
+  replace_private_jwk: "write",
   keys_version: "read",
   // registration
   create_initial_access_token: "write",

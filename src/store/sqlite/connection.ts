@@ -1,17 +1,19 @@
 /** Opening a SQLite database, its migrations, and the mapping of its errors. */
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { error_code, error_message } from "../guard.ts";
 import { pending_migrations } from "../migrations/index.ts";
 import { now_seconds } from "../clock.ts";
 import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError, type MigrationResult } from "../types.ts";
+import { prepare_sqlite_files, restrict_sqlite_files } from "./files.ts";
 
-/** Opens (creating if needed) the database file; `:memory:` gives a private in-memory one. */
+/**
+ * Opens (creating if needed) the database file; `:memory:` gives a private in-memory one. The
+ * files are the owner's only (0600, a created directory 0700: files.ts), whatever the umask.
+ */
 export function open_sqlite_database(path: string, busy_timeout_ms: number): Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   let db: Database;
   try {
+    if (path !== ":memory:") prepare_sqlite_files(path);
     db = new Database(path, { create: true, strict: true });
   } catch (error) {
     throw new StoreUnavailableError(`cannot open SQLite database ${path}: ${error_message(error)}`, { cause: error });
@@ -19,6 +21,8 @@ export function open_sqlite_database(path: string, busy_timeout_ms: number): Dat
   // busy_timeout first: setting WAL itself needs the lock when another process holds it.
   db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busy_timeout_ms))}`);
   db.exec("PRAGMA journal_mode = WAL");
+  // The -wal and -shm files exist from here on; SQLite created them with the database file's mode.
+  if (path !== ":memory:") restrict_sqlite_files(path);
   // NORMAL in WAL mode: a commit is appended to the WAL without an fsync; the WAL is synced at
   // each checkpoint. A committed transaction survives a crash of this process (the bytes are in
   // the kernel), and the file is never corrupted; only an OS crash or power loss can lose the

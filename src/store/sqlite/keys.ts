@@ -16,6 +16,8 @@ export function sqlite_keys(db: Database): Sync<KeyStore> {
   const remove = db.prepare("DELETE FROM signing_keys WHERE kid = $kid");
   const bump = db.prepare("UPDATE store_meta SET value = value + 1 WHERE name = 'keys_version'");
   const version = db.prepare("SELECT value FROM store_meta WHERE name = 'keys_version'");
+  // JSON is stored as JSON.stringify's text, so the text of what was read compares equal.
+  const replace_private = db.prepare("UPDATE signing_keys SET private_jwk = $private_jwk WHERE kid = $kid AND private_jwk = $expected");
 
   // Every change bumps keys_version in the same transaction, so a poller never misses one.
   const insert_tx = db.transaction((input: NewKey): KeyRow => {
@@ -50,6 +52,9 @@ export function sqlite_keys(db: Database): Sync<KeyStore> {
     },
     delete_key(kid) {
       return delete_tx.immediate(kid);
+    },
+    replace_private_jwk(kid, expected, private_jwk) {
+      return replace_private.run({ kid, expected: JSON.stringify(expected), private_jwk: JSON.stringify(private_jwk) }).changes > 0;
     },
     keys_version() {
       const row = version.get() as { value: number } | null;

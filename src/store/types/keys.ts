@@ -31,6 +31,12 @@ export interface KeyStore {
     times?: { activated_at?: UnixSeconds | null; retire_at?: UnixSeconds | null; now?: UnixSeconds },
   ): Promise<KeyRow | null>;
   delete_key(kid: string): Promise<boolean>;
+  /**
+   * Replaces the private JWK of `kid` when it is still `expected` (compare and set: of two
+   * instances doing it at once, one does it). The key stays the same key (oidc/keys/sealed_keys.ts
+   * stores its sealed form), so keys_version does not move. False when the key is gone or changed.
+   */
+  replace_private_jwk(kid: string, expected: JsonObject, private_jwk: JsonObject): Promise<boolean>;
   /** A number that changes on every key insert/update/delete: poll it to notice rotation. */
   keys_version(): Promise<number>;
 }

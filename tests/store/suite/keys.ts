@@ -58,6 +58,24 @@ export function key_tests(ctx: SuiteContext): void {
       await store.insert_key({ kid, alg: "ES256", private_jwk: k.priv, public_jwk: k.pub, status: "next" });
       expect(await rejection(store.insert_key({ kid, alg: "ES256", private_jwk: k.priv, public_jwk: k.pub, status: "next" }))).toBeInstanceOf(StoreConflictError);
     });
+
+    test("replace_private_jwk replaces only what is still expected (one of two instances), and keys_version does not move", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      const kid = uid("kid");
+      const k = jwk(kid);
+      await store.insert_key({ kid, alg: "ES256", private_jwk: k.priv, public_jwk: k.pub, status: "next" });
+      const version = await store.keys_version();
+      const stored = (await store.list_keys()).find((key) => key.kid === kid)!.private_jwk;
+      const [a, b] = await Promise.all([store.replace_private_jwk(kid, stored, { sealed: "one" }), other.replace_private_jwk(kid, stored, { sealed: "two" })]);
+      expect([a, b].sort()).toEqual([false, true]);
+      const now = (await other.list_keys()).find((key) => key.kid === kid)!;
+      expect(now.private_jwk).toEqual(a ? { sealed: "one" } : { sealed: "two" });
+      expect(now.public_jwk).toEqual(k.pub);
+      expect(await store.replace_private_jwk(kid, k.priv, { sealed: "three" })).toBe(false);
+      expect(await store.replace_private_jwk(uid("missing"), k.priv, { sealed: "three" })).toBe(false);
+      expect(await store.keys_version()).toBe(version);
+    });
   });
 
   describe("initial access tokens", () => {

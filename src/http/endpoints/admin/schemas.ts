@@ -82,6 +82,10 @@ export const ClientSchema = z
     client_secret_expires_at: time,
     created_at: time,
     updated_at: time,
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe("in answers to a create or change only: URLs of the client the provider will not call as things are (http without IDP_OUTBOUND_ALLOW_HTTP, a non-public address outside IDP_OUTBOUND_ALLOW), or could not check"),
   })
   .meta({ id: "Client" });
 

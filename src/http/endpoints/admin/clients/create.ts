@@ -2,6 +2,7 @@
 import { Fw } from "../../../../fw/index.ts";
 import { create_client_with_secret, public_client } from "../../../../oidc/admin/clients.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
+import { client_called_urls, outbound_warnings } from "../../../../oidc/outbound/preflight.ts";
 import { ADMIN_API, audit_target, type OpenApiOperation } from "../common.ts";
 import { ClientInputSchema, ClientSchema } from "../schemas.ts";
 import { checked_metadata, checked_subject_type, with_operator_settings } from "./metadata.ts";
@@ -21,6 +22,8 @@ export const AdminClientCreate = (idp: Provider) =>
       audit_target(this, { action: "client_registered", client_id: client.client_id });
       this.response.headers.set("location", `${ADMIN_API}/clients/${client.client_id}`);
       const shown = public_client(client);
-      return this.json(secret === null ? shown : { ...shown, client_secret: secret }, 201);
+      // A URL the outbound fence would refuse: created all the same, and said (`warnings`).
+      const warnings = await outbound_warnings(client_called_urls(client.metadata), idp.config.outbound);
+      return this.json({ ...shown, ...(secret === null ? {} : { client_secret: secret }), ...(warnings.length > 0 ? { warnings } : {}) }, 201);
     }
   };

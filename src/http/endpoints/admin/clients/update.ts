@@ -7,6 +7,7 @@ import { public_client } from "../../../../oidc/admin/clients.ts";
 import { AdminError } from "../../../../oidc/admin/errors.ts";
 import { check_admin_client_change } from "../../../../oidc/admin/lasting_power.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
+import { client_called_urls, outbound_warnings } from "../../../../oidc/outbound/preflight.ts";
 import { ADMIN_API, audit_target, require_match, with_etag, type OpenApiOperation } from "../common.ts";
 import { ClientInputSchema, ClientSchema } from "../schemas.ts";
 import { client_of } from "./find.ts";
@@ -29,6 +30,8 @@ export const AdminClientUpdate = (idp: Provider) =>
       const updated = await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() });
       if (updated === null) throw new AdminError("not_found", `no client "${client.client_id}"`);
       audit_target(this, { action: "client_updated", client_id: client.client_id, details: { changed: Object.keys(input) } });
-      return this.json(with_etag(this, public_client(updated)));
+      // The ETag is of the client alone; `warnings` names URLs the outbound fence would refuse.
+      const warnings = await outbound_warnings(client_called_urls(updated.metadata), idp.config.outbound);
+      return this.json({ ...with_etag(this, public_client(updated)), ...(warnings.length > 0 ? { warnings } : {}) });
     }
   };

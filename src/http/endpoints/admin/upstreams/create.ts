@@ -6,6 +6,7 @@
 import { Fw } from "../../../../fw/index.ts";
 import { create_upstream, upstream_admin_view } from "../../../../oidc/admin/upstreams.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
+import { outbound_warnings, upstream_called_urls } from "../../../../oidc/outbound/preflight.ts";
 import { ADMIN_API, audit_target, with_etag, type OpenApiOperation } from "../common.ts";
 import { UpstreamCreateSchema, UpstreamSchema } from "./schemas.ts";
 
@@ -20,6 +21,8 @@ export const AdminUpstreamCreate = (idp: Provider) =>
       const row = await create_upstream(idp.store, idp.config, this.admin_upstream_create_request);
       audit_target(this, { action: "upstream_created", details: { upstream: row.name, kind: row.kind } });
       this.response.headers.set("location", `${ADMIN_API}/upstreams/${row.name}`);
-      return this.json(with_etag(this, upstream_admin_view(idp.config, row)), 201);
+      // Added all the same when the outbound fence would refuse its issuer or an endpoint; `warnings` says so.
+      const warnings = await outbound_warnings(upstream_called_urls(row), idp.config.outbound);
+      return this.json({ ...with_etag(this, upstream_admin_view(idp.config, row)), ...(warnings.length > 0 ? { warnings } : {}) }, 201);
     }
   };

@@ -34,6 +34,10 @@ export const UpstreamSchema = z
     redirect_uri: z.string().describe("the redirect URI to register at the upstream"),
     created_at: time,
     updated_at: time,
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe("in answers to a create or change only: the issuer or endpoints the provider will not call as things are (http without IDP_OUTBOUND_ALLOW_HTTP, a non-public address outside IDP_OUTBOUND_ALLOW), or could not check"),
   })
   .meta({ id: "Upstream" });
 

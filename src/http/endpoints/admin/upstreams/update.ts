@@ -6,6 +6,7 @@
 import { Fw } from "../../../../fw/index.ts";
 import { change_upstream, upstream_admin_view, upstream_of } from "../../../../oidc/admin/upstreams.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
+import { outbound_warnings, upstream_called_urls } from "../../../../oidc/outbound/preflight.ts";
 import { ADMIN_API, audit_target, require_match, with_etag, type OpenApiOperation } from "../common.ts";
 import { UpstreamPatchSchema, UpstreamSchema } from "./schemas.ts";
 
@@ -25,6 +26,7 @@ export const AdminUpstreamUpdate = (idp: Provider) =>
       // Enabling or disabling is named as `idp upstreams enable|disable` names it; never the secret, only that it changed.
       const action = changed.length === 1 && changed[0] === "enabled" ? (updated.enabled ? "upstream_enabled" : "upstream_disabled") : "upstream_updated";
       audit_target(this, { action, details: { upstream: row.name, changed } });
-      return this.json(with_etag(this, upstream_admin_view(idp.config, updated)));
+      const warnings = await outbound_warnings(upstream_called_urls(updated), idp.config.outbound);
+      return this.json({ ...with_etag(this, upstream_admin_view(idp.config, updated)), ...(warnings.length > 0 ? { warnings } : {}) });
     }
   };
