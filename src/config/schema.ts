@@ -427,7 +427,7 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       enabled: bool(true).meta({
         env: "IDP_RATE_LIMITS",
-        description: "Rate limits on `/token` (with `/par` and `/device_authorization`, which count as `/token`), `/revoke`, `/introspect`, `/register` (`false` for benchmarks). They target abuse; authenticated, successful traffic has no quota unless one is set below.",
+        description: "Rate limits on `/token` (with `/par` and `/device_authorization`, which count as `/token`), `/revoke`, `/introspect`, `/register`, `/authorize` and upstream sign-in starts (`false` for benchmarks). They target abuse; authenticated, successful traffic has no quota unless one is set below.",
       }),
       window_seconds: seconds(60).meta({ env: "IDP_RATE_LIMIT_WINDOW_SECONDS", description: "Their window (so `Retry-After` is at most this)." }),
       auth_failures_per_client_ip: limit(10).meta({
@@ -477,6 +477,10 @@ export const ConfigSchema = z.strictObject({
       register_per_ip: quota(60).meta({
         env: "IDP_RATE_LIMIT_REGISTER_PER_IP",
         description: "`/register` requests (RFC 7591 registration) per window, per address (nobody is authenticated yet at `/register`); `0` removes the limit.",
+      }),
+      authorize_per_ip: quota(300).meta({
+        env: "IDP_RATE_LIMIT_AUTHORIZE_PER_IP",
+        description: "Requests to `/authorize` (GET or POST) and codes entered at `/device` from one address per window: most start a sign-in, stored as an interaction until it completes or is purged. All count, also those answered at once (a signed-in user with consent on record gets a code) or with an error. Then 429 page with `Retry-After`, before anything is read or stored. 300 leaves room for many people behind one NAT (a sign-in is one or two requests); `0` removes it.",
       }),
       federation_start_per_ip: quota(60).meta({
         env: "IDP_RATE_LIMIT_FEDERATION_START_PER_IP",

@@ -71,14 +71,15 @@ describe("store calls per step of the flow", () => {
     await raw?.close();
   });
 
-  test("first sign-in: /authorize 1 write, password login 10 (reserve, verify, release), consent 5; code exchange 2 (1 atomic update, 1 insert; no rate-limit counter); userinfo 0", async () => {
+  test("first sign-in: /authorize 2 writes (its rate-limit counter, the interaction), password login 10 (reserve, verify, release), consent 5; code exchange 2 (1 atomic update, 1 insert; no rate-limit counter); userinfo 0", async () => {
     const browser = new Browser();
     const url = new URL("/authorize", served.url);
     for (const [k, v] of Object.entries({ client_id: client.client_id, response_type: "code", redirect_uri: CALLBACK, scope: "openid email", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })) {
       url.searchParams.set(k, v);
     }
     const start = await browser.get(url.href);
-    expect(counter.take()).toMatchObject({ writes: 1, calls: ["get_client", "create_interaction"] });
+    // The address's count of authorization requests comes first (rate_limits.authorize_per_ip).
+    expect(counter.take()).toMatchObject({ writes: 2, calls: ["hit", "get_client", "create_interaction"] });
 
     const html = await (await browser.get(new URL(start.headers.get("location")!, served.url).href)).text();
     expect(counter.take().writes).toBe(0);
@@ -121,12 +122,12 @@ describe("store calls per step of the flow", () => {
     expect(counter.take()).toMatchObject({ writes: 0, reads: 3 });
   });
 
-  test("signed in already (session and grant): an authorization costs 2 writes (code and session-client)", async () => {
+  test("signed in already (session and grant): an authorization costs 3 writes (rate-limit counter, code and session-client)", async () => {
     const browser = new Browser();
     await get_code(served.url, client, PASSWORD, browser);
     counter.take();
     const again = await get_code(served.url, client, PASSWORD, browser);
     expect(again.steps).toEqual([]);
-    expect(counter.take().writes).toBe(2);
+    expect(counter.take().calls.filter(is_write)).toEqual(["hit", "insert_code", "add_session_client"]);
   });
 });

@@ -363,6 +363,7 @@ describe("configuration", () => {
       IDP_RATE_LIMIT_REGISTER_PER_CLIENT: "7",
       IDP_RATE_LIMIT_REGISTER_PER_IP: "8",
       IDP_RATE_LIMIT_FEDERATION_START_PER_IP: "9",
+      IDP_RATE_LIMIT_AUTHORIZE_PER_IP: "15",
     });
     expect(config.rate_limits).toEqual({
       enabled: true,
@@ -380,6 +381,7 @@ describe("configuration", () => {
       register_per_client: 7,
       register_per_ip: 8,
       federation_start_per_ip: 9,
+      authorize_per_ip: 15,
     });
     expect(load_config({}).rate_limits).toEqual({
       enabled: true,
@@ -397,6 +399,7 @@ describe("configuration", () => {
       register_per_client: 60,
       register_per_ip: 60,
       federation_start_per_ip: 60,
+      authorize_per_ip: 300,
     });
     // 0 is "no quota" for a quota; a failure limit of 0 would refuse every client: refused.
     expect(load_config({ IDP_RATE_LIMIT_TOKEN_PER_IP: "0" }).rate_limits.token_per_ip).toBe(0);

@@ -11,7 +11,8 @@
 import { cookie_options, interaction_cookie_name, read_cookie, type CookieReader, type CookieToSet } from "../browser/cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
 import { check_form_token, form_token } from "../browser/form_tokens.ts";
-import { PageError } from "../errors.ts";
+import { PageError, Throttled } from "../errors.ts";
+import { count, COUNTERS, counting } from "../limits/counters.ts";
 import type { Provider } from "../provider.ts";
 import type { ClaimsRequest } from "../claims/request.ts";
 import type { JsonObject } from "../../store/types.ts";
@@ -86,6 +87,23 @@ export type Interaction = {
   csrf: string;
 };
 
+
+/**
+ * Counts one request that may start an interaction (/authorize, a code entered at /device) from
+ * address `ip`: `rate_limits.authorize_per_ip` per window (counters.ts `interactions_per_ip`).
+ * Nobody is authenticated yet, and each interaction is a row until it completes or is purged, so
+ * a flood from one address would fill the store. Called before the request is read any further
+ * (no pushed request consumed, no session touched, no interaction created): a refused request
+ * costs one counter write, and gets Throttled (429 page, Retry-After). Requests that end up
+ * storing nothing (a signed-in user answered at once, an error) count too: they are not known
+ * until the work the limit saves is done.
+ */
+export async function count_interaction_start(idp: Provider, ip: string): Promise<void> {
+  if (!counting(idp.config, COUNTERS.interactions_per_ip)) return;
+  const now = idp.now();
+  const state = await count(idp, COUNTERS.interactions_per_ip, { ip }, now);
+  if (state.over) throw new Throttled("Too many sign-in requests came from your network. Wait a minute and try again.", state.reset_at - now);
+}
 
 /** Stores a new interaction bound to this browser; returns its id and the binding cookie. */
 export async function begin_interaction(

@@ -226,6 +226,16 @@ export const COUNTERS = {
   introspect_requests_per_ip: requests("introspect", "ip"),
   register_requests_per_client: requests("register", "client_id"),
   register_requests_per_ip: requests("register", "ip"),
+  interactions_per_ip: counter({
+    prefix: "rl:authorize:a",
+    parts: ["ip"],
+    counts: "requests to /authorize and code entries at /device from one address, whether or not they start an interaction",
+    protects: "the store from interactions (one row per sign-in started)",
+    limit: setting("rate_limits.authorize_per_ip"),
+    window: setting("rate_limits.window_seconds"),
+    over: `${PAGE_429}, before anything is read or stored`,
+    switch: "rate_limits.enabled",
+  }),
   federation_starts_per_ip: counter({
     prefix: "rl:fedstart:a",
     parts: ["ip"],

@@ -2,7 +2,8 @@
  * POST /account/password: a signed-in user changes their password. The current password is
  * required (a browser left signed in is not enough), checked and throttled like a sign-in. The
  * new one is stored as argon2id; every OTHER session of the user ends and the tokens issued
- * through those sessions are revoked (whoever knew the old password is signed out).
+ * through those sessions are revoked (whoever knew the old password is signed out); their clients
+ * get back-channel logout (logout/bulk.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -16,6 +17,7 @@ import { clear_login_failures, login_attempt_failed, release_login_attempt, rese
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { end_user_sessions } from "../../../oidc/signin/sessions.ts";
+import { with_backchannel_logout } from "../../../oidc/logout/bulk.ts";
 import { check_password_policy, type PasswordOwner, type PasswordRules } from "../../../oidc/accounts/password_policy.ts";
 import { send_password_changed, void_reset_links } from "../../../oidc/accounts/password_reset.ts";
 
@@ -61,7 +63,8 @@ export const AccountPassword = (idp: Provider) =>
       if (problem !== null) return this.failed(session, problem);
 
       await idp.store.update_user(user.id, { password_hash: await hash_password(input.new_password!, idp.config.argon2) });
-      const { sessions_ended: ended } = await end_user_sessions(idp.store, user.id, idp.now(), session.session.id_hash);
+      const keep = session.session.id_hash;
+      const { sessions_ended: ended } = await with_backchannel_logout(idp, user.id, () => end_user_sessions(idp.store, user.id, idp.now(), keep), keep);
       await clear_login_failures(idp, ip, user.username);
       // A password change voids the reset links mailed before it, and the owner is told by mail.
       await void_reset_links(idp.store, user.id);

@@ -4,7 +4,8 @@
  * checks the new password against the policy and, for an account with two-step verification,
  * its code, and only then uses the link (atomically, once). A used, expired, voided or forged
  * link, or one mailed to an address the account no longer has, gets a page that says so and
- * changes nothing.
+ * changes nothing. A completed reset ends every session; their clients get back-channel logout
+ * (logout/bulk.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -12,6 +13,7 @@ import { find_link_token, invalid_link, LINK_PATHS, redeem_link_token, type Link
 import { check_page_form, page_form_token } from "../../../oidc/browser/page_forms.ts";
 import { check_password_policy, password_policy_hint } from "../../../oidc/accounts/password_policy.ts";
 import { check_reset_second_factor, complete_password_reset, count_address, count_reset_attempt, reset_link_fits, reset_needs_second_factor } from "../../../oidc/accounts/password_reset.ts";
+import { with_backchannel_logout } from "../../../oidc/logout/bulk.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
@@ -62,7 +64,7 @@ export const ResetPassword = (idp: Provider) =>
       const redeemed = await redeem_link_token(idp, input.token, "password_reset");
       // The address may have changed since the form was shown: checked again on the used link.
       if (redeemed === null || redeemed.user.id !== user.id || !reset_link_fits(redeemed)) throw invalid_link("password_reset");
-      await complete_password_reset(idp, redeemed.user, redeemed.row.email, password, ip);
+      await with_backchannel_logout(idp, user.id, () => complete_password_reset(idp, redeemed.user, redeemed.row.email, password, ip));
       return this.view("message", {
         ...layout_values(idp, "Password changed"),
         heading: "Your password was changed",

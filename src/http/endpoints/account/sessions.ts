@@ -4,7 +4,10 @@
  * as a sign-out would (logout/end_session.ts): the tokens issued in it are revoked (refresh
  * tokens granted offline_access aside, OIDC Core §11), the clients it signed in to get a
  * back-channel logout token, and its cookie no longer signs anyone in. This browser's own
- * session is ended with "Sign out" instead, so it is never a target here.
+ * session is ended with "Sign out" instead, so it is never a target here. The sessions end at
+ * once, so the page waits for their deliveries at most once (backchannel.ts RESPONSE_WAIT_MS);
+ * no front-channel page is shown, as the ended sessions' cookies are in other browsers
+ * (logout/bulk.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -38,7 +41,7 @@ export const AccountSessions = (idp: Provider) =>
       const others = (await idp.store.list_sessions_for_user(current.user.id)).filter((row) => row.id_hash !== current.session.id_hash);
       const targets = input.others === "1" ? others : others.filter((row) => session_sid(row.id_hash) === input.session);
       const ip = client_ip(this.context, idp.config) || null;
-      for (const session of targets) await end_session(idp, { session, user: current.user }, { client_id: null, ip, initiator: "account" });
+      await Promise.all(targets.map((session) => end_session(idp, { session, user: current.user }, { client_id: null, ip, initiator: "account" })));
       // A session already gone (ended elsewhere, expired) is not an error: the outcome is the same.
       return this.redirect_to(`${account_url(idp)}?done=${input.others === "1" ? "sessions_ended" : "session_ended"}`, 303);
     }

@@ -4,6 +4,8 @@
  * (oidc/accounts/password_reset.ts), end one session (logout/end_session.ts, as the account page does:
  * its tokens revoked, back-channel logout sent), and the destructive ones, which need
  * re-authentication (oidc/admin/console.ts): delete, reset second factors, end every session.
+ * Whatever ends sessions (disable, delete, the reset, end every session) sends their clients
+ * back-channel logout (logout/bulk.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -11,6 +13,7 @@ import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_con
 import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
 import { change_user, reset_second_factors } from "../../../oidc/admin/users.ts";
 import { mail_reset_link, reset_refusal } from "../../../oidc/accounts/password_reset.ts";
+import { with_backchannel_logout } from "../../../oidc/logout/bulk.ts";
 import { end_session } from "../../../oidc/logout/end_session.ts";
 import { session_sid } from "../../../oidc/logout/sid.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -63,7 +66,9 @@ export const AdminConsoleUserAction = (idp: Provider) =>
         switch (input.action) {
           case "disable":
           case "enable": {
-            const { action, ended } = await change_user(idp.store, user, { status: input.action === "disable" ? "disabled" : "active" }, idp.now());
+            const status = input.action === "disable" ? "disabled" : "active";
+            const change = () => change_user(idp.store, user, { status }, idp.now());
+            const { action, ended } = await (status === "disabled" ? with_backchannel_logout(idp, user.id, change) : change());
             await audit(action, ended ?? {});
             return back(action);
           }
@@ -83,18 +88,18 @@ export const AdminConsoleUserAction = (idp: Provider) =>
             return back("session_ended");
           }
           case "end_sessions": {
-            const ended = await end_user_sessions(idp.store, user.id, idp.now());
+            const ended = await with_backchannel_logout(idp, user.id, () => end_user_sessions(idp.store, user.id, idp.now()));
             await audit("sessions_ended", ended);
             return back("sessions_ended");
           }
           case "reset_second_factors": {
-            const ended = await reset_second_factors(idp.store, user, idp.now());
+            const ended = await with_backchannel_logout(idp, user.id, () => reset_second_factors(idp.store, user, idp.now()));
             await audit("two_factor_removed", ended);
             return back("second_factors_reset");
           }
           case "delete": {
             if (user.id === admin.user.id) throw new AdminError("conflict", "You cannot delete your own account from the console.");
-            if (!(await idp.store.delete_user(user.id))) throw not_found("user", user.id);
+            if (!(await with_backchannel_logout(idp, user.id, () => idp.store.delete_user(user.id)))) throw not_found("user", user.id);
             await audit("user_deleted", { username: user.username });
             return this.redirect_to(`${console_url(idp, "/users")}?done=user_deleted`, 303);
           }

@@ -17,7 +17,7 @@ import { cookie_options, interaction_cookie_name, read_cookie } from "../../../o
 import { random_token } from "../../../oidc/crypto/secrets.ts";
 import { check_form_token, form_token } from "../../../oidc/browser/form_tokens.ts";
 import { DEVICE_PATH, device_request, find_by_user_code, normalize_user_code } from "../../../oidc/authorize/device.ts";
-import { begin_interaction, interaction_url, type Authentication } from "../../../oidc/authorize/interactions.ts";
+import { begin_interaction, count_interaction_start, interaction_url, type Authentication } from "../../../oidc/authorize/interactions.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { current_session_row } from "../../../oidc/signin/sessions.ts";
 import { invalid_form } from "../../errors.ts";
@@ -44,7 +44,10 @@ export const DeviceVerification = (idp: Provider) =>
       check_form_token(input.csrf, binding === null ? null : form_token(binding, "device"), "The form was not sent from this page. Open the page again and enter the code.");
       const typed = (input.user_code ?? "").trim();
       if (typed === "") return this.page("", "Enter the code your device shows.", 400);
-      const found = await find_by_user_code(idp, typed, client_ip(this.context, idp.config));
+      // A matching code starts an interaction: counted as /authorize is (rate_limits.authorize_per_ip).
+      const ip = client_ip(this.context, idp.config);
+      await count_interaction_start(idp, ip);
+      const found = await find_by_user_code(idp, typed, ip);
       const client = found === null ? null : await idp.store.get_client(found.client_id);
       if (found === null || client === null) return this.page(typed, WRONG_CODE, 400);
 

@@ -4,6 +4,7 @@
  * interaction and sends the browser to the login or consent page. Answers to the client go by
  * redirect or, with response_mode=form_post, as an auto-submitting form (http/authorization_response.ts); with a
  * JARM mode (jwt, query.jwt, fragment.jwt, form_post.jwt) as one signed `response` JWT.
+ * Every request is first counted per address (interactions.ts `count_interaction_start`).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -12,11 +13,12 @@ import { resolve_target, validate_request } from "../../../oidc/authorize/reques
 import { AuthorizationError, PageError } from "../../../oidc/errors.ts";
 import { describe_issues, to_http } from "../../errors.ts";
 import { respond } from "../../authorization_response.ts";
-import { begin_interaction, type Authentication, type AuthorizationRequest } from "../../../oidc/authorize/interactions.ts";
+import { begin_interaction, count_interaction_start, type Authentication, type AuthorizationRequest } from "../../../oidc/authorize/interactions.ts";
 import { PATHS } from "../../../oidc/discovery/paths.ts";
 import { interaction_url } from "../../../oidc/authorize/interactions.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { current_session_row } from "../../../oidc/signin/sessions.ts";
+import { client_ip } from "../../middleware/proxy.ts";
 
 /**
  * Every parameter as sent: a string, or an array when repeated. Checks happen in call(), in the
@@ -34,6 +36,9 @@ export const Authorize = (idp: Provider) =>
       // OIDC Core §3.1.2.1: GET and POST (form-serialized) are both supported. After a POST the
       // browser must GET the next page: 303, never 307 (which would re-POST the form).
       const status = this.request.method === "POST" ? 303 : 302;
+      // Counted per address before anything is read or stored (rate_limits.authorize_per_ip):
+      // past the limit, the 429 page with Retry-After, and no interaction.
+      await count_interaction_start(idp, client_ip(this.context, idp.config));
       const { target, params, error } = await resolve_target(idp, this.authorize_request);
       let request: AuthorizationRequest;
       try {
