@@ -11,7 +11,9 @@
  *   signature counter went backwards: a cloned authenticator? passkeys/ceremony.ts),
  *   recovery_codes_replaced, password_change, password_reset_requested (forgot password: the
  *   outcome says whether a link was mailed, `details.reason` why not; never what was typed),
- *   password_reset, email_verification_sent, email_verified, signup (`details.reason` of a
+ *   password_reset, account_reclaimed (a reset proved a never verified address: the TOTP,
+ *   recovery codes, passkeys, linked upstream accounts and pending links went, counted in
+ *   `details`; accounts/reclaim.ts), email_verification_sent, email_verified, signup (`details.reason` of a
  *   refusal: email_in_use, throttled), invitation_sent, invitation_accepted,
  *   email_change_requested, email_change, logout, consent_granted, consent_revoked,
  *   tokens_revoked, code_reuse, refresh_token_reuse, device_approved, device_denied (a user's
