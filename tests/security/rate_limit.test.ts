@@ -362,6 +362,7 @@ describe("configuration", () => {
       IDP_RATE_LIMIT_INTROSPECT_PER_IP: "6",
       IDP_RATE_LIMIT_REGISTER_PER_CLIENT: "7",
       IDP_RATE_LIMIT_REGISTER_PER_IP: "8",
+      IDP_RATE_LIMIT_REGISTER_PER_IP_PER_DAY: "15",
       IDP_RATE_LIMIT_FEDERATION_START_PER_IP: "9",
     });
     expect(config.rate_limits).toEqual({
@@ -379,6 +380,7 @@ describe("configuration", () => {
       introspect_per_ip: 6,
       register_per_client: 7,
       register_per_ip: 8,
+      register_per_ip_per_day: 15,
       federation_start_per_ip: 9,
     });
     expect(load_config({}).rate_limits).toEqual({
@@ -396,6 +398,7 @@ describe("configuration", () => {
       introspect_per_ip: 0,
       register_per_client: 60,
       register_per_ip: 60,
+      register_per_ip_per_day: 500,
       federation_start_per_ip: 60,
     });
     // 0 is "no quota" for a quota; a failure limit of 0 would refuse every client: refused.

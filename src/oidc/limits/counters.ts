@@ -226,6 +226,16 @@ export const COUNTERS = {
   introspect_requests_per_ip: requests("introspect", "ip"),
   register_requests_per_client: requests("register", "client_id"),
   register_requests_per_ip: requests("register", "ip"),
+  anonymous_registrations_per_ip: counter({
+    prefix: "rl:register:day:a",
+    parts: ["ip"],
+    counts: "requests to /register without an initial access token (`IDP_REGISTRATION=open`) from one address",
+    protects: "the store from clients registered in bulk by anyone (RFC 7591 §3, open registration)",
+    limit: setting("rate_limits.register_per_ip_per_day"),
+    window: fixed(24 * 3600),
+    over: OAUTH_429,
+    switch: "rate_limits.enabled",
+  }),
   federation_starts_per_ip: counter({
     prefix: "rl:fedstart:a",
     parts: ["ip"],
