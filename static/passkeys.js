@@ -9,6 +9,8 @@
  *
  * data-mode: "register" (startRegistration), else authentication; data-autofill="true" also
  * offers passkeys in the username field's autofill (conditional mediation, WebAuthn §5.1.4.1).
+ * Only the [data-passkey-start] button starts a ceremony: another submit button of the form (the
+ * password reset page's, with a code instead) sends it as it is.
  */
 (function () {
   "use strict";
@@ -33,7 +35,7 @@
 
   async function options() {
     var body = new URLSearchParams();
-    ["csrf", "step", "password"].forEach(function (name) {
+    ["csrf", "step", "password", "token"].forEach(function (name) {
       var input = field(name);
       if (input && "value" in input) body.set(name, input.value);
     });
@@ -93,6 +95,7 @@
   }
 
   form.addEventListener("submit", function (event) {
+    if (event.submitter && !event.submitter.hasAttribute("data-passkey-start")) return;
     event.preventDefault();
     if (!form.reportValidity()) return;
     run(false);

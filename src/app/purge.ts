@@ -1,7 +1,8 @@
 /**
  * The background purge of expired rows (codes, tokens, sessions, interactions, used jtis,
- * rate-limit counters, initial access tokens) and of accounts never completed
- * (oidc/accounts/stale_accounts.ts): every `interval_seconds`, each instance asks the
+ * rate-limit counters, initial access tokens), of accounts never completed
+ * (oidc/accounts/stale_accounts.ts) and of clients registered anonymously and never used
+ * (oidc/registration/unused_clients.ts): every `interval_seconds`, each instance asks the
  * store to delete what expired before the provider's now. The store deletes in bounded batches
  * (a short lock each, ~50 ms: store/purge.ts purge_in_batches; PostgreSQL instances purging
  * together skip each other's rows), so running it on every instance is safe. It paces itself:
@@ -12,6 +13,7 @@
  * closed right after.
  */
 import { delete_stale_accounts } from "../oidc/accounts/stale_accounts.ts";
+import { delete_unused_clients } from "../oidc/registration/unused_clients.ts";
 import type { Provider } from "../oidc/provider.ts";
 import { DEFAULT_PURGE_BATCH } from "../store/default_limits.ts";
 import { purge_targets } from "../store/purge.ts";
@@ -54,6 +56,9 @@ export function start_purge(idp: Provider, options: PurgeOptions): PurgeLoop {
         // Accounts never completed (signup.unverified_account_days): audited one by one.
         const stale = await delete_stale_accounts(idp, batch);
         if (stale > 0) idp.log({ level: "info", msg: "deleted accounts never completed", users: stale });
+        // Clients registered anonymously and never used (IDP_REGISTRATION_UNUSED_CLIENT_DAYS): audited one by one.
+        const unused = await delete_unused_clients(idp, batch);
+        if (unused > 0) idp.log({ level: "info", msg: "deleted clients never used", clients: unused });
         return counts;
       } catch (error) {
         // What it deleted so far stays deleted; the next start goes on.

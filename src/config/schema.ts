@@ -177,6 +177,17 @@ export const ConfigSchema = z.strictObject({
     env: "IDP_REGISTRATION",
     description: "Dynamic registration: `open`, `token` (initial access token required) or `off`.",
   }),
+  /** Anonymous registrations never used are deleted by the purge (oidc/registration/unused_clients.ts). */
+  registration_unused_client_days: z.coerce
+    .number()
+    .int()
+    .min(0, "must be 0 (keep them) or a number of days up to 365")
+    .max(365, "must be at most 365 days")
+    .default(30)
+    .meta({
+      env: "IDP_REGISTRATION_UNUSED_CLIENT_DAYS",
+      description: "Clients registered without an initial access token (`IDP_REGISTRATION=open`) that were never issued a token are deleted by the purge this many days after they registered. Audited (`client_deleted`, reason `never_used`). `0` keeps them; at most 365.",
+    }),
   /** Accounts people create themselves (oidc/accounts/signup.ts) and invitations (oidc/accounts/invitations.ts). */
   signup: z
     .strictObject({
@@ -481,6 +492,10 @@ export const ConfigSchema = z.strictObject({
       authorize_per_ip: quota(300).meta({
         env: "IDP_RATE_LIMIT_AUTHORIZE_PER_IP",
         description: "Requests to `/authorize` (GET or POST) and codes entered at `/device` from one address per window: most start a sign-in, stored as an interaction until it completes or is purged. All count, also those answered at once (a signed-in user with consent on record gets a code) or with an error. Then 429 page with `Retry-After`, before anything is read or stored. 300 leaves room for many people behind one NAT (a sign-in is one or two requests); `0` removes it.",
+      }),
+      register_per_ip_per_day: quota(500).meta({
+        env: "IDP_RATE_LIMIT_REGISTER_PER_IP_PER_DAY",
+        description: "`/register` requests without an initial access token (`IDP_REGISTRATION=open`) per address per day (a fixed 24-hour window); then 429 with `Retry-After`. `0` removes it.",
       }),
       federation_start_per_ip: quota(60).meta({
         env: "IDP_RATE_LIMIT_FEDERATION_START_PER_IP",

@@ -23,6 +23,7 @@ import { Signup } from "./endpoints/account/signup.ts";
 import { AccountTotp } from "./endpoints/account/totp.ts";
 import { ForgotPassword } from "./endpoints/account/forgot_password.ts";
 import { ResetPassword } from "./endpoints/account/reset_password.ts";
+import { ResetPasskeyOptions } from "./endpoints/account/reset_password_passkey.ts";
 import { VerifyEmail } from "./endpoints/account/verify_email.ts";
 import { ResendVerification } from "./endpoints/account/resend_verification.ts";
 import { DemoCallback, type Backchannel } from "./endpoints/demo/callback.ts";
@@ -182,6 +183,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     // Forgot password and e-mail verification (links mailed to the user; the pages say so when mail is off).
     ForgotPassword(idp),
     ResetPassword(idp),
+    // A reset of an account with a passkey can be confirmed with it (oidc/accounts/password_reset.ts).
+    ...(idp.config.passkeys ? [ResetPasskeyOptions(idp)] : []),
     VerifyEmail(idp),
     ResendVerification(idp),
     AccountSessions(idp),

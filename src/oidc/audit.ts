@@ -11,7 +11,9 @@
  *   signature counter went backwards: a cloned authenticator? passkeys/ceremony.ts),
  *   recovery_codes_replaced, password_change, password_reset_requested (forgot password: the
  *   outcome says whether a link was mailed, `details.reason` why not; never what was typed),
- *   password_reset, email_verification_sent, email_verified, signup (`details.reason` of a
+ *   password_reset, account_reclaimed (a reset proved a never verified address: the TOTP,
+ *   recovery codes, passkeys, linked upstream accounts and pending links went, counted in
+ *   `details`; accounts/reclaim.ts), email_verification_sent, email_verified, signup (`details.reason` of a
  *   refusal: email_in_use, throttled), invitation_sent, invitation_accepted,
  *   email_change_requested, email_change, logout, consent_granted, consent_revoked,
  *   tokens_revoked, code_reuse, refresh_token_reuse, device_approved, device_denied (a user's
@@ -21,7 +23,7 @@
  *   token presented without a proof of its key: stolen? grants/refresh_token.ts), token_exchange (an RFC 8693
  *   exchange granted, or refused by the client's policy: `details.mode`, `subject_client`, `resource`,
  *   `details.reason`; grants/token_exchange.ts), client_registered, client_updated,
- *   client_deleted, keys_rotated, outbound_refused (a URL a client registered named a destination
+ *   client_deleted (by the purge too: `details.reason` never_used, registration/unused_clients.ts), keys_rotated, outbound_refused (a URL a client registered named a destination
  *   the provider does not call: outbound/fetch.ts), access_denied (a client's
  *   allowed_groups refused the user: groups.ts), federation_login (a sign-in through an upstream
  *   identity provider refused or failed: `details.upstream`, `details.reason`), federation_link,

@@ -13,8 +13,11 @@
 export type MailData = {
   /** Forgot password: a single-use link to choose a new password. */
   password_reset: { name: string | null; link: string; expires_minutes: number };
-  /** After a password change or reset: a notice, no link to act on. */
-  password_changed: { name: string | null };
+  /**
+   * After a password change or reset: a notice, no link to act on. `reclaimed`: the reset proved
+   * the address for the first time and removed the ways in added before (accounts/reclaim.ts).
+   */
+  password_changed: { name: string | null; reclaimed?: boolean };
   /** Sign-up or a new address: a single-use link that proves the address. */
   email_verification: { name: string | null; link: string; expires_minutes: number };
   /** An administrator invites someone: a link to choose a password. */

@@ -37,6 +37,7 @@ describe("IDP_PASSKEYS=off", () => {
     const options = await browser.post(`${t.url}/interaction/${id}/passkey/options`, { step: "login", csrf: hidden_field(html, "csrf")! });
     expect(options.status).toBe(404);
     expect((await browser.post(`${t.url}/account/login/passkey/options`, {})).status).toBe(404);
+    expect((await browser.post(`${t.url}/password/reset/passkey/options`, {})).status).toBe(404);
   });
 });
 

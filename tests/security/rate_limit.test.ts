@@ -362,6 +362,7 @@ describe("configuration", () => {
       IDP_RATE_LIMIT_INTROSPECT_PER_IP: "6",
       IDP_RATE_LIMIT_REGISTER_PER_CLIENT: "7",
       IDP_RATE_LIMIT_REGISTER_PER_IP: "8",
+      IDP_RATE_LIMIT_REGISTER_PER_IP_PER_DAY: "15",
       IDP_RATE_LIMIT_FEDERATION_START_PER_IP: "9",
       IDP_RATE_LIMIT_AUTHORIZE_PER_IP: "15",
     });
@@ -380,6 +381,7 @@ describe("configuration", () => {
       introspect_per_ip: 6,
       register_per_client: 7,
       register_per_ip: 8,
+      register_per_ip_per_day: 15,
       federation_start_per_ip: 9,
       authorize_per_ip: 15,
     });
@@ -398,6 +400,7 @@ describe("configuration", () => {
       introspect_per_ip: 0,
       register_per_client: 60,
       register_per_ip: 60,
+      register_per_ip_per_day: 500,
       federation_start_per_ip: 60,
       authorize_per_ip: 300,
     });

@@ -38,6 +38,12 @@ describe("sqlite query plans", () => {
     });
   }
 
+  test("the purge's anonymous clients never used (delete_unused_clients) search the partial clients_unused_anonymous index", () => {
+    const detail = plan("SELECT * FROM clients WHERE anonymous = 1 AND first_used_at IS NULL AND created_at <= 10 ORDER BY created_at, client_id LIMIT 5");
+    expect(detail).toMatch(/SEARCH clients USING INDEX clients_unused_anonymous \(created_at<\?\)/);
+    expect(detail).not.toMatch(/\bSCAN\b/);
+  });
+
   // The cascade of a foreign key is compiled into the parent's DELETE, which EXPLAIN QUERY PLAN
   // does not show; its bytecode opens the child index it searches.
   test("deleting a user opens the partial tokens_user_client index for the cascade", () => {

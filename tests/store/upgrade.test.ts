@@ -48,6 +48,8 @@ async function check_upgraded(url: string): Promise<void> {
     expect(await store.get_token("rt")).toMatchObject({ kind: "refresh", user_id: "u1", family_id: "g1", session_id_hash: "s1", amr: ["pwd"] });
     expect(await store.get_code("k1")).toMatchObject({ user_id: "u1", grant_id: "g1", amr: ["pwd"] });
     expect(await store.list_session_clients("s1")).toEqual(["c1"]);
+    // Migration 19: a client made before is not anonymous (so never deleted as unused), and has no use recorded.
+    expect(await store.get_client("c1")).toMatchObject({ anonymous: false, first_used_at: null });
     // Migration 4: tokens made before keep their expiry, get distinct ids and no use limit.
     const tokens = await store.list_initial_access_tokens();
     expect(tokens.map(({ token_hash, expires_at, uses_left }) => ({ token_hash, expires_at, uses_left }))).toEqual([

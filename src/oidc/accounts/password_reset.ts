@@ -11,10 +11,14 @@
  *   change of e-mail address voids it, and it works only while the account's address is the one
  *   it was mailed to (`reset_link_fits`).
  * - Resetting: the link's page asks for the new password (the policy, password_policy.ts) and,
- *   when the account has a second factor, for its code (`check_reset_second_factor`): a link in
- *   a mailbox must not be enough to take over an account protected by two factors. The POST
- *   uses the link atomically; then the user is signed out everywhere (every session ends, every
- *   token is revoked), told by mail, and the reset is audited.
+ *   when the account has a second factor, for it (`check_reset_second_factor`: a code of the
+ *   authenticator app, a recovery code, or a passkey): a link in a mailbox must not be enough to
+ *   take over an account protected by two factors. The POST uses the link atomically; then the
+ *   user is signed out everywhere (every session ends, every token is revoked), told by mail,
+ *   and the reset is audited.
+ * - A reset that proves an address never verified before hands the account to the address's
+ *   owner (reclaim.ts): no second factor is asked for, and whatever the earlier holder added
+ *   (authenticator app, recovery codes, passkeys, linked upstream accounts, pending links) goes.
  */
 import { record_event } from "../audit.ts";
 import { Throttled } from "../errors.ts";
@@ -26,9 +30,13 @@ import type { Store, UnixSeconds, UserRow } from "../../store/types.ts";
 import { hash_password } from "../../platform/passwords.ts";
 import { address_key } from "./emails.ts";
 import { issue_link_token, type LinkTarget } from "./link_tokens.ts";
-import { check_second_factor, has_totp, type CodeInput } from "../signin/second_factor.ts";
+import { reclaim_account, removed_sign_in_methods, reset_reclaims, type Reclaimed } from "./reclaim.ts";
+import { parse_response, verify_assertion } from "../signin/passkeys/ceremony.ts";
+import { check_second_factor, has_any, second_factors, type CodeInput, type SecondFactors } from "../signin/second_factor.ts";
 
 export const FORGOT_PASSWORD_PATH = "/password/forgot";
+/** Where the reset page's script gets the options of a passkey ceremony (http/endpoints/account/reset_password_passkey.ts). */
+export const RESET_PASSKEY_OPTIONS_PATH = "/password/reset/passkey/options";
 
 /** Accounts mailed for one address typed in (several accounts may share an address). */
 const MAX_ACCOUNTS_PER_ADDRESS = 10;
@@ -140,17 +148,50 @@ export async function settle_password_reset_requests(): Promise<void> {
 }
 
 /**
- * Does resetting this account's password need a second factor? With one, a link from the
- * mailbox alone must not take over the account. The one place to add other factors (passkeys).
+ * The second factors a reset of this account's password must prove one of; null when none. With
+ * one, a link from the mailbox alone must not take over the account: the authenticator app (a
+ * code or a recovery code) and passkeys, counted as at sign-in (signin/second_factor.ts: while
+ * passkeys are on). An account whose address was never verified is asked for none: the reset is
+ * what proves the address, and the factors go with the account's earlier holder (reclaim.ts);
+ * asking for them would let whoever made the account with someone else's address keep it.
  */
-export function reset_needs_second_factor(user: UserRow): boolean {
-  return has_totp(user);
+export async function reset_needs_second_factor(idp: Provider, user: UserRow): Promise<SecondFactors | null> {
+  if (reset_reclaims(user)) return null;
+  const methods = await second_factors(idp, user);
+  return has_any(methods) ? methods : null;
 }
 
-/** Checks the second factor of a reset (a TOTP code or a recovery code), throttled; null when it is right or not needed. */
-export async function check_reset_second_factor(idp: Provider, user: UserRow, input: CodeInput, ip: string): Promise<string | null> {
-  if (!reset_needs_second_factor(user)) return null;
-  if ((input.code ?? "").trim() === "" && (input.recovery_code ?? "").trim() === "") return "Enter the code from your authenticator app, or a recovery code.";
+/**
+ * What a reset's passkey challenge is bound to: its link (the stored hash of its token), so a
+ * challenge made for one link does not serve another (passkeys/ceremony.ts `take_challenge`).
+ */
+export function reset_passkey_binding(target: LinkTarget): string {
+  return `reset:${target.row.token_hash}`;
+}
+
+/** What the reset form sends for the second factor: a code, a recovery code, or a passkey ceremony's response (JSON). */
+export type ResetFactorInput = CodeInput & { response?: string | undefined };
+
+/**
+ * Checks the second factor of a reset: a passkey (WebAuthn §7.2, user presence as for a second
+ * factor), else a TOTP code or a recovery code (throttled, check_second_factor); null when it is
+ * right or not needed, else the message to show.
+ */
+export async function check_reset_second_factor(idp: Provider, target: LinkTarget, input: ResetFactorInput, ip: string): Promise<string | null> {
+  const user = target.user;
+  const needed = await reset_needs_second_factor(idp, user);
+  if (needed === null) return null;
+  const response = (input.response ?? "").trim();
+  if (response !== "" && needed.passkeys > 0) {
+    const result = await verify_assertion(idp, "password_reset", reset_passkey_binding(target), parse_response(response), user, { ip, client_id: null });
+    if (!result.ok) return result.message;
+    await record_event(idp, { type: "two_factor", outcome: "success", user_id: user.id, ip, details: { method: "passkey", for: "password_reset" } });
+    return null;
+  }
+  if (!needed.totp) return "Confirm the change with your passkey.";
+  if ((input.code ?? "").trim() === "" && (input.recovery_code ?? "").trim() === "") {
+    return needed.passkeys > 0 ? "Enter the code from your authenticator app or a recovery code, or use your passkey." : "Enter the code from your authenticator app, or a recovery code.";
+  }
   return check_second_factor(idp, user, input, ip, null);
 }
 
@@ -169,18 +210,25 @@ export function void_reset_links(store: Store, user_id: string): Promise<number>
   return store.delete_user_tokens(user_id, "password_reset");
 }
 
-/** Tells the user their password changed (a notice without a link to act on), when mail is on and they have an address. */
-export async function send_password_changed(idp: Provider, user: UserRow): Promise<void> {
+/**
+ * Tells the user their password changed (a notice without a link to act on), when mail is on and
+ * they have an address; `reclaimed`: the reset also removed the ways in someone added before (reclaim.ts).
+ */
+export async function send_password_changed(idp: Provider, user: UserRow, reclaimed = false): Promise<void> {
   if (!idp.mail.enabled || user.email === null || user.email === "") return;
-  await idp.mail.send({ to: user.email, template: "password_changed", data: { name: user.name } });
+  await idp.mail.send({ to: user.email, template: "password_changed", data: { name: user.name, ...(reclaimed ? { reclaimed } : {}) } });
 }
+
+/** What a completed reset ended, and what it removed when it handed the account over (reclaim.ts). */
+export type ResetOutcome = { sessions_ended: number; tokens_revoked: number; reclaimed: Reclaimed | null };
 
 /**
  * Sets the new password of the user whose link `email` was sent to (the link is already used):
  * the address is verified by the link when it is still the account's; then sign-out everywhere,
- * the other reset links voided, the notice mailed, the event audited.
+ * the other reset links voided, the earlier holder's ways in removed when the address was
+ * never verified before (reclaim.ts), the notice mailed, the event audited.
  */
-export async function complete_password_reset(idp: Provider, user: UserRow, link_email: string | null, password: string, ip: string): Promise<{ sessions_ended: number; tokens_revoked: number }> {
+export async function complete_password_reset(idp: Provider, user: UserRow, link_email: string | null, password: string, ip: string): Promise<ResetOutcome> {
   const now = idp.now();
   const password_hash = await hash_password(password, idp.config.argon2);
   // The link reached the address: it proves the address as a verification link would.
@@ -193,8 +241,10 @@ export async function complete_password_reset(idp: Provider, user: UserRow, link
   await void_reset_links(idp.store, user.id);
   // Whoever used the old password loses the account: every session ends, every token is revoked.
   const ended = await end_user_sessions(idp.store, user.id, now);
+  // After the sessions: none is left to add a passkey while the earlier holder's ones go.
+  const reclaimed = proven && reset_reclaims(user) ? await reclaim_account(idp, user, ip, now) : null;
   await clear_login_failures(idp, ip, user.username);
-  await record_event(idp, { type: "password_reset", outcome: "success", user_id: user.id, ip, at: now, details: ended });
-  await send_password_changed(idp, user);
-  return ended;
+  await record_event(idp, { type: "password_reset", outcome: "success", user_id: user.id, ip, at: now, details: { ...ended, ...(reclaimed === null ? {} : { reclaimed: true }) } });
+  await send_password_changed(idp, user, removed_sign_in_methods(reclaimed));
+  return { ...ended, reclaimed };
 }

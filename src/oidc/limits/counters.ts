@@ -236,6 +236,16 @@ export const COUNTERS = {
     over: `${PAGE_429}, before anything is read or stored`,
     switch: "rate_limits.enabled",
   }),
+  anonymous_registrations_per_ip: counter({
+    prefix: "rl:register:day:a",
+    parts: ["ip"],
+    counts: "requests to /register without an initial access token (`IDP_REGISTRATION=open`) from one address",
+    protects: "the store from clients registered in bulk by anyone (RFC 7591 §3, open registration)",
+    limit: setting("rate_limits.register_per_ip_per_day"),
+    window: fixed(24 * 3600),
+    over: OAUTH_429,
+    switch: "rate_limits.enabled",
+  }),
   federation_starts_per_ip: counter({
     prefix: "rl:fedstart:a",
     parts: ["ip"],

@@ -9,8 +9,13 @@
  *   registration takes one use atomically in the store, so N concurrent requests on the last use
  *   register one client.
  * - /register/:client_id: the registration access token issued with that client (RFC 7592 §1).
+ * - POST /register, policy "open": anyone, but each address at most
+ *   `rate_limits.register_per_ip_per_day` times a day (`count_anonymous_registration`), and the
+ *   clients it makes are marked anonymous: never used, they expire (unused_clients.ts).
  */
 import { bearer_credentials } from "../tokens/bearer.ts";
+import { RateLimited } from "../limits/client_auth.ts";
+import { count, COUNTERS, counting } from "../limits/counters.ts";
 import { sha256 } from "../crypto/secrets.ts";
 import { BearerError } from "../errors.ts";
 import type { Provider } from "../provider.ts";
@@ -68,4 +73,19 @@ export async function client_for_registration_token(idp: Provider, authorization
 /** 401 invalid_token for a registration access token that does not (or no longer) fit. */
 export function invalid_registration_token(idp: Provider): BearerError {
   return new BearerError("invalid_token", "the registration access token is invalid for this client", idp.config.issuer);
+}
+
+/**
+ * One more registration without an initial access token from the address `ip` today (counter
+ * `anonymous_registrations_per_ip`, a fixed 24-hour window); 429 `temporarily_unavailable` with
+ * Retry-After past `rate_limits.register_per_ip_per_day` (RFC 7591 §3 lets a server refuse
+ * anonymous registrations; a quota keeps one address from filling the store). Counted before the
+ * metadata is read, so a refused request costs one counter write.
+ */
+export async function count_anonymous_registration(idp: Provider, ip: string): Promise<void> {
+  const counter = COUNTERS.anonymous_registrations_per_ip;
+  if (!counting(idp.config, counter)) return;
+  const now = idp.now();
+  const state = await count(idp, counter, { ip }, now);
+  if (state.over) throw new RateLimited("too many registrations from this address today", state.reset_at - now);
 }

@@ -34,5 +34,19 @@ export function pg_clients(sql: SQL): ClientStore {
       const [raw] = await sql`SELECT * FROM clients WHERE registration_access_token_hash = ${token_hash}`;
       return decode_or_null(client_spec, raw);
     },
+    async mark_client_used(client_id, now) {
+      const result = await sql`UPDATE clients SET first_used_at = ${now} WHERE client_id = ${client_id} AND first_used_at IS NULL`;
+      return result.count > 0;
+    },
+    async delete_unused_clients(before, limit) {
+      // Anonymous clients never used; their grants and codes go with them (CASCADE). SKIP LOCKED:
+      // instances purging together take different rows.
+      const rows: unknown[] = await sql`
+        DELETE FROM clients WHERE client_id IN (
+          SELECT client_id FROM clients WHERE anonymous AND first_used_at IS NULL AND created_at <= ${before}
+          ORDER BY created_at, client_id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING *`;
+      return rows.map((raw) => decode(client_spec, raw)).sort((a, b) => a.created_at - b.created_at || (a.client_id < b.client_id ? -1 : 1));
+    },
   };
 }

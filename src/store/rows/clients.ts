@@ -16,9 +16,11 @@ export const client_spec: TableSpec<ClientRow> = {
   metadata: "json",
   created_at: "int",
   updated_at: "int",
+  anonymous: "bool",
+  first_used_at: "int",
 };
 
-/** The complete row of a new client: a secret that never expires (0), issued when created. */
+/** The complete row of a new client: a secret that never expires (0), issued when created, not anonymous, never used. */
 export function client_row(input: NewClient): ClientRow {
   const now = now_seconds();
   const created = input.created_at ?? now;
@@ -31,5 +33,7 @@ export function client_row(input: NewClient): ClientRow {
     metadata: input.metadata,
     created_at: created,
     updated_at: input.updated_at ?? created,
+    anonymous: input.anonymous ?? false,
+    first_used_at: input.first_used_at ?? null,
   };
 }

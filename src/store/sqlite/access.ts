@@ -49,6 +49,8 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   update_client: "write",
   delete_client: "write",
   get_client_by_registration_token_hash: "read",
+  mark_client_used: "write",
+  delete_unused_clients: "alone",
   // sessions
   create_session: "write",
   get_session: "read",

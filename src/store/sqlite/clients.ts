@@ -15,6 +15,14 @@ export function sqlite_clients(db: Database): Sync<ClientStore> {
   const by_registration_token = db.prepare("SELECT * FROM clients WHERE registration_access_token_hash = $hash");
   const list = db.prepare("SELECT * FROM clients ORDER BY client_id LIMIT $limit OFFSET $offset");
   const remove = db.prepare("DELETE FROM clients WHERE client_id = $client_id");
+  const mark_used = db.prepare("UPDATE clients SET first_used_at = $now WHERE client_id = $client_id AND first_used_at IS NULL");
+  // Anonymous clients never used (delete_unused_clients); their grants and codes go with them (CASCADE).
+  const unused = db.prepare("SELECT * FROM clients WHERE anonymous = 1 AND first_used_at IS NULL AND created_at <= $before ORDER BY created_at, client_id LIMIT $limit");
+  const delete_unused_tx = db.transaction((before: number, limit: number): ClientRow[] => {
+    const rows = unused.all({ before, limit }).map((raw) => decode(client_spec, raw));
+    for (const row of rows) remove.run({ client_id: row.client_id });
+    return rows;
+  });
 
   const get = (client_id: string) => decode_or_null(client_spec, by_id.get({ client_id: client_id }));
 
@@ -47,6 +55,12 @@ export function sqlite_clients(db: Database): Sync<ClientStore> {
     },
     get_client_by_registration_token_hash(token_hash) {
       return decode_or_null(client_spec, by_registration_token.get({ hash: token_hash }));
+    },
+    mark_client_used(client_id, now) {
+      return mark_used.run({ client_id, now }).changes > 0;
+    },
+    delete_unused_clients(before, limit) {
+      return delete_unused_tx.immediate(before, limit);
     },
   };
 }

@@ -21,6 +21,8 @@ export const AUDIT_EVENT_TYPES = [
   "password_change",
   "password_reset_requested",
   "password_reset",
+  // A reset proved the address for the first time: the earlier holder's ways in went (accounts/reclaim.ts).
+  "account_reclaimed",
   "email_verification_sent",
   "email_verified",
   "email_change_requested",

@@ -91,6 +91,13 @@ export type ClientRow = {
   metadata: ClientMetadata;
   created_at: UnixSeconds;
   updated_at: UnixSeconds;
+  /**
+   * Registered at /register without an initial access token (IDP_REGISTRATION=open): deleted by
+   * the purge when never used (oidc/registration/unused_clients.ts). False by default (migration 19).
+   */
+  anonymous: boolean;
+  /** When the client was first issued a token; null: never (migration 19). Set once (`mark_client_used`). */
+  first_used_at: UnixSeconds | null;
 };
 
 export type NewClient = Pick<ClientRow, "client_id" | "metadata"> &
@@ -110,4 +117,14 @@ export interface ClientStore {
   delete_client(client_id: string): Promise<boolean>;
   /** RFC 7592: find the client a registration access token belongs to. */
   get_client_by_registration_token_hash(token_hash: string): Promise<ClientRow | null>;
+  /**
+   * Records the client's first use at `now`: sets `first_used_at` only while it is null (one
+   * write per client ever; of concurrent calls one sets it). True when this call set it.
+   */
+  mark_client_used(client_id: string, now: UnixSeconds): Promise<boolean>;
+  /**
+   * Deletes at most `limit` clients that registered anonymously and were never used, registered
+   * at or before `before`, as delete_client does, and returns them (for the audit log), oldest first.
+   */
+  delete_unused_clients(before: UnixSeconds, limit: number): Promise<ClientRow[]>;
 }

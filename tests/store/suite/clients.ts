@@ -89,5 +89,55 @@ export function client_tests(ctx: SuiteContext): void {
       expect(await store.get_user_by_id(user.id)).not.toBeNull();
       expect(await store.delete_client(client.client_id)).toBe(false);
     });
+
+    test("a new client is not anonymous and never used unless said; mark_client_used sets the first use once", async () => {
+      const store = ctx.store();
+      const operator_made = await seed_client(store);
+      expect(operator_made).toMatchObject({ anonymous: false, first_used_at: null });
+      const client = await store.create_client({ client_id: uid("c"), metadata: {}, anonymous: true, created_at: T0 });
+      expect(await store.get_client(client.client_id)).toMatchObject({ anonymous: true, first_used_at: null });
+      expect(await store.mark_client_used(client.client_id, T0 + 10)).toBe(true);
+      // Only while none is recorded: a later use changes nothing.
+      expect(await store.mark_client_used(client.client_id, T0 + 20)).toBe(false);
+      expect(await store.get_client(client.client_id)).toMatchObject({ anonymous: true, first_used_at: T0 + 10 });
+      expect(await store.mark_client_used(uid("none"), T0)).toBe(false);
+    });
+
+    test("concurrent first uses from two instances: exactly one records it", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      const client = await store.create_client({ client_id: uid("c"), metadata: {}, anonymous: true });
+      const set = await Promise.all([1, 2, 3, 4].map((i) => (i % 2 === 0 ? store : other).mark_client_used(client.client_id, T0 + i)));
+      expect(set.filter(Boolean)).toHaveLength(1);
+      expect((await store.get_client(client.client_id))?.first_used_at).toBe(T0 + 1 + set.indexOf(true));
+    });
+
+    test("delete_unused_clients: anonymous, never used, registered by the cut-off; oldest first, bounded; their grants and codes go", async () => {
+      await ctx.withFresh(async (store) => {
+        const user = await seed_user(store);
+        const before = T0 + 1000;
+        const make = (client_id: string, created_at: number, anonymous: boolean) => store.create_client({ client_id, metadata: { client_name: client_id }, anonymous, created_at });
+        await make("old-b", T0 + 5, true);
+        await make("old-a", T0 + 5, true);
+        await make("older", T0, true);
+        await make("at-cut-off", before, true);
+        await make("recent", before + 1, true);
+        await make("operator", T0, false);
+        await make("used", T0, true);
+        await store.mark_client_used("used", T0 + 1);
+        const code = await store.insert_code(code_input(user, (await store.get_client("older"))!));
+        await store.upsert_grant({ user_id: user.id, client_id: "older", scopes: ["openid"] });
+
+        const first = await store.delete_unused_clients(before, 2);
+        expect(first.map((c) => c.client_id)).toEqual(["older", "old-a"]);
+        expect(first[0]).toMatchObject({ anonymous: true, first_used_at: null, created_at: T0, metadata: { client_name: "older" } });
+        const second = await store.delete_unused_clients(before, 10);
+        expect(second.map((c) => c.client_id)).toEqual(["old-b", "at-cut-off"]);
+        expect(await store.delete_unused_clients(before, 10)).toEqual([]);
+        expect((await store.list_clients()).map((c) => c.client_id)).toEqual(["operator", "recent", "used"]);
+        expect(await store.get_code(code.code_hash)).toBeNull();
+        expect(await store.get_grant(user.id, "older")).toBeNull();
+      });
+    });
   });
 }

@@ -24,6 +24,7 @@ import type { GrantContext, TokenResponse } from "../../../oidc/grants/types.ts"
 import { GRANT_TYPES } from "../../../oidc/discovery/metadata.ts";
 import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
+import { record_first_use } from "../../../oidc/registration/unused_clients.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 
 export type { TokenResponse } from "../../../oidc/grants/types.ts";
@@ -101,11 +102,12 @@ export const Token = (idp: Provider) =>
       // FAPI 2.0 §5.3.2.1: a FAPI client's token requests always carry one (fapi.ts).
       const proof = await token_request_proof(idp, this.headers.get("dpop"), `${idp.config.issuer}${PATHS.token}`, client.metadata.dpop_bound_access_tokens === true, fapi);
 
+      const now = idp.now();
       const body = await GRANTS[grant_type]({
         idp,
         client,
         params: input,
-        now: idp.now(),
+        now,
         // Read only by the grants that audit (a code reuse, a refresh).
         get ip() {
           return ip();
@@ -118,6 +120,9 @@ export const Token = (idp: Provider) =>
         if (nonce !== undefined) this.response.headers.set("dpop-nonce", nonce);
       }
       idp.metrics.token_issued(grant_type);
+      // The client's first token, once (a write only while none is recorded): an anonymous
+      // registration that never gets here expires (oidc/registration/unused_clients.ts).
+      await record_first_use(idp, client, now);
       return this.json(body);
     }
   };

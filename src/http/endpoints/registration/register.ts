@@ -4,7 +4,10 @@
  * RFC 7591 §3); with "off" this endpoint is not mounted at all.
  *
  * Metadata is read from the JSON body alone, after the access check (an unauthenticated caller
- * learns nothing about it); the framework's merged input would mix in query parameters.
+ * learns nothing about it); the framework's merged input would mix in query parameters. With
+ * "open", each address registers at most `rate_limits.register_per_ip_per_day` times a day, and
+ * the client is marked anonymous: never used, the purge deletes it
+ * (oidc/registration/unused_clients.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -13,7 +16,7 @@ import { PATHS } from "../../../oidc/discovery/paths.ts";
 import { refuse_credentials_in_query } from "../../../oidc/clients/authentication.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { check_initial_access_token, use_initial_access_token } from "../../../oidc/registration/access.ts";
+import { check_initial_access_token, count_anonymous_registration, use_initial_access_token } from "../../../oidc/registration/access.ts";
 import { audit } from "../../../oidc/registration/audit.ts";
 import { registration_policy } from "../../../oidc/registration/policy.ts";
 import { ClientInformationResponse, SECRET_METHODS, client_information, no_store } from "./response.ts";
@@ -32,6 +35,7 @@ export const Register = (idp: Provider) =>
       no_store(this.response.headers);
       refuse_credentials_in_query(this.query, "bearer");
       const token_hash = idp.config.registration === "token" ? await check_initial_access_token(idp, this.headers.get("authorization")) : null;
+      if (token_hash === null) await count_anonymous_registration(idp, client_ip(this.context, idp.config));
       const body = json_object(this.headers.get("content-type"), this.request.body);
       const metadata = validate_metadata(parse_metadata(body), registration_policy(idp));
       // OIDC Core §8.1, OIDC Registration §5: pairwise needs the salt; a sector_identifier_uri is fetched and checked.
@@ -53,6 +57,7 @@ export const Register = (idp: Provider) =>
         metadata,
         created_at: now,
         updated_at: now,
+        anonymous: token_hash === null,
       });
       await audit(idp, "client_registered", client, client_ip(this.context, idp.config), { auth_method: metadata.token_endpoint_auth_method ?? null, ...(initial_access_token === null ? {} : { initial_access_token }) });
       // RFC 7591 §3.2.1: 201 Created with the client information.

@@ -11,7 +11,8 @@
  *   minutes, taken atomically once (store.consume_webauthn_challenge): a replayed response finds
  *   no challenge.
  * - User verification is required to register and to sign in without a password (§6.2.3); as a
- *   second factor after a password, presence is enough (the password is the other factor).
+ *   second factor after a password, presence is enough (the password is the other factor), and
+ *   so it is for a password reset (the link from the mailbox is the other).
  * - Signature counter (§6.1.1): the stored counter must grow, unless the authenticator keeps none
  *   (always 0); one that goes backwards may be a cloned key: refused and audited.
  * - Backup flags BE/BS (§6.3.3) are stored: a backup-eligible passkey is synced (amr "swk").
@@ -38,8 +39,10 @@ function webauthn(): Promise<typeof import("@simplewebauthn/server")> {
   return (library ??= import("./reflect_polyfill.ts").then(() => import("@simplewebauthn/server")));
 }
 
-/** What a challenge may be used for. */
-export type CeremonyPurpose = "register" | "login" | "second_factor";
+/** What a challenge may be used for; `password_reset`: the second factor of a reset (accounts/password_reset.ts). */
+export type CeremonyPurpose = "register" | "login" | "second_factor" | "password_reset";
+/** The ceremonies that check a passkey the user has. */
+export type AssertionPurpose = Exclude<CeremonyPurpose, "register">;
 
 /** Seconds a ceremony may take (the browser's timeout too). */
 export const CHALLENGE_TTL_SECONDS = 300;
@@ -200,11 +203,12 @@ export async function register_passkey(
 }
 
 /**
- * §7.2: options for signing in. With `user` (a second factor after the password) the user's
+ * §7.2: options for signing in. With `user` (a second factor after the password, or of a password
+ * reset) the user's
  * passkeys are listed; without (a sign-in without username) the browser offers the
  * discoverable credentials it has for this site, in a list or in the username field's autofill.
  */
-export async function authentication_options(idp: Provider, purpose: "login" | "second_factor", binding: string, user: UserRow | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export async function authentication_options(idp: Provider, purpose: AssertionPurpose, binding: string, user: UserRow | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const rp = relying_party(idp);
   const allow = user === null ? [] : (await idp.store.list_passkeys_for_user(user.id)).map(descriptor);
   const options = await (await webauthn()).generateAuthenticationOptions({
@@ -226,7 +230,7 @@ export type Assertion = { ok: true; user: UserRow; passkey: PasskeyRow; amr: str
  */
 export async function verify_assertion(
   idp: Provider,
-  purpose: "login" | "second_factor",
+  purpose: AssertionPurpose,
   binding: string,
   response: unknown,
   user: UserRow | null,
@@ -246,7 +250,7 @@ export async function verify_assertion(
   return result;
 }
 
-async function check_assertion(idp: Provider, purpose: "login" | "second_factor", binding: string, response: unknown, user: UserRow | null): Promise<Assertion | CeremonyFailure> {
+async function check_assertion(idp: Provider, purpose: AssertionPurpose, binding: string, response: unknown, user: UserRow | null): Promise<Assertion | CeremonyFailure> {
   const data = client_data(response);
   if (data === null) return failure("malformed");
   if (!(await take_challenge(idp, data.challenge, purpose, binding, user?.id ?? null))) {
@@ -284,5 +288,5 @@ async function check_assertion(idp: Provider, purpose: "login" | "second_factor"
   const owner = user ?? (await idp.store.get_user_by_id(passkey.user_id));
   if (owner === null || owner.status === "disabled" || owner.status === "invited") return failure("user_unavailable", unknown, passkey.user_id);
   const used = { ...passkey, counter: info.newCounter, backup_state: info.credentialBackedUp, last_used_at: now };
-  return { ok: true, user: owner, passkey: used, amr: passkey_amr(passkey.backup_eligible, purpose === "second_factor") };
+  return { ok: true, user: owner, passkey: used, amr: passkey_amr(passkey.backup_eligible, purpose !== "login") };
 }
