@@ -14,12 +14,14 @@ import { PRESETS, preset_input } from "../federation/presets.ts";
 import { SecretKeyMissing } from "../federation/secret_box.ts";
 import { UpstreamInputError, new_upstream, redirect_uri, type UpstreamInput } from "../federation/upstreams.ts";
 import { AdminError, invalid_field } from "./errors.ts";
+import { lost_write } from "./etag.ts";
 
 /** What the admin API shows of an upstream: everything but the secret, with the redirect URI to register there. */
-export type UpstreamView = Omit<UpstreamRow, "client_secret_enc"> & { has_client_secret: boolean; redirect_uri: string };
+export type UpstreamView = Omit<UpstreamRow, "client_secret_enc" | "version"> & { has_client_secret: boolean; redirect_uri: string };
 
 export function upstream_admin_view(config: Pick<Config, "issuer">, row: UpstreamRow): UpstreamView {
-  const { client_secret_enc, ...rest } = row;
+  // The version is the store's compare-and-set counter (store/types/common.ts IfVersion), not part of the view.
+  const { client_secret_enc, version: _version, ...rest } = row;
   // Maps in name order: PostgreSQL's jsonb keeps its own key order, and the ETag is of this JSON.
   const sorted = <T>(map: Record<string, T>) => Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { ...rest, claim_mapping: sorted(row.claim_mapping), group_map: sorted(row.group_map), has_client_secret: client_secret_enc !== null, redirect_uri: redirect_uri(config, row.name) };
@@ -129,8 +131,10 @@ export async function change_upstream(store: Store, config: Config, row: Upstrea
   else if (client_secret === null || checked_row.token_endpoint_auth_method === "private_key_jwt") sealed = null; // private_key_jwt sends no secret
   else sealed = row.client_secret_enc;
   const { name: _name, ...changes } = checked_row;
-  const updated = await store.update_upstream(row.name, { ...changes, client_secret_enc: sealed });
-  if (updated === null) throw new AdminError("not_found", `no upstream "${row.name}"`);
+  // Compare-and-set on the version `row` was read at (store/types/common.ts IfVersion): the
+  // change was checked against that row (its ETag), so a change written since makes it 412.
+  const updated = await store.update_upstream(row.name, { ...changes, client_secret_enc: sealed }, { if_version: row.version });
+  if (updated === null) throw await lost_write(store.get_upstream(row.name), "upstream", row.name);
   return updated;
 }
 

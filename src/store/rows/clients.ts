@@ -16,6 +16,7 @@ export const client_spec: TableSpec<ClientRow> = {
   metadata: "json",
   created_at: "int",
   updated_at: "int",
+  version: "int",
 };
 
 /** The complete row of a new client: a secret that never expires (0), issued when created. */
@@ -31,5 +32,6 @@ export function client_row(input: NewClient): ClientRow {
     metadata: input.metadata,
     created_at: created,
     updated_at: input.updated_at ?? created,
+    version: 0,
   };
 }

@@ -30,6 +30,7 @@ export const upstream_spec: TableSpec<UpstreamRow> = {
   group_map: "json",
   created_at: "int",
   updated_at: "int",
+  version: "int",
 };
 
 /** The columns of `federated_identities`. */
@@ -53,7 +54,7 @@ export const upstream_state_spec: TableSpec<UpstreamStateRow> = {
 /** The complete row of a new upstream: its lists copied, the times filled in. */
 export function upstream_row(input: NewUpstream): UpstreamRow {
   const now = now_seconds();
-  return { ...input, scopes: [...input.scopes], mfa_acr_values: [...input.mfa_acr_values], created_at: input.created_at ?? now, updated_at: input.updated_at ?? input.created_at ?? now };
+  return { ...input, scopes: [...input.scopes], mfa_acr_values: [...input.mfa_acr_values], created_at: input.created_at ?? now, updated_at: input.updated_at ?? input.created_at ?? now, version: 0 };
 }
 
 /** The complete row of a new link to an upstream account, never used yet unless given. */

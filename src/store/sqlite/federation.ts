@@ -13,6 +13,7 @@ export function sqlite_federation(db: Database): Sync<FederationStore> {
   const list = db.prepare("SELECT * FROM upstreams ORDER BY name");
   const remove_links = db.prepare("DELETE FROM federated_identities WHERE upstream = $name");
   const remove = db.prepare("DELETE FROM upstreams WHERE name = $name");
+  const remove_at_version = db.prepare("DELETE FROM upstreams WHERE name = $name AND version = $version");
   const insert_identity = db.prepare(insert_sql("federated_identities", columns(federated_identity_spec)));
   const identity = db.prepare("SELECT * FROM federated_identities WHERE upstream = $upstream AND subject = $subject");
   const for_user = db.prepare("SELECT * FROM federated_identities WHERE user_id = $user_id ORDER BY created_at, upstream, subject");
@@ -33,19 +34,24 @@ export function sqlite_federation(db: Database): Sync<FederationStore> {
     list_upstreams() {
       return list.all().map((raw) => decode(upstream_spec, raw));
     },
-    update_upstream(name, patch) {
+    update_upstream(name, patch, options) {
+      // The read and the UPDATE run in the group commit's batch, which holds the write lock: no
+      // other write comes between the version compared and the one written (IfVersion).
       const current = decode_or_null(upstream_spec, by_name.get({ name }));
       if (current === null) return null;
-      const next = { ...current, ...pick_patch(upstream_spec, patch, ["name", "created_at"]), updated_at: patch.updated_at ?? now_seconds() };
+      if (options?.if_version !== undefined && current.version !== options.if_version) return null;
+      const next = { ...current, ...pick_patch(upstream_spec, patch, ["name", "created_at", "version"]), updated_at: patch.updated_at ?? now_seconds(), version: current.version + 1 };
       const values = encode_sqlite(upstream_spec, next);
       const set = columns(upstream_spec).filter((c) => c !== "name" && c !== "created_at");
       db.prepare(`UPDATE upstreams SET ${set.map((c) => `${c} = $${c}`).join(", ")} WHERE name = $name`).run(values);
       return next;
     },
-    delete_upstream(name) {
+    delete_upstream(name, options) {
       return db.transaction(() => {
+        // With if_version the upstream goes first: when it changed (IfVersion), its links stay.
+        if (options?.if_version !== undefined && remove_at_version.run({ name, version: options.if_version }).changes === 0) return false;
         remove_links.run({ name });
-        return remove.run({ name }).changes > 0;
+        return options?.if_version !== undefined || remove.run({ name }).changes > 0;
       })();
     },
     link_identity(input) {

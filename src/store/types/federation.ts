@@ -3,7 +3,7 @@
  * to local users, and pending upstream sign-ins. The rules every adapter keeps are in ../types.ts.
  */
 
-import type { JsonObject, UnixSeconds } from "./common.ts";
+import type { IfVersion, JsonObject, UnixSeconds } from "./common.ts";
 
 export type UpstreamKind = "oidc" | "oauth2";
 /** First sign-in of an unknown upstream account: create a local account (jit), or require linking. */
@@ -54,13 +54,15 @@ export type UpstreamRow = {
   group_map: Record<string, string>;
   created_at: UnixSeconds;
   updated_at: UnixSeconds;
+  /** Raised by every update of the row (migration 019); a compare-and-set names it (common.ts `IfVersion`). */
+  version: number;
 };
 
 /** `created_at`/`updated_at` default to now. */
-export type NewUpstream = Omit<UpstreamRow, "created_at" | "updated_at"> & Partial<Pick<UpstreamRow, "created_at" | "updated_at">>;
+export type NewUpstream = Omit<UpstreamRow, "created_at" | "updated_at" | "version"> & Partial<Pick<UpstreamRow, "created_at" | "updated_at">>;
 
-/** Fields to change; `updated_at` defaults to now. */
-export type UpstreamPatch = Partial<Omit<UpstreamRow, "name" | "created_at">>;
+/** Fields to change; `updated_at` defaults to now; `version` is the store's. */
+export type UpstreamPatch = Partial<Omit<UpstreamRow, "name" | "created_at" | "version">>;
 
 export type FederatedIdentityRow = {
   upstream: string;
@@ -90,9 +92,10 @@ export interface FederationStore {
   get_upstream(name: string): Promise<UpstreamRow | null>;
   /** Ordered by name. */
   list_upstreams(): Promise<UpstreamRow[]>;
-  update_upstream(name: string, patch: UpstreamPatch): Promise<UpstreamRow | null>;
-  /** Also removes the identities linked through it. */
-  delete_upstream(name: string): Promise<boolean>;
+  /** Null when there is no such upstream (or, with `if_version`, it changed: IfVersion). */
+  update_upstream(name: string, patch: UpstreamPatch, options?: IfVersion): Promise<UpstreamRow | null>;
+  /** Also removes the identities linked through it. False when there is no such upstream (or, with `if_version`, it changed). */
+  delete_upstream(name: string, options?: IfVersion): Promise<boolean>;
 
   /** StoreConflictError when this upstream account is already linked; StoreReferenceError for an unknown user. */
   link_identity(identity: NewFederatedIdentity): Promise<FederatedIdentityRow>;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { StoreConflictError, StoreReferenceError, type NewUpstream } from "../../../src/store/types.ts";
-import { seed_user, T0, uid } from "../fixtures.ts";
+import { concurrently, seed_user, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
 
@@ -37,12 +37,12 @@ export function federation_tests(ctx: SuiteContext): void {
       const store = ctx.store();
       const name = uname();
       const row = await store.create_upstream(upstream(name));
-      expect(row).toEqual({ ...upstream(name), created_at: T0, updated_at: T0 });
+      expect(row).toEqual({ ...upstream(name), created_at: T0, updated_at: T0, version: 0 });
       expect(await store.get_upstream(name)).toEqual(row);
       expect((await store.list_upstreams()).some((u) => u.name === name)).toBe(true);
       expect(await rejection(store.create_upstream(upstream(name)))).toBeInstanceOf(StoreConflictError);
       const updated = await store.update_upstream(name, { enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, token_endpoint_auth_method: null, updated_at: T0 + 5 });
-      expect(updated).toEqual({ ...row, enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, token_endpoint_auth_method: null, updated_at: T0 + 5 });
+      expect(updated).toEqual({ ...row, enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, token_endpoint_auth_method: null, updated_at: T0 + 5, version: 1 });
       expect(await store.get_upstream(name)).toEqual(updated);
       expect(await store.update_upstream(uname(), { enabled: false })).toBeNull();
 
@@ -52,6 +52,25 @@ export function federation_tests(ctx: SuiteContext): void {
       expect(await store.get_upstream(name)).toBeNull();
       expect(await store.get_identity(name, "s-1")).toBeNull();
       expect(await store.delete_upstream(name)).toBe(false);
+    });
+
+    test("if_version (migration 019): a compare-and-set update or delete writes only at the version read; of concurrent ones from two instances exactly one wins; a refused delete keeps the links", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      const name = uname();
+      await store.create_upstream(upstream(name));
+      const results = await concurrently(10, (i) => (i % 2 ? other : store).update_upstream(name, { display_name: `Writer ${i}` }, { if_version: 0 }));
+      const won = results.filter((r) => r !== null);
+      expect(won).toHaveLength(1);
+      expect(won[0]!.version).toBe(1);
+      expect(await store.get_upstream(name)).toEqual(won[0]!);
+      const user = await seed_user(store);
+      await store.link_identity({ upstream: name, subject: "s-1", user_id: user.id, email: null });
+      expect(await store.delete_upstream(name, { if_version: 0 })).toBe(false);
+      expect(await store.get_upstream(name)).not.toBeNull();
+      expect(await store.get_identity(name, "s-1")).not.toBeNull();
+      expect(await store.delete_upstream(name, { if_version: 1 })).toBe(true);
+      expect(await store.get_identity(name, "s-1")).toBeNull();
     });
 
     test("identities: one user per upstream account; list, touch, unlink; deleted with the user", async () => {

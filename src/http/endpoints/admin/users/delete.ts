@@ -1,6 +1,6 @@
 /** DELETE /admin/api/v1/users/:id, with If-Match: the user and their sessions, grants, codes and tokens. */
 import { Fw } from "../../../../fw/index.ts";
-import { not_found } from "../../../../oidc/admin/errors.ts";
+import { lost_write } from "../../../../oidc/admin/etag.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, require_match, type OpenApiOperation } from "../common.ts";
 import { user_of, user_view } from "./find.ts";
@@ -13,7 +13,8 @@ export const AdminUserDelete = (idp: Provider) =>
     async call() {
       const user = await user_of(idp, this.route_params.id ?? "");
       require_match(this, await user_view(idp, user));
-      if (!(await idp.store.delete_user(user.id))) throw not_found("user", user.id);
+      // Only the version whose ETag was checked (store/types/common.ts IfVersion).
+      if (!(await idp.store.delete_user(user.id, { if_version: user.version }))) throw await lost_write(idp.store.get_user_by_id(user.id), "user", user.id);
       audit_target(this, { action: "user_deleted", user_id: user.id, details: { username: user.username } });
       return new Fw.Response.Empty();
     }
