@@ -34,7 +34,7 @@ Commands:
   migrate                    apply pending database migrations
   users                      manage end users (add, invite, list, show, remove, set-password, send-reset, reset-2fa, passkeys)
   groups                     manage groups of users and their members (add, list, remove, members)
-  upstreams                  other identity providers to sign in with (add, list, show, remove, disable, enable)
+  upstreams                  other identity providers to sign in with (add, update, list, show, remove, disable, enable)
   clients                    manage relying parties (add, list, show, update, remove, rotate-secret)
   resources                  resource servers for resource indicators and JWT access tokens (add, list, show, remove)
   keys                       list and rotate signing keys
@@ -228,6 +228,9 @@ ${COMMON}
   idp upstreams add <name> --preset google|microsoft|github|gitlab [--tenant T] --client-id ID --client-secret-stdin
                   [--group-map UPSTREAM_GROUP=LOCAL_GROUP ...] [--trust-upstream-mfa] [--mfa-acr ACR ...]
                   [--auth private_key_jwt]
+  idp upstreams update <name> [--issuer URL] [--kind oidc|oauth2] [--claim LOCAL=UPSTREAM ...] [--display-name N]
+                  [--client-id ID] [--client-secret-stdin] [--scope S ...] [--policy jit|link] [--mfa-acr ACR ...]
+                  [--auth private_key_jwt] [--*-endpoint URL] [--drop-links]
   idp upstreams group-map <name> [UPSTREAM_GROUP=LOCAL_GROUP ...]
   idp upstreams list
   idp upstreams show <name>
@@ -251,7 +254,11 @@ one an administrator added). group-map replaces an upstream's mapping (none: cle
 stand in for the local second factor; by default the local one is asked for. --auth
 private_key_jwt authenticates at the upstream with an assertion signed by our own key (no
 secret; register <issuer>/.well-known/jwks.json there). remove unlinks
-every account linked through the upstream.
+every account linked through the upstream. update changes the fields given (--claim joins the
+stored mapping); a new issuer, kind, user endpoint (oauth2) or subject claim is refused while
+accounts are linked through the upstream (a subject is unique only at its issuer: the same one
+at the new issuer may be someone else), unless --drop-links, which deletes those links (their
+users sign in another way and link again; the audit records how many).
 
 ${COMMON}
 `,

@@ -1,5 +1,5 @@
 /**
- * `idp upstreams add|list|show|remove|disable|enable`: other identity providers users may sign in
+ * `idp upstreams add|update|list|show|remove|disable|enable`: other identity providers users may sign in
  * with (oidc/federation). The client secret is read from standard input and stored encrypted
  * under IDP_SECRET_KEY; no command prints it. `add` prints the redirect URI to register at the
  * upstream.
@@ -7,7 +7,7 @@
 import { PRESETS, preset_input } from "../oidc/federation/presets.ts";
 import { SecretKeyMissing } from "../oidc/federation/secret_box.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
-import { existing_group_map } from "../oidc/admin/upstreams.ts";
+import { change_upstream, existing_group_map } from "../oidc/admin/upstreams.ts";
 import { UpstreamInputError, checked_group_map, new_upstream, redirect_uri, upstream_view, type UpstreamInput } from "../oidc/federation/upstreams.ts";
 import { StoreConflictError, type Store, type UpstreamKind, type UpstreamPolicy } from "../store/types.ts";
 import { expect_positionals, parse_args } from "./args.ts";
@@ -191,6 +191,61 @@ async function set_group_map(ctx: CliContext, argv: string[]): Promise<void> {
   });
 }
 
+/**
+ * `update NAME [--issuer URL] [--kind K] [--claim LOCAL=UPSTREAM ...] … [--drop-links]`: changes
+ * the fields given (a --claim joins the stored mapping), checked whole by the admin API's rule
+ * (oidc/admin/upstreams.ts change_upstream). A new issuer, kind or subject claim while accounts
+ * are linked is refused unless --drop-links (the links go; the audit says how many).
+ */
+async function update(ctx: CliContext, argv: string[]): Promise<void> {
+  const { flags, positionals } = parse_args(argv, {
+    kind: { type: "string" },
+    issuer: { type: "string" },
+    authorization_endpoint: { type: "string" },
+    token_endpoint: { type: "string" },
+    userinfo_endpoint: { type: "string" },
+    emails_endpoint: { type: "string" },
+    client_id: { type: "string" },
+    client_secret_stdin: { type: "boolean" },
+    scope: { type: "string", multiple: true },
+    display_name: { type: "string" },
+    policy: { type: "string" },
+    claim: { type: "string", multiple: true },
+    mfa_acr: { type: "string", multiple: true },
+    auth: { type: "string" },
+    drop_links: { type: "boolean" },
+  });
+  const [name] = expect_positionals(positionals, ["name"]) as [string];
+  const store = await ctx.store();
+  const current = must(await store.get_upstream(name), `no upstream "${name}"`);
+  const patch: Record<string, unknown> = {};
+  for (const field of ["kind", "issuer", "authorization_endpoint", "token_endpoint", "userinfo_endpoint", "emails_endpoint", "client_id", "display_name", "policy"] as const) {
+    if (flags[field] !== undefined) patch[field] = flags[field];
+  }
+  if (flags.scope.length > 0) patch.scopes = flags.scope.flatMap((s) => s.split(/\s+/)).filter(Boolean);
+  if (flags.claim.length > 0) patch.claim_mapping = { ...current.claim_mapping, ...claim_mapping(flags.claim) };
+  if (flags.mfa_acr.length > 0) patch.mfa_acr_values = flags.mfa_acr;
+  if (flags.auth !== undefined) patch.token_endpoint_auth_method = flags.auth;
+  if (flags.client_secret_stdin) {
+    patch.client_secret = await ctx.read_stdin();
+    if (patch.client_secret === "") throw new CliError("--client-secret-stdin: standard input is empty");
+  }
+  if (Object.keys(patch).length === 0) throw new CliError("nothing to change: give the fields to change (idp upstreams --help)");
+  let changed;
+  try {
+    changed = await change_upstream(store, ctx.config(), current, patch, { drop_links: flags.drop_links });
+  } catch (error) {
+    if (error instanceof AdminError) throw new CliError(error.message);
+    throw error;
+  }
+  const { upstream: row, links_dropped } = changed;
+  await ctx.audit({ type: "upstream_updated", details: { upstream: name, changed: Object.keys(patch), ...(flags.drop_links ? { links_dropped } : {}) } });
+  ctx.emit(upstream_view(ctx.config(), row), (write) => {
+    write(`Updated upstream ${name}.\n`);
+    if (links_dropped > 0) write(`Dropped ${links_dropped} linked account${links_dropped === 1 ? "" : "s"}: those users sign in another way and link ${row.display_name} again.\n`);
+  });
+}
+
 /** The local groups of a mapping must exist, as the admin API checks (oidc/admin/upstreams.ts). */
 async function existing_groups(store: Store, mapping: Record<string, string>): Promise<Record<string, string>> {
   try {
@@ -202,4 +257,4 @@ async function existing_groups(store: Store, mapping: Record<string, string>): P
 }
 
 /** The sub-commands, in the order the help lists them. */
-export const upstreams_commands: Record<string, SubCommand> = { add, "group-map": set_group_map, list, show, remove, disable: set_enabled(false), enable: set_enabled(true) };
+export const upstreams_commands: Record<string, SubCommand> = { add, update, "group-map": set_group_map, list, show, remove, disable: set_enabled(false), enable: set_enabled(true) };

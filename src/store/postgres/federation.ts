@@ -62,6 +62,18 @@ export function pg_federation(sql: SQL): FederationStore {
     async touch_identity(upstream, subject, now) {
       await sql`UPDATE federated_identities SET last_used_at = ${now} WHERE upstream = ${upstream} AND subject = ${subject}`;
     },
+    async count_stale_identities(upstream, current) {
+      const [row] = await sql`
+        SELECT count(*) AS n FROM federated_identities
+        WHERE upstream = ${upstream} AND (issuer <> ${current.issuer} OR subject_claim <> ${current.subject_claim})`;
+      return Number(row?.n ?? 0);
+    },
+    async delete_stale_identities(upstream, current) {
+      const result = await sql`
+        DELETE FROM federated_identities
+        WHERE upstream = ${upstream} AND (issuer <> ${current.issuer} OR subject_claim <> ${current.subject_claim})`;
+      return result.count;
+    },
     async create_upstream_state(state) {
       await sql`INSERT INTO upstream_states ${sql(encode_postgres(upstream_state_spec, state))}`;
     },

@@ -41,6 +41,8 @@ export const federated_identity_spec: TableSpec<FederatedIdentityRow> = {
   email: "text",
   created_at: "int",
   last_used_at: "int",
+  issuer: "text",
+  subject_claim: "text",
 };
 
 /** The columns of `upstream_states`. */

@@ -19,6 +19,9 @@ export function sqlite_federation(db: Database): Sync<FederationStore> {
   const for_user = db.prepare("SELECT * FROM federated_identities WHERE user_id = $user_id ORDER BY created_at, upstream, subject");
   const unlink = db.prepare("DELETE FROM federated_identities WHERE user_id = $user_id AND upstream = $upstream AND subject = $subject");
   const touch = db.prepare("UPDATE federated_identities SET last_used_at = $now WHERE upstream = $upstream AND subject = $subject");
+  const STALE = "upstream = $upstream AND (issuer <> $issuer OR subject_claim <> $subject_claim)";
+  const count_stale = db.prepare(`SELECT count(*) AS n FROM federated_identities WHERE ${STALE}`);
+  const delete_stale = db.prepare(`DELETE FROM federated_identities WHERE ${STALE}`);
   const insert_state = db.prepare(insert_sql("upstream_states", columns(upstream_state_spec)));
   const take = db.prepare("DELETE FROM upstream_states WHERE state_hash = $state_hash RETURNING *");
 
@@ -70,6 +73,12 @@ export function sqlite_federation(db: Database): Sync<FederationStore> {
     },
     touch_identity(upstream, subject, now) {
       touch.run({ upstream, subject, now });
+    },
+    count_stale_identities(upstream, current) {
+      return (count_stale.get({ upstream, issuer: current.issuer, subject_claim: current.subject_claim }) as { n: number }).n;
+    },
+    delete_stale_identities(upstream, current) {
+      return delete_stale.run({ upstream, issuer: current.issuer, subject_claim: current.subject_claim }).changes;
     },
     create_upstream_state(state) {
       insert_state.run(encode_sqlite(upstream_state_spec, state));

@@ -64,7 +64,19 @@ export type NewUpstream = Omit<UpstreamRow, "created_at" | "updated_at" | "versi
 /** Fields to change; `updated_at` defaults to now; `version` is the store's. */
 export type UpstreamPatch = Partial<Omit<UpstreamRow, "name" | "created_at" | "version">>;
 
-export type FederatedIdentityRow = {
+/**
+ * Where a link's subject comes from (migration 020): a subject is unique only at its issuer, so a
+ * link names an account only while the upstream's source is still this one
+ * (oidc/federation/identity_source.ts computes an upstream's).
+ */
+export type IdentitySource = {
+  /** The upstream's issuer (oidc), or the user endpoint the subject is read from (oauth2). */
+  issuer: string;
+  /** The upstream claim read as the subject (`claim_mapping.subject`). */
+  subject_claim: string;
+};
+
+export type FederatedIdentityRow = IdentitySource & {
   upstream: string;
   /** The upstream's `sub` (or the mapped id of a plain OAuth 2.0 user). */
   subject: string;
@@ -97,7 +109,10 @@ export interface FederationStore {
   /** Also removes the identities linked through it. False when there is no such upstream (or, with `if_version`, it changed). */
   delete_upstream(name: string, options?: IfVersion): Promise<boolean>;
 
-  /** StoreConflictError when this upstream account is already linked; StoreReferenceError for an unknown user. */
+  /**
+   * StoreConflictError when this upstream account (upstream, subject) is already linked, whatever
+   * its source; StoreReferenceError for an unknown user.
+   */
   link_identity(identity: NewFederatedIdentity): Promise<FederatedIdentityRow>;
   get_identity(upstream: string, subject: string): Promise<FederatedIdentityRow | null>;
   /** Oldest first. */
@@ -105,6 +120,10 @@ export interface FederationStore {
   /** False when the user has no such identity. */
   unlink_identity(user_id: string, upstream: string, subject: string): Promise<boolean>;
   touch_identity(upstream: string, subject: string, now: UnixSeconds): Promise<void>;
+  /** How many links of the upstream were made under another source than `current` (another issuer or subject claim). */
+  count_stale_identities(upstream: string, current: IdentitySource): Promise<number>;
+  /** Deletes the links of the upstream made under another source than `current`; returns how many. */
+  delete_stale_identities(upstream: string, current: IdentitySource): Promise<number>;
 
   create_upstream_state(state: UpstreamStateRow): Promise<void>;
   /** Deletes and returns the state when it exists and has not expired: single use. */
