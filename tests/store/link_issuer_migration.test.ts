@@ -1,5 +1,5 @@
 /**
- * Migration 20 (src/store/migrations/020_link_issuer.ts): the links to upstream accounts made
+ * Migration 21 (src/store/migrations/021_link_issuer.ts): the links to upstream accounts made
  * before it get their upstream's current issuer (OpenID Connect) or user endpoint (OAuth 2.0) and
  * subject claim, exactly as the rules compute them (oidc/federation/identity_source.ts), so they
  * keep signing in; a link whose upstream is gone gets '' and matches nothing. On both databases.
@@ -16,7 +16,7 @@ import { migrate, open_store } from "../../src/store/open.ts";
 import { create_temp_database, use_postgres } from "./pg.ts";
 import { T0 } from "./fixtures.ts";
 
-const before = migrations.filter((m) => m.version < 20);
+const before = migrations.filter((m) => m.version < 21);
 
 function upstream_sql(name: string, kind: string, issuer: string | null, userinfo: string | null, mapping: string): string {
   const text = (value: string | null) => (value === null ? "NULL" : `'${value}'`);
@@ -27,7 +27,7 @@ function upstream_sql(name: string, kind: string, issuer: string | null, userinf
 const link_sql = (upstream: string, subject: string) =>
   `INSERT INTO federated_identities (upstream, subject, user_id, email, created_at) VALUES ('${upstream}', '${subject}', 'u1', NULL, ${T0});`;
 
-// Rows as builds before migration 20 wrote them: an OpenID Connect upstream with the default
+// Rows as builds before migration 21 wrote them: an OpenID Connect upstream with the default
 // mapping, one mapping the subject to another claim, an OAuth 2.0 one, and a link whose upstream is gone.
 const ROWS = [
   `INSERT INTO users (id, username, username_key, password_hash, email_verified, phone_number_verified, created_at, updated_at) VALUES ('u1', 'ada', 'ada', '', FALSE, FALSE, ${T0}, ${T0});`,
@@ -41,7 +41,7 @@ const ROWS = [
 ].join("\n");
 
 async function check_migrated(url: string): Promise<void> {
-  expect(await migrate(url)).toEqual({ applied: migrations.filter((m) => m.version >= 20).map((m) => m.version), version: latest_version });
+  expect(await migrate(url)).toEqual({ applied: migrations.filter((m) => m.version >= 21).map((m) => m.version), version: latest_version });
   const store = await open_store(url, { migrate: false });
   try {
     expect(await store.get_identity("corp", "c-1")).toMatchObject({ issuer: "https://sso.corp.example", subject_claim: "sub" });
@@ -59,7 +59,7 @@ async function check_migrated(url: string): Promise<void> {
   }
 }
 
-describe("migration 20: sqlite", () => {
+describe("migration 21: sqlite", () => {
   const dir = mkdtempSync(join(tmpdir(), "idp-link-issuer-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -78,7 +78,7 @@ describe("migration 20: sqlite", () => {
 });
 
 if (await use_postgres()) {
-  describe("migration 20: postgres", () => {
+  describe("migration 21: postgres", () => {
     test("links made before it get their upstream's issuer (or user endpoint) and subject claim; an orphan gets ''", async () => {
       const db = await create_temp_database();
       const sql = new SQL(db.url, { max: 1 });

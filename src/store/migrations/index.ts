@@ -20,9 +20,9 @@ import { upstream_mfa } from "./014_upstream_mfa.ts";
 import { resource_servers } from "./015_resource_servers.ts";
 import { upstream_group_map } from "./017_upstream_group_map.ts";
 import { user_locale } from "./018_user_locale.ts";
-import { row_versions } from "./019_row_versions.ts";
-import { link_issuer } from "./020_link_issuer.ts";
-import { revoked_grants } from "./021_revoked_grants.ts";
+import { row_versions } from "./020_row_versions.ts";
+import { link_issuer } from "./021_link_issuer.ts";
+import { revoked_grants } from "./022_revoked_grants.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";

@@ -1,5 +1,5 @@
 /**
- * Version 20: each link to an upstream account (`federated_identities`) records where its
+ * Version 21: each link to an upstream account (`federated_identities`) records where its
  * subject came from: `issuer`, the upstream's issuer (OpenID Connect: the `iss` its ID Tokens are
  * verified against) or, for a plain OAuth 2.0 upstream, the user endpoint the subject is read
  * from; and `subject_claim`, the claim read as the subject (the upstream's
@@ -25,7 +25,7 @@ UPDATE federated_identities SET
 }
 
 export const link_issuer: Migration = {
-  version: 20,
+  version: 21,
   name: "link issuer",
   sqlite: sql("json_extract(u.claim_mapping, '$.subject')"),
   postgres: sql("u.claim_mapping ->> 'subject'"),

@@ -1,5 +1,5 @@
 /**
- * Version 21: `revoked_grants`, the grants and token families that were revoked as a whole
+ * Version 22: `revoked_grants`, the grants and token families that were revoked as a whole
  * (store/types/tokens.ts `revoke_by_grant`, `revoke_family`): a replayed code (RFC 6749 §4.1.2),
  * a rotated refresh token presented again (RFC 9700 §4.14.2), a refresh token revoked with its
  * family (RFC 7009 §2.1). Revoking only the token rows that exist would miss the tokens a
@@ -25,7 +25,7 @@ CREATE INDEX revoked_grants_revoked_at ON revoked_grants (revoked_at);
 }
 
 export const revoked_grants: Migration = {
-  version: 21,
+  version: 22,
   name: "revoked grants",
   sqlite: schema("INTEGER", " STRICT"),
   postgres: schema("BIGINT", ""),

@@ -1,5 +1,5 @@
 /**
- * Version 19: `version` on `users`, `clients` and `upstreams`, a counter every update of the row
+ * Version 20: `version` on `users`, `clients` and `upstreams`, a counter every update of the row
  * raises by one (the adapters do it in the UPDATE itself). The admin API's changes are
  * compare-and-set on it (store/types/common.ts `IfVersion`): a PATCH or DELETE whose If-Match
  * was checked against the row at version n writes only while the row is still at n, so of two
@@ -16,7 +16,7 @@ ALTER TABLE upstreams ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
 `;
 
 export const row_versions: Migration = {
-  version: 19,
+  version: 20,
   name: "row versions",
   sqlite: SQL,
   postgres: SQL,
