@@ -69,7 +69,13 @@ the group (never one an administrator added).
 
 Without --trust-upstream-mfa the local second factor is asked for; with it, the upstream's amr
 (or an acr of --mfa-acr) saying it used several factors stands in. With --auth private_key_jwt,
-register <issuer>/.well-known/jwks.json at the upstream.`,
+register <issuer>/.well-known/jwks.json at the upstream.
+
+update changes the fields given (--claim joins the stored mapping); a new issuer, kind, user
+endpoint (oauth2) or subject claim is refused while accounts are linked through the upstream (a
+subject is unique only at its issuer: the same one at the new issuer may be someone else),
+unless --drop-links, which deletes those links (their users sign in another way and link again;
+the audit records how many).`,
   }),
   clients: group({
     summary: "manage relying parties",

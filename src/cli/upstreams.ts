@@ -1,5 +1,5 @@
 /**
- * `idp upstreams add|list|show|remove|disable|enable`: other identity providers users may sign in
+ * `idp upstreams add|update|list|show|remove|disable|enable`: other identity providers users may sign in
  * with (oidc/federation). The client secret is read from standard input and stored encrypted
  * under IDP_SECRET_KEY; no command prints it. `add` prints the redirect URI to register at the
  * upstream.
@@ -7,7 +7,7 @@
 import { PRESETS, preset_input } from "../oidc/federation/presets.ts";
 import { SecretKeyMissing } from "../oidc/federation/secret_box.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
-import { existing_group_map } from "../oidc/admin/upstreams.ts";
+import { change_upstream, existing_group_map } from "../oidc/admin/upstreams.ts";
 import { UpstreamInputError, checked_group_map, new_upstream, redirect_uri, upstream_view, type UpstreamInput } from "../oidc/federation/upstreams.ts";
 import { StoreConflictError, type Store, type UpstreamKind, type UpstreamPolicy } from "../store/types.ts";
 import { must, type CliContext } from "./context.ts";
@@ -209,6 +209,69 @@ async function set_group_map(ctx: CliContext, { positionals }: ArgsOf<typeof GRO
   });
 }
 
+/**
+ * `update NAME [--issuer URL] [--kind K] [--claim LOCAL=UPSTREAM ...] … [--drop-links]`: changes
+ * the fields given (a --claim joins the stored mapping), checked whole by the admin API's rule
+ * (oidc/admin/upstreams.ts change_upstream). A new issuer, kind or subject claim while accounts
+ * are linked is refused unless --drop-links (the links go; the audit says how many).
+ */
+const UPDATE = {
+  summary: "change an upstream's endpoints, client, scopes, policy or claims (the fields given; the rest stay)",
+  positionals: ["name"],
+  options: {
+    kind: ADD.options.kind,
+    issuer: ADD.options.issuer,
+    authorization_endpoint: ADD.options.authorization_endpoint,
+    token_endpoint: ADD.options.token_endpoint,
+    userinfo_endpoint: ADD.options.userinfo_endpoint,
+    emails_endpoint: ADD.options.emails_endpoint,
+    client_id: { type: "string", value: "ID", help: "the client id registered at the upstream" },
+    client_secret_stdin: ADD.options.client_secret_stdin,
+    scope: ADD.options.scope,
+    display_name: ADD.options.display_name,
+    policy: ADD.options.policy,
+    claim: ADD.options.claim,
+    mfa_acr: ADD.options.mfa_acr,
+    auth: ADD.options.auth,
+    drop_links: {
+      type: "boolean",
+      help: "allow a change of issuer, kind, user endpoint or subject claim while users have linked accounts: the links are dropped (audited), those users link again",
+    },
+  },
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function update(ctx: CliContext, { flags, positionals }: ArgsOf<typeof UPDATE>): Promise<void> {
+  const [name] = positionals as [string];
+  const store = await ctx.store();
+  const current = must(await store.get_upstream(name), `no upstream "${name}"`);
+  const patch: Record<string, unknown> = {};
+  for (const field of ["kind", "issuer", "authorization_endpoint", "token_endpoint", "userinfo_endpoint", "emails_endpoint", "client_id", "display_name", "policy"] as const) {
+    if (flags[field] !== undefined) patch[field] = flags[field];
+  }
+  if (flags.scope.length > 0) patch.scopes = flags.scope.flatMap((s) => s.split(/\s+/)).filter(Boolean);
+  if (flags.claim.length > 0) patch.claim_mapping = { ...current.claim_mapping, ...claim_mapping(flags.claim) };
+  if (flags.mfa_acr.length > 0) patch.mfa_acr_values = flags.mfa_acr;
+  if (flags.auth !== undefined) patch.token_endpoint_auth_method = flags.auth;
+  if (flags.client_secret_stdin) {
+    patch.client_secret = await ctx.read_stdin();
+    if (patch.client_secret === "") throw new CliError("--client-secret-stdin: standard input is empty");
+  }
+  if (Object.keys(patch).length === 0) throw new CliError("nothing to change: give the fields to change (idp upstreams --help)");
+  let changed;
+  try {
+    changed = await change_upstream(store, ctx.config(), current, patch, { drop_links: flags.drop_links });
+  } catch (error) {
+    if (error instanceof AdminError) throw new CliError(error.message);
+    throw error;
+  }
+  const { upstream: row, links_dropped } = changed;
+  await ctx.audit({ type: "upstream_updated", details: { upstream: name, changed: Object.keys(patch), ...(flags.drop_links ? { links_dropped } : {}) } });
+  ctx.emit(upstream_view(ctx.config(), row), (write) => {
+    write(`Updated upstream ${name}.\n`);
+    if (links_dropped > 0) write(`Dropped ${links_dropped} linked account${links_dropped === 1 ? "" : "s"}: those users sign in another way and link ${row.display_name} again.\n`);
+  });
+}
+
 /** The local groups of a mapping must exist, as the admin API checks (oidc/admin/upstreams.ts). */
 async function existing_groups(store: Store, mapping: Record<string, string>): Promise<Record<string, string>> {
   try {
@@ -222,6 +285,7 @@ async function existing_groups(store: Store, mapping: Record<string, string>): P
 /** The sub-commands, in the order the help lists them. */
 export const upstreams_commands: Record<string, Command> = {
   add: command(ADD, add),
+  update: command(UPDATE, update),
   "group-map": command(GROUP_MAP, set_group_map),
   list: command(LIST, list),
   show: command(SHOW, show),

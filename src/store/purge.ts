@@ -5,6 +5,12 @@ import type { PurgeCounts, PurgePause } from "./types.ts";
 export const MAIL_KEEP_SENT_SECONDS = 7 * 24 * 3600;
 export const MAIL_KEEP_FAILED_SECONDS = 30 * 24 * 3600;
 
+/**
+ * How long a revoked grant is recorded at least (seconds, migration 022): far longer than a token
+ * request takes between consuming a code or refresh token and inserting its tokens.
+ */
+export const REVOKED_GRANT_KEEP_SECONDS = 24 * 3600;
+
 /** How long an expired invitation link is kept (seconds): longer than IDP_UNVERIFIED_ACCOUNT_DAYS may be. */
 export const INVITATION_LINK_KEEP_SECONDS = 366 * 24 * 3600;
 
@@ -28,6 +34,16 @@ export const purge_targets: readonly PurgeTarget[] = [
     expired: `(purpose <> 'invitation' AND expires_at <= :now) OR (purpose = 'invitation' AND expires_at + ${INVITATION_LINK_KEEP_SECONDS} <= :now)`,
   },
   { count: "webauthn_challenges", table: "webauthn_challenges", expired: "expires_at <= :now" },
+  // A revoked grant stays recorded while any token of it is left (tokens go at their expiry,
+  // earlier in this list): a token a request inserted while the revocation ran may carry no
+  // revoked_at of its own, and is revoked by this record alone (migration 022).
+  {
+    count: "revoked_grants",
+    table: "revoked_grants",
+    expired: `revoked_at <= :now - ${REVOKED_GRANT_KEEP_SECONDS}
+      AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.grant_id = revoked_grants.grant_id)
+      AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.family_id = revoked_grants.grant_id)`,
+  },
   { count: "pushed_requests", table: "pushed_requests", expired: "expires_at <= :now" },
   { count: "device_authorizations", table: "device_authorizations", expired: "expires_at <= :now" },
   { count: "upstream_states", table: "upstream_states", expired: "expires_at <= :now" },
@@ -80,5 +96,5 @@ export async function purge_in_batches(max: number, pause: PurgePause, delete_ba
 }
 
 export function empty_purge_counts(): PurgeCounts {
-  return { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0 };
+  return { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0, revoked_grants: 0 };
 }

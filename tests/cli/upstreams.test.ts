@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
+import { identity_source } from "../../src/oidc/federation/identity_source.ts";
 import { open_secret } from "../../src/oidc/federation/secret_box.ts";
 import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 
@@ -94,6 +95,46 @@ describe("idp upstreams", () => {
     const taken = await box.run(["upstreams", "add", "corp", "--issuer", "https://x.example", "--client-id", "a"], { env: env() });
     expect(taken.code).toBe(1);
     expect(taken.stderr).toContain("exists already");
+  });
+
+  test("update: a new issuer or subject claim while accounts are linked is refused and changes nothing; --drop-links makes it, deletes the links, audits how many", async () => {
+    expect((await box.run(["upstreams", "add", "moving", "--issuer", "https://old-sso.example", "--client-id", "idp"], { env: env() })).code).toBe(0);
+    await with_store(box, async (store) => {
+      const source = identity_source((await store.get_upstream("moving"))!);
+      for (const subject of ["s-1", "s-2"]) {
+        const user = await store.create_user({ username: `moving-${subject}`, password_hash: "" });
+        await store.link_identity({ upstream: "moving", subject, user_id: user.id, email: null, ...source });
+      }
+    });
+    for (const [argv, field] of [
+      [["--issuer", "https://new-sso.example"], "issuer"],
+      [["--claim", "subject=oid"], "claim_mapping.subject"],
+    ] as const) {
+      const refused = await box.run(["upstreams", "update", "moving", ...argv], { env: env() });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(field);
+      expect(refused.stderr).toContain("2 accounts are linked");
+      expect(refused.stderr).toContain("--drop-links");
+    }
+    expect((await stored("moving"))!.issuer).toBe("https://old-sso.example");
+    expect((await stored("moving"))!.claim_mapping.subject).toBe("sub");
+    // A change that keeps the subjects' source needs nothing dropped.
+    const renamed = await box.run(["upstreams", "update", "moving", "--display-name", "Moving SSO", "--json"], { env: env() });
+    expect(renamed.code).toBe(0);
+    expect(renamed.json()).toMatchObject({ display_name: "Moving SSO", issuer: "https://old-sso.example" });
+
+    const moved = await box.run(["upstreams", "update", "moving", "--issuer", "https://new-sso.example", "--drop-links"], { env: env() });
+    expect(moved.code).toBe(0);
+    expect(moved.stdout).toContain("Dropped 2 linked accounts");
+    expect((await stored("moving"))!.issuer).toBe("https://new-sso.example");
+    await with_store(box, async (store) => {
+      expect(await store.get_identity("moving", "s-1")).toBeNull();
+      expect(await store.get_identity("moving", "s-2")).toBeNull();
+      const [event] = await store.list_audit_events({ type: "upstream_updated", limit: 1 });
+      expect(event?.details).toMatchObject({ upstream: "moving", changed: ["issuer"], links_dropped: 2 });
+    });
+    const nothing = await box.run(["upstreams", "update", "moving"], { env: env() });
+    expect([nothing.code, nothing.stderr.includes("nothing to change")]).toEqual([1, true]);
   });
 
   test("disable, enable, remove", async () => {

@@ -13,6 +13,7 @@ import { open_secret } from "../../src/oidc/federation/secret_box.ts";
 import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { axe, chromium_available, launch, overflow, PHONE, serious } from "../helpers/chromium.ts";
 import { PASSWORD, start_provider, type TestProvider } from "../helpers/provider.ts";
+import { identity_source } from "../../src/oidc/federation/identity_source.ts";
 
 const SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 const KEY = randomBytes(32).toString("base64url");
@@ -99,7 +100,7 @@ run("adds a provider from a preset, disables and enables it, removes it with re-
 
   // Removal needs the password: without it, refused and nothing changes.
   const bob = await t.add_user({ username: "bob" });
-  await t.store.link_identity({ upstream: "gitlab", subject: "gl-42", user_id: bob.id, email: null });
+  await t.store.link_identity({ upstream: "gitlab", subject: "gl-42", user_id: bob.id, email: null, ...identity_source((await t.store.get_upstream("gitlab"))!) });
   await section("GitLab").getByRole("button", { name: "Remove" }).click();
   expect(await page.getByRole("alert").innerText()).toContain("password");
   expect(await t.store.get_upstream("gitlab")).not.toBeNull();

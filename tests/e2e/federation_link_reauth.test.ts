@@ -22,6 +22,7 @@ import { axe, chromium_available, launch, serious } from "../helpers/chromium.ts
 import { start_oidc_upstream, upstream_sign_in, type OidcUpstream, type UpstreamAccount } from "../helpers/oidc_upstream.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
+import { identity_source } from "../../src/oidc/federation/identity_source.ts";
 
 const ACCOUNTS: Record<string, UpstreamAccount> = {
   victim: { sub: "victim", email: "victim@corp.example", email_verified: true, name: "Victim" },
@@ -156,7 +157,7 @@ describe.skipIf(!chromium_available)("which local account an upstream sign-in re
 
     // An upstream without a mapping changes no membership, whatever it asserts.
     ACCOUNTS.grouped!.groups = ["up-ops", "ops", "admins", "staff"];
-    await t.store.link_identity({ upstream: "plain", subject: "grouped", user_id, email: null });
+    await t.store.link_identity({ upstream: "plain", subject: "grouped", user_id, email: null, ...identity_source((await t.store.get_upstream("plain"))!) });
     const third = await fresh();
     await through(third.page, "plain", "grouped");
     await third.page.waitForURL(`${t.issuer}/account`);

@@ -22,6 +22,7 @@ import { free_port, start_provider, type TestProvider } from "../helpers/provide
 import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import type { UserRow } from "../../src/store/types.ts";
+import { identity_source } from "../../src/oidc/federation/identity_source.ts";
 
 /** What the upstream's next sign-in asserts: the account, its amr and acr. */
 let next_login: { account: string; amr: string[]; acr?: string } = { account: "x", amr: ["pwd"] };
@@ -110,7 +111,7 @@ async function linked_user(subject: string, totp: boolean): Promise<{ user: User
   const secret = new_totp_secret();
   const user = await t.add_user({ username: subject, email: `${subject}@example.com`, email_verified: true });
   if (totp) await t.store.update_user(user.id, { totp_secret: secret, totp_enabled_at: t.clock.now() });
-  for (const upstream_name of ["trusted", "strict", "keyed"]) await t.store.link_identity({ upstream: upstream_name, subject, user_id: user.id, email: null });
+  for (const upstream_name of ["trusted", "strict", "keyed"]) await t.store.link_identity({ upstream: upstream_name, subject, user_id: user.id, email: null, ...identity_source((await t.store.get_upstream(upstream_name))!) });
   return { user, secret };
 }
 

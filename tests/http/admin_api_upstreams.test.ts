@@ -9,6 +9,7 @@ import { open_secret } from "../../src/oidc/federation/secret_box.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { test_databases } from "../store/pg.ts";
+import { identity_source } from "../../src/oidc/federation/identity_source.ts";
 
 const API = "/admin/api/v1";
 const KEY = randomBytes(32).toString("base64url");
@@ -180,7 +181,7 @@ for (const database of databases) {
 
     test("upstreams: DELETE with If-Match removes the upstream and the identities linked through it; the user stays", async () => {
       const user = await op.add_user({ username: "linked-user" });
-      await op.store.link_identity({ upstream: "corp", subject: "42", user_id: user.id, email: null });
+      await op.store.link_identity({ upstream: "corp", subject: "42", user_id: user.id, email: null, ...identity_source((await op.store.get_upstream("corp"))!) });
       const path = `${API}/upstreams/corp`;
       expect((await problem(await call("DELETE", path), 428)).code).toBe("precondition_required");
       expect((await call("DELETE", path, { headers: { "if-match": await etag_of(path) } })).status).toBe(204);
@@ -188,6 +189,41 @@ for (const database of databases) {
       expect(await op.store.get_identity("corp", "42")).toBeNull();
       expect(await op.store.get_user_by_id(user.id)).not.toBeNull();
       expect((await problem(await call("GET", path), 404)).code).toBe("not_found");
+    });
+
+    test("upstreams: a new issuer, kind or subject claim while accounts are linked is refused (409) unless drop_links, which deletes the links and audits how many", async () => {
+      const created = await call("POST", `${API}/upstreams`, { body: { name: "moving", kind: "oidc", issuer: "https://old-sso.example", client_id: "ours" } });
+      expect(created.status).toBe(201);
+      const path = `${API}/upstreams/moving`;
+      const source = identity_source((await op.store.get_upstream("moving"))!);
+      const [ann, ben] = [await op.add_user({ username: "ann-moving" }), await op.add_user({ username: "ben-moving" })];
+      await op.store.link_identity({ upstream: "moving", subject: "1", user_id: ann.id, email: null, ...source });
+      await op.store.link_identity({ upstream: "moving", subject: "2", user_id: ben.id, email: null, ...source });
+      for (const [body, field] of [
+        [{ issuer: "https://new-sso.example" }, "issuer"],
+        [{ claim_mapping: { subject: "oid" } }, "claim_mapping.subject"],
+        [{ kind: "oauth2", authorization_endpoint: "https://hub.example/authorize", token_endpoint: "https://hub.example/token", userinfo_endpoint: "https://hub.example/user" }, "kind"],
+      ] as const) {
+        const refused = await problem(await call("PATCH", path, { body, headers: { "if-match": await etag_of(path) } }), 409);
+        expect(refused.code).toBe("conflict");
+        expect(refused.errors?.map((e) => e.field)).toContain(field);
+        expect(refused.detail).toContain("2 accounts are linked");
+      }
+      expect((await op.store.get_upstream("moving"))!.issuer).toBe("https://old-sso.example");
+      expect(await op.store.count_stale_identities("moving", source)).toBe(0);
+      // What does not move the subjects' source changes as before, links kept.
+      expect((await call("PATCH", path, { body: { display_name: "Moving SSO" }, headers: { "if-match": await etag_of(path) } })).status).toBe(200);
+      expect(await op.store.get_identity("moving", "1")).not.toBeNull();
+
+      const moved = await call("PATCH", path, { body: { issuer: "https://new-sso.example", drop_links: true }, headers: { "if-match": await etag_of(path) } });
+      expect(moved.status).toBe(200);
+      expect(((await moved.json()) as Upstream).issuer).toBe("https://new-sso.example");
+      expect(await op.store.get_identity("moving", "1")).toBeNull();
+      expect(await op.store.get_identity("moving", "2")).toBeNull();
+      const events = await op.store.list_audit_events({ type: "admin_api" });
+      expect(events.some((e) => e.details?.action === "upstream_updated" && e.details?.links_dropped === 2 && (e.details?.changed as string[]).includes("issuer"))).toBe(true);
+      // No links left: the next change of issuer needs nothing dropped.
+      expect((await call("PATCH", path, { body: { issuer: "https://old-sso.example" }, headers: { "if-match": await etag_of(path) } })).status).toBe(200);
     });
 
     test("clients: group settings, require_2fa and token exchange on create and PATCH, checked and removable", async () => {

@@ -1,12 +1,14 @@
 /**
  * Upstreams declared in the config file (`federation.upstreams`): written to the store at start,
  * replaced by name at the next start, the secret encrypted and masked by `masked()`; a bad entry
- * stops the start naming the upstream and the field.
+ * stops the start naming the upstream and the field, and so does a new issuer or subject claim
+ * while accounts are linked under the old one.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { load_config, masked } from "../../src/app/config.ts";
 import { serve } from "../../src/app/server.ts";
+import { identity_source } from "../../src/oidc/federation/identity_source.ts";
 import { open_secret } from "../../src/oidc/federation/secret_box.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";
@@ -51,5 +53,31 @@ describe("federation.upstreams in the config file", () => {
     );
     expect(error?.message).toContain('federation.upstreams "corp": issuer');
     expect(await store.get_upstream("corp")).toBeNull();
+  });
+
+  test("a new issuer or subject claim while accounts are linked stops the start and changes nothing; with no links it applies", async () => {
+    const store = await open_store("sqlite::memory:", { migrate: true });
+    stores.push(store);
+    const first = await start(store, [{ name: "corp", issuer: "https://old-sso.example", client_id: "c" }]);
+    await first.stop();
+    const user = await store.create_user({ username: "linked", password_hash: "" });
+    await store.link_identity({ upstream: "corp", subject: "42", user_id: user.id, email: null, ...identity_source((await store.get_upstream("corp"))!) });
+    for (const [entry, field] of [
+      [{ name: "corp", issuer: "https://new-sso.example", client_id: "c" }, "issuer"],
+      [{ name: "corp", issuer: "https://old-sso.example", client_id: "c", claim_mapping: { subject: "oid" } }, "claim_mapping.subject"],
+    ] as const) {
+      const error = await start(store, [entry]).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(error?.message).toContain(`federation.upstreams "corp": its ${field} changed while 1 account is linked`);
+      expect(error?.message).toContain("--drop-links");
+    }
+    expect((await store.get_upstream("corp"))!.issuer).toBe("https://old-sso.example");
+    expect(await store.get_identity("corp", "42")).not.toBeNull();
+    await store.unlink_identity(user.id, "corp", "42");
+    const moved = await start(store, [{ name: "corp", issuer: "https://new-sso.example", client_id: "c" }]);
+    await moved.stop();
+    expect((await store.get_upstream("corp"))!.issuer).toBe("https://new-sso.example");
   });
 });

@@ -96,7 +96,7 @@ describe("a reset that proves an address never verified hands the account over",
     await t.store.update_user(user.id, { totp_secret: secret, totp_enabled_at: t.clock.now() });
     await t.store.set_recovery_codes(user.id, [sha256("abcde-fghij"), sha256("klmno-pqrst")]);
     await t.store.create_upstream(new_upstream(t.config, { name: "corp", issuer: "https://sso.example.com", client_id: "our-idp" }));
-    await t.store.link_identity({ upstream: "corp", subject: "squatter-at-corp", user_id: user.id, email: "squatter@evil.example" });
+    await t.store.link_identity({ upstream: "corp", subject: "squatter-at-corp", user_id: user.id, email: "squatter@evil.example", issuer: "https://sso.example.com", subject_claim: "sub" });
     // ... and asks to move the account to their own address (the link waits in their mailbox).
     const moved = await squatter.post(`${t.url}/account/email`, { csrf, new_email: "squatter@evil.example", current_password: password });
     expect(moved.status).toBe(303);

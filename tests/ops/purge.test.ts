@@ -123,7 +123,7 @@ describe("batch sizes: a purge batch takes about PURGE_BATCH_TARGET_MS", () => {
 });
 
 describe("start_purge (the loop)", () => {
-  const counts: PurgeCounts = { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0 };
+  const counts: PurgeCounts = { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0, revoked_grants: 0 };
 
   function fake(purge_expired: (now: number, batch?: number, pause?: (batch_ms: number) => Promise<void>) => Promise<PurgeCounts>, logs: Record<string, unknown>[] = []): Provider {
     // unverified_account_days 0 and registration_unused_client_days 0: the loop's deletion of accounts never

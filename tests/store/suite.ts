@@ -16,6 +16,7 @@ import { purge_tests } from "./suite/purge.ts";
 import { mail_tests } from "./suite/mail.ts";
 import { session_tests } from "./suite/sessions.ts";
 import { token_tests } from "./suite/tokens.ts";
+import { revoked_grant_tests } from "./suite/revoked_grants.ts";
 import { user_tests } from "./suite/users.ts";
 import { group_tests } from "./suite/groups.ts";
 import { federation_tests } from "./suite/federation.ts";
@@ -93,6 +94,7 @@ export function store_suite(name: string, factory: StoreFactory): void {
     session_tests(ctx);
     code_tests(ctx);
     token_tests(ctx);
+    revoked_grant_tests(ctx);
     key_tests(ctx);
     limit_tests(ctx);
     purge_tests(ctx);

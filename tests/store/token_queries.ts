@@ -70,6 +70,25 @@ export const planned_queries: readonly PlannedQuery[] = [
     index: "codes_expires_at",
   },
   {
+    name: "get_token and rotate_refresh_token, the revoked grant or family (migration 022)",
+    sqlite: "SELECT min(r.revoked_at) FROM revoked_grants r WHERE r.grant_id IN ($grant_id, $family_id)",
+    postgres: "SELECT min(r.revoked_at) FROM revoked_grants r WHERE r.grant_id IN ($1, $2)",
+    index: "revoked_grants_pkey",
+    sqliteIndex: "sqlite_autoindex_revoked_grants_1",
+  },
+  {
+    name: "purge_expired, revoked_grants",
+    sqlite: `DELETE FROM revoked_grants WHERE rowid IN (SELECT rowid FROM revoked_grants WHERE revoked_at <= $now - 86400
+      AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.grant_id = revoked_grants.grant_id)
+      AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.family_id = revoked_grants.grant_id) LIMIT $limit)`,
+    postgres: `DELETE FROM revoked_grants WHERE ctid = ANY(ARRAY(SELECT ctid FROM revoked_grants WHERE revoked_at <= $1 - 86400
+      AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.grant_id = revoked_grants.grant_id)
+      AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.family_id = revoked_grants.grant_id) LIMIT $2 FOR UPDATE SKIP LOCKED))`,
+    // PostgreSQL joins the tokens' indexes (anti joins); SQLite searches by revoked_at first.
+    index: "tokens_grant_id",
+    sqliteIndex: "revoked_grants_revoked_at",
+  },
+  {
     name: "list_session_clients",
     sqlite: "SELECT client_id FROM session_clients WHERE session_id_hash = $session_id_hash ORDER BY client_id",
     postgres: "SELECT client_id FROM session_clients WHERE session_id_hash = $1 ORDER BY client_id",

@@ -15,7 +15,7 @@
  * The status also holds after sign-in: tokens and codes are only worth something while their
  * user is active (`is_active_user`): the code, device and refresh grants answer invalid_grant
  * (RFC 6749 §5.2), /userinfo invalid_token (RFC 6750 §3.1), introspection `active: false`
- * (RFC 7662 §2.2). Disabling also revokes the tokens (admin/users.ts `disable_user`).
+ * (RFC 7662 §2.2). Disabling also revokes the tokens (admin/users.ts `change_user`).
  */
 import { PageError } from "../errors.ts";
 import type { UserRow, UserStatus } from "../../store/types.ts";

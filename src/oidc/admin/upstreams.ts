@@ -10,16 +10,19 @@
 import type { Config } from "../../config/schema.ts";
 import type { NewUpstream, Store, UpstreamRow } from "../../store/types.ts";
 import { StoreConflictError } from "../../store/types.ts";
+import { identity_source, source_changes } from "../federation/identity_source.ts";
 import { PRESETS, preset_input } from "../federation/presets.ts";
 import { SecretKeyMissing } from "../federation/secret_box.ts";
 import { UpstreamInputError, new_upstream, redirect_uri, type UpstreamInput } from "../federation/upstreams.ts";
 import { AdminError, invalid_field } from "./errors.ts";
+import { lost_write } from "./etag.ts";
 
 /** What the admin API shows of an upstream: everything but the secret, with the redirect URI to register there. */
-export type UpstreamView = Omit<UpstreamRow, "client_secret_enc"> & { has_client_secret: boolean; redirect_uri: string };
+export type UpstreamView = Omit<UpstreamRow, "client_secret_enc" | "version"> & { has_client_secret: boolean; redirect_uri: string };
 
 export function upstream_admin_view(config: Pick<Config, "issuer">, row: UpstreamRow): UpstreamView {
-  const { client_secret_enc, ...rest } = row;
+  // The version is the store's compare-and-set counter (store/types/common.ts IfVersion), not part of the view.
+  const { client_secret_enc, version: _version, ...rest } = row;
   // Maps in name order: PostgreSQL's jsonb keeps its own key order, and the ETag is of this JSON.
   const sorted = <T>(map: Record<string, T>) => Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return { ...rest, claim_mapping: sorted(row.claim_mapping), group_map: sorted(row.group_map), has_client_secret: client_secret_enc !== null, redirect_uri: redirect_uri(config, row.name) };
@@ -116,8 +119,14 @@ function input_of(row: UpstreamRow): UpstreamInput {
  * one), the result is checked whole as a new upstream would be. `client_secret`: a string sets a
  * new secret (the old one is gone at once), null removes it, absent keeps the sealed one. The
  * name cannot change: it is the redirect URI's path and the secret's additional data.
+ *
+ * A change of where its subjects come from (kind, issuer, subject claim: identity_source.ts)
+ * while accounts are linked through the upstream is refused (conflict naming the field): the
+ * same subject at the new issuer may be someone else, so the links would sign strangers in (a
+ * sign-in ignores such a link anyway). With `drop_links` the change is made and those links are
+ * deleted; their users sign in another way and link again. Returns how many were dropped.
  */
-export async function change_upstream(store: Store, config: Config, row: UpstreamRow, patch: Record<string, unknown>): Promise<UpstreamRow> {
+export async function change_upstream(store: Store, config: Config, row: UpstreamRow, patch: Record<string, unknown>, options: { drop_links?: boolean } = {}): Promise<{ upstream: UpstreamRow; links_dropped: number }> {
   const { client_secret, ...fields } = patch;
   const merged: Record<string, unknown> = { ...input_of(row), ...fields };
   for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
@@ -128,10 +137,23 @@ export async function change_upstream(store: Store, config: Config, row: Upstrea
   if (typeof client_secret === "string") sealed = checked_row.client_secret_enc;
   else if (client_secret === null || checked_row.token_endpoint_auth_method === "private_key_jwt") sealed = null; // private_key_jwt sends no secret
   else sealed = row.client_secret_enc;
+  const moved = source_changes(row, checked_row);
+  const source = identity_source(checked_row);
+  if (moved.length > 0 && options.drop_links !== true) {
+    const linked = await store.count_stale_identities(row.name, source);
+    if (linked > 0) {
+      const message = `${linked} account${linked === 1 ? " is" : "s are"} linked through this upstream under its current ${moved.join(", ")}: the same subject at the new one may be someone else. Drop the links to make this change (drop_links in the admin API, --drop-links on the command line); those users then sign in another way and link again`;
+      throw new AdminError("conflict", `upstream "${row.name}": ${message}`, moved.map((field) => ({ field, message: `cannot change while ${linked} account${linked === 1 ? " is" : "s are"} linked (drop the links to change it)` })));
+    }
+  }
   const { name: _name, ...changes } = checked_row;
-  const updated = await store.update_upstream(row.name, { ...changes, client_secret_enc: sealed });
-  if (updated === null) throw new AdminError("not_found", `no upstream "${row.name}"`);
-  return updated;
+  // Compare-and-set on the version `row` was read at (store/types/common.ts IfVersion): the
+  // change was checked against that row (its ETag), so a change written since makes it 412.
+  const updated = await store.update_upstream(row.name, { ...changes, client_secret_enc: sealed }, { if_version: row.version });
+  if (updated === null) throw await lost_write(store.get_upstream(row.name), "upstream", row.name);
+  // After the change: a link made meanwhile under the old source is stale too (and ignored by sign-ins).
+  const links_dropped = moved.length > 0 && options.drop_links === true ? await store.delete_stale_identities(row.name, source) : 0;
+  return { upstream: updated, links_dropped };
 }
 
 /** The upstream of a name, or not_found. */

@@ -12,13 +12,14 @@ import { void_address_links } from "../accounts/link_tokens.ts";
 import { check_password_policy } from "../accounts/password_policy.ts";
 import { end_user_sessions } from "../signin/sessions.ts";
 import { AdminError, invalid_field } from "./errors.ts";
+import { lost_write } from "./etag.ts";
 
 export const USERNAME = /^[\p{L}\p{N}._@+-]{1,64}$/u;
 export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const PHONE = /^\+?[0-9][0-9 ().-]{2,31}$/;
 
 /** What is shown of a user: everything but the password hash and the TOTP secret (an allow-list). */
-export type PublicUser = Omit<UserRow, "password_hash" | "totp_secret" | "locale"> & { totp_enabled: boolean };
+export type PublicUser = Omit<UserRow, "password_hash" | "totp_secret" | "locale" | "version"> & { totp_enabled: boolean };
 
 export function public_user(user: UserRow): PublicUser {
   return {
@@ -97,16 +98,6 @@ export async function reset_second_factors(store: Store, user: UserRow, now: Uni
   return { totp_removed: totp, passkeys_removed, ...(await end_user_sessions(store, user.id, now)) };
 }
 
-/**
- * Disabling refuses every later sign-in (accounts/account_status.ts) and ends what is open now:
- * sessions, and the tokens issued to the user.
- */
-export async function disable_user(store: Store, user: UserRow, now: UnixSeconds): Promise<{ user: UserRow } & SessionsEnded> {
-  const updated = await store.update_user(user.id, { status: "disabled" });
-  if (updated === null) throw new AdminError("not_found", `no user "${user.id}"`);
-  return { user: updated, ...(await end_user_sessions(store, user.id, now)) };
-}
-
 /** The members an administrator may change on a user (the API's PATCH, the console's edit form). */
 export type UserChange = Omit<UserPatch, "status" | "password_hash" | "totp_secret" | "totp_enabled_at" | "username"> & { status?: "active" | "disabled" | undefined };
 
@@ -128,13 +119,19 @@ export async function change_user(store: Store, current: UserRow, change: UserCh
   if (profile.email !== undefined && profile.email !== current.email && profile.email_verified === undefined) patch.email_verified = false;
   if (profile.phone_number !== undefined && profile.phone_number !== current.phone_number && profile.phone_number_verified === undefined) patch.phone_number_verified = false;
   if (status === "active" && current.status === "disabled") patch.status = "active";
-  const user = Object.keys(patch).length === 0 ? current : ((await store.update_user(current.id, patch)) ?? current);
+  // Disabling refuses every later sign-in (accounts/account_status.ts); what is open now ends below.
+  const disabling = status === "disabled" && current.status !== "disabled";
+  if (disabling) patch.status = "disabled";
+  // One write, compare-and-set on the version `current` was read at (store/types/common.ts
+  // IfVersion): the change was checked against that row (its ETag, the address it replaces), so
+  // it lands only on that row. Of two changes checked against the same row, the second is
+  // refused (precondition_failed) instead of silently overwriting the first.
+  const user = Object.keys(patch).length === 0 ? current : await store.update_user(current.id, patch, { if_version: current.version });
+  if (user === null) throw await lost_write(store.get_user_by_id(current.id), "user", current.id);
   // Another spelling of the same address (case, an IDN domain) reaches the same mailbox: its links stay.
   const moved = profile.email !== undefined && (profile.email === null || current.email === null ? profile.email !== current.email : address_key(profile.email) !== address_key(current.email));
   if (moved) await void_address_links(store, current.id);
-  if (status === "disabled" && current.status !== "disabled") {
-    const disabled = await disable_user(store, user, now);
-    return { user: disabled.user, action: "user_disabled", ended: { sessions_ended: disabled.sessions_ended, tokens_revoked: disabled.tokens_revoked } };
-  }
+  // Disabled: the sessions and the tokens issued to the user end now.
+  if (disabling) return { user, action: "user_disabled", ended: await end_user_sessions(store, user.id, now) };
   return { user, action: status === "active" && current.status === "disabled" ? "user_enabled" : "user_updated", ended: null };
 }

@@ -1,7 +1,8 @@
 /**
  * The local account of an upstream sign-in: the linked one, one being linked from the account
  * page, an auto-link by a verified e-mail matching exactly one active, verified local account
- * (when the upstream allows it), or a just-in-time account (policy jit).
+ * (when the upstream allows it), or a just-in-time account (policy jit). A link counts only when
+ * it was made under the upstream's current issuer and subject claim (identity_source.ts).
  */
 import { record_event } from "../audit.ts";
 import { random_token } from "../crypto/secrets.ts";
@@ -11,6 +12,7 @@ import type { JsonObject, UpstreamRow, UserRow } from "../../store/types.ts";
 import { address_key, parse_address } from "../accounts/emails.ts";
 import { AMR_FEDERATED } from "../signin/methods.ts";
 import { map_groups } from "./group_sync.ts";
+import { identity_source, same_source } from "./identity_source.ts";
 import { send_link_notice } from "./link_notice.ts";
 import type { UpstreamProfile } from "./profile.ts";
 
@@ -27,8 +29,20 @@ export async function local_account(
   ip: string,
 ): Promise<{ user: UserRow; kind: "signed_in" | "linked"; amr: string[] }> {
   const amr = [AMR_FEDERATED];
-  const identity = await idp.store.get_identity(upstream.name, profile.subject);
+  const source = identity_source(upstream);
+  const found = await idp.store.get_identity(upstream.name, profile.subject);
+  // OIDC Core §2: a subject is unique only within its issuer. A link made under another issuer or
+  // subject claim (the upstream's changed since) names whoever held this string there, not this
+  // user: it is no link for them, who is treated as unknown; a new link replaces the old one.
+  const identity = found !== null && same_source(found, source) ? found : null;
   const details = (how: string): JsonObject => ({ upstream: upstream.name, how });
+  const link = async (user_id: string, email: string | null) => {
+    if (found !== null && identity === null) {
+      await idp.store.unlink_identity(found.user_id, upstream.name, found.subject);
+      await record_event(idp, { type: "federation_unlink", outcome: "success", user_id: found.user_id, ip, details: { upstream: upstream.name, reason: "made under another issuer or subject claim" } });
+    }
+    await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id, email, ...source });
+  };
 
   // Linking from the account page: the signed-in user proved the local account already.
   if (link_user_id !== null) {
@@ -39,7 +53,7 @@ export async function local_account(
       throw refused("Already linked", `This ${upstream.display_name} account is already linked to another account here.`);
     }
     if (identity === null) {
-      await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email });
+      await link(user.id, profile.email);
       await send_link_notice(idp, user, upstream, profile.email);
     }
     await record_event(idp, { type: "federation_link", outcome: "success", user_id: user.id, ip, details: details("manual") });
@@ -66,7 +80,7 @@ export async function local_account(
     const user = same_email.length === 1 ? same_email[0]! : null;
     const proven = user !== null && profile.email_verified && user.email_verified === true && user.status === "active";
     if (upstream.auto_link && proven) {
-      await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email });
+      await link(user.id, email);
       await record_event(idp, { type: "federation_link", outcome: "success", user_id: user.id, ip, details: details("auto_verified_email") });
       await send_link_notice(idp, user, upstream, email);
       await map_groups(idp, upstream, user, profile, ip);
@@ -109,7 +123,7 @@ export async function local_account(
     email_verified: profile.email_verified && email !== null,
     picture: profile.picture,
   });
-  await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id: user.id, email: profile.email_verified ? email : null });
+  await link(user.id, profile.email_verified ? email : null);
   await record_event(idp, { type: "federation_account_created", outcome: "success", user_id: user.id, ip, details: details("jit") });
   await map_groups(idp, upstream, user, profile, ip);
   return { user, kind: "signed_in", amr };

@@ -154,7 +154,7 @@ export function new_upstream(config: Config, input: UpstreamInput): NewUpstream 
 
 /** What the CLI and `--json` show of an upstream: never the secret, only whether there is one. */
 export function upstream_view(config: Config, row: UpstreamRow): Record<string, unknown> {
-  const { client_secret_enc, ...rest } = row;
+  const { client_secret_enc, version: _version, ...rest } = row;
   return { ...rest, client_secret: client_secret_enc === null ? null : "(encrypted)", redirect_uri: redirect_uri(config, row.name) };
 }
 

@@ -20,14 +20,21 @@ export function pg_clients(sql: SQL): ClientStore {
       const rows: unknown[] = await sql`SELECT * FROM clients ORDER BY client_id LIMIT ${options?.limit ?? null} OFFSET ${options?.offset ?? 0}`;
       return rows.map((raw) => decode(client_spec, raw));
     },
-    async update_client(client_id, patch) {
-      const changes: Record<string, unknown> = encode_postgres(client_spec, pick_patch(client_spec, patch, ["client_id", "created_at"]));
+    async update_client(client_id, patch, options) {
+      const changes: Record<string, unknown> = encode_postgres(client_spec, pick_patch(client_spec, patch, ["client_id", "created_at", "version"]));
       changes.updated_at ??= now_seconds();
-      const [raw] = await sql`UPDATE clients SET ${sql(changes)} WHERE client_id = ${client_id} RETURNING *`;
+      // IfVersion in the UPDATE itself, as for users.
+      const [raw] =
+        options?.if_version === undefined
+          ? await sql`UPDATE clients SET ${sql(changes)}, version = version + 1 WHERE client_id = ${client_id} RETURNING *`
+          : await sql`UPDATE clients SET ${sql(changes)}, version = version + 1 WHERE client_id = ${client_id} AND version = ${options.if_version} RETURNING *`;
       return decode_or_null(client_spec, raw);
     },
-    async delete_client(client_id) {
-      const result = await sql`DELETE FROM clients WHERE client_id = ${client_id}`;
+    async delete_client(client_id, options) {
+      const result =
+        options?.if_version === undefined
+          ? await sql`DELETE FROM clients WHERE client_id = ${client_id}`
+          : await sql`DELETE FROM clients WHERE client_id = ${client_id} AND version = ${options.if_version}`;
       return result.count > 0;
     },
     async get_client_by_registration_token_hash(token_hash) {

@@ -20,14 +20,24 @@ export function pg_federation(sql: SQL): FederationStore {
       const rows: unknown[] = await sql`SELECT * FROM upstreams ORDER BY name`;
       return rows.map((raw) => decode(upstream_spec, raw));
     },
-    async update_upstream(name, patch) {
-      const changes = { ...pick_patch(upstream_spec, patch, ["name", "created_at"]), updated_at: patch.updated_at ?? now_seconds() };
-      const [raw] = await sql`UPDATE upstreams SET ${sql(encode_postgres(upstream_spec, changes))} WHERE name = ${name} RETURNING *`;
+    async update_upstream(name, patch, options) {
+      const changes = encode_postgres(upstream_spec, { ...pick_patch(upstream_spec, patch, ["name", "created_at", "version"]), updated_at: patch.updated_at ?? now_seconds() });
+      // IfVersion in the UPDATE itself, as for users.
+      const [raw] =
+        options?.if_version === undefined
+          ? await sql`UPDATE upstreams SET ${sql(changes)}, version = version + 1 WHERE name = ${name} RETURNING *`
+          : await sql`UPDATE upstreams SET ${sql(changes)}, version = version + 1 WHERE name = ${name} AND version = ${options.if_version} RETURNING *`;
       return decode_or_null(upstream_spec, raw);
     },
-    async delete_upstream(name) {
+    async delete_upstream(name, options) {
       return sql.begin(async (tx) => {
+        // With if_version the upstream goes first (its row lock held to the end): when it changed (IfVersion), its links stay.
+        if (options?.if_version !== undefined) {
+          const removed = await tx`DELETE FROM upstreams WHERE name = ${name} AND version = ${options.if_version}`;
+          if (removed.count === 0) return false;
+        }
         await tx`DELETE FROM federated_identities WHERE upstream = ${name}`;
+        if (options?.if_version !== undefined) return true;
         const result = await tx`DELETE FROM upstreams WHERE name = ${name}`;
         return result.count > 0;
       });
@@ -51,6 +61,18 @@ export function pg_federation(sql: SQL): FederationStore {
     },
     async touch_identity(upstream, subject, now) {
       await sql`UPDATE federated_identities SET last_used_at = ${now} WHERE upstream = ${upstream} AND subject = ${subject}`;
+    },
+    async count_stale_identities(upstream, current) {
+      const [row] = await sql`
+        SELECT count(*) AS n FROM federated_identities
+        WHERE upstream = ${upstream} AND (issuer <> ${current.issuer} OR subject_claim <> ${current.subject_claim})`;
+      return Number(row?.n ?? 0);
+    },
+    async delete_stale_identities(upstream, current) {
+      const result = await sql`
+        DELETE FROM federated_identities
+        WHERE upstream = ${upstream} AND (issuer <> ${current.issuer} OR subject_claim <> ${current.subject_claim})`;
+      return result.count;
     },
     async create_upstream_state(state) {
       await sql`INSERT INTO upstream_states ${sql(encode_postgres(upstream_state_spec, state))}`;

@@ -3,7 +3,7 @@ import type { SQL } from "bun";
 import { decode_or_null, encode_postgres } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
 import { code_row, code_spec } from "../rows/codes.ts";
-import { OFFLINE_SCOPE_PATTERN, token_row, token_spec } from "../rows/tokens.ts";
+import { GRANT_NOT_REVOKED, OFFLINE_SCOPE_PATTERN, TOKEN_READ_COLUMNS, token_row, token_spec } from "../rows/tokens.ts";
 import { code_outcome, refresh_outcome } from "../single_use.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
 
@@ -32,14 +32,35 @@ export function pg_codes(sql: SQL): CodeStore {
 }
 
 export function pg_tokens(sql: SQL): TokenStore {
+  // A token of a grant or family revoked as a whole (migration 022) reads as revoked.
   const get = async (token_hash: string) => {
-    const [raw] = await sql`SELECT * FROM tokens WHERE token_hash = ${token_hash}`;
+    const [raw] = await sql`SELECT ${sql.unsafe(TOKEN_READ_COLUMNS)} FROM tokens t WHERE t.token_hash = ${token_hash}`;
     return decode_or_null(token_spec, raw);
+  };
+  // The revoked grant (or family) is recorded in the statement that revokes the rows that exist:
+  // a token a concurrent request inserts after it is stored revoked; one whose INSERT began before
+  // it committed is read as revoked (get above, rotate_refresh_token).
+  const revoke_whole = async (column: "grant_id" | "family_id", id: string, now: number | undefined) => {
+    const at = now ?? now_seconds();
+    const marked = sql`INSERT INTO revoked_grants (grant_id, revoked_at) VALUES (${id}, ${at}) ON CONFLICT (grant_id) DO NOTHING`;
+    const result =
+      column === "grant_id"
+        ? await sql`WITH marked AS (${marked}) UPDATE tokens SET revoked_at = ${at} WHERE grant_id = ${id} AND revoked_at IS NULL`
+        : await sql`WITH marked AS (${marked}) UPDATE tokens SET revoked_at = ${at} WHERE family_id = ${id} AND revoked_at IS NULL`;
+    return result.count;
   };
   return {
     async insert_token(input) {
       const row = token_row(input);
-      await sql`INSERT INTO tokens ${sql(encode_postgres(token_spec, row))}`;
+      const v = encode_postgres(token_spec, row);
+      // Every column of token_spec (a new one joins this list; the suite round-trips them all),
+      // revoked_at set when the grant or family was revoked already.
+      const [stored] = await sql`
+        INSERT INTO tokens (token_hash, kind, client_id, user_id, scope, grant_id, family_id, session_id_hash, auth_time, acr, amr, claims, nonce, created_at, expires_at, revoked_at, rotated_at, jkt, resources, act)
+        VALUES (${v.token_hash}, ${v.kind}, ${v.client_id}, ${v.user_id}, ${v.scope}, ${v.grant_id}, ${v.family_id}, ${v.session_id_hash}, ${v.auth_time}, ${v.acr}, ${v.amr}, ${v.claims}, ${v.nonce}, ${v.created_at}, ${v.expires_at},
+          (SELECT min(revoked_at) FROM revoked_grants WHERE grant_id IN (${row.grant_id}, ${row.family_id})), ${v.rotated_at}, ${v.jkt}, ${v.resources}, ${v.act})
+        RETURNING revoked_at`;
+      row.revoked_at = stored.revoked_at === null ? null : Number(stored.revoked_at);
       return row;
     },
     get_token: get,
@@ -48,16 +69,8 @@ export function pg_tokens(sql: SQL): TokenStore {
         UPDATE tokens SET revoked_at = ${now ?? now_seconds()} WHERE token_hash = ${token_hash} AND revoked_at IS NULL`;
       return result.count > 0;
     },
-    async revoke_by_grant(grant_id, now) {
-      const result = await sql`
-        UPDATE tokens SET revoked_at = ${now ?? now_seconds()} WHERE grant_id = ${grant_id} AND revoked_at IS NULL`;
-      return result.count;
-    },
-    async revoke_family(family_id, now) {
-      const result = await sql`
-        UPDATE tokens SET revoked_at = ${now ?? now_seconds()} WHERE family_id = ${family_id} AND revoked_at IS NULL`;
-      return result.count;
-    },
+    revoke_by_grant: (grant_id, now) => revoke_whole("grant_id", grant_id, now),
+    revoke_family: (family_id, now) => revoke_whole("family_id", family_id, now),
     async revoke_for_user_client(user_id, client_id, now) {
       const result = await sql`
         UPDATE tokens SET revoked_at = ${now ?? now_seconds()}
@@ -81,7 +94,7 @@ export function pg_tokens(sql: SQL): TokenStore {
     async rotate_refresh_token(token_hash, now) {
       const [raw] = await sql`
         UPDATE tokens SET rotated_at = ${now}
-        WHERE token_hash = ${token_hash} AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > ${now}
+        WHERE token_hash = ${token_hash} AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > ${now} AND ${sql.unsafe(GRANT_NOT_REVOKED)}
         RETURNING *`;
       const rotated = decode_or_null(token_spec, raw);
       if (rotated) return refresh_outcome(rotated, null);

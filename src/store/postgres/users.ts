@@ -40,16 +40,24 @@ export function pg_users(sql: SQL): UserStore {
         ORDER BY username_key LIMIT ${query.limit}`;
       return rows.map((raw) => decode(user_spec, raw));
     },
-    async update_user(id, patch) {
+    async update_user(id, patch, options) {
       checked_status(patch.status);
-      const changes: Record<string, unknown> = encode_postgres(user_spec, pick_patch(user_spec, patch, ["id", "created_at"]));
+      const changes: Record<string, unknown> = encode_postgres(user_spec, pick_patch(user_spec, patch, ["id", "created_at", "version"]));
       changes.updated_at ??= now_seconds();
       if (patch.username !== undefined) changes.username_key = username_key(patch.username);
-      const [raw] = await sql`UPDATE users SET ${sql(changes)} WHERE id = ${id} RETURNING *`;
+      // IfVersion in the UPDATE itself: concurrent UPDATEs of one row wait on its lock, and each
+      // re-checks `version` on the row the one before committed, so one of them matches.
+      const [raw] =
+        options?.if_version === undefined
+          ? await sql`UPDATE users SET ${sql(changes)}, version = version + 1 WHERE id = ${id} RETURNING *`
+          : await sql`UPDATE users SET ${sql(changes)}, version = version + 1 WHERE id = ${id} AND version = ${options.if_version} RETURNING *`;
       return decode_or_null(user_spec, raw);
     },
-    async delete_user(id) {
-      const result = await sql`DELETE FROM users WHERE id = ${id}`;
+    async delete_user(id, options) {
+      const result =
+        options?.if_version === undefined
+          ? await sql`DELETE FROM users WHERE id = ${id}`
+          : await sql`DELETE FROM users WHERE id = ${id} AND version = ${options.if_version}`;
       return result.count > 0;
     },
     async delete_stale_users(before, now, limit) {

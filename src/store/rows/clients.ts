@@ -18,6 +18,7 @@ export const client_spec: TableSpec<ClientRow> = {
   updated_at: "int",
   anonymous: "bool",
   first_used_at: "int",
+  version: "int",
 };
 
 /** The complete row of a new client: a secret that never expires (0), issued when created, not anonymous, never used. */
@@ -35,5 +36,6 @@ export function client_row(input: NewClient): ClientRow {
     updated_at: input.updated_at ?? created,
     anonymous: input.anonymous ?? false,
     first_used_at: input.first_used_at ?? null,
+    version: 0,
   };
 }

@@ -30,6 +30,7 @@ export const upstream_spec: TableSpec<UpstreamRow> = {
   group_map: "json",
   created_at: "int",
   updated_at: "int",
+  version: "int",
 };
 
 /** The columns of `federated_identities`. */
@@ -40,6 +41,8 @@ export const federated_identity_spec: TableSpec<FederatedIdentityRow> = {
   email: "text",
   created_at: "int",
   last_used_at: "int",
+  issuer: "text",
+  subject_claim: "text",
 };
 
 /** The columns of `upstream_states`. */
@@ -53,7 +56,7 @@ export const upstream_state_spec: TableSpec<UpstreamStateRow> = {
 /** The complete row of a new upstream: its lists copied, the times filled in. */
 export function upstream_row(input: NewUpstream): UpstreamRow {
   const now = now_seconds();
-  return { ...input, scopes: [...input.scopes], mfa_acr_values: [...input.mfa_acr_values], created_at: input.created_at ?? now, updated_at: input.updated_at ?? input.created_at ?? now };
+  return { ...input, scopes: [...input.scopes], mfa_acr_values: [...input.mfa_acr_values], created_at: input.created_at ?? now, updated_at: input.updated_at ?? input.created_at ?? now, version: 0 };
 }
 
 /** The complete row of a new link to an upstream account, never used yet unless given. */

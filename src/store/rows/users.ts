@@ -29,6 +29,7 @@ export const user_spec: TableSpec<UserRow> = {
   locale: "text",
   created_at: "int",
   updated_at: "int",
+  version: "int",
 };
 
 /** The complete row of a new user; a username not in its normal form, or an unknown status, is refused. */
@@ -58,6 +59,7 @@ export function user_row(input: NewUser): UserRow {
     locale: input.locale ?? null,
     created_at: input.created_at ?? now,
     updated_at: input.updated_at ?? input.created_at ?? now,
+    version: 0,
   };
 }
 

@@ -125,6 +125,8 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   list_identities_for_user: "read",
   unlink_identity: "write",
   touch_identity: "write",
+  count_stale_identities: "read",
+  delete_stale_identities: "write",
   create_upstream_state: "write",
   take_upstream_state: "write",
   // resource servers

@@ -23,13 +23,16 @@ export function sqlite_clients(db: Database): Sync<ClientStore> {
     for (const row of rows) remove.run({ client_id: row.client_id });
     return rows;
   });
+  const remove_at_version = db.prepare("DELETE FROM clients WHERE client_id = $client_id AND version = $version");
 
   const get = (client_id: string) => decode_or_null(client_spec, by_id.get({ client_id: client_id }));
 
-  const update_tx = db.transaction((client_id: string, patch: ClientPatch): ClientRow | null => {
+  // Read, compare and write in one transaction, as for users (IfVersion).
+  const update_tx = db.transaction((client_id: string, patch: ClientPatch, if_version: number | undefined): ClientRow | null => {
     const current = get(client_id);
     if (!current) return null;
-    const next: ClientRow = { ...current, ...pick_patch(client_spec, patch, ["client_id", "created_at"]) };
+    if (if_version !== undefined && current.version !== if_version) return null;
+    const next: ClientRow = { ...current, ...pick_patch(client_spec, patch, ["client_id", "created_at", "version"]), version: current.version + 1 };
     if (patch.updated_at === undefined) next.updated_at = now_seconds();
     update.run(encode_sqlite(client_spec, next));
     return next;
@@ -47,10 +50,11 @@ export function sqlite_clients(db: Database): Sync<ClientStore> {
     list_clients(options) {
       return list.all(limit_of(options)).map((raw) => decode(client_spec, raw));
     },
-    update_client(client_id, patch) {
-      return update_tx.immediate(client_id, patch);
+    update_client(client_id, patch, options) {
+      return update_tx.immediate(client_id, patch, options?.if_version);
     },
-    delete_client(client_id) {
+    delete_client(client_id, options) {
+      if (options?.if_version !== undefined) return remove_at_version.run({ client_id, version: options.if_version }).changes > 0;
       return remove.run({ client_id: client_id }).changes > 0;
     },
     get_client_by_registration_token_hash(token_hash) {

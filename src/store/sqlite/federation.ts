@@ -13,11 +13,15 @@ export function sqlite_federation(db: Database): Sync<FederationStore> {
   const list = db.prepare("SELECT * FROM upstreams ORDER BY name");
   const remove_links = db.prepare("DELETE FROM federated_identities WHERE upstream = $name");
   const remove = db.prepare("DELETE FROM upstreams WHERE name = $name");
+  const remove_at_version = db.prepare("DELETE FROM upstreams WHERE name = $name AND version = $version");
   const insert_identity = db.prepare(insert_sql("federated_identities", columns(federated_identity_spec)));
   const identity = db.prepare("SELECT * FROM federated_identities WHERE upstream = $upstream AND subject = $subject");
   const for_user = db.prepare("SELECT * FROM federated_identities WHERE user_id = $user_id ORDER BY created_at, upstream, subject");
   const unlink = db.prepare("DELETE FROM federated_identities WHERE user_id = $user_id AND upstream = $upstream AND subject = $subject");
   const touch = db.prepare("UPDATE federated_identities SET last_used_at = $now WHERE upstream = $upstream AND subject = $subject");
+  const STALE = "upstream = $upstream AND (issuer <> $issuer OR subject_claim <> $subject_claim)";
+  const count_stale = db.prepare(`SELECT count(*) AS n FROM federated_identities WHERE ${STALE}`);
+  const delete_stale = db.prepare(`DELETE FROM federated_identities WHERE ${STALE}`);
   const insert_state = db.prepare(insert_sql("upstream_states", columns(upstream_state_spec)));
   const take = db.prepare("DELETE FROM upstream_states WHERE state_hash = $state_hash RETURNING *");
 
@@ -33,19 +37,24 @@ export function sqlite_federation(db: Database): Sync<FederationStore> {
     list_upstreams() {
       return list.all().map((raw) => decode(upstream_spec, raw));
     },
-    update_upstream(name, patch) {
+    update_upstream(name, patch, options) {
+      // The read and the UPDATE run in the group commit's batch, which holds the write lock: no
+      // other write comes between the version compared and the one written (IfVersion).
       const current = decode_or_null(upstream_spec, by_name.get({ name }));
       if (current === null) return null;
-      const next = { ...current, ...pick_patch(upstream_spec, patch, ["name", "created_at"]), updated_at: patch.updated_at ?? now_seconds() };
+      if (options?.if_version !== undefined && current.version !== options.if_version) return null;
+      const next = { ...current, ...pick_patch(upstream_spec, patch, ["name", "created_at", "version"]), updated_at: patch.updated_at ?? now_seconds(), version: current.version + 1 };
       const values = encode_sqlite(upstream_spec, next);
       const set = columns(upstream_spec).filter((c) => c !== "name" && c !== "created_at");
       db.prepare(`UPDATE upstreams SET ${set.map((c) => `${c} = $${c}`).join(", ")} WHERE name = $name`).run(values);
       return next;
     },
-    delete_upstream(name) {
+    delete_upstream(name, options) {
       return db.transaction(() => {
+        // With if_version the upstream goes first: when it changed (IfVersion), its links stay.
+        if (options?.if_version !== undefined && remove_at_version.run({ name, version: options.if_version }).changes === 0) return false;
         remove_links.run({ name });
-        return remove.run({ name }).changes > 0;
+        return options?.if_version !== undefined || remove.run({ name }).changes > 0;
       })();
     },
     link_identity(input) {
@@ -64,6 +73,12 @@ export function sqlite_federation(db: Database): Sync<FederationStore> {
     },
     touch_identity(upstream, subject, now) {
       touch.run({ upstream, subject, now });
+    },
+    count_stale_identities(upstream, current) {
+      return (count_stale.get({ upstream, issuer: current.issuer, subject_claim: current.subject_claim }) as { n: number }).n;
+    },
+    delete_stale_identities(upstream, current) {
+      return delete_stale.run({ upstream, issuer: current.issuer, subject_claim: current.subject_claim }).changes;
     },
     create_upstream_state(state) {
       insert_state.run(encode_sqlite(upstream_state_spec, state));

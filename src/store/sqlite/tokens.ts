@@ -4,7 +4,7 @@ import type { Sync } from "./group_commit.ts";
 import { columns, decode_or_null, encode_sqlite } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
 import { code_row, code_spec } from "../rows/codes.ts";
-import { OFFLINE_SCOPE_PATTERN, token_row, token_spec } from "../rows/tokens.ts";
+import { GRANT_NOT_REVOKED, OFFLINE_SCOPE_PATTERN, TOKEN_READ_COLUMNS, token_row, token_spec } from "../rows/tokens.ts";
 import { code_outcome, refresh_outcome } from "../single_use.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
@@ -35,9 +35,15 @@ export function sqlite_codes(db: Database): Sync<CodeStore> {
 }
 
 export function sqlite_tokens(db: Database): Sync<TokenStore> {
-  const insert = db.prepare(insert_sql("tokens", columns(token_spec)));
-  const by_hash = db.prepare("SELECT * FROM tokens WHERE token_hash = $token_hash");
+  // A token of a grant or family revoked as a whole (migration 022) is stored revoked.
+  const cols = columns(token_spec);
+  const insert = db.prepare(
+    `INSERT INTO tokens (${cols.join(", ")}) VALUES (${cols.map((c) => (c === "revoked_at" ? "(SELECT min(revoked_at) FROM revoked_grants WHERE grant_id IN ($grant_id, $family_id))" : `$${c}`)).join(", ")}) RETURNING revoked_at`,
+  );
+  const by_hash = db.prepare(`SELECT ${TOKEN_READ_COLUMNS} FROM tokens t WHERE t.token_hash = $token_hash`);
   const revoke_one = db.prepare("UPDATE tokens SET revoked_at = $now WHERE token_hash = $token_hash AND revoked_at IS NULL");
+  // The grant (or family) is recorded first, in the same transaction: see revoke_whole below.
+  const mark_revoked = db.prepare("INSERT INTO revoked_grants (grant_id, revoked_at) VALUES ($grant_id, $now) ON CONFLICT (grant_id) DO NOTHING");
   const revoke_grant = db.prepare("UPDATE tokens SET revoked_at = $now WHERE grant_id = $grant_id AND revoked_at IS NULL");
   const revoke_family = db.prepare("UPDATE tokens SET revoked_at = $now WHERE family_id = $family_id AND revoked_at IS NULL");
   const revoke_user = db.prepare("UPDATE tokens SET revoked_at = $now WHERE user_id = $user_id AND revoked_at IS NULL");
@@ -53,14 +59,21 @@ export function sqlite_tokens(db: Database): Sync<TokenStore> {
   );
   const rotate = db.prepare(
     `UPDATE tokens SET rotated_at = $now
-     WHERE token_hash = $token_hash AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > $now
+     WHERE token_hash = $token_hash AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL AND expires_at > $now AND ${GRANT_NOT_REVOKED}
      RETURNING *`,
   );
+  // The rows that exist are revoked, and the grant is recorded for those a concurrent request is
+  // about to insert (migration 022): they are stored revoked, or read as revoked.
+  const revoke_whole = db.transaction((update: typeof revoke_grant, key: "grant_id" | "family_id", id: string, now: number): number => {
+    mark_revoked.run({ grant_id: id, now });
+    return update.run({ [key]: id, now }).changes;
+  });
 
   return {
     insert_token(input) {
       const row = token_row(input);
-      insert.run(encode_sqlite(token_spec, row));
+      const { revoked_at: _unset, ...values } = encode_sqlite(token_spec, row);
+      row.revoked_at = (insert.get(values) as { revoked_at: number | null }).revoked_at;
       return row;
     },
     get_token(token_hash) {
@@ -70,10 +83,10 @@ export function sqlite_tokens(db: Database): Sync<TokenStore> {
       return revoke_one.run({ token_hash: token_hash, now: now ?? now_seconds() }).changes > 0;
     },
     revoke_by_grant(grant_id, now) {
-      return revoke_grant.run({ grant_id: grant_id, now: now ?? now_seconds() }).changes;
+      return revoke_whole(revoke_grant, "grant_id", grant_id, now ?? now_seconds());
     },
     revoke_family(family_id, now) {
-      return revoke_family.run({ family_id: family_id, now: now ?? now_seconds() }).changes;
+      return revoke_whole(revoke_family, "family_id", family_id, now ?? now_seconds());
     },
     revoke_for_user_client(user_id, client_id, now) {
       return revoke_user_client.run({ user_id: user_id, client_id: client_id, now: now ?? now_seconds() }).changes;

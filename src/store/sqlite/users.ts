@@ -26,6 +26,7 @@ export function sqlite_users(db: Database): Sync<UserStore> {
      ORDER BY username_key LIMIT $limit`,
   );
   const remove = db.prepare("DELETE FROM users WHERE id = $id");
+  const remove_at_version = db.prepare("DELETE FROM users WHERE id = $id AND version = $version");
   // Accounts never completed (delete_stale_users): unverified sign-ups without a live link, and
   // invitations whose every link expired before the cut-off. The tokens go with the user (CASCADE).
   const stale = db.prepare(
@@ -49,11 +50,14 @@ export function sqlite_users(db: Database): Sync<UserStore> {
   const bind = (row: UserRow) => ({ ...encode_sqlite(user_spec, row), username_key: username_key(row.username) });
   const get = (id: string) => decode_or_null(user_spec, by_id.get({ id }));
 
-  const update_tx = db.transaction((id: string, patch: Partial<UserRow>): UserRow | null => {
+  // Read, compare and write in one transaction (inside the group commit's batch, which holds the
+  // write lock): no other write can come between the version read and the UPDATE (IfVersion).
+  const update_tx = db.transaction((id: string, patch: Partial<UserRow>, if_version: number | undefined): UserRow | null => {
     const current = get(id);
     if (!current) return null;
+    if (if_version !== undefined && current.version !== if_version) return null;
     checked_status(patch.status);
-    const next: UserRow = { ...current, ...pick_patch(user_spec, patch, ["id", "created_at"]) };
+    const next: UserRow = { ...current, ...pick_patch(user_spec, patch, ["id", "created_at", "version"]), version: current.version + 1 };
     if (patch.updated_at === undefined) next.updated_at = now_seconds();
     update.run(bind(next));
     return next;
@@ -96,10 +100,11 @@ export function sqlite_users(db: Database): Sync<UserStore> {
         })
         .map((raw) => decode(user_spec, raw));
     },
-    update_user(id, patch) {
-      return update_tx.immediate(id, patch);
+    update_user(id, patch, options) {
+      return update_tx.immediate(id, patch, options?.if_version);
     },
-    delete_user(id) {
+    delete_user(id, options) {
+      if (options?.if_version !== undefined) return remove_at_version.run({ id, version: options.if_version }).changes > 0;
       return remove.run({ id }).changes > 0;
     },
     delete_stale_users(before, now, limit) {

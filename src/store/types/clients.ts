@@ -1,6 +1,6 @@
 /** Store types: Clients. The rules every adapter keeps are in ../types.ts. */
 
-import type { UnixSeconds, JsonObject } from "./common.ts";
+import type { IfVersion, UnixSeconds, JsonObject } from "./common.ts";
 
 /**
  * Registered client metadata (OIDC Dynamic Client Registration §2, RFC 7591 §2). The store keeps
@@ -98,13 +98,15 @@ export type ClientRow = {
   anonymous: boolean;
   /** When the client was first issued a token; null: never (migration 19). Set once (`mark_client_used`). */
   first_used_at: UnixSeconds | null;
+  /** Raised by every update of the row (migration 20); a compare-and-set names it (common.ts `IfVersion`). */
+  version: number;
 };
 
 export type NewClient = Pick<ClientRow, "client_id" | "metadata"> &
-  Partial<Omit<ClientRow, "client_id" | "metadata">>;
+  Partial<Omit<ClientRow, "client_id" | "metadata" | "version">>;
 
 /** `metadata`, when given, replaces the whole object (RFC 7592 §2.2 update semantics). */
-export type ClientPatch = Partial<Omit<ClientRow, "client_id" | "created_at">>;
+export type ClientPatch = Partial<Omit<ClientRow, "client_id" | "created_at" | "version">>;
 
 export interface ClientStore {
   /** Raises StoreConflictError when the client_id exists. */
@@ -112,9 +114,10 @@ export interface ClientStore {
   get_client(client_id: string): Promise<ClientRow | null>;
   /** Ordered by client_id. */
   list_clients(options?: { limit?: number; offset?: number }): Promise<ClientRow[]>;
-  update_client(client_id: string, patch: ClientPatch): Promise<ClientRow | null>;
-  /** Also deletes the client's grants, codes and tokens. */
-  delete_client(client_id: string): Promise<boolean>;
+  /** Null when there is no such client (or, with `if_version`, it changed: IfVersion). */
+  update_client(client_id: string, patch: ClientPatch, options?: IfVersion): Promise<ClientRow | null>;
+  /** Also deletes the client's grants, codes and tokens. False when there is no such client (or, with `if_version`, it changed). */
+  delete_client(client_id: string, options?: IfVersion): Promise<boolean>;
   /** RFC 7592: find the client a registration access token belongs to. */
   get_client_by_registration_token_hash(token_hash: string): Promise<ClientRow | null>;
   /**

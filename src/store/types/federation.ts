@@ -3,7 +3,7 @@
  * to local users, and pending upstream sign-ins. The rules every adapter keeps are in ../types.ts.
  */
 
-import type { JsonObject, UnixSeconds } from "./common.ts";
+import type { IfVersion, JsonObject, UnixSeconds } from "./common.ts";
 
 export type UpstreamKind = "oidc" | "oauth2";
 /** First sign-in of an unknown upstream account: create a local account (jit), or require linking. */
@@ -54,15 +54,29 @@ export type UpstreamRow = {
   group_map: Record<string, string>;
   created_at: UnixSeconds;
   updated_at: UnixSeconds;
+  /** Raised by every update of the row (migration 020); a compare-and-set names it (common.ts `IfVersion`). */
+  version: number;
 };
 
 /** `created_at`/`updated_at` default to now. */
-export type NewUpstream = Omit<UpstreamRow, "created_at" | "updated_at"> & Partial<Pick<UpstreamRow, "created_at" | "updated_at">>;
+export type NewUpstream = Omit<UpstreamRow, "created_at" | "updated_at" | "version"> & Partial<Pick<UpstreamRow, "created_at" | "updated_at">>;
 
-/** Fields to change; `updated_at` defaults to now. */
-export type UpstreamPatch = Partial<Omit<UpstreamRow, "name" | "created_at">>;
+/** Fields to change; `updated_at` defaults to now; `version` is the store's. */
+export type UpstreamPatch = Partial<Omit<UpstreamRow, "name" | "created_at" | "version">>;
 
-export type FederatedIdentityRow = {
+/**
+ * Where a link's subject comes from (migration 021): a subject is unique only at its issuer, so a
+ * link names an account only while the upstream's source is still this one
+ * (oidc/federation/identity_source.ts computes an upstream's).
+ */
+export type IdentitySource = {
+  /** The upstream's issuer (oidc), or the user endpoint the subject is read from (oauth2). */
+  issuer: string;
+  /** The upstream claim read as the subject (`claim_mapping.subject`). */
+  subject_claim: string;
+};
+
+export type FederatedIdentityRow = IdentitySource & {
   upstream: string;
   /** The upstream's `sub` (or the mapped id of a plain OAuth 2.0 user). */
   subject: string;
@@ -90,11 +104,15 @@ export interface FederationStore {
   get_upstream(name: string): Promise<UpstreamRow | null>;
   /** Ordered by name. */
   list_upstreams(): Promise<UpstreamRow[]>;
-  update_upstream(name: string, patch: UpstreamPatch): Promise<UpstreamRow | null>;
-  /** Also removes the identities linked through it. */
-  delete_upstream(name: string): Promise<boolean>;
+  /** Null when there is no such upstream (or, with `if_version`, it changed: IfVersion). */
+  update_upstream(name: string, patch: UpstreamPatch, options?: IfVersion): Promise<UpstreamRow | null>;
+  /** Also removes the identities linked through it. False when there is no such upstream (or, with `if_version`, it changed). */
+  delete_upstream(name: string, options?: IfVersion): Promise<boolean>;
 
-  /** StoreConflictError when this upstream account is already linked; StoreReferenceError for an unknown user. */
+  /**
+   * StoreConflictError when this upstream account (upstream, subject) is already linked, whatever
+   * its source; StoreReferenceError for an unknown user.
+   */
   link_identity(identity: NewFederatedIdentity): Promise<FederatedIdentityRow>;
   get_identity(upstream: string, subject: string): Promise<FederatedIdentityRow | null>;
   /** Oldest first. */
@@ -102,6 +120,10 @@ export interface FederationStore {
   /** False when the user has no such identity. */
   unlink_identity(user_id: string, upstream: string, subject: string): Promise<boolean>;
   touch_identity(upstream: string, subject: string, now: UnixSeconds): Promise<void>;
+  /** How many links of the upstream were made under another source than `current` (another issuer or subject claim). */
+  count_stale_identities(upstream: string, current: IdentitySource): Promise<number>;
+  /** Deletes the links of the upstream made under another source than `current`; returns how many. */
+  delete_stale_identities(upstream: string, current: IdentitySource): Promise<number>;
 
   create_upstream_state(state: UpstreamStateRow): Promise<void>;
   /** Deletes and returns the state when it exists and has not expired: single use. */

@@ -51,11 +51,18 @@ export type RotateRefreshResult =
   | { status: "not_found" };
 
 export interface TokenStore {
+  /** Stored revoked (revoked_at: when) if its grant or family was revoked as a whole already. */
   insert_token(token: NewToken): Promise<TokenRow>;
+  /** `revoked_at` is the row's, or else when its grant or family was revoked as a whole (revoke_by_grant, revoke_family). */
   get_token(token_hash: string): Promise<TokenRow | null>;
   /** Marks one token revoked; false when unknown or already revoked. */
   revoke_token(token_hash: string, now?: UnixSeconds): Promise<boolean>;
-  /** The revoke* methods return how many tokens they newly revoked. */
+  /**
+   * The revoke* methods return how many tokens they newly revoked. revoke_by_grant and
+   * revoke_family also record the grant or family (migration 022), atomically with the update:
+   * a token of it inserted later, or by a request that raced the revocation (the winner of a
+   * replayed code or refresh token), is revoked too (insert_token, get_token, rotate_refresh_token).
+   */
   revoke_by_grant(grant_id: string, now?: UnixSeconds): Promise<number>;
   revoke_family(family_id: string, now?: UnixSeconds): Promise<number>;
   revoke_for_user_client(user_id: string, client_id: string, now?: UnixSeconds): Promise<number>;
@@ -66,6 +73,6 @@ export interface TokenStore {
    * meant to outlive the browser session (OIDC Core §11) — logout uses it.
    */
   revoke_by_session(session_id_hash: string, now?: UnixSeconds, options?: { keep_offline_refresh?: boolean }): Promise<number>;
-  /** Atomic: of any number of concurrent calls for one refresh token, exactly one gets "ok". */
+  /** Atomic: of any number of concurrent calls for one refresh token, exactly one gets "ok"; never "ok" for a token of a revoked grant or family. */
   rotate_refresh_token(token_hash: string, now: UnixSeconds): Promise<RotateRefreshResult>;
 }

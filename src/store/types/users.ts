@@ -1,6 +1,6 @@
 /** Store types: Users. The rules every adapter keeps are in ../types.ts. */
 
-import type { UnixSeconds } from "./common.ts";
+import type { IfVersion, UnixSeconds } from "./common.ts";
 
 /** OIDC Core §5.1.1 address claim. */
 export type Address = {
@@ -41,11 +41,13 @@ export type UserRow = {
   locale: string | null;
   created_at: UnixSeconds;
   updated_at: UnixSeconds;
+  /** Raised by every update of the row (migration 020); a compare-and-set names it (common.ts `IfVersion`). */
+  version: number;
 };
 
 /** `id` defaults to a random UUID; omitted profile fields are null/false; `status` defaults to active. */
 export type NewUser = Pick<UserRow, "username" | "password_hash"> &
-  Partial<Omit<UserRow, "username" | "password_hash">>;
+  Partial<Omit<UserRow, "username" | "password_hash" | "version">>;
 
 /**
  * One page of users in username order (keyset pagination): those after the username `after`
@@ -57,8 +59,8 @@ export type UserSearch = { q?: string; after?: string; limit: number };
 /** An account delete_stale_users removed. */
 export type StaleUser = Pick<UserRow, "id" | "username" | "email" | "status" | "created_at">;
 
-/** Fields to change; `updated_at` defaults to now. */
-export type UserPatch = Partial<Omit<UserRow, "id" | "created_at">>;
+/** Fields to change; `updated_at` defaults to now; `version` is the store's. */
+export type UserPatch = Partial<Omit<UserRow, "id" | "created_at" | "version">>;
 
 export interface UserStore {
   /** Raises StoreConflictError when the username is taken (case-insensitively). */
@@ -75,10 +77,10 @@ export interface UserStore {
   list_users(options?: { limit?: number; offset?: number }): Promise<UserRow[]>;
   /** Keyset pagination for the admin API: see UserSearch. */
   search_users(query: UserSearch): Promise<UserRow[]>;
-  /** Returns the updated row, or null when there is no such user. */
-  update_user(id: string, patch: UserPatch): Promise<UserRow | null>;
-  /** Also deletes the user's sessions, grants, codes, tokens and recovery codes. */
-  delete_user(id: string): Promise<boolean>;
+  /** Returns the updated row, or null when there is no such user (or, with `if_version`, it changed: IfVersion). */
+  update_user(id: string, patch: UserPatch, options?: IfVersion): Promise<UserRow | null>;
+  /** Also deletes the user's sessions, grants, codes, tokens and recovery codes. False when there is no such user (or, with `if_version`, it changed). */
+  delete_user(id: string, options?: IfVersion): Promise<boolean>;
   /**
    * Deletes at most `limit` accounts that were never completed, as delete_user does, and returns
    * them (for the audit log): `unverified` ones created at or before `before` with no unexpired

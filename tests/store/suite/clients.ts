@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { StoreConflictError } from "../../../src/store/types.ts";
-import { code_input, seed_client, seed_user, T0, token_input, uid } from "../fixtures.ts";
+import { code_input, concurrently, seed_client, seed_user, T0, token_input, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
 
@@ -53,6 +53,22 @@ export function client_tests(ctx: SuiteContext): void {
       expect(cleared?.client_secret_hash).toBeNull();
       expect(cleared?.metadata.client_name).toBe("Renamed");
       expect(await store.update_client(uid("none"), { client_secret_hash: "x" })).toBeNull();
+    });
+
+    test("if_version (migration 020): a compare-and-set update or delete writes only at the version read; of concurrent ones from two instances exactly one wins", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      const client = await seed_client(store);
+      expect(client.version).toBe(0);
+      const results = await concurrently(10, (i) => (i % 2 ? other : store).update_client(client.client_id, { metadata: { client_name: `Writer ${i}` } }, { if_version: 0 }));
+      const won = results.filter((r) => r !== null);
+      expect(won).toHaveLength(1);
+      expect(won[0]!.version).toBe(1);
+      expect(await store.get_client(client.client_id)).toEqual(won[0]!);
+      expect((await store.update_client(client.client_id, { client_secret_hash: null }))!.version).toBe(2);
+      expect(await store.delete_client(client.client_id, { if_version: 1 })).toBe(false);
+      expect(await store.delete_client(client.client_id, { if_version: 2 })).toBe(true);
+      expect(await store.get_client(client.client_id)).toBeNull();
     });
 
     test("get_client_by_registration_token_hash finds the client (RFC 7592)", async () => {

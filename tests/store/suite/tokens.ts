@@ -20,6 +20,9 @@ export function token_tests(ctx: SuiteContext): void {
           amr: ["pwd"],
           claims: { userinfo: { name: null } },
           nonce: "n",
+          jkt: "thumbprint",
+          resources: ["https://api.example/"],
+          act: { sub: "actor" },
         }),
       );
       expect(token).toMatchObject({ revoked_at: null, rotated_at: null });

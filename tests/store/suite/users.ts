@@ -127,6 +127,28 @@ export function user_tests(ctx: SuiteContext): void {
       expect((await store.get_user_by_id(chosen.id))!.locale).toBe("ja");
     });
 
+    test("if_version (migration 020): every update raises the version; a compare-and-set update or delete writes only at the version read, and of concurrent ones from two instances exactly one wins", async () => {
+      const store = ctx.store();
+      const other = await ctx.second();
+      const user = await seed_user(store);
+      expect(user.version).toBe(0);
+      const renamed = await store.update_user(user.id, { name: "One" });
+      expect(renamed!.version).toBe(1);
+      expect(await store.get_user_by_id(user.id)).toEqual(renamed);
+      // A stale version writes nothing, even within the same second (updated_at could not tell).
+      expect(await store.update_user(user.id, { name: "Stale" }, { if_version: 0 })).toBeNull();
+      expect((await store.get_user_by_id(user.id))!.name).toBe("One");
+      const results = await concurrently(10, (i) => (i % 2 ? other : store).update_user(user.id, { name: `Writer ${i}` }, { if_version: 1 }));
+      const won = results.filter((r) => r !== null);
+      expect(won).toHaveLength(1);
+      expect(won[0]!.version).toBe(2);
+      expect(await store.get_user_by_id(user.id)).toEqual(won[0]!);
+      expect(await store.delete_user(user.id, { if_version: 1 })).toBe(false);
+      expect(await store.get_user_by_id(user.id)).not.toBeNull();
+      expect(await store.delete_user(user.id, { if_version: 2 })).toBe(true);
+      expect(await store.update_user(user.id, { name: "x" }, { if_version: 2 })).toBeNull();
+    });
+
     test("update_user to a taken username conflicts", async () => {
       const store = ctx.store();
       const a = await seed_user(store);

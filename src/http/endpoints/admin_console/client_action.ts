@@ -9,7 +9,7 @@ import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_con
 import { public_client, rotate_client_secret, with_group_settings } from "../../../oidc/admin/clients.ts";
 import type { GroupSettings } from "../../../oidc/claims/groups.ts";
 import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
-import { check_if_match, etag_of } from "../../../oidc/admin/etag.ts";
+import { check_if_match, etag_of, lost_write } from "../../../oidc/admin/etag.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
@@ -83,7 +83,8 @@ export const AdminConsoleClientAction = (idp: Provider) =>
             if (typed.client_name === "") sent.client_name = null;
             const metadata = await with_group_settings(idp.store, changed_metadata(idp, client.metadata, sent), typed_group_settings(input));
             await checked_subject_type(idp, metadata, client.client_id);
-            if ((await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() })) === null) throw not_found("client", client.client_id);
+            // Compare-and-set on the version whose ETag the form carried (store/types/common.ts IfVersion).
+            if ((await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() }, { if_version: client.version })) === null) throw await lost_write(idp.store.get_client(client.client_id), "client", client.client_id);
             await record_console_event(idp, admin.user, ip, { action: "client_updated", client_id: client.client_id, details: { changed: Object.keys(sent) } });
             return this.redirect_to(`${console_url(idp, "/clients")}?done=client_updated`, 303);
           }

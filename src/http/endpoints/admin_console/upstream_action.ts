@@ -7,8 +7,8 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_console_event } from "../../../oidc/admin/console.ts";
-import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
-import { check_if_match, etag_of } from "../../../oidc/admin/etag.ts";
+import { AdminError } from "../../../oidc/admin/errors.ts";
+import { check_if_match, etag_of, lost_write } from "../../../oidc/admin/etag.ts";
 import { change_upstream, create_upstream, upstream_admin_view, upstream_of } from "../../../oidc/admin/upstreams.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
@@ -77,7 +77,7 @@ export const AdminConsoleUpstreamAction = (idp: Provider) =>
             check_if_match(input.etag ?? null, etag_of(upstream_admin_view(idp.config, row)));
             const problem = await reauthentication_problem(idp, admin.user, admin.session.auth_time, input.password, ip);
             if (problem !== null) throw new AdminError("conflict", problem);
-            if (!(await idp.store.delete_upstream(row.name))) throw not_found("upstream", row.name);
+            if (!(await idp.store.delete_upstream(row.name, { if_version: row.version }))) throw await lost_write(idp.store.get_upstream(row.name), "upstream", row.name);
             await record_console_event(idp, admin.user, ip, { action: "upstream_deleted", details: { upstream: row.name } });
             return this.redirect_to(`${console_url(idp, "/upstreams")}?done=upstream_deleted`, 303);
           }

@@ -1,7 +1,7 @@
 /** DELETE /admin/api/v1/clients/:client_id, with If-Match: the client with its grants, codes and tokens. */
 import { Fw } from "../../../../fw/index.ts";
 import { public_client } from "../../../../oidc/admin/clients.ts";
-import { not_found } from "../../../../oidc/admin/errors.ts";
+import { lost_write } from "../../../../oidc/admin/etag.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, require_match, type OpenApiOperation } from "../common.ts";
 import { client_of } from "./find.ts";
@@ -14,7 +14,8 @@ export const AdminClientDelete = (idp: Provider) =>
     async call() {
       const client = await client_of(idp, this.route_params.client_id ?? "");
       require_match(this, public_client(client));
-      if (!(await idp.store.delete_client(client.client_id))) throw not_found("client", client.client_id);
+      // Only the version whose ETag was checked (store/types/common.ts IfVersion).
+      if (!(await idp.store.delete_client(client.client_id, { if_version: client.version }))) throw await lost_write(idp.store.get_client(client.client_id), "client", client.client_id);
       audit_target(this, { action: "client_deleted", client_id: client.client_id, details: { client_name: client.metadata.client_name ?? null } });
       return new Fw.Response.Empty();
     }

@@ -4,7 +4,7 @@
  */
 import { Fw } from "../../../../fw/index.ts";
 import { public_client } from "../../../../oidc/admin/clients.ts";
-import { AdminError } from "../../../../oidc/admin/errors.ts";
+import { lost_write } from "../../../../oidc/admin/etag.ts";
 import { check_admin_client_change } from "../../../../oidc/admin/lasting_power.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { client_called_urls, outbound_warnings } from "../../../../oidc/outbound/preflight.ts";
@@ -27,8 +27,10 @@ export const AdminClientUpdate = (idp: Provider) =>
       check_admin_client_change(client, input);
       const metadata = await with_operator_settings(idp, changed_metadata(idp, client.metadata, input), input, client.metadata);
       await checked_subject_type(idp, metadata, client.client_id);
-      const updated = await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() });
-      if (updated === null) throw new AdminError("not_found", `no client "${client.client_id}"`);
+      // Compare-and-set on the version whose ETag was checked (store/types/common.ts IfVersion):
+      // a change written since makes this one 412, never a lost update.
+      const updated = await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() }, { if_version: client.version });
+      if (updated === null) throw await lost_write(idp.store.get_client(client.client_id), "client", client.client_id);
       audit_target(this, { action: "client_updated", client_id: client.client_id, details: { changed: Object.keys(input) } });
       // The ETag is of the client alone; `warnings` names URLs the outbound fence would refuse.
       const warnings = await outbound_warnings(client_called_urls(updated.metadata), idp.config.outbound);

@@ -5,7 +5,7 @@
  */
 import { Fw } from "../../../../fw/index.ts";
 import { upstream_admin_view, upstream_of } from "../../../../oidc/admin/upstreams.ts";
-import { not_found } from "../../../../oidc/admin/errors.ts";
+import { lost_write } from "../../../../oidc/admin/etag.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, require_match, type OpenApiOperation } from "../common.ts";
 
@@ -17,7 +17,8 @@ export const AdminUpstreamDelete = (idp: Provider) =>
     async call() {
       const row = await upstream_of(idp.store, this.route_params.name ?? "");
       require_match(this, upstream_admin_view(idp.config, row));
-      if (!(await idp.store.delete_upstream(row.name))) throw not_found("upstream", row.name);
+      // Only the version whose ETag was checked (store/types/common.ts IfVersion).
+      if (!(await idp.store.delete_upstream(row.name, { if_version: row.version }))) throw await lost_write(idp.store.get_upstream(row.name), "upstream", row.name);
       audit_target(this, { action: "upstream_deleted", details: { upstream: row.name } });
       return new Fw.Response.Empty();
     }

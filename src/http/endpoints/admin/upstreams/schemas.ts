@@ -110,5 +110,6 @@ export const UpstreamPatchSchema = z
     mfa_acr_values: FIELDS.mfa_acr_values.optional(),
     token_endpoint_auth_method: FIELDS.token_endpoint_auth_method.nullable().optional(),
     group_map: FIELDS.group_map.optional(),
+    drop_links: z.boolean().optional().describe("with a new issuer, kind or subject claim: delete the accounts' links made under the old one (refused with 409 while links exist otherwise)"),
   })
   .meta({ id: "UpstreamPatch" });

@@ -3,7 +3,7 @@
  * tokens; the sessions' clients get back-channel logout (logout/bulk.ts).
  */
 import { Fw } from "../../../../fw/index.ts";
-import { not_found } from "../../../../oidc/admin/errors.ts";
+import { lost_write } from "../../../../oidc/admin/etag.ts";
 import { with_backchannel_logout } from "../../../../oidc/logout/bulk.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, require_match, type OpenApiOperation } from "../common.ts";
@@ -17,7 +17,8 @@ export const AdminUserDelete = (idp: Provider) =>
     async call() {
       const user = await user_of(idp, this.route_params.id ?? "");
       require_match(this, await user_view(idp, user));
-      if (!(await with_backchannel_logout(idp, user.id, () => idp.store.delete_user(user.id)))) throw not_found("user", user.id);
+      // Only the version whose ETag was checked (store/types/common.ts IfVersion); the user's clients hear of the ended sessions (logout/bulk.ts).
+      if (!(await with_backchannel_logout(idp, user.id, () => idp.store.delete_user(user.id, { if_version: user.version })))) throw await lost_write(idp.store.get_user_by_id(user.id), "user", user.id);
       audit_target(this, { action: "user_deleted", user_id: user.id, details: { username: user.username } });
       return new Fw.Response.Empty();
     }
