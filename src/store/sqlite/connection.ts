@@ -6,9 +6,13 @@ import { error_code, error_message } from "../guard.ts";
 import { pending_migrations } from "../migrations/index.ts";
 import { now_seconds } from "../clock.ts";
 import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError, type MigrationResult } from "../types.ts";
+import { sqlite_write_problem } from "./writable.ts";
 
 /** Opens (creating if needed) the database file; `:memory:` gives a private in-memory one. */
 export function open_sqlite_database(path: string, busy_timeout_ms: number): Database {
+  // A file or directory this process cannot write: said with the path and the fix (writable.ts).
+  const unwritable = sqlite_write_problem(path);
+  if (unwritable !== null) throw new StoreUnavailableError(unwritable);
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   let db: Database;
   try {
