@@ -3,9 +3,9 @@
  * masked (with `--env`, each beside its environment variable). An invalid configuration raises
  * ConfigError, which run_cli prints (exit 1).
  */
-import { isIP } from "node:net";
 import { is_loopback_issuer, masked, type Config } from "../app/config.ts";
 import { SETTINGS } from "../config/settings.ts";
+import { rp_id_problem } from "../oidc/signin/passkeys/rp_id.ts";
 import { parse_database_url } from "../store/open.ts";
 import { sqlite_write_problem } from "../store/sqlite/writable.ts";
 import type { CliContext } from "./context.ts";
@@ -21,10 +21,11 @@ export function config_warnings(config: Config): string[] {
   }
   if (config.production && loopback) warnings.push(`production mode with a loopback issuer (${config.issuer}); set IDP_ISSUER`);
   if (config.production && config.registration === "open") warnings.push("production mode with open dynamic registration (IDP_REGISTRATION=open)");
-  // WebAuthn §5.1.4.1 and §13.4.9: a secure context, and an RP ID that is a domain (not an IP address).
-  const host = new URL(config.issuer).hostname;
-  if (config.passkeys && (isIP(host.replace(/^\[|\]$/g, "")) !== 0 || (config.issuer.startsWith("http:") && host !== "localhost"))) {
-    warnings.push(`passkeys need an https issuer with a domain name (http://localhost in development); they cannot work at ${config.issuer} (IDP_PASSKEYS=off hides them)`);
+  // WebAuthn §5.1.4.1 and §13.4.9: a secure context, and an RP ID that is a domain (not an IP
+  // address); the pages then offer no passkeys (oidc/signin/passkeys/rp_id.ts).
+  const rp_problem = config.passkeys ? rp_id_problem(config.issuer) : null;
+  if (rp_problem !== null) {
+    warnings.push(`passkeys need an https issuer with a domain name (http://localhost in development); they cannot work at ${config.issuer}: ${rp_problem}. The pages do not offer them (IDP_PASSKEYS=off hides them everywhere)`);
   }
   // The server would refuse to start (the store asks the same before opening the file).
   const database = parse_database_url(config.database_url);
