@@ -4,6 +4,7 @@
  * ConfigError, which run_cli prints (exit 1).
  */
 import { is_loopback_issuer, masked, type Config } from "../app/config.ts";
+import { mail_off_warning } from "../app/mail/outbox.ts";
 import { SETTINGS } from "../config/settings.ts";
 import { rp_id_problem } from "../oidc/signin/passkeys/rp_id.ts";
 import { parse_database_url } from "../store/open.ts";
@@ -27,6 +28,8 @@ export function config_warnings(config: Config): string[] {
   if (rp_problem !== null) {
     warnings.push(`passkeys need an https issuer with a domain name (http://localhost in development); they cannot work at ${config.issuer}: ${rp_problem}. The pages do not offer them (IDP_PASSKEYS=off hides them everywhere)`);
   }
+  const without_mail = mail_off_warning(config);
+  if (without_mail !== null) warnings.push(without_mail);
   // The server would refuse to start (the store asks the same before opening the file).
   const database = parse_database_url(config.database_url);
   const unwritable = database.kind === "sqlite" ? sqlite_write_problem(database.path) : null;

@@ -81,6 +81,20 @@ describe("idp config check", () => {
     expect(result.stderr).toContain("warning: issuer http://id.example.com uses http on a public host");
   });
 
+  test("production without mail: a warning naming what is then unavailable and the fix; none with SMTP or in development", async () => {
+    const off = await box.run(["config", "check", "--json"], { env: { IDP_PRODUCTION: "true", IDP_ISSUER: "https://id.example.com" } });
+    expect(off.code).toBe(0);
+    const warning = off.json<{ warnings: string[] }>().warnings.find((line) => line.startsWith("mail is off"));
+    expect(warning).toBe(
+      "mail is off (production mode without IDP_SMTP_URL): forgot password, e-mail change, e-mail confirmation links, invitations are not available, and the sign-in and account pages say so; set IDP_SMTP_URL and IDP_MAIL_FROM to turn them on",
+    );
+    const human = await box.run(["config", "check"], { env: { IDP_PRODUCTION: "true", IDP_ISSUER: "https://id.example.com" } });
+    expect(human.stderr).toContain(`warning: ${warning}\n`);
+    const on = { IDP_PRODUCTION: "true", IDP_ISSUER: "https://id.example.com", IDP_SMTP_URL: "smtp://mail.example.com", IDP_MAIL_FROM: "idp@example.com" };
+    expect((await box.run(["config", "check"], { env: on })).stderr).not.toContain("mail is off");
+    expect((await box.run(["config", "check"], { env: {} })).stderr).not.toContain("mail is off");
+  });
+
   test("any command reports an invalid configuration the same way", async () => {
     const result = await box.run(["users", "list"], { env: { DATABASE_URL: "mysql://x" } });
     expect(result.code).toBe(1);

@@ -89,6 +89,8 @@ export const AccountLogin = (idp: Provider) =>
         error,
         signup_url: signup_link(idp),
         forgot_url: forgot_password_url(idp),
+        // Without mail (production without SMTP) the page says why there is no link.
+        forgot_unavailable: !idp.mail.enabled,
         upstreams: await upstream_buttons(idp, null),
       });
     }

@@ -93,6 +93,8 @@ export const Login = (idp: Provider) =>
         error,
         signup_url: signup_link(idp, interaction.id),
         forgot_url: forgot_password_url(idp, interaction.id),
+        // Without mail (production without SMTP) the page says why there is no link.
+        forgot_unavailable: !idp.mail.enabled,
         upstreams: await upstream_buttons(idp, interaction.id),
       });
     }
