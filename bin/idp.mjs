@@ -35,7 +35,29 @@ const child = spawn(bun, [MAIN, ...process.argv.slice(2)], { stdio: "inherit" })
 // SIGINT and SIGTERM (main.ts). A Ctrl-C in a terminal reaches both processes; main.ts counts a
 // burst of the same signal as one.
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
-for (const signal of SIGNALS) process.on(signal, () => child.kill(signal));
+let forwarded = false;
+function forward(signal) {
+  forwarded = true;
+  child.kill(signal);
+}
+for (const signal of SIGNALS) process.on(signal, () => forward(signal));
+
+// `npx idp serve` runs this file through `sh -c idp serve`: npm forwards a SIGTERM to that shell,
+// which dies of it without passing it on, and this process, orphaned, kept the server and its
+// port. Started by npm (npm_lifecycle_event is set for `npm exec`/`npx` and `npm run`), a parent
+// that goes away is taken as the stop it was: the server gets SIGTERM, once, unless a signal
+// reached it already (a Ctrl-C reaches every process of the group, the shell too).
+// Not otherwise: `node bin/idp.mjs serve &` from a script that then exits keeps running.
+if (process.env.npm_lifecycle_event !== undefined) {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    if (!forwarded) forward("SIGTERM");
+  }, 250);
+  watch.unref();
+  child.on("exit", () => clearInterval(watch));
+}
 
 child.on("error", (error) => {
   const hint = error.code === "ENOENT" ? " (Bun not found: run `npm install`, which installs it)" : "";

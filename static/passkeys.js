@@ -11,6 +11,11 @@
  * offers passkeys in the username field's autofill (conditional mediation, WebAuthn §5.1.4.1).
  * Only the [data-passkey-start] button starts a ceremony: another submit button of the form (the
  * password reset page's, with a code instead) sends it as it is.
+ *
+ * Its words come from the page, translated (views/passkey_status.eta puts them on #passkey-status
+ * as data-* attributes): what a browser's exception says ("127.0.0.1 is an invalid domain") is
+ * never shown. The options endpoint's own refusals (`error` in words, translated by the server)
+ * are; any other failure to get the options is the page's "could not be started".
  */
 (function () {
   "use strict";
@@ -27,6 +32,16 @@
 
   function say(text) {
     if (status) status.textContent = text;
+  }
+
+  /** One of the page's messages (views/passkey_status.eta) by its data-* name; "" when the page has not got it. */
+  function message(name) {
+    return (status && status.dataset[name]) || "";
+  }
+
+  /** A failure the page has words for, else its generic one. */
+  function failure(name) {
+    return message(name) || message("failed");
   }
 
   function field(name) {
@@ -52,8 +67,12 @@
       json = null;
     }
     if (!answer.ok || json === null) {
-      var message = json && (typeof json.error === "string" && json.error.indexOf(" ") > 0 ? json.error : json.error_description || json.message);
-      throw new Error(message || "The passkey request could not be started. Reload the page and try again.");
+      // Words of ours (the account's options endpoint refuses in words) are shown; a protocol
+      // error's description or a proxy's page are not.
+      var said = json && typeof json.error === "string" && json.error.indexOf(" ") > 0 ? json.error : null;
+      var refused = new Error("passkey options refused");
+      refused.said = said || failure("notStarted");
+      throw refused;
     }
     return json;
   }
@@ -66,24 +85,26 @@
     form.submit();
   }
 
+  /** What to tell the person after `error`: never the exception's own text. */
   function words(error) {
-    if (error && error.name === "NotAllowedError") return "The passkey request was cancelled or timed out. Try again when you are ready.";
-    if (error && error.name === "InvalidStateError") return "This device already has a passkey for your account.";
-    return (error && error.message) || "Something went wrong with the passkey. Try again.";
+    if (error && typeof error.said === "string") return error.said;
+    if (error && error.name === "NotAllowedError") return failure("cancelled");
+    if (error && error.name === "InvalidStateError") return failure("exists");
+    return failure("failed");
   }
 
   async function run(autofill) {
     if (busy && !autofill) return;
     if (!autofill) {
       busy = true;
-      say(register ? "Follow your browser's instructions to create the passkey…" : "Follow your browser's instructions to use your passkey…");
+      say(message(register ? "workingAdd" : "workingUse"));
     }
     try {
       var optionsJSON = await options();
       var result = register
         ? await lib.startRegistration({ optionsJSON: optionsJSON })
         : await lib.startAuthentication({ optionsJSON: optionsJSON, useBrowserAutofill: autofill });
-      say(register ? "Saving your passkey…" : "Signing in…");
+      say(message(register ? "saving" : "signingIn"));
       send(result);
     } catch (error) {
       // The autofill request is cancelled when the button starts its own: nothing to say.

@@ -152,12 +152,13 @@ describe("the compiled executable", () => {
     expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
     expect((await css.text()).length).toBeGreaterThan(100);
 
-    // The passkey scripts: ours, and the WebAuthn helper embedded from node_modules.
-    const scripts = [...html.matchAll(/<script src="([^"]+)"/g)].map((m) => m[1]!);
-    expect(scripts.map((src) => new URL(src).pathname)).toEqual(["/static/vendor/simplewebauthn-browser.js", "/static/passkeys.js"]);
-    for (const src of scripts) {
-      const js = await fetch(new URL(new URL(src).pathname, t.url));
-      expect([js.status, js.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
+    // Passkeys cannot work at this IP-address issuer, so the page runs no script
+    // (tests/http/passkeys_rp_id.test.ts); the passkey scripts are embedded all the same: ours,
+    // and the WebAuthn helper from node_modules.
+    expect(html).not.toContain("<script");
+    for (const path of ["/static/vendor/simplewebauthn-browser.js", "/static/passkeys.js"]) {
+      const js = await fetch(new URL(path, t.url));
+      expect([path, js.status, js.headers.get("content-type")]).toEqual([path, 200, "text/javascript; charset=utf-8"]);
     }
   });
 

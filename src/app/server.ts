@@ -21,7 +21,7 @@ import { at_rest_warnings } from "./at_rest.ts";
 import { theme_static_files, themed_templates } from "./theme.ts";
 import { start_purge } from "./purge.ts";
 import { settle_password_reset_requests } from "../oidc/accounts/password_reset.ts";
-import { create_transport } from "./mail/outbox.ts";
+import { create_transport, mail_off_warning, WITHOUT_MAIL } from "./mail/outbox.ts";
 import { mail_sender } from "./mail/transport.ts";
 import { start_mail_worker, type MailWorker, type MailWorkerOptions } from "./mail/worker.ts";
 
@@ -127,6 +127,10 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     // Delivers the outbox (mail/worker.ts); none when mail is off (production without SMTP).
     const transport = create_transport(config, log);
     if (transport !== null) mail_worker = start_mail_worker(idp, transport, mail_sender(config.mail_from ?? "idp@localhost", idp.brand.name), options.mail_worker);
+    // Mail off is legitimate, but what it turns off should not go unnoticed (one line, not one per worker).
+    if (mail_off_warning(config) !== null && (worker === undefined || worker.index === 1)) {
+      log({ level: "warn", msg: "mail is off", reason: "production mode without IDP_SMTP_URL", unavailable: [...WITHOUT_MAIL], fix: "set IDP_SMTP_URL and IDP_MAIL_FROM" });
+    }
     log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind, password_hashing, ...(worker ? { worker: worker.index, pid: process.pid } : {}) });
     if (demo_moved !== null) log({ level: "info", msg: "demo client follows the issuer", redirect_uri: demo_moved });
     // Data at rest left exposed (at_rest.ts), once per start: `idp config check` prints the same.

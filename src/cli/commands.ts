@@ -160,6 +160,10 @@ the message to its log; in production without IDP_SMTP_URL mail is off and the c
   config: group({
     summary: "validate the configuration and print it, secrets masked",
     commands: config_commands,
-    notes: `An invalid configuration exits with 1, naming the bad key.`,
+    notes: `An invalid configuration exits with 1, naming the bad key.
+
+A setting without a value shows as \`key: (unset)\`; with --json, \`config\` leaves it out and
+\`unset\` lists its key. Warnings (risky settings, features off, a SQLite database this user
+cannot write) go to stderr, or to \`warnings\` with --json.`,
   }),
 };

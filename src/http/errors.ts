@@ -5,7 +5,7 @@
  * page for browsers (`error_page`, by the Accept header). docs/ARCHITECTURE.md, "errors".
  */
 import { Fw, HttpError, type Context, type FieldIssue } from "../fw/index.ts";
-import { AuthorizationError, BearerError, OAuthError, PageError, ProtocolError, Throttled, type OAuthErrorCode } from "../oidc/errors.ts";
+import { AuthorizationError, BearerError, OAuthError, PageError, ProtocolError, Throttled, type LogDetails, type OAuthErrorCode } from "../oidc/errors.ts";
 import { RegistrationError } from "../oidc/registration/errors.ts";
 import type { Provider } from "../oidc/provider.ts";
 import { layout_values } from "./pages/layout.ts";
@@ -108,8 +108,41 @@ export function to_http(error: ProtocolError): HttpError {
 /** The framework's error handler, taught the protocol errors: everything else is as Fw renders it. */
 export class ProviderErrorHandler extends Fw.ErrorHandler {
   override render(thrown: unknown, context: Context): Response {
-    return super.render(thrown instanceof ProtocolError ? to_http(thrown) : thrown, context);
+    const error = thrown instanceof ProtocolError ? to_http(thrown) : thrown;
+    const response = super.render(error, context);
+    // An error page shows its request id as the reference: the log says why under it. (A bug's
+    // 500 is logged with its stack by the framework.)
+    if (error instanceof HttpError && response.headers.get("content-type")?.startsWith("text/html")) {
+      log_error_page(context, error, thrown instanceof ProtocolError ? thrown.log_details : {});
+    }
+    return response;
   }
+}
+
+/** Longest value a log line of an error page carries (a redirect URI can be kilobytes). */
+export const LOGGED_VALUE_MAX = 200;
+
+function clip(text: string): string {
+  return text.length <= LOGGED_VALUE_MAX ? text : `${text.slice(0, LOGGED_VALUE_MAX)}…`;
+}
+
+/**
+ * The error page's log line, under the request id it shows: status, code, the words (English, as
+ * the rule wrote them), and what the rule named (the client, the parameter and value refused).
+ */
+function log_error_page(context: Context, error: HttpError, details: LogDetails): void {
+  const named = Object.fromEntries(Object.entries(details).flatMap(([key, value]) => (typeof value === "string" ? [[key, clip(value)]] : [])));
+  context.app.log({
+    level: error.status >= 500 ? "error" : "info",
+    msg: "error page",
+    request_id: context.state.request_id,
+    method: context.request.method,
+    path: context.request.path,
+    status: error.status,
+    error: error.code,
+    error_description: clip(error.message),
+    ...named,
+  });
 }
 
 /** Words for request-contract issues; a repeated parameter arrives as an array. */

@@ -48,10 +48,25 @@ export type OAuthErrorCode =
   // RFC 8707 §2: a resource indicator that is invalid, unknown or not allowed (also RFC 8693 §2.2.2).
   | "invalid_target";
 
+/**
+ * What the log line of a refusal names besides its code and words (src/http/errors.ts, under the
+ * request id an error page shows): the client that asked, and the parameter refused with its
+ * value (clipped there). Never a secret, a password, a code or a token.
+ */
+export type LogDetails = { client_id?: string; parameter?: string; value?: string };
+
 /** Every error a rule raises on purpose; anything else thrown is a bug (a 500 that logs its stack). */
 export abstract class ProtocolError extends Error {
   /** The protocol's error code (`error`), also written to logs. */
   abstract readonly error: string;
+  /** For the log only; never in the answer. */
+  log_details: LogDetails = {};
+
+  /** Adds to what the log line names: `throw new PageError(…).for_log({ client_id })`. */
+  for_log(details: LogDetails): this {
+    this.log_details = { ...this.log_details, ...details };
+    return this;
+  }
 }
 
 export type OAuthErrorOptions = {

@@ -52,15 +52,17 @@ describe("form_post", () => {
     expect(directives.get("frame-ancestors")).toEqual(["'none'"]);
   });
 
-  test("other pages allow no inline script: the sign-in page runs only its own passkey files", async () => {
+  test("other pages allow no inline script: the sign-in page at this IP-address issuer runs none at all", async () => {
     const browser = new Browser();
     const first = await browser.get((await start(rp, FORM_POST)).url.href);
     const login = await browser.get(first.headers.get("location")!);
     const csp = login.headers.get("content-security-policy")!;
     const script_src = csp.split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src"));
-    expect(script_src).toBe("script-src 'self'");
+    // Passkeys, the only scripts of the sign-in page, cannot work at an IP address: not offered
+    // (tests/http/passkeys_rp_id.test.ts has the page at a domain name, with its own files only).
+    expect(script_src).toBeUndefined();
     const html = await login.text();
-    expect(html).not.toMatch(/<script>|<script(?![^>]*\ssrc="[^"]*\/static\/)[^>]*>|\son[a-z]+=/i);
+    expect(html).not.toMatch(/<script|\son[a-z]+=/i);
   });
 
   test("form_post page is not cached", async () => {

@@ -1,7 +1,9 @@
 /**
  * What the server prints never holds a secret. A real `main.ts serve` process runs a full flow
- * (a failed login, login, consent, token, userinfo, a replayed code, a wrong client secret)
- * with request logging on; then its whole output is searched for every secret the flow handled.
+ * (a failed login, login, consent, token, userinfo, a replayed code, a wrong client secret, an
+ * authorization request with an unregistered redirect URI) with request logging on; then its
+ * whole output is searched for every secret the flow handled. And an error page's reference (its
+ * request id) leads to a log line that says why.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,6 +21,8 @@ describe("the server log never contains secrets", () => {
   let server: ServerProcess;
   let client: Client;
   const secrets: Record<string, string> = {};
+  /** The error pages of authorization requests with a redirect URI the client never registered. */
+  const refused: { request_id: string; html: string; redirect_uri: string }[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "idp-logs-"));
@@ -56,6 +60,16 @@ describe("the server log never contains secrets", () => {
     secrets.wrong_secret = wrong_secret;
     expect((await redeem(server.url, { ...client, client_secret: wrong_secret }, result.code, result.pkce.verifier)).status).toBe(401);
     expect((await userinfo(server.url, `${tokens.access_token.slice(0, -4)}BBBB`)).status).toBe(401);
+    // An unregistered redirect URI (a short one, and one far too long to log whole): an error page.
+    for (const redirect_uri of ["https://evil.example/steal", `https://rp.example.com/callback?pad=${"x".repeat(3000)}`]) {
+      const refusal = new URL("/authorize", server.url);
+      for (const [k, v] of Object.entries({ client_id: client.client_id, response_type: "code", redirect_uri, scope: "openid", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })) {
+        refusal.searchParams.set(k, v);
+      }
+      const page = await browser.get(refusal.href);
+      expect(page.status).toBe(400);
+      refused.push({ request_id: page.headers.get("x-request-id")!, html: await page.text(), redirect_uri });
+    }
 
     secrets.password = PASSWORD;
     secrets.wrong_password = WRONG_PASSWORD;
@@ -79,6 +93,25 @@ describe("the server log never contains secrets", () => {
       expect(typeof line.time).toBe("string");
     }
     expect(requests.some((l) => l.path === "/token" && l.status === 401)).toBe(true);
+  });
+
+  test("an error page's reference leads to a log line with the reason, the client_id and the refused redirect URI (clipped)", async () => {
+    const [short, long] = refused;
+    expect(short!.html).toContain(`<code>${short!.request_id}</code>`);
+    const line = await server.wait_for_log((l) => l.msg === "error page" && l.request_id === short!.request_id);
+    expect(line).toMatchObject({
+      status: 400,
+      error: "invalid_request",
+      error_description: expect.stringContaining("has not registered"),
+      client_id: client.client_id,
+      parameter: "redirect_uri",
+      value: "https://evil.example/steal",
+      path: "/authorize",
+    });
+    // The request line of the same request carries only the status; this one says why.
+    const clipped = await server.wait_for_log((l) => l.msg === "error page" && l.request_id === long!.request_id);
+    expect(clipped.value).toBe(`${long!.redirect_uri.slice(0, 200)}…`);
+    expect(clipped.value as string).not.toContain("x".repeat(300));
   });
 
   test("no password, client secret, code, token, id_token or cookie value appears anywhere in the output", () => {

@@ -4,10 +4,11 @@
  * Linux: the process tree is read from /proc.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { free_port } from "../helpers/provider.ts";
+import { alive, answers, descendants, pump, wait_for } from "../helpers/process_tree.ts";
 import { base_env, ROOT } from "./process.ts";
 
 let dir: string;
@@ -15,54 +16,6 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "idp-npm-start-"));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The ids of every live descendant of `pid` (children, grandchildren...). */
-function descendants(pid: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // "pid (comm) state ppid ...": comm may hold spaces, so read after the last ")".
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch {
-      // Exited meanwhile.
-    }
-  }
-  const found: number[] = [];
-  const queue = [pid];
-  while (queue.length > 0) {
-    const parent = queue.shift()!;
-    for (const [child, ppid] of parents) if (ppid === parent) (found.push(child), queue.push(child));
-  }
-  return found;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function answers(url: string): Promise<boolean> {
-  try {
-    await fetch(url, { signal: AbortSignal.timeout(1000) });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function wait_for(probe: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
 
 describe.skipIf(!existsSync("/proc/self/stat") || Bun.which("npm") === null)("npm start", () => {
   const cases = [
@@ -82,16 +35,7 @@ describe.skipIf(!existsSync("/proc/self/stat") || Bun.which("npm") === null)("np
       // setsid: a process group of its own (npm's pid is its id), as a terminal's foreground job.
       const npm = Bun.spawn(group ? ["setsid", "npm", "start"] : ["npm", "start"], { cwd: ROOT, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
       let output = "";
-      const pump = async (stream: ReadableStream<Uint8Array>) => {
-        const reader = stream.getReader();
-        const decoder = new TextDecoder();
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          output += decoder.decode(value, { stream: true });
-        }
-      };
-      const pumped = Promise.all([pump(npm.stdout), pump(npm.stderr)]);
+      const pumped = Promise.all([pump(npm.stdout, (text) => void (output += text)), pump(npm.stderr, (text) => void (output += text))]);
       const url = `http://127.0.0.1:${port}/healthz`;
       let tree: number[] = [];
       try {

@@ -44,6 +44,19 @@ export function mail_enabled(config: Config): boolean {
   return config.smtp_url !== undefined || !config.production;
 }
 
+/** What mail being off takes away, in the words of the start warning and `idp config check`. */
+export const WITHOUT_MAIL = ["forgot password", "e-mail change", "e-mail confirmation links", "invitations"] as const;
+
+/**
+ * The warning for a configuration without mail (production without IDP_SMTP_URL), logged once at
+ * start (server.ts) and listed by `idp config check`: the features that need mail are then not
+ * offered, and the pages say why (account page, sign-in page). Null when mail is on.
+ */
+export function mail_off_warning(config: Config): string | null {
+  if (mail_enabled(config)) return null;
+  return `mail is off (production mode without IDP_SMTP_URL): ${WITHOUT_MAIL.join(", ")} are not available, and the sign-in and account pages say so; set IDP_SMTP_URL and IDP_MAIL_FROM to turn them on`;
+}
+
 /** The transport for this configuration, or null when mail is off (production without SMTP). */
 export function create_transport(config: Config, log: Log): MailTransport | null {
   if (config.smtp_url !== undefined) return smtp_transport(config.smtp_url);

@@ -124,6 +124,8 @@ export async function account_values(idp: Provider, session: AccountSession, mes
       // Changing the address needs a confirmation mail: not offered when mail is off.
       email: idp.mail.enabled ? `${issuer}${ACCOUNT_PATHS.email}` : null,
     },
+    // ...and the page says why instead.
+    email_change_unavailable: !idp.mail.enabled,
     // Members of the console's group find it from here; the console itself checks the second factor.
     admin_console_url: idp.config.admin_console.enabled && user.status === "active" && (await in_admin_group(idp, user.id)) ? `${issuer}${ADMIN_CONSOLE}` : null,
     // RP-Initiated Logout's page asks for confirmation, then signs this browser out.

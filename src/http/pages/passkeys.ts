@@ -6,6 +6,7 @@
 import { ACCOUNT_PATHS, type AccountSession } from "../../oidc/browser/account_guard.ts";
 import { MAX_PASSKEY_NAME } from "../../oidc/signin/passkeys/ceremony.ts";
 import type { Provider } from "../../oidc/provider.ts";
+import { passkeys_usable } from "../../oidc/signin/passkeys/rp_id.ts";
 import { passkey_scripts } from "./layout.ts";
 import { set_page_headers } from "../middleware/security_headers.ts";
 
@@ -26,12 +27,16 @@ export type PasskeyView = { id: string; name: string; created: string; last_used
 
 /**
  * The section's values. The scripts are added by the endpoints that also allow them in the page's
- * CSP (account_page_scripts); elsewhere the section shows without the "Add a passkey" form.
+ * CSP (account_page_scripts); elsewhere the section shows without the "Add a passkey" form. Where
+ * passkeys cannot work (rp_id.ts) nothing is offered: the section only lists the passkeys a user
+ * has, to rename or remove them, and is absent when there are none.
  */
 export async function passkeys_of(idp: Provider, session: AccountSession, error: string | null): Promise<{ passkeys: null | Record<string, unknown> }> {
   if (!idp.config.passkeys) return { passkeys: null };
   const user = session.user;
   const rows = await idp.store.list_passkeys_for_user(user.id);
+  const can_add = passkeys_usable(idp.config);
+  if (!can_add && rows.length === 0) return { passkeys: null };
   const issuer = idp.config.issuer;
   const list: PasskeyView[] = rows.map((row) => ({
     id: row.id,
@@ -52,6 +57,7 @@ export async function passkeys_of(idp: Provider, session: AccountSession, error:
       // The last way to sign in is never removed (a user without a password keeps one passkey).
       keep_last: user.password_hash === "",
       max_name: MAX_PASSKEY_NAME,
+      can_add,
       error,
     },
   };
@@ -59,6 +65,7 @@ export async function passkeys_of(idp: Provider, session: AccountSession, error:
 
 /** The account page's scripts and CSP when passkeys are on (account/home.ts, account/passkeys.ts). */
 export function account_page_scripts(idp: Provider, headers: Headers): { scripts?: string[] } {
-  set_page_headers(headers, null, idp.config.passkeys);
-  return idp.config.passkeys ? { scripts: passkey_scripts(idp) } : {};
+  const usable = passkeys_usable(idp.config);
+  set_page_headers(headers, null, usable);
+  return usable ? { scripts: passkey_scripts(idp) } : {};
 }

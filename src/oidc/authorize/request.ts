@@ -44,11 +44,11 @@ const INCOMPLETE = "The application sent an incomplete request";
 
 async function find_client(idp: Provider, client_id: string | string[] | undefined): Promise<ClientRow> {
   if (typeof client_id !== "string" || client_id === "") {
-    throw new PageError(INCOMPLETE, Array.isArray(client_id) ? "client_id was sent more than once." : "The request has no client_id, so we cannot tell which application asked you to sign in.");
+    throw new PageError(INCOMPLETE, Array.isArray(client_id) ? "client_id was sent more than once." : "The request has no client_id, so we cannot tell which application asked you to sign in.").for_log({ parameter: "client_id" });
   }
   const client = await idp.store.get_client(client_id);
   if (client === null) {
-    throw new PageError("Unknown application", "The application that sent you here is not registered with this sign-in service. Contact the application's support.", "invalid_client");
+    throw new PageError("Unknown application", "The application that sent you here is not registered with this sign-in service. Contact the application's support.", "invalid_client").for_log({ parameter: "client_id", value: client_id });
   }
   return client;
 }
@@ -78,17 +78,21 @@ export async function resolve_target(idp: Provider, sent: RawParams): Promise<Re
     if (!(thrown instanceof AuthorizationError)) throw thrown;
     // Only the query's own redirect URI can receive the error of an unusable request object.
     if (!is_registered(client, query.redirect_uri)) {
-      throw new PageError("The application sent an invalid request", `The sign-in request could not be read: ${thrown.description}.`, thrown.error);
+      throw new PageError("The application sent an invalid request", `The sign-in request could not be read: ${thrown.description}.`, thrown.error).for_log({ client_id: client.client_id, parameter: "request" });
     }
     error = thrown;
   }
   const redirect_uri = params.redirect_uri;
   // OIDC Core §3.1.2.1: redirect_uri is REQUIRED and MUST exactly match a registered one.
   if (typeof redirect_uri !== "string" || redirect_uri === "") {
-    throw new PageError(INCOMPLETE, Array.isArray(redirect_uri) ? "redirect_uri was sent more than once." : "The request has no redirect_uri, so we cannot tell where to send you back.");
+    throw new PageError(INCOMPLETE, Array.isArray(redirect_uri) ? "redirect_uri was sent more than once." : "The request has no redirect_uri, so we cannot tell where to send you back.").for_log({ client_id: client.client_id, parameter: "redirect_uri" });
   }
   if (!has_redirect_uri(client, redirect_uri)) {
-    throw new PageError("This return address is not registered", "The application asked to send you back to an address it has not registered, so we stopped here to protect your account. Contact the application's support.");
+    throw new PageError("This return address is not registered", "The application asked to send you back to an address it has not registered, so we stopped here to protect your account. Contact the application's support.").for_log({
+      client_id: client.client_id,
+      parameter: "redirect_uri",
+      value: redirect_uri,
+    });
   }
   // Errors use the requested response mode once it is a supported one (an unsupported one is
   // itself reported, by query, in step 2).

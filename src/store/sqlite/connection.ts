@@ -5,12 +5,16 @@ import { pending_migrations } from "../migrations/index.ts";
 import { now_seconds } from "../clock.ts";
 import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError, type MigrationResult } from "../types.ts";
 import { prepare_sqlite_files, restrict_sqlite_files } from "./files.ts";
+import { sqlite_write_problem } from "./writable.ts";
 
 /**
  * Opens (creating if needed) the database file; `:memory:` gives a private in-memory one. The
  * files are the owner's only (0600, a created directory 0700: files.ts), whatever the umask.
  */
 export function open_sqlite_database(path: string, busy_timeout_ms: number): Database {
+  // A file or directory this process cannot write: said with the path and the fix (writable.ts).
+  const unwritable = sqlite_write_problem(path);
+  if (unwritable !== null) throw new StoreUnavailableError(unwritable);
   let db: Database;
   try {
     if (path !== ":memory:") prepare_sqlite_files(path);

@@ -24,6 +24,7 @@ import { random_token } from "../../../oidc/crypto/secrets.ts";
 import { check_form_token, form_token } from "../../../oidc/browser/form_tokens.ts";
 import { invalid_form } from "../../errors.ts";
 import { layout_values, passkey_scripts } from "../../pages/layout.ts";
+import { passkeys_usable } from "../../../oidc/signin/passkeys/rp_id.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
@@ -75,12 +76,12 @@ export const AccountLogin = (idp: Provider) =>
       // The form token is bound to this browser: keep its binding value, or give it one.
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp)) ?? random_token(32);
       this.set_cookie(interaction_cookie_name(idp), binding, cookie_options(idp, idp.config.tokens.interaction_ttl));
-      // Passkeys (static/passkeys.js) need our own scripts on this page.
-      set_page_headers(this.response.headers, null, idp.config.passkeys);
+      // Passkeys (static/passkeys.js) need our own scripts on this page; none where they cannot work (rp_id.ts).
+      set_page_headers(this.response.headers, null, passkeys_usable(idp.config));
       const passkey_base = `${account_url(idp, "login")}/passkey`;
       return this.view("login", {
         ...layout_values(idp, "Sign in"),
-        ...(idp.config.passkeys ? { scripts: passkey_scripts(idp), passkey: { options: `${passkey_base}/options`, action: passkey_base } } : { passkey: null }),
+        ...(passkeys_usable(idp.config) ? { scripts: passkey_scripts(idp), passkey: { options: `${passkey_base}/options`, action: passkey_base } } : { passkey: null }),
         client_name: "your account",
         action: account_url(idp, "login"),
         csrf: form_token(binding, "account_login"),
@@ -88,6 +89,8 @@ export const AccountLogin = (idp: Provider) =>
         error,
         signup_url: signup_link(idp),
         forgot_url: forgot_password_url(idp),
+        // Without mail (production without SMTP) the page says why there is no link.
+        forgot_unavailable: !idp.mail.enabled,
         upstreams: await upstream_buttons(idp, null),
       });
     }

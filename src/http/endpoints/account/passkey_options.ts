@@ -14,6 +14,7 @@ import { verify_password } from "../../../platform/passwords.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { PASSKEY_PATHS } from "../../pages/passkeys.ts";
+import { request_translator } from "../../middleware/locale.ts";
 
 export const AccountPasskeyOptionsRequest = Fw.Request(
   "AccountPasskeyOptionsRequest",
@@ -34,8 +35,10 @@ export const AccountPasskeyOptions = (idp: Provider) =>
     static route = `POST ${PASSKEY_PATHS.options}`;
 
     async call() {
+      // The refusals are shown by static/passkeys.js as they are: in the page's language.
+      const tr = request_translator(this.context, idp.config.default_locale);
       const session = await account_session(idp, this.cookies);
-      if (session === null) return this.json({ error: "You are signed out. Reload the page and sign in again." }, 401);
+      if (session === null) return this.json({ error: tr.text("You are signed out. Reload the page and sign in again.") }, 401);
       const input = this.account_passkey_options_request;
       check_account_csrf(session, input.csrf);
       const user = session.user;
@@ -44,11 +47,11 @@ export const AccountPasskeyOptions = (idp: Provider) =>
         const attempt = await reserve_login_attempt(idp, ip, user.username);
         if (!(await verify_password(input.password ?? "", user.password_hash))) {
           await login_attempt_failed(idp, attempt);
-          return this.json({ error: "Your password is not right.", field: "password" }, 400);
+          return this.json({ error: tr.text("Your password is not right."), field: "password" }, 400);
         }
         await release_login_attempt(idp, attempt);
       } else if (idp.now() - session.session.auth_time > REAUTH_SECONDS) {
-        return this.json({ error: "For your security, sign out and sign in again, then add the passkey." }, 400);
+        return this.json({ error: tr.text("For your security, sign out and sign in again, then add the passkey.") }, 400);
       }
       return this.json(await registration_options(idp, user, registration_binding(session.session.id_hash)));
     }

@@ -20,6 +20,7 @@ import { PageError } from "../../../oidc/errors.ts";
 import { invalid_form } from "../../errors.ts";
 import { check_csrf, load_interaction, type Interaction, interaction_url } from "../../../oidc/authorize/interactions.ts";
 import { layout_values, passkey_scripts } from "../../pages/layout.ts";
+import { passkeys_usable } from "../../../oidc/signin/passkeys/rp_id.ts";
 import { continue_after_sign_in } from "../../authorization_response.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
@@ -79,12 +80,12 @@ export const Login = (idp: Provider) =>
     }
 
     async page(interaction: Interaction, client: ClientRow, username: string, error: string | null) {
-      // Passkeys (static/passkeys.js) need our own scripts on this page.
-      set_page_headers(this.response.headers, interaction.request.redirect_uri, idp.config.passkeys);
+      // Passkeys (static/passkeys.js) need our own scripts on this page; none where they cannot work (rp_id.ts).
+      set_page_headers(this.response.headers, interaction.request.redirect_uri, passkeys_usable(idp.config));
       const passkey_base = `${idp.config.issuer}/interaction/${encodeURIComponent(interaction.id)}/passkey`;
       return this.view("login", {
         ...layout_values(idp, "Sign in"),
-        ...(idp.config.passkeys ? { scripts: passkey_scripts(idp), passkey: { options: `${passkey_base}/options`, action: passkey_base } } : { passkey: null }),
+        ...(passkeys_usable(idp.config) ? { scripts: passkey_scripts(idp), passkey: { options: `${passkey_base}/options`, action: passkey_base } } : { passkey: null }),
         client_name: display_name(client),
         action: interaction_url(idp, interaction.id, "login"),
         csrf: interaction.csrf,
@@ -92,6 +93,8 @@ export const Login = (idp: Provider) =>
         error,
         signup_url: signup_link(idp, interaction.id),
         forgot_url: forgot_password_url(idp, interaction.id),
+        // Without mail (production without SMTP) the page says why there is no link.
+        forgot_unavailable: !idp.mail.enabled,
         upstreams: await upstream_buttons(idp, interaction.id),
       });
     }

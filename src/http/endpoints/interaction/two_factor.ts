@@ -19,6 +19,7 @@ import { finish_second_factor } from "../../authorization_response.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";
+import { passkeys_usable } from "../../../oidc/signin/passkeys/rp_id.ts";
 
 export const TwoFactorRequest = Fw.Request(
   "TwoFactorRequest",
@@ -68,13 +69,16 @@ export const TwoFactor = (idp: Provider) =>
       const interaction = pending.interaction;
       const client = interaction === null ? null : await idp.store.get_client(interaction.request.client_id);
       const passkey_base = `${idp.config.issuer}/interaction/${encodeURIComponent(pending.id)}/passkey`;
-      const passkey = (pending.enrol && idp.config.passkeys) || pending.methods.passkeys > 0 ? { options: `${passkey_base}/options`, action: passkey_base, step: pending.enrol ? "enrol" : "second_factor" } : null;
+      // Not where passkeys cannot work (rp_id.ts): a user whose only factor is a passkey is told why.
+      const usable = passkeys_usable(idp.config);
+      const passkey = usable && (pending.enrol || pending.methods.passkeys > 0) ? { options: `${passkey_base}/options`, action: passkey_base, step: pending.enrol ? "enrol" : "second_factor" } : null;
       // Our scripts only where a passkey is offered (static/passkeys.js).
       set_page_headers(this.response.headers, interaction?.request.redirect_uri ?? null, passkey !== null);
       return this.view("two_factor", {
         ...layout_values(idp, pending.enrol ? "Add a second factor" : "Two-step verification"),
         ...(passkey === null ? {} : { scripts: passkey_scripts(idp) }),
         passkey,
+        passkey_unavailable: !usable && !pending.enrol && pending.methods.passkeys > 0,
         totp: totp_allowed(pending),
         enrol: pending.enrol,
         totp_setup: pending.enrol ? `${idp.config.issuer}/interaction/${encodeURIComponent(pending.id)}/enrol-totp` : null,
