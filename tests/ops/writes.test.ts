@@ -71,7 +71,7 @@ describe("store calls per step of the flow", () => {
     await raw?.close();
   });
 
-  test("first sign-in: /authorize 2 writes (its rate-limit counter, the interaction), password login 10 (reserve, verify, release), consent 5; code exchange 2 (1 atomic update, 1 insert; no rate-limit counter); userinfo 0", async () => {
+  test("first sign-in: /authorize 2 writes (its rate-limit counter, the interaction), password login 10 (reserve, verify, release), consent 5; code exchange 3 (1 atomic update, 1 insert, the client's first use; no rate-limit counter); userinfo 0", async () => {
     const browser = new Browser();
     const url = new URL("/authorize", served.url);
     for (const [k, v] of Object.entries({ client_id: client.client_id, response_type: "code", redirect_uri: CALLBACK, scope: "openid email", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })) {
@@ -110,9 +110,11 @@ describe("store calls per step of the flow", () => {
     const exchange = counter.take();
     // No rate-limit counter is written for a client that authenticates: the failure counters
     // (oidc/limits/client_auth.ts: per client and address, per address) are only read, and written
-    // when an authentication fails. Before, every request wrote two counters (4 writes).
-    expect(exchange.writes).toBe(2);
-    expect(exchange.calls.filter(is_write).sort()).toEqual(["consume_code", "insert_token"]);
+    // when an authentication fails. Before, every request wrote two counters (4 writes). This is
+    // the client's first token, so its first use is recorded (mark_client_used: once per client
+    // ever, oidc/registration/unused_clients.ts); the next exchange below writes 2.
+    expect(exchange.writes).toBe(3);
+    expect(exchange.calls.filter(is_write).sort()).toEqual(["consume_code", "insert_token", "mark_client_used"]);
     expect(exchange.calls.filter((c) => c === "get_counter")).toEqual(["get_counter", "get_counter"]);
 
     const { access_token } = (await token.json()) as { access_token: string };
@@ -129,5 +131,8 @@ describe("store calls per step of the flow", () => {
     const again = await get_code(served.url, client, PASSWORD, browser);
     expect(again.steps).toEqual([]);
     expect(counter.take().calls.filter(is_write)).toEqual(["hit", "insert_code", "add_session_client"]);
+    // The client was used before: its exchange writes the code's consumption and the token only.
+    expect((await redeem(served.url, client, again.code, again.pkce.verifier)).status).toBe(200);
+    expect(counter.take().calls.filter(is_write).sort()).toEqual(["consume_code", "insert_token"]);
   });
 });
