@@ -8,7 +8,8 @@ import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE, check_console_csrf, record_console_event } from "../../../oidc/admin/console.ts";
 import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
 import { create_group } from "../../../oidc/admin/groups.ts";
-import { check_group_deletion } from "../../../oidc/admin/lasting_power.ts";
+import { check_group_deletion, is_admin_group } from "../../../oidc/admin/lasting_power.ts";
+import { check_lockout } from "../../../oidc/admin/lockout.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { UserRow } from "../../../store/types.ts";
 import { invalid_form } from "../../errors.ts";
@@ -68,6 +69,7 @@ export const AdminConsoleGroupAction = (idp: Provider) =>
               const added = await idp.store.add_group_member(group.id, member.id, idp.now());
               await record_console_event(idp, admin.user, ip, { action: "group_member_added", user_id: member.id, details: { group: group.name, added } });
             } else {
+              if (is_admin_group(idp, group.name)) await check_lockout(idp.store, idp.config.admin_console.group, member, "remove_admin", { actor_id: admin.user.id });
               if (!(await idp.store.remove_group_member(group.id, member.id))) throw new AdminError("not_found", `${member.username} is not in group ${group.name}`);
               await record_console_event(idp, admin.user, ip, { action: "group_member_removed", user_id: member.id, details: { group: group.name } });
             }
@@ -79,7 +81,9 @@ export const AdminConsoleGroupAction = (idp: Provider) =>
         const words = refusal_words(error);
         await record_console_event(idp, admin.user, ip, { action: `group_${input.action}`, outcome: "failure", user_id: member?.id ?? null, details: { group: name } });
         if (input.back === "user" && member !== null) return this.view("admin/user", await user_page(idp, admin, member, { error: words }), 409);
-        return this.view("admin/groups", await groups_page(idp, admin, { error: words, form: { name, description: input.description ?? "" } }), 422);
+        // A refusal of the state (the admin group, the last administrator) is a conflict; bad input is 422.
+        const status = error instanceof AdminError && error.error === "conflict" ? 409 : 422;
+        return this.view("admin/groups", await groups_page(idp, admin, { error: words, form: { name, description: input.description ?? "" } }), status);
       }
     }
   };

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_console_event } from "../../../oidc/admin/console.ts";
 import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
+import { check_lockout } from "../../../oidc/admin/lockout.ts";
 import { change_user, reset_second_factors } from "../../../oidc/admin/users.ts";
 import { mail_reset_link, reset_refusal } from "../../../oidc/accounts/password_reset.ts";
 import { end_session } from "../../../oidc/logout/end_session.ts";
@@ -63,6 +64,8 @@ export const AdminConsoleUserAction = (idp: Provider) =>
         switch (input.action) {
           case "disable":
           case "enable": {
+            // Never oneself, never the last active administrator (oidc/admin/lockout.ts).
+            if (input.action === "disable") await check_lockout(idp.store, idp.config.admin_console.group, user, "disable", { actor_id: admin.user.id });
             const { action, ended } = await change_user(idp.store, user, { status: input.action === "disable" ? "disabled" : "active" }, idp.now());
             await audit(action, ended ?? {});
             return back(action);
@@ -93,7 +96,7 @@ export const AdminConsoleUserAction = (idp: Provider) =>
             return back("second_factors_reset");
           }
           case "delete": {
-            if (user.id === admin.user.id) throw new AdminError("conflict", "You cannot delete your own account from the console.");
+            await check_lockout(idp.store, idp.config.admin_console.group, user, "delete", { actor_id: admin.user.id });
             if (!(await idp.store.delete_user(user.id))) throw not_found("user", user.id);
             await audit("user_deleted", { username: user.username });
             return this.redirect_to(`${console_url(idp, "/users")}?done=user_deleted`, 303);

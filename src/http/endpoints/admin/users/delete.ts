@@ -1,6 +1,10 @@
-/** DELETE /admin/api/v1/users/:id, with If-Match: the user and their sessions, grants, codes and tokens. */
+/**
+ * DELETE /admin/api/v1/users/:id, with If-Match: the user and their sessions, grants, codes and
+ * tokens. Refused (409) for the last active administrator (oidc/admin/lockout.ts).
+ */
 import { Fw } from "../../../../fw/index.ts";
 import { not_found } from "../../../../oidc/admin/errors.ts";
+import { check_lockout } from "../../../../oidc/admin/lockout.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, require_match, type OpenApiOperation } from "../common.ts";
 import { user_of, user_view } from "./find.ts";
@@ -13,6 +17,7 @@ export const AdminUserDelete = (idp: Provider) =>
     async call() {
       const user = await user_of(idp, this.route_params.id ?? "");
       require_match(this, await user_view(idp, user));
+      await check_lockout(idp.store, idp.config.admin_console.group, user, "delete");
       if (!(await idp.store.delete_user(user.id))) throw not_found("user", user.id);
       audit_target(this, { action: "user_deleted", user_id: user.id, details: { username: user.username } });
       return new Fw.Response.Empty();

@@ -1,11 +1,12 @@
 /**
  * PATCH /admin/api/v1/users/:id: changes the members sent (null clears one), with If-Match.
  * `status: "disabled"` disables the account: every later sign-in is refused and its sessions and
- * tokens end now; `"active"` enables it again.
+ * tokens end now (refused for the last active administrator); `"active"` enables it again.
  */
 import { Fw } from "../../../../fw/index.ts";
 import { change_user } from "../../../../oidc/admin/users.ts";
 import { check_admin_member_recovery } from "../../../../oidc/admin/lasting_power.ts";
+import { check_lockout } from "../../../../oidc/admin/lockout.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, require_match, with_etag, type OpenApiOperation } from "../common.ts";
 import { UserPatchSchema, UserSchema } from "../schemas.ts";
@@ -22,6 +23,8 @@ export const AdminUserUpdate = (idp: Provider) =>
       const current = await user_of(idp, this.route_params.id ?? "");
       require_match(this, await user_view(idp, current));
       await check_admin_member_recovery(idp, current.id, this.admin_user_update_request);
+      // Not the last active administrator (oidc/admin/lockout.ts).
+      if (this.admin_user_update_request.status === "disabled" && current.status !== "disabled") await check_lockout(idp.store, idp.config.admin_console.group, current, "disable");
       const { user, action, ended } = await change_user(idp.store, current, this.admin_user_update_request, idp.now());
       // "user_enabled" is reported as the API always did: an update.
       audit_target(this, { action: action === "user_disabled" ? action : "user_updated", user_id: user.id, details: { changed: Object.keys(this.admin_user_update_request), ...(ended ?? {}) } });
