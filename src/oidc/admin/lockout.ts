@@ -29,7 +29,12 @@ const SELF: Record<LockoutChange, string> = {
   remove_admin: "You cannot remove yourself from the admin group: another administrator must do it.",
 };
 
-const DOING: Record<LockoutChange, string> = { disable: "disabling", delete: "deleting", remove_admin: "removing" };
+/** Whole sentences (each is a catalog message the console translates, locales/*.json `rules.admin_last_*`). */
+const LAST: Record<LockoutChange, (username: string, group: string) => string> = {
+  disable: (username, group) => `${username} is the last active administrator (the only active member of the group ${group}): disabling them would leave nobody who can use the admin console. Make someone else an administrator first.`,
+  delete: (username, group) => `${username} is the last active administrator (the only active member of the group ${group}): deleting them would leave nobody who can use the admin console. Make someone else an administrator first.`,
+  remove_admin: (username, group) => `${username} is the last active administrator (the only active member of the group ${group}): removing them from it would leave nobody who can use the admin console. Make someone else an administrator first.`,
+};
 
 /** Is `user` an active member of `admin_group` (names compare without case)? */
 export async function is_active_admin(store: Store, admin_group: string, user: UserRow): Promise<boolean> {
@@ -57,11 +62,7 @@ export async function lockout_problem(store: Store, admin_group: string, target:
   if (actor_id !== null && actor_id === target.id) return { kind: "self", message: SELF[change] };
   if (!(await is_active_admin(store, admin_group, target))) return null;
   if (await another_active_admin(store, admin_group, target.id)) return null;
-  const what = change === "remove_admin" ? `${DOING[change]} them from it` : `${DOING[change]} them`;
-  return {
-    kind: "last_admin",
-    message: `${target.username} is the last active administrator (the only active member of the group ${admin_group}): ${what} would leave nobody who can use the admin console. Make someone else an administrator first.`,
-  };
+  return { kind: "last_admin", message: LAST[change](target.username, admin_group) };
 }
 
 /**

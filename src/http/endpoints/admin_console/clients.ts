@@ -7,6 +7,7 @@ import { etag_of } from "../../../oidc/admin/etag.ts";
 import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
+import { client_confirm_url } from "./client_confirm.ts";
 
 export const AdminConsoleClientsRequest = Fw.Request("AdminConsoleClientsRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
 
@@ -23,7 +24,9 @@ export async function clients_page(idp: Provider, admin: AccountSession, extra: 
     // The ETag of the client as shown, for the edit form (the API's If-Match rule).
     return { ...shown, etag: etag_of(shown), auth: auth_method_of(row.metadata), created: when(row.created_at), redirects: (shown.redirect_uris ?? []).join("\n"), grants: shown.grant_types ?? ["authorization_code"],
       allowed: (row.metadata.allowed_groups ?? []).join(", "),
-      roles_text: Object.entries(row.metadata.roles ?? {}).map(([group, role]) => `${group}=${role}`).join("\n") };
+      roles_text: Object.entries(row.metadata.roles ?? {}).map(([group, role]) => `${group}=${role}`).join("\n"),
+      // A new secret and a deletion are confirmed on their own page (client_confirm.ts).
+      rotate_url: client_confirm_url(idp, row.client_id, "rotate_secret"), delete_url: client_confirm_url(idp, row.client_id, "delete") };
   });
   return console_values(idp, admin, "clients", "Applications", { clients, grant_types: FORM_GRANT_TYPES, form: EMPTY_CLIENT_FORM, ...extra });
 }
