@@ -213,6 +213,22 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       await clean("clients with policy");
     });
 
+    run("a new secret may keep the old one working for an hour; the page says until when", async () => {
+      const section = () => page.locator("section", { has: page.getByRole("heading", { name: "Console App" }) });
+      await page.goto(`${t.issuer}/admin/clients`);
+      await section().getByRole("link", { name: "New secret" }).click();
+      expect(await page.locator("h1").innerText()).toBe("A new secret for Console App");
+      await clean("rotation confirmation");
+      await page.getByLabel("For 1 hour").check();
+      await page.getByLabel("Your password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Make a new secret" }).click();
+      expect(await page.locator("main").innerText()).toContain("The previous secret keeps working until");
+      await clean("new secret with a grace period");
+      await page.goto(`${t.issuer}/admin/clients`);
+      expect(await section().innerText()).toContain("Previous secret");
+      await clean("clients with a previous secret");
+    });
+
     run("a user outside the admin group gets 403", async () => {
       const bob_browser = new HttpBrowser();
       await account_login(t, bob_browser, "bob", "a long enough passphrase 42");

@@ -46,6 +46,7 @@ export const CONSOLE_NOTICES: Record<string, string> = {
   group_deleted: "The group was deleted.",
   client_updated: "The application was saved.",
   client_deleted: "The application was deleted.",
+  secret_grace_ended: "The previous secret no longer works.",
   upstream_created: "The sign-in provider was added. Register its redirect URI at the provider.",
   upstream_enabled: "The sign-in provider was enabled: its button is on the sign-in page.",
   upstream_disabled: "The sign-in provider was disabled: nobody signs in with it until it is enabled again.",

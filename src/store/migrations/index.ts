@@ -20,11 +20,12 @@ import { upstream_mfa } from "./014_upstream_mfa.ts";
 import { resource_servers } from "./015_resource_servers.ts";
 import { upstream_group_map } from "./017_upstream_group_map.ts";
 import { user_locale } from "./018_user_locale.ts";
+import { client_secret_grace } from "./019_client_secret_grace.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
 
-export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc, mail_outbox, user_tokens, passkeys, groups, federation, user_email_index, par_dpop, device_authorizations, upstream_mfa, resource_servers, upstream_group_map, user_locale];
+export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc, mail_outbox, user_tokens, passkeys, groups, federation, user_email_index, par_dpop, device_authorizations, upstream_mfa, resource_servers, upstream_group_map, user_locale, client_secret_grace];
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
 

@@ -34,5 +34,11 @@ export function pg_clients(sql: SQL): ClientStore {
       const [raw] = await sql`SELECT * FROM clients WHERE registration_access_token_hash = ${token_hash}`;
       return decode_or_null(client_spec, raw);
     },
+    async note_client_secret_use(client_id, secret_hash, at) {
+      await sql`UPDATE clients SET
+        client_secret_used_at = CASE WHEN client_secret_hash = ${secret_hash} THEN ${at} ELSE client_secret_used_at END,
+        previous_secret_used_at = CASE WHEN previous_secret_hash = ${secret_hash} THEN ${at} ELSE previous_secret_used_at END
+        WHERE client_id = ${client_id}`;
+    },
   };
 }

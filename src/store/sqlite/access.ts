@@ -49,6 +49,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   update_client: "write",
   delete_client: "write",
   get_client_by_registration_token_hash: "read",
+  note_client_secret_use: "write",
   // sessions
   create_session: "write",
   get_session: "read",

@@ -15,6 +15,10 @@ export function sqlite_clients(db: Database): Sync<ClientStore> {
   const by_registration_token = db.prepare("SELECT * FROM clients WHERE registration_access_token_hash = $hash");
   const list = db.prepare("SELECT * FROM clients ORDER BY client_id LIMIT $limit OFFSET $offset");
   const remove = db.prepare("DELETE FROM clients WHERE client_id = $client_id");
+  const note_use = db.prepare(
+    "UPDATE clients SET client_secret_used_at = CASE WHEN client_secret_hash = $hash THEN $at ELSE client_secret_used_at END, " +
+      "previous_secret_used_at = CASE WHEN previous_secret_hash = $hash THEN $at ELSE previous_secret_used_at END WHERE client_id = $client_id",
+  );
 
   const get = (client_id: string) => decode_or_null(client_spec, by_id.get({ client_id: client_id }));
 
@@ -47,6 +51,9 @@ export function sqlite_clients(db: Database): Sync<ClientStore> {
     },
     get_client_by_registration_token_hash(token_hash) {
       return decode_or_null(client_spec, by_registration_token.get({ hash: token_hash }));
+    },
+    note_client_secret_use(client_id, secret_hash, at) {
+      note_use.run({ client_id, hash: secret_hash, at });
     },
   };
 }

@@ -91,6 +91,19 @@ export type ClientRow = {
   metadata: ClientMetadata;
   created_at: UnixSeconds;
   updated_at: UnixSeconds;
+  /** When the current secret was made; null for one made before this was recorded (or no secret). */
+  client_secret_created_at: UnixSeconds | null;
+  /** When the current secret last authenticated the client, to the minute (oidc/clients/authentication.ts); null: never. */
+  client_secret_used_at: UnixSeconds | null;
+  /**
+   * The secret a rotation with a grace period replaced (oidc/admin/clients.ts
+   * `rotate_client_secret`): it keeps authenticating the client until `previous_secret_expires_at`,
+   * so the application can move to the new one without an outage. All four null when there is none.
+   */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: UnixSeconds | null;
+  previous_secret_created_at: UnixSeconds | null;
+  previous_secret_used_at: UnixSeconds | null;
 };
 
 export type NewClient = Pick<ClientRow, "client_id" | "metadata"> &
@@ -110,4 +123,10 @@ export interface ClientStore {
   delete_client(client_id: string): Promise<boolean>;
   /** RFC 7592: find the client a registration access token belongs to. */
   get_client_by_registration_token_hash(token_hash: string): Promise<ClientRow | null>;
+  /**
+   * Records that the secret whose hash is `secret_hash` (the current or the previous one)
+   * authenticated the client at `at`. Changes neither `updated_at` nor anything else; nothing
+   * when neither secret has that hash any more (a rotation in between).
+   */
+  note_client_secret_use(client_id: string, secret_hash: string, at: UnixSeconds): Promise<void>;
 }
