@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ClientRow } from "../../src/store/types.ts";
 import { confirm_form, console_browser, console_page } from "../helpers/admin_console.ts";
+import { REDIRECT_URI } from "../helpers/provider.ts";
+import { manage, registered } from "./register_helpers.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 
 const API = "/admin/api/v1";
@@ -48,7 +50,7 @@ async function rotate(client_id: string, body?: unknown): Promise<Response> {
 }
 
 beforeAll(async () => {
-  t = await start_provider();
+  t = await start_provider({ config: { registration: "open" } });
   const { client, secret } = await t.add_client({ client_name: "ops", grant_types: ["client_credentials"], response_types: [], admin: true, scope: "admin" });
   ops = { client_id: client.client_id, secret: secret! };
 });
@@ -117,6 +119,20 @@ describe("client secret rotation with a grace period", () => {
     expect(await used()).toEqual([start + 60, start + 30]);
     // Dating a use is no change of the client: its ETag (updated_at) stays.
     expect((await t.store.get_client(client.client_id))!.updated_at).toBe(updated_at);
+  });
+
+  test("a client that gives up its secret through RFC 7592 and takes a new one keeps no previous secret working", async () => {
+    const info = await registered(t, { client_name: "Self", grant_types: ["client_credentials"], response_types: [], token_endpoint_auth_method: "client_secret_basic" });
+    await rotate(info.client_id, { grace_seconds: 86400 });
+    expect(await token_status(info.client_id, info.client_secret!)).toBe(200);
+    const put = (body: Record<string, unknown>) => manage("PUT", info.registration_client_uri, info.registration_access_token, { client_id: info.client_id, ...body });
+    expect((await put({ client_name: "Self", redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none" })).status).toBe(200);
+    const back = await put({ client_name: "Self", grant_types: ["client_credentials"], response_types: [], token_endpoint_auth_method: "client_secret_basic" });
+    expect(back.status).toBe(200);
+    const fresh = ((await back.json()) as { client_secret: string }).client_secret;
+    expect(await token_status(info.client_id, fresh)).toBe(200);
+    expect(await token_status(info.client_id, info.client_secret!)).toBe(401);
+    expect((await t.store.get_client(info.client_id))!.client_secret_created_at).toBe(t.clock.now());
   });
 
   test("console: a rotation with a grace period, each secret's dates, and the grace period ended early", async () => {
