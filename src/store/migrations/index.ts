@@ -20,7 +20,7 @@ import { upstream_mfa } from "./014_upstream_mfa.ts";
 import { resource_servers } from "./015_resource_servers.ts";
 import { upstream_group_map } from "./017_upstream_group_map.ts";
 import { user_locale } from "./018_user_locale.ts";
-import { client_secret_grace } from "./019_client_secret_grace.ts";
+import { client_secret_grace } from "./023_client_secret_grace.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";

@@ -1,5 +1,5 @@
 /**
- * Version 19: a client's secret with its dates, and the secret a rotation replaced
+ * Version 23: a client's secret with its dates, and the secret a rotation replaced
  * (oidc/admin/clients.ts `rotate_client_secret` with a grace period):
  *
  * - `client_secret_created_at`, `client_secret_used_at`: when the current secret was made and
@@ -24,7 +24,7 @@ ALTER TABLE clients ADD COLUMN previous_secret_used_at ${int};
 }
 
 export const client_secret_grace: Migration = {
-  version: 19,
+  version: 23,
   name: "client secret grace",
   sqlite: sql("INTEGER"),
   postgres: sql("BIGINT"),
