@@ -5,7 +5,7 @@
 import type { ClientMetadata, ClientRow, Store } from "../store/types.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
 import { fapi_metadata_problem, with_fapi_defaults } from "../oidc/clients/fapi.ts";
-import { create_client_with_secret, public_client, rotate_client_secret, set_admin } from "../oidc/admin/clients.ts";
+import { create_client_with_secret, public_client, rotate_client_secret, set_admin, type GraceSeconds } from "../oidc/admin/clients.ts";
 import { AUTH_METHODS, GRANT_TYPES, check_group_settings, client_metadata, group_flags, type GroupFlags } from "./client_metadata.ts";
 import { GROUP_METADATA, group_settings, type GroupSettings } from "../oidc/claims/groups.ts";
 import { must, type CliContext } from "./context.ts";
@@ -309,26 +309,34 @@ async function remove(ctx: CliContext, { positionals }: ArgsOf<typeof REMOVE>): 
   );
 }
 
+/** `--grace`: how long the old secret keeps working (oidc/admin/clients.ts GRACE_SECONDS). */
+const GRACE: Record<string, GraceSeconds> = { "0": 0, "1h": 3600, "1d": 86400 };
+
 const ROTATE_SECRET = {
-  summary: "replace a client's secret and print the new one (once); the old one stops working",
+  summary: "replace a client's secret and print the new one (once); the old one stops working, or after --grace",
   positionals: ["client_id"],
+  options: { grace: { type: "string", value: Object.keys(GRACE).join("|"), help: "keep the old secret working for an hour or a day while the application moves to the new one (default 0: it stops now)" } },
 } as const satisfies CommandSpec<OptionSpecs>;
 
-async function rotate_secret(ctx: CliContext, { positionals }: ArgsOf<typeof ROTATE_SECRET>): Promise<void> {
+async function rotate_secret(ctx: CliContext, { flags, positionals }: ArgsOf<typeof ROTATE_SECRET>): Promise<void> {
   const [client_id] = positionals as [string];
+  const given = flags.grace ?? "0";
+  if (!Object.hasOwn(GRACE, given)) throw new UsageError(`--grace must be one of ${Object.keys(GRACE).join(", ")}`);
+  const grace = GRACE[given]!;
   const store = await ctx.store();
   const client = await find_client(store, client_id);
   let rotated: { client: ClientRow; secret: string };
   try {
-    rotated = await rotate_client_secret(store, client);
+    rotated = await rotate_client_secret(store, client, Math.floor(Date.now() / 1000), grace);
   } catch (error) {
     if (error instanceof AdminError) throw new CliError(error.message);
     throw error;
   }
   const { client: updated, secret } = rotated;
-  await ctx.audit({ type: "client_secret_rotated", client_id: client.client_id });
-  ctx.emit({ client_id: updated.client_id, client_secret: secret, client_secret_expires_at: 0 }, (write) => {
-    write(`New secret for client ${updated.client_id}; the previous secret no longer works.\n\n`);
+  const until = updated.previous_secret_expires_at;
+  await ctx.audit({ type: "client_secret_rotated", client_id: client.client_id, details: { grace_seconds: grace } });
+  ctx.emit({ client_id: updated.client_id, client_secret: secret, client_secret_expires_at: 0, previous_secret_expires_at: until }, (write) => {
+    write(`New secret for client ${updated.client_id}; ${until === null ? "the previous secret no longer works" : `the previous secret works until ${format_time(until)}`}.\n\n`);
     write_record(write, { client_id: updated.client_id, client_secret: secret });
     secret_notice(write, "client secret");
   });

@@ -5,6 +5,7 @@
  * (scripts/docs/sections/cli.ts) read it.
  */
 import { AUDIT_EVENT_TYPES } from "../store/types/audit.ts";
+import { admin_group } from "./admin.ts";
 import { audit_commands } from "./audit.ts";
 import { clients_commands } from "./clients.ts";
 import { config_commands } from "./config.ts";
@@ -19,6 +20,7 @@ import { group, type Command, type CommandGroup } from "./spec.ts";
 import { upstreams_commands } from "./upstreams.ts";
 import { invite_command } from "./users_invite.ts";
 import { send_reset_command } from "./users_reset.ts";
+import { disable_command, enable_command } from "./users_status.ts";
 import { users_commands } from "./users.ts";
 
 /** The top-level commands. Notes are paragraphs separated by blank lines (the help reflows them). */
@@ -27,7 +29,7 @@ export const COMMANDS: Record<string, Command | CommandGroup> = {
   migrate: migrate_command,
   users: group({
     summary: "manage end users",
-    commands: { ...users_commands, invite: invite_command, "send-reset": send_reset_command },
+    commands: { ...users_commands, enable: enable_command, disable: disable_command, invite: invite_command, "send-reset": send_reset_command },
     notes: `A password (--password-stdin) must meet the password policy: at least
 IDP_PASSWORD_MIN_LENGTH characters (10 by default), at most IDP_PASSWORD_MAX_LENGTH, not one of
 the 10,000 most common passwords, and not the username or the e-mail address; it is stored as an
@@ -35,6 +37,11 @@ argon2id hash.
 
 reset-2fa is for a user who lost their authenticator app, recovery codes or passkeys: they sign
 in with the password and can set them up again.
+
+disable refuses every later sign-in and ends the user's sessions and tokens now, as the console
+and the API do; enable lets a disabled user sign in again. The last active administrator (the
+only active member of IDP_ADMIN_GROUP) is disabled or removed only with --force; idp admin grant
+makes someone an administrator again.
 
 invite needs IDP_SIGNUP=invite or open, and mail. The link is valid IDP_INVITATION_TTL seconds
 (7 days by default); a running server delivers it. Inviting the same address again sends a new
@@ -45,6 +52,7 @@ send-reset needs mail and an e-mail address on the account, and is refused for i
 disabled users. The link is valid IDP_PASSWORD_RESET_TTL seconds (30 minutes by default); a
 running server delivers it, and it voids the older links.`,
   }),
+  admin: admin_group,
   groups: group({
     summary: "manage groups of users and their members",
     commands: groups_commands,

@@ -9,6 +9,7 @@ import { AdminError } from "../oidc/admin/errors.ts";
 import { MAX_DESCRIPTION, create_group } from "../oidc/admin/groups.ts";
 import { must, type CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
+import { FORCE, lockout_note } from "./lockout.ts";
 import { format_time, write_table } from "./output.ts";
 import { command, group, type ArgsOf, type Command, type CommandGroup, type CommandSpec, type OptionSpecs } from "./spec.ts";
 import { find_user } from "./users.ts";
@@ -95,20 +96,24 @@ async function members_add(ctx: CliContext, { positionals }: ArgsOf<typeof MEMBE
 }
 
 const MEMBERS_REMOVE = {
-  summary: "remove a user from a group (clients that require it refuse them at the next sign-in or token refresh)",
+  summary: "remove a user from a group (clients that require it refuse them at the next sign-in or token refresh; the last active administrator leaves the admin group only with --force)",
   positionals: ["group", "user"],
+  options: { force: FORCE },
 } as const satisfies CommandSpec<OptionSpecs>;
 
-async function members_remove(ctx: CliContext, { positionals }: ArgsOf<typeof MEMBERS_REMOVE>): Promise<void> {
+async function members_remove(ctx: CliContext, { flags, positionals }: ArgsOf<typeof MEMBERS_REMOVE>): Promise<void> {
   const [group_name, username] = positionals as [string, string];
   const store = await ctx.store();
   const group = await find_group(store, group_name);
   const user = await find_user(store, username);
+  const admin_group = group.name.toLowerCase() === ctx.config().admin_console.group.toLowerCase();
+  const forced = admin_group ? await lockout_note(ctx, store, user, "remove_admin", flags.force) : null;
   if (!(await store.remove_group_member(group.id, user.id))) throw new CliError(`${user.username} is not in group ${group.name}`);
-  await ctx.audit({ type: "group_member_removed", user_id: user.id, details: { group: group.name } });
-  ctx.emit({ group: group.name, user_id: user.id, username: user.username, removed: true }, (write) =>
-    write(`Removed ${user.username} from ${group.name}; clients that require the group refuse the user at the next sign-in or token refresh.\n`),
-  );
+  await ctx.audit({ type: "group_member_removed", user_id: user.id, details: { group: group.name, ...(forced !== null && { forced_last_admin: true }) } });
+  ctx.emit({ group: group.name, user_id: user.id, username: user.username, removed: true, ...(forced !== null && { forced_last_admin: true }) }, (write) => {
+    write(`Removed ${user.username} from ${group.name}; clients that require the group refuse the user at the next sign-in or token refresh.\n`);
+    if (forced !== null) write(`${forced}\n`);
+  });
 }
 
 const MEMBERS_LIST = { summary: "list the members of a group", positionals: ["group"] } as const satisfies CommandSpec<OptionSpecs>;

@@ -12,6 +12,7 @@ import { web_url_problem } from "../oidc/clients/redirect_uris.ts";
 import { end_user_sessions } from "../oidc/signin/sessions.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
 import { EMAIL, PHONE, checked_username, create_user_with_password, public_user, reset_second_factors } from "../oidc/admin/users.ts";
+import { FORCE, lockout_note } from "./lockout.ts";
 import { passkeys_commands } from "./passkeys.ts";
 import { command, type ArgsOf, type Command, type CommandGroup, type CommandSpec, type OptionSpecs } from "./spec.ts";
 import { check_password_policy, type PasswordOwner } from "../oidc/accounts/password_policy.ts";
@@ -171,15 +172,23 @@ async function show(ctx: CliContext, { positionals }: ArgsOf<typeof SHOW>): Prom
   );
 }
 
-const REMOVE = { summary: "remove a user", positionals: ["username"] } as const satisfies CommandSpec<OptionSpecs>;
+const REMOVE = {
+  summary: "remove a user (the last active administrator only with --force)",
+  positionals: ["username"],
+  options: { force: FORCE },
+} as const satisfies CommandSpec<OptionSpecs>;
 
-async function remove(ctx: CliContext, { positionals }: ArgsOf<typeof REMOVE>): Promise<void> {
+async function remove(ctx: CliContext, { flags, positionals }: ArgsOf<typeof REMOVE>): Promise<void> {
   const [username] = positionals as [string];
   const store = await ctx.store();
   const user = await find_user(store, username);
+  const forced = await lockout_note(ctx, store, user, "delete", flags.force);
   if (!(await store.delete_user(user.id))) throw new CliError(`no user "${username}"`);
-  await ctx.audit({ type: "user_deleted", user_id: user.id, details: { username: user.username } });
-  ctx.emit({ removed: true, id: user.id, username: user.username }, (write) => write(`Removed user ${user.username}.\n`));
+  await ctx.audit({ type: "user_deleted", user_id: user.id, details: { username: user.username, ...(forced !== null && { forced_last_admin: true }) } });
+  ctx.emit({ removed: true, id: user.id, username: user.username, ...(forced !== null && { forced_last_admin: true }) }, (write) => {
+    write(`Removed user ${user.username}.\n`);
+    if (forced !== null) write(`${forced}\n`);
+  });
 }
 
 const SET_PASSWORD = {

@@ -97,20 +97,25 @@ import { AdminUserUpdate } from "./endpoints/admin/users/update.ts";
 import { AdminApiHandler } from "./middleware/admin_api.ts";
 import { AdminConsoleAudit } from "./endpoints/admin_console/audit.ts";
 import { AdminConsoleClientAction } from "./endpoints/admin_console/client_action.ts";
+import { AdminConsoleClientConfirm } from "./endpoints/admin_console/client_confirm.ts";
 import { AdminConsoleClientCreate } from "./endpoints/admin_console/client_create.ts";
 import { AdminConsoleClients } from "./endpoints/admin_console/clients.ts";
 import { AdminConsoleDashboard } from "./endpoints/admin_console/dashboard.ts";
 import { AdminConsoleGroupAction } from "./endpoints/admin_console/group_action.ts";
+import { AdminConsoleGroupConfirm } from "./endpoints/admin_console/group_confirm.ts";
 import { AdminConsoleGroups } from "./endpoints/admin_console/groups.ts";
+import { AdminConsoleKeyConfirm } from "./endpoints/admin_console/key_confirm.ts";
 import { AdminConsoleKeyRotate } from "./endpoints/admin_console/key_rotate.ts";
 import { AdminConsoleKeys } from "./endpoints/admin_console/keys.ts";
 import { AdminConsoleUser } from "./endpoints/admin_console/user.ts";
 import { AdminConsoleUserAction } from "./endpoints/admin_console/user_action.ts";
+import { AdminConsoleUserConfirm } from "./endpoints/admin_console/user_confirm.ts";
 import { AdminConsoleUserCreate } from "./endpoints/admin_console/user_create.ts";
 import { AdminConsoleUserInvite } from "./endpoints/admin_console/user_invite.ts";
 import { AdminConsoleUserUpdate } from "./endpoints/admin_console/user_update.ts";
 import { AdminConsoleUsers } from "./endpoints/admin_console/users.ts";
 import { AdminConsoleUpstreamAction } from "./endpoints/admin_console/upstream_action.ts";
+import { AdminConsoleUpstreamConfirm } from "./endpoints/admin_console/upstream_confirm.ts";
 import { AdminConsoleUpstreams } from "./endpoints/admin_console/upstreams.ts";
 import { ProviderErrorHandler, error_page } from "./errors.ts";
 import { LocaleHandler } from "./middleware/locale.ts";
@@ -234,12 +239,12 @@ function admin_api(idp: Provider): Item[] {
 function admin_console(idp: Provider): Item[] {
   return [
     AdminConsoleDashboard(idp),
-    AdminConsoleUsers(idp), AdminConsoleUserCreate(idp), AdminConsoleUserInvite(idp), AdminConsoleUser(idp), AdminConsoleUserUpdate(idp), AdminConsoleUserAction(idp),
-    AdminConsoleGroups(idp), AdminConsoleGroupAction(idp),
-    AdminConsoleClients(idp), AdminConsoleClientCreate(idp), AdminConsoleClientAction(idp),
-    AdminConsoleUpstreams(idp), AdminConsoleUpstreamAction(idp),
+    AdminConsoleUsers(idp), AdminConsoleUserCreate(idp), AdminConsoleUserInvite(idp), AdminConsoleUser(idp), AdminConsoleUserUpdate(idp), AdminConsoleUserAction(idp), AdminConsoleUserConfirm(idp),
+    AdminConsoleGroups(idp), AdminConsoleGroupAction(idp), AdminConsoleGroupConfirm(idp),
+    AdminConsoleClients(idp), AdminConsoleClientCreate(idp), AdminConsoleClientAction(idp), AdminConsoleClientConfirm(idp),
+    AdminConsoleUpstreams(idp), AdminConsoleUpstreamAction(idp), AdminConsoleUpstreamConfirm(idp),
     AdminConsoleAudit(idp),
-    AdminConsoleKeys(idp), AdminConsoleKeyRotate(idp),
+    AdminConsoleKeys(idp), AdminConsoleKeyRotate(idp), AdminConsoleKeyConfirm(idp),
   ];
 }
 

@@ -5,8 +5,9 @@
  * /token), ends one of the user's sessions (its cookie stops working) and reads the audit log
  * filtered by that user. With `full` (SQLite): the refusals: a non-admin gets 403, an admin
  * without a second factor is refused, a form without its CSRF token is 403, a stale ETag shows
- * the "changed by someone else" message and changes nothing, a destructive action without
- * re-authentication is refused. One server and one browser per file.
+ * the "changed by someone else" message and changes nothing, a destructive action goes through
+ * its confirmation page (a danger zone naming the user) and is refused without the password.
+ * One server and one browser per file.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -212,6 +213,22 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       await clean("clients with policy");
     });
 
+    run("a new secret may keep the old one working for an hour; the page says until when", async () => {
+      const section = () => page.locator("section", { has: page.getByRole("heading", { name: "Console App" }) });
+      await page.goto(`${t.issuer}/admin/clients`);
+      await section().getByRole("link", { name: "New secret" }).click();
+      expect(await page.locator("h1").innerText()).toBe("A new secret for Console App");
+      await clean("rotation confirmation");
+      await page.getByLabel("For 1 hour").check();
+      await page.getByLabel("Your password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Make a new secret" }).click();
+      expect(await page.locator("main").innerText()).toContain("The previous secret keeps working until");
+      await clean("new secret with a grace period");
+      await page.goto(`${t.issuer}/admin/clients`);
+      expect(await section().innerText()).toContain("Previous secret");
+      await clean("clients with a previous secret");
+    });
+
     run("a user outside the admin group gets 403", async () => {
       const bob_browser = new HttpBrowser();
       await account_login(t, bob_browser, "bob", "a long enough passphrase 42");
@@ -259,20 +276,38 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       await clean("stale form");
     });
 
-    run("a destructive action without re-authentication is refused; with the password it runs", async () => {
+    run("a destructive action goes through its confirmation page: refused with a wrong password, runs with the right one", async () => {
       const bob = (await t.store.get_user_by_username("bob"))!;
       await page.goto(`${t.issuer}/admin/users/${bob.id}`);
-      await page.getByRole("button", { name: "Delete the user" }).click();
-      expect(await page.getByRole("alert").innerText()).toContain("needs your password");
-      expect(await t.store.get_user_by_id(bob.id)).not.toBeNull();
+      // No password field on the user's page: the destructive actions are links to their confirmation.
+      expect(await page.locator('input[type="password"]').count()).toBe(0);
+      await page.getByRole("link", { name: "Delete the user" }).click();
+      expect(await page.locator("h1").innerText()).toBe("Delete the user bob");
+      expect(await page.getByRole("region", { name: "Danger zone" }).innerText()).toContain("is deleted with its sessions, grants and tokens");
+      await clean("confirmation");
+      await page.setViewportSize(PHONE);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+      await page.setViewportSize({ width: 1280, height: 800 });
       await page.getByLabel("Your password").fill("not my password");
       await page.getByRole("button", { name: "Delete the user" }).click();
       expect(await page.getByRole("alert").innerText()).toContain("not right");
       expect(await t.store.get_user_by_id(bob.id)).not.toBeNull();
+      await clean("refused confirmation");
       await page.getByLabel("Your password").fill(PASSWORD);
       await page.getByRole("button", { name: "Delete the user" }).click();
       expect(await page.getByRole("status").innerText()).toBe("The user was deleted.");
       expect(await t.store.get_user_by_id(bob.id)).toBeNull();
+    });
+
+    run("the admin group says why it cannot be deleted; deleting oneself is refused on the confirmation page", async () => {
+      await page.goto(`${t.issuer}/admin/groups`);
+      expect(await page.locator("section", { has: page.getByRole("heading", { name: "admins" }) }).innerText()).toContain("it cannot be deleted while it is configured");
+      const root = (await t.store.get_user_by_username("root"))!;
+      await page.goto(`${t.issuer}/admin/users/${root.id}`);
+      await page.getByRole("link", { name: "Delete the user" }).click();
+      expect(await page.getByRole("alert").innerText()).toBe("You cannot delete your own account: another administrator must do it.");
+      expect(await page.getByRole("button", { name: "Delete the user" }).count()).toBe(0);
+      await clean("refused on oneself");
     });
   });
 }

@@ -2,9 +2,9 @@
  * The admin console's sign-in providers page in Chromium, axe on each state: an administrator
  * (member of `admins`, TOTP through the store) adds GitLab from its preset (the secret stored
  * encrypted, never shown), sees the redirect URI, disables and enables it (the sign-in page's
- * button follows), is refused a removal without the password (nothing changes), then removes it
- * with the password: the identities linked through it go, the local account stays. One server,
- * one browser.
+ * button follows), opens the removal's confirmation page, is refused with a wrong password
+ * (nothing changes), then removes it with the password: the identities linked through it go, the
+ * local account stays. One server, one browser.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
@@ -98,14 +98,18 @@ run("adds a provider from a preset, disables and enables it, removes it with re-
   await page.waitForURL((url) => url.searchParams.get("done") === "upstream_enabled");
   expect(await (await fetch(`${t.url}/account/login`)).text()).toContain("/federation/gitlab/start");
 
-  // Removal needs the password: without it, refused and nothing changes.
+  // Removal is confirmed on its own page with the password: a wrong one is refused and nothing changes.
   const bob = await t.add_user({ username: "bob" });
   await t.store.link_identity({ upstream: "gitlab", subject: "gl-42", user_id: bob.id, email: null, ...identity_source((await t.store.get_upstream("gitlab"))!) });
-  await section("GitLab").getByRole("button", { name: "Remove" }).click();
+  await section("GitLab").getByRole("link", { name: "Remove" }).click();
+  expect(await page.locator("h1").innerText()).toBe("Remove the sign-in provider GitLab");
+  await clean("removal confirmation");
+  await page.getByLabel("Your password").fill("not my password");
+  await page.getByRole("button", { name: "Remove" }).click();
   expect(await page.getByRole("alert").innerText()).toContain("password");
   expect(await t.store.get_upstream("gitlab")).not.toBeNull();
-  await section("GitLab").getByLabel("Your password (to remove)").fill(PASSWORD);
-  await section("GitLab").getByRole("button", { name: "Remove" }).click();
+  await page.getByLabel("Your password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Remove" }).click();
   await page.waitForURL((url) => url.searchParams.get("done") === "upstream_deleted");
   expect(await t.store.get_upstream("gitlab")).toBeNull();
   expect(await t.store.get_identity("gitlab", "gl-42")).toBeNull();

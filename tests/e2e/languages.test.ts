@@ -202,6 +202,13 @@ describe.skipIf(!chromium_available)("other languages in the browser", () => {
     expect(await page.title()).toBe(`Utilisateur racine · Administration · ${BRAND}`);
     expect(await page.innerText("body")).toContain("Chrome sous Linux");
     await no_english(page, "fr admin user", "fr");
+    // A confirmation page (its danger zone), and one that refuses, saying why.
+    await page.goto(`${t.url}/admin/users/${root_id}/confirm?action=end_sessions`);
+    await page.getByRole("heading", { name: "Zone de danger" }).waitFor();
+    await no_english(page, "fr admin confirmation", "fr");
+    await page.goto(`${t.url}/admin/users/${root_id}/confirm?action=delete`);
+    expect(await page.getByRole("alert").innerText()).toBe("Vous ne pouvez pas supprimer votre propre compte : un autre administrateur doit le faire.");
+    await no_english(page, "fr admin refused confirmation", "fr");
     await ctx.close();
   }, 120_000);
 

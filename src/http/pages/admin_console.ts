@@ -4,7 +4,7 @@
  * notices a POST-redirect-GET may name, and dates as text.
  */
 import type { Html, Redirect } from "../../fw/response.ts";
-import { ADMIN_CONSOLE, console_access } from "../../oidc/admin/console.ts";
+import { ADMIN_CONSOLE, console_access, type ConsoleSession } from "../../oidc/admin/console.ts";
 import { AdminError } from "../../oidc/admin/errors.ts";
 import { account_url, type AccountSession } from "../../oidc/browser/account_guard.ts";
 import type { CookieReader, CookieSettings } from "../../oidc/browser/cookies.ts";
@@ -46,6 +46,7 @@ export const CONSOLE_NOTICES: Record<string, string> = {
   group_deleted: "The group was deleted.",
   client_updated: "The application was saved.",
   client_deleted: "The application was deleted.",
+  secret_grace_ended: "The previous secret no longer works.",
   upstream_created: "The sign-in provider was added. Register its redirect URI at the provider.",
   upstream_enabled: "The sign-in provider was enabled: its button is on the sign-in page.",
   upstream_disabled: "The sign-in provider was disabled: nobody signs in with it until it is enabled again.",
@@ -71,7 +72,7 @@ export type ConsoleEndpoint = {
  * signed in but not in the group → 403; in the group without a second factor in this sign-in →
  * a page saying how to get one. Every console answer holds personal data: never cached.
  */
-export async function console_gate(idp: Provider, endpoint: ConsoleEndpoint): Promise<{ admin: AccountSession } | { refused: Html | Redirect }> {
+export async function console_gate(idp: Provider, endpoint: ConsoleEndpoint): Promise<{ admin: ConsoleSession } | { refused: Html | Redirect }> {
   endpoint.response.headers.set("cache-control", "no-store");
   const access = await console_access(idp, endpoint.cookies);
   if (access.kind === "admin") return { admin: access.session };

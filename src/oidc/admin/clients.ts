@@ -1,13 +1,15 @@
 /**
  * Administering clients: the rules `idp clients` (src/cli/clients.ts) and the admin API
  * (src/http/endpoints/admin/clients/) share. What is shown of a client, how one is created with
- * its secret, how a secret is rotated, and the admin flag. A client secret is 256-bit random,
- * answered once and stored only as its SHA-256 (docs/ARCHITECTURE.md, "Security at rest").
+ * its secret, how a secret is rotated (with a grace period for the old one), and the admin flag.
+ * A client secret is 256-bit random, answered once and stored only as its SHA-256
+ * (docs/ARCHITECTURE.md, "Security at rest").
  */
 import { random_id, random_token, sha256 } from "../crypto/secrets.ts";
 import { split_scope } from "../claims/scopes.ts";
 import type { ClientMetadata, ClientRow, Store, TokenExchangePolicy, UnixSeconds } from "../../store/types.ts";
 import { GROUP_METADATA, group_settings_problem, type GroupSettings } from "../claims/groups.ts";
+import { previous_secret_live } from "../clients/previous_secret.ts";
 import { AdminError, invalid_field } from "./errors.ts";
 import { ADMIN_SCOPE } from "./scope.ts";
 
@@ -70,19 +72,65 @@ export async function create_client_with_secret(store: Store, metadata: ClientMe
     client_secret_hash: secret === null ? null : sha256(secret),
     client_secret_expires_at: 0,
     client_id_issued_at: now,
+    client_secret_created_at: secret === null ? null : now,
     metadata,
   });
   return { client, secret };
 }
 
-/** A new secret; the old one stops working at once (one hash per client, no overlap window). */
-export async function rotate_client_secret(store: Store, client: ClientRow): Promise<{ client: ClientRow; secret: string }> {
+/**
+ * How long the old secret may keep working after a rotation: not at all, an hour, a day. Long
+ * enough to deploy the new secret; short, because the old one is rotated away for a reason.
+ */
+export const GRACE_SECONDS = [0, 3600, 86400] as const;
+export type GraceSeconds = (typeof GRACE_SECONDS)[number];
+
+/**
+ * A new secret. With `grace_seconds` the current secret becomes the previous one and keeps
+ * authenticating the client until now + grace (oidc/clients/authentication.ts accepts either), so
+ * the application moves to the new one without an outage; without, it stops working at once. A
+ * previous secret of an earlier rotation is dropped either way: two secrets at most.
+ */
+export async function rotate_client_secret(store: Store, client: ClientRow, now: UnixSeconds, grace_seconds: GraceSeconds = 0): Promise<{ client: ClientRow; secret: string }> {
   const method = auth_method_of(client.metadata);
   if (!SECRET_AUTH_METHODS.has(method)) throw new AdminError("conflict", `client "${client.client_id}" authenticates with ${method} and has no secret to rotate`);
   const secret = random_token(32);
-  const updated = await store.update_client(client.client_id, { client_secret_hash: sha256(secret), client_secret_expires_at: 0 });
+  const current_live = client.client_secret_hash !== null && (client.client_secret_expires_at === 0 || client.client_secret_expires_at > now);
+  const keep = grace_seconds > 0 && current_live;
+  const updated = await store.update_client(client.client_id, {
+    client_secret_hash: sha256(secret),
+    client_secret_expires_at: 0,
+    client_secret_created_at: now,
+    client_secret_used_at: null,
+    previous_secret_hash: keep ? client.client_secret_hash : null,
+    previous_secret_expires_at: keep ? now + grace_seconds : null,
+    previous_secret_created_at: keep ? client.client_secret_created_at : null,
+    previous_secret_used_at: keep ? client.client_secret_used_at : null,
+  });
   if (updated === null) throw new AdminError("not_found", `no client "${client.client_id}"`);
   return { client: updated, secret };
+}
+
+/** Ends a rotation's grace period now: the previous secret stops working. Conflict when there is none. */
+export async function end_secret_grace(store: Store, client: ClientRow, now: UnixSeconds): Promise<ClientRow> {
+  if (previous_secret_live(client, now) === null) throw new AdminError("conflict", `client "${client.client_id}" has no previous secret that still works`);
+  const updated = await store.update_client(client.client_id, { previous_secret_hash: null, previous_secret_expires_at: null, previous_secret_created_at: null, previous_secret_used_at: null });
+  if (updated === null) throw new AdminError("not_found", `no client "${client.client_id}"`);
+  return updated;
+}
+
+/** When a client's secrets were made and last used, and until when the previous one works (never the secrets). */
+export type SecretDates = {
+  created_at: UnixSeconds | null;
+  last_used_at: UnixSeconds | null;
+  previous: { created_at: UnixSeconds | null; last_used_at: UnixSeconds | null; expires_at: UnixSeconds } | null;
+};
+
+/** Null for a client without a secret. */
+export function secret_dates(client: ClientRow, now: UnixSeconds): SecretDates | null {
+  if (client.client_secret_hash === null) return null;
+  const previous = previous_secret_live(client, now) === null ? null : { created_at: client.previous_secret_created_at, last_used_at: client.previous_secret_used_at, expires_at: client.previous_secret_expires_at! };
+  return { created_at: client.client_secret_created_at, last_used_at: client.client_secret_used_at, previous };
 }
 
 /**

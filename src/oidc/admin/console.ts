@@ -10,9 +10,13 @@
  * CSRF: the forms carry HMAC-SHA256(session cookie value, "admin-console-csrf"), the construction
  * of the account forms (browser/form_tokens.ts) with its own purpose: a token of the account page does not fit.
  *
- * Destructive actions (delete a user or client, rotate keys, end all of a user's sessions, reset
- * second factors) need re-authentication: the admin's password, checked and throttled like a
- * sign-in; or, for an admin without a password, a sign-in fresher than REAUTH_WINDOW_SECONDS.
+ * Destructive actions (delete a user, group, application or sign-in provider, disable a user, end
+ * all of a user's sessions, reset second factors, remove someone from the admin group, rotate a
+ * secret or the keys) are confirmed on a page of their own (http/pages/admin_confirm.ts), whose
+ * form carries a token for that action on that object alone (`confirmation_token`: the console's
+ * other forms' token does not fit it, nor does one action's fit another) and re-authentication:
+ * the admin's password, checked and throttled like a sign-in; or, for an admin without a
+ * password, a sign-in fresher than REAUTH_WINDOW_SECONDS.
  */
 import { verify_password } from "../../platform/passwords.ts";
 import type { JsonObject, UnixSeconds, UserRow } from "../../store/types.ts";
@@ -29,11 +33,17 @@ export const ADMIN_CONSOLE = "/admin";
 /** How recent a sign-in stands in for a password at a destructive action (password-less admins). */
 export const REAUTH_WINDOW_SECONDS = 5 * 60;
 
+/** An administrator's console session: the account session, and the tokens of its confirmation forms. */
+export type ConsoleSession = AccountSession & {
+  /** The form token of the confirmation of `action` on `subject` (`user:delete:<id>`, `keys:rotate:keys`). */
+  confirmation_token(action: string, subject: string): string;
+};
+
 export type ConsoleAccess =
   | { kind: "signed_out" }
   | { kind: "not_admin"; session: AccountSession }
   | { kind: "no_second_factor"; session: AccountSession }
-  | { kind: "admin"; session: AccountSession };
+  | { kind: "admin"; session: ConsoleSession };
 
 /** Whether the user is a member of the console's group (IDP_ADMIN_GROUP; group names are case-insensitive). */
 export async function in_admin_group(idp: Provider, user_id: string): Promise<boolean> {
@@ -48,12 +58,20 @@ export async function console_access(idp: Provider, cookies: CookieReader): Prom
   const console_session = { ...session, csrf: form_token(value ?? "", "admin_console") };
   if (session.user.status !== "active" || !(await in_admin_group(idp, session.user.id))) return { kind: "not_admin", session: console_session };
   if (!has_second_factor(session.session.amr)) return { kind: "no_second_factor", session: console_session };
-  return { kind: "admin", session: console_session };
+  return { kind: "admin", session: { ...console_session, confirmation_token: (action, subject) => form_token(value ?? "", "admin_confirm", `${action}:${subject}`) } };
 }
 
 /** Rejects a console form whose token is missing or not this session's (403 page). */
 export function check_console_csrf(session: AccountSession, given: string | undefined): void {
   check_form_token(given, session.csrf, "The form was not sent from the admin console, or you signed in again since it was opened. Open the page again and retry.");
+}
+
+/**
+ * Rejects (403 page) a destructive action's form whose token is not the one of its confirmation
+ * page for that action on that object: a token of another console form does not fit.
+ */
+export function check_confirmation_csrf(session: ConsoleSession, given: string | undefined, action: string, subject: string): void {
+  check_form_token(given, session.confirmation_token(action, subject), "The form was not sent from this action's confirmation page, or you signed in again since it was opened. Open the page again and retry.");
 }
 
 /**

@@ -19,6 +19,8 @@ export const FORM_PURPOSES = {
   account: "account-csrf",
   /** The admin console's forms, keyed by the session cookie (admin/console.ts). */
   admin_console: "admin-console-csrf",
+  /** One destructive console action on one object; the subject names both (admin/console.ts `confirmation_token`). */
+  admin_confirm: "admin-console-confirm:{subject}",
   /** The forms of one interaction (sign-in, consent, two-factor); the subject is its id (authorize/interactions.ts). */
   interaction: "csrf:{subject}",
   /** The account page's own sign-in, by password or passkey (http/endpoints/account/login.ts). */

@@ -3,7 +3,9 @@
  * client_secret_basic, client_secret_post, private_key_jwt (assertion.ts), or none for
  * public clients — exactly the method the client registered. Secrets are 256-bit random values
  * stored as SHA-256 (RFC 6819 §5.1.4.1.3; docs/ARCHITECTURE.md, "Security at rest"), compared in
- * constant time. Failed authentications are counted and limited per client_id and address
+ * constant time, with the current secret and, during a rotation's grace period, the previous one
+ * (oidc/admin/clients.ts `rotate_client_secret`); the one used is dated at most once a minute
+ * (SECRET_USE_INTERVAL), so a busy client adds no write to most requests. Failed authentications are counted and limited per client_id and address
  * (limits/client_auth.ts); successful ones are not.
  */
 import { decodeJwt } from "jose";
@@ -16,6 +18,7 @@ import { OAuthError, invalid_client } from "../errors.ts";
 import { PATHS } from "../discovery/paths.ts";
 import type { Provider } from "../provider.ts";
 import type { ClientRow } from "../../store/types.ts";
+import { previous_secret_live } from "./previous_secret.ts";
 
 export type Credentials =
   | { method: "client_secret_basic" | "client_secret_post"; client_id: string; secret: string }
@@ -190,14 +193,30 @@ async function authenticate_client(idp: Provider, credentials: Credentials, endp
       await verify_client_assertion(idp, client, credentials.assertion, fapi ? [realm] : assertion_audiences(idp, endpoint), fapi);
       return client;
     default: {
+      const now = idp.now();
       const hash = client.client_secret_hash;
-      const expired = client.client_secret_expires_at !== 0 && client.client_secret_expires_at <= idp.now();
-      // Hash even when there is nothing to compare, so unknown and known clients cost the same.
+      const expired = client.client_secret_expires_at !== 0 && client.client_secret_expires_at <= now;
+      const previous = previous_secret_live(client, now);
+      // Hash even when there is nothing to compare, so unknown and known clients cost the same;
+      // compare with both secrets every time, so the time taken says nothing of which one matched.
       const given = sha256(credentials.secret);
-      if (hash === null || expired || !constant_time_equal(given, hash)) throw invalid_client("client authentication failed", used_basic, realm);
+      const current_matches = constant_time_equal(given, hash ?? "") && hash !== null && !expired;
+      const previous_matches = constant_time_equal(given, previous ?? "") && previous !== null;
+      if (!current_matches && !previous_matches) throw invalid_client("client authentication failed", used_basic, realm);
+      await note_secret_use(idp, client, current_matches ? "current" : "previous", now);
       return client;
     }
   }
+}
+
+/** Seconds between two records of a secret's last use: the console shows it to the minute. */
+export const SECRET_USE_INTERVAL = 60;
+
+/** Dates the use of the client's current or previous secret, unless it was dated less than a minute ago. */
+async function note_secret_use(idp: Provider, client: ClientRow, which: "current" | "previous", now: number): Promise<void> {
+  const [hash, used_at] = which === "current" ? [client.client_secret_hash, client.client_secret_used_at] : [client.previous_secret_hash, client.previous_secret_used_at];
+  if (hash === null || (used_at !== null && now - used_at < SECRET_USE_INTERVAL)) return;
+  await idp.store.note_client_secret_use(client.client_id, hash, now);
 }
 
 /**

@@ -24,11 +24,12 @@ import { client_first_use } from "./019_client_first_use.ts";
 import { row_versions } from "./020_row_versions.ts";
 import { link_issuer } from "./021_link_issuer.ts";
 import { revoked_grants } from "./022_revoked_grants.ts";
+import { client_secret_grace } from "./023_client_secret_grace.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
 
-export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc, mail_outbox, user_tokens, passkeys, groups, federation, user_email_index, par_dpop, device_authorizations, upstream_mfa, resource_servers, upstream_group_map, user_locale, client_first_use, row_versions, link_issuer, revoked_grants];
+export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc, mail_outbox, user_tokens, passkeys, groups, federation, user_email_index, par_dpop, device_authorizations, upstream_mfa, resource_servers, upstream_group_map, user_locale, client_first_use, row_versions, link_issuer, revoked_grants, client_secret_grace];
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
 

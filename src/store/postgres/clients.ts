@@ -55,5 +55,11 @@ export function pg_clients(sql: SQL): ClientStore {
         RETURNING *`;
       return rows.map((raw) => decode(client_spec, raw)).sort((a, b) => a.created_at - b.created_at || (a.client_id < b.client_id ? -1 : 1));
     },
+    async note_client_secret_use(client_id, secret_hash, at) {
+      await sql`UPDATE clients SET
+        client_secret_used_at = CASE WHEN client_secret_hash = ${secret_hash} THEN ${at} ELSE client_secret_used_at END,
+        previous_secret_used_at = CASE WHEN previous_secret_hash = ${secret_hash} THEN ${at} ELSE previous_secret_used_at END
+        WHERE client_id = ${client_id}`;
+    },
   };
 }

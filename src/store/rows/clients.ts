@@ -19,9 +19,15 @@ export const client_spec: TableSpec<ClientRow> = {
   anonymous: "bool",
   first_used_at: "int",
   version: "int",
+  client_secret_created_at: "int",
+  client_secret_used_at: "int",
+  previous_secret_hash: "text",
+  previous_secret_expires_at: "int",
+  previous_secret_created_at: "int",
+  previous_secret_used_at: "int",
 };
 
-/** The complete row of a new client: a secret that never expires (0), issued when created, not anonymous, never used. */
+/** The complete row of a new client: a secret that never expires (0), issued and made when created, no previous secret, not anonymous, never used. */
 export function client_row(input: NewClient): ClientRow {
   const now = now_seconds();
   const created = input.created_at ?? now;
@@ -37,5 +43,11 @@ export function client_row(input: NewClient): ClientRow {
     anonymous: input.anonymous ?? false,
     first_used_at: input.first_used_at ?? null,
     version: 0,
+    client_secret_created_at: input.client_secret_created_at ?? (input.client_secret_hash ? created : null),
+    client_secret_used_at: input.client_secret_used_at ?? null,
+    previous_secret_hash: input.previous_secret_hash ?? null,
+    previous_secret_expires_at: input.previous_secret_expires_at ?? null,
+    previous_secret_created_at: input.previous_secret_created_at ?? null,
+    previous_secret_used_at: input.previous_secret_used_at ?? null,
   };
 }

@@ -51,6 +51,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   get_client_by_registration_token_hash: "read",
   mark_client_used: "write",
   delete_unused_clients: "alone",
+  note_client_secret_use: "write",
   // sessions
   create_session: "write",
   get_session: "read",

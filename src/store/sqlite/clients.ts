@@ -24,6 +24,10 @@ export function sqlite_clients(db: Database): Sync<ClientStore> {
     return rows;
   });
   const remove_at_version = db.prepare("DELETE FROM clients WHERE client_id = $client_id AND version = $version");
+  const note_use = db.prepare(
+    "UPDATE clients SET client_secret_used_at = CASE WHEN client_secret_hash = $hash THEN $at ELSE client_secret_used_at END, " +
+      "previous_secret_used_at = CASE WHEN previous_secret_hash = $hash THEN $at ELSE previous_secret_used_at END WHERE client_id = $client_id",
+  );
 
   const get = (client_id: string) => decode_or_null(client_spec, by_id.get({ client_id: client_id }));
 
@@ -65,6 +69,9 @@ export function sqlite_clients(db: Database): Sync<ClientStore> {
     },
     delete_unused_clients(before, limit) {
       return delete_unused_tx.immediate(before, limit);
+    },
+    note_client_secret_use(client_id, secret_hash, at) {
+      note_use.run({ client_id, hash: secret_hash, at });
     },
   };
 }

@@ -72,6 +72,10 @@ export const AUDIT_EVENT_TYPES = [
   "upstream_enabled",
   "upstream_disabled",
   "upstream_updated",
+  // The command line's break-glass (src/cli/users_status.ts, src/cli/admin.ts).
+  "user_disabled",
+  "user_enabled",
+  "admin_granted",
 ] as const;
 
 export type AuditEvent = {

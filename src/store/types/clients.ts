@@ -100,6 +100,19 @@ export type ClientRow = {
   first_used_at: UnixSeconds | null;
   /** Raised by every update of the row (migration 20); a compare-and-set names it (common.ts `IfVersion`). */
   version: number;
+  /** When the current secret was made; null for one made before this was recorded (or no secret). */
+  client_secret_created_at: UnixSeconds | null;
+  /** When the current secret last authenticated the client, to the minute (oidc/clients/authentication.ts); null: never. */
+  client_secret_used_at: UnixSeconds | null;
+  /**
+   * The secret a rotation with a grace period replaced (oidc/admin/clients.ts
+   * `rotate_client_secret`): it keeps authenticating the client until `previous_secret_expires_at`,
+   * so the application can move to the new one without an outage. All four null when there is none.
+   */
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: UnixSeconds | null;
+  previous_secret_created_at: UnixSeconds | null;
+  previous_secret_used_at: UnixSeconds | null;
 };
 
 export type NewClient = Pick<ClientRow, "client_id" | "metadata"> &
@@ -130,4 +143,10 @@ export interface ClientStore {
    * at or before `before`, as delete_client does, and returns them (for the audit log), oldest first.
    */
   delete_unused_clients(before: UnixSeconds, limit: number): Promise<ClientRow[]>;
+  /**
+   * Records that the secret whose hash is `secret_hash` (the current or the previous one)
+   * authenticated the client at `at`. Changes neither `updated_at` nor anything else; nothing
+   * when neither secret has that hash any more (a rotation in between).
+   */
+  note_client_secret_use(client_id: string, secret_hash: string, at: UnixSeconds): Promise<void>;
 }

@@ -71,6 +71,37 @@ export function client_tests(ctx: SuiteContext): void {
       expect(await store.get_client(client.client_id)).toBeNull();
     });
 
+    test("a new client's secret is dated; update_client keeps a previous secret with its expiry", async () => {
+      const store = ctx.store();
+      const created = await store.create_client({ client_id: uid("c"), client_secret_hash: "first", metadata: {}, created_at: T0 });
+      expect(created).toMatchObject({ client_secret_created_at: T0, client_secret_used_at: null, previous_secret_hash: null, previous_secret_expires_at: null });
+      const public_one = await store.create_client({ client_id: uid("c"), metadata: {}, created_at: T0 });
+      expect(public_one.client_secret_created_at).toBeNull();
+      const rotated = await store.update_client(created.client_id, {
+        client_secret_hash: "second",
+        client_secret_created_at: T0 + 10,
+        previous_secret_hash: "first",
+        previous_secret_expires_at: T0 + 3610,
+        previous_secret_created_at: T0,
+        previous_secret_used_at: T0 + 5,
+      });
+      expect(await store.get_client(created.client_id)).toEqual(rotated);
+      expect(rotated).toMatchObject({ previous_secret_hash: "first", previous_secret_expires_at: T0 + 3610, previous_secret_created_at: T0, previous_secret_used_at: T0 + 5 });
+    });
+
+    test("note_client_secret_use dates the secret that was used, and changes nothing else", async () => {
+      const store = ctx.store();
+      const client = await store.create_client({ client_id: uid("c"), client_secret_hash: "new", metadata: {}, created_at: T0, previous_secret_hash: "old", previous_secret_expires_at: T0 + 100 });
+      await store.note_client_secret_use(client.client_id, "new", T0 + 1);
+      expect(await store.get_client(client.client_id)).toEqual({ ...client, client_secret_used_at: T0 + 1 });
+      await store.note_client_secret_use(client.client_id, "old", T0 + 2);
+      expect(await store.get_client(client.client_id)).toEqual({ ...client, client_secret_used_at: T0 + 1, previous_secret_used_at: T0 + 2 });
+      // A hash neither secret has (rotated in between): nothing changes.
+      await store.note_client_secret_use(client.client_id, "gone", T0 + 3);
+      expect((await store.get_client(client.client_id))!.updated_at).toBe(T0);
+      expect((await store.get_client(client.client_id))!.client_secret_used_at).toBe(T0 + 1);
+    });
+
     test("get_client_by_registration_token_hash finds the client (RFC 7592)", async () => {
       const store = ctx.store();
       const hash = uid("rat");

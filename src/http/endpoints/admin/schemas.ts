@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { USER_STATUSES } from "../../../store/types.ts";
 import { EMAIL, PHONE, checked_username } from "../../../oidc/admin/users.ts";
+import { GRACE_SECONDS } from "../../../oidc/admin/clients.ts";
 import { FAPI_PROFILES } from "../../../oidc/clients/fapi.ts";
 
 const text = z.string().trim().min(1).max(512);
@@ -125,7 +126,19 @@ export const ClientInputSchema = z
   })
   .meta({ id: "ClientInput" });
 
-export const ClientSecretSchema = z.object({ client_id: z.string(), client_secret: z.string(), client_secret_expires_at: time }).meta({ id: "ClientSecret" });
+export const ClientSecretSchema = z
+  .object({
+    client_id: z.string(),
+    client_secret: z.string(),
+    client_secret_expires_at: time,
+    previous_secret_expires_at: time.nullable().describe("Until when the replaced secret still works (a rotation with grace_seconds); null: it stopped at once"),
+  })
+  .meta({ id: "ClientSecret" });
+
+/** The body of a secret rotation (optional): how long the old secret keeps working (oidc/admin/clients.ts GRACE_SECONDS). */
+export const RotateSecretSchema = z
+  .strictObject({ grace_seconds: z.literal(GRACE_SECONDS).optional().describe("Seconds the old secret keeps working: 0 (the default), 3600 or 86400") })
+  .meta({ id: "RotateSecret" });
 
 export const AuditEventSchema = z
   .object({

@@ -1,16 +1,26 @@
-/** GET /admin/groups: every group with its members (groups are few: one page), and the forms to change them. */
+/**
+ * GET /admin/groups: every group with its members (groups are few: one page), the forms to change
+ * them, and the links to the confirmation of a deletion (group_confirm.ts).
+ */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
 import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
+import { is_admin_group } from "../../../oidc/admin/lasting_power.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { console_gate, console_notice, console_values } from "../../pages/admin_console.ts";
+import { group_confirm_url } from "./group_confirm.ts";
 
 export const AdminConsoleGroupsRequest = Fw.Request("AdminConsoleGroupsRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
 
 export async function groups_page(idp: Provider, admin: AccountSession, extra: Record<string, unknown> = {}) {
   const groups = await Promise.all(
-    (await idp.store.list_groups()).map(async (group) => ({ ...group, members: (await idp.store.list_group_members(group.id)).map((member) => member.username) })),
+    (await idp.store.list_groups()).map(async (group) => ({
+      ...group,
+      members: (await idp.store.list_group_members(group.id)).map((member) => member.username),
+      // The admin group is never deleted (lasting_power.ts): no link, a sentence saying why.
+      delete_url: is_admin_group(idp, group.name) ? null : group_confirm_url(idp, group.name),
+    })),
   );
   return console_values(idp, admin, "groups", "Groups", { groups, admin_group: idp.config.admin_console.group, form: { name: "", description: "" }, ...extra });
 }

@@ -1,17 +1,18 @@
 /**
  * POST /admin/keys: the next key of every configured algorithm starts signing (the rules of the
- * API and `idp keys rotate`: oidc/admin/keys.ts); re-authentication first, as a rotation cannot
- * be undone.
+ * API and `idp keys rotate`: oidc/admin/keys.ts). Only from its confirmation page
+ * (key_confirm.ts: its own form token and re-authentication), as a rotation cannot be undone.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_console_event } from "../../../oidc/admin/console.ts";
+import { ADMIN_CONSOLE, record_console_event } from "../../../oidc/admin/console.ts";
 import { rotate_signing_keys } from "../../../oidc/admin/keys.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { console_gate, console_url, refusal_words } from "../../pages/admin_console.ts";
-import { keys_page } from "./keys.ts";
+import { confirmation_problem, danger_values } from "../../pages/admin_confirm.ts";
+import { keys_danger } from "./key_confirm.ts";
 
 export const AdminConsoleKeyRotateRequest = Fw.Request(
   "AdminConsoleKeyRotateRequest",
@@ -27,19 +28,19 @@ export const AdminConsoleKeyRotate = (idp: Provider) =>
       const gate = await console_gate(idp, this);
       if ("refused" in gate) return gate.refused;
       const input = this.admin_console_key_rotate_request;
-      check_console_csrf(gate.admin, input.csrf);
       const ip = client_ip(this.context, idp.config);
-      const problem = await reauthentication_problem(idp, gate.admin.user, gate.admin.session.auth_time, input.password, ip);
+      const danger = keys_danger(idp);
+      const problem = await confirmation_problem(idp, gate.admin, danger, input, ip);
       if (problem !== null) {
         await record_console_event(idp, gate.admin.user, ip, { action: "keys_rotated", outcome: "failure", details: { reason: "reauthentication" } });
-        return this.view("admin/keys", keys_page(idp, gate.admin, { error: problem }), 403);
+        return this.view("admin/confirm", danger_values(idp, gate.admin, danger, { error: problem }), 403);
       }
       try {
         const rotated = await rotate_signing_keys(idp.keys, idp.config.signing_algs);
         await record_console_event(idp, gate.admin.user, ip, { action: "keys_rotated", details: { active: rotated } });
         return this.redirect_to(`${console_url(idp, "/keys")}?done=keys_rotated`, 303);
       } catch (error) {
-        return this.view("admin/keys", keys_page(idp, gate.admin, { error: refusal_words(error) }), 409);
+        return this.view("admin/confirm", danger_values(idp, gate.admin, { ...danger, refusal: refusal_words(error) }), 409);
       }
     }
   };

@@ -1,16 +1,18 @@
-/** GET /admin/keys: the signing keys (ids, algorithms, states, dates; never key material) and the rotate form. */
+/** GET /admin/keys: the signing keys (ids, algorithms, states, dates; never key material) and the link to rotate them. */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
 import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
+import { keys_confirm_url } from "./key_confirm.ts";
 
 export const AdminConsoleKeysRequest = Fw.Request("AdminConsoleKeysRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
 
 export function keys_page(idp: Provider, admin: AccountSession, extra: Record<string, unknown> = {}) {
   const keys = idp.keys.list().map((key) => ({ ...key, created: when(key.created_at), activated: when(key.activated_at), retires: when(key.retire_at) }));
-  return console_values(idp, admin, "keys", "Signing keys", { keys, needs_password: admin.user.password_hash !== "", ...extra });
+  // The rotation is confirmed on its own page (key_confirm.ts).
+  return console_values(idp, admin, "keys", "Signing keys", { keys, rotate_url: keys_confirm_url(idp), ...extra });
 }
 
 export const AdminConsoleKeys = (idp: Provider) =>

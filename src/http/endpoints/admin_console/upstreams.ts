@@ -1,6 +1,7 @@
 /**
  * GET /admin/upstreams: the sign-in providers (upstream identity providers: oidc/federation),
- * each with its redirect URI to register there and its forms (enable or disable, remove), and
+ * each with its redirect URI to register there, its form (enable or disable) and the link to
+ * remove it (upstream_confirm.ts), and
  * the form to add one from a preset. Never a client secret: only whether one is stored.
  */
 import { z } from "zod";
@@ -12,6 +13,7 @@ import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { PRESETS } from "../../../oidc/federation/presets.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
+import { upstream_confirm_url } from "./upstream_confirm.ts";
 
 export const AdminConsoleUpstreamsRequest = Fw.Request("AdminConsoleUpstreamsRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
 
@@ -22,7 +24,8 @@ const EMPTY_FORM: UpstreamForm = { name: "", preset: "google", tenant: "", clien
 export async function upstreams_page(idp: Provider, admin: AccountSession, extra: Record<string, unknown> = {}) {
   const upstreams = (await idp.store.list_upstreams()).map((row) => {
     const view = upstream_admin_view(idp.config, row);
-    return { ...view, etag: etag_of(view), created: when(row.created_at) };
+    // The removal is confirmed on its own page (upstream_confirm.ts).
+    return { ...view, etag: etag_of(view), created: when(row.created_at), delete_url: upstream_confirm_url(idp, row.name) };
   });
   const presets = Object.entries(PRESETS).map(([name, preset]) => ({ name, label: preset.display_name ?? name }));
   return console_values(idp, admin, "upstreams", "Sign-in providers", {

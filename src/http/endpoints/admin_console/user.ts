@@ -1,10 +1,11 @@
 /**
  * GET /admin/users/:id: one user: the profile form (with the ETag of what it shows, so a save
- * over someone else's change is refused), status, groups, browser sessions, and the actions.
+ * over someone else's change is refused), status, groups, browser sessions, the harmless actions,
+ * and the links to the confirmation pages of the destructive ones (user_confirm.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { ADMIN_CONSOLE, REAUTH_WINDOW_SECONDS } from "../../../oidc/admin/console.ts";
+import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
 import { AdminError } from "../../../oidc/admin/errors.ts";
 import { etag_of } from "../../../oidc/admin/etag.ts";
 import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
@@ -14,6 +15,7 @@ import type { UserRow } from "../../../store/types.ts";
 import { user_of, user_view } from "../admin/users/find.ts";
 import { describe_user_agent, user_agent_message } from "../../pages/sessions.ts";
 import { console_gate, console_notice, console_url, console_values, when } from "../../pages/admin_console.ts";
+import { USER_DANGERS, user_confirm_url } from "./user_confirm.ts";
 
 export const AdminConsoleUserRequest = Fw.Request("AdminConsoleUserRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
 
@@ -36,9 +38,9 @@ export async function user_page(idp: Provider, admin: AccountSession, user: User
     action: console_url(idp, `/users/${user.id}`),
     audit: `${console_url(idp, "/audit")}?${new URLSearchParams({ user: user.id })}`,
     mail: idp.mail.enabled,
-    // Password-less admins confirm with a recent sign-in (oidc/admin/console.ts).
-    reauth_hint: admin.user.password_hash === "" ? `You have no password: sign in again (within ${REAUTH_WINDOW_SECONDS / 60} minutes) before these actions.` : "Confirm these actions with your own password.",
-    needs_password: admin.user.password_hash !== "",
+    // The destructive actions are links to their confirmation pages (user_confirm.ts), never buttons of a form here.
+    confirm: Object.fromEntries(USER_DANGERS.map((action) => [action, user_confirm_url(idp, user.id, action)])),
+    admin_group: idp.config.admin_console.group.toLowerCase(),
     ...extra,
   });
 }

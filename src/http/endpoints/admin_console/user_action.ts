@@ -1,16 +1,19 @@
 /**
  * POST /admin/users/:id/actions: one action on a user, each by the rule the API uses:
- * disable / enable (oidc/admin/users.ts change_user), send a password reset link
+ * enable (oidc/admin/users.ts change_user), send a password reset link
  * (oidc/accounts/password_reset.ts), end one session (logout/end_session.ts, as the account page does:
- * its tokens revoked, back-channel logout sent), and the destructive ones, which need
- * re-authentication (oidc/admin/console.ts): delete, reset second factors, end every session.
+ * its tokens revoked, back-channel logout sent), and the destructive ones, which come only from
+ * their confirmation page (user_confirm.ts: its own form token and re-authentication): delete,
+ * disable, reset second factors, end every session, remove from the admin group. Never oneself,
+ * never the last administrator (oidc/admin/lockout.ts).
  * Whatever ends sessions (disable, delete, the reset, end every session) sends their clients
  * back-channel logout (logout/bulk.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { ADMIN_CONSOLE, check_console_csrf, reauthentication_problem, record_console_event } from "../../../oidc/admin/console.ts";
+import { ADMIN_CONSOLE, check_console_csrf, record_console_event } from "../../../oidc/admin/console.ts";
 import { AdminError, not_found } from "../../../oidc/admin/errors.ts";
+import { check_lockout } from "../../../oidc/admin/lockout.ts";
 import { change_user, reset_second_factors } from "../../../oidc/admin/users.ts";
 import { mail_reset_link, reset_refusal } from "../../../oidc/accounts/password_reset.ts";
 import { with_backchannel_logout } from "../../../oidc/logout/bulk.ts";
@@ -21,12 +24,14 @@ import { end_user_sessions } from "../../../oidc/signin/sessions.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { console_gate, console_url, refusal_words } from "../../pages/admin_console.ts";
+import { confirmation_problem, danger_values, type Danger } from "../../pages/admin_confirm.ts";
 import { user_of } from "../admin/users/find.ts";
 import { user_page } from "./user.ts";
+import { USER_DANGERS, user_danger, type UserDanger } from "./user_confirm.ts";
 
-const ACTIONS = ["disable", "enable", "send_reset", "end_session", "delete", "reset_second_factors", "end_sessions"] as const;
-/** The actions that cannot be undone, or lock a person out: re-authentication first. */
-const DESTRUCTIVE: ReadonlySet<string> = new Set(["delete", "reset_second_factors", "end_sessions"]);
+const ACTIONS = ["enable", "send_reset", "end_session", ...USER_DANGERS] as const;
+/** The actions that cannot be undone, or lock a person out: confirmed on their own page first. */
+const DESTRUCTIVE: ReadonlySet<string> = new Set(USER_DANGERS);
 
 export const AdminConsoleUserActionRequest = Fw.Request(
   "AdminConsoleUserActionRequest",
@@ -49,28 +54,40 @@ export const AdminConsoleUserAction = (idp: Provider) =>
       if ("refused" in gate) return gate.refused;
       const { admin } = gate;
       const input = this.admin_console_user_action_request;
-      check_console_csrf(admin, input.csrf);
+      // A destructive action's token is its confirmation page's, checked below (confirmation_problem).
+      if (!DESTRUCTIVE.has(input.action)) check_console_csrf(admin, input.csrf);
       const user = await user_of(idp, this.route_params.id ?? "");
       const ip = client_ip(this.context, idp.config);
       const audit = (action: string, details: Record<string, string | number | boolean | null> = {}, outcome: "success" | "failure" = "success") =>
         record_console_event(idp, admin.user, ip, { action, outcome, user_id: user.id, details });
       const back = (done: string) => this.redirect_to(`${console_url(idp, `/users/${user.id}`)}?done=${done}`, 303);
+      const danger: Danger | null = DESTRUCTIVE.has(input.action) ? await user_danger(idp, admin, user, input.action as UserDanger) : null;
       try {
-        if (DESTRUCTIVE.has(input.action)) {
-          const problem = await reauthentication_problem(idp, admin.user, admin.session.auth_time, input.password, ip);
+        if (danger !== null) {
+          const problem = await confirmation_problem(idp, admin, danger, input, ip);
           if (problem !== null) {
             await audit(input.action, { reason: "reauthentication" }, "failure");
-            return this.view("admin/user", await user_page(idp, admin, user, { error: problem }), 403);
+            return this.view("admin/confirm", danger_values(idp, admin, danger, { error: problem }), 403);
           }
         }
+        const group = idp.config.admin_console.group;
         switch (input.action) {
           case "disable":
           case "enable": {
+            // Never oneself, never the last active administrator (oidc/admin/lockout.ts).
+            if (input.action === "disable") await check_lockout(idp.store, group, user, "disable", { actor_id: admin.user.id });
             const status = input.action === "disable" ? "disabled" : "active";
             const change = () => change_user(idp.store, user, { status }, idp.now());
             const { action, ended } = await (status === "disabled" ? with_backchannel_logout(idp, user.id, change) : change());
             await audit(action, ended ?? {});
             return back(action);
+          }
+          case "remove_admin": {
+            await check_lockout(idp.store, group, user, "remove_admin", { actor_id: admin.user.id });
+            const row = await idp.store.get_group_by_name(group);
+            if (row === null || !(await idp.store.remove_group_member(row.id, user.id))) throw new AdminError("not_found", `${user.username} is not in group ${group}`);
+            await audit("group_member_removed", { group: row.name });
+            return back("member_removed");
           }
           case "send_reset": {
             if (!idp.mail.enabled) throw new AdminError("conflict", "mail is off: set IDP_SMTP_URL and IDP_MAIL_FROM, or set a password for the user");
@@ -98,7 +115,7 @@ export const AdminConsoleUserAction = (idp: Provider) =>
             return back("second_factors_reset");
           }
           case "delete": {
-            if (user.id === admin.user.id) throw new AdminError("conflict", "You cannot delete your own account from the console.");
+            await check_lockout(idp.store, group, user, "delete", { actor_id: admin.user.id });
             if (!(await with_backchannel_logout(idp, user.id, () => idp.store.delete_user(user.id)))) throw not_found("user", user.id);
             await audit("user_deleted", { username: user.username });
             return this.redirect_to(`${console_url(idp, "/users")}?done=user_deleted`, 303);
@@ -107,6 +124,8 @@ export const AdminConsoleUserAction = (idp: Provider) =>
       } catch (error) {
         const words = refusal_words(error);
         await audit(input.action, { reason: error instanceof AdminError ? error.error : "error" }, "failure");
+        // A destructive action's refusal stays on its confirmation page, without the form.
+        if (danger !== null) return this.view("admin/confirm", danger_values(idp, admin, { ...danger, refusal: words }), 409);
         return this.view("admin/user", await user_page(idp, admin, user, { error: words }), 409);
       }
     }

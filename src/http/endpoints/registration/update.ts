@@ -64,10 +64,13 @@ export const RegisterUpdate = (idp: Provider) =>
       const wants_secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method ?? "");
       const secret = wants_secret && client.client_secret_hash === null ? random_token(32) : null;
       const client_secret_hash = !wants_secret ? null : secret === null ? client.client_secret_hash : sha256(secret);
+      // A new secret, or none, leaves no previous secret of an administrator's rotation working.
+      const secret_changed = client_secret_hash !== client.client_secret_hash;
       const updated = await idp.store.update_client(client.client_id, {
         metadata: { ...server_side(client.metadata), ...metadata },
         client_secret_hash,
         client_secret_expires_at: 0,
+        ...(secret_changed && { client_secret_created_at: secret === null ? null : idp.now(), client_secret_used_at: null, previous_secret_hash: null, previous_secret_expires_at: null, previous_secret_created_at: null, previous_secret_used_at: null }),
         updated_at: idp.now(),
       });
       if (updated === null) throw invalid_registration_token(idp);

@@ -1,13 +1,14 @@
 /**
  * PATCH /admin/api/v1/users/:id: changes the members sent (null clears one), with If-Match.
  * `status: "disabled"` disables the account: every later sign-in is refused and its sessions and
- * tokens end now, their clients told by back-channel logout (logout/bulk.ts); `"active"` enables
- * it again.
+ * tokens end now, their clients told by back-channel logout (logout/bulk.ts), refused for the
+ * last active administrator; `"active"` enables it again.
  */
 import { Fw } from "../../../../fw/index.ts";
 import { change_user } from "../../../../oidc/admin/users.ts";
 import { check_admin_member_recovery } from "../../../../oidc/admin/lasting_power.ts";
 import { with_backchannel_logout } from "../../../../oidc/logout/bulk.ts";
+import { check_lockout } from "../../../../oidc/admin/lockout.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, require_match, with_etag, type OpenApiOperation } from "../common.ts";
 import { UserPatchSchema, UserSchema } from "../schemas.ts";
@@ -25,6 +26,8 @@ export const AdminUserUpdate = (idp: Provider) =>
       require_match(this, await user_view(idp, current));
       await check_admin_member_recovery(idp, current.id, this.admin_user_update_request);
       const change = this.admin_user_update_request;
+      // Not the last active administrator (oidc/admin/lockout.ts).
+      if (change.status === "disabled" && current.status !== "disabled") await check_lockout(idp.store, idp.config.admin_console.group, current, "disable");
       const { user, action, ended } = await (change.status === "disabled" ? with_backchannel_logout(idp, current.id, () => change_user(idp.store, current, change, idp.now())) : change_user(idp.store, current, change, idp.now()));
       // "user_enabled" is reported as the API always did: an update.
       audit_target(this, { action: action === "user_disabled" ? action : "user_updated", user_id: user.id, details: { changed: Object.keys(this.admin_user_update_request), ...(ended ?? {}) } });
