@@ -47,14 +47,7 @@ export function manifest_source(root: string): string {
     statics.push(`${JSON.stringify(name)}: v${i}`);
   });
   if (templates.length === 0) throw new Error(`no templates found in ${views}`);
-  return [
-    ...imports,
-    `export const MANIFEST = {`,
-    `  templates: { ${templates.join(", ")} },`,
-    `  static_files: { ${statics.join(", ")} },`,
-    `};`,
-    ``,
-  ].join("\n");
+  return [...imports, `export const MANIFEST = {`, `  templates: { ${templates.join(", ")} },`, `  static_files: { ${statics.join(", ")} },`, `};`, ``].join("\n");
 }
 
 /** Replaces src/app/embedded/manifest.ts of the repository at `root` while bundling. */

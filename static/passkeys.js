@@ -63,7 +63,7 @@
     var json = null;
     try {
       json = await answer.json();
-    } catch (e) {
+    } catch (_e) {
       json = null;
     }
     if (!answer.ok || json === null) {
@@ -101,9 +101,7 @@
     }
     try {
       var optionsJSON = await options();
-      var result = register
-        ? await lib.startRegistration({ optionsJSON: optionsJSON })
-        : await lib.startAuthentication({ optionsJSON: optionsJSON, useBrowserAutofill: autofill });
+      var result = register ? await lib.startRegistration({ optionsJSON: optionsJSON }) : await lib.startAuthentication({ optionsJSON: optionsJSON, useBrowserAutofill: autofill });
       say(message(register ? "saving" : "signingIn"));
       send(result);
     } catch (error) {

@@ -86,43 +86,64 @@ describe("the compiled executable", () => {
     expect(readdirSync(bin_dir)).toEqual(["idp"]);
   });
 
-  test("--version and --help", async () => {
-    const version = await t.cli(["--version"]);
-    expect(version).toEqual({ code: 0, stdout: `idp ${pkg.version}\n`, stderr: "" });
-    const help = await t.cli(["--help"]);
-    expect(help.code).toBe(0);
-    for (const command of ["serve", "migrate", "users", "clients", "keys"]) expect(help.stdout).toContain(`  ${command} `);
-    expect((await t.cli(["users", "--help"])).stdout).toContain("idp users add <username> --password-stdin");
-  }, CLI_TIMEOUT);
+  test(
+    "--version and --help",
+    async () => {
+      const version = await t.cli(["--version"]);
+      expect(version).toEqual({ code: 0, stdout: `idp ${pkg.version}\n`, stderr: "" });
+      const help = await t.cli(["--help"]);
+      expect(help.code).toBe(0);
+      for (const command of ["serve", "migrate", "users", "clients", "keys"]) expect(help.stdout).toContain(`  ${command} `);
+      expect((await t.cli(["users", "--help"])).stdout).toContain("idp users add <username> --password-stdin");
+    },
+    CLI_TIMEOUT,
+  );
 
-  test("admin commands: migrate, users add/list, clients list, keys list", async () => {
-    expect((await t.cli_json<{ version: number }>(["migrate"])).version).toBeGreaterThan(0);
-    const bob = await t.cli_json<{ id: string; username: string }>(["users", "add", "bob", "--password-stdin", "--email", "bob@example.com"], "a long password\n");
-    expect(bob.username).toBe("bob");
-    const users = await t.cli_json<{ id: string; username: string }[]>(["users", "list"]);
-    expect(users.map((u) => u.username).sort()).toEqual(["alice", "bob"]);
-    expect(JSON.stringify(users)).not.toContain("argon2");
-    const clients = await t.cli_json<{ client_id: string }[]>(["clients", "list"]);
-    expect(clients.map((c) => c.client_id)).toContain(t.client.client_id);
-    const keys = await t.cli_json<{ alg: string; status: string }[]>(["keys", "list"]);
-    expect(keys.filter((k) => k.status === "active").map((k) => k.alg).sort()).toEqual(["ES256", "RS256"]);
-  }, CLI_TIMEOUT);
+  test(
+    "admin commands: migrate, users add/list, clients list, keys list",
+    async () => {
+      expect((await t.cli_json<{ version: number }>(["migrate"])).version).toBeGreaterThan(0);
+      const bob = await t.cli_json<{ id: string; username: string }>(["users", "add", "bob", "--password-stdin", "--email", "bob@example.com"], "a long password\n");
+      expect(bob.username).toBe("bob");
+      const users = await t.cli_json<{ id: string; username: string }[]>(["users", "list"]);
+      expect(users.map((u) => u.username).sort()).toEqual(["alice", "bob"]);
+      expect(JSON.stringify(users)).not.toContain("argon2");
+      const clients = await t.cli_json<{ client_id: string }[]>(["clients", "list"]);
+      expect(clients.map((c) => c.client_id)).toContain(t.client.client_id);
+      const keys = await t.cli_json<{ alg: string; status: string }[]>(["keys", "list"]);
+      expect(
+        keys
+          .filter((k) => k.status === "active")
+          .map((k) => k.alg)
+          .sort(),
+      ).toEqual(["ES256", "RS256"]);
+    },
+    CLI_TIMEOUT,
+  );
 
-  test("a usage error exits 2", async () => {
-    const run = await t.cli(["frobnicate"]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('unknown command "frobnicate"');
-  }, CLI_TIMEOUT);
+  test(
+    "a usage error exits 2",
+    async () => {
+      const run = await t.cli(["frobnicate"]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('unknown command "frobnicate"');
+    },
+    CLI_TIMEOUT,
+  );
 
-  test("a .env file in the working directory is not loaded (configuration is the environment)", async () => {
-    writeFileSync(join(t.dir, ".env"), "IDP_REGISTRATION=open\n");
-    try {
-      const config = await t.cli_json<{ config: { registration: string } } | { registration: string }>(["config", "check"]);
-      expect(JSON.stringify(config)).toContain('"registration":"token"');
-    } finally {
-      rmSync(join(t.dir, ".env"));
-    }
-  }, CLI_TIMEOUT);
+  test(
+    "a .env file in the working directory is not loaded (configuration is the environment)",
+    async () => {
+      writeFileSync(join(t.dir, ".env"), "IDP_REGISTRATION=open\n");
+      try {
+        const config = await t.cli_json<{ config: { registration: string } } | { registration: string }>(["config", "check"]);
+        expect(JSON.stringify(config)).toContain('"registration":"token"');
+      } finally {
+        rmSync(join(t.dir, ".env"));
+      }
+    },
+    CLI_TIMEOUT,
+  );
 
   test("serve: discovery names the configured issuer", async () => {
     const response = await fetch(`${t.url}/.well-known/openid-configuration`);
@@ -170,7 +191,14 @@ describe("the compiled executable", () => {
     try {
       const browser = new Browser();
       const p = pkce();
-      const query = { client_id: t.client.client_id, response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", code_challenge: p.challenge, code_challenge_method: "S256" };
+      const query = {
+        client_id: t.client.client_id,
+        response_type: "code",
+        redirect_uri: REDIRECT_URI,
+        scope: "openid",
+        code_challenge: p.challenge,
+        code_challenge_method: "S256",
+      };
       let start: Response | null = null;
       for (let i = 0; i < 100 && start === null; i++) {
         start = await browser.get(`${issuer}/authorize?${new URLSearchParams(query)}`).catch(() => null);

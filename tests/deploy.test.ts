@@ -64,9 +64,7 @@ function nginx_test(conf: string): { code: number; output: string } {
   const key = join(dir, "key.pem");
   const made = run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=id.example.com"]);
   expect(made.code).toBe(0);
-  const site = conf
-    .replace("/etc/letsencrypt/live/id.example.com/fullchain.pem", cert)
-    .replace("/etc/letsencrypt/live/id.example.com/privkey.pem", key);
+  const site = conf.replace("/etc/letsencrypt/live/id.example.com/fullchain.pem", cert).replace("/etc/letsencrypt/live/id.example.com/privkey.pem", key);
   writeFileSync(join(dir, "idp.conf"), site);
   const temp_paths = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map((name) => `  ${name}_temp_path ${join(dir, name)};`);
   const main = [
@@ -159,7 +157,10 @@ describe("deploy/nginx-cluster.conf", () => {
 
   test("retries on another instance on error and timeout only: never a non-idempotent request that was sent, never idp's 503", () => {
     // RFC 6749 §4.1.2: a POST /token that reached an instance may have consumed its code.
-    const directives = location.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+    const directives = location
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l !== "" && !l.startsWith("#"));
     expect(directives.filter((d) => d.startsWith("proxy_next_upstream "))).toEqual(["proxy_next_upstream error timeout;"]);
     expect(directives.filter((d) => d.includes("non_idempotent"))).toEqual([]);
   });

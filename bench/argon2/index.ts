@@ -98,7 +98,6 @@ async function methods(hash: string): Promise<Map<string, Verify>> {
   return new Map([...all].filter(([name]) => wanted.has(name)));
 }
 
-
 /** Median over `runs` verifications of the worst delay a 1 ms timer saw during each one. */
 async function event_loop_lag(verify: Verify, runs: number): Promise<number> {
   let last = performance.now();
@@ -127,7 +126,9 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-const affinity = Bun.spawnSync(["taskset", "-p", String(process.pid)]).stdout.toString().trim();
+const affinity = Bun.spawnSync(["taskset", "-p", String(process.pid)])
+  .stdout.toString()
+  .trim();
 console.error(`${affinity} (run under taskset -c 0 to pin); src uses ${argon2_impl.name}`);
 
 const hash = await Bun.password.hash(PASSWORD, { algorithm: "argon2id", memoryCost: 19456, timeCost: 2 });
@@ -158,10 +159,7 @@ const lag = new Map<string, number>();
 for (const name of names) lag.set(name, await event_loop_lag(table.get(name)!, LAG_RUNS));
 
 const base = median(cpu.get("bun") ?? [NaN]);
-const rows = [
-  "| method | CPU best | CPU median | (sys median) | vs bun | wall median | lag | verifications/CPU-s |",
-  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-];
+const rows = ["| method | CPU best | CPU median | (sys median) | vs bun | wall median | lag | verifications/CPU-s |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"];
 for (const name of names) {
   const c = cpu.get(name)!;
   rows.push(

@@ -37,7 +37,16 @@ const cookie_header = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${
 function authorization_url(base: string, client: Client): { url: string; verifier: string; state: string } {
   const challenge = pkce();
   const state = random_token(16);
-  const query = new URLSearchParams({ client_id: client.client_id, response_type: "code", redirect_uri: CALLBACK, scope: "openid profile email", state, nonce: random_token(16), code_challenge: challenge.challenge, code_challenge_method: "S256" });
+  const query = new URLSearchParams({
+    client_id: client.client_id,
+    response_type: "code",
+    redirect_uri: CALLBACK,
+    scope: "openid profile email",
+    state,
+    nonce: random_token(16),
+    code_challenge: challenge.challenge,
+    code_challenge_method: "S256",
+  });
   return { url: `${base}/authorize?${query}`, verifier: challenge.verifier, state };
 }
 
@@ -84,7 +93,11 @@ export async function password_flow(rec: Recorder, base: string, client: Client,
 /** A signed-in browser (its session cookie) runs /authorize → code → /token; returns the access token. */
 export async function session_flow(rec: Recorder, base: string, client: Client, cookie: string): Promise<string> {
   const start = authorization_url(base, client);
-  const { response } = await rec.time("authorize (signed in)", () => fetch(start.url, { redirect: "manual", headers: { cookie: `idp_session=${cookie}` } }), (s) => s === 302);
+  const { response } = await rec.time(
+    "authorize (signed in)",
+    () => fetch(start.url, { redirect: "manual", headers: { cookie: `idp_session=${cookie}` } }),
+    (s) => s === 302,
+  );
   return redeem(rec, base, client, code_of(response.headers.get("location"), start.state), start.verifier);
 }
 

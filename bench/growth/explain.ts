@@ -36,12 +36,22 @@ export async function explain_hot_queries(meta: Meta): Promise<Plan[]> {
     { name: "user by username (sign-in)", query: "SELECT * FROM users WHERE username_key = $1", params: [user!.username_key] },
     { name: "users by e-mail", query: "SELECT * FROM users WHERE lower(email) = lower($1) ORDER BY created_at, id", params: [user!.email] },
     { name: "grant lookup (consent on record)", query: "SELECT * FROM grants WHERE user_id = $1 AND client_id = $2", params: [user!.id, meta.client.client_id] },
-    { name: "consume code", query: "UPDATE codes SET consumed_at = $2 WHERE code_hash = $1 AND consumed_at IS NULL RETURNING *", params: [code?.code_hash ?? "none", now], write: true },
+    {
+      name: "consume code",
+      query: "UPDATE codes SET consumed_at = $2 WHERE code_hash = $1 AND consumed_at IS NULL RETURNING *",
+      params: [code?.code_hash ?? "none", now],
+      write: true,
+    },
     { name: "sessions of a user (account page, logout everywhere)", query: "SELECT * FROM sessions WHERE user_id = $1 ORDER BY created_at, id_hash", params: [user!.id] },
     { name: "purge batch: tokens", query: purge_batch("tokens"), params: [now, DEFAULT_PURGE_BATCH], write: true },
     { name: "purge batch: sessions (cascades to session_clients)", query: purge_batch("sessions"), params: [now, DEFAULT_PURGE_BATCH], write: true },
     // Not what the store sends: the same batch taken in expiry order, for comparison (see RESULTS).
-    { name: "for comparison only: tokens batch in expiry order", query: purge_batch("tokens").replace(" LIMIT $2", " ORDER BY expires_at LIMIT $2"), params: [now, DEFAULT_PURGE_BATCH], write: true },
+    {
+      name: "for comparison only: tokens batch in expiry order",
+      query: purge_batch("tokens").replace(" LIMIT $2", " ORDER BY expires_at LIMIT $2"),
+      params: [now, DEFAULT_PURGE_BATCH],
+      write: true,
+    },
     ...purge_targets
       .filter((t) => t.table !== "tokens" && t.table !== "sessions")
       .map((t) => ({ name: `purge batch: ${t.table}`, query: purge_batch(t.table), params: [now, DEFAULT_PURGE_BATCH], write: true, brief: true })),
@@ -67,7 +77,15 @@ export function plans_markdown(plans: Plan[]): string {
   // The other purge targets (tables the seed leaves small): the scan each batch's SELECT uses.
   const brief = plans.filter((p) => p.brief);
   if (brief.length) {
-    const scans = (p: Plan) => [...new Set(p.plan.map((l) => /(Seq Scan|Index Only Scan|Index Scan|Bitmap Index Scan) (?:using (\S+) )?on (\S+)/.exec(l)).filter((m) => m !== null).map((m) => `${m![1]}${m![2] ? ` using ${m![2]}` : ""} on ${m![3]}`))].join(", ");
+    const scans = (p: Plan) =>
+      [
+        ...new Set(
+          p.plan
+            .map((l) => /(Seq Scan|Index Only Scan|Index Scan|Bitmap Index Scan) (?:using (\S+) )?on (\S+)/.exec(l))
+            .filter((m) => m !== null)
+            .map((m) => `${m![1]}${m![2] ? ` using ${m![2]}` : ""} on ${m![3]}`),
+        ),
+      ].join(", ");
     out.push("Other purge batches (small tables here; the planner may prefer a sequential scan on a table of a few pages):", "");
     for (const p of brief) out.push(`- ${p.name.replace("purge batch: ", "")}: ${scans(p)}; ${p.plan.find((l) => l.startsWith("Execution Time"))}`);
     out.push("");

@@ -58,7 +58,11 @@ const live_for_a_while = (expires_at: number) => expires_at > Math.floor(Date.no
 const live_session_number = (m: Meta) => pick(m.counts.sessions, (i) => !expired(i) && live_for_a_while(session_expires_at(i, m.now)));
 const live_session = (m: Meta) => session_cookie(live_session_number(m));
 // Access tokens of the bench client (i % 10 = 9 belong to other clients), not expired.
-const live_token = (m: Meta) => token_value(pick(m.counts.tokens, (i) => !expired(i) && !is_refresh(i) && i % 10 !== 9 && live_for_a_while(token_expires_at(i, m.now))), m.now);
+const live_token = (m: Meta) =>
+  token_value(
+    pick(m.counts.tokens, (i) => !expired(i) && !is_refresh(i) && i % 10 !== 9 && live_for_a_while(token_expires_at(i, m.now))),
+    m.now,
+  );
 
 type Measured = { hits: Hit[]; failures: number; last_failure: string; rss_after: number };
 
@@ -86,7 +90,16 @@ async function measure(meta: Meta): Promise<Measured> {
   }
 }
 
-type PurgeRun = { counts: Record<string, number>; seconds: number; batches: number; seen_in_activity: boolean; before: Hit[]; during: Hit[]; failures: number; last_failure: string };
+type PurgeRun = {
+  counts: Record<string, number>;
+  seconds: number;
+  batches: number;
+  seen_in_activity: boolean;
+  before: Hit[];
+  during: Hit[];
+  failures: number;
+  last_failure: string;
+};
 
 /** A server with a short purge interval; load runs from its start until its first purge is done. */
 async function purge_phase(meta: Meta): Promise<PurgeRun> {
@@ -103,7 +116,11 @@ async function purge_phase(meta: Meta): Promise<PurgeRun> {
   const deadline = t_listen + (PURGE_INTERVAL + 900) * 1000;
   const poll = (async () => {
     while (finished === null && performance.now() < deadline) {
-      const active = watch ? ((await watch`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${meta.db} AND state = 'active' AND query LIKE 'DELETE FROM % WHERE ctid = ANY(ARRAY(%'`) as { n: number }[]) : [{ n: 0 }];
+      const active = watch
+        ? ((await watch`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${meta.db} AND state = 'active' AND query LIKE 'DELETE FROM % WHERE ctid = ANY(ARRAY(%'`) as {
+            n: number;
+          }[])
+        : [{ n: 0 }];
       if (started === null && active[0]!.n > 0) started = performance.now();
       line = server.logs().find((l) => l.msg === "purged expired rows");
       if (line) finished = performance.now();
@@ -145,7 +162,16 @@ async function purge_phase(meta: Meta): Promise<PurgeRun> {
   };
 }
 
-type RssRun = { before: { rss: number; hwm: number }; peak_rss: number; after_pass: { rss: number; hwm: number }[]; after_idle: { rss: number; hwm: number }; pass_seconds: number[]; failures: number; p50: number; p99: number };
+type RssRun = {
+  before: { rss: number; hwm: number };
+  peak_rss: number;
+  after_pass: { rss: number; hwm: number }[];
+  after_idle: { rss: number; hwm: number };
+  pass_seconds: number[];
+  failures: number;
+  p50: number;
+  p99: number;
+};
 
 async function rss_phase(meta: Meta): Promise<RssRun> {
   const server = await start_server(meta.url);
@@ -181,7 +207,16 @@ async function rss_phase(meta: Meta): Promise<RssRun> {
     await sampler;
     await Bun.sleep(10_000);
     const flows = rec.hits.filter((h) => h.step === "authorize (signed in)").map((h) => h.ms);
-    return { before, peak_rss: peak, after_pass, after_idle: memory_mib(pid), pass_seconds, failures: rec.failures + warm.failures, p50: percentile(flows, 50), p99: percentile(flows, 99) };
+    return {
+      before,
+      peak_rss: peak,
+      after_pass,
+      after_idle: memory_mib(pid),
+      pass_seconds,
+      failures: rec.failures + warm.failures,
+      p50: percentile(flows, 50),
+      p99: percentile(flows, 99),
+    };
   } finally {
     await server.stop();
   }
@@ -271,19 +306,39 @@ async function main() {
 
     const out: string[] = [];
     out.push(`### Run of ${t_start.toISOString().slice(0, 16)} UTC`, "");
-    out.push(`Machine: ${machine_line()}. Load average (1/5/15 min) at start ${load_start}, during the latency phase ${load_measure}, the purge phase ${load_purge}, the RSS phase ${load_rss}, at the end ${load_end}; the machine is shared with other work, so compare within this run only.`, "");
+    out.push(
+      `Machine: ${machine_line()}. Load average (1/5/15 min) at start ${load_start}, during the latency phase ${load_measure}, the purge phase ${load_purge}, the RSS phase ${load_rss}, at the end ${load_end}; the machine is shared with other work, so compare within this run only.`,
+      "",
+    );
     out.push(`Command: \`node_modules/.bin/bun run bench/growth/index.ts${process.argv.slice(2).length ? " " + process.argv.slice(2).join(" ") : ""}\``, "");
-    out.push(`${sqlite ? "SQLite" : "PostgreSQL"}. Seeded database: ${JSON.stringify(seeded.counts)}, ${seed_line}. Empty database: the schema, 4 clients, 1,000 users with their sessions and grants, no tokens.`, "");
+    out.push(
+      `${sqlite ? "SQLite" : "PostgreSQL"}. Seeded database: ${JSON.stringify(seeded.counts)}, ${seed_line}. Empty database: the schema, 4 clients, 1,000 users with their sessions and grants, no tokens.`,
+      "",
+    );
     out.push(sizes_table(seeded.sizes), "");
     out.push(`#### Latency, empty vs seeded (${SIGNINS} sign-ins 2 at a time; ${REQUESTS} of each other request, ${CONCURRENCY} at a time)`, "");
     out.push(latency_table(m_empty.hits, m_seeded.hits), "");
-    out.push(`Failed requests: empty ${m_empty.failures}, seeded ${m_seeded.failures}${m_seeded.last_failure ? ` (last: ${m_seeded.last_failure})` : ""}. Server RSS after the phase: empty ${m_empty.rss_after.toFixed(0)} MiB, seeded ${m_seeded.rss_after.toFixed(0)} MiB.`, "");
+    out.push(
+      `Failed requests: empty ${m_empty.failures}, seeded ${m_seeded.failures}${m_seeded.last_failure ? ` (last: ${m_seeded.last_failure})` : ""}. Server RSS after the phase: empty ${m_empty.rss_after.toFixed(0)} MiB, seeded ${m_seeded.rss_after.toFixed(0)} MiB.`,
+      "",
+    );
     out.push(`#### Purge (server loop, IDP_PURGE_INTERVAL_SECONDS=${PURGE_INTERVAL}, batches of at most ${DEFAULT_PURGE_BATCH} rows)`, "");
-    for (const [name, run] of [["empty", p_empty], ["seeded", p_seeded]] as const) {
-      out.push(`- ${name}: ${run.seconds.toFixed(1)} s${run.seen_in_activity ? "" : " (no batch seen in pg_stat_activity: measured from when it was due)"}, ${run.batches} DELETE batches, rows ${JSON.stringify(run.counts)}; failed requests during the phase: ${run.failures}${run.last_failure ? ` (${run.last_failure})` : ""}`);
+    for (const [name, run] of [
+      ["empty", p_empty],
+      ["seeded", p_seeded],
+    ] as const) {
+      out.push(
+        `- ${name}: ${run.seconds.toFixed(1)} s${run.seen_in_activity ? "" : " (no batch seen in pg_stat_activity: measured from when it was due)"}, ${run.batches} DELETE batches, rows ${JSON.stringify(run.counts)}; failed requests during the phase: ${run.failures}${run.last_failure ? ` (${run.last_failure})` : ""}`,
+      );
     }
     out.push("", "Latency with 4 signed-in browsers looping /authorize → /token → /introspect, before the purge started and while it ran:", "");
-    out.push(purge_table([["empty", p_empty], ["seeded", p_seeded]]), "");
+    out.push(
+      purge_table([
+        ["empty", p_empty],
+        ["seeded", p_seeded],
+      ]),
+      "",
+    );
     if (!sqlite) out.push("#### Query plans on the seeded database", "", plans_markdown(plans));
     out.push(`#### RSS with ${RSS_SESSIONS.toLocaleString("en")} signed-in browsers`, "");
     out.push(

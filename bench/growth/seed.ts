@@ -101,10 +101,9 @@ async function chunked(sql: SQL, n: number, step: number, parallel: number, labe
 const BIG_TABLES = ["users", "sessions", "session_clients", "grants", "tokens", "codes", "interactions"];
 
 async function index_definitions(sql: SQL): Promise<{ name: string; def: string }[]> {
-  return (await sql.unsafe(
-    `SELECT indexname AS name, indexdef AS def FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY($1::text[]) ORDER BY tablename, indexname`,
-    [BIG_TABLES],
-  )) as { name: string; def: string }[];
+  return (await sql.unsafe(`SELECT indexname AS name, indexdef AS def FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY($1::text[]) ORDER BY tablename, indexname`, [
+    BIG_TABLES,
+  ])) as { name: string; def: string }[];
 }
 
 /**
@@ -114,7 +113,11 @@ async function index_definitions(sql: SQL): Promise<{ name: string; def: string 
  */
 export async function prepare_database(url: string): Promise<{ client: Client; others: string[]; password_hash: string; now: number }> {
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", DATABASE_URL: url };
-  const migrated = Bun.spawnSync([join(import.meta.dir, "../../node_modules/.bin/bun"), "run", join(import.meta.dir, "../../main.ts"), "migrate"], { env, stderr: "pipe", stdout: "pipe" });
+  const migrated = Bun.spawnSync([join(import.meta.dir, "../../node_modules/.bin/bun"), "run", join(import.meta.dir, "../../main.ts"), "migrate"], {
+    env,
+    stderr: "pipe",
+    stdout: "pipe",
+  });
   if (migrated.exitCode !== 0) throw new Error(`idp migrate failed: ${migrated.stderr.toString()}`);
   const client = await cli_json<Client>(["clients", "add", "--name", "Growth RP", "--redirect-uri", CALLBACK], env);
   const others: string[] = [];
@@ -142,30 +145,58 @@ export async function seed_postgres(name: string, counts: Counts, options: { par
 
     const others_array = `ARRAY[${others.map((c) => `'${c}'`).join(",")}]`;
     const client_of = (i: string) => `(CASE WHEN ${i} % 10 = 9 THEN (${others_array})[1 + (${i} / 10) % ${others.length}] ELSE '${client.client_id}' END)`;
-    const session_exp = (i: string) => `(CASE WHEN ${sql_expired(i)} THEN ${now} - 1 - ((${i} * 7919) % (7 * 86400)) ELSE ${now} + 120 + ((${i} * 7919) % (${SESSION_TTL} - 240)) END)`;
+    const session_exp = (i: string) =>
+      `(CASE WHEN ${sql_expired(i)} THEN ${now} - 1 - ((${i} * 7919) % (7 * 86400)) ELSE ${now} + 120 + ((${i} * 7919) % (${SESSION_TTL} - 240)) END)`;
 
-    await chunked(sql, counts.users, 250_000, parallel, "users", (lo, hi) => `
+    await chunked(
+      sql,
+      counts.users,
+      250_000,
+      parallel,
+      "users",
+      (lo, hi) => `
       INSERT INTO users (id, username, username_key, password_hash, name, given_name, family_name, email, email_verified, phone_number_verified, created_at, updated_at, status)
       SELECT ${sql_user_id("i")}, ${sql_username("i")}, ${sql_username("i")}, '${password_hash}', 'Growth User ' || i, 'Growth', 'User ' || i,
              ${sql_username("i")} || '@example.com', true, false, ${now} - 86400 * 90 + i % 86400, ${now} - 86400 * 90 + i % 86400, 'active'
-      FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i`);
+      FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i`,
+    );
     // Every user has consented to the bench client (what /authorize reads on a signed-in flow).
-    await chunked(sql, counts.users, 250_000, parallel, "grants", (lo, hi) => `
+    await chunked(
+      sql,
+      counts.users,
+      250_000,
+      parallel,
+      "grants",
+      (lo, hi) => `
       INSERT INTO grants (user_id, client_id, scopes, claims, created_at, updated_at)
       SELECT ${sql_user_id("i")}, '${client.client_id}', '["openid","profile","email","offline_access"]'::jsonb, NULL, ${now} - 86400 * 30, ${now} - 86400 * 30
-      FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i`);
+      FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i`,
+    );
     // Session i belongs to user ((i - 1) % users) + 1; its cookie is sql_session_cookie(i).
     const session_user = (i: string) => `((${i} - 1) % ${counts.users} + 1)`;
-    await chunked(sql, counts.sessions, 250_000, parallel, "sessions", (lo, hi) => `
+    await chunked(
+      sql,
+      counts.sessions,
+      250_000,
+      parallel,
+      "sessions",
+      (lo, hi) => `
       INSERT INTO sessions (id_hash, user_id, auth_time, amr, acr, created_at, expires_at, last_seen_at, user_agent, ip)
       SELECT ${b64u(sql_session_cookie("i"))}, ${sql_user_id(session_user("i"))}, e - ${SESSION_TTL}, '["pwd"]'::jsonb, NULL, e - ${SESSION_TTL}, e, e - ${SESSION_TTL},
              'Mozilla/5.0 (X11; Linux x86_64) growth-bench', '127.0.0.1'
       FROM (SELECT i, ${session_exp("i")} AS e FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i) AS s;
       INSERT INTO session_clients (session_id_hash, client_id, created_at)
-      SELECT ${b64u(sql_session_cookie("i"))}, '${client.client_id}', ${now} - 3600 FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i`);
+      SELECT ${b64u(sql_session_cookie("i"))}, '${client.client_id}', ${now} - 3600 FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i`,
+    );
     // Token i: user ((i - 1) % users) + 1, issued in that user's session when it has one.
     const token_user = (i: string) => `((${i} - 1) % ${counts.users} + 1)`;
-    await chunked(sql, counts.tokens, 500_000, parallel, "tokens", (lo, hi) => `
+    await chunked(
+      sql,
+      counts.tokens,
+      500_000,
+      parallel,
+      "tokens",
+      (lo, hi) => `
       INSERT INTO tokens (token_hash, kind, client_id, user_id, scope, grant_id, family_id, session_id_hash, auth_time, acr, amr, claims, nonce, created_at, expires_at, revoked_at, rotated_at, jkt, resources, act)
       SELECT p || ${b64u(`p || ${b64u(`'growth-token-' || i`)}`)},
              CASE WHEN r THEN 'refresh' ELSE 'access' END, ${client_of("i")}, ${sql_user_id("u")},
@@ -176,19 +207,34 @@ export async function seed_postgres(name: string, counts: Counts, options: { par
       FROM (SELECT i, u, r, e, c, lpad(to_hex(c * 1000 + i % 1000), 12, '0') AS p
             FROM (SELECT i, ${token_user("i")} AS u, ${sql_is_refresh("i")} AS r, ${sql_token_expires_at("i", now)} AS e,
                          ${sql_token_expires_at("i", now)} - CASE WHEN ${sql_is_refresh("i")} THEN ${REFRESH_TTL} ELSE ${ACCESS_TTL} END AS c
-                  FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i) AS a) AS b`);
+                  FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i) AS a) AS b`,
+    );
     // Codes live 60 s and are consumed at once: most in the table are consumed, ~10% past expiry.
-    await chunked(sql, counts.codes, 100_000, 1, "codes", (lo, hi) => `
+    await chunked(
+      sql,
+      counts.codes,
+      100_000,
+      1,
+      "codes",
+      (lo, hi) => `
       INSERT INTO codes (code_hash, client_id, user_id, session_id_hash, redirect_uri, scope, nonce, code_challenge, code_challenge_method, auth_time, acr, amr, claims, grant_id, created_at, expires_at, consumed_at)
       SELECT ${b64u(`'growth-code-' || i`)}, '${client.client_id}', ${sql_user_id(token_user("i"))}, NULL, '${CALLBACK}', 'openid profile email', NULL,
              ${b64u(`'growth-verifier-' || i`)}, 'S256', ${now} - 60, NULL, '["pwd"]'::jsonb, NULL, md5('growth-code-grant-' || i)::uuid::text,
              e - 60, e, CASE WHEN i % 10 < 9 THEN e - 59 END
-      FROM (SELECT i, CASE WHEN ${sql_expired("i")} THEN ${now} - 1 - i % 3600 ELSE ${now} + 1 + i % 59 END AS e FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i) AS s`);
-    await chunked(sql, counts.interactions, 100_000, 1, "interactions", (lo, hi) => `
+      FROM (SELECT i, CASE WHEN ${sql_expired("i")} THEN ${now} - 1 - i % 3600 ELSE ${now} + 1 + i % 59 END AS e FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i) AS s`,
+    );
+    await chunked(
+      sql,
+      counts.interactions,
+      100_000,
+      1,
+      "interactions",
+      (lo, hi) => `
       INSERT INTO interactions (id, params, session_id_hash, result, created_at, expires_at)
       SELECT ${b64u(`'growth-interaction-' || i`)}, jsonb_build_object('client_id', '${client.client_id}', 'response_type', 'code', 'redirect_uri', '${CALLBACK}', 'scope', 'openid profile email', 'state', md5(i::text)),
              NULL, NULL, e - 600, e
-      FROM (SELECT i, CASE WHEN ${sql_expired("i")} THEN ${now} - 1 - i % 3600 ELSE ${now} + 1 + i % 599 END AS e FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i) AS s`);
+      FROM (SELECT i, CASE WHEN ${sql_expired("i")} THEN ${now} - 1 - i % 3600 ELSE ${now} + 1 + i % 599 END AS e FROM generate_series(${lo}::bigint, ${hi}::bigint) AS i) AS s`,
+    );
 
     log("rebuilding indexes");
     const rebuild = [`ALTER TABLE tokens ADD CONSTRAINT tokens_pkey ${pk[0]!.def}`, ...secondary.map((i) => i.def)];
@@ -237,7 +283,10 @@ export async function table_sizes(sql: SQL): Promise<TableSize[]> {
 export function sizes_table(sizes: TableSize[]): string {
   const lines = ["| table | rows (estimate) | total MiB | heap MiB | indexes MiB |", "| --- | ---: | ---: | ---: | ---: |"];
   const n = (v: number, f: (v: number) => string) => (Number.isNaN(v) ? "–" : f(v));
-  for (const s of sizes) lines.push(`| ${s.table} | ${n(s.rows, (v) => v.toLocaleString("en"))} | ${n(s.total_mib, (v) => v.toFixed(0))} | ${n(s.heap_mib, (v) => v.toFixed(0))} | ${n(s.index_mib, (v) => v.toFixed(0))} |`);
+  for (const s of sizes)
+    lines.push(
+      `| ${s.table} | ${n(s.rows, (v) => v.toLocaleString("en"))} | ${n(s.total_mib, (v) => v.toFixed(0))} | ${n(s.heap_mib, (v) => v.toFixed(0))} | ${n(s.index_mib, (v) => v.toFixed(0))} |`,
+    );
   return lines.join("\n");
 }
 

@@ -85,7 +85,5 @@ export function cpu_categories(out: string, window?: { from_ms: number; to_ms: n
     count.set(category, (count.get(category) ?? 0) + 1);
     total++;
   });
-  return [...count.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .map(([category, n]) => ({ category, share: n / total, samples: n }));
+  return [...count.entries()].sort((a, b) => b[1] - a[1]).map(([category, n]) => ({ category, share: n / total, samples: n }));
 }

@@ -96,7 +96,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 }
 
 console.log(machine_line());
-console.log(`${rounds} rounds × ${servers.length} servers × ${routes.length} routes, ${opts.seconds} s each (warm-up ${args.warmup} s), wrk -t${opts.threads} -c${opts.connections}`);
+console.log(
+  `${rounds} rounds × ${servers.length} servers × ${routes.length} routes, ${opts.seconds} s each (warm-up ${args.warmup} s), wrk -t${opts.threads} -c${opts.connections}`,
+);
 try {
   for (const server of servers) {
     const started = await start_server(join(import.meta.dir, "servers", `${server.replaceAll("-", "_")}.ts`), args["server-cpu"]);

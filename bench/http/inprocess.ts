@@ -43,7 +43,11 @@ async function best_ns(fn: (r: Request) => Response | Promise<Response>, request
   return best;
 }
 
-const cases: [string, string][] = [["GET /json", "/json"], ["GET /users/42", "/users/42"], ["GET /users/42?q=1", "/users/42?q=1"]];
+const cases: [string, string][] = [
+  ["GET /json", "/json"],
+  ["GET /users/42", "/users/42"],
+  ["GET /users/42?q=1", "/users/42?q=1"],
+];
 console.log("case            raw ns (CPU)   fw ns   fw − raw");
 for (const [label, path] of cases) {
   const request = new Request(`http://127.0.0.1:3000${path}`);

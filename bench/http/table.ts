@@ -22,10 +22,7 @@ const x = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? "
 
 export function table_lines(cells: Cell[]): string[] {
   const head = ["route", "server", "req/s (median)", "min–max", "× raw", "server CPU", "others", "req per CPU-s", "× raw"];
-  const rows = cells.map((c) => [
-    c.route, c.server, int(c.rps), `${k(c.min)}–${k(c.max)}`, x(c.ratio),
-    pct(c.cpu), pct(c.others), int(c.per_cpu), x(c.per_cpu_ratio),
-  ]);
+  const rows = cells.map((c) => [c.route, c.server, int(c.rps), `${k(c.min)}–${k(c.max)}`, x(c.ratio), pct(c.cpu), pct(c.others), int(c.per_cpu), x(c.per_cpu_ratio)]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const left = (i: number) => i < 2;
   const line = (cols: string[]) => `| ${cols.map((c, i) => (left(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;

@@ -68,7 +68,16 @@ export function parse_wrk(out: string): Load {
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
   const non = /Non-2xx or 3xx responses: (\d+)/.exec(out);
-  return { rps: Number(rps[1]), p50_ms: pct("50"), p99_ms: pct("99"), errors, non_2xx: non ? Number(non[1]) : 0, server_cpu: Number.NaN, other_cpu: Number.NaN, wrk_cpu: Number.NaN };
+  return {
+    rps: Number(rps[1]),
+    p50_ms: pct("50"),
+    p99_ms: pct("99"),
+    errors,
+    non_2xx: non ? Number(non[1]) : 0,
+    server_cpu: Number.NaN,
+    other_cpu: Number.NaN,
+    wrk_cpu: Number.NaN,
+  };
 }
 
 export type WrkOptions = { threads: number; connections: number; seconds: number; cpu: string | undefined };

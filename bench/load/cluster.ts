@@ -96,11 +96,35 @@ export async function cluster(): Promise<{ text: string; ok: boolean }> {
     out.push(
       `#### ${INSTANCES} instances on one PostgreSQL behind nginx: instance 2 killed (SIGKILL) at ${k.toFixed(1)} s, restarted ${((restarting - kill_at) / 1000).toFixed(1)} s later`,
       "",
-      describe_settings(s).replace(/, \d+ s,/, `, ${s.duration_s} s through nginx (one worker process, the site of ${CLUSTER_SITE === DEPLOY_CLUSTER ? "deploy/nginx-cluster.conf" : CLUSTER_SITE} on a loopback port without TLS),`) + ` Instances: \`bun main.ts serve\` ×${INSTANCES}, IDP_TRUST_PROXY=true, issuer = nginx's URL, PostgreSQL directly (pool 10 each); a failed flow starts again after 100 ms.`,
+      describe_settings(s).replace(
+        /, \d+ s,/,
+        `, ${s.duration_s} s through nginx (one worker process, the site of ${CLUSTER_SITE === DEPLOY_CLUSTER ? "deploy/nginx-cluster.conf" : CLUSTER_SITE} on a loopback port without TLS),`,
+      ) +
+        ` Instances: \`bun main.ts serve\` ×${INSTANCES}, IDP_TRUST_PROXY=true, issuer = nginx's URL, PostgreSQL directly (pool 10 each); a failed flow starts again after 100 ms.`,
       "",
       table(
-        ["flows", "flows/s", "failed flows", "5xx or unanswered (driver)", "of them in the kill window", "requests in flight at the kill (all instances)", "SIGKILL → exit seen (ms)", "restart to ready (ms)"],
-        [[String(ledger.flows.length), (ledger.flows.length / wall_s).toFixed(1), String(ledger.failures.length), String(failed_hits.length), String(at_kill.length), String(in_flight_driver), (exited_at - kill_at).toFixed(0), (restarted_at - restarting).toFixed(0)]],
+        [
+          "flows",
+          "flows/s",
+          "failed flows",
+          "5xx or unanswered (driver)",
+          "of them in the kill window",
+          "requests in flight at the kill (all instances)",
+          "SIGKILL → exit seen (ms)",
+          "restart to ready (ms)",
+        ],
+        [
+          [
+            String(ledger.flows.length),
+            (ledger.flows.length / wall_s).toFixed(1),
+            String(ledger.failures.length),
+            String(failed_hits.length),
+            String(at_kill.length),
+            String(in_flight_driver),
+            (exited_at - kill_at).toFixed(0),
+            (restarted_at - restarting).toFixed(0),
+          ],
+        ],
       ),
       "",
       table(["latency (ms)", "count", "p50", "p99"], latency_rows(ledger)),

@@ -127,15 +127,24 @@ export async function cluster_db_restart(): Promise<{ text: string; ok: boolean 
     const start_wall = Date.now() - (performance.now() - t0);
     const access = c.nginx.access().filter((l) => l.at_ms >= start_wall + (stopping - t0) && l.at_ms - l.request_s * 1000 < start_wall + (up - t0));
     // $upstream_addr is the upstream's name when nginx found no instance to try ("no live upstreams").
-    const nginx_during = count(access, (l) => `${l.status} (${l.upstreams.some((u) => !u.startsWith("127.")) ? "no live upstream" : `instances: ${l.upstream_statuses.join(", ") || "none"}`})`);
+    const nginx_during = count(
+      access,
+      (l) => `${l.status} (${l.upstreams.some((u) => !u.startsWith("127.")) ? "no live upstream" : `instances: ${l.upstream_statuses.join(", ") || "none"}`})`,
+    );
     const during_counts = by_status(during);
 
     const checks_integrity = await integrity(c, merged(warm, ledger));
     const checks: [string, boolean][] = [
       ["no error answer before the outage", before.every(ok_status)],
-      ["every instance ready before, not ready (503) during the outage, ready again after", readiness.every((r) => r.ready_before && r.first_not_ready !== undefined && r.only_503 && r.ready_again !== undefined && !r.still_not_ready_late)],
+      [
+        "every instance ready before, not ready (503) during the outage, ready again after",
+        readiness.every((r) => r.ready_before && r.first_not_ready !== undefined && r.only_503 && r.ready_again !== undefined && !r.still_not_ready_late),
+      ],
       ["the same processes (same PIDs) serve flows again", same_pids && flows_after > 0 && Number.isFinite(first_flow_after)],
-      ["no 500 through nginx or in the instances' logs, no unhandled error", !("500" in during_counts) && !ledger.hits.some((h) => h.status === 500) && !server_statuses.some((x) => "500" in x) && unhandled === 0],
+      [
+        "no 500 through nginx or in the instances' logs, no unhandled error",
+        !("500" in during_counts) && !ledger.hits.some((h) => h.status === 500) && !server_statuses.some((x) => "500" in x) && unhandled === 0,
+      ],
       ...checks_integrity.checks,
     ];
     ok = checks.every(([, passed]) => passed);
@@ -143,13 +152,21 @@ export async function cluster_db_restart(): Promise<{ text: string; ok: boolean 
     out.push(
       `#### 3 instances on one PostgreSQL behind nginx: ${mode === "proxy" ? "the TCP proxy to PostgreSQL cut" : "PostgreSQL stopped (fast) and started again"} at ${((stopping - t0) / 1000).toFixed(1)} s, ${outage_ms / 1000} s apart`,
       "",
-      describe_settings(s).replace(/, \d+ s,/, `, ${s.duration_s} s through nginx (the site of ${CLUSTER_SITE === DEPLOY_CLUSTER ? "deploy/nginx-cluster.conf" : CLUSTER_SITE}),`) + ` Failed flows start again after 200 ms. Each instance's /readyz polled directly every 200 ms.`,
+      describe_settings(s).replace(/, \d+ s,/, `, ${s.duration_s} s through nginx (the site of ${CLUSTER_SITE === DEPLOY_CLUSTER ? "deploy/nginx-cluster.conf" : CLUSTER_SITE}),`) +
+        ` Failed flows start again after 200 ms. Each instance's /readyz polled directly every 200 ms.`,
       "",
-      `Outage: ${log.join("; ")}. PostgreSQL gone ${(((down - stopping) / 1000)).toFixed(1)} s after the stop was issued; back ${((up - stopping) / 1000).toFixed(1)} s after it (stop issued → start returned).`,
+      `Outage: ${log.join("; ")}. PostgreSQL gone ${((down - stopping) / 1000).toFixed(1)} s after the stop was issued; back ${((up - stopping) / 1000).toFixed(1)} s after it (stop issued → start returned).`,
       "",
       table(
         ["instance", "pid before → after", "/readyz probes", "first not-ready after the stop", "not-ready answers", "ready again after the start returned"],
-        readiness.map((r) => [String(r.i + 1), `${pids[r.i]} → ${c.servers[r.i]!.proc.pid}${c.servers[r.i]!.proc.exitCode === null ? " (running)" : " (exited)"}`, String(r.probes), rel(r.first_not_ready?.at, stopping), show(r.statuses), rel(r.ready_again?.at, up)]),
+        readiness.map((r) => [
+          String(r.i + 1),
+          `${pids[r.i]} → ${c.servers[r.i]!.proc.pid}${c.servers[r.i]!.proc.exitCode === null ? " (running)" : " (exited)"}`,
+          String(r.probes),
+          rel(r.first_not_ready?.at, stopping),
+          show(r.statuses),
+          rel(r.ready_again?.at, up),
+        ]),
       ),
       "",
       table(

@@ -79,9 +79,11 @@ export async function start_cluster(users_count: number, through_proxy = false):
 /** Runs `fn` over `items`, `width` at a time. */
 async function each<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 /** The driver's options through nginx, after every user signed in once (the warm-up's ledger). */
@@ -93,7 +95,11 @@ export async function warm_cluster(c: Cluster, timeout_ms: number, backoff_ms: n
 }
 
 /** The warm-up's and the run's codes and tokens together, for the integrity checks. */
-export const merged = (warm: Ledger, ledger: Ledger): Ledger => ({ ...new_ledger(), issued: new Map([...warm.issued, ...ledger.issued]), redeemed: new Map([...warm.redeemed, ...ledger.redeemed]) });
+export const merged = (warm: Ledger, ledger: Ledger): Ledger => ({
+  ...new_ledger(),
+  issued: new Map([...warm.issued, ...ledger.issued]),
+  redeemed: new Map([...warm.redeemed, ...ledger.redeemed]),
+});
 
 export type Integrity = {
   tokens: number;
@@ -128,7 +134,10 @@ export async function integrity(c: Cluster, all: Ledger): Promise<Integrity> {
   const unredeemed = await try_codes(base, c.client, waiting, true, new_ledger());
   // A used code presented again is refused and revokes the tokens issued from it (RFC 6749
   // §4.1.2), so this runs after the token checks, on a sample.
-  const sample = [...redeemed].sort(() => Math.random() - 0.5).slice(0, USED_SAMPLE).map((r) => ({ code: r.code, verifier: all.issued.get(r.code)!.verifier }));
+  const sample = [...redeemed]
+    .sort(() => Math.random() - 0.5)
+    .slice(0, USED_SAMPLE)
+    .map((r) => ({ code: r.code, verifier: all.issued.get(r.code)!.verifier }));
   const used_again = await try_codes(base, c.client, sample, false, new_ledger());
   const stored = await db_report(c.db);
   const checks: [string, boolean][] = [
@@ -177,7 +186,8 @@ export function report_end(i: Integrity, checks: [string, boolean][]): string[] 
 }
 
 export function integrity_lines(i: Integrity): string[] {
-  const codes = (o: CodeOutcomes & { presented: number }) => `${o.presented} presented: ${o.once} accepted once, ${o.refused} refused, ${o.twice} accepted twice${o.other.length ? `, other ${o.other.slice(0, 5).join(", ")}` : ""}`;
+  const codes = (o: CodeOutcomes & { presented: number }) =>
+    `${o.presented} presented: ${o.once} accepted once, ${o.refused} refused, ${o.twice} accepted twice${o.other.length ? `, other ${o.other.slice(0, 5).join(", ")}` : ""}`;
   return [
     `- Access tokens at /userinfo via nginx after the run (${i.tokens}): ${show(i.userinfo)}.`,
     `- ID Tokens against the JWKS fetched via nginx: ${i.id_tokens.verified} verified, ${i.id_tokens.failed} failed${i.id_tokens.errors.length ? ` (${i.id_tokens.errors.join("; ")})` : ""}.`,
@@ -203,7 +213,10 @@ export function statuses_by_step(hits: Hit[]): Map<string, Record<string, number
 /** Rows for a table of statuses per step: step, requests, 2xx/3xx, 4xx, 5xx, no answer. */
 export function status_rows(hits: Hit[]): string[][] {
   return [...statuses_by_step(hits)].map(([step, counts]) => {
-    const sum = (test: (k: string) => boolean) => Object.entries(counts).filter(([k]) => test(k)).reduce((n, [, v]) => n + v, 0);
+    const sum = (test: (k: string) => boolean) =>
+      Object.entries(counts)
+        .filter(([k]) => test(k))
+        .reduce((n, [, v]) => n + v, 0);
     const fives = Object.entries(counts).filter(([k]) => k.startsWith("5"));
     return [
       step,

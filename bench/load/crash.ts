@@ -66,7 +66,14 @@ type Round = {
   start_errors: number;
 };
 
-async function one_round(db: Db, server: ServerProcess, env: Record<string, string>, client: Client, options: Omit<Parameters<typeof run_load>[0], "ledger">, all: Ledger): Promise<{ round: Round; server: ServerProcess }> {
+async function one_round(
+  db: Db,
+  server: ServerProcess,
+  env: Record<string, string>,
+  client: Client,
+  options: Omit<Parameters<typeof run_load>[0], "ledger">,
+  all: Ledger,
+): Promise<{ round: Round; server: ServerProcess }> {
   const s = settings({ duration_s: 10 });
   const ledger = new_ledger();
   const stop = new AbortController();
@@ -156,7 +163,10 @@ export async function crash(kind: "sqlite" | "postgres"): Promise<{ text: string
         ["restart without error log lines", r.every((x) => x.start_errors === 0)],
         ["every access token held works at /userinfo (or expired)", r.every((x) => Object.keys(x.userinfo).every((k) => k === "200" || k === "401 expired"))],
         ["every ID Token held verifies after the restart", r.every((x) => x.id_tokens.failed === 0)],
-        ["no code redeemed twice; used codes refused", r.every((x) => x.unredeemed.twice === 0 && x.unredeemed.other.length === 0 && x.used.once === 0 && x.used.twice === 0 && x.used.other.length === 0)],
+        [
+          "no code redeemed twice; used codes refused",
+          r.every((x) => x.unredeemed.twice === 0 && x.unredeemed.other.length === 0 && x.used.once === 0 && x.used.twice === 0 && x.used.other.length === 0),
+        ],
         ["no half-written row", Object.values(stored.bad_rows).every((v) => v === 0)],
         ["every code and token the driver saw is stored", matched.issued_missing === 0 && matched.tokens_missing === 0 && matched.redeemed_not_consumed === 0],
       ];
@@ -167,7 +177,19 @@ export async function crash(kind: "sqlite" | "postgres"): Promise<{ text: string
         describe_settings(s).replace(/, \d+ s,/, `, killed at a random moment in the second half of each ${s.duration_s} s load,`),
         "",
         table(
-          ["round", "killed at (s)", "requests in flight", "flows done", "codes issued / redeemed (driver)", "restart (ms)", "integrity_check", "/userinfo with held tokens", "ID Tokens verify", "unredeemed codes: once / refused / twice", "used codes again: refused / accepted"],
+          [
+            "round",
+            "killed at (s)",
+            "requests in flight",
+            "flows done",
+            "codes issued / redeemed (driver)",
+            "restart (ms)",
+            "integrity_check",
+            "/userinfo with held tokens",
+            "ID Tokens verify",
+            "unredeemed codes: once / refused / twice",
+            "used codes again: refused / accepted",
+          ],
           r.map((x, i) => [
             String(i + 1),
             x.kill_at_s.toFixed(1),
@@ -176,7 +198,9 @@ export async function crash(kind: "sqlite" | "postgres"): Promise<{ text: string
             `${x.issued} / ${x.redeemed}`,
             x.restart_ms.toFixed(0),
             x.integrity,
-            Object.entries(x.userinfo).map(([k, v]) => `${v} × ${k}`).join(", ") || "–",
+            Object.entries(x.userinfo)
+              .map(([k, v]) => `${v} × ${k}`)
+              .join(", ") || "–",
             `${x.id_tokens.verified} ok, ${x.id_tokens.failed} failed`,
             `${x.unredeemed.once} / ${x.unredeemed.refused} / ${x.unredeemed.twice}${x.unredeemed.other.length ? ` (other: ${x.unredeemed.other.join(", ")})` : ""}`,
             `${x.used.refused} / ${x.used.once + x.used.twice}${x.used.other.length ? ` (other: ${x.used.other.join(", ")})` : ""}`,

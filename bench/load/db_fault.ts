@@ -29,7 +29,11 @@ const count_by = (hits: Hit[]) => {
   }
   return out;
 };
-const show = (counts: Record<string, number>) => Object.entries(counts).sort(([, a], [, b]) => b - a).map(([k, v]) => `${v} × ${k}`).join(", ") || "–";
+const show = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .sort(([, a], [, b]) => b - a)
+    .map(([k, v]) => `${v} × ${k}`)
+    .join(", ") || "–";
 
 export async function db_fault(): Promise<{ text: string; ok: boolean }> {
   const s = settings({ duration_s: 40 });
@@ -120,7 +124,8 @@ export async function db_fault(): Promise<{ text: string; ok: boolean }> {
       out.push(
         `#### PostgreSQL through a TCP proxy: ${fault === "freeze" ? "frozen (connections kept, nothing forwarded)" : "cut (connections dropped, new ones refused)"} for ${outage / 1000} s`,
         "",
-        describe_settings(s).replace(/, \d+ s,/, `, ${s.duration_s} s with the fault from ${outage_at / 1000} s, a failed flow retried after 200 ms,`) + ` Server request deadline ${REQUEST_DEADLINE_S} s (IDP_REQUEST_TIMEOUT_SECONDS); driver timeout ${s.timeout_ms / 1000} s.`,
+        describe_settings(s).replace(/, \d+ s,/, `, ${s.duration_s} s with the fault from ${outage_at / 1000} s, a failed flow retried after 200 ms,`) +
+          ` Server request deadline ${REQUEST_DEADLINE_S} s (IDP_REQUEST_TIMEOUT_SECONDS); driver timeout ${s.timeout_ms / 1000} s.`,
         "",
         table(
           ["phase", "requests", "answers"],

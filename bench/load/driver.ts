@@ -106,7 +106,13 @@ async function authorize(agent: Agent, url: string, user: User): Promise<URL> {
     if (location === null) throw new FlowError("redirect", response.status, (await response.text()).slice(0, 200));
     if (location.startsWith(CALLBACK)) return new URL(location);
     const target = new URL(location, url);
-    const name = target.pathname.endsWith("/login") ? "login" : target.pathname.endsWith("/consent") ? "consent" : target.pathname.startsWith("/authorize") ? "authorize" : `page ${target.pathname}`;
+    const name = target.pathname.endsWith("/login")
+      ? "login"
+      : target.pathname.endsWith("/consent")
+        ? "consent"
+        : target.pathname.startsWith("/authorize")
+          ? "authorize"
+          : `page ${target.pathname}`;
     if (name === "authorize") {
       response = await agent.send("authorize", target.href);
       continue;
@@ -141,7 +147,16 @@ export async function run_flow(o: DriverOptions, user: User): Promise<void> {
   const challenge = pkce();
   const state = random_token(16);
   const nonce = random_token(16);
-  const query = new URLSearchParams({ client_id: o.client.client_id, response_type: "code", redirect_uri: CALLBACK, scope: "openid profile email", state, nonce, code_challenge: challenge.challenge, code_challenge_method: "S256" });
+  const query = new URLSearchParams({
+    client_id: o.client.client_id,
+    response_type: "code",
+    redirect_uri: CALLBACK,
+    scope: "openid profile email",
+    state,
+    nonce,
+    code_challenge: challenge.challenge,
+    code_challenge_method: "S256",
+  });
   const callback = await authorize(agent, `${front}/authorize?${query}`, user);
   const code = callback.searchParams.get("code");
   if (code === null || callback.searchParams.get("state") !== state) throw new FlowError("callback", 0, `bad callback ${callback.search.slice(0, 120)}`);
@@ -164,7 +179,11 @@ export async function run_flow(o: DriverOptions, user: User): Promise<void> {
       throw new FlowError("id_token", 200, (error as Error).message);
     }
   }
-  const info = await expect_status(await agent.send("userinfo", `${back}/userinfo`, { headers: { accept: "application/json", authorization: `Bearer ${body.access_token}` } }), 200, "userinfo");
+  const info = await expect_status(
+    await agent.send("userinfo", `${back}/userinfo`, { headers: { accept: "application/json", authorization: `Bearer ${body.access_token}` } }),
+    200,
+    "userinfo",
+  );
   const claims = (await info.json()) as { sub?: string };
   if (typeof claims.sub !== "string") throw new FlowError("userinfo", 200, "no sub");
 }

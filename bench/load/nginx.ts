@@ -59,7 +59,7 @@ export type Nginx = {
  */
 export type AccessLine = { at_ms: number; method: string; path: string; status: number; upstreams: string[]; upstream_statuses: string[]; request_s: number };
 
-const LOG_FORMAT = "log_format cluster '$msec $request_method $uri $status \"$upstream_addr\" \"$upstream_status\" $request_time';";
+const LOG_FORMAT = 'log_format cluster \'$msec $request_method $uri $status "$upstream_addr" "$upstream_status" $request_time\';';
 
 function parse_access(text: string): AccessLine[] {
   const out: AccessLine[] = [];
@@ -102,7 +102,10 @@ export async function start_nginx(upstream_ports: number[], port = free_port()):
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`nginx exited ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
-    const up = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.status === 200, () => false);
+    const up = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) throw new Error(`nginx did not answer on ${url}`);
     await Bun.sleep(100);

@@ -47,7 +47,12 @@ export async function rotation(kind: "sqlite" | "postgres"): Promise<{ text: str
 
     const ledger = new_ledger();
     const stop = new AbortController();
-    const quiet = progress(ledger, `rotation ${kind}`, 5000, () => `, kids ${rp.stats.kids.size}, RP failures ${rp.stats.failures.length}, on receipt ${rp.stats.fresh.failures.length}`);
+    const quiet = progress(
+      ledger,
+      `rotation ${kind}`,
+      5000,
+      () => `, kids ${rp.stats.kids.size}, RP failures ${rp.stats.failures.length}, on receipt ${rp.stats.fresh.failures.length}`,
+    );
     const t0 = performance.now();
     const loading = run_load({ ...options, ledger }, s.concurrency, stop.signal);
     // On a fixed schedule: a rotation that takes longer than ROTATE_EVERY overlaps the next one.
@@ -95,8 +100,32 @@ export async function rotation(kind: "sqlite" | "postgres"): Promise<{ text: str
       describe_settings({ ...s, duration_s: Math.round(wall_s) }),
       "",
       table(
-        ["flows", "flows/s", "failed flows", "ID Tokens", "distinct kids signing", "RP JWKS fetches", "refetches for an unknown kid", "RP verification failures", "failures against another instance's JWKS on receipt", "failures against a fresh JWKS afterwards"],
-        [[String(ledger.flows.length), (ledger.flows.length / wall_s).toFixed(1), String(ledger.failures.length), String(tokens), String(rp.stats.kids.size), String(rp.stats.jwks_fetches), String(rp.stats.refetches_for_unknown_kid), String(rp.stats.failures.length), String(rp.stats.fresh.failures.length), Object.values(late).join(" / ")]],
+        [
+          "flows",
+          "flows/s",
+          "failed flows",
+          "ID Tokens",
+          "distinct kids signing",
+          "RP JWKS fetches",
+          "refetches for an unknown kid",
+          "RP verification failures",
+          "failures against another instance's JWKS on receipt",
+          "failures against a fresh JWKS afterwards",
+        ],
+        [
+          [
+            String(ledger.flows.length),
+            (ledger.flows.length / wall_s).toFixed(1),
+            String(ledger.failures.length),
+            String(tokens),
+            String(rp.stats.kids.size),
+            String(rp.stats.jwks_fetches),
+            String(rp.stats.refetches_for_unknown_kid),
+            String(rp.stats.failures.length),
+            String(rp.stats.fresh.failures.length),
+            Object.values(late).join(" / "),
+          ],
+        ],
       ),
       "",
       `Rotations (\`keys rotate\`, seconds into the load → new RS256 kid, CLI time): ${rotated.map((r) => (r.ok ? `${r.at_s.toFixed(0)} s → ${r.rs256.slice(0, 8)}… (${(r.ms / 1000).toFixed(1)} s)` : `${r.at_s.toFixed(0)} s FAILED ${r.error}`)).join("; ")}.`,
@@ -104,7 +133,10 @@ export async function rotation(kind: "sqlite" | "postgres"): Promise<{ text: str
       table(["latency (ms)", "count", "p50", "p99"], latency_rows(ledger)),
       "",
     );
-    for (const [what, list] of [["RP failures", rp.stats.failures], ["Failures against another instance's JWKS on receipt", rp.stats.fresh.failures]] as const) {
+    for (const [what, list] of [
+      ["RP failures", rp.stats.failures],
+      ["Failures against another instance's JWKS on receipt", rp.stats.fresh.failures],
+    ] as const) {
       if (list.length > 0) out.push(`${what}:`, ...list.slice(0, 5).map((f) => `- kid ${f.kid.slice(0, 8)}…: ${f.error}`), "");
     }
     if (ledger.failures.length > 0) out.push("Failed flows:", ...[...failure_counts(ledger)].map(([k, n]) => `- ${n} × ${k}`), "");

@@ -13,7 +13,24 @@ const ms = (v: number) => (Number.isNaN(v) ? "–" : v < 10 ? v.toFixed(1) : v.t
 
 /** p50/p99 of complete flows and of each step, in ms. */
 export function latency_rows(ledger: Ledger): string[][] {
-  const rows = [["whole flow", String(ledger.flows.length), ms(percentile(ledger.flows.map((f) => f.ms), 50)), ms(percentile(ledger.flows.map((f) => f.ms), 99))]];
+  const rows = [
+    [
+      "whole flow",
+      String(ledger.flows.length),
+      ms(
+        percentile(
+          ledger.flows.map((f) => f.ms),
+          50,
+        ),
+      ),
+      ms(
+        percentile(
+          ledger.flows.map((f) => f.ms),
+          99,
+        ),
+      ),
+    ],
+  ];
   const steps = new Map<string, Hit[]>();
   for (const hit of ledger.hits) if (hit.status !== 0) steps.set(hit.step, [...(steps.get(hit.step) ?? []), hit]);
   for (const [step, hits] of steps) {
@@ -49,7 +66,26 @@ export function load_average(): string {
 
 /** The header every scenario prints: date, machine, command, load average. */
 export function header(scenario: string): string {
-  const env = ["DB", "CONCURRENCY", "DURATION", "USERS", "ARGON2", "TIMEOUT_MS", "CRASHES", "FAULT", "OUTAGE_AT", "OUTAGE", "ROTATIONS", "ROTATE_EVERY", "KEYS_POLL", "RESTART_AFTER", "RESTART", "NGINX_SITE"].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`);
+  const env = [
+    "DB",
+    "CONCURRENCY",
+    "DURATION",
+    "USERS",
+    "ARGON2",
+    "TIMEOUT_MS",
+    "CRASHES",
+    "FAULT",
+    "OUTAGE_AT",
+    "OUTAGE",
+    "ROTATIONS",
+    "ROTATE_EVERY",
+    "KEYS_POLL",
+    "RESTART_AFTER",
+    "RESTART",
+    "NGINX_SITE",
+  ]
+    .filter((k) => process.env[k])
+    .map((k) => `${k}=${process.env[k]}`);
   return [
     `### ${scenario} — ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`,
     "",
@@ -74,5 +110,8 @@ export function progress(ledger: Ledger, label: string, every_ms = 5000, extra: 
 export function verdict(checks: [string, boolean][]): string {
   const failed = checks.filter(([, ok]) => !ok).map(([name]) => name);
   if (failed.length === 0) return `Checks passed: ${checks.map(([name]) => name).join("; ")}.`;
-  return `**FAILED**: ${failed.join("; ")}. (Passed: ${checks.filter(([, ok]) => ok).map(([name]) => name).join("; ")}.)`;
+  return `**FAILED**: ${failed.join("; ")}. (Passed: ${checks
+    .filter(([, ok]) => ok)
+    .map(([name]) => name)
+    .join("; ")}.)`;
 }

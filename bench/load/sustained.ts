@@ -60,7 +60,10 @@ export async function sustained(kind: "sqlite" | "postgres", s: Settings = setti
         ["no failed flow, no error answer", ledger.failures.length === 0 && bad_answers === 0],
         ["every ID Token verified by the RP", rp.stats.failures.length === 0 && rp.stats.verified === n],
         ["every code issued was redeemed once (driver)", all.redeemed.size === n],
-        ["database: codes = consumed = access tokens = sign-ins = driver's codes", stored.codes === n && stored.codes_consumed === n && stored.access_tokens === n && stored.login_events === n],
+        [
+          "database: codes = consumed = access tokens = sign-ins = driver's codes",
+          stored.codes === n && stored.codes_consumed === n && stored.access_tokens === n && stored.login_events === n,
+        ],
         ["driver's codes and tokens all stored, nothing else", Object.values(matched).every((v) => v === 0)],
         ["no half-written row", Object.values(stored.bad_rows).every((v) => v === 0) && stored.consumed_without_token === 0],
         ["no 5xx, no error log line", server_errors.length === 0 && !Object.keys(statuses).some((k) => k.startsWith("5"))],
@@ -73,16 +76,28 @@ export async function sustained(kind: "sqlite" | "postgres", s: Settings = setti
         "",
         table(
           ["flows", "flows/s", "failed flows", "error answers", "ID Tokens verified (RP)", "RP failures"],
-          [[String(ledger.flows.length), (ledger.flows.length / wall_s).toFixed(1), String(ledger.failures.length), String(bad_answers), String(rp.stats.verified), String(rp.stats.failures.length)]],
+          [
+            [
+              String(ledger.flows.length),
+              (ledger.flows.length / wall_s).toFixed(1),
+              String(ledger.failures.length),
+              String(bad_answers),
+              String(rp.stats.verified),
+              String(rp.stats.failures.length),
+            ],
+          ],
         ),
         "",
         table(["latency (ms)", "count", "p50", "p99"], latency_rows(ledger)),
         "",
-        table(["codes (warm-up + run)", "driver", "database"], [
-          ["issued", String(all.issued.size), String(stored.codes)],
-          ["redeemed", String(all.redeemed.size), `${stored.codes_consumed} consumed, ${stored.access_tokens} access tokens`],
-          ["sign-ins", String(all.issued.size), `${stored.login_events} audit \`login\` events`],
-        ]),
+        table(
+          ["codes (warm-up + run)", "driver", "database"],
+          [
+            ["issued", String(all.issued.size), String(stored.codes)],
+            ["redeemed", String(all.redeemed.size), `${stored.codes_consumed} consumed, ${stored.access_tokens} access tokens`],
+            ["sign-ins", String(all.issued.size), `${stored.login_events} audit \`login\` events`],
+          ],
+        ),
         "",
         `Driver vs database: ${JSON.stringify(matched)}; half-written rows: ${JSON.stringify(stored.bad_rows)}; consumed without token: ${stored.consumed_without_token}.`,
         `Server: logged statuses ${JSON.stringify(statuses)}; error log lines: ${server_errors.length}.`,

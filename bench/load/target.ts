@@ -82,7 +82,11 @@ export async function seed(env: Record<string, string>, count: number): Promise<
   const client = await cli_json<Client>(["clients", "add", "--name", "Load RP", "--redirect-uri", CALLBACK], env);
   for (let i = 0; i < users.length; i += 4) {
     await Promise.all(
-      users.slice(i, i + 4).map((u) => cli_json(["users", "add", u.username, "--password-stdin", "--email", `${u.username}@example.com`, "--email-verified", "--name", u.username], env, `${u.password}\n`)),
+      users
+        .slice(i, i + 4)
+        .map((u) =>
+          cli_json(["users", "add", u.username, "--password-stdin", "--email", `${u.username}@example.com`, "--email-verified", "--name", u.username], env, `${u.password}\n`),
+        ),
     );
   }
   return { users, client };

@@ -32,7 +32,14 @@ export async function endpoints(send: Send, base: string): Promise<Endpoints> {
   const reply = await send("GET", `${base}/.well-known/openid-configuration`, {});
   if (reply.status !== 200) throw new Error(`discovery answered ${reply.status}`);
   const d = JSON.parse(reply.text) as Record<string, string>;
-  return { authorization: d.authorization_endpoint!, token: d.token_endpoint!, userinfo: d.userinfo_endpoint!, introspection: d.introspection_endpoint!, jwks: d.jwks_uri!, device_authorization: d.device_authorization_endpoint };
+  return {
+    authorization: d.authorization_endpoint!,
+    token: d.token_endpoint!,
+    userinfo: d.userinfo_endpoint!,
+    introspection: d.introspection_endpoint!,
+    jwks: d.jwks_uri!,
+    device_authorization: d.device_authorization_endpoint,
+  };
 }
 
 export const basic = (t: Target) => Buffer.from(`${encodeURIComponent(t.client_id)}:${encodeURIComponent(t.client_secret)}`).toString("base64");
@@ -40,7 +47,12 @@ export const basic = (t: Target) => Buffer.from(`${encodeURIComponent(t.client_i
 const b64url = (bytes: Buffer) => bytes.toString("base64url");
 
 function unescape_html(s: string): string {
-  return s.replace(/&amp;/g, "&").replace(/&#x2F;/gi, "/").replace(/&#47;/g, "/").replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+  return s
+    .replace(/&amp;/g, "&")
+    .replace(/&#x2F;/gi, "/")
+    .replace(/&#47;/g, "/")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 }
 
 /** The first POST form of a page: its action and hidden fields; `login` when it asks for a password. */
@@ -179,7 +191,9 @@ export class Browser {
     const ur = await this.send(
       "GET",
       this.ep.userinfo,
-      dpop === undefined ? { authorization: `Bearer ${tokens.access_token}` } : { authorization: `DPoP ${tokens.access_token}`, dpop: await dpop_proof(dpop, "GET", this.ep.userinfo, tokens.access_token) },
+      dpop === undefined
+        ? { authorization: `Bearer ${tokens.access_token}` }
+        : { authorization: `DPoP ${tokens.access_token}`, dpop: await dpop_proof(dpop, "GET", this.ep.userinfo, tokens.access_token) },
     );
     if (ur.status !== 200) throw new Error(`userinfo answered ${ur.status}: ${ur.text}`);
     const sub = (JSON.parse(ur.text) as { sub?: string }).sub;

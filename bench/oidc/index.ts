@@ -164,16 +164,22 @@ async function check_case(name: string, url: string, target: Target, token: stri
   const send = fetch_client();
   const auth = { authorization: `Basic ${basic(target)}`, "content-type": "application/x-www-form-urlencoded" };
   const reply =
-    name === "client_credentials" ? await send("POST", url, auth, "grant_type=client_credentials")
-    : name === "introspection" ? await send("POST", url, auth, `token=${token}`)
-    : name === "userinfo" ? await send("GET", url, { authorization: `Bearer ${token}` })
-    : await send("GET", url, {});
+    name === "client_credentials"
+      ? await send("POST", url, auth, "grant_type=client_credentials")
+      : name === "introspection"
+        ? await send("POST", url, auth, `token=${token}`)
+        : name === "userinfo"
+          ? await send("GET", url, { authorization: `Bearer ${token}` })
+          : await send("GET", url, {});
   const ok =
     reply.status === 200 &&
-    (name === "client_credentials" ? typeof JSON.parse(reply.text).access_token === "string"
-    : name === "introspection" ? JSON.parse(reply.text).active === true
-    : name === "userinfo" ? typeof JSON.parse(reply.text).sub === "string"
-    : reply.text.length > 0);
+    (name === "client_credentials"
+      ? typeof JSON.parse(reply.text).access_token === "string"
+      : name === "introspection"
+        ? JSON.parse(reply.text).active === true
+        : name === "userinfo"
+          ? typeof JSON.parse(reply.text).sub === "string"
+          : reply.text.length > 0);
   if (!ok) throw new Error(`${target.name} ${name}: ${reply.status} ${reply.text.slice(0, 300)}`);
 }
 
@@ -221,9 +227,13 @@ const load_avg = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0,
 const load_before = load_avg();
 const argon2 = await argon2_ms();
 console.log(machine);
-console.log(`Bun ${versions.bun}, Node ${versions.node}, oidc-provider ${versions.oidc_provider}, driver client ${args.client}${args.client === "undici" ? ` (undici ${versions.undici})` : ""}`);
+console.log(
+  `Bun ${versions.bun}, Node ${versions.node}, oidc-provider ${versions.oidc_provider}, driver client ${args.client}${args.client === "undici" ? ` (undici ${versions.undici})` : ""}`,
+);
 console.log(`argon2id verify (m=19456 KiB, t=2, p=1, ${argon2_impl.name}): ${argon2.toFixed(1)} ms CPU`);
-console.log(`${rounds} rounds × ${servers.join("/")} × ${cases.length} cases, ${seconds} s each (warm-up ${warmup} s), server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}; load average ${load_before}`);
+console.log(
+  `${rounds} rounds × ${servers.join("/")} × ${cases.length} cases, ${seconds} s each (warm-up ${warmup} s), server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}; load average ${load_before}`,
+);
 
 let port = 3400;
 for (let round = 0; round < rounds; round++) {
@@ -283,7 +293,11 @@ const section = render_section({
   memory,
 });
 console.log(`\n${section}`);
-if (args.json) await Bun.write(args.json, JSON.stringify({ machine, versions, argon2_ms: argon2, options: args, results: Object.fromEntries(results), memory: Object.fromEntries(memory) }, null, 2));
+if (args.json)
+  await Bun.write(
+    args.json,
+    JSON.stringify({ machine, versions, argon2_ms: argon2, options: args, results: Object.fromEntries(results), memory: Object.fromEntries(memory) }, null, 2),
+  );
 if (!args["dry-run"]) write_results(join(import.meta.dir, "../RESULTS.md"), section);
 
 /**

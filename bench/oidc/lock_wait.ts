@@ -43,7 +43,15 @@ const path = env.DATABASE_URL!.slice("sqlite:".length);
 let driver: ReturnType<typeof Bun.spawn> | undefined;
 try {
   const [flow, n] = args.case.split(/-(?=\d+$)/) as [string, string];
-  const input: DriverInput = { target: running.target, kind: flow as DriverInput["kind"], concurrency: Number(n), seconds: Number(args.seconds), warmup: 1, server_pid: running.pid, client: "fetch" };
+  const input: DriverInput = {
+    target: running.target,
+    kind: flow as DriverInput["kind"],
+    concurrency: Number(n),
+    seconds: Number(args.seconds),
+    warmup: 1,
+    server_pid: running.pid,
+    client: "fetch",
+  };
   const started = performance.now();
   driver = Bun.spawn(pinned("1", [process.execPath, join(import.meta.dir, "driver.ts"), JSON.stringify(input)]), { stdout: "pipe", stderr: "inherit" });
   const result = new Response(driver.stdout as ReadableStream).text();
@@ -52,16 +60,20 @@ try {
   const probe = { open: [] as number[], wal: [] as number[], read: [] as number[], lock: [] as number[] };
   for (let i = 0; i < Number(args.probes); i++) {
     let db: Database | undefined;
-    probe.open.push(await timed(() => {
-      db = new Database(path);
-      db.exec("PRAGMA busy_timeout = 30000");
-    }));
+    probe.open.push(
+      await timed(() => {
+        db = new Database(path);
+        db.exec("PRAGMA busy_timeout = 30000");
+      }),
+    );
     probe.wal.push(await timed(() => db!.exec("PRAGMA journal_mode = WAL")));
     probe.read.push(await timed(() => db!.query("SELECT count(*) AS n FROM users").get()));
-    probe.lock.push(await timed(() => {
-      db!.exec("BEGIN IMMEDIATE");
-      db!.exec("COMMIT");
-    }));
+    probe.lock.push(
+      await timed(() => {
+        db!.exec("BEGIN IMMEDIATE");
+        db!.exec("COMMIT");
+      }),
+    );
     db!.close();
     await Bun.sleep(300);
   }

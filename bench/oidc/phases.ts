@@ -51,7 +51,16 @@ const cpu = () => {
 async function authorize(): Promise<{ code: string; verifier: string }> {
   const verifier = randomBytes(32).toString("base64url");
   const challenge = createHash("sha256").update(verifier).digest("base64url");
-  const query = new URLSearchParams({ response_type: "code", client_id: "c", redirect_uri: REDIRECT_URI, scope: "openid profile email", state: "s", nonce: "n", code_challenge: challenge, code_challenge_method: "S256" });
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: "c",
+    redirect_uri: REDIRECT_URI,
+    scope: "openid profile email",
+    state: "s",
+    nonce: "n",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  });
   const answer = await app.answer(new Request(`${ISSUER}/authorize?${query}`, { headers: { cookie: `${SESSION_COOKIE}=${session}` } }));
   const code = new URL(answer.headers.get("location") ?? "http://x/").searchParams.get("code");
   if (code === null) throw new Error(`/authorize answered ${answer.status} without a code: ${answer.headers.get("location")}`);
@@ -60,7 +69,9 @@ async function authorize(): Promise<{ code: string; verifier: string }> {
 
 async function token(grant: { code: string; verifier: string }): Promise<string> {
   const body = new URLSearchParams({ grant_type: "authorization_code", code: grant.code, redirect_uri: REDIRECT_URI, code_verifier: grant.verifier });
-  const answer = await app.answer(new Request(`${ISSUER}/token`, { method: "POST", headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" }, body: body.toString() }));
+  const answer = await app.answer(
+    new Request(`${ISSUER}/token`, { method: "POST", headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" }, body: body.toString() }),
+  );
   const json = (await answer.json()) as { access_token?: string; id_token?: string };
   if (json.id_token === undefined || json.access_token === undefined) throw new Error(`/token answered ${answer.status}: ${JSON.stringify(json)}`);
   return json.access_token;
@@ -89,6 +100,8 @@ for (let round = 0; round < 3; round++) {
   }
   const flows = rounds * CONC;
   const each = (us: number) => (us / flows).toFixed(0);
-  console.log(`${CONC} at a time, µs of CPU a flow: authorize ${each(spent.authorize)}, token ${each(spent.token)}, userinfo ${each(spent.userinfo)}, total ${each(spent.authorize + spent.token + spent.userinfo)}`);
+  console.log(
+    `${CONC} at a time, µs of CPU a flow: authorize ${each(spent.authorize)}, token ${each(spent.token)}, userinfo ${each(spent.userinfo)}, total ${each(spent.authorize + spent.token + spent.userinfo)}`,
+  );
 }
 process.exit(0);

@@ -48,7 +48,10 @@ try {
     const token = (await new Browser(fetch_client(), running.target, ep).flow(true)).access_token;
     const url = wrk_case.path === "discovery" ? `${running.target.base}/.well-known/openid-configuration` : ep[wrk_case.path];
     const script = wrk_case.script ? ["-s", join(import.meta.dir, "lua", wrk_case.script)] : [];
-    const proc = Bun.spawn(pinned("1", ["wrk", "-t1", "-c64", `-d${seconds}s`, ...script, url]), { env: { ...process.env, BENCH_BASIC: basic(running.target), BENCH_TOKEN: token }, stdout: "pipe" });
+    const proc = Bun.spawn(pinned("1", ["wrk", "-t1", "-c64", `-d${seconds}s`, ...script, url]), {
+      env: { ...process.env, BENCH_BASIC: basic(running.target), BENCH_TOKEN: token },
+      stdout: "pipe",
+    });
     const out = await new Response(proc.stdout).text();
     summary = `${/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? "?"} req/s`;
   } else {
@@ -74,7 +77,9 @@ print_hot_functions(args.out, Number(args.top));
 // Where a flow's CPU goes, by the first frame of ours on each sampled stack (cpu_profile.ts).
 const categories = cpu_categories(args.out, window);
 const sampled = categories.reduce((sum, c) => sum + c.samples, 0);
-console.log(`\n${sampled} busy samples${window ? " of the measured seconds" : ""}; µs per flow = share × the server CPU per flow measured above (the profiler's own cost included).`);
+console.log(
+  `\n${sampled} busy samples${window ? " of the measured seconds" : ""}; µs per flow = share × the server CPU per flow measured above (the profiler's own cost included).`,
+);
 console.log(`\n| where (first frame of ours on the stack) | share of busy samples |${cpu_per_flow_us ? " µs of server CPU per flow |" : ""}`);
 console.log(`| --- | ---: |${cpu_per_flow_us ? " ---: |" : ""}`);
 for (const { category, share } of categories) {

@@ -72,7 +72,7 @@ export function render_section(r: Report): string {
   const med = (server: string, name: string, f: (x: Measure) => number) => median(m(server, name).map(f));
   const label = (c: CaseInfo) =>
     c.kind === "wrk"
-      ? { discovery: "discovery", jwks: "JWKS", client_credentials: "client_credentials token", introspection: "introspection", userinfo: "userinfo" }[c.name] ?? c.name
+      ? ({ discovery: "discovery", jwks: "JWKS", client_credentials: "client_credentials token", introspection: "introspection", userinfo: "userinfo" }[c.name] ?? c.name)
       : `${c.name.startsWith("session") ? "session flow" : c.name.startsWith("device") ? "device flow (RFC 8628, ours only)" : c.name.startsWith("dpop") ? "DPoP-bound session flow (RFC 9449, ours only)" : "first-login flow"}, ${c.concurrency} concurrent`;
 
   const rows = r.cases.map((c) => {
@@ -103,11 +103,20 @@ export function render_section(r: Report): string {
     ];
   });
 
-  const mem_rows = ["ours", "peer"].filter((s) => r.memory.has(s)).map((s) => {
-    const lines = r.memory.get(s)!;
-    const peak = (name: string) => med(s, name, (v) => v.rss_peak_kib);
-    return [s, mib(median(lines.map((l) => l.start_kib))), mib(peak("session-32")), mib(peak("first-login-32")), mib(median(lines.map((l) => l.after_kib))), mib(median(lines.map((l) => l.hwm_kib)))];
-  });
+  const mem_rows = ["ours", "peer"]
+    .filter((s) => r.memory.has(s))
+    .map((s) => {
+      const lines = r.memory.get(s)!;
+      const peak = (name: string) => med(s, name, (v) => v.rss_peak_kib);
+      return [
+        s,
+        mib(median(lines.map((l) => l.start_kib))),
+        mib(peak("session-32")),
+        mib(peak("first-login-32")),
+        mib(median(lines.map((l) => l.after_kib))),
+        mib(median(lines.map((l) => l.hwm_kib))),
+      ];
+    });
 
   const driver = r.cases
     .filter((c) => c.kind === "flow")
@@ -122,7 +131,20 @@ export function render_section(r: Report): string {
     `Date: ${r.date} · ${r.machine} · Node ${r.versions.node} · oidc-provider ${r.versions.oidc_provider} · flow driver: Bun ${r.client}${r.client === "undici" ? ` (undici ${r.versions.undici})` : ""} · server on CPU 0, wrk and driver on CPU 1 (taskset) · median of ${r.options.rounds} rounds, ${r.options.seconds} s each after ${r.options.warmup} s warm-up · wrk -t1 -c${r.options.connections} · load average ${r.load} · other processes' CPU during runs (median): ${pct(others)} of a core`,
     "",
     ...table(
-      ["case", "ours /s", "peer /s", "× /s", "ours per CPU-s", "peer per CPU-s", "× per CPU-s", "ours p50 / p99 ms", "peer p50 / p99 ms", "server core use ours / peer", "server CPU µs each ours / peer", "target (per CPU-s)"],
+      [
+        "case",
+        "ours /s",
+        "peer /s",
+        "× /s",
+        "ours per CPU-s",
+        "peer per CPU-s",
+        "× per CPU-s",
+        "ours p50 / p99 ms",
+        "peer p50 / p99 ms",
+        "server core use ours / peer",
+        "server CPU µs each ours / peer",
+        "target (per CPU-s)",
+      ],
       rows,
     ),
     "",

@@ -47,7 +47,13 @@ function our_env(db: string, port: number, extra: Record<string, string>): Recor
 }
 
 export async function cli(env: Record<string, string>, args: string[], stdin?: string): Promise<Record<string, unknown>> {
-  const proc = Bun.spawn([BUN, join(ROOT, "main.ts"), ...args, "--json"], { env, cwd: ROOT, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([BUN, join(ROOT, "main.ts"), ...args, "--json"], {
+    env,
+    cwd: ROOT,
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`idp ${args.join(" ")} exited ${code}: ${err}`);
   return JSON.parse(out);
@@ -69,18 +75,48 @@ async function wait_ready(base: string, proc: Subprocess, what: string): Promise
 }
 
 /** Ours, on a new temporary SQLite file; `bun_flags` e.g. --cpu-prof for profile.ts. */
-export async function start_ours(port: number, cpu: string | undefined, options: { bun_flags?: string[]; env?: Record<string, string>; /** Register the client for the device grant (RFC 8628) too. */ device?: boolean } = {}): Promise<Running> {
+export async function start_ours(
+  port: number,
+  cpu: string | undefined,
+  options: { bun_flags?: string[]; env?: Record<string, string> /** Register the client for the device grant (RFC 8628) too. */; device?: boolean } = {},
+): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), "idp-bench-"));
   const env = our_env(join(dir, "idp.sqlite"), port, options.env ?? {});
   await cli(env, ["migrate"]);
-  await cli(env, ["users", "add", USERNAME, "--password-stdin", "--email", "bench@example.com", "--email-verified", "--name", "Bench User", "--given-name", "Bench", "--family-name", "User"], `${PASSWORD}\n`);
+  await cli(
+    env,
+    ["users", "add", USERNAME, "--password-stdin", "--email", "bench@example.com", "--email-verified", "--name", "Bench User", "--given-name", "Bench", "--family-name", "User"],
+    `${PASSWORD}\n`,
+  );
   const device = options.device ? ["--grant-type", "urn:ietf:params:oauth:grant-type:device_code"] : [];
-  const client = await cli(env, ["clients", "add", "--name", "Bench", "--redirect-uri", REDIRECT_URI, "--grant-type", "authorization_code", "--grant-type", "client_credentials", ...device, "--scope", "openid profile email"]);
+  const client = await cli(env, [
+    "clients",
+    "add",
+    "--name",
+    "Bench",
+    "--redirect-uri",
+    REDIRECT_URI,
+    "--grant-type",
+    "authorization_code",
+    "--grant-type",
+    "client_credentials",
+    ...device,
+    "--scope",
+    "openid profile email",
+  ]);
   const proc = Bun.spawn(pinned(cpu, [BUN, ...(options.bun_flags ?? []), join(ROOT, "main.ts"), "serve"]), { env, cwd: ROOT, stdout: "ignore", stderr: "inherit" });
   const base = `http://127.0.0.1:${port}`;
   await wait_ready(base, proc, "our server");
   return {
-    target: { name: "ours", base, client_id: String(client.client_id), client_secret: String(client.client_secret), redirect_uri: REDIRECT_URI, username: USERNAME, password: PASSWORD },
+    target: {
+      name: "ours",
+      base,
+      client_id: String(client.client_id),
+      client_secret: String(client.client_secret),
+      redirect_uri: REDIRECT_URI,
+      username: USERNAME,
+      password: PASSWORD,
+    },
     proc,
     pid: proc.pid,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),

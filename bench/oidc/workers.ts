@@ -111,7 +111,8 @@ const median = (xs: number[]) => {
 };
 
 function pinning(): string {
-  const server = args["server-cpu"], driver = args["driver-cpu"];
+  const server = args["server-cpu"],
+    driver = args["driver-cpu"];
   if (server === undefined && driver === undefined) return "nothing pinned: server and driver share the cores";
   return `server's processes on CPU ${server ?? "any"}, driver on CPU ${driver ?? "any"} (taskset)`;
 }
@@ -119,7 +120,9 @@ function pinning(): string {
 const machine = machine_line();
 const load_before = load_avg();
 console.error(machine);
-console.error(`${args.db}: ${rounds} rounds × workers ${counts.join("/")}, session flow, ${concurrency} browsers, ${seconds} s each (warm-up ${warmup} s), ${pinning()}; load average ${load_before}`);
+console.error(
+  `${args.db}: ${rounds} rounds × workers ${counts.join("/")}, session flow, ${concurrency} browsers, ${seconds} s each (warm-up ${warmup} s), ${pinning()}; load average ${load_before}`,
+);
 const results = new Map<number, Measure[]>();
 let port = 3700;
 for (let round = 0; round < rounds; round++) {

@@ -41,7 +41,12 @@ export const ADAPTERS: Adapter[] = [
     codegen: false,
     build: (routes) => {
       const router = FindMyWay();
-      for (const r of routes) router.on(r.method as "GET", convert(r.path, () => "*", "*"), handler);
+      for (const r of routes)
+        router.on(
+          r.method as "GET",
+          convert(r.path, () => "*", "*"),
+          handler,
+        );
       return (method, path) => router.find(method as "GET", path);
     },
   },
@@ -51,7 +56,12 @@ export const ADAPTERS: Adapter[] = [
     codegen: false,
     build: (routes) => {
       const router = new Memoirist<typeof handler>();
-      for (const r of routes) router.add(r.method, convert(r.path, () => "*", "*"), handler);
+      for (const r of routes)
+        router.add(
+          r.method,
+          convert(r.path, () => "*", "*"),
+          handler,
+        );
       return (method, path) => router.find(method, path);
     },
   },
@@ -63,7 +73,11 @@ export const ADAPTERS: Adapter[] = [
       const router = new RegExpRouter<typeof handler>();
       for (const r of routes) {
         try {
-          router.add(r.method, convert(r.path, (n) => `:${n}{.+}`, "*"), handler);
+          router.add(
+            r.method,
+            convert(r.path, (n) => `:${n}{.+}`, "*"),
+            handler,
+          );
         } catch {
           // UnsupportedPathError: RegExpRouter refuses some ambiguous routes (Hono then falls back to another router); skipped
         }
@@ -78,7 +92,12 @@ export const ADAPTERS: Adapter[] = [
     hit: hono_hit,
     build: (routes) => {
       const router = new TrieRouter<typeof handler>();
-      for (const r of routes) router.add(r.method, convert(r.path, (n) => `:${n}{.+}`, "*"), handler);
+      for (const r of routes)
+        router.add(
+          r.method,
+          convert(r.path, (n) => `:${n}{.+}`, "*"),
+          handler,
+        );
       return (method, path) => router.match(method, path);
     },
   },
@@ -88,7 +107,13 @@ export const ADAPTERS: Adapter[] = [
     codegen: false,
     build: (routes) => {
       const router = createRouter<typeof handler>();
-      for (const r of routes) addRoute(router, r.method, convert(r.path, (n) => `**:${n}`, "**"), handler);
+      for (const r of routes)
+        addRoute(
+          router,
+          r.method,
+          convert(r.path, (n) => `**:${n}`, "**"),
+          handler,
+        );
       return (method, path) => findRoute(router, method, path);
     },
   },
@@ -98,7 +123,13 @@ export const ADAPTERS: Adapter[] = [
     codegen: true,
     build: (routes) => {
       const router = createRouter<typeof handler>();
-      for (const r of routes) addRoute(router, r.method, convert(r.path, (n) => `**:${n}`, "**"), handler);
+      for (const r of routes)
+        addRoute(
+          router,
+          r.method,
+          convert(r.path, (n) => `**:${n}`, "**"),
+          handler,
+        );
       return compileRouter(router);
     },
   },

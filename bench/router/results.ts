@@ -5,7 +5,14 @@ const FILE = new URL("../RESULTS.md", import.meta.url);
 
 /** `load` describes the machine load during the run (other processes share it). */
 export async function write_section(table: string, legend: string, load: string): Promise<void> {
-  const model = (await Bun.file("/proc/cpuinfo").text().catch(() => "")).match(/model name\s*:\s*(.*)/)?.[1] ?? cpus()[0]?.model ?? "unknown";
+  const model =
+    (
+      await Bun.file("/proc/cpuinfo")
+        .text()
+        .catch(() => "")
+    ).match(/model name\s*:\s*(.*)/)?.[1] ??
+    cpus()[0]?.model ??
+    "unknown";
   const body = [
     "## Router",
     "",

@@ -92,10 +92,13 @@ async function cases_for(alg: Alg): Promise<Case[]> {
     const input = `${b64(JSON.stringify(header))}.${b64(JSON.stringify(payload))}`;
     const data = Buffer.from(input);
     const signature =
-      alg === "RS256" ? node_sign("sha256", data, key_object)
-      : alg === "PS256" ? node_sign("sha256", data, { key: key_object, padding: 6 /* RSA_PKCS1_PSS_PADDING */, saltLength: 32 })
-      : alg === "ES256" ? node_sign("sha256", data, { key: key_object, dsaEncoding: "ieee-p1363" })
-      : node_sign(null, data, key_object);
+      alg === "RS256"
+        ? node_sign("sha256", data, key_object)
+        : alg === "PS256"
+          ? node_sign("sha256", data, { key: key_object, padding: 6 /* RSA_PKCS1_PSS_PADDING */, saltLength: 32 })
+          : alg === "ES256"
+            ? node_sign("sha256", data, { key: key_object, dsaEncoding: "ieee-p1363" })
+            : node_sign(null, data, key_object);
     return `${input}.${signature.toString("base64url")}`;
   };
   const list: Case[] = [
@@ -141,7 +144,9 @@ for (const alg of ALGS) {
     const rate = median(samples[i]!.map((s) => s.per_second));
     const cpu_us = median(samples[i]!.map((s) => s.cpu_us));
     const cores = (rate * cpu_us) / 1e6;
-    rows.push(`| ${alg} | ${c.name} | ${cpu_us.toFixed(1)} | ${Math.round(1e6 / cpu_us).toLocaleString("en-US")} | ${Math.round(rate).toLocaleString("en-US")} | ${cores.toFixed(2)} |`);
+    rows.push(
+      `| ${alg} | ${c.name} | ${cpu_us.toFixed(1)} | ${Math.round(1e6 / cpu_us).toLocaleString("en-US")} | ${Math.round(rate).toLocaleString("en-US")} | ${cores.toFixed(2)} |`,
+    );
     console.error(rows.at(-1));
   }
 }
@@ -172,7 +177,9 @@ async function lag_while(run: () => string | Promise<string>): Promise<{ max: nu
 const lag_rows: string[] = [];
 {
   const rs256 = await cases_for("RS256");
-  for (const c of rs256.filter((c) => c.name.startsWith("(b) WebCrypto subtle.sign, seq") || c.name.startsWith("(c)") || (c.name.startsWith("(d)") && !c.batch) || c.name.startsWith("(e)"))) {
+  for (const c of rs256.filter(
+    (c) => c.name.startsWith("(b) WebCrypto subtle.sign, seq") || c.name.startsWith("(c)") || (c.name.startsWith("(d)") && !c.batch) || c.name.startsWith("(e)"),
+  )) {
     const { max, p50 } = await lag_while(c.run);
     lag_rows.push(`| RS256 | ${c.name.replace(/, sequential$/, "")} | ${p50.toFixed(1)} | ${max.toFixed(1)} |`);
   }

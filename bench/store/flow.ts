@@ -30,14 +30,47 @@ async function flow(): Promise<void> {
   const code_hash = key();
   const grant_id = Bun.randomUUIDv7();
   await Promise.all([
-    store.insert_code({ code_hash, client_id: "c", user_id: user.id, session_id_hash: session, redirect_uri: "https://rp.example/cb", scope: "openid profile", nonce: random(), code_challenge: random(), code_challenge_method: "S256", auth_time: now, acr: null, amr: ["pwd"], claims: null, grant_id, created_at: now, expires_at: now + 60 }),
+    store.insert_code({
+      code_hash,
+      client_id: "c",
+      user_id: user.id,
+      session_id_hash: session,
+      redirect_uri: "https://rp.example/cb",
+      scope: "openid profile",
+      nonce: random(),
+      code_challenge: random(),
+      code_challenge_method: "S256",
+      auth_time: now,
+      acr: null,
+      amr: ["pwd"],
+      claims: null,
+      grant_id,
+      created_at: now,
+      expires_at: now + 60,
+    }),
     store.add_session_client(session, "c", now),
   ]);
   await store.get_client("c");
   const consumed = await store.consume_code(code_hash, now);
   if (consumed.status !== "ok") throw new Error(`consume_code: ${consumed.status}`);
   await Promise.all([
-    store.insert_token({ token_hash: key(), kind: "access", client_id: "c", user_id: user.id, scope: "openid profile", grant_id, family_id: grant_id, session_id_hash: session, auth_time: now, acr: null, amr: ["pwd"], nonce: null, claims: null, created_at: now, expires_at: now + 3600 }),
+    store.insert_token({
+      token_hash: key(),
+      kind: "access",
+      client_id: "c",
+      user_id: user.id,
+      scope: "openid profile",
+      grant_id,
+      family_id: grant_id,
+      session_id_hash: session,
+      auth_time: now,
+      acr: null,
+      amr: ["pwd"],
+      nonce: null,
+      claims: null,
+      created_at: now,
+      expires_at: now + 3600,
+    }),
     store.get_user_by_id(user.id),
   ]);
 }

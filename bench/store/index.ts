@@ -93,19 +93,54 @@ function cases(store: Store, f: Fixture): Case[] {
   const pick = <T>(list: T[], i: number): T => list[(i * 7919) % list.length]!;
   let code_cursor = 0;
   const cc_token = (i: number): NewToken => ({
-    token_hash: hash(), kind: "access", client_id: pick(f.clients, i), user_id: null, scope: "api:read",
-    grant_id: crypto.randomUUID(), family_id: null, session_id_hash: null, auth_time: null, acr: null, amr: [],
-    nonce: null, claims: null, created_at: NOW, expires_at: NOW + 3600,
+    token_hash: hash(),
+    kind: "access",
+    client_id: pick(f.clients, i),
+    user_id: null,
+    scope: "api:read",
+    grant_id: crypto.randomUUID(),
+    family_id: null,
+    session_id_hash: null,
+    auth_time: null,
+    acr: null,
+    amr: [],
+    nonce: null,
+    claims: null,
+    created_at: NOW,
+    expires_at: NOW + 3600,
   });
   const user_token = (i: number): NewToken => ({
-    token_hash: hash(), kind: "access", client_id: pick(f.clients, i), user_id: pick(f.users, i), scope: "openid profile",
-    grant_id: crypto.randomUUID(), family_id: crypto.randomUUID(), session_id_hash: hash(), auth_time: NOW, acr: null,
-    amr: ["pwd"], nonce: "n-0S6_WzA2Mj", claims: null, created_at: NOW, expires_at: NOW + 3600,
+    token_hash: hash(),
+    kind: "access",
+    client_id: pick(f.clients, i),
+    user_id: pick(f.users, i),
+    scope: "openid profile",
+    grant_id: crypto.randomUUID(),
+    family_id: crypto.randomUUID(),
+    session_id_hash: hash(),
+    auth_time: NOW,
+    acr: null,
+    amr: ["pwd"],
+    nonce: "n-0S6_WzA2Mj",
+    claims: null,
+    created_at: NOW,
+    expires_at: NOW + 3600,
   });
   const code = (i: number): NewCode => ({
-    code_hash: hash(), client_id: pick(f.clients, i), user_id: pick(f.users, i), session_id_hash: hash(),
-    redirect_uri: "https://rp.example/cb", scope: "openid profile", nonce: "n-0S6_WzA2Mj", code_challenge: hash(),
-    code_challenge_method: "S256", auth_time: NOW, amr: ["pwd"], grant_id: crypto.randomUUID(), created_at: NOW, expires_at: NOW + 600,
+    code_hash: hash(),
+    client_id: pick(f.clients, i),
+    user_id: pick(f.users, i),
+    session_id_hash: hash(),
+    redirect_uri: "https://rp.example/cb",
+    scope: "openid profile",
+    nonce: "n-0S6_WzA2Mj",
+    code_challenge: hash(),
+    code_challenge_method: "S256",
+    auth_time: NOW,
+    amr: ["pwd"],
+    grant_id: crypto.randomUUID(),
+    created_at: NOW,
+    expires_at: NOW + 600,
   });
   const fresh: string[] = [];
   let fresh_cursor = 0;
@@ -185,9 +220,13 @@ try {
   schema.close();
   await store.close();
 
-  console.log(`\`node_modules/.bin/bun bench/store/index.ts\` — SQLite file in ${tmpdir()}, WAL, schema version ${version} (tokens: ${indexes} indexes besides the table), ${ROWS.toLocaleString("en")} tokens and ${ROWS.toLocaleString("en")} codes before the run; ${OPS.toLocaleString("en")} awaited calls a case a round, median batch of ${BATCH}, median of ${ROUNDS} rounds.`);
+  console.log(
+    `\`node_modules/.bin/bun bench/store/index.ts\` — SQLite file in ${tmpdir()}, WAL, schema version ${version} (tokens: ${indexes} indexes besides the table), ${ROWS.toLocaleString("en")} tokens and ${ROWS.toLocaleString("en")} codes before the run; ${OPS.toLocaleString("en")} awaited calls a case a round, median batch of ${BATCH}, median of ${ROUNDS} rounds.`,
+  );
   console.log("");
-  console.log(`Bun ${Bun.version} · ${cpus()[0]?.model ?? "cpu"} · nproc ${availableParallelism()}${process.env.CPU ? ` · pinned to CPU ${process.env.CPU}` : ""} · load average ${load0.map((l) => l.toFixed(2)).join(" ")} → ${load1.map((l) => l.toFixed(2)).join(" ")}`);
+  console.log(
+    `Bun ${Bun.version} · ${cpus()[0]?.model ?? "cpu"} · nproc ${availableParallelism()}${process.env.CPU ? ` · pinned to CPU ${process.env.CPU}` : ""} · load average ${load0.map((l) => l.toFixed(2)).join(" ")} → ${load1.map((l) => l.toFixed(2)).join(" ")}`,
+  );
   console.log("");
   console.log("| operation | wall µs/op | CPU µs/op |");
   console.log("| --- | ---: | ---: |");

@@ -20,7 +20,10 @@ export type Section = { name: string; render: () => string | Promise<string> };
 
 /** Every section, by file name (sections/authentication_methods.ts is `authentication_methods`). */
 export async function sections(): Promise<Section[]> {
-  const names = readdirSync(SECTIONS_DIR).filter((file) => file.endsWith(".ts")).map((file) => file.slice(0, -3)).sort();
+  const names = readdirSync(SECTIONS_DIR)
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => file.slice(0, -3))
+    .sort();
   const out: Section[] = [];
   for (const name of names) {
     const module = (await import(join(SECTIONS_DIR, `${name}.ts`))) as { render: () => string | Promise<string> };
@@ -36,8 +39,10 @@ const close_marker = (name: string) => `<!-- /generated:${name} -->`;
 export async function regenerate(readme: string): Promise<string> {
   let out = readme;
   for (const section of await sections()) {
-    const open = open_marker(section.name), close = close_marker(section.name);
-    const start = out.indexOf(open), end = out.indexOf(close);
+    const open = open_marker(section.name),
+      close = close_marker(section.name);
+    const start = out.indexOf(open),
+      end = out.indexOf(close);
     if (start < 0 || end < start) throw new Error(`README.md has no "${open}" … "${close}" markers for scripts/docs/sections/${section.name}.ts`);
     const body = (await section.render()).trimEnd();
     out = `${out.slice(0, start + open.length)}\n${body}\n${out.slice(end)}`;

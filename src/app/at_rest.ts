@@ -10,7 +10,9 @@ import type { Config } from "./config.ts";
 export function at_rest_warnings(config: Config): string[] {
   const warnings: string[] = [];
   if (config.production && config.federation.secret_key === undefined) {
-    warnings.push("production mode without IDP_SECRET_KEY: the private signing keys are stored in clear in the database; set IDP_SECRET_KEY (32 bytes, base64url) to store them encrypted");
+    warnings.push(
+      "production mode without IDP_SECRET_KEY: the private signing keys are stored in clear in the database; set IDP_SECRET_KEY (32 bytes, base64url) to store them encrypted",
+    );
   }
   let target: ReturnType<typeof parse_database_url> | null = null;
   try {

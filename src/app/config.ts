@@ -84,7 +84,8 @@ function signup_mail_problem(config: Config): string | null {
   if (mode === "open" && require_verification) {
     return "signup.mode (IDP_SIGNUP): open sign-up with verification (IDP_SIGNUP_REQUIRE_VERIFICATION, the default) needs mail, and mail is off in production without IDP_SMTP_URL: set IDP_SMTP_URL and IDP_MAIL_FROM, or IDP_SIGNUP=off";
   }
-  if (mode === "invite") return "signup.mode (IDP_SIGNUP): invitations are sent by mail, and mail is off in production without IDP_SMTP_URL: set IDP_SMTP_URL and IDP_MAIL_FROM, or IDP_SIGNUP=off";
+  if (mode === "invite")
+    return "signup.mode (IDP_SIGNUP): invitations are sent by mail, and mail is off in production without IDP_SMTP_URL: set IDP_SMTP_URL and IDP_MAIL_FROM, or IDP_SIGNUP=off";
   return null;
 }
 
@@ -103,7 +104,13 @@ export function load_config(env: Record<string, string | undefined> = process.en
   const unknown = Object.keys(env)
     .filter((name) => name.startsWith("IDP_") && !Object.hasOwn(ENV_KEYS, name) && !OTHER_IDP_VARIABLES.includes(name))
     .sort()
-    .map((name) => `  ${name}: not a setting${did_you_mean(name, Object.keys(ENV_KEYS).filter((k) => k.startsWith("IDP_")))}; the settings are listed in README.md, "Configuration"`);
+    .map(
+      (name) =>
+        `  ${name}: not a setting${did_you_mean(
+          name,
+          Object.keys(ENV_KEYS).filter((k) => k.startsWith("IDP_")),
+        )}; the settings are listed in README.md, "Configuration"`,
+    );
   for (const [name, path] of Object.entries(ENV_KEYS)) {
     const value = env[name];
     if (value !== undefined && value !== "") set_path(raw, path, value);
@@ -116,7 +123,9 @@ export function load_config(env: Record<string, string | undefined> = process.en
       // A key the schema does not know can only come from the config file (ENV_KEYS are all known).
       if (issue.code === "unrecognized_keys") {
         const known = keys_at(issue.path);
-        return issue.keys.map((key) => `  ${[...issue.path, key].join(".")}: unknown key in the config file (IDP_CONFIG)${did_you_mean(key, known)}; known keys here: ${known.join(", ")}`);
+        return issue.keys.map(
+          (key) => `  ${[...issue.path, key].join(".")}: unknown key in the config file (IDP_CONFIG)${did_you_mean(key, known)}; known keys here: ${known.join(", ")}`,
+        );
       }
       const path = issue.path.join(".");
       // A list's item (outbound.allow.0) is named by the list's variable.
@@ -130,7 +139,8 @@ export function load_config(env: Record<string, string | undefined> = process.en
   if (mail_problem !== null) throw new ConfigError(`Invalid configuration:\n  ${mail_problem}`);
   // The default language must have a catalog; a regional tag uses its language's (fr-CA → fr).
   const locale = supported_locale(config.default_locale);
-  if (locale === null) throw new ConfigError(`Invalid configuration:\n  default_locale (IDP_DEFAULT_LOCALE): no catalog for "${config.default_locale}"; available: ${LOCALES.join(", ")}`);
+  if (locale === null)
+    throw new ConfigError(`Invalid configuration:\n  default_locale (IDP_DEFAULT_LOCALE): no catalog for "${config.default_locale}"; available: ${LOCALES.join(", ")}`);
   config.default_locale = locale;
   // No issuer configured: follow HOST and PORT (port 0, a free port, is known only once
   // listening: there the schema's default stays).
@@ -157,4 +167,3 @@ export function masked(config: Config): Record<string, unknown> {
   if (pairwise?.salt !== undefined) pairwise.salt = "********";
   return copy;
 }
-

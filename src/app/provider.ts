@@ -32,7 +32,14 @@ export async function create_provider(config: Config, options: ProviderOptions =
   // A key signs ID tokens until it is retired; it stays published until they have expired.
   const now = options.now ?? system_now;
   // A key signs only once every instance had two polls to publish it (rotated twice within one poll).
-  const keys = await KeyRing.load(store, { algs: config.signing_algs, retire_after_seconds: config.tokens.id_token_ttl, publish_lead_seconds: 2 * config.keys_poll_seconds, openssl: config.openssl, secret_key: config.federation.secret_key, now });
+  const keys = await KeyRing.load(store, {
+    algs: config.signing_algs,
+    retire_after_seconds: config.tokens.id_token_ttl,
+    publish_lead_seconds: 2 * config.keys_poll_seconds,
+    openssl: config.openssl,
+    secret_key: config.federation.secret_key,
+    now,
+  });
   const log = options.log ?? json_log;
   const metrics = new Metrics();
   const mail = create_mail(config, store, {

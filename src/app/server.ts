@@ -114,7 +114,10 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     await warm_dummy_hash(config.argon2);
 
     const assets = options.assets ?? load_assets();
-    const running = Fw.start({ ...fw_config(idp, assets.templates), port: options.port ?? config.port, reuse_port: worker !== undefined }, build_items(idp, with_theme_static(idp, assets.static_files)));
+    const running = Fw.start(
+      { ...fw_config(idp, assets.templates), port: options.port ?? config.port, reuse_port: worker !== undefined },
+      build_items(idp, with_theme_static(idp, assets.static_files)),
+    );
     // Discovery and the JWKS are answered by Bun natively (when nothing logs every request);
     // the JWKS answer is recomputed whenever the keys change.
     idp.keys.on_change(() => running.refresh_native().catch((error) => log({ level: "error", msg: "native routes not refreshed", error: String(error) })));
@@ -131,7 +134,15 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     if (mail_off_warning(config) !== null && (worker === undefined || worker.index === 1)) {
       log({ level: "warn", msg: "mail is off", reason: "production mode without IDP_SMTP_URL", unavailable: [...WITHOUT_MAIL], fix: "set IDP_SMTP_URL and IDP_MAIL_FROM" });
     }
-    log({ level: "info", msg: "listening", url: running.url, issuer: config.issuer, database: store.kind, password_hashing, ...(worker ? { worker: worker.index, pid: process.pid } : {}) });
+    log({
+      level: "info",
+      msg: "listening",
+      url: running.url,
+      issuer: config.issuer,
+      database: store.kind,
+      password_hashing,
+      ...(worker ? { worker: worker.index, pid: process.pid } : {}),
+    });
     if (demo_moved !== null) log({ level: "info", msg: "demo client follows the issuer", redirect_uri: demo_moved });
     // Data at rest left exposed (at_rest.ts), once per start: `idp config check` prints the same.
     if (worker === undefined || worker.index === 1) for (const warning of at_rest_warnings(config)) log({ level: "warn", msg: warning });

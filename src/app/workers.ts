@@ -54,7 +54,16 @@ export function worker_role(env: Record<string, string | undefined>): WorkerRole
   }
   const r = role as Partial<WorkerRole> | null;
   const whole = (n: unknown, min: number) => Number.isInteger(n) && (n as number) >= min;
-  if (r === null || typeof r !== "object" || !whole(r.index, 1) || !whole(r.count, 1) || !whole(r.primary, 1) || !whole(r.port, 1) || r.index! > r.count! || (r.restarted !== undefined && typeof r.restarted !== "boolean")) {
+  if (
+    r === null ||
+    typeof r !== "object" ||
+    !whole(r.index, 1) ||
+    !whole(r.count, 1) ||
+    !whole(r.primary, 1) ||
+    !whole(r.port, 1) ||
+    r.index! > r.count! ||
+    (r.restarted !== undefined && typeof r.restarted !== "boolean")
+  ) {
     throw new Error(`${WORKER_VARIABLE} is set by \`idp serve --workers\` for its workers; do not set it yourself`);
   }
   return r as WorkerRole;

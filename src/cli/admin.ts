@@ -47,18 +47,27 @@ async function grant(ctx: CliContext, { positionals }: ArgsOf<typeof GRANT>): Pr
   const todo: { code: string; text: string }[] = [];
   if (!config.admin_console.enabled) todo.push({ code: "console_off", text: "the admin console is off: set IDP_ADMIN_CONSOLE=on (or use the admin API and idp)" });
   // Without a password and without a linked sign-in provider, there is no way to sign in at all.
-  if (user.password_hash === "" && (await store.list_identities_for_user(user.id)).length === 0) todo.push({ code: "password", text: `set a password (idp users set-password ${user.username} --password-stdin) or mail a reset link (idp users send-reset ${user.username})` });
+  if (user.password_hash === "" && (await store.list_identities_for_user(user.id)).length === 0)
+    todo.push({ code: "password", text: `set a password (idp users set-password ${user.username} --password-stdin) or mail a reset link (idp users send-reset ${user.username})` });
   const second_factor = user.totp_enabled_at !== null || (await store.list_passkeys_for_user(user.id)).length > 0;
-  if (!second_factor) todo.push({ code: "second_factor", text: `sign in at ${config.issuer}/account and set up two-step verification or a passkey, then sign out and in again with it` });
+  if (!second_factor)
+    todo.push({ code: "second_factor", text: `sign in at ${config.issuer}/account and set up two-step verification or a passkey, then sign out and in again with it` });
   else todo.push({ code: "sign_in", text: `sign in at ${config.issuer}/account/login with the second factor` });
   const console_url = `${config.issuer}/admin`;
 
-  ctx.emit({ id: user.id, username: user.username, group: admins.name, enabled, added, group_created, console: console_url, still_to_do: todo.map((step) => step.code) }, (write) => {
-    const done = [enabled ? "enabled the account" : null, group_created ? `made the group ${admins.name}` : null, added ? `added them to ${admins.name}` : `they already were in ${admins.name}`].filter((part) => part !== null);
-    write(`${user.username} is an administrator: ${done.join(", ")}.\n`);
-    write(`Before they can use ${console_url}:\n`);
-    for (const step of todo) write(`  - ${step.text}\n`);
-  });
+  ctx.emit(
+    { id: user.id, username: user.username, group: admins.name, enabled, added, group_created, console: console_url, still_to_do: todo.map((step) => step.code) },
+    (write) => {
+      const done = [
+        enabled ? "enabled the account" : null,
+        group_created ? `made the group ${admins.name}` : null,
+        added ? `added them to ${admins.name}` : `they already were in ${admins.name}`,
+      ].filter((part) => part !== null);
+      write(`${user.username} is an administrator: ${done.join(", ")}.\n`);
+      write(`Before they can use ${console_url}:\n`);
+      for (const step of todo) write(`  - ${step.text}\n`);
+    },
+  );
 }
 
 /** `idp admin ...` */

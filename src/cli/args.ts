@@ -5,10 +5,7 @@
  */
 import { UsageError } from "./errors.ts";
 
-export type FlagSpec =
-  | { type: "boolean" }
-  | { type: "string"; multiple?: false }
-  | { type: "string"; multiple: true };
+export type FlagSpec = { type: "boolean" } | { type: "string"; multiple?: false } | { type: "string"; multiple: true };
 
 export type FlagSpecs = Record<string, FlagSpec>;
 
@@ -16,11 +13,7 @@ export type FlagSpecs = Record<string, FlagSpec>;
  * A flag as a command declares it: how it parses, and what the help and the README say of it.
  * A string flag names what its value looks like (`N`, `URL`, `web|native`).
  */
-export type OptionSpec = (
-  | { type: "boolean"; value?: never }
-  | { type: "string"; multiple?: false; value: string }
-  | { type: "string"; multiple: true; value: string }
-) & {
+export type OptionSpec = ({ type: "boolean"; value?: never } | { type: "string"; multiple?: false; value: string } | { type: "string"; multiple: true; value: string }) & {
   /** One line: what the option does. */
   help: string;
   /** Shown without brackets in the usage line; the command itself checks that it is given. */
@@ -30,11 +23,7 @@ export type OptionSpec = (
 };
 
 /** The parsed value of one flag, typed from its spec. */
-export type FlagValue<S extends FlagSpec> = S extends { type: "boolean" }
-  ? boolean
-  : S extends { multiple: true }
-    ? string[]
-    : string | undefined;
+export type FlagValue<S extends FlagSpec> = S extends { type: "boolean" } ? boolean : S extends { multiple: true } ? string[] : string | undefined;
 
 export type ParsedArgs<S extends FlagSpecs> = {
   flags: { [K in keyof S]: FlagValue<S[K]> };

@@ -59,7 +59,15 @@ async function list(ctx: CliContext, { flags }: ArgsOf<typeof LIST>): Promise<vo
     write_table(
       write,
       ["at", "type", "outcome", "user", "client", "ip", "details"],
-      named.map((e) => [format_time(e.at), e.type, e.outcome, beside(e.username, e.user_id), beside(e.client_name, e.client_id), e.ip, e.details ? JSON.stringify(e.details) : null]),
+      named.map((e) => [
+        format_time(e.at),
+        e.type,
+        e.outcome,
+        beside(e.username, e.user_id),
+        beside(e.client_name, e.client_id),
+        e.ip,
+        e.details ? JSON.stringify(e.details) : null,
+      ]),
     );
   });
 }

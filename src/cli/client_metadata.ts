@@ -13,7 +13,13 @@ export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "priva
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
 // RFC 8628: the device grant, opted into per client (`--grant-type urn:ietf:params:oauth:grant-type:device_code`).
-export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code", "urn:ietf:params:oauth:grant-type:token-exchange"] as const;
+export const GRANT_TYPES = [
+  "authorization_code",
+  "refresh_token",
+  "client_credentials",
+  "urn:ietf:params:oauth:grant-type:device_code",
+  "urn:ietf:params:oauth:grant-type:token-exchange",
+] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
 export const DEFAULT_GRANT_TYPES: readonly GrantType[] = ["authorization_code", "refresh_token"];
@@ -118,9 +124,7 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
   if (options.name === undefined || options.name.trim() === "") throw new UsageError("clients add needs --name");
   const auth_method = one_of<AuthMethod>("auth-method", options.auth_method ?? "client_secret_basic", AUTH_METHODS);
   const application_type = one_of<ApplicationType>("application-type", options.application_type ?? "web", ["web", "native"]);
-  const grant_types = [...new Set(options.grant_types.length ? options.grant_types : DEFAULT_GRANT_TYPES)].map((g) =>
-    one_of<GrantType>("grant-type", g, GRANT_TYPES),
-  );
+  const grant_types = [...new Set(options.grant_types.length ? options.grant_types : DEFAULT_GRANT_TYPES)].map((g) => one_of<GrantType>("grant-type", g, GRANT_TYPES));
   const redirect_uris = [...new Set(options.redirect_uris)];
   const post_logout_redirect_uris = [...new Set(options.post_logout_redirect_uris)];
 
@@ -165,7 +169,12 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
     metadata.resource_server = true;
   }
   // OIDC Registration §2: shown on the consent page (oidc/clients/metadata.ts safe_link), which shows https only.
-  for (const [flag, field] of [["logo-uri", "logo_uri"], ["policy-uri", "policy_uri"], ["tos-uri", "tos_uri"], ["client-uri", "client_uri"]] as const) {
+  for (const [flag, field] of [
+    ["logo-uri", "logo_uri"],
+    ["policy-uri", "policy_uri"],
+    ["tos-uri", "tos_uri"],
+    ["client-uri", "client_uri"],
+  ] as const) {
     const value = options[field];
     if (value === undefined) continue;
     if (!is_https_url(value)) throw new CliError(`--${flag} "${value}" must be an https URL without user or password (the consent page shows nothing else)`);

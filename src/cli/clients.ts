@@ -56,7 +56,11 @@ const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
 /** The token exchange flags (RFC 8693) of add and update (update's --token-exchange also takes off). */
 function token_exchange_flag_specs(modes: readonly string[]) {
   return {
-    token_exchange: { type: "string", value: modes.join("|"), help: `exchange access tokens (RFC 8693; needs --grant-type ${TOKEN_EXCHANGE_GRANT}): impersonation, delegation (with an actor_token) or both` },
+    token_exchange: {
+      type: "string",
+      value: modes.join("|"),
+      help: `exchange access tokens (RFC 8693; needs --grant-type ${TOKEN_EXCHANGE_GRANT}): impersonation, delegation (with an actor_token) or both`,
+    },
     token_exchange_from: { type: "string", value: "CLIENT_ID|*", multiple: true, help: "a client whose access tokens it may exchange (* for any)" },
     token_exchange_resource: { type: "string", value: "URI", multiple: true, help: "a resource (idp resources add) the exchanged token may be for" },
   } as const;
@@ -77,7 +81,8 @@ async function token_exchange_flags(store: Store, metadata: ClientMetadata, flag
     return true;
   }
   if (!TOKEN_EXCHANGE_MODES.includes(mode)) throw new CliError(`--token-exchange "${mode}" is not one of ${[...TOKEN_EXCHANGE_MODES, ...(updating ? ["off"] : [])].join(", ")}`);
-  if (!(metadata.grant_types ?? []).includes(TOKEN_EXCHANGE_GRANT)) throw new CliError(`--token-exchange needs the client registered for the grant ${TOKEN_EXCHANGE_GRANT} (--grant-type)`);
+  if (!(metadata.grant_types ?? []).includes(TOKEN_EXCHANGE_GRANT))
+    throw new CliError(`--token-exchange needs the client registered for the grant ${TOKEN_EXCHANGE_GRANT} (--grant-type)`);
   if ((metadata.token_endpoint_auth_method ?? "client_secret_basic") === "none") throw new CliError("--token-exchange needs an authenticating client (not --auth-method none)");
   if (from.length === 0) throw new CliError("--token-exchange needs --token-exchange-from CLIENT_ID (or *) naming whose tokens it may exchange");
   if (resources.length === 0) throw new CliError("--token-exchange needs --token-exchange-resource URI naming a registered resource");
@@ -129,7 +134,13 @@ async function existing_groups(store: Store, settings: GroupSettings): Promise<G
 }
 
 function group_options(flags: GroupFlags): GroupFlags {
-  return { groups_claim: flags.groups_claim, groups_prefix: flags.groups_prefix, strip_groups_prefix: flags.strip_groups_prefix, role: flags.role, allowed_group: flags.allowed_group };
+  return {
+    groups_claim: flags.groups_claim,
+    groups_prefix: flags.groups_prefix,
+    strip_groups_prefix: flags.strip_groups_prefix,
+    role: flags.role,
+    allowed_group: flags.allowed_group,
+  };
 }
 
 function auth_method_of(client: ClientRow): string {
@@ -264,14 +275,24 @@ const UPDATE = {
 async function update(ctx: CliContext, { flags, positionals }: ArgsOf<typeof UPDATE>): Promise<void> {
   const [client_id] = positionals as [string];
   const given = group_flags(group_options(flags));
-  if (flags.require_2fa !== undefined && flags.require_2fa !== "on" && flags.require_2fa !== "off") throw new CliError(`--require-2fa "${flags.require_2fa}" is not one of on, off`);
+  if (flags.require_2fa !== undefined && flags.require_2fa !== "on" && flags.require_2fa !== "off")
+    throw new CliError(`--require-2fa "${flags.require_2fa}" is not one of on, off`);
   if (flags.admin !== undefined && flags.admin !== "on" && flags.admin !== "off") throw new CliError(`--admin "${flags.admin}" is not one of on, off`);
   for (const name of flags.clear) {
     if (!(GROUP_METADATA as readonly string[]).includes(name)) throw new CliError(`--clear "${name}" is not one of ${GROUP_METADATA.join(", ")}`);
     if (name in given) throw new UsageError(`--clear ${name} and a value for it: give one`);
   }
-  if (Object.keys(given).length === 0 && flags.clear.length === 0 && flags.require_2fa === undefined && flags.admin === undefined && flags.token_exchange === undefined && flags.fapi === undefined) {
-    throw new UsageError("clients update needs a change: --groups-claim, --groups-prefix, --strip-groups-prefix, --role, --allowed-group, --require-2fa, --admin, --token-exchange, --fapi or --clear");
+  if (
+    Object.keys(given).length === 0 &&
+    flags.clear.length === 0 &&
+    flags.require_2fa === undefined &&
+    flags.admin === undefined &&
+    flags.token_exchange === undefined &&
+    flags.fapi === undefined
+  ) {
+    throw new UsageError(
+      "clients update needs a change: --groups-claim, --groups-prefix, --strip-groups-prefix, --role, --allowed-group, --require-2fa, --admin, --token-exchange, --fapi or --clear",
+    );
   }
   const store = await ctx.store();
   const client = await find_client(store, client_id);
@@ -286,7 +307,14 @@ async function update(ctx: CliContext, { flags, positionals }: ArgsOf<typeof UPD
   if (metadata.groups_prefix === undefined) delete metadata.groups_prefix_strip;
   check_group_settings(group_settings(metadata));
   const updated = must(await store.update_client(client.client_id, { metadata }), `no client "${client_id}"`);
-  const changed = [...Object.keys(given), ...flags.clear, ...(flags.require_2fa === undefined ? [] : ["require_2fa"]), ...(flags.admin === undefined ? [] : ["admin"]), ...(exchange ? ["token_exchange"] : []), ...(flags.fapi === undefined ? [] : ["fapi_profile"])];
+  const changed = [
+    ...Object.keys(given),
+    ...flags.clear,
+    ...(flags.require_2fa === undefined ? [] : ["require_2fa"]),
+    ...(flags.admin === undefined ? [] : ["admin"]),
+    ...(exchange ? ["token_exchange"] : []),
+    ...(flags.fapi === undefined ? [] : ["fapi_profile"]),
+  ];
   await ctx.audit({ type: "client_updated", client_id: client.client_id, details: { changed } });
   const shown = public_client(updated);
   ctx.emit(shown, (write) => {
@@ -315,7 +343,13 @@ const GRACE: Record<string, GraceSeconds> = { "0": 0, "1h": 3600, "1d": 86400 };
 const ROTATE_SECRET = {
   summary: "replace a client's secret and print the new one (once); the old one stops working, or after --grace",
   positionals: ["client_id"],
-  options: { grace: { type: "string", value: Object.keys(GRACE).join("|"), help: "keep the old secret working for an hour or a day while the application moves to the new one (default 0: it stops now)" } },
+  options: {
+    grace: {
+      type: "string",
+      value: Object.keys(GRACE).join("|"),
+      help: "keep the old secret working for an hour or a day while the application moves to the new one (default 0: it stops now)",
+    },
+  },
 } as const satisfies CommandSpec<OptionSpecs>;
 
 async function rotate_secret(ctx: CliContext, { flags, positionals }: ArgsOf<typeof ROTATE_SECRET>): Promise<void> {

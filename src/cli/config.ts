@@ -27,7 +27,9 @@ export function config_warnings(config: Config): string[] {
   // address); the pages then offer no passkeys (oidc/signin/passkeys/rp_id.ts).
   const rp_problem = config.passkeys ? rp_id_problem(config.issuer) : null;
   if (rp_problem !== null) {
-    warnings.push(`passkeys need an https issuer with a domain name (http://localhost in development); they cannot work at ${config.issuer}: ${rp_problem}. The pages do not offer them (IDP_PASSKEYS=off hides them everywhere)`);
+    warnings.push(
+      `passkeys need an https issuer with a domain name (http://localhost in development); they cannot work at ${config.issuer}: ${rp_problem}. The pages do not offer them (IDP_PASSKEYS=off hides them everywhere)`,
+    );
   }
   const without_mail = mail_off_warning(config);
   if (without_mail !== null) warnings.push(without_mail);

@@ -69,7 +69,8 @@ async function remove(ctx: CliContext, { positionals }: ArgsOf<typeof REMOVE>): 
   const store = await ctx.store();
   const group = await find_group(store, name);
   // The console's group: deleting it would lock every administrator out (change IDP_ADMIN_GROUP first).
-  if (group.name.toLowerCase() === ctx.config().admin_console.group.toLowerCase()) throw new CliError(`"${group.name}" is the admin group (IDP_ADMIN_GROUP) and cannot be deleted while it is configured`);
+  if (group.name.toLowerCase() === ctx.config().admin_console.group.toLowerCase())
+    throw new CliError(`"${group.name}" is the admin group (IDP_ADMIN_GROUP) and cannot be deleted while it is configured`);
   const members = (await store.list_group_members(group.id)).length;
   if (!(await store.delete_group(group.id))) throw new CliError(`no group "${name}"`);
   await ctx.audit({ type: "group_deleted", details: { group: group.name, members } });
@@ -96,7 +97,8 @@ async function members_add(ctx: CliContext, { positionals }: ArgsOf<typeof MEMBE
 }
 
 const MEMBERS_REMOVE = {
-  summary: "remove a user from a group (clients that require it refuse them at the next sign-in or token refresh; the last active administrator leaves the admin group only with --force)",
+  summary:
+    "remove a user from a group (clients that require it refuse them at the next sign-in or token refresh; the last active administrator leaves the admin group only with --force)",
   positionals: ["group", "user"],
   options: { force: FORCE },
 } as const satisfies CommandSpec<OptionSpecs>;

@@ -95,8 +95,22 @@ async function test(ctx: CliContext, { positionals }: ArgsOf<typeof TEST>): Prom
     if (claimed === undefined) {
       return ctx.emit({ id, status: "queued", delivered: false }, (write) => write(`Test mail ${id} queued; a running server took it over for delivery.\n`));
     }
-    const outcome = await deliver({ idp: { store, now: now_seconds, log: (line) => void logs.push(line), metrics: new Metrics() }, transport, from: mail_sender(config.mail_from!, brand.name), options: DEFAULT_MAIL_WORKER }, claimed);
-    const result = { id, status: outcome.status === "retry" ? "queued" : outcome.status, delivered: outcome.status === "sent", server: transport.description, ...("error" in outcome && { error: outcome.error }) };
+    const outcome = await deliver(
+      {
+        idp: { store, now: now_seconds, log: (line) => void logs.push(line), metrics: new Metrics() },
+        transport,
+        from: mail_sender(config.mail_from!, brand.name),
+        options: DEFAULT_MAIL_WORKER,
+      },
+      claimed,
+    );
+    const result = {
+      id,
+      status: outcome.status === "retry" ? "queued" : outcome.status,
+      delivered: outcome.status === "sent",
+      server: transport.description,
+      ...("error" in outcome && { error: outcome.error }),
+    };
     if (outcome.status === "sent") {
       return ctx.emit(result, (write) => write(`Test mail ${id} sent to ${address} through ${transport.description}.\n`));
     }

@@ -10,15 +10,10 @@ async function run_migrate(ctx: CliContext): Promise<void> {
   const result = await migrate(config.database_url, { max: config.database_pool_size, busy_timeout: CLI_BUSY_TIMEOUT_MS });
   ctx.emit(result, (write) =>
     write(
-      result.applied.length
-        ? `Applied migration(s) ${result.applied.join(", ")}; schema version ${result.version}.\n`
-        : `Already up to date (schema version ${result.version}).\n`,
+      result.applied.length ? `Applied migration(s) ${result.applied.join(", ")}; schema version ${result.version}.\n` : `Already up to date (schema version ${result.version}).\n`,
     ),
   );
 }
 
 /** `idp migrate`. */
-export const migrate_command = command(
-  { summary: "apply pending migrations to the database (DATABASE_URL) and print the schema version" },
-  run_migrate,
-);
+export const migrate_command = command({ summary: "apply pending migrations to the database (DATABASE_URL) and print the schema version" }, run_migrate);

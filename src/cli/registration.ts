@@ -69,7 +69,13 @@ async function list(ctx: CliContext): Promise<void> {
     write_table(
       write,
       ["id", "created", "expires", "uses left", "status"],
-      rows.map((row) => [row.id, format_time(row.created_at), row.expires_at === null ? "never" : format_time(row.expires_at), row.uses_left === null ? "unlimited" : row.uses_left, row.status]),
+      rows.map((row) => [
+        row.id,
+        format_time(row.created_at),
+        row.expires_at === null ? "never" : format_time(row.expires_at),
+        row.uses_left === null ? "unlimited" : row.uses_left,
+        row.status,
+      ]),
     ),
   );
 }

@@ -112,7 +112,9 @@ export const serve_command = command(SERVE, run_serve);
 async function primary(ctx: CliContext, config: ReturnType<CliContext["config"]>, count: number): Promise<void> {
   const target = parse_database_url(config.database_url);
   if (target.kind === "sqlite" && target.path === ":memory:") {
-    throw new CliError("--workers (IDP_WORKERS) needs a database the workers share: each worker would have its own sqlite::memory: database. Use a SQLite file (sqlite:./data/idp.sqlite) or PostgreSQL");
+    throw new CliError(
+      "--workers (IDP_WORKERS) needs a database the workers share: each worker would have its own sqlite::memory: database. Use a SQLite file (sqlite:./data/idp.sqlite) or PostgreSQL",
+    );
   }
   if (ctx.io.self === undefined) throw new CliError("--workers (IDP_WORKERS) needs the idp executable to start its workers (not available in-process)");
   const { Fw, ListenError } = await import("../fw/index.ts");

@@ -56,7 +56,12 @@ const ADD = {
     display_name: { type: "string", value: "N", help: 'the name on the sign-in button, e.g. "Company SSO"' },
     policy: { type: "string", value: "jit|link", help: "jit (default): a local account is created at the first sign-in; link: the user links from the account page" },
     auto_link: { type: "boolean", help: "link to the existing account with the same e-mail address (verified by the upstream and here; an active account)" },
-    claim: { type: "string", value: "LOCAL=UPSTREAM", multiple: true, help: "read the local claim from the upstream's (subject, name, email, email_verified, picture, preferred_username, groups)" },
+    claim: {
+      type: "string",
+      value: "LOCAL=UPSTREAM",
+      multiple: true,
+      help: "read the local claim from the upstream's (subject, name, email, email_verified, picture, preferred_username, groups)",
+    },
     group_map: { type: "string", value: "UPSTREAM_GROUP=LOCAL_GROUP", multiple: true, help: "members of the upstream group are members of the local group" },
     trust_upstream_mfa: { type: "boolean", help: "the upstream's multi-factor sign-in stands in for the local second factor" },
     mfa_acr: { type: "string", value: "ACR", multiple: true, help: "an acr value of the upstream that counts as multi-factor (with --trust-upstream-mfa)" },

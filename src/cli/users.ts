@@ -18,7 +18,6 @@ import { command, type ArgsOf, type Command, type CommandGroup, type CommandSpec
 import { check_password_policy, type PasswordOwner } from "../oidc/accounts/password_policy.ts";
 import { void_reset_links } from "../oidc/accounts/password_reset.ts";
 
-
 const AddressSchema = z.strictObject({
   formatted: z.string().optional(),
   street_address: z.string().optional(),
@@ -121,18 +120,25 @@ async function add(ctx: CliContext, { flags, positionals }: ArgsOf<typeof ADD>):
   const password = await read_password(ctx, flags.password_stdin, "users add", { username, email });
   const store = await ctx.store();
   if (await store.get_user_by_username(username)) throw new CliError(`username "${username}" is already taken`);
-  const user = await as_cli(create_user_with_password(store, ctx.config(), {
-    username,
-    email,
-    email_verified: flags.email_verified,
-    name: optional_text("name", flags.name),
-    given_name: optional_text("given-name", flags.given_name),
-    family_name: optional_text("family-name", flags.family_name),
-    picture,
-    phone_number: phone,
-    phone_number_verified: flags.phone_verified,
-    address,
-  }, password));
+  const user = await as_cli(
+    create_user_with_password(
+      store,
+      ctx.config(),
+      {
+        username,
+        email,
+        email_verified: flags.email_verified,
+        name: optional_text("name", flags.name),
+        given_name: optional_text("given-name", flags.given_name),
+        family_name: optional_text("family-name", flags.family_name),
+        picture,
+        phone_number: phone,
+        phone_number_verified: flags.phone_verified,
+        address,
+      },
+      password,
+    ),
+  );
   await ctx.audit({ type: "user_created", user_id: user.id, details: { username: user.username } });
   ctx.emit(public_user(user), (write) => write(`Created user ${user.username} (id ${user.id}).\n`));
 }
@@ -230,7 +236,9 @@ async function reset_2fa(ctx: CliContext, { positionals }: ArgsOf<typeof RESET_2
   const user = await find_user(store, username);
   const { totp_removed, passkeys_removed, sessions_ended, tokens_revoked } = await as_cli(reset_second_factors(store, user, Math.floor(Date.now() / 1000)));
   await ctx.audit({ type: "two_factor_removed", user_id: user.id, details: { totp_removed, passkeys_removed, sessions_ended, tokens_revoked } });
-  const removed = [totp_removed ? "two-step verification and the recovery codes" : null, passkeys_removed > 0 ? `${passkeys_removed} passkey(s)` : null].filter((part) => part !== null).join(" and ");
+  const removed = [totp_removed ? "two-step verification and the recovery codes" : null, passkeys_removed > 0 ? `${passkeys_removed} passkey(s)` : null]
+    .filter((part) => part !== null)
+    .join(" and ");
   ctx.emit({ id: user.id, username: user.username, totp_enabled: false, totp_removed, passkeys_removed, sessions_ended, tokens_revoked }, (write) =>
     write(`Removed ${removed} of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),
   );

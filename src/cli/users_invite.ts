@@ -38,7 +38,9 @@ async function invite_user(ctx: CliContext, { flags, positionals }: ArgsOf<typeo
   }
   const { user, resent, expires_at } = result;
   ctx.emit({ ...public_user(user), invitation: { resent, expires_at } }, (write) =>
-    write(`${resent ? "Sent a new invitation (the previous link no longer works)" : "Invited"} ${user.email} as ${user.username} (id ${user.id}); the link expires ${format_time(expires_at)}.\n`),
+    write(
+      `${resent ? "Sent a new invitation (the previous link no longer works)" : "Invited"} ${user.email} as ${user.username} (id ${user.id}); the link expires ${format_time(expires_at)}.\n`,
+    ),
   );
 }
 

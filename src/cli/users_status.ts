@@ -50,11 +50,18 @@ async function disable(ctx: CliContext, { flags, positionals }: ArgsOf<typeof DI
   const forced = await lockout_note(ctx, store, user, "disable", flags.force);
   const { ended } = await change_user(store, user, { status: "disabled" }, Math.floor(Date.now() / 1000));
   const { sessions_ended, tokens_revoked } = ended ?? { sessions_ended: 0, tokens_revoked: 0 };
-  await ctx.audit({ type: "user_disabled", user_id: user.id, details: { username: user.username, sessions_ended, tokens_revoked, ...(forced !== null && { forced_last_admin: true }) } });
-  ctx.emit({ id: user.id, username: user.username, status: "disabled", changed: true, sessions_ended, tokens_revoked, ...(forced !== null && { forced_last_admin: true }) }, (write) => {
-    write(`Disabled ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`);
-    if (forced !== null) write(`${forced}\n`);
+  await ctx.audit({
+    type: "user_disabled",
+    user_id: user.id,
+    details: { username: user.username, sessions_ended, tokens_revoked, ...(forced !== null && { forced_last_admin: true }) },
   });
+  ctx.emit(
+    { id: user.id, username: user.username, status: "disabled", changed: true, sessions_ended, tokens_revoked, ...(forced !== null && { forced_last_admin: true }) },
+    (write) => {
+      write(`Disabled ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`);
+      if (forced !== null) write(`${forced}\n`);
+    },
+  );
 }
 
 /** `idp users enable` and `idp users disable` (wired in commands.ts next to the other users commands). */

@@ -12,7 +12,13 @@ import { domainToASCII } from "node:url";
 import { z } from "zod";
 import { MAILBOX_RULE, parse_mailbox } from "./mailbox.ts";
 
-const seconds = (fallback: number) => z.coerce.number().int().positive().max(10 * 365 * 24 * 3600).default(fallback);
+const seconds = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(10 * 365 * 24 * 3600)
+    .default(fallback);
 /** A number of requests or attempts per window. */
 const limit = (fallback: number) => z.coerce.number().int().min(1).max(10_000_000).default(fallback);
 /** An optional request quota per window: 0 is no quota. */
@@ -94,570 +100,680 @@ const issuer = z
   .refine((v) => !v.includes("?") && !v.includes("#"), "must not have a query or fragment (OIDC Discovery §3)")
   .transform((v) => v.replace(/\/+$/, ""));
 
-export const ConfigSchema = z.strictObject({
-  issuer: issuer.default("http://localhost:3000").meta({
-    env: "IDP_ISSUER",
-    shown_default: "`http://localhost:<PORT>`",
-    description: "The issuer URL; every URL in discovery derives from it. Unset, it follows `HOST` and `PORT`: `http://localhost:<port>` for a loopback or wildcard `HOST` (`127.0.0.1`, `::1`, `localhost`, `0.0.0.0`, `::`), else `http://<host>:<port>` (with `PORT=0`: `http://localhost:3000`; set it). https in production (http only on loopback).",
-  }),
-  port: z.coerce.number().int().min(0).max(65535).default(3000).meta({
-    env: "PORT",
-    description: "Port to listen on (`0` picks a free one). One server per port: a port in use stops the start (exit 1); only the workers of one `--workers` primary share it.",
-  }),
-  host: z
-    .string()
-    .refine(is_listen_host, "must be an IP address or a host name (127.0.0.1, ::1, 0.0.0.0, localhost)")
-    .default("127.0.0.1")
-    .meta({ env: "HOST", description: "Address to bind: an IP address or a host name." }),
-  database_url: z.string().regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, "must start with sqlite:, postgres:// or postgresql://").default("sqlite:./data/idp.sqlite").meta({
-    env: "DATABASE_URL",
-    description: "`sqlite:<file>`, `sqlite::memory:` or `postgres://user:pass@host:5432/db`.",
-  }),
-  database_pool_size: z.coerce.number().int().min(1).max(1000).default(10).meta({
-    env: "DATABASE_POOL_SIZE",
-    description: "PostgreSQL connections per instance.",
-  }),
-  production: bool(false).meta({
-    env: "IDP_PRODUCTION",
-    description: "Production mode: no demo data, no `/demo`, refuses a non-loopback http issuer. `NODE_ENV=production` turns it on too.",
-  }),
-  tokens: z
-    .strictObject({
-      code_ttl: seconds(60).refine((v) => v <= 600, "RFC 6749 §4.1.2: codes must be short-lived (at most 600 s)").meta({
-        env: "IDP_CODE_TTL",
-        description: "Authorization code lifetime, seconds (at most 600).",
-      }),
-      access_token_ttl: seconds(3600).meta({ env: "IDP_ACCESS_TOKEN_TTL", description: "Access token lifetime." }),
-      id_token_ttl: seconds(3600).meta({ env: "IDP_ID_TOKEN_TTL", description: "ID token lifetime (and how long a retired key stays published)." }),
-      refresh_token_ttl: seconds(30 * 24 * 3600).meta({
-        env: "IDP_REFRESH_TOKEN_TTL",
-        description: "Refresh token lifetime (30 days), renewed on every rotation.",
-      }),
-      session_ttl: seconds(14 * 24 * 3600).meta({ env: "IDP_SESSION_TTL", description: "Browser session (SSO) lifetime (14 days)." }),
-      interaction_ttl: seconds(900).meta({ env: "IDP_INTERACTION_TTL", description: "Time to finish login and consent." }),
-    })
-    .prefault({}),
-  router: z
-    .strictObject({
-      path_cache_size: z.coerce.number().int().min(0).max(1_000_000).default(1024).meta({ env: "IDP_ROUTER_PATH_CACHE_SIZE", description: "Router path cache entries (0 disables)." }),
-    })
-    .prefault({}),
-  body_limit: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(64 * 1024).meta({
-    env: "IDP_BODY_LIMIT",
-    description: "Largest request body, bytes (413 above).",
-  }),
-  /** argon2id, the password hash (platform/passwords.ts). */
-  argon2: z
-    .strictObject({
-      memory_kib: z.coerce.number().int().min(1024).max(4 * 1024 * 1024).default(19456).meta({
-        env: "IDP_ARGON2_MEMORY_KIB",
-        description: "argon2id memory (OWASP: 19 MiB).",
-      }),
-      time_cost: z.coerce.number().int().min(1).max(20).default(2).meta({ env: "IDP_ARGON2_TIME_COST", description: "argon2id passes (OWASP: 2)." }),
-      impl: z.enum(["auto", "bun", "libsodium"]).default("auto").meta({
-        env: "IDP_ARGON2_IMPL",
-        description: "`auto`: argon2id through the system's libsodium (`libsodium.so.23`, Debian `libsodium23`) on worker threads when it loads — about 60% of the CPU of `Bun.password` a check (`bench/argon2`) —, else `Bun.password`; `bun` forces `Bun.password`; `libsodium` refuses to start without it. Hashes are standard argon2id strings either way, and each verifies the other's. The start log line says which is in use (`password_hashing`).",
-      }),
-    })
-    .prefault({}),
-  /** RS256/PS256 signatures through the system's OpenSSL 3 (platform/openssl.ts). */
-  openssl: bool(true).meta({
-    env: "IDP_OPENSSL",
-    description: "`off` (or `false`) signs RS256/PS256 with WebCrypto instead of the system's OpenSSL 3 (`libcrypto.so.3`, used when present: about half the CPU per signature, on the main thread; measured in `bench/RESULTS.md`, Signing).",
-  }),
-  signing_algs: z
-    .preprocess(
-      (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
-      z.array(z.enum(["RS256", "PS256", "ES256", "EdDSA"])).min(1),
-    )
-    .default(["RS256", "PS256", "ES256", "EdDSA"])
-    .refine((v) => v.includes("RS256"), "must include RS256 (OIDC Core §15.1)")
-    .meta({ env: "IDP_SIGNING_ALGS", description: "ID token algorithms with a key each; RS256 is required." }),
-  registration: z.enum(["open", "token", "off"]).default("token").meta({
-    env: "IDP_REGISTRATION",
-    description: "Dynamic registration: `open`, `token` (initial access token required) or `off`.",
-  }),
-  /** Anonymous registrations never used are deleted by the purge (oidc/registration/unused_clients.ts). */
-  registration_unused_client_days: z.coerce
-    .number()
-    .int()
-    .min(0, "must be 0 (keep them) or a number of days up to 365")
-    .max(365, "must be at most 365 days")
-    .default(30)
-    .meta({
-      env: "IDP_REGISTRATION_UNUSED_CLIENT_DAYS",
-      description: "Clients registered without an initial access token (`IDP_REGISTRATION=open`) that were never issued a token are deleted by the purge this many days after they registered. Audited (`client_deleted`, reason `never_used`). `0` keeps them; at most 365.",
+export const ConfigSchema = z
+  .strictObject({
+    issuer: issuer.default("http://localhost:3000").meta({
+      env: "IDP_ISSUER",
+      shown_default: "`http://localhost:<PORT>`",
+      description:
+        "The issuer URL; every URL in discovery derives from it. Unset, it follows `HOST` and `PORT`: `http://localhost:<port>` for a loopback or wildcard `HOST` (`127.0.0.1`, `::1`, `localhost`, `0.0.0.0`, `::`), else `http://<host>:<port>` (with `PORT=0`: `http://localhost:3000`; set it). https in production (http only on loopback).",
     }),
-  /** Accounts people create themselves (oidc/accounts/signup.ts) and invitations (oidc/accounts/invitations.ts). */
-  signup: z
-    .strictObject({
-      mode: z.enum(["off", "open", "invite"]).default("off").meta({
-        env: "IDP_SIGNUP",
-        description: "Accounts people make themselves (see [Sign-up, invitations, e-mail change](#sign-up-invitations-e-mail-change)): `off` (only administrators), `open` (a public sign-up page, linked from the sign-in pages) or `invite` (only with an invitation, `idp users invite`). In production without `IDP_SMTP_URL`, `open` with required verification and `invite` refuse to start.",
-      }),
-      domains: z
-        .preprocess(
-          (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
-          z.array(z.string().transform((d, ctx) => {
-            const ascii = signup_domain(d);
-            if (ascii === null) ctx.addIssue({ code: "custom", message: `"${d}" is not a domain name (example.com, bücher.example)` });
-            return ascii ?? d;
-          })),
-        )
-        .default([])
-        .meta({
-          env: "IDP_SIGNUP_DOMAINS",
-          description: "Comma-separated e-mail domains allowed to sign up (exact match, case-insensitive, international domains in either spelling: `bücher.example` = `xn--bcher-kva.example`; a subdomain is another domain). Unset: any.",
-        }),
-      require_verification: bool(true).meta({
-        env: "IDP_SIGNUP_REQUIRE_VERIFICATION",
-        description: "A new account signs in only once its address is confirmed. `false`: active and signed in at once (a confirmation mail is still sent).",
-      }),
-      invitation_ttl: seconds(7 * 24 * 3600).meta({ env: "IDP_INVITATION_TTL", description: "How long an invitation link works (7 days)." }),
-      per_ip: limit(10).meta({ env: "IDP_SIGNUP_PER_IP", description: "Complete sign-up forms one address may send per window; then 429." }),
-      window_seconds: seconds(3600).meta({ env: "IDP_SIGNUP_WINDOW_SECONDS", description: "The sign-up throttle's window." }),
-      unverified_account_days: z.coerce
-        .number()
-        .int()
-        .min(0, "must be 0 (keep them) or a number of days up to 365")
-        .max(365, "must be at most 365 days")
-        .default(30)
-        .meta({
-          env: "IDP_UNVERIFIED_ACCOUNT_DAYS",
-          description: "Accounts never completed are deleted by the purge, so their usernames are not held forever: `unverified` sign-ups this many days after they were made (unless a verification link is still valid), `invited` accounts this many days after their last invitation link expired. Audited (`user_deleted`, reason `email_not_verified` or `invitation_not_accepted`). `0` keeps them; at most 365.",
-        }),
-    })
-    .prefault({}),
-  /** The passwords people choose (oidc/accounts/password_policy.ts): account page, reset, sign-up, CLI. */
-  passwords: z
-    .strictObject({
-      min_length: z.coerce.number().int().min(8, "must be at least 8 (NIST SP 800-63B §5.1.1.2)").max(128).default(10).meta({
-        env: "IDP_PASSWORD_MIN_LENGTH",
-        description: "Shortest new password, in characters (8 to 128).",
-      }),
-      max_length: z.coerce.number().int().min(64, "must be at least 64 (NIST SP 800-63B §5.1.1.2)").max(4096).default(1024).meta({
-        env: "IDP_PASSWORD_MAX_LENGTH",
-        description: "Longest new password (64 to 4096): bounds the argon2id input.",
-      }),
-    })
-    .prefault({})
-    .refine((p) => p.min_length <= p.max_length, "min_length must not be above max_length"),
-  /** Forgot password (oidc/accounts/password_reset.ts): the link's lifetime and the request limits. */
-  password_reset: z
-    .strictObject({
-      ttl: seconds(1800).refine((v) => v <= 24 * 3600, "a reset link must be short-lived (at most 86400 s)").meta({
-        env: "IDP_PASSWORD_RESET_TTL",
-        description: "How long a password reset link works, seconds (at most 86400).",
-      }),
-      per_account: limit(3).meta({
-        env: "IDP_PASSWORD_RESET_PER_ACCOUNT",
-        description: "Reset mails one account gets per window; more requests get the same page and no mail.",
-      }),
-      per_ip: limit(20).meta({
-        env: "IDP_PASSWORD_RESET_PER_IP",
-        description: "Forgot-password requests, and reset form posts, from one client address per window; then 429.",
-      }),
-      window_seconds: seconds(3600).meta({ env: "IDP_PASSWORD_RESET_WINDOW_SECONDS", description: "The window of the reset and verification mail limits." }),
-    })
-    .prefault({}),
-  /** E-mail verification links (oidc/accounts/verification.ts). */
-  email_verification: z
-    .strictObject({
-      ttl: seconds(24 * 3600).meta({
-        env: "IDP_EMAIL_VERIFICATION_TTL",
-        description: "How long an e-mail confirmation link works (sign-up, \"send a confirmation link\", e-mail change).",
-      }),
-      per_account: limit(5).meta({
-        env: "IDP_EMAIL_VERIFICATION_PER_ACCOUNT",
-        description: "Confirmation mails one account may be sent per window (`IDP_PASSWORD_RESET_WINDOW_SECONDS`); then 429.",
-      }),
-    })
-    .prefault({}),
-  trust_proxy: bool(false).meta({ env: "IDP_TRUST_PROXY", description: "Take the client address from `X-Forwarded-For` when the request comes from a trusted proxy (`IDP_TRUSTED_PROXIES`): the entries are walked right to left past trusted hops, and the first other address is the client's. Off: the header is ignored." }),
-  trusted_proxies: z
-    .preprocess(
-      (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
-      z.array(z.string().refine(is_address_or_range, "each entry must be an IP address or a CIDR range (10.0.0.0/8)")).max(100),
-    )
-    .default(["127.0.0.0/8", "::1"])
-    .meta({
-      env: "IDP_TRUSTED_PROXIES",
-      description: "Comma-separated addresses and CIDR ranges of the proxies in front of the provider (with `IDP_TRUST_PROXY`): `X-Forwarded-For` counts only when the connection comes from one of them, so a client that reaches the port directly cannot choose the address the rate limits count. A proxy on another host, or several hops (a CDN in front of nginx), must be listed.",
-      shown_default: "`127.0.0.0/8,::1`",
+    port: z.coerce.number().int().min(0).max(65535).default(3000).meta({
+      env: "PORT",
+      description: "Port to listen on (`0` picks a free one). One server per port: a port in use stops the start (exit 1); only the workers of one `--workers` primary share it.",
     }),
-  metrics_token: z.string().min(16).optional().meta({ env: "IDP_METRICS_TOKEN", description: "Enables `/metrics` behind this bearer token (16+ characters)." }),
-  log_requests: bool(true).meta({
-    env: "IDP_LOG_REQUESTS",
-    description: "One JSON log line per request. With `false` (and no `IDP_METRICS_TOKEN`), discovery and the JWKS are answered from Bun's native route table without entering JavaScript (8–9 µs of server CPU a request instead of 22–24 in `bench/RESULTS.md`; the JWKS answer is replaced at every key change).",
-  }),
-  // app/config.ts checks that a catalog (locales/<tag>.json) exists for it.
-  default_locale: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, "must be a language tag such as en, de or fr").default("en").meta({
-    env: "IDP_DEFAULT_LOCALE",
-    description: "The pages' and mails' language when the request names none with a catalog: `en`, `de`, `es`, `fr` or `ja` ([Languages](#languages)).",
-  }),
-  smtp_url: z.string().refine(is_smtp_url, "must be smtp://[user:password@]host[:port] or smtps://…, optionally with ?starttls=required").optional().meta({
-    env: "IDP_SMTP_URL",
-    description: "Outgoing mail server (see [Mail](#mail)): `smtp://[user:password@]host[:port]` (port 587 by default; STARTTLS when the server offers it, `?starttls=required` to refuse sending without it) or `smtps://…` (TLS from the start, port 465 by default). Percent-encode special characters of the user and password. Unset: mail goes to the log in development and is off in production. The password is masked in `idp config check` and never logged.",
-  }),
-  mail_from: z.string().refine((value) => parse_mailbox(value) !== null, MAILBOX_RULE).optional().meta({
-    env: "IDP_MAIL_FROM",
-    description: "The From of outgoing mail: an address (`idp@example.com`) or a name and an address (`Example ID <idp@example.com>`, an RFC 5322 mailbox; quote a name with commas). Without a name, mail goes out under `IDP_BRAND_NAME` (or the issuer's host). Required with `IDP_SMTP_URL`.",
-  }),
-  keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5).meta({
-    env: "IDP_KEYS_POLL_SECONDS",
-    description: "How often an instance looks for keys rotated elsewhere.",
-  }),
-  purge_interval_seconds: z.coerce.number().int().min(1).max(24 * 3600).default(600).meta({
-    env: "IDP_PURGE_INTERVAL_SECONDS",
-    description: "How often expired rows are deleted.",
-  }),
-  /** src/app/workers.ts: SO_REUSEPORT processes under one primary. */
-  workers: z
-    .preprocess(
-      (value) => (typeof value === "string" && value.trim().toLowerCase() === "auto" ? "auto" : value),
-      z.union([z.literal("auto"), z.coerce.number().int().min(1).max(1024)], { error: "must be a whole number from 1 to 1024, or auto (one per core)" }),
-    )
-    .default(1)
-    .meta({
-      env: "IDP_WORKERS",
-      description: "Server processes sharing the port (`idp serve --workers N`), `auto` = one per core; see [All cores](#all-cores). `1`: one process, the port exclusive. Refused with `sqlite::memory:`.",
+    host: z
+      .string()
+      .refine(is_listen_host, "must be an IP address or a host name (127.0.0.1, ::1, 0.0.0.0, localhost)")
+      .default("127.0.0.1")
+      .meta({ env: "HOST", description: "Address to bind: an IP address or a host name." }),
+    database_url: z
+      .string()
+      .regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, "must start with sqlite:, postgres:// or postgresql://")
+      .default("sqlite:./data/idp.sqlite")
+      .meta({
+        env: "DATABASE_URL",
+        description: "`sqlite:<file>`, `sqlite::memory:` or `postgres://user:pass@host:5432/db`.",
+      }),
+    database_pool_size: z.coerce.number().int().min(1).max(1000).default(10).meta({
+      env: "DATABASE_POOL_SIZE",
+      description: "PostgreSQL connections per instance.",
     }),
-  shutdown_grace_seconds: z.coerce.number().int().min(0).max(600).default(10).meta({
-    env: "IDP_SHUTDOWN_GRACE_SECONDS",
-    description: "Time in-flight requests get on SIGTERM or SIGINT before connections are closed, seconds.",
-  }),
-  request_timeout_seconds: z.coerce.number().int().min(1).max(600).default(15).meta({
-    env: "IDP_REQUEST_TIMEOUT_SECONDS",
-    description: "A request unanswered this long gets 503 (e.g. a database that stopped answering without closing).",
-  }),
-  idle_timeout_seconds: z.coerce.number().int().min(1).max(255).default(30).meta({
-    env: "IDP_IDLE_TIMEOUT_SECONDS",
-    description: "Idle or slow connections (slow clients, Slowloris) are closed after this; Bun's own limit, at most 255. Keep it above `IDP_REQUEST_TIMEOUT_SECONDS`.",
-  }),
-  /**
-   * Requests to URLs clients register (jwks_uri, backchannel_logout_uri): oidc/outbound/fetch.ts. The
-   * defaults refuse every non-public address (OWASP SSRF Prevention Cheat Sheet).
-   */
-  outbound: z
-    .strictObject({
-      allow_http: bool(false).meta({
-        env: "IDP_OUTBOUND_ALLOW_HTTP",
-        description: "Let the provider call http URLs that clients register (`jwks_uri`, `backchannel_logout_uri`); https only otherwise.",
-      }),
-      allow: z
-        .preprocess(
-          (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v),
-          z.array(z.string().refine(is_allow_entry, "each entry must be a host name, an IP address or a CIDR range (10.0.0.0/8)")),
-        )
-        .default([])
-        .meta({
-          env: "IDP_OUTBOUND_ALLOW",
-          description: "Comma-separated host names, addresses and CIDR ranges (`idp.intranet,10.0.0.0/8,127.0.0.1/32`) the provider may call although they are not public. By default every loopback, private, link-local, unique-local, multicast, CGNAT or reserved address (IPv4-mapped IPv6 included) is refused, after DNS resolution, and redirects are never followed.",
-        }),
-      connect_timeout_ms: z.coerce.number().int().min(100).max(60_000).default(3000).meta({
-        env: "IDP_OUTBOUND_CONNECT_TIMEOUT_MS",
-        description: "Time until the response headers of such a call (DNS, connect, TLS, first answer).",
-      }),
-      timeout_ms: z.coerce.number().int().min(100).max(120_000).default(5000).meta({
-        env: "IDP_OUTBOUND_TIMEOUT_MS",
-        description: "Time for the whole call, body included.",
-      }),
-      max_bytes: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(512 * 1024).meta({
-        env: "IDP_OUTBOUND_MAX_BYTES",
-        description: "Largest response body read (a client's JWK Set).",
-      }),
-    })
-    .prefault({}),
-  /** Sign-in with other identity providers (oidc/federation); `secret_key` also seals the private signing keys (oidc/keys/sealed_keys.ts). */
-  federation: z
-    .strictObject({
-      secret_key: z
-        .string()
-        .regex(/^[A-Za-z0-9_-]{43}=?$/, "must be 32 bytes in base64url (43 characters): openssl rand -base64 32 | tr '+/' '-_' | tr -d '='")
-        .optional()
-        .meta({
-          env: "IDP_SECRET_KEY",
-          description: "32 bytes, base64url (`openssl rand -base64 32 | tr '+/' '-_' | tr -d '='`): the AES-256-GCM key of the private signing keys and the upstreams' client secrets at rest. Without it the signing keys are stored in clear (a warning in production) and no upstream with a secret can be added or used; once set, keys stored before are encrypted at the next start, and a start without it (or with another key) is refused.",
-        }),
-      state_ttl_seconds: z.coerce.number().int().min(60).max(3600).default(600).meta({
-        env: "IDP_FEDERATION_STATE_TTL_SECONDS",
-        description: "How long the upstream leg of a sign-in may take (its `state` then expires and is purged).",
-      }),
-      upstreams: z
-        .array(
-          z.strictObject({
-            name: z.string(),
-            preset: z.string().optional(),
-            tenant: z.string().optional(),
-            kind: z.enum(["oidc", "oauth2"]).optional(),
-            display_name: z.string().optional(),
-            issuer: z.string().optional(),
-            authorization_endpoint: z.string().optional(),
-            token_endpoint: z.string().optional(),
-            userinfo_endpoint: z.string().optional(),
-            emails_endpoint: z.string().optional(),
-            client_id: z.string().min(1),
-            client_secret: z.string().optional(),
-            scopes: z.array(z.string()).optional(),
-            policy: z.enum(["jit", "link"]).optional(),
-            auto_link: z.boolean().optional(),
-            claim_mapping: z.record(z.string(), z.string()).optional(),
-            enabled: z.boolean().optional(),
-            trust_upstream_mfa: z.boolean().optional(),
-            mfa_acr_values: z.array(z.string()).optional(),
-            token_endpoint_auth_method: z.enum(["client_secret_post", "private_key_jwt"]).optional(),
-            /** Upstream group → existing local group: the only memberships its sign-ins change (none by default). */
-            group_map: z.record(z.string(), z.string()).optional(),
+    production: bool(false).meta({
+      env: "IDP_PRODUCTION",
+      description: "Production mode: no demo data, no `/demo`, refuses a non-loopback http issuer. `NODE_ENV=production` turns it on too.",
+    }),
+    tokens: z
+      .strictObject({
+        code_ttl: seconds(60)
+          .refine((v) => v <= 600, "RFC 6749 §4.1.2: codes must be short-lived (at most 600 s)")
+          .meta({
+            env: "IDP_CODE_TTL",
+            description: "Authorization code lifetime, seconds (at most 600).",
           }),
-        )
-        .default([])
-        .meta({
-          env: null,
-          description: "Upstream identity providers declared in the config file, with the fields of `idp upstreams add` (see [Sign in with another identity provider](#sign-in-with-another-identity-provider)), applied at every start: added, or replaced by name. Removing an entry does not remove the upstream (`idp upstreams remove`). Their client secrets are masked in `idp config check`.",
+        access_token_ttl: seconds(3600).meta({ env: "IDP_ACCESS_TOKEN_TTL", description: "Access token lifetime." }),
+        id_token_ttl: seconds(3600).meta({ env: "IDP_ID_TOKEN_TTL", description: "ID token lifetime (and how long a retired key stays published)." }),
+        refresh_token_ttl: seconds(30 * 24 * 3600).meta({
+          env: "IDP_REFRESH_TOKEN_TTL",
+          description: "Refresh token lifetime (30 days), renewed on every rotation.",
         }),
-    })
-    .prefault({}),
-  /** Failed sign-ins, counted in fixed windows in the store (oidc/limits/login.ts). */
-  login_throttle: z
-    .strictObject({
-      window_seconds: seconds(900).meta({ env: "IDP_LOGIN_WINDOW_SECONDS", description: "Window of the failed-login counters." }),
-      max_failures: limit(10).meta({
-        env: "IDP_LOGIN_MAX_FAILURES",
-        description: "Failures for one username from one address before 429 until the window ends.",
+        session_ttl: seconds(14 * 24 * 3600).meta({ env: "IDP_SESSION_TTL", description: "Browser session (SSO) lifetime (14 days)." }),
+        interaction_ttl: seconds(900).meta({ env: "IDP_INTERACTION_TTL", description: "Time to finish login and consent." }),
+      })
+      .prefault({}),
+    router: z
+      .strictObject({
+        path_cache_size: z.coerce
+          .number()
+          .int()
+          .min(0)
+          .max(1_000_000)
+          .default(1024)
+          .meta({ env: "IDP_ROUTER_PATH_CACHE_SIZE", description: "Router path cache entries (0 disables)." }),
+      })
+      .prefault({}),
+    body_limit: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(64 * 1024)
+      .meta({
+        env: "IDP_BODY_LIMIT",
+        description: "Largest request body, bytes (413 above).",
       }),
-      max_failures_per_ip: limit(100).meta({ env: "IDP_LOGIN_MAX_FAILURES_PER_IP", description: "Failures from one address (any username) before 429." }),
-      delay_after: limit(5).meta({
-        env: "IDP_LOGIN_DELAY_AFTER",
-        description: "Failures for one username, from any address, after which each attempt for it waits `delay_ms`.",
-      }),
-      delay_ms: z.coerce.number().int().min(0).max(10_000).default(1000).meta({ env: "IDP_LOGIN_DELAY_MS", description: "That delay, milliseconds." }),
-    })
-    .prefault({}),
-  /** Rate limits of the endpoints clients call (oidc/limits/endpoints.ts, oidc/limits/client_auth.ts). */
-  rate_limits: z
-    .strictObject({
-      enabled: bool(true).meta({
-        env: "IDP_RATE_LIMITS",
-        description: "Rate limits on `/token` (with `/par` and `/device_authorization`, which count as `/token`), `/revoke`, `/introspect`, `/register`, `/authorize` and upstream sign-in starts (`false` for benchmarks). They target abuse; authenticated, successful traffic has no quota unless one is set below.",
-      }),
-      window_seconds: seconds(60).meta({ env: "IDP_RATE_LIMIT_WINDOW_SECONDS", description: "Their window (so `Retry-After` is at most this)." }),
-      auth_failures_per_client_ip: limit(10).meta({
-        env: "IDP_RATE_LIMIT_AUTH_FAILURES_PER_CLIENT_IP",
-        description: "Failed client authentications (`invalid_client`) for one `client_id` from one address; then that pair gets 429 before any check, even with the right secret. A few failures during a secret rotation stay below it.",
-      }),
-      auth_failures_per_ip: limit(100).meta({
-        env: "IDP_RATE_LIMIT_AUTH_FAILURES_PER_IP",
-        description: "Failed client authentications from one address, any `client_id`s (one address trying many clients); then the address gets 429.",
-      }),
-      auth_failures_per_client: limit(100).meta({
-        env: "IDP_RATE_LIMIT_AUTH_FAILURES_PER_CLIENT",
-        description: "Failed client authentications for one `client_id` from all addresses; past it, an address that has failed for it gets 429 at once. Never a lockout of the `client_id` itself: client ids are public, and anyone could lock the real client out.",
-      }),
-      unauthenticated_per_ip: limit(1200).meta({
-        env: "IDP_RATE_LIMIT_UNAUTHENTICATED_PER_IP",
-        description: "Requests without client credentials (public clients, or none) to `/token`, `/revoke`, `/introspect` from one address, all three together.",
-      }),
-      token_per_client: quota(0).meta({
-        env: "IDP_RATE_LIMIT_TOKEN_PER_CLIENT",
-        description: "Optional quota of `/token` requests per window, per claimed `client_id`; `0`: no quota.",
-      }),
-      token_per_ip: quota(0).meta({
-        env: "IDP_RATE_LIMIT_TOKEN_PER_IP",
-        description: "Optional quota of `/token` requests per window, per address; `0`: no quota.",
-      }),
-      revoke_per_client: quota(0).meta({
-        env: "IDP_RATE_LIMIT_REVOKE_PER_CLIENT",
-        description: "Optional quota of `/revoke` requests per window, per claimed `client_id`; `0`: no quota.",
-      }),
-      revoke_per_ip: quota(0).meta({
-        env: "IDP_RATE_LIMIT_REVOKE_PER_IP",
-        description: "Optional quota of `/revoke` requests per window, per address; `0`: no quota.",
-      }),
-      introspect_per_client: quota(0).meta({
-        env: "IDP_RATE_LIMIT_INTROSPECT_PER_CLIENT",
-        description: "Optional quota of `/introspect` requests per window, per claimed `client_id`; `0`: no quota.",
-      }),
-      introspect_per_ip: quota(0).meta({
-        env: "IDP_RATE_LIMIT_INTROSPECT_PER_IP",
-        description: "Optional quota of `/introspect` requests per window, per address; `0`: no quota.",
-      }),
-      register_per_client: quota(60).meta({
-        env: "IDP_RATE_LIMIT_REGISTER_PER_CLIENT",
-        description: "`/register/:client_id` requests (RFC 7592 client management) per window, per `client_id`; `0` removes the limit.",
-      }),
-      register_per_ip: quota(60).meta({
-        env: "IDP_RATE_LIMIT_REGISTER_PER_IP",
-        description: "`/register` requests (RFC 7591 registration) per window, per address (nobody is authenticated yet at `/register`); `0` removes the limit.",
-      }),
-      authorize_per_ip: quota(300).meta({
-        env: "IDP_RATE_LIMIT_AUTHORIZE_PER_IP",
-        description: "Requests to `/authorize` (GET or POST) and codes entered at `/device` from one address per window: most start a sign-in, stored as an interaction until it completes or is purged. All count, also those answered at once (a signed-in user with consent on record gets a code) or with an error. Then 429 page with `Retry-After`, before anything is read or stored. 300 leaves room for many people behind one NAT (a sign-in is one or two requests); `0` removes it.",
-      }),
-      register_per_ip_per_day: quota(500).meta({
-        env: "IDP_RATE_LIMIT_REGISTER_PER_IP_PER_DAY",
-        description: "`/register` requests without an initial access token (`IDP_REGISTRATION=open`) per address per day (a fixed 24-hour window); then 429 with `Retry-After`. `0` removes it.",
-      }),
-      federation_start_per_ip: quota(60).meta({
-        env: "IDP_RATE_LIMIT_FEDERATION_START_PER_IP",
-        description: "Sign-ins started through an upstream (`/federation/<name>/start`, each stores a pending state) from one address per window; then 429 with `Retry-After`. `0` removes it.",
-      }),
-    })
-    .prefault({}),
-  passkeys: bool(true).meta({
-    env: "IDP_PASSKEYS",
-    description: "Passkeys (WebAuthn): sign-in without a password and a second factor. `off` hides them everywhere. They need an https issuer with a domain name (`http://localhost` in development).",
-  }),
-  require_2fa: z
-    .string()
-    .regex(/^(off|all|group:[A-Za-z0-9._:/-]{1,64})$/, "must be off, all or group:NAME (a group name: 1 to 64 ASCII letters, digits or - _ . : /)")
-    .default("off")
-    .meta({
-      env: "IDP_REQUIRE_2FA",
-      description: "`all`: every password sign-in needs a second factor (TOTP or a passkey); users without one add one after the password. `group:NAME`: the same for the members of that group (`idp groups`; the name compares without case). `off`: only users who set one up (a client may still require it: `idp clients add|update --require-2fa`).",
+    /** argon2id, the password hash (platform/passwords.ts). */
+    argon2: z
+      .strictObject({
+        memory_kib: z.coerce
+          .number()
+          .int()
+          .min(1024)
+          .max(4 * 1024 * 1024)
+          .default(19456)
+          .meta({
+            env: "IDP_ARGON2_MEMORY_KIB",
+            description: "argon2id memory (OWASP: 19 MiB).",
+          }),
+        time_cost: z.coerce.number().int().min(1).max(20).default(2).meta({ env: "IDP_ARGON2_TIME_COST", description: "argon2id passes (OWASP: 2)." }),
+        impl: z.enum(["auto", "bun", "libsodium"]).default("auto").meta({
+          env: "IDP_ARGON2_IMPL",
+          description:
+            "`auto`: argon2id through the system's libsodium (`libsodium.so.23`, Debian `libsodium23`) on worker threads when it loads — about 60% of the CPU of `Bun.password` a check (`bench/argon2`) —, else `Bun.password`; `bun` forces `Bun.password`; `libsodium` refuses to start without it. Hashes are standard argon2id strings either way, and each verifies the other's. The start log line says which is in use (`password_hashing`).",
+        }),
+      })
+      .prefault({}),
+    /** RS256/PS256 signatures through the system's OpenSSL 3 (platform/openssl.ts). */
+    openssl: bool(true).meta({
+      env: "IDP_OPENSSL",
+      description:
+        "`off` (or `false`) signs RS256/PS256 with WebCrypto instead of the system's OpenSSL 3 (`libcrypto.so.3`, used when present: about half the CPU per signature, on the main thread; measured in `bench/RESULTS.md`, Signing).",
     }),
-  /** The admin REST API under /admin/api/v1 (oidc/admin/). */
-  admin_api: bool(true).meta({
-    env: "IDP_ADMIN_API",
-    description: "The admin REST API under `/admin/api/v1` (see [Admin API](#admin-api)); `off` answers 404 there. Harmless on: it needs a token with the `admin` scope, which only a client made with `--admin` gets.",
-  }),
-  /** The admin web console at /admin (http/endpoints/admin_console/, oidc/admin/console.ts). */
-  admin_console: z
-    .strictObject({
-      enabled: bool(true).meta({
-        env: "IDP_ADMIN_CONSOLE",
-        description: "The admin web console at `/admin` (see [Admin console](#admin-console)); `off` answers 404 there. Harmless on: it needs a member of `IDP_ADMIN_GROUP` signed in with a second factor.",
-      }),
-      group: z.string().regex(/^[A-Za-z0-9._:/-]{1,64}$/, "must be a group name: 1 to 64 ASCII letters, digits or - _ . : /").default("admins").meta({
-        env: "IDP_ADMIN_GROUP",
-        description: "The group whose members (signed in with a second factor) may use the admin console.",
-      }),
-    })
-    .prefault({}),
-  /** The device authorization grant (RFC 8628), for clients registered with its grant type. */
-  device: z
-    .strictObject({
-      code_ttl: z.coerce.number().int().min(60).max(1800).default(600).meta({
-        env: "IDP_DEVICE_CODE_TTL",
-        description: "Seconds a device authorization (its `device_code` and `user_code`, RFC 8628) stays usable (60 to 1800; short, as a user code is low in entropy, §5.1).",
-      }),
-      interval: z.coerce.number().int().min(1).max(60).default(5).meta({
-        env: "IDP_DEVICE_POLL_INTERVAL",
-        description: "Seconds a device waits between polls of /token (RFC 8628 §3.2 `interval`; 1 to 60; `slow_down` adds 5).",
-      }),
-      user_code_attempts: limit(10).meta({
-        env: "IDP_DEVICE_USER_CODE_ATTEMPTS",
-        description: "Wrong user codes one address may enter at `/device` per `IDP_LOGIN_WINDOW_SECONDS` window before it gets 429 (RFC 8628 §5.1).",
-      }),
-    })
-    .prefault({}),
-  /** Pushed authorization requests (RFC 9126). */
-  par: z
-    .strictObject({
-      required: bool(false).meta({
-        env: "IDP_REQUIRE_PAR",
-        description: "RFC 9126 §5: `/authorize` refuses requests that were not pushed to `/par` (advertised as `require_pushed_authorization_requests`; a client may require it for itself in its metadata).",
-      }),
-      request_uri_ttl: z.coerce.number().int().min(5).max(600).default(60).meta({
-        env: "IDP_PAR_REQUEST_URI_TTL",
-        description: "Seconds a pushed request's `request_uri` stays usable (5 to 600; single use either way).",
-      }),
-    })
-    .prefault({}),
-  /** Request objects by reference (OIDC Core §6.2), fetched through the outbound fence (oidc/outbound/fetch.ts). */
-  request_uri: z
-    .strictObject({
-      enabled: bool(true).meta({
-        env: "IDP_REQUEST_URI",
-        description: "OIDC Core §6.2 request objects by reference: `/authorize` fetches `request_uri` when it is one of the client's registered `request_uris` (through the outbound fence). `off`: `request_uri_not_supported` (PAR's references still work).",
-      }),
-      max_bytes: z.coerce.number().int().min(1024).max(1024 * 1024).default(64 * 1024).meta({
-        env: "IDP_REQUEST_URI_MAX_BYTES",
-        description: "Largest request object fetched from a `request_uri` (1024 to 1048576 bytes).",
-      }),
-    })
-    .prefault({}),
-  /** Pairwise subject identifiers (OIDC Core §8.1). */
-  pairwise: z
-    .strictObject({
-      salt: z.string().min(32, "must be at least 32 characters of secret randomness (openssl rand -base64 32)").max(512).optional().meta({
-        env: "IDP_PAIRWISE_SALT",
-        description: "Secret (32+ characters, e.g. `openssl rand -base64 32`) of pairwise subject identifiers (OIDC Core §8.1). Unset: only `public` subjects, and clients cannot register `pairwise`. Never change it once a pairwise client exists: every `sub` it was given would change. Masked in `idp config check`.",
-      }),
-    })
-    .prefault({}),
-  /** DPoP (RFC 9449). */
-  dpop: z
-    .strictObject({
-      proof_window_seconds: z.coerce.number().int().min(5).max(600).default(60).meta({
-        env: "IDP_DPOP_PROOF_WINDOW_SECONDS",
-        description: "How far a DPoP proof's `iat` may be from the server's clock, either way (RFC 9449 §11.1; 5 to 600).",
-      }),
-      require_nonce: bool(false).meta({
-        env: "IDP_DPOP_REQUIRE_NONCE",
-        description: "RFC 9449 §8: every DPoP proof must carry a server nonce (`DPoP-Nonce`, `use_dpop_nonce`); costs clients a round trip, and the `jti` replay cache already refuses a replayed proof, so off by default.",
-      }),
-    })
-    .prefault({}),
-  /** The FAPI 2.0 Security Profile (oidc/clients/fapi.ts). */
-  fapi: z.enum(["off", "2.0"]).default("off").meta({
-    env: "IDP_FAPI",
-    description: "`2.0`: every client runs the FAPI 2.0 Security Profile (PAR, PKCE S256, `private_key_jwt`, DPoP, 60 s codes, PS256/ES256/EdDSA), and discovery lists only that; needs `IDP_CODE_TTL` ≤ 60 and a signing alg besides RS256. `off`: only clients whose metadata has `fapi_profile: \"2.0\"`.",
-  }),
-  /** The operator's brand on every page and mail (oidc/ui/brand.ts, read at start by app/brand.ts; theme_dir: app/theme.ts). */
-  brand: z
-    .strictObject({
-      // Also a mail subject: no control characters (a line break would be a header of its own).
-      name: z
-        .string()
-        .trim()
-        .min(1, "must not be empty")
-        .max(100, "must be at most 100 characters")
-        .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "must not contain control characters (line breaks, tabs)")
-        .optional()
-        .meta({
-          env: "IDP_BRAND_NAME",
-          shown_default: "the issuer's host",
-          description: "The name in every page's header, title and footer and in every mail (subject and body); see [Branding and themes](#branding-and-themes).",
+    signing_algs: z
+      .preprocess(
+        (v) =>
+          typeof v === "string"
+            ? v
+                .split(",")
+                .map((s) => s.trim())
+                .filter(Boolean)
+            : v,
+        z.array(z.enum(["RS256", "PS256", "ES256", "EdDSA"])).min(1),
+      )
+      .default(["RS256", "PS256", "ES256", "EdDSA"])
+      .refine((v) => v.includes("RS256"), "must include RS256 (OIDC Core §15.1)")
+      .meta({ env: "IDP_SIGNING_ALGS", description: "ID token algorithms with a key each; RS256 is required." }),
+    registration: z.enum(["open", "token", "off"]).default("token").meta({
+      env: "IDP_REGISTRATION",
+      description: "Dynamic registration: `open`, `token` (initial access token required) or `off`.",
+    }),
+    /** Anonymous registrations never used are deleted by the purge (oidc/registration/unused_clients.ts). */
+    registration_unused_client_days: z.coerce.number().int().min(0, "must be 0 (keep them) or a number of days up to 365").max(365, "must be at most 365 days").default(30).meta({
+      env: "IDP_REGISTRATION_UNUSED_CLIENT_DAYS",
+      description:
+        "Clients registered without an initial access token (`IDP_REGISTRATION=open`) that were never issued a token are deleted by the purge this many days after they registered. Audited (`client_deleted`, reason `never_used`). `0` keeps them; at most 365.",
+    }),
+    /** Accounts people create themselves (oidc/accounts/signup.ts) and invitations (oidc/accounts/invitations.ts). */
+    signup: z
+      .strictObject({
+        mode: z.enum(["off", "open", "invite"]).default("off").meta({
+          env: "IDP_SIGNUP",
+          description:
+            "Accounts people make themselves (see [Sign-up, invitations, e-mail change](#sign-up-invitations-e-mail-change)): `off` (only administrators), `open` (a public sign-up page, linked from the sign-in pages) or `invite` (only with an invitation, `idp users invite`). In production without `IDP_SMTP_URL`, `open` with required verification and `invite` refuse to start.",
         }),
-      logo: z.string().min(1).optional().meta({
-        env: "IDP_BRAND_LOGO",
-        description: "Path to a PNG, WebP or SVG file (at most 512 KiB; recognised by its content, not its name), read at start and shown in the header as an image; in HTML mails too when the issuer is https (not SVG).",
-      }),
-      favicon: z.string().min(1).optional().meta({
-        env: "IDP_BRAND_FAVICON",
-        shown_default: "our icon",
-        description: "Path to an SVG, PNG or ICO file (at most 512 KiB): the pages' icon.",
-      }),
-      color: z
-        .string()
-        .trim()
-        .regex(/^#([0-9a-f]{3}|[0-9a-f]{6})$/i, "must be a hex colour: #rgb or #rrggbb (#1f5fbf)")
-        .transform((v) => (v.length === 4 ? `#${[...v.slice(1)].map((c) => c + c).join("")}` : v).toLowerCase())
-        .optional()
-        .meta({
-          env: "IDP_BRAND_COLOR",
-          description: "`#rgb` or `#rrggbb`: the primary button, the header mark, links and accents, in pages and mails. Text on the button is white or near-black, whichever reads (4.5:1); links use the colour darkened (light scheme) or lightened (dark scheme) until they read.",
+        domains: z
+          .preprocess(
+            (v) =>
+              typeof v === "string"
+                ? v
+                    .split(",")
+                    .map((s) => s.trim())
+                    .filter(Boolean)
+                : v,
+            z.array(
+              z.string().transform((d, ctx) => {
+                const ascii = signup_domain(d);
+                if (ascii === null) ctx.addIssue({ code: "custom", message: `"${d}" is not a domain name (example.com, bücher.example)` });
+                return ascii ?? d;
+              }),
+            ),
+          )
+          .default([])
+          .meta({
+            env: "IDP_SIGNUP_DOMAINS",
+            description:
+              "Comma-separated e-mail domains allowed to sign up (exact match, case-insensitive, international domains in either spelling: `bücher.example` = `xn--bcher-kva.example`; a subdomain is another domain). Unset: any.",
+          }),
+        require_verification: bool(true).meta({
+          env: "IDP_SIGNUP_REQUIRE_VERIFICATION",
+          description: "A new account signs in only once its address is confirmed. `false`: active and signed in at once (a confirmation mail is still sent).",
         }),
-      css: z.string().min(1).optional().meta({
-        env: "IDP_BRAND_CSS",
-        description: "Path to a stylesheet (UTF-8, at most 256 KiB) linked after ours on every page, served as `/static/brand/custom.css`.",
+        invitation_ttl: seconds(7 * 24 * 3600).meta({ env: "IDP_INVITATION_TTL", description: "How long an invitation link works (7 days)." }),
+        per_ip: limit(10).meta({ env: "IDP_SIGNUP_PER_IP", description: "Complete sign-up forms one address may send per window; then 429." }),
+        window_seconds: seconds(3600).meta({ env: "IDP_SIGNUP_WINDOW_SECONDS", description: "The sign-up throttle's window." }),
+        unverified_account_days: z.coerce.number().int().min(0, "must be 0 (keep them) or a number of days up to 365").max(365, "must be at most 365 days").default(30).meta({
+          env: "IDP_UNVERIFIED_ACCOUNT_DAYS",
+          description:
+            "Accounts never completed are deleted by the purge, so their usernames are not held forever: `unverified` sign-ups this many days after they were made (unless a verification link is still valid), `invited` accounts this many days after their last invitation link expired. Audited (`user_deleted`, reason `email_not_verified` or `invitation_not_accepted`). `0` keeps them; at most 365.",
+        }),
+      })
+      .prefault({}),
+    /** The passwords people choose (oidc/accounts/password_policy.ts): account page, reset, sign-up, CLI. */
+    passwords: z
+      .strictObject({
+        min_length: z.coerce.number().int().min(8, "must be at least 8 (NIST SP 800-63B §5.1.1.2)").max(128).default(10).meta({
+          env: "IDP_PASSWORD_MIN_LENGTH",
+          description: "Shortest new password, in characters (8 to 128).",
+        }),
+        max_length: z.coerce.number().int().min(64, "must be at least 64 (NIST SP 800-63B §5.1.1.2)").max(4096).default(1024).meta({
+          env: "IDP_PASSWORD_MAX_LENGTH",
+          description: "Longest new password (64 to 4096): bounds the argon2id input.",
+        }),
+      })
+      .prefault({})
+      .refine((p) => p.min_length <= p.max_length, "min_length must not be above max_length"),
+    /** Forgot password (oidc/accounts/password_reset.ts): the link's lifetime and the request limits. */
+    password_reset: z
+      .strictObject({
+        ttl: seconds(1800)
+          .refine((v) => v <= 24 * 3600, "a reset link must be short-lived (at most 86400 s)")
+          .meta({
+            env: "IDP_PASSWORD_RESET_TTL",
+            description: "How long a password reset link works, seconds (at most 86400).",
+          }),
+        per_account: limit(3).meta({
+          env: "IDP_PASSWORD_RESET_PER_ACCOUNT",
+          description: "Reset mails one account gets per window; more requests get the same page and no mail.",
+        }),
+        per_ip: limit(20).meta({
+          env: "IDP_PASSWORD_RESET_PER_IP",
+          description: "Forgot-password requests, and reset form posts, from one client address per window; then 429.",
+        }),
+        window_seconds: seconds(3600).meta({ env: "IDP_PASSWORD_RESET_WINDOW_SECONDS", description: "The window of the reset and verification mail limits." }),
+      })
+      .prefault({}),
+    /** E-mail verification links (oidc/accounts/verification.ts). */
+    email_verification: z
+      .strictObject({
+        ttl: seconds(24 * 3600).meta({
+          env: "IDP_EMAIL_VERIFICATION_TTL",
+          description: 'How long an e-mail confirmation link works (sign-up, "send a confirmation link", e-mail change).',
+        }),
+        per_account: limit(5).meta({
+          env: "IDP_EMAIL_VERIFICATION_PER_ACCOUNT",
+          description: "Confirmation mails one account may be sent per window (`IDP_PASSWORD_RESET_WINDOW_SECONDS`); then 429.",
+        }),
+      })
+      .prefault({}),
+    trust_proxy: bool(false).meta({
+      env: "IDP_TRUST_PROXY",
+      description:
+        "Take the client address from `X-Forwarded-For` when the request comes from a trusted proxy (`IDP_TRUSTED_PROXIES`): the entries are walked right to left past trusted hops, and the first other address is the client's. Off: the header is ignored.",
+    }),
+    trusted_proxies: z
+      .preprocess(
+        (v) =>
+          typeof v === "string"
+            ? v
+                .split(",")
+                .map((s) => s.trim())
+                .filter(Boolean)
+            : v,
+        z.array(z.string().refine(is_address_or_range, "each entry must be an IP address or a CIDR range (10.0.0.0/8)")).max(100),
+      )
+      .default(["127.0.0.0/8", "::1"])
+      .meta({
+        env: "IDP_TRUSTED_PROXIES",
+        description:
+          "Comma-separated addresses and CIDR ranges of the proxies in front of the provider (with `IDP_TRUST_PROXY`): `X-Forwarded-For` counts only when the connection comes from one of them, so a client that reaches the port directly cannot choose the address the rate limits count. A proxy on another host, or several hops (a CDN in front of nginx), must be listed.",
+        shown_default: "`127.0.0.0/8,::1`",
       }),
-      theme_dir: z.string().min(1).optional().meta({
-        env: "IDP_THEME_DIR",
-        description: "A folder of templates that replace ours by name (`login.eta`, `mail/password_reset.html.eta`), its `partials/` and its `static/` files (served under `/static/theme/`). A template that does not compile, or replaces none, stops the start.",
+    metrics_token: z.string().min(16).optional().meta({ env: "IDP_METRICS_TOKEN", description: "Enables `/metrics` behind this bearer token (16+ characters)." }),
+    log_requests: bool(true).meta({
+      env: "IDP_LOG_REQUESTS",
+      description:
+        "One JSON log line per request. With `false` (and no `IDP_METRICS_TOKEN`), discovery and the JWKS are answered from Bun's native route table without entering JavaScript (8–9 µs of server CPU a request instead of 22–24 in `bench/RESULTS.md`; the JWKS answer is replaced at every key change).",
+    }),
+    // app/config.ts checks that a catalog (locales/<tag>.json) exists for it.
+    default_locale: z
+      .string()
+      .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, "must be a language tag such as en, de or fr")
+      .default("en")
+      .meta({
+        env: "IDP_DEFAULT_LOCALE",
+        description: "The pages' and mails' language when the request names none with a catalog: `en`, `de`, `es`, `fr` or `ja` ([Languages](#languages)).",
       }),
-    })
-    .prefault({}),
-}).superRefine((config, context) => {
-  if (config.fapi === "2.0") {
-    // FAPI 2.0 §5.3.2.1: codes live at most 60 s; §5.4.1: PS256, ES256 or EdDSA signatures.
-    if (config.tokens.code_ttl > 60) context.addIssue({ code: "custom", path: ["tokens", "code_ttl"], message: "must be at most 60 seconds with fapi 2.0 (FAPI 2.0 §5.3.2.1)" });
-    if (!config.signing_algs.some((alg) => alg !== "RS256")) context.addIssue({ code: "custom", path: ["signing_algs"], message: "needs PS256, ES256 or EdDSA with fapi 2.0 (FAPI 2.0 §5.4.1)" });
-  }
-  if (config.smtp_url !== undefined && config.mail_from === undefined) {
-    context.addIssue({ code: "custom", path: ["mail_from"], message: "is required when smtp_url is set (the From address of outgoing mail)" });
-  }
-});
+    smtp_url: z.string().refine(is_smtp_url, "must be smtp://[user:password@]host[:port] or smtps://…, optionally with ?starttls=required").optional().meta({
+      env: "IDP_SMTP_URL",
+      description:
+        "Outgoing mail server (see [Mail](#mail)): `smtp://[user:password@]host[:port]` (port 587 by default; STARTTLS when the server offers it, `?starttls=required` to refuse sending without it) or `smtps://…` (TLS from the start, port 465 by default). Percent-encode special characters of the user and password. Unset: mail goes to the log in development and is off in production. The password is masked in `idp config check` and never logged.",
+    }),
+    mail_from: z
+      .string()
+      .refine((value) => parse_mailbox(value) !== null, MAILBOX_RULE)
+      .optional()
+      .meta({
+        env: "IDP_MAIL_FROM",
+        description:
+          "The From of outgoing mail: an address (`idp@example.com`) or a name and an address (`Example ID <idp@example.com>`, an RFC 5322 mailbox; quote a name with commas). Without a name, mail goes out under `IDP_BRAND_NAME` (or the issuer's host). Required with `IDP_SMTP_URL`.",
+      }),
+    keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5).meta({
+      env: "IDP_KEYS_POLL_SECONDS",
+      description: "How often an instance looks for keys rotated elsewhere.",
+    }),
+    purge_interval_seconds: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 3600)
+      .default(600)
+      .meta({
+        env: "IDP_PURGE_INTERVAL_SECONDS",
+        description: "How often expired rows are deleted.",
+      }),
+    /** src/app/workers.ts: SO_REUSEPORT processes under one primary. */
+    workers: z
+      .preprocess(
+        (value) => (typeof value === "string" && value.trim().toLowerCase() === "auto" ? "auto" : value),
+        z.union([z.literal("auto"), z.coerce.number().int().min(1).max(1024)], { error: "must be a whole number from 1 to 1024, or auto (one per core)" }),
+      )
+      .default(1)
+      .meta({
+        env: "IDP_WORKERS",
+        description:
+          "Server processes sharing the port (`idp serve --workers N`), `auto` = one per core; see [All cores](#all-cores). `1`: one process, the port exclusive. Refused with `sqlite::memory:`.",
+      }),
+    shutdown_grace_seconds: z.coerce.number().int().min(0).max(600).default(10).meta({
+      env: "IDP_SHUTDOWN_GRACE_SECONDS",
+      description: "Time in-flight requests get on SIGTERM or SIGINT before connections are closed, seconds.",
+    }),
+    request_timeout_seconds: z.coerce.number().int().min(1).max(600).default(15).meta({
+      env: "IDP_REQUEST_TIMEOUT_SECONDS",
+      description: "A request unanswered this long gets 503 (e.g. a database that stopped answering without closing).",
+    }),
+    idle_timeout_seconds: z.coerce.number().int().min(1).max(255).default(30).meta({
+      env: "IDP_IDLE_TIMEOUT_SECONDS",
+      description: "Idle or slow connections (slow clients, Slowloris) are closed after this; Bun's own limit, at most 255. Keep it above `IDP_REQUEST_TIMEOUT_SECONDS`.",
+    }),
+    /**
+     * Requests to URLs clients register (jwks_uri, backchannel_logout_uri): oidc/outbound/fetch.ts. The
+     * defaults refuse every non-public address (OWASP SSRF Prevention Cheat Sheet).
+     */
+    outbound: z
+      .strictObject({
+        allow_http: bool(false).meta({
+          env: "IDP_OUTBOUND_ALLOW_HTTP",
+          description: "Let the provider call http URLs that clients register (`jwks_uri`, `backchannel_logout_uri`); https only otherwise.",
+        }),
+        allow: z
+          .preprocess(
+            (v) =>
+              typeof v === "string"
+                ? v
+                    .split(",")
+                    .map((s) => s.trim())
+                    .filter(Boolean)
+                : v,
+            z.array(z.string().refine(is_allow_entry, "each entry must be a host name, an IP address or a CIDR range (10.0.0.0/8)")),
+          )
+          .default([])
+          .meta({
+            env: "IDP_OUTBOUND_ALLOW",
+            description:
+              "Comma-separated host names, addresses and CIDR ranges (`idp.intranet,10.0.0.0/8,127.0.0.1/32`) the provider may call although they are not public. By default every loopback, private, link-local, unique-local, multicast, CGNAT or reserved address (IPv4-mapped IPv6 included) is refused, after DNS resolution, and redirects are never followed.",
+          }),
+        connect_timeout_ms: z.coerce.number().int().min(100).max(60_000).default(3000).meta({
+          env: "IDP_OUTBOUND_CONNECT_TIMEOUT_MS",
+          description: "Time until the response headers of such a call (DNS, connect, TLS, first answer).",
+        }),
+        timeout_ms: z.coerce.number().int().min(100).max(120_000).default(5000).meta({
+          env: "IDP_OUTBOUND_TIMEOUT_MS",
+          description: "Time for the whole call, body included.",
+        }),
+        max_bytes: z.coerce
+          .number()
+          .int()
+          .min(1024)
+          .max(16 * 1024 * 1024)
+          .default(512 * 1024)
+          .meta({
+            env: "IDP_OUTBOUND_MAX_BYTES",
+            description: "Largest response body read (a client's JWK Set).",
+          }),
+      })
+      .prefault({}),
+    /** Sign-in with other identity providers (oidc/federation); `secret_key` also seals the private signing keys (oidc/keys/sealed_keys.ts). */
+    federation: z
+      .strictObject({
+        secret_key: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{43}=?$/, "must be 32 bytes in base64url (43 characters): openssl rand -base64 32 | tr '+/' '-_' | tr -d '='")
+          .optional()
+          .meta({
+            env: "IDP_SECRET_KEY",
+            description:
+              "32 bytes, base64url (`openssl rand -base64 32 | tr '+/' '-_' | tr -d '='`): the AES-256-GCM key of the private signing keys and the upstreams' client secrets at rest. Without it the signing keys are stored in clear (a warning in production) and no upstream with a secret can be added or used; once set, keys stored before are encrypted at the next start, and a start without it (or with another key) is refused.",
+          }),
+        state_ttl_seconds: z.coerce.number().int().min(60).max(3600).default(600).meta({
+          env: "IDP_FEDERATION_STATE_TTL_SECONDS",
+          description: "How long the upstream leg of a sign-in may take (its `state` then expires and is purged).",
+        }),
+        upstreams: z
+          .array(
+            z.strictObject({
+              name: z.string(),
+              preset: z.string().optional(),
+              tenant: z.string().optional(),
+              kind: z.enum(["oidc", "oauth2"]).optional(),
+              display_name: z.string().optional(),
+              issuer: z.string().optional(),
+              authorization_endpoint: z.string().optional(),
+              token_endpoint: z.string().optional(),
+              userinfo_endpoint: z.string().optional(),
+              emails_endpoint: z.string().optional(),
+              client_id: z.string().min(1),
+              client_secret: z.string().optional(),
+              scopes: z.array(z.string()).optional(),
+              policy: z.enum(["jit", "link"]).optional(),
+              auto_link: z.boolean().optional(),
+              claim_mapping: z.record(z.string(), z.string()).optional(),
+              enabled: z.boolean().optional(),
+              trust_upstream_mfa: z.boolean().optional(),
+              mfa_acr_values: z.array(z.string()).optional(),
+              token_endpoint_auth_method: z.enum(["client_secret_post", "private_key_jwt"]).optional(),
+              /** Upstream group → existing local group: the only memberships its sign-ins change (none by default). */
+              group_map: z.record(z.string(), z.string()).optional(),
+            }),
+          )
+          .default([])
+          .meta({
+            env: null,
+            description:
+              "Upstream identity providers declared in the config file, with the fields of `idp upstreams add` (see [Sign in with another identity provider](#sign-in-with-another-identity-provider)), applied at every start: added, or replaced by name. Removing an entry does not remove the upstream (`idp upstreams remove`). Their client secrets are masked in `idp config check`.",
+          }),
+      })
+      .prefault({}),
+    /** Failed sign-ins, counted in fixed windows in the store (oidc/limits/login.ts). */
+    login_throttle: z
+      .strictObject({
+        window_seconds: seconds(900).meta({ env: "IDP_LOGIN_WINDOW_SECONDS", description: "Window of the failed-login counters." }),
+        max_failures: limit(10).meta({
+          env: "IDP_LOGIN_MAX_FAILURES",
+          description: "Failures for one username from one address before 429 until the window ends.",
+        }),
+        max_failures_per_ip: limit(100).meta({ env: "IDP_LOGIN_MAX_FAILURES_PER_IP", description: "Failures from one address (any username) before 429." }),
+        delay_after: limit(5).meta({
+          env: "IDP_LOGIN_DELAY_AFTER",
+          description: "Failures for one username, from any address, after which each attempt for it waits `delay_ms`.",
+        }),
+        delay_ms: z.coerce.number().int().min(0).max(10_000).default(1000).meta({ env: "IDP_LOGIN_DELAY_MS", description: "That delay, milliseconds." }),
+      })
+      .prefault({}),
+    /** Rate limits of the endpoints clients call (oidc/limits/endpoints.ts, oidc/limits/client_auth.ts). */
+    rate_limits: z
+      .strictObject({
+        enabled: bool(true).meta({
+          env: "IDP_RATE_LIMITS",
+          description:
+            "Rate limits on `/token` (with `/par` and `/device_authorization`, which count as `/token`), `/revoke`, `/introspect`, `/register`, `/authorize` and upstream sign-in starts (`false` for benchmarks). They target abuse; authenticated, successful traffic has no quota unless one is set below.",
+        }),
+        window_seconds: seconds(60).meta({ env: "IDP_RATE_LIMIT_WINDOW_SECONDS", description: "Their window (so `Retry-After` is at most this)." }),
+        auth_failures_per_client_ip: limit(10).meta({
+          env: "IDP_RATE_LIMIT_AUTH_FAILURES_PER_CLIENT_IP",
+          description:
+            "Failed client authentications (`invalid_client`) for one `client_id` from one address; then that pair gets 429 before any check, even with the right secret. A few failures during a secret rotation stay below it.",
+        }),
+        auth_failures_per_ip: limit(100).meta({
+          env: "IDP_RATE_LIMIT_AUTH_FAILURES_PER_IP",
+          description: "Failed client authentications from one address, any `client_id`s (one address trying many clients); then the address gets 429.",
+        }),
+        auth_failures_per_client: limit(100).meta({
+          env: "IDP_RATE_LIMIT_AUTH_FAILURES_PER_CLIENT",
+          description:
+            "Failed client authentications for one `client_id` from all addresses; past it, an address that has failed for it gets 429 at once. Never a lockout of the `client_id` itself: client ids are public, and anyone could lock the real client out.",
+        }),
+        unauthenticated_per_ip: limit(1200).meta({
+          env: "IDP_RATE_LIMIT_UNAUTHENTICATED_PER_IP",
+          description: "Requests without client credentials (public clients, or none) to `/token`, `/revoke`, `/introspect` from one address, all three together.",
+        }),
+        token_per_client: quota(0).meta({
+          env: "IDP_RATE_LIMIT_TOKEN_PER_CLIENT",
+          description: "Optional quota of `/token` requests per window, per claimed `client_id`; `0`: no quota.",
+        }),
+        token_per_ip: quota(0).meta({
+          env: "IDP_RATE_LIMIT_TOKEN_PER_IP",
+          description: "Optional quota of `/token` requests per window, per address; `0`: no quota.",
+        }),
+        revoke_per_client: quota(0).meta({
+          env: "IDP_RATE_LIMIT_REVOKE_PER_CLIENT",
+          description: "Optional quota of `/revoke` requests per window, per claimed `client_id`; `0`: no quota.",
+        }),
+        revoke_per_ip: quota(0).meta({
+          env: "IDP_RATE_LIMIT_REVOKE_PER_IP",
+          description: "Optional quota of `/revoke` requests per window, per address; `0`: no quota.",
+        }),
+        introspect_per_client: quota(0).meta({
+          env: "IDP_RATE_LIMIT_INTROSPECT_PER_CLIENT",
+          description: "Optional quota of `/introspect` requests per window, per claimed `client_id`; `0`: no quota.",
+        }),
+        introspect_per_ip: quota(0).meta({
+          env: "IDP_RATE_LIMIT_INTROSPECT_PER_IP",
+          description: "Optional quota of `/introspect` requests per window, per address; `0`: no quota.",
+        }),
+        register_per_client: quota(60).meta({
+          env: "IDP_RATE_LIMIT_REGISTER_PER_CLIENT",
+          description: "`/register/:client_id` requests (RFC 7592 client management) per window, per `client_id`; `0` removes the limit.",
+        }),
+        register_per_ip: quota(60).meta({
+          env: "IDP_RATE_LIMIT_REGISTER_PER_IP",
+          description: "`/register` requests (RFC 7591 registration) per window, per address (nobody is authenticated yet at `/register`); `0` removes the limit.",
+        }),
+        authorize_per_ip: quota(300).meta({
+          env: "IDP_RATE_LIMIT_AUTHORIZE_PER_IP",
+          description:
+            "Requests to `/authorize` (GET or POST) and codes entered at `/device` from one address per window: most start a sign-in, stored as an interaction until it completes or is purged. All count, also those answered at once (a signed-in user with consent on record gets a code) or with an error. Then 429 page with `Retry-After`, before anything is read or stored. 300 leaves room for many people behind one NAT (a sign-in is one or two requests); `0` removes it.",
+        }),
+        register_per_ip_per_day: quota(500).meta({
+          env: "IDP_RATE_LIMIT_REGISTER_PER_IP_PER_DAY",
+          description:
+            "`/register` requests without an initial access token (`IDP_REGISTRATION=open`) per address per day (a fixed 24-hour window); then 429 with `Retry-After`. `0` removes it.",
+        }),
+        federation_start_per_ip: quota(60).meta({
+          env: "IDP_RATE_LIMIT_FEDERATION_START_PER_IP",
+          description:
+            "Sign-ins started through an upstream (`/federation/<name>/start`, each stores a pending state) from one address per window; then 429 with `Retry-After`. `0` removes it.",
+        }),
+      })
+      .prefault({}),
+    passkeys: bool(true).meta({
+      env: "IDP_PASSKEYS",
+      description:
+        "Passkeys (WebAuthn): sign-in without a password and a second factor. `off` hides them everywhere. They need an https issuer with a domain name (`http://localhost` in development).",
+    }),
+    require_2fa: z
+      .string()
+      .regex(/^(off|all|group:[A-Za-z0-9._:/-]{1,64})$/, "must be off, all or group:NAME (a group name: 1 to 64 ASCII letters, digits or - _ . : /)")
+      .default("off")
+      .meta({
+        env: "IDP_REQUIRE_2FA",
+        description:
+          "`all`: every password sign-in needs a second factor (TOTP or a passkey); users without one add one after the password. `group:NAME`: the same for the members of that group (`idp groups`; the name compares without case). `off`: only users who set one up (a client may still require it: `idp clients add|update --require-2fa`).",
+      }),
+    /** The admin REST API under /admin/api/v1 (oidc/admin/). */
+    admin_api: bool(true).meta({
+      env: "IDP_ADMIN_API",
+      description:
+        "The admin REST API under `/admin/api/v1` (see [Admin API](#admin-api)); `off` answers 404 there. Harmless on: it needs a token with the `admin` scope, which only a client made with `--admin` gets.",
+    }),
+    /** The admin web console at /admin (http/endpoints/admin_console/, oidc/admin/console.ts). */
+    admin_console: z
+      .strictObject({
+        enabled: bool(true).meta({
+          env: "IDP_ADMIN_CONSOLE",
+          description:
+            "The admin web console at `/admin` (see [Admin console](#admin-console)); `off` answers 404 there. Harmless on: it needs a member of `IDP_ADMIN_GROUP` signed in with a second factor.",
+        }),
+        group: z
+          .string()
+          .regex(/^[A-Za-z0-9._:/-]{1,64}$/, "must be a group name: 1 to 64 ASCII letters, digits or - _ . : /")
+          .default("admins")
+          .meta({
+            env: "IDP_ADMIN_GROUP",
+            description: "The group whose members (signed in with a second factor) may use the admin console.",
+          }),
+      })
+      .prefault({}),
+    /** The device authorization grant (RFC 8628), for clients registered with its grant type. */
+    device: z
+      .strictObject({
+        code_ttl: z.coerce.number().int().min(60).max(1800).default(600).meta({
+          env: "IDP_DEVICE_CODE_TTL",
+          description: "Seconds a device authorization (its `device_code` and `user_code`, RFC 8628) stays usable (60 to 1800; short, as a user code is low in entropy, §5.1).",
+        }),
+        interval: z.coerce.number().int().min(1).max(60).default(5).meta({
+          env: "IDP_DEVICE_POLL_INTERVAL",
+          description: "Seconds a device waits between polls of /token (RFC 8628 §3.2 `interval`; 1 to 60; `slow_down` adds 5).",
+        }),
+        user_code_attempts: limit(10).meta({
+          env: "IDP_DEVICE_USER_CODE_ATTEMPTS",
+          description: "Wrong user codes one address may enter at `/device` per `IDP_LOGIN_WINDOW_SECONDS` window before it gets 429 (RFC 8628 §5.1).",
+        }),
+      })
+      .prefault({}),
+    /** Pushed authorization requests (RFC 9126). */
+    par: z
+      .strictObject({
+        required: bool(false).meta({
+          env: "IDP_REQUIRE_PAR",
+          description:
+            "RFC 9126 §5: `/authorize` refuses requests that were not pushed to `/par` (advertised as `require_pushed_authorization_requests`; a client may require it for itself in its metadata).",
+        }),
+        request_uri_ttl: z.coerce.number().int().min(5).max(600).default(60).meta({
+          env: "IDP_PAR_REQUEST_URI_TTL",
+          description: "Seconds a pushed request's `request_uri` stays usable (5 to 600; single use either way).",
+        }),
+      })
+      .prefault({}),
+    /** Request objects by reference (OIDC Core §6.2), fetched through the outbound fence (oidc/outbound/fetch.ts). */
+    request_uri: z
+      .strictObject({
+        enabled: bool(true).meta({
+          env: "IDP_REQUEST_URI",
+          description:
+            "OIDC Core §6.2 request objects by reference: `/authorize` fetches `request_uri` when it is one of the client's registered `request_uris` (through the outbound fence). `off`: `request_uri_not_supported` (PAR's references still work).",
+        }),
+        max_bytes: z.coerce
+          .number()
+          .int()
+          .min(1024)
+          .max(1024 * 1024)
+          .default(64 * 1024)
+          .meta({
+            env: "IDP_REQUEST_URI_MAX_BYTES",
+            description: "Largest request object fetched from a `request_uri` (1024 to 1048576 bytes).",
+          }),
+      })
+      .prefault({}),
+    /** Pairwise subject identifiers (OIDC Core §8.1). */
+    pairwise: z
+      .strictObject({
+        salt: z.string().min(32, "must be at least 32 characters of secret randomness (openssl rand -base64 32)").max(512).optional().meta({
+          env: "IDP_PAIRWISE_SALT",
+          description:
+            "Secret (32+ characters, e.g. `openssl rand -base64 32`) of pairwise subject identifiers (OIDC Core §8.1). Unset: only `public` subjects, and clients cannot register `pairwise`. Never change it once a pairwise client exists: every `sub` it was given would change. Masked in `idp config check`.",
+        }),
+      })
+      .prefault({}),
+    /** DPoP (RFC 9449). */
+    dpop: z
+      .strictObject({
+        proof_window_seconds: z.coerce.number().int().min(5).max(600).default(60).meta({
+          env: "IDP_DPOP_PROOF_WINDOW_SECONDS",
+          description: "How far a DPoP proof's `iat` may be from the server's clock, either way (RFC 9449 §11.1; 5 to 600).",
+        }),
+        require_nonce: bool(false).meta({
+          env: "IDP_DPOP_REQUIRE_NONCE",
+          description:
+            "RFC 9449 §8: every DPoP proof must carry a server nonce (`DPoP-Nonce`, `use_dpop_nonce`); costs clients a round trip, and the `jti` replay cache already refuses a replayed proof, so off by default.",
+        }),
+      })
+      .prefault({}),
+    /** The FAPI 2.0 Security Profile (oidc/clients/fapi.ts). */
+    fapi: z.enum(["off", "2.0"]).default("off").meta({
+      env: "IDP_FAPI",
+      description:
+        '`2.0`: every client runs the FAPI 2.0 Security Profile (PAR, PKCE S256, `private_key_jwt`, DPoP, 60 s codes, PS256/ES256/EdDSA), and discovery lists only that; needs `IDP_CODE_TTL` ≤ 60 and a signing alg besides RS256. `off`: only clients whose metadata has `fapi_profile: "2.0"`.',
+    }),
+    /** The operator's brand on every page and mail (oidc/ui/brand.ts, read at start by app/brand.ts; theme_dir: app/theme.ts). */
+    brand: z
+      .strictObject({
+        // Also a mail subject: no control characters (a line break would be a header of its own).
+        name: z
+          .string()
+          .trim()
+          .min(1, "must not be empty")
+          .max(100, "must be at most 100 characters")
+          .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), "must not contain control characters (line breaks, tabs)")
+          .optional()
+          .meta({
+            env: "IDP_BRAND_NAME",
+            shown_default: "the issuer's host",
+            description: "The name in every page's header, title and footer and in every mail (subject and body); see [Branding and themes](#branding-and-themes).",
+          }),
+        logo: z.string().min(1).optional().meta({
+          env: "IDP_BRAND_LOGO",
+          description:
+            "Path to a PNG, WebP or SVG file (at most 512 KiB; recognised by its content, not its name), read at start and shown in the header as an image; in HTML mails too when the issuer is https (not SVG).",
+        }),
+        favicon: z.string().min(1).optional().meta({
+          env: "IDP_BRAND_FAVICON",
+          shown_default: "our icon",
+          description: "Path to an SVG, PNG or ICO file (at most 512 KiB): the pages' icon.",
+        }),
+        color: z
+          .string()
+          .trim()
+          .regex(/^#([0-9a-f]{3}|[0-9a-f]{6})$/i, "must be a hex colour: #rgb or #rrggbb (#1f5fbf)")
+          .transform((v) => (v.length === 4 ? `#${[...v.slice(1)].map((c) => c + c).join("")}` : v).toLowerCase())
+          .optional()
+          .meta({
+            env: "IDP_BRAND_COLOR",
+            description:
+              "`#rgb` or `#rrggbb`: the primary button, the header mark, links and accents, in pages and mails. Text on the button is white or near-black, whichever reads (4.5:1); links use the colour darkened (light scheme) or lightened (dark scheme) until they read.",
+          }),
+        css: z.string().min(1).optional().meta({
+          env: "IDP_BRAND_CSS",
+          description: "Path to a stylesheet (UTF-8, at most 256 KiB) linked after ours on every page, served as `/static/brand/custom.css`.",
+        }),
+        theme_dir: z.string().min(1).optional().meta({
+          env: "IDP_THEME_DIR",
+          description:
+            "A folder of templates that replace ours by name (`login.eta`, `mail/password_reset.html.eta`), its `partials/` and its `static/` files (served under `/static/theme/`). A template that does not compile, or replaces none, stops the start.",
+        }),
+      })
+      .prefault({}),
+  })
+  .superRefine((config, context) => {
+    if (config.fapi === "2.0") {
+      // FAPI 2.0 §5.3.2.1: codes live at most 60 s; §5.4.1: PS256, ES256 or EdDSA signatures.
+      if (config.tokens.code_ttl > 60) context.addIssue({ code: "custom", path: ["tokens", "code_ttl"], message: "must be at most 60 seconds with fapi 2.0 (FAPI 2.0 §5.3.2.1)" });
+      if (!config.signing_algs.some((alg) => alg !== "RS256"))
+        context.addIssue({ code: "custom", path: ["signing_algs"], message: "needs PS256, ES256 or EdDSA with fapi 2.0 (FAPI 2.0 §5.4.1)" });
+    }
+    if (config.smtp_url !== undefined && config.mail_from === undefined) {
+      context.addIssue({ code: "custom", path: ["mail_from"], message: "is required when smtp_url is set (the From address of outgoing mail)" });
+    }
+  });
 
 export type Config = z.output<typeof ConfigSchema>;
 

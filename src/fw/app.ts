@@ -127,7 +127,10 @@ export class App {
   private readonly precomputed: string[] = [];
   private readonly observed: boolean;
 
-  constructor(readonly config: FwConfig, items: readonly Item[]) {
+  constructor(
+    readonly config: FwConfig,
+    items: readonly Item[],
+  ) {
     this.router = new Router<Compiled>({ path_cache_size: config.router?.path_cache_size ?? 1024 });
     this.services = { views: config.views, log: config.log ?? json_lines };
     this.max_url_length = config.max_url_length ?? 8192;
@@ -300,12 +303,7 @@ export class App {
  * later source wins a field both carry); an undeclared source is left out, not merely outranked.
  */
 function input_of(compiled: Compiled, query: Readonly<Query>, body: Record<string, unknown> | undefined, route_params: Params): Record<string, unknown> {
-  return Object.assign(
-    Object.create(null),
-    compiled.from_query ? query : undefined,
-    compiled.from_body ? body : undefined,
-    compiled.from_path ? route_params : undefined,
-  );
+  return Object.assign(Object.create(null), compiled.from_query ? query : undefined, compiled.from_body ? body : undefined, compiled.from_path ? route_params : undefined);
 }
 
 // The contract value is set under a name known only at run time (the snake_case of the contract).

@@ -11,17 +11,22 @@ import type { CookieOptions, CookieReader } from "./cookies.ts";
 import { negotiate, type Representation } from "./negotiate.ts";
 import type { RequestContract } from "./request.ts";
 import { read_cookies, serialize_cookie } from "./runtime/cookies.ts";
-import {
-  FileDownload, Html, Json, Redirect, Stream, Text,
-  type Rendered, type ResponseClass, type Sendable, type StreamSource,
-} from "./response.ts";
+import { FileDownload, Html, Json, Redirect, Stream, Text, type Rendered, type ResponseClass, type Sendable, type StreamSource } from "./response.ts";
 
 export type ResponseContract = ResponseClass | readonly ResponseClass[];
 
 /** The instance type(s) a response contract allows call() to return. */
 export type ResponseOf<R> = R extends readonly (infer C)[]
-  ? C extends abstract new (...args: never[]) => infer I ? I : never
-  : R extends abstract new (...args: never[]) => infer I ? I : never;
+  ? C extends abstract new (
+      ...args: never[]
+    ) => infer I
+    ? I
+    : never
+  : R extends abstract new (
+        ...args: never[]
+      ) => infer I
+    ? I
+    : never;
 
 /** Valid HTTP status codes for status(): 100-599. */
 function valid_status(code: number): boolean {

@@ -31,10 +31,20 @@ export class HttpError extends Error {
 }
 
 const CODES: Record<number, string> = {
-  400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-  409: "conflict", 413: "payload_too_large", 414: "uri_too_long", 415: "unsupported_media_type",
-  422: "unprocessable_entity", 429: "too_many_requests", 431: "request_header_fields_too_large",
-  500: "internal_server_error", 503: "service_unavailable",
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  413: "payload_too_large",
+  414: "uri_too_long",
+  415: "unsupported_media_type",
+  422: "unprocessable_entity",
+  429: "too_many_requests",
+  431: "request_header_fields_too_large",
+  500: "internal_server_error",
+  503: "service_unavailable",
 };
 
 function code_for(status: number): string {

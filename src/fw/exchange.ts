@@ -39,7 +39,10 @@ export class Exchange implements Context {
   route_params: Params = NO_ROUTE_PARAMS;
   private values: Record<string, unknown> | undefined = undefined;
   private parsed_query: Query | undefined = undefined;
-  constructor(readonly request: Incoming, readonly app: AppServices) {}
+  constructor(
+    readonly request: Incoming,
+    readonly app: AppServices,
+  ) {}
   /** Parsed once, whoever asks first (a handler or dispatch); over max_params it throws 400 each time. */
   get query(): Readonly<Query> {
     return (this.parsed_query ??= query_of(this.request.url, this.request.rules.max_pairs));

@@ -3,9 +3,7 @@
 import { z } from "zod";
 import { UnprocessableEntity, type FieldIssue, type HttpError } from "./errors.ts";
 
-type SnakeChars<S extends string> = S extends `${infer C}${infer Rest}`
-  ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeChars<Rest>}`
-  : S;
+type SnakeChars<S extends string> = S extends `${infer C}${infer Rest}` ? `${C extends Lowercase<C> ? C : `_${Lowercase<C>}`}${SnakeChars<Rest>}` : S;
 type TrimUnderscore<S extends string> = S extends `_${infer R}` ? R : S;
 /** Type-level snake_case of a PascalCase name, identical to `snake_case()` at run time. */
 export type SnakeCase<S extends string> = TrimUnderscore<SnakeChars<S>>;

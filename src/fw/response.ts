@@ -68,7 +68,10 @@ export class Json<T = unknown> implements Sendable {
   readonly kind = "json" as const;
   /** Optional allow-list applied by the app before serialising (see Json.of). */
   static schema: { parse(value: unknown): unknown } | undefined;
-  constructor(readonly value: T, readonly status?: number) {}
+  constructor(
+    readonly value: T,
+    readonly status?: number,
+  ) {}
   to_response(context: Context): Response {
     return finish(context, JSON.stringify(this.value), CONTENT_TYPES.json, this.status);
   }
@@ -83,7 +86,10 @@ export class Json<T = unknown> implements Sendable {
 
 export class Text implements Sendable {
   readonly kind = "text" as const;
-  constructor(readonly value: string, readonly status?: number) {}
+  constructor(
+    readonly value: string,
+    readonly status?: number,
+  ) {}
   to_response(context: Context): Response {
     return finish(context, this.value, CONTENT_TYPES.text, this.status);
   }
@@ -91,7 +97,10 @@ export class Text implements Sendable {
 
 export class Html implements Sendable {
   readonly kind = "html" as const;
-  constructor(readonly value: string, readonly status?: number) {}
+  constructor(
+    readonly value: string,
+    readonly status?: number,
+  ) {}
   to_response(context: Context): Response {
     return finish(context, this.value, CONTENT_TYPES.html, this.status);
   }
@@ -108,7 +117,11 @@ export class Empty implements Sendable {
 /** Precomputed bytes with their content type (and optional ETag): the fastest path. */
 export class Bytes implements Sendable {
   readonly kind = "bytes" as const;
-  constructor(readonly bytes: Uint8Array | string, readonly content_type: string, readonly status?: number) {}
+  constructor(
+    readonly bytes: Uint8Array | string,
+    readonly content_type: string,
+    readonly status?: number,
+  ) {}
   to_response(context: Context): Response {
     return finish(context, this.bytes as BodyInit, this.content_type, this.status);
   }
@@ -118,7 +131,10 @@ export const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export class Redirect implements Sendable {
   readonly kind = "redirect" as const;
-  constructor(readonly location: string, readonly status = 302) {
+  constructor(
+    readonly location: string,
+    readonly status = 302,
+  ) {
     if (!REDIRECT_STATUSES.has(status)) throw new RangeError(`Not a redirect status: ${status}`);
   }
   to_response(context: Context): Response {
@@ -139,7 +155,10 @@ export type StreamSource = AsyncIterable<string | Uint8Array> | Iterable<string 
 /** Chunked response; every part is flushed to the client as soon as it is produced. */
 export class Stream implements Sendable {
   readonly kind = "stream" as const;
-  constructor(readonly source: StreamSource, readonly content_type: string = CONTENT_TYPES.text) {}
+  constructor(
+    readonly source: StreamSource,
+    readonly content_type: string = CONTENT_TYPES.text,
+  ) {}
   to_response(context: Context): Response {
     const source = this.source;
     const body = new ReadableStream({
@@ -167,7 +186,11 @@ export function content_disposition(filename: string): string {
 /** A file from inside `root`, sent as a download. Paths escaping `root` and missing files are NotFound. */
 export class FileDownload implements Sendable {
   readonly kind = "file" as const;
-  constructor(readonly root: string, readonly path: string, readonly filename?: string) {}
+  constructor(
+    readonly root: string,
+    readonly path: string,
+    readonly filename?: string,
+  ) {}
   async to_response(context: Context): Promise<Response> {
     const base = resolve(this.root);
     const full = resolve(base, this.path.replace(/^[/\\]+/, ""));

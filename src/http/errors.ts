@@ -147,9 +147,7 @@ function log_error_page(context: Context, error: HttpError, details: LogDetails)
 
 /** Words for request-contract issues; a repeated parameter arrives as an array. */
 export function describe_issues(issues: readonly FieldIssue[]): string {
-  return issues
-    .map((issue) => (/received array/.test(issue.message) ? `${issue.field} was sent more than once` : `${issue.field}: ${issue.message}`))
-    .join("; ");
+  return issues.map((issue) => (/received array/.test(issue.message) ? `${issue.field} was sent more than once` : `${issue.field}: ${issue.message}`)).join("; ");
 }
 
 /**
@@ -213,7 +211,14 @@ export function wait_values(seconds: number): { count: number; unit: string } {
 export function error_page(idp: Provider) {
   return (error: HttpError, context: Context): string => {
     const words = error_words(error, request_translator(context, idp.config.default_locale));
-    const values = { ...layout_values(idp, words.heading), ...words, code: error.code, status: error.status, request_id: context.state.request_id ?? null, ...Fw.view_locals(context.state) };
+    const values = {
+      ...layout_values(idp, words.heading),
+      ...words,
+      code: error.code,
+      status: error.status,
+      request_id: context.state.request_id ?? null,
+      ...Fw.view_locals(context.state),
+    };
     const views = context.app.views;
     if (views?.has("error")) return views.render("error", values);
     return `<!doctype html><title>${Fw.escape_html(words.heading)}</title><h1>${Fw.escape_html(words.heading)}</h1><p>${Fw.escape_html(words.message)}</p>`;

@@ -15,10 +15,20 @@ export const PROBLEM_JSON = "application/problem+json";
 
 /** RFC 9110 §15 reason phrases: the title of an `about:blank` problem (RFC 9457 §4.2.1). */
 const TITLES: Record<number, string> = {
-  400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-  409: "Conflict", 412: "Precondition Failed", 413: "Content Too Large", 415: "Unsupported Media Type",
-  422: "Unprocessable Content", 428: "Precondition Required", 429: "Too Many Requests",
-  500: "Internal Server Error", 503: "Service Unavailable",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  412: "Precondition Failed",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  428: "Precondition Required",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
 };
 
 const ADMIN_STATUS: Record<AdminErrorCode, number> = {

@@ -154,7 +154,9 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     TwoFactor(idp),
     EnrolTotp(idp),
     // Passkeys (WebAuthn): not mounted when they are off (IDP_PASSKEYS=off).
-    ...(idp.config.passkeys ? [PasskeyOptions(idp), PasskeySignIn(idp), AccountPasskeyLoginOptions(idp), AccountPasskeyLogin(idp), AccountPasskeyOptions(idp), AccountPasskeys(idp)] : []),
+    ...(idp.config.passkeys
+      ? [PasskeyOptions(idp), PasskeySignIn(idp), AccountPasskeyLoginOptions(idp), AccountPasskeyLogin(idp), AccountPasskeyOptions(idp), AccountPasskeys(idp)]
+      : []),
     Consent(idp),
     Logout(idp),
     LogoutConfirm(idp),
@@ -223,14 +225,40 @@ function demo_endpoints(idp: Provider, channel: Backchannel): Item[] {
 /** The admin API's endpoints, then its OpenAPI document, generated from theirs. */
 function admin_api(idp: Provider): Item[] {
   const endpoints = [
-    AdminUserList(idp), AdminUserCreate(idp), AdminUserRead(idp), AdminUserUpdate(idp), AdminUserDelete(idp),
-    AdminUserResetSecondFactors(idp), AdminUserSendReset(idp), AdminUserSessions(idp), AdminUserEndSessions(idp), AdminUserGrants(idp), AdminUserRevokeGrant(idp),
-    AdminGroupList(idp), AdminGroupCreate(idp), AdminGroupDelete(idp), AdminGroupMembers(idp), AdminGroupAddMember(idp), AdminGroupRemoveMember(idp),
-    AdminResourceList(idp), AdminResourceCreate(idp), AdminResourceDelete(idp),
-    AdminClientList(idp), AdminClientCreate(idp), AdminClientRead(idp), AdminClientUpdate(idp), AdminClientDelete(idp), AdminClientRotateSecret(idp),
+    AdminUserList(idp),
+    AdminUserCreate(idp),
+    AdminUserRead(idp),
+    AdminUserUpdate(idp),
+    AdminUserDelete(idp),
+    AdminUserResetSecondFactors(idp),
+    AdminUserSendReset(idp),
+    AdminUserSessions(idp),
+    AdminUserEndSessions(idp),
+    AdminUserGrants(idp),
+    AdminUserRevokeGrant(idp),
+    AdminGroupList(idp),
+    AdminGroupCreate(idp),
+    AdminGroupDelete(idp),
+    AdminGroupMembers(idp),
+    AdminGroupAddMember(idp),
+    AdminGroupRemoveMember(idp),
+    AdminResourceList(idp),
+    AdminResourceCreate(idp),
+    AdminResourceDelete(idp),
+    AdminClientList(idp),
+    AdminClientCreate(idp),
+    AdminClientRead(idp),
+    AdminClientUpdate(idp),
+    AdminClientDelete(idp),
+    AdminClientRotateSecret(idp),
     AdminAuditList(idp),
-    AdminKeyList(idp), AdminKeyRotate(idp),
-    AdminUpstreamList(idp), AdminUpstreamCreate(idp), AdminUpstreamRead(idp), AdminUpstreamUpdate(idp), AdminUpstreamDelete(idp),
+    AdminKeyList(idp),
+    AdminKeyRotate(idp),
+    AdminUpstreamList(idp),
+    AdminUpstreamCreate(idp),
+    AdminUpstreamRead(idp),
+    AdminUpstreamUpdate(idp),
+    AdminUpstreamDelete(idp),
   ];
   return [...endpoints, AdminOpenApi(idp, endpoints)];
 }
@@ -239,12 +267,27 @@ function admin_api(idp: Provider): Item[] {
 function admin_console(idp: Provider): Item[] {
   return [
     AdminConsoleDashboard(idp),
-    AdminConsoleUsers(idp), AdminConsoleUserCreate(idp), AdminConsoleUserInvite(idp), AdminConsoleUser(idp), AdminConsoleUserUpdate(idp), AdminConsoleUserAction(idp), AdminConsoleUserConfirm(idp),
-    AdminConsoleGroups(idp), AdminConsoleGroupAction(idp), AdminConsoleGroupConfirm(idp),
-    AdminConsoleClients(idp), AdminConsoleClientCreate(idp), AdminConsoleClientAction(idp), AdminConsoleClientConfirm(idp),
-    AdminConsoleUpstreams(idp), AdminConsoleUpstreamAction(idp), AdminConsoleUpstreamConfirm(idp),
+    AdminConsoleUsers(idp),
+    AdminConsoleUserCreate(idp),
+    AdminConsoleUserInvite(idp),
+    AdminConsoleUser(idp),
+    AdminConsoleUserUpdate(idp),
+    AdminConsoleUserAction(idp),
+    AdminConsoleUserConfirm(idp),
+    AdminConsoleGroups(idp),
+    AdminConsoleGroupAction(idp),
+    AdminConsoleGroupConfirm(idp),
+    AdminConsoleClients(idp),
+    AdminConsoleClientCreate(idp),
+    AdminConsoleClientAction(idp),
+    AdminConsoleClientConfirm(idp),
+    AdminConsoleUpstreams(idp),
+    AdminConsoleUpstreamAction(idp),
+    AdminConsoleUpstreamConfirm(idp),
     AdminConsoleAudit(idp),
-    AdminConsoleKeys(idp), AdminConsoleKeyRotate(idp), AdminConsoleKeyConfirm(idp),
+    AdminConsoleKeys(idp),
+    AdminConsoleKeyRotate(idp),
+    AdminConsoleKeyConfirm(idp),
   ];
 }
 
@@ -253,4 +296,3 @@ function backchannel(idp: Provider, static_files: Map<string, StaticFile>): Back
   let app: ReturnType<typeof Fw.build> | undefined;
   return (request) => (app ??= Fw.build({ body_limit: idp.config.body_limit, log: idp.log }, build_items(idp, static_files))).fetch(request);
 }
-

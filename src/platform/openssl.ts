@@ -105,11 +105,7 @@ export type OpensslSignOptions = {
  * 32-octet salt; RFC 7518 §3.3, §3.5) signer over the private RSA JWK, or null when OpenSSL 3
  * is unavailable, disabled, or refuses the key. The signer throws if a signature fails.
  */
-export function openssl_rsa_signer(
-  jwk: PrivateJwk,
-  alg: OpensslRsaAlg,
-  options: OpensslSignOptions = {},
-): ((data: Uint8Array) => Uint8Array) | null {
+export function openssl_rsa_signer(jwk: PrivateJwk, alg: OpensslRsaAlg, options: OpensslSignOptions = {}): ((data: Uint8Array) => Uint8Array) | null {
   if (options.enabled === false) return null;
   const lib = library(options.library ?? LIBCRYPTO_NAMES);
   if (!lib) return null;

@@ -61,7 +61,9 @@ export function libsodium_impl(pool: Argon2Pool): Argon2Impl {
   const report_broken = (): void => {
     if (reported || pool.broken === null) return;
     reported = true;
-    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: "error", msg: "argon2id worker pool stopped; using Bun.password from now on", reason: pool.broken })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ time: new Date().toISOString(), level: "error", msg: "argon2id worker pool stopped; using Bun.password from now on", reason: pool.broken })}\n`,
+    );
   };
   return {
     get name() {
@@ -155,11 +157,7 @@ function dummy_hash(params: Argon2Params): Promise<string> {
  * it verifies against a dummy hash and returns false, so response time does not reveal which
  * usernames exist (OWASP Authentication Cheat Sheet, "Authentication Responses").
  */
-export async function verify_password_or_dummy(
-  password: string,
-  hash: string | null,
-  params: Argon2Params,
-): Promise<boolean> {
+export async function verify_password_or_dummy(password: string, hash: string | null, params: Argon2Params): Promise<boolean> {
   if (hash === null) {
     await verify_password(password, await dummy_hash(params));
     return false;

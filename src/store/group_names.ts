@@ -9,7 +9,7 @@
  * Two names that differ only in case are the same group.
  */
 
-const GROUP_NAME = /^[A-Za-z0-9._:\/-]{1,64}$/;
+const GROUP_NAME = /^[A-Za-z0-9._:/-]{1,64}$/;
 
 export const GROUP_NAME_RULE = "1 to 64 ASCII letters, digits or - _ . : /";
 

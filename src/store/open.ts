@@ -24,9 +24,7 @@ export function parse_database_url(database_url: string): DatabaseTarget {
     return { kind: "sqlite", path };
   }
   if (/^postgres(ql)?:\/\//.test(database_url)) return { kind: "postgres", url: database_url };
-  throw new StoreError(
-    "database URL must start with sqlite: (sqlite:./data/idp.db, sqlite::memory:) or postgres:// / postgresql://",
-  );
+  throw new StoreError("database URL must start with sqlite: (sqlite:./data/idp.db, sqlite::memory:) or postgres:// / postgresql://");
 }
 
 export async function open_store(database_url: string, options: OpenStoreOptions = {}): Promise<Store> {

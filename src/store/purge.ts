@@ -82,7 +82,12 @@ export const next_turn = (): Promise<void> => new Promise((resolve) => setImmedi
  * sized by next_batch_size from the time the last took, with `pause` awaited between two.
  * Returns the rows deleted.
  */
-export async function purge_in_batches(max: number, pause: PurgePause, delete_batch: (limit: number) => Promise<number>, clock: () => number = () => performance.now()): Promise<number> {
+export async function purge_in_batches(
+  max: number,
+  pause: PurgePause,
+  delete_batch: (limit: number) => Promise<number>,
+  clock: () => number = () => performance.now(),
+): Promise<number> {
   let total = 0;
   for (let size = max; ; ) {
     const started = clock();
@@ -96,5 +101,20 @@ export async function purge_in_batches(max: number, pause: PurgePause, delete_ba
 }
 
 export function empty_purge_counts(): PurgeCounts {
-  return { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0, revoked_grants: 0 };
+  return {
+    codes: 0,
+    tokens: 0,
+    sessions: 0,
+    interactions: 0,
+    jtis: 0,
+    counters: 0,
+    initial_access_tokens: 0,
+    user_tokens: 0,
+    webauthn_challenges: 0,
+    upstream_states: 0,
+    pushed_requests: 0,
+    device_authorizations: 0,
+    mail: 0,
+    revoked_grants: 0,
+  };
 }

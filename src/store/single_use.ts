@@ -13,7 +13,7 @@ export function code_outcome(consumed: CodeRow | null, stored: CodeRow | null, n
 /** The answer of rotate_refresh_token, from the row the atomic UPDATE returned or else the stored row. */
 export function refresh_outcome(rotated: TokenRow | null, stored: TokenRow | null): RotateRefreshResult {
   if (rotated) return { status: "ok", token: rotated };
-  if (!stored || stored.kind !== "refresh") return { status: "not_found" };
+  if (stored?.kind !== "refresh") return { status: "not_found" };
   if (stored.rotated_at !== null) return { status: "reused", token: stored };
   if (stored.revoked_at !== null) return { status: "revoked", token: stored };
   return { status: "expired", token: stored };

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { check, format, load_tree, scan_imports, strip, type Violation } from "./rules.ts";
 
-const rules_of = (files: Record<string, string>, rule: number) => check(files).filter(v => v.rule === rule);
+const rules_of = (files: Record<string, string>, rule: number) => check(files).filter((v) => v.rule === rule);
 const only = (files: Record<string, string>, rule: number): Violation => {
   const found = rules_of(files, rule);
   expect(found.map(format)).toHaveLength(1);
@@ -26,9 +26,9 @@ describe("the scanner", () => {
       'const lazy = await import("./lazy.ts");', //             9
       'import def, { named } from "node:fs";', //               10
       '// import { no } from "./commented.ts";', //             11
-      'const s = "import { no } from \'./in_string.ts\'";', //  12
+      "const s = \"import { no } from './in_string.ts'\";", //  12
       "/* import('./in_block_comment.ts') */", //               13
-      "const t = `import(\"./in_template.ts\")`;", //          14
+      'const t = `import("./in_template.ts")`;', //          14
     ].join("\n");
     expect(scan_imports(src)).toEqual([
       { specifier: "./a.ts", line: 1 },
@@ -82,10 +82,7 @@ describe("the checker reports planted violations", () => {
       "src/platform/x.ts": '\nimport type { S } from "../store/types.ts";',
       "src/store/types.ts": "",
     };
-    expect(rules_of(files, 2).map(v => `${v.file}:${v.line} → ${v.target}`)).toEqual([
-      "src/config/index.ts:1 → src/platform/x.ts",
-      "src/platform/x.ts:2 → src/store/types.ts",
-    ]);
+    expect(rules_of(files, 2).map((v) => `${v.file}:${v.line} → ${v.target}`)).toEqual(["src/config/index.ts:1 → src/platform/x.ts", "src/platform/x.ts:2 → src/store/types.ts"]);
   });
 
   test("rule 3: store importing a protocol or web layer", () => {
@@ -106,7 +103,7 @@ describe("the checker reports planted violations", () => {
   test("rule 6: a folder that is not a known layer", () => {
     const files = { "src/util/a.ts": "", "src/util/b.ts": "", "src/oidc/x.ts": 'import "../util/a.ts";' };
     expect(rules_of(files, 6).map(format)).toEqual(['src/util/  [rule 6] unknown layer "util": add it to the rules']);
-    expect(rules_of(files, 4).map(v => v.target)).toEqual(["src/util/a.ts"]);
+    expect(rules_of(files, 4).map((v) => v.target)).toEqual(["src/util/a.ts"]);
   });
 
   test("rule 7: Bun modules and the Bun global outside the allowed places", () => {
@@ -124,7 +121,7 @@ describe("the checker reports planted violations", () => {
       "src/store/sqlite/db.ts": 'import { Database } from "bun:sqlite";\nBun.file("x");',
       "src/fw/runtime/serve.ts": "Bun.serve({});",
     };
-    expect(rules_of(files, 7).map(v => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
+    expect(rules_of(files, 7).map((v) => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
       "src/oidc/hash.ts:1 bun",
       "src/oidc/hash.ts:2 bun:sqlite",
       "src/oidc/hash.ts:5 Bun.password",
@@ -147,7 +144,7 @@ describe("the checker reports planted violations", () => {
       "src/platform/runtime.ts": "export const here = import.meta.dir;",
       "src/fw/runtime/serve.ts": "if (import.meta.main) Bun.serve({});",
     };
-    expect(rules_of(files, 7).map(v => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
+    expect(rules_of(files, 7).map((v) => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
       "src/app/server.ts:1 import.meta.dir",
       "src/app/server.ts:2 import.meta.main",
       "src/app/server.ts:3 import.meta.file",
@@ -163,7 +160,7 @@ describe("the checker reports planted violations", () => {
       "src/oidc/d.ts": 'import "./a.ts";', // reaches the cycle but is not part of it
       "src/fw/self.ts": 'import "./self.ts";',
     };
-    expect(rules_of(files, 8).map(v => v.message)).toEqual([
+    expect(rules_of(files, 8).map((v) => v.message)).toEqual([
       "import cycle: src/fw/self.ts → src/fw/self.ts",
       "import cycle: src/oidc/a.ts → src/oidc/b.ts → src/oidc/c.ts → src/oidc/a.ts",
     ]);
@@ -178,7 +175,7 @@ describe("the checker reports planted violations", () => {
 describe("src/ follows the architecture (docs/ARCHITECTURE.md)", () => {
   const files = load_tree();
   const violations = check(files);
-  const report = (rule: number) => violations.filter(v => v.rule === rule).map(format);
+  const report = (rule: number) => violations.filter((v) => v.rule === rule).map(format);
 
   test("src/ was read", () => {
     expect(Object.keys(files).length).toBeGreaterThan(50);

@@ -53,43 +53,88 @@ export function load_tree(root = process.cwd(), dir = "src"): Record<string, str
  * code). Both keep every newline and every offset, so positions map 1:1 to the original.
  */
 export function strip(src: string): [string, string] {
-  const code = src.split(""), blank = src.split("");
+  const code = src.split(""),
+    blank = src.split("");
   const wipe = (from: number, to: number, both: boolean) => {
-    for (let k = from; k < to; k++) if (src[k] !== "\n") { blank[k] = " "; if (both) code[k] = " "; }
+    for (let k = from; k < to; k++)
+      if (src[k] !== "\n") {
+        blank[k] = " ";
+        if (both) code[k] = " ";
+      }
   };
   const stack: number[] = []; // brace depth at each open `${`, to know where a template resumes
-  let depth = 0, last = "", i = 0;
-  const regex_can_start = () => last === "" || /[(,=:[!&|?{};+\-*%<>~^]$/.test(last) ||
-    /^(return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)$/.test(last);
-  const template = (start: number) => { // scans template text from `start`, returns index after it
+  let depth = 0,
+    last = "",
+    i = 0;
+  const regex_can_start = () => last === "" || /[(,=:[!&|?{};+\-*%<>~^]$/.test(last) || /^(return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)$/.test(last);
+  const template = (start: number) => {
+    // scans template text from `start`, returns index after it
     let j = start;
     while (j < src.length && src[j] !== "`") {
       if (src[j] === "\\") j += 2;
-      else if (src[j] === "$" && src[j + 1] === "{") { wipe(start, j, false); stack.push(depth++); return j + 2; }
-      else j++;
+      else if (src[j] === "$" && src[j + 1] === "{") {
+        wipe(start, j, false);
+        stack.push(depth++);
+        return j + 2;
+      } else j++;
     }
     wipe(start, j, false);
     return j + 1;
   };
   while (i < src.length) {
-    const c = src[i]!, n = src[i + 1];
-    if (/\s/.test(c)) { i++; continue; }
-    if (c === "/" && n === "/") { const e = src.indexOf("\n", i); const end = e < 0 ? src.length : e; wipe(i, end, true); i = end; continue; }
-    if (c === "/" && n === "*") { const e = src.indexOf("*/", i + 2); const end = e < 0 ? src.length : e + 2; wipe(i, end, true); i = end; continue; }
+    const c = src[i]!,
+      n = src[i + 1];
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === "/" && n === "/") {
+      const e = src.indexOf("\n", i);
+      const end = e < 0 ? src.length : e;
+      wipe(i, end, true);
+      i = end;
+      continue;
+    }
+    if (c === "/" && n === "*") {
+      const e = src.indexOf("*/", i + 2);
+      const end = e < 0 ? src.length : e + 2;
+      wipe(i, end, true);
+      i = end;
+      continue;
+    }
     if (c === '"' || c === "'") {
       let j = i + 1;
       while (j < src.length && src[j] !== c && src[j] !== "\n") j += src[j] === "\\" ? 2 : 1;
-      wipe(i + 1, j, false); i = j + 1; last = "str"; continue;
+      wipe(i + 1, j, false);
+      i = j + 1;
+      last = "str";
+      continue;
     }
-    if (c === "`") { i = template(i + 1); last = "str"; continue; }
-    if (c === "}" && stack.length && stack[stack.length - 1] === depth - 1) { stack.pop(); depth--; i = template(i + 1); last = "str"; continue; }
+    if (c === "`") {
+      i = template(i + 1);
+      last = "str";
+      continue;
+    }
+    if (c === "}" && stack.length && stack[stack.length - 1] === depth - 1) {
+      stack.pop();
+      depth--;
+      i = template(i + 1);
+      last = "str";
+      continue;
+    }
     if (c === "/" && regex_can_start()) {
-      let j = i + 1, cls = false;
+      let j = i + 1,
+        cls = false;
       while (j < src.length && src[j] !== "\n" && (cls || src[j] !== "/")) {
-        if (src[j] === "\\") j++; else if (src[j] === "[") cls = true; else if (src[j] === "]") cls = false;
+        if (src[j] === "\\") j++;
+        else if (src[j] === "[") cls = true;
+        else if (src[j] === "]") cls = false;
         j++;
       }
-      wipe(i + 1, j, false); i = j + 1; last = "re"; continue;
+      wipe(i + 1, j, false);
+      i = j + 1;
+      last = "re";
+      continue;
     }
     if (c === "{") depth++;
     if (c === "}") depth--;
@@ -113,15 +158,14 @@ export function scan_imports(src: string): Import[] {
   const [code, blank] = strip(src);
   const found: { index: number; specifier: string }[] = [];
   for (const pattern of IMPORT_PATTERNS)
-    for (const m of code.matchAll(pattern))
-      if (blank[m.index] === code[m.index]) found.push({ index: m.index + m[0].lastIndexOf(m[2]!), specifier: m[2]! });
-  return found.sort((a, b) => a.index - b.index).map(f => ({ specifier: f.specifier, line: line_at(src, f.index) }));
+    for (const m of code.matchAll(pattern)) if (blank[m.index] === code[m.index]) found.push({ index: m.index + m[0].lastIndexOf(m[2]!), specifier: m[2]! });
+  return found.sort((a, b) => a.index - b.index).map((f) => ({ specifier: f.specifier, line: line_at(src, f.index) }));
 }
 
 /** Resolves a relative specifier against the file map (exact path, then `.ts`, then `/index.ts`). */
 export function resolve(from: string, specifier: string, files: Record<string, string>): string | undefined {
   const base = posix.normalize(posix.join(posix.dirname(from), specifier));
-  return [base, `${base}.ts`, `${base}/index.ts`].find(p => p in files);
+  return [base, `${base}.ts`, `${base}/index.ts`].find((p) => p in files);
 }
 
 const layer_of = (file: string) => (file.split("/").length > 2 ? file.split("/")[1]! : "(src root)");
@@ -141,20 +185,23 @@ export function check(files: Record<string, string>): Violation[] {
       unknown.add(layer);
       out.push({ rule: 6, file: layer === "(src root)" ? file : `src/${layer}/`, line: 0, message: `unknown layer "${layer}": add it to the rules` });
     }
-    const bun_ok = BUN_ALLOWED.some(p => file.startsWith(p));
+    const bun_ok = BUN_ALLOWED.some((p) => file.startsWith(p));
     const edges: string[] = [];
     for (const imp of scan_imports(src)) {
       const at = { file, line: imp.line, specifier: imp.specifier };
       if (!imp.specifier.startsWith(".")) {
-        if (is_bun_module(imp.specifier) && !bun_ok)
-          out.push({ ...at, rule: 7, message: `Bun module import outside ${BUN_ALLOWED.join(", ")}` });
+        if (is_bun_module(imp.specifier) && !bun_ok) out.push({ ...at, rule: 7, message: `Bun module import outside ${BUN_ALLOWED.join(", ")}` });
         continue;
       }
       const target = resolve(file, imp.specifier, files);
       if (!target && !posix.join(posix.dirname(file), imp.specifier).startsWith("src/")) continue; // e.g. ../../package.json
-      if (!target) { out.push({ ...at, rule: 0, message: "relative import does not resolve to a file in src/" }); continue; }
+      if (!target) {
+        out.push({ ...at, rule: 0, message: "relative import does not resolve to a file in src/" });
+        continue;
+      }
       edges.push(target);
-      const allowed = LAYERS[layer], to = layer_of(target);
+      const allowed = LAYERS[layer],
+        to = layer_of(target);
       if (Array.isArray(allowed) && !allowed.includes(to))
         out.push({ ...at, target, rule: LAYER_RULE[layer] ?? 6, message: `${layer} must not import ${to} (${layer} may import only ${allowed.join(", ")})` });
     }
@@ -164,7 +211,13 @@ export function check(files: Record<string, string>): Violation[] {
       for (const m of blank.matchAll(BUN_GLOBAL))
         out.push({ rule: 7, file, line: line_at(src, m.index), specifier: m[0].replace(/\s+/g, ""), message: `Bun global used outside ${BUN_ALLOWED.join(", ")}` });
       for (const m of blank.matchAll(BUN_IMPORT_META))
-        out.push({ rule: 7, file, line: line_at(src, m.index), specifier: m[0].replace(/\s+/g, ""), message: `Bun-only import.meta member used outside ${BUN_ALLOWED.join(", ")}` });
+        out.push({
+          rule: 7,
+          file,
+          line: line_at(src, m.index),
+          specifier: m[0].replace(/\s+/g, ""),
+          message: `Bun-only import.meta member used outside ${BUN_ALLOWED.join(", ")}`,
+        });
     }
   }
   for (const { cycle, component } of find_cycles(graph)) {
@@ -176,31 +229,49 @@ export function check(files: Record<string, string>): Violation[] {
 
 /** Tarjan SCC; for each component with a cycle, one concrete cycle path through its first file. */
 export function find_cycles(graph: Map<string, string[]>): { cycle: string[]; component: string[] }[] {
-  const index = new Map<string, number>(), low = new Map<string, number>(), onStack = new Set<string>();
-  const stack: string[] = [], sccs: string[][] = [];
+  const index = new Map<string, number>(),
+    low = new Map<string, number>(),
+    onStack = new Set<string>();
+  const stack: string[] = [],
+    sccs: string[][] = [];
   const visit = (v: string) => {
-    index.set(v, index.size); low.set(v, index.get(v)!); stack.push(v); onStack.add(v);
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
     for (const w of graph.get(v) ?? []) {
-      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
     }
     if (low.get(v) === index.get(v)) {
       const scc: string[] = [];
       let w: string;
-      do { w = stack.pop()!; onStack.delete(w); scc.push(w); } while (w !== v);
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
       sccs.push(scc.sort());
     }
   };
   for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
   const cycles: { cycle: string[]; component: string[] }[] = [];
   for (const scc of sccs) {
-    const start = scc[0]!, members = new Set(scc);
+    const start = scc[0]!,
+      members = new Set(scc);
     if (scc.length === 1 && !(graph.get(start) ?? []).includes(start)) continue;
     // breadth-first search inside the component for the shortest path start → … → start
-    const prev = new Map<string, string>(), queue = [start];
+    const prev = new Map<string, string>(),
+      queue = [start];
     while (queue.length && !prev.has(start)) {
       const v = queue.shift()!;
-      for (const w of graph.get(v) ?? []) if (members.has(w) && !prev.has(w)) { prev.set(w, v); queue.push(w); }
+      for (const w of graph.get(v) ?? [])
+        if (members.has(w) && !prev.has(w)) {
+          prev.set(w, v);
+          queue.push(w);
+        }
     }
     const path = [start];
     for (let v = prev.get(start)!; v !== start; v = prev.get(v)!) path.unshift(v);

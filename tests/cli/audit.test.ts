@@ -49,7 +49,9 @@ describe("idp audit list shows names beside ids", () => {
   test("--json has username and client_name; the table shows them; null once deleted", async () => {
     const user = (await box.run(["users", "add", "frida", "--password-stdin", "--json"], { stdin: "a long passphrase" })).json<{ id: string }>();
     const client = (await box.run(["clients", "add", "--name", "Frida's App", "--redirect-uri", "https://app.example.com/cb", "--json"])).json<{ client_id: string }>();
-    const events = (await box.run(["audit", "list", "--json"])).json<{ type: string; user_id: string | null; username: string | null; client_id: string | null; client_name: string | null }[]>();
+    const events = (await box.run(["audit", "list", "--json"])).json<
+      { type: string; user_id: string | null; username: string | null; client_id: string | null; client_name: string | null }[]
+    >();
     const created = events.find((e) => e.type === "user_created")!;
     expect([created.user_id, created.username]).toEqual([user.id, "frida"]);
     const registered = events.find((e) => e.type === "client_registered")!;

@@ -22,8 +22,24 @@ describe("idp users enable|disable, idp admin grant", () => {
     const { client_id } = (await box.run(["clients", "add", "--name", "App", "--redirect-uri", "https://rp.example/cb", "--json"])).json<{ client_id: string }>();
     const bob = (await with_store(box, (store) => store.get_user_by_username("bob")))!;
     await with_store(box, async (store) => {
-      await store.create_session({ id_hash: sha256("bob-session"), user_id: bob.id, auth_time: now(), amr: ["pwd"], expires_at: now() + 3600, created_at: now(), last_seen_at: now() });
-      await store.insert_token({ token_hash: sha256("bob-token"), kind: "refresh", client_id, user_id: bob.id, scope: "openid offline_access", grant_id: "g1", expires_at: now() + 3600 });
+      await store.create_session({
+        id_hash: sha256("bob-session"),
+        user_id: bob.id,
+        auth_time: now(),
+        amr: ["pwd"],
+        expires_at: now() + 3600,
+        created_at: now(),
+        last_seen_at: now(),
+      });
+      await store.insert_token({
+        token_hash: sha256("bob-token"),
+        kind: "refresh",
+        client_id,
+        user_id: bob.id,
+        scope: "openid offline_access",
+        grant_id: "g1",
+        expires_at: now() + 3600,
+      });
     });
     const disabled = await box.run(["users", "disable", "bob", "--json"]);
     expect(disabled.code).toBe(0);

@@ -58,7 +58,12 @@ describe("idp clients add", () => {
     expect(result.stdout).toContain("shown only once");
 
     const row = await stored(client_id!);
-    for (const argv of [["clients", "list"], ["clients", "list", "--json"], ["clients", "show", client_id!], ["clients", "show", client_id!, "--json"]]) {
+    for (const argv of [
+      ["clients", "list"],
+      ["clients", "list", "--json"],
+      ["clients", "show", client_id!],
+      ["clients", "show", client_id!, "--json"],
+    ]) {
       const out = await box.run(argv);
       expect(out.code).toBe(0);
       expect(out.stdout).toContain(client_id!);
@@ -73,10 +78,24 @@ describe("idp clients add", () => {
 
   test("all options are stored in the metadata", async () => {
     const result = await box.run([
-      "clients", "add", "--json", "--name", "Native", "--application-type", "native",
-      "--redirect-uri", "com.example.app:/cb", "--redirect-uri", "http://127.0.0.1/cb",
-      "--post-logout-redirect-uri", "com.example.app:/bye", "--auth-method", "none",
-      "--scope", "openid profile  email", "--skip-consent",
+      "clients",
+      "add",
+      "--json",
+      "--name",
+      "Native",
+      "--application-type",
+      "native",
+      "--redirect-uri",
+      "com.example.app:/cb",
+      "--redirect-uri",
+      "http://127.0.0.1/cb",
+      "--post-logout-redirect-uri",
+      "com.example.app:/bye",
+      "--auth-method",
+      "none",
+      "--scope",
+      "openid profile  email",
+      "--skip-consent",
     ]);
     expect(result.code).toBe(0);
     const client = result.json<Added>();
@@ -105,7 +124,10 @@ describe("idp clients add", () => {
     expect(result.code).toBe(0);
     expect(result.json<Added>()).toMatchObject({ grant_types: [device, "refresh_token"], response_types: [], redirect_uris: [] });
     const refresh_alone = await box.run(["clients", "add", "--name", "X", "--grant-type", "client_credentials", "--grant-type", "refresh_token"]);
-    expect([refresh_alone.code, refresh_alone.stderr.includes("--grant-type refresh_token needs authorization_code or urn:ietf:params:oauth:grant-type:device_code")]).toEqual([1, true]);
+    expect([refresh_alone.code, refresh_alone.stderr.includes("--grant-type refresh_token needs authorization_code or urn:ietf:params:oauth:grant-type:device_code")]).toEqual([
+      1,
+      true,
+    ]);
   });
 
   test("private_key_jwt takes public keys only", async () => {
@@ -152,7 +174,11 @@ describe("idp clients add", () => {
       ];
       for (const { redirect_uris, post_logout_redirect_uris = [], error } of cases) {
         const answer = await app.fetch(
-          new Request("https://id.example.com/register", { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ redirect_uris, post_logout_redirect_uris }) }),
+          new Request("https://id.example.com/register", {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json" },
+            body: JSON.stringify({ redirect_uris, post_logout_redirect_uris }),
+          }),
         );
         const body = (await answer.json()) as { error: string; error_description: string };
         expect([answer.status, body.error]).toEqual([400, error]);

@@ -28,7 +28,17 @@ async function client_count(): Promise<number> {
 
 describe("idp clients add display metadata", () => {
   test("https URLs are stored and shown", async () => {
-    const result = await add("--json", "--logo-uri", "https://cdn.example.com/logo.png", "--policy-uri", "https://app.example.com/privacy", "--tos-uri", "https://app.example.com/terms", "--client-uri", "https://app.example.com/");
+    const result = await add(
+      "--json",
+      "--logo-uri",
+      "https://cdn.example.com/logo.png",
+      "--policy-uri",
+      "https://app.example.com/privacy",
+      "--tos-uri",
+      "https://app.example.com/terms",
+      "--client-uri",
+      "https://app.example.com/",
+    );
     expect(result.code).toBe(0);
     expect(result.json<Record<string, unknown>>()).toMatchObject({
       logo_uri: "https://cdn.example.com/logo.png",
@@ -39,7 +49,12 @@ describe("idp clients add display metadata", () => {
   });
 
   test("anything but https is refused, naming the flag, and creates nothing", async () => {
-    for (const [flag, value] of [["--logo-uri", "http://cdn.example.com/logo.png"], ["--policy-uri", "javascript:alert(1)"], ["--tos-uri", "https://user:pw@app.example.com/terms"], ["--client-uri", "not a url"]] as const) {
+    for (const [flag, value] of [
+      ["--logo-uri", "http://cdn.example.com/logo.png"],
+      ["--policy-uri", "javascript:alert(1)"],
+      ["--tos-uri", "https://user:pw@app.example.com/terms"],
+      ["--client-uri", "not a url"],
+    ] as const) {
       const result = await add(flag, value);
       expect([result.code, result.stderr]).toEqual([1, `error: ${flag} "${value}" must be an https URL without user or password (the consent page shows nothing else)\n`]);
     }

@@ -30,10 +30,31 @@ async function stored_metadata(client_id: string) {
 describe("idp clients --fapi", () => {
   // The sandbox key ring is RS256, ES256: ES256 is the first FAPI alg it has.
   test("add --fapi 2.0: private_key_jwt client with the profile's defaults, no secret", async () => {
-    const result = await box.run(["clients", "add", "--json", "--name", "Bank", "--redirect-uri", "https://bank.example.com/cb", "--auth-method", "private_key_jwt", "--jwks-json", await jwks(), "--fapi", "2.0"]);
+    const result = await box.run([
+      "clients",
+      "add",
+      "--json",
+      "--name",
+      "Bank",
+      "--redirect-uri",
+      "https://bank.example.com/cb",
+      "--auth-method",
+      "private_key_jwt",
+      "--jwks-json",
+      await jwks(),
+      "--fapi",
+      "2.0",
+    ]);
     expect(result.code).toBe(0);
     const client = result.json<Record<string, unknown> & { client_id: string }>();
-    expect(client).toMatchObject({ fapi_profile: "2.0", id_token_signed_response_alg: "ES256", authorization_signed_response_alg: "ES256", require_pushed_authorization_requests: true, dpop_bound_access_tokens: true, has_secret: false });
+    expect(client).toMatchObject({
+      fapi_profile: "2.0",
+      id_token_signed_response_alg: "ES256",
+      authorization_signed_response_alg: "ES256",
+      require_pushed_authorization_requests: true,
+      dpop_bound_access_tokens: true,
+      has_secret: false,
+    });
     expect(await stored_metadata(client.client_id)).toMatchObject({ fapi_profile: "2.0" });
   });
 
@@ -41,7 +62,20 @@ describe("idp clients --fapi", () => {
     const secret = await box.run(["clients", "add", "--name", "Bank", "--redirect-uri", "https://bank.example.com/cb", "--fapi", "2.0"]);
     expect(secret.code).toBe(1);
     expect(secret.stderr).toContain("--fapi 2.0: token_endpoint_auth_method must be private_key_jwt");
-    const http = await box.run(["clients", "add", "--name", "Bank", "--redirect-uri", "http://localhost:9000/cb", "--auth-method", "private_key_jwt", "--jwks-json", await jwks(), "--fapi", "2.0"]);
+    const http = await box.run([
+      "clients",
+      "add",
+      "--name",
+      "Bank",
+      "--redirect-uri",
+      "http://localhost:9000/cb",
+      "--auth-method",
+      "private_key_jwt",
+      "--jwks-json",
+      await jwks(),
+      "--fapi",
+      "2.0",
+    ]);
     expect(http.code).toBe(1);
     expect(http.stderr).toContain("redirect_uris");
     expect(http.stderr).toContain("https");
@@ -52,7 +86,21 @@ describe("idp clients --fapi", () => {
   });
 
   test("update --fapi 2.0 and off", async () => {
-    const added = (await box.run(["clients", "add", "--json", "--name", "Bank", "--redirect-uri", "https://bank.example.com/cb", "--auth-method", "private_key_jwt", "--jwks-json", await jwks()])).json<{ client_id: string }>();
+    const added = (
+      await box.run([
+        "clients",
+        "add",
+        "--json",
+        "--name",
+        "Bank",
+        "--redirect-uri",
+        "https://bank.example.com/cb",
+        "--auth-method",
+        "private_key_jwt",
+        "--jwks-json",
+        await jwks(),
+      ])
+    ).json<{ client_id: string }>();
     const on = await box.run(["clients", "update", added.client_id, "--fapi", "2.0"]);
     expect(on.code).toBe(0);
     expect(await stored_metadata(added.client_id)).toMatchObject({ fapi_profile: "2.0", id_token_signed_response_alg: "ES256" });

@@ -90,7 +90,9 @@ describe("idp config check", () => {
     const human = await box.run(["config", "check"], { env });
     expect(human.code).toBe(0);
     expect(human.stderr).toContain(`warning: SQLite file ${path} is readable by group or others (mode 0644); it holds the signing keys and the accounts: chmod 600 ${path}`);
-    expect((await box.run(["config", "check", "--json"], { env })).json<{ warnings: string[] }>().warnings).toContain(`SQLite file ${path} is readable by group or others (mode 0644); it holds the signing keys and the accounts: chmod 600 ${path}`);
+    expect((await box.run(["config", "check", "--json"], { env })).json<{ warnings: string[] }>().warnings).toContain(
+      `SQLite file ${path} is readable by group or others (mode 0644); it holds the signing keys and the accounts: chmod 600 ${path}`,
+    );
   });
 
   test("production without mail: a warning naming what is then unavailable and the fix; none with SMTP or in development", async () => {
@@ -121,7 +123,7 @@ describe("help and version", () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("Usage: idp [command] [options]");
       // Each command with its summary and its sub-commands, wrapped to the help's width.
-      expect(result.stdout).toMatch(/\n  registration-token +initial access tokens for dynamic client registration \(create,\s+list, revoke\)\n/);
+      expect(result.stdout).toMatch(/\n {2}registration-token +initial access tokens for dynamic client registration \(create,\s+list, revoke\)\n/);
     }
   });
 
@@ -166,7 +168,10 @@ describe("idp config check lists the unset settings", () => {
     for (const key of ["smtp_url", "mail_from", "pairwise.salt"]) expect(human.stdout).toMatch(new RegExp(`\\n${key.replace(".", "\\.")}:\\s+\\(unset\\)\\n`));
     // Set ones keep their value (a secret masked, never "(unset)").
     expect(human.stdout).toMatch(/\nmetrics_token:\s+\*{8}\n/);
-    const lines = human.stdout.split("\n").filter((line) => /^[a-z_.0-9]+:/.test(line)).map((line) => line.split(":")[0]);
+    const lines = human.stdout
+      .split("\n")
+      .filter((line) => /^[a-z_.0-9]+:/.test(line))
+      .map((line) => line.split(":")[0]);
     expect(lines).toEqual(SETTINGS.map(({ path }) => path));
     const json = (await box.run(["config", "check", "--json"], { env })).json<{ config: Record<string, unknown>; unset: string[] }>();
     expect(json.unset).toContain("smtp_url");

@@ -34,7 +34,10 @@ describe("idp groups", () => {
     expect(list.stdout).toMatch(/admins\s+2\s+-/);
     expect(list.stdout).toMatch(/Team:Ops\s+1\s+On call/);
     const listed = (await box.run(["groups", "list", "--json"])).json<{ name: string; members: number }[]>();
-    expect(listed.map((g) => [g.name, g.members])).toEqual([["admins", 2], ["Team:Ops", 1]]);
+    expect(listed.map((g) => [g.name, g.members])).toEqual([
+      ["admins", 2],
+      ["Team:Ops", 1],
+    ]);
 
     const members = (await box.run(["groups", "members", "list", "admins", "--json"])).json<{ group: string; members: { username: string }[] }>();
     expect(members.group).toBe("admins");
@@ -76,7 +79,9 @@ describe("idp groups", () => {
   test("remove deletes the memberships and names the clients whose policy still names the group", async () => {
     await box.run(["groups", "add", "temp"]);
     await box.run(["groups", "members", "add", "temp", "bob"]);
-    const client = (await box.run(["clients", "add", "--name", "Uses temp", "--redirect-uri", "https://rp.example/cb", "--allowed-group", "temp", "--json"])).json<{ client_id: string }>();
+    const client = (await box.run(["clients", "add", "--name", "Uses temp", "--redirect-uri", "https://rp.example/cb", "--allowed-group", "temp", "--json"])).json<{
+      client_id: string;
+    }>();
     const removed = await box.run(["groups", "remove", "TEMP", "--json"]);
     expect(removed.code).toBe(0);
     expect(removed.json()).toEqual({ removed: true, name: "temp", members: 1, clients_naming_it: [client.client_id] });
@@ -90,9 +95,26 @@ describe("idp clients: group settings", () => {
     await box.run(["groups", "add", "grafana-admins"]);
     await box.run(["groups", "add", "grafana-editors"]);
     const added = await box.run([
-      "clients", "add", "--name", "Grafana", "--redirect-uri", "https://grafana.example/login/generic_oauth",
-      "--groups-claim", "groups", "--groups-prefix", "grafana-", "--strip-groups-prefix",
-      "--role", "GRAFANA-ADMINS=Admin", "--role", "grafana-editors=Editor", "--allowed-group", "Grafana-Admins", "--allowed-group", "grafana-editors", "--json",
+      "clients",
+      "add",
+      "--name",
+      "Grafana",
+      "--redirect-uri",
+      "https://grafana.example/login/generic_oauth",
+      "--groups-claim",
+      "groups",
+      "--groups-prefix",
+      "grafana-",
+      "--strip-groups-prefix",
+      "--role",
+      "GRAFANA-ADMINS=Admin",
+      "--role",
+      "grafana-editors=Editor",
+      "--allowed-group",
+      "Grafana-Admins",
+      "--allowed-group",
+      "grafana-editors",
+      "--json",
     ]);
     expect(added.code).toBe(0);
     const { client_id } = added.json<{ client_id: string }>();
@@ -131,7 +153,9 @@ describe("idp clients: group settings", () => {
   });
 
   test("update replaces the members given, --clear removes one, other metadata stays", async () => {
-    const { client_id } = (await box.run(["clients", "add", "--name", "Kube", "--redirect-uri", "http://localhost:8000", "--scope", "openid groups", "--json"])).json<{ client_id: string }>();
+    const { client_id } = (await box.run(["clients", "add", "--name", "Kube", "--redirect-uri", "http://localhost:8000", "--scope", "openid groups", "--json"])).json<{
+      client_id: string;
+    }>();
     await box.run(["groups", "add", "k8s-admins"]);
     const updated = await box.run(["clients", "update", client_id, "--groups-prefix", "k8s-", "--allowed-group", "k8s-admins", "--json"]);
     expect(updated.code).toBe(0);

@@ -18,7 +18,12 @@ describe("idp keys", () => {
     expect(result.code).toBe(0);
     const keys = result.json<Key[]>();
     for (const alg of ["RS256", "ES256"]) {
-      expect(keys.filter((k) => k.alg === alg).map((k) => k.status).sort()).toEqual(["active", "next"]);
+      expect(
+        keys
+          .filter((k) => k.alg === alg)
+          .map((k) => k.status)
+          .sort(),
+      ).toEqual(["active", "next"]);
     }
     for (const key of keys) expect(Object.keys(key).sort()).toEqual(["activated_at", "alg", "created_at", "kid", "retire_at", "status"]);
     const human = await box.run(["keys", "list"]);

@@ -133,7 +133,10 @@ test("idp config check masks the SMTP password", async () => {
   const result = await box.run(["config", "check", "--json"], { env: smtp_env });
   expect(result.code).toBe(0);
   expect(result.stdout).not.toContain(PASSWORD);
-  expect(result.json<{ config: { smtp_url: string; mail_from: string } }>().config).toMatchObject({ smtp_url: `smtp://mailer:********@127.0.0.1:${smtp.port}`, mail_from: "idp@example.com" });
+  expect(result.json<{ config: { smtp_url: string; mail_from: string } }>().config).toMatchObject({
+    smtp_url: `smtp://mailer:********@127.0.0.1:${smtp.port}`,
+    mail_from: "idp@example.com",
+  });
   const text = await box.run(["config", "check"], { env: smtp_env });
   expect(text.stdout).toContain("smtp_url");
   expect(text.stdout).not.toContain(PASSWORD);

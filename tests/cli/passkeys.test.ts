@@ -27,7 +27,19 @@ let added = 0;
 /** A passkey as a registration stores it; each one a minute after the last (list order is by date). */
 async function passkey(user: UserRow, name: string, extra: { last_used_at?: number } = {}) {
   added++;
-  return store.create_passkey({ credential_id: `cred-${crypto.randomUUID()}`, user_id: user.id, public_key: "pQECAyYgASFYIA", counter: 3, transports: ["internal"], backup_eligible: name === "Phone", backup_state: false, aaguid: null, name, created_at: 1_700_000_000 + 60 * added, ...extra });
+  return store.create_passkey({
+    credential_id: `cred-${crypto.randomUUID()}`,
+    user_id: user.id,
+    public_key: "pQECAyYgASFYIA",
+    counter: 3,
+    transports: ["internal"],
+    backup_eligible: name === "Phone",
+    backup_state: false,
+    aaguid: null,
+    name,
+    created_at: 1_700_000_000 + 60 * added,
+    ...extra,
+  });
 }
 
 describe("idp users passkeys", () => {
@@ -40,7 +52,10 @@ describe("idp users passkeys", () => {
     expect(text.stdout).toContain("Laptop");
     expect(text.stdout).toContain("never");
     const json = (await box.run(["users", "passkeys", "list", "alice", "--json"])).json<Record<string, unknown>[]>();
-    expect(json.map((p) => [p.name, p.synced, p.last_used_at])).toEqual([["Laptop", false, 1_700_000_100], ["Phone", true, null]]);
+    expect(json.map((p) => [p.name, p.synced, p.last_used_at])).toEqual([
+      ["Laptop", false, 1_700_000_100],
+      ["Phone", true, null],
+    ]);
     expect(JSON.stringify(json)).not.toContain("pQECAyYgASFYIA");
     const none = await box.run(["users", "passkeys", "list", "nobody"]);
     expect([none.code, none.stderr]).toEqual([1, 'error: no user "nobody"\n']);
@@ -98,7 +113,11 @@ describe("idp config check", () => {
   test("passkeys on an issuer where WebAuthn cannot work are a warning; https and http://localhost are fine", async () => {
     for (const issuer of ["http://id.example.com", "https://192.0.2.10"]) {
       const result = await box.run(["config", "check"], { env: { IDP_ISSUER: issuer } });
-      expect([issuer, result.code, result.stderr]).toEqual([issuer, 0, expect.stringContaining(`warning: passkeys need an https issuer with a domain name (http://localhost in development); they cannot work at ${issuer}`)]);
+      expect([issuer, result.code, result.stderr]).toEqual([
+        issuer,
+        0,
+        expect.stringContaining(`warning: passkeys need an https issuer with a domain name (http://localhost in development); they cannot work at ${issuer}`),
+      ]);
     }
     for (const issuer of ["https://id.example.com", "http://localhost:3000"]) {
       expect((await box.run(["config", "check"], { env: { IDP_ISSUER: issuer } })).stderr).not.toContain("passkeys need");

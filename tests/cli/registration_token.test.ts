@@ -60,7 +60,14 @@ describe("idp registration-token create", () => {
   });
 
   test("bad values are usage errors (exit 2)", async () => {
-    for (const argv of [["--expires-in", "soon"], ["--expires-in", "-1"], ["--expires-in", "2w"], ["--expires-in", "4000d"], ["--uses", "0"], ["--uses", "many"]]) {
+    for (const argv of [
+      ["--expires-in", "soon"],
+      ["--expires-in", "-1"],
+      ["--expires-in", "2w"],
+      ["--expires-in", "4000d"],
+      ["--uses", "0"],
+      ["--uses", "many"],
+    ]) {
       const result = await box.run(["registration-token", "create", ...argv]);
       expect([argv, result.code]).toEqual([argv, 2]);
     }

@@ -18,7 +18,12 @@ describe("idp resources", () => {
   test("add (opaque by default, jwt with --format), list, show, remove; audited", async () => {
     const added = await box.run(["resources", "add", "https://api.example.com/docs", "--scope", "read:docs write:docs", "--format", "jwt", "--ttl", "300", "--json"]);
     expect(added.code).toBe(0);
-    expect(added.json<ResourceServerRow>()).toMatchObject({ uri: "https://api.example.com/docs", scopes: ["read:docs", "write:docs"], access_token_format: "jwt", access_token_ttl: 300 });
+    expect(added.json<ResourceServerRow>()).toMatchObject({
+      uri: "https://api.example.com/docs",
+      scopes: ["read:docs", "write:docs"],
+      access_token_format: "jwt",
+      access_token_ttl: 300,
+    });
     const plain = await box.run(["resources", "add", "https://mail.example.com/", "--scope", "read:mail", "--scope", "send:mail"]);
     expect(plain.stdout).toContain("Registered resource https://mail.example.com/ (opaque access tokens; scopes read:mail send:mail)");
 
@@ -41,7 +46,7 @@ describe("idp resources", () => {
       [["resources", "add", "https://x.example.com/#frag", "--scope", "a"], "URI: must not include a fragment"],
       [["resources", "add", "relative/path", "--scope", "a"], "URI: must be an absolute URI"],
       [["resources", "add", "https://x.example.com/"], "--scope: needs at least one scope"],
-      [["resources", "add", "https://x.example.com/", "--scope", 'bad"scope'], "--scope: \"bad\"scope\" is not a valid scope name"],
+      [["resources", "add", "https://x.example.com/", "--scope", 'bad"scope'], '--scope: "bad"scope" is not a valid scope name'],
       [["resources", "add", "https://x.example.com/", "--scope", "a", "--format", "xml"], '--format: "xml" is not one of opaque, jwt'],
       [["resources", "add", "https://x.example.com/", "--scope", "a", "--ttl", "10"], "--ttl: must be a whole number of seconds from 60 to 86400"],
       [["resources", "add", "https://api.example.com/docs", "--scope", "a"], "resource https://api.example.com/docs is already registered"],
@@ -57,13 +62,37 @@ describe("idp resources", () => {
 
 describe("idp clients --token-exchange", () => {
   test("add sets the policy, update replaces it and off removes it", async () => {
-    const added = await box.run(["clients", "add", "--name", "Gateway", "--grant-type", EXCHANGE, "--token-exchange", "delegation", "--token-exchange-from", "*", "--token-exchange-resource", "https://api.example.com/docs", "--json"]);
+    const added = await box.run([
+      "clients",
+      "add",
+      "--name",
+      "Gateway",
+      "--grant-type",
+      EXCHANGE,
+      "--token-exchange",
+      "delegation",
+      "--token-exchange-from",
+      "*",
+      "--token-exchange-resource",
+      "https://api.example.com/docs",
+      "--json",
+    ]);
     expect(added.code).toBe(0);
     const client_id = added.json<{ client_id: string }>().client_id;
     const metadata = async (): Promise<ClientMetadata> => with_store(box, async (store) => (await store.get_client(client_id))!.metadata);
     expect((await metadata()).token_exchange).toEqual({ subject_clients: ["*"], impersonation: false, delegation: true, resources: ["https://api.example.com/docs"] });
 
-    const updated = await box.run(["clients", "update", client_id, "--token-exchange", "both", "--token-exchange-from", "web-app", "--token-exchange-resource", "https://api.example.com/docs"]);
+    const updated = await box.run([
+      "clients",
+      "update",
+      client_id,
+      "--token-exchange",
+      "both",
+      "--token-exchange-from",
+      "web-app",
+      "--token-exchange-resource",
+      "https://api.example.com/docs",
+    ]);
     expect(updated.stdout).toContain("token_exchange");
     expect((await metadata()).token_exchange).toEqual({ subject_clients: ["web-app"], impersonation: true, delegation: true, resources: ["https://api.example.com/docs"] });
     expect((await box.run(["clients", "update", client_id, "--token-exchange", "off"])).code).toBe(0);
@@ -72,10 +101,61 @@ describe("idp clients --token-exchange", () => {
 
   test("refusals name the flag: no grant, an unknown resource, a missing --token-exchange-from, a bad mode", async () => {
     const cases: [string[], string][] = [
-      [["clients", "add", "--name", "A", "--redirect-uri", "https://a.example.com/cb", "--token-exchange", "both", "--token-exchange-from", "*", "--token-exchange-resource", "https://api.example.com/docs"], `needs the client registered for the grant ${EXCHANGE}`],
-      [["clients", "add", "--name", "B", "--grant-type", EXCHANGE, "--token-exchange", "both", "--token-exchange-from", "*", "--token-exchange-resource", "https://nope.example.com/"], '--token-exchange-resource: no resource "https://nope.example.com/"'],
-      [["clients", "add", "--name", "C", "--grant-type", EXCHANGE, "--token-exchange", "both", "--token-exchange-resource", "https://api.example.com/docs"], "--token-exchange needs --token-exchange-from"],
-      [["clients", "add", "--name", "D", "--grant-type", EXCHANGE, "--token-exchange", "sometimes", "--token-exchange-from", "*", "--token-exchange-resource", "https://api.example.com/docs"], '--token-exchange "sometimes" is not one of impersonation, delegation, both'],
+      [
+        [
+          "clients",
+          "add",
+          "--name",
+          "A",
+          "--redirect-uri",
+          "https://a.example.com/cb",
+          "--token-exchange",
+          "both",
+          "--token-exchange-from",
+          "*",
+          "--token-exchange-resource",
+          "https://api.example.com/docs",
+        ],
+        `needs the client registered for the grant ${EXCHANGE}`,
+      ],
+      [
+        [
+          "clients",
+          "add",
+          "--name",
+          "B",
+          "--grant-type",
+          EXCHANGE,
+          "--token-exchange",
+          "both",
+          "--token-exchange-from",
+          "*",
+          "--token-exchange-resource",
+          "https://nope.example.com/",
+        ],
+        '--token-exchange-resource: no resource "https://nope.example.com/"',
+      ],
+      [
+        ["clients", "add", "--name", "C", "--grant-type", EXCHANGE, "--token-exchange", "both", "--token-exchange-resource", "https://api.example.com/docs"],
+        "--token-exchange needs --token-exchange-from",
+      ],
+      [
+        [
+          "clients",
+          "add",
+          "--name",
+          "D",
+          "--grant-type",
+          EXCHANGE,
+          "--token-exchange",
+          "sometimes",
+          "--token-exchange-from",
+          "*",
+          "--token-exchange-resource",
+          "https://api.example.com/docs",
+        ],
+        '--token-exchange "sometimes" is not one of impersonation, delegation, both',
+      ],
     ];
     for (const [argv, message] of cases) {
       const result = await box.run(argv);

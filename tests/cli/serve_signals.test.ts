@@ -20,7 +20,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The PATH without any directory that holds a `bun`: a fresh machine after `npm install`. */
 function path_without_bun(): string {
-  return (process.env.PATH ?? "/usr/bin:/bin").split(delimiter).filter((d) => d !== "" && !existsSync(join(d, "bun"))).join(delimiter);
+  return (process.env.PATH ?? "/usr/bin:/bin")
+    .split(delimiter)
+    .filter((d) => d !== "" && !existsSync(join(d, "bun")))
+    .join(delimiter);
 }
 
 /**
@@ -63,12 +66,20 @@ describe.skipIf(!existsSync("/proc/self/stat"))("idp serve through bin/idp.mjs",
     expect(code).toBe(0);
   }, 60_000);
 
-  test.skipIf(Bun.which("npx") === null)("SIGTERM to `npx idp serve` stops the server too: no process is left holding the port", async () => {
-    // npx exits as its shell did (killed by the signal); what matters is what it leaves behind.
-    await stops_on("npx", ["npx", "--offline", "idp", "serve"]);
-  }, 60_000);
+  test.skipIf(Bun.which("npx") === null)(
+    "SIGTERM to `npx idp serve` stops the server too: no process is left holding the port",
+    async () => {
+      // npx exits as its shell did (killed by the signal); what matters is what it leaves behind.
+      await stops_on("npx", ["npx", "--offline", "idp", "serve"]);
+    },
+    60_000,
+  );
 
-  test.skipIf(Bun.which("npx") === null || Bun.which("setsid") === null)("Ctrl-C on `npx idp serve` (SIGINT to the whole group) is one graceful stop, not a second signal", async () => {
-    await stops_on("npx-group", ["npx", "--offline", "idp", "serve"], "SIGINT", true);
-  }, 60_000);
+  test.skipIf(Bun.which("npx") === null || Bun.which("setsid") === null)(
+    "Ctrl-C on `npx idp serve` (SIGINT to the whole group) is one graceful stop, not a second signal",
+    async () => {
+      await stops_on("npx-group", ["npx", "--offline", "idp", "serve"], "SIGINT", true);
+    },
+    60_000,
+  );
 });

@@ -74,7 +74,13 @@ describe("the default issuer follows HOST and PORT", () => {
       const stop = new AbortController();
       stop.abort();
       let stderr = "";
-      const code = await run_cli(["serve", "--production"], { stdin: "", stdout: () => {}, stderr: (s) => void (stderr += s), env: { ...box.env, IDP_LOG_REQUESTS: "false", ...env }, signal: stop.signal });
+      const code = await run_cli(["serve", "--production"], {
+        stdin: "",
+        stdout: () => {},
+        stderr: (s) => void (stderr += s),
+        env: { ...box.env, IDP_LOG_REQUESTS: "false", ...env },
+        signal: stop.signal,
+      });
       return { code, stderr };
     };
     const public_host = await serve({ HOST: "192.0.2.7", PORT: String(free_port()) });
@@ -216,7 +222,13 @@ describe("idp without Bun on the PATH", () => {
       const stop = new AbortController();
       stop.abort();
       let stdout = "";
-      const code = await run_cli(["serve", "--port", "0"], { stdin: "", stdout: (s) => void (stdout += s), stderr: () => {}, env: { ...fresh.env, IDP_LOG_REQUESTS: "false" }, signal: stop.signal });
+      const code = await run_cli(["serve", "--port", "0"], {
+        stdin: "",
+        stdout: (s) => void (stdout += s),
+        stderr: () => {},
+        env: { ...fresh.env, IDP_LOG_REQUESTS: "false" },
+        signal: stop.signal,
+      });
       expect(code).toBe(0);
       expect(stdout).toContain("  npx idp users add alice --password-stdin\n");
       expect(stdout).not.toContain("bun run main.ts");

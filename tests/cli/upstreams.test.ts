@@ -24,11 +24,33 @@ const stored = (name: string) => with_store(box, (store) => store.get_upstream(n
 describe("idp upstreams", () => {
   test("add an OpenID Connect upstream: prints the redirect URI, stores the secret encrypted, never prints it", async () => {
     const added = await box.run(
-      ["upstreams", "add", "corp", "--issuer", "https://sso.corp.example", "--client-id", "idp", "--client-secret-stdin", "--display-name", "Company SSO", "--auto-link", "--claim", "groups=roles", "--json"],
+      [
+        "upstreams",
+        "add",
+        "corp",
+        "--issuer",
+        "https://sso.corp.example",
+        "--client-id",
+        "idp",
+        "--client-secret-stdin",
+        "--display-name",
+        "Company SSO",
+        "--auto-link",
+        "--claim",
+        "groups=roles",
+        "--json",
+      ],
       { stdin: `${SECRET}\n`, env: env() },
     );
     expect(added.code).toBe(0);
-    expect(added.json()).toMatchObject({ name: "corp", kind: "oidc", display_name: "Company SSO", auto_link: true, redirect_uri: "https://idp.example.com/federation/corp/callback", client_secret: "(encrypted)" });
+    expect(added.json()).toMatchObject({
+      name: "corp",
+      kind: "oidc",
+      display_name: "Company SSO",
+      auto_link: true,
+      redirect_uri: "https://idp.example.com/federation/corp/callback",
+      client_secret: "(encrypted)",
+    });
     expect(added.stdout).not.toContain(SECRET);
     const row = (await stored("corp"))!;
     expect(row.client_secret_enc).not.toContain(SECRET);
@@ -58,12 +80,32 @@ describe("idp upstreams", () => {
   });
 
   test("--auth private_key_jwt (no secret), --trust-upstream-mfa and --mfa-acr; a secret or another method is refused", async () => {
-    const keyed = await box.run(["upstreams", "add", "keyed", "--issuer", "https://sso.corp.example", "--client-id", "idp", "--auth", "private_key_jwt", "--trust-upstream-mfa", "--mfa-acr", "urn:corp:mfa", "--json"], { env: env() });
+    const keyed = await box.run(
+      [
+        "upstreams",
+        "add",
+        "keyed",
+        "--issuer",
+        "https://sso.corp.example",
+        "--client-id",
+        "idp",
+        "--auth",
+        "private_key_jwt",
+        "--trust-upstream-mfa",
+        "--mfa-acr",
+        "urn:corp:mfa",
+        "--json",
+      ],
+      { env: env() },
+    );
     expect(keyed.code).toBe(0);
     expect(keyed.json()).toMatchObject({ token_endpoint_auth_method: "private_key_jwt", client_secret: null, trust_upstream_mfa: true, mfa_acr_values: ["urn:corp:mfa"] });
     const plain = await box.run(["upstreams", "add", "plain", "--issuer", "https://sso.corp.example", "--client-id", "idp", "--json"], { env: env() });
     expect(plain.json()).toMatchObject({ token_endpoint_auth_method: null, trust_upstream_mfa: false, mfa_acr_values: [] });
-    const with_secret = await box.run(["upstreams", "add", "keyed2", "--issuer", "https://x.example", "--client-id", "a", "--auth", "private_key_jwt", "--client-secret-stdin"], { stdin: "s\n", env: env() });
+    const with_secret = await box.run(["upstreams", "add", "keyed2", "--issuer", "https://x.example", "--client-id", "a", "--auth", "private_key_jwt", "--client-secret-stdin"], {
+      stdin: "s\n",
+      env: env(),
+    });
     expect([with_secret.code, with_secret.stderr.includes("client_secret: is not used with private_key_jwt")]).toEqual([1, true]);
     const other = await box.run(["upstreams", "add", "keyed3", "--issuer", "https://x.example", "--client-id", "a", "--auth", "client_secret_jwt"], { env: env() });
     expect([other.code, other.stderr.includes("token_endpoint_auth_method")]).toEqual([1, true]);

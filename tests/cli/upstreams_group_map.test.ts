@@ -32,7 +32,21 @@ describe("upstream group mapping and trust of upstream mfa", () => {
     expect(await stored("gitlab")).toMatchObject({ group_map: {}, trust_upstream_mfa: false });
 
     const mapped = await box.run(
-      ["upstreams", "add", "corp", "--issuer", "https://sso.corp.example", "--client-id", "idp", "--group-map", "corp/ops=ops", "--group-map", "a=b=staff", "--trust-upstream-mfa", "--json"],
+      [
+        "upstreams",
+        "add",
+        "corp",
+        "--issuer",
+        "https://sso.corp.example",
+        "--client-id",
+        "idp",
+        "--group-map",
+        "corp/ops=ops",
+        "--group-map",
+        "a=b=staff",
+        "--trust-upstream-mfa",
+        "--json",
+      ],
       { env: env() },
     );
     expect(mapped.code).toBe(0);
@@ -79,21 +93,27 @@ describe("upstream group mapping and trust of upstream mfa", () => {
   test("the config file's group_map is written at start; trust_upstream_mfa stays off unless set", async () => {
     const store = await open_store("sqlite::memory:", { migrate: true });
     try {
-      const config = load_config({}, {
-        issuer: "http://127.0.0.1:1",
-        database_url: "sqlite::memory:",
-        log_requests: false,
-        federation: { secret_key: KEY, upstreams: [{ name: "gl", preset: "gitlab", client_id: "g", group_map: { "my-org/admins": "admins" } }] },
-      });
+      const config = load_config(
+        {},
+        {
+          issuer: "http://127.0.0.1:1",
+          database_url: "sqlite::memory:",
+          log_requests: false,
+          federation: { secret_key: KEY, upstreams: [{ name: "gl", preset: "gitlab", client_id: "g", group_map: { "my-org/admins": "admins" } }] },
+        },
+      );
       const server = await serve(config, { store, port: 0, log: () => {}, out: () => {} });
       await server.stop();
       expect(await store.get_upstream("gl")).toMatchObject({ group_map: { "my-org/admins": "admins" }, trust_upstream_mfa: false });
-      const bad = load_config({}, {
-        issuer: "http://127.0.0.1:1",
-        database_url: "sqlite::memory:",
-        log_requests: false,
-        federation: { secret_key: KEY, upstreams: [{ name: "gl2", preset: "gitlab", client_id: "g", group_map: { "my-org/admins": "" } }] },
-      });
+      const bad = load_config(
+        {},
+        {
+          issuer: "http://127.0.0.1:1",
+          database_url: "sqlite::memory:",
+          log_requests: false,
+          federation: { secret_key: KEY, upstreams: [{ name: "gl2", preset: "gitlab", client_id: "g", group_map: { "my-org/admins": "" } }] },
+        },
+      );
       const refused = await serve(bad, { store, port: 0, log: () => {}, out: () => {} }).then(
         async (s) => (await s.stop(), null),
         (error: Error) => error,

@@ -32,8 +32,18 @@ describe("idp users", () => {
 
   test("add --json prints the user without password hash or TOTP secret", async () => {
     const added = await add_alice([
-      "--json", "--given-name", "Alice", "--family-name", "Liddell", "--picture", "https://img.example/a.png",
-      "--phone", "+1 555 0100", "--phone-verified", "--address-json", '{"locality":"Oxford","country":"GB"}',
+      "--json",
+      "--given-name",
+      "Alice",
+      "--family-name",
+      "Liddell",
+      "--picture",
+      "https://img.example/a.png",
+      "--phone",
+      "+1 555 0100",
+      "--phone-verified",
+      "--address-json",
+      '{"locality":"Oxford","country":"GB"}',
     ]);
     expect(added.code).toBe(0);
     const user = added.json<Record<string, unknown>>();
@@ -177,7 +187,17 @@ describe("idp users", () => {
       await store.update_user(user.id, { totp_secret: "JBSWY3DPEHPK3PXP", totp_enabled_at: now });
       await store.set_recovery_codes(user.id, ["hash-1", "hash-2"]);
       await store.create_session({ id_hash: "s1", user_id: user.id, auth_time: now, amr: ["pwd", "otp"], expires_at: now + 3600 });
-      await store.create_passkey({ credential_id: `cred-${crypto.randomUUID()}`, user_id: user.id, public_key: "AA", counter: 0, transports: ["internal"], backup_eligible: false, backup_state: false, aaguid: null, name: "Phone" });
+      await store.create_passkey({
+        credential_id: `cred-${crypto.randomUUID()}`,
+        user_id: user.id,
+        public_key: "AA",
+        counter: 0,
+        transports: ["internal"],
+        backup_eligible: false,
+        backup_state: false,
+        aaguid: null,
+        name: "Phone",
+      });
       const reset = await box.run(["users", "reset-2fa", "alice", "--json"]);
       expect(reset.code).toBe(0);
       expect(reset.json()).toMatchObject({ username: "alice", totp_enabled: false, totp_removed: true, passkeys_removed: 1, sessions_ended: 1 });

@@ -127,7 +127,13 @@ function workers_suite(name: string, database: () => Promise<{ url: string; drop
 
     test("a second server on the port fails as before, with or without --workers", async () => {
       for (const extra of [[], ["--workers", "2"]]) {
-        const proc = Bun.spawn([BUN, "run", join(ROOT, "main.ts"), "serve", ...extra], { cwd: ROOT, env: { ...env, PORT: String(server.port) }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+        const proc = Bun.spawn([BUN, "run", join(ROOT, "main.ts"), "serve", ...extra], {
+          cwd: ROOT,
+          env: { ...env, PORT: String(server.port) },
+          stdin: "ignore",
+          stdout: "pipe",
+          stderr: "pipe",
+        });
         const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
         const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
         clearTimeout(timer);
@@ -213,7 +219,7 @@ describe("the pieces", () => {
     expect(() => worker_role({ IDP_WORKER: JSON.stringify({ index: 3, count: 2, primary: 10, port: 3000 }) })).toThrow("IDP_WORKER is set by");
   });
 
-  test("a worker's metrics: every sample carries worker=\"k\", with or without labels of its own; comments untouched", () => {
+  test('a worker\'s metrics: every sample carries worker="k", with or without labels of its own; comments untouched', () => {
     const metrics = new Metrics();
     metrics.label_every_sample("worker", "2");
     metrics.request("/token", "POST", 200, 0.003);

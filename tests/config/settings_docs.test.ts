@@ -39,7 +39,10 @@ describe("the settings' declarations", () => {
   test("the declarations hold env, description and shown_default only (a misspelt key would be ignored)", () => {
     for (const s of SETTINGS) {
       const keys = Object.keys(field_at(s.path).meta() ?? {});
-      expect(keys.filter((key) => !["env", "description", "shown_default"].includes(key)), s.path).toEqual([]);
+      expect(
+        keys.filter((key) => !["env", "description", "shown_default"].includes(key)),
+        s.path,
+      ).toEqual([]);
     }
   });
 

@@ -37,7 +37,13 @@ import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
 import { strip } from "../architecture/rules.ts";
 
-const ROOT = posix.normalize(fileURLToPath(new URL("../..", import.meta.url)).split("\\").join("/")).replace(/\/$/, "");
+const ROOT = posix
+  .normalize(
+    fileURLToPath(new URL("../..", import.meta.url))
+      .split("\\")
+      .join("/"),
+  )
+  .replace(/\/$/, "");
 
 const EXTENSIONS = ["ts", "mts", "js", "mjs", "cjs", "json", "md", "eta", "css", "html", "txt", "lua", "conf", "service", "svg", "png", "sql", "sh", "yml", "yaml", "toml"];
 const ROOT_DIRS = new Set(["src", "tests", "docs", "bench", "scripts", "views", "deploy", "static", "locales", "lists", "examples", "bin"]);
@@ -83,7 +89,7 @@ function comment_text(src: string): string {
 function expand_braces(word: string): string[] {
   const m = /\{([^{}]*)\}/.exec(word);
   if (!m) return [word];
-  return m[1]!.split(",").flatMap(part => expand_braces(word.slice(0, m.index) + part + word.slice(m.index + m[0].length)));
+  return m[1]!.split(",").flatMap((part) => expand_braces(word.slice(0, m.index) + part + word.slice(m.index + m[0].length)));
 }
 
 /** The file mentions in `text` (a comment text or a Markdown document) of `file`. */
@@ -92,8 +98,13 @@ function mentions_in(file: string, text: string, document = false): Mention[] {
   const line_starts = [0];
   for (let k = 0; k < text.length; k++) if (text[k] === "\n") line_starts.push(k + 1);
   const line_of = (index: number) => {
-    let lo = 0, hi = line_starts.length - 1;
-    while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (line_starts[mid]! <= index) lo = mid; else hi = mid - 1; }
+    let lo = 0,
+      hi = line_starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (line_starts[mid]! <= index) lo = mid;
+      else hi = mid - 1;
+    }
     return lo + 1;
   };
   const backticked = new Map<number, string>(); // start offset → text of each backtick span
@@ -102,8 +113,11 @@ function mentions_in(file: string, text: string, document = false): Mention[] {
     if (inner) backticked.set(m.index + 1 + m[1]!.indexOf(inner), inner);
   }
   for (const m of text.matchAll(WORD)) {
-    const word = m[0].replace(/#[\w-]*$/, "").replace(/:\d+(?::\d+)?$/, "").replace(/[.:!?]+$/, "");
-    if (!word || SKIP_WORD.test(word) || /^[/.-]/.test(word) && !/^\.{1,2}\//.test(word)) continue;
+    const word = m[0]
+      .replace(/#[\w-]*$/, "")
+      .replace(/:\d+(?::\d+)?$/, "")
+      .replace(/[.:!?]+$/, "");
+    if (!word || SKIP_WORD.test(word) || (/^[/.-]/.test(word) && !/^\.{1,2}\//.test(word))) continue;
     if (text[m.index + m[0].length] === "(") continue; // a call: `this.json(body)`
     const first = word.split("/")[0]!;
     if (word.includes("/") && /^[\w-]+(?:\.[\w-]+)+$/.test(first)) continue; // a host name: example.com/x.js
@@ -117,7 +131,8 @@ function mentions_in(file: string, text: string, document = false): Mention[] {
 type Index = { files: Set<string>; by_name: Map<string, string[]> };
 
 function index_of(files: Iterable<string>): Index {
-  const set = new Set(files), by_name = new Map<string, string[]>();
+  const set = new Set(files),
+    by_name = new Map<string, string[]>();
   for (const f of set) {
     const name = posix.basename(f);
     by_name.set(name, [...(by_name.get(name) ?? []), f]);
@@ -127,11 +142,16 @@ function index_of(files: Iterable<string>): Index {
 
 /** Where a mention may be; empty when it was found. */
 function unresolved(m: Mention, index: Index): string[] {
-  const dir = posix.dirname(m.file), top = m.file.split("/")[0]!;
+  const dir = posix.dirname(m.file),
+    top = m.file.split("/")[0]!;
   const exists = (p: string) => index.files.has(posix.normalize(p));
   const tried: string[] = [];
   const any = (...candidates: string[]) => {
-    for (const c of candidates) { const p = posix.normalize(c); if (exists(p)) return true; if (!tried.includes(p)) tried.push(p); }
+    for (const c of candidates) {
+      const p = posix.normalize(c);
+      if (exists(p)) return true;
+      if (!tried.includes(p)) tried.push(p);
+    }
     return false;
   };
   const w = m.word;
@@ -150,10 +170,10 @@ function unresolved(m: Mention, index: Index): string[] {
 
 /** The files whose comments are read, and the documents read whole. */
 function scanned(files: string[]): { code: string[]; documents: string[] } {
-  const code = files.filter(f => /^(src|tests|scripts)\/.*\.ts$/.test(f) || f === "main.ts");
-  const documents = files.filter(f =>
-    f === "README.md" || f === "SECURITY.md" || /^docs\/[^/]+\.md$/.test(f) || /^docs\/decisions\/[^/]+\.md$/.test(f) ||
-    /^src\/(.+\/)?README\.md$/.test(f));
+  const code = files.filter((f) => /^(src|tests|scripts)\/.*\.ts$/.test(f) || f === "main.ts");
+  const documents = files.filter(
+    (f) => f === "README.md" || f === "SECURITY.md" || /^docs\/[^/]+\.md$/.test(f) || /^docs\/decisions\/[^/]+\.md$/.test(f) || /^src\/(.+\/)?README\.md$/.test(f),
+  );
   return { code, documents };
 }
 
@@ -170,9 +190,16 @@ function stale_mentions(sources: Record<string, { text: string; kind: "code" | "
 
 describe("the scanner", () => {
   const index = index_of([
-    "src/oidc/signin/methods.ts", "src/oidc/browser/cookies.ts", "src/http/errors.ts", "src/store/sqlite/access.ts",
-    "src/store/postgres/tokens.ts", "src/store/sqlite/tokens.ts", "tests/http/claims_request.test.ts", "docs/ARCHITECTURE.md",
-    "bench/RESULTS.md", "package.json",
+    "src/oidc/signin/methods.ts",
+    "src/oidc/browser/cookies.ts",
+    "src/http/errors.ts",
+    "src/store/sqlite/access.ts",
+    "src/store/postgres/tokens.ts",
+    "src/store/sqlite/tokens.ts",
+    "tests/http/claims_request.test.ts",
+    "docs/ARCHITECTURE.md",
+    "bench/RESULTS.md",
+    "package.json",
   ]);
   const check = (file: string, text: string, kind: "code" | "document" = "code") => stale_mentions({ [file]: { text, kind } }, index);
 
@@ -190,10 +217,7 @@ describe("the scanner", () => {
 
   test("bare names: whole backtick spans, and names in prose; found next to the file or anywhere", () => {
     const src = "// `methods.ts`, cookies.ts and `package.json` exist; `acr.ts` is stale, so is form_post.ts. Node.js is prose.";
-    expect(check("src/oidc/signin/x.ts", src).map(s => s.split(" (")[0])).toEqual([
-      'src/oidc/signin/x.ts:1 "acr.ts"',
-      'src/oidc/signin/x.ts:1 "form_post.ts"',
-    ]);
+    expect(check("src/oidc/signin/x.ts", src).map((s) => s.split(" (")[0])).toEqual(['src/oidc/signin/x.ts:1 "acr.ts"', 'src/oidc/signin/x.ts:1 "form_post.ts"']);
   });
 
   test("src-relative, top-level, partial and relative paths", () => {
@@ -202,7 +226,7 @@ describe("the scanner", () => {
       "// docs/ARCHITECTURE.md#layers, bench/RESULTS.md:12, (tests/http/claims_request.test.ts).",
       "// tests/http/claims-request.test.ts and account/second_factor.ts are stale",
     ].join("\n");
-    expect(check("src/oidc/signin/x.ts", src).map(s => s.split(" (")[0])).toEqual([
+    expect(check("src/oidc/signin/x.ts", src).map((s) => s.split(" (")[0])).toEqual([
       'src/oidc/signin/x.ts:3 "tests/http/claims-request.test.ts"',
       'src/oidc/signin/x.ts:3 "account/second_factor.ts"',
     ]);
@@ -218,15 +242,12 @@ describe("the scanner", () => {
       "// example.com/x.js, /etc/nginx/nginx.conf, --config=x.json, $HOME/x.ts",
       "// src/store/{sqlite,postgres}/tokens.ts and src/store/{sqlite,mysql}/tokens.ts",
     ].join("\n");
-    expect(check("src/x.ts", src).map(s => s.split(" (")[0])).toEqual(['src/x.ts:3 "src/store/mysql/tokens.ts"']);
+    expect(check("src/x.ts", src).map((s) => s.split(" (")[0])).toEqual(['src/x.ts:3 "src/store/mysql/tokens.ts"']);
   });
 
   test("documents are read whole, links included", () => {
     const doc = "See [the rules](docs/ARCHITECTURE.md) and `oidc/outbound.ts`; `outbound.ts` too.\n";
-    expect(check("SECURITY.md", doc, "document").map(s => s.split(" (")[0])).toEqual([
-      'SECURITY.md:1 "oidc/outbound.ts"',
-      'SECURITY.md:1 "outbound.ts"',
-    ]);
+    expect(check("SECURITY.md", doc, "document").map((s) => s.split(" (")[0])).toEqual(['SECURITY.md:1 "oidc/outbound.ts"', 'SECURITY.md:1 "outbound.ts"']);
   });
 });
 

@@ -9,7 +9,8 @@ describe("README's generated parts", () => {
     expect((await sections()).length).toBeGreaterThan(0);
     const fresh = await regenerate(readme);
     if (fresh !== readme) {
-      const a = readme.split("\n"), b = fresh.split("\n");
+      const a = readme.split("\n"),
+        b = fresh.split("\n");
       const line = a.findIndex((text, i) => text !== b[i]);
       throw new Error(`README.md is stale from line ${line + 1}: run \`npm run docs\`\n  README:    ${a[line]}\n  generated: ${b[line]}`);
     }

@@ -200,11 +200,15 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       const section = () => page.locator("section", { has: page.getByRole("heading", { name: "Console App" }) });
       await page.goto(`${t.issuer}/admin/clients`);
       await section().getByText("Groups: access policy and claims").click();
-      await section().getByLabel(/^Only members of these groups/).fill("no-such-group");
+      await section()
+        .getByLabel(/^Only members of these groups/)
+        .fill("no-such-group");
       await section().getByRole("button", { name: "Save" }).click();
       expect(await page.getByRole("alert").innerText()).toContain('no group "no-such-group"');
       await section().getByText("Groups: access policy and claims").click();
-      await section().getByLabel(/^Only members of these groups/).fill("STAFF");
+      await section()
+        .getByLabel(/^Only members of these groups/)
+        .fill("STAFF");
       await section().getByRole("button", { name: "Save" }).click();
       expect(await page.getByRole("status").innerText()).toBe("The application was saved.");
       const client = (await t.store.list_clients()).find((c) => c.metadata.client_name === "Console App")!;

@@ -117,6 +117,8 @@ run("adds a provider from a preset, disables and enables it, removes it with re-
   await clean("removed");
 
   const events = await t.store.list_audit_events({ type: "admin_console" });
-  expect(events.filter((e) => e.outcome === "success").map((e) => e.details?.action)).toEqual(expect.arrayContaining(["upstream_created", "upstream_disabled", "upstream_enabled", "upstream_deleted"]));
+  expect(events.filter((e) => e.outcome === "success").map((e) => e.details?.action)).toEqual(
+    expect.arrayContaining(["upstream_created", "upstream_disabled", "upstream_enabled", "upstream_deleted"]),
+  );
   expect(JSON.stringify(events)).not.toContain("gl-secret-value");
 });

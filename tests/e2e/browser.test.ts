@@ -27,7 +27,11 @@ beforeAll(async () => {
   if (!available) return;
   t = await start_target();
   const port = free_port();
-  rp = Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }) });
+  rp = Bun.serve({
+    port,
+    hostname: "127.0.0.1",
+    fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }),
+  });
   callback = `http://127.0.0.1:${port}/callback`;
   const { client } = await t.add_client({ client_name: "Browser App", redirect_uris: [callback] });
   client_id = client.client_id;

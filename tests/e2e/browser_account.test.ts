@@ -20,7 +20,11 @@ beforeAll(async () => {
   if (!chromium_available) return;
   t = await start_provider();
   const port = free_port();
-  const { client, secret } = await t.add_client({ client_name: "Browser App", redirect_uris: [`http://127.0.0.1:${port}/callback`], token_endpoint_auth_method: "client_secret_basic" });
+  const { client, secret } = await t.add_client({
+    client_name: "Browser App",
+    redirect_uris: [`http://127.0.0.1:${port}/callback`],
+    token_endpoint_auth_method: "client_secret_basic",
+  });
   rp = await start_rp(t.issuer, port, client.client_id, secret);
   browser = await launch();
 }, 90_000);

@@ -41,7 +41,9 @@ describe("describe_user_agent", () => {
   test("names common browsers and systems, and says so when it cannot", () => {
     expect(describe_user_agent(IPHONE_SAFARI)).toBe("Safari on iOS");
     expect(describe_user_agent("Mozilla/5.0 (X11; Linux x86_64; rv:130.0) Gecko/20100101 Firefox/130.0")).toBe("Firefox on Linux");
-    expect(describe_user_agent("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36 Edg/129.0.0.0")).toBe("Edge on Windows");
+    expect(describe_user_agent("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36 Edg/129.0.0.0")).toBe(
+      "Edge on Windows",
+    );
     expect(describe_user_agent("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0.0.0 Safari/537.36")).toBe("Chrome on macOS");
     expect(describe_user_agent("curl/8.5.0")).toBe("curl");
     expect(describe_user_agent(null)).toBe("Unknown browser");

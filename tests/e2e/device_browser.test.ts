@@ -22,7 +22,13 @@ beforeAll(async () => {
   // The demo client as `idp serve --demo` registers it; a 1-second polling interval.
   t = await start_provider({ config: { device: { interval: 1 } } });
   await t.add_client(
-    { client_name: "Demo App", token_endpoint_auth_method: "none", redirect_uris: [`${t.issuer}/demo/callback`], grant_types: ["authorization_code", DEVICE_GRANT], response_types: ["code"] },
+    {
+      client_name: "Demo App",
+      token_endpoint_auth_method: "none",
+      redirect_uris: [`${t.issuer}/demo/callback`],
+      grant_types: ["authorization_code", DEVICE_GRANT],
+      response_types: ["code"],
+    },
     { client_id: "demo" },
   );
   browser = await launch();

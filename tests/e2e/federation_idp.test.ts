@@ -34,7 +34,15 @@ beforeAll(async () => {
     skip_consent: true,
   });
   await t.store.create_upstream(
-    new_upstream(t.config, { name: "corp", display_name: "Corp IdP", issuer: up.issuer, client_id: client.client_id, client_secret: secret!, scopes: ["openid", "email", "profile", "groups"], auto_link: true }),
+    new_upstream(t.config, {
+      name: "corp",
+      display_name: "Corp IdP",
+      issuer: up.issuer,
+      client_id: client.client_id,
+      client_secret: secret!,
+      scopes: ["openid", "email", "profile", "groups"],
+      auto_link: true,
+    }),
   );
   landing = await start_landing_app(t, "App");
   browser = await launch();

@@ -93,7 +93,9 @@ beforeAll(async () => {
   const common = { issuer: upstream_issuer, client_id: "our-idp", client_secret: UPSTREAM_SECRET, policy: "jit" as const };
   await t.store.create_upstream(new_upstream(t.config, { ...common, name: "trusted", display_name: "Trusted SSO", trust_upstream_mfa: true, mfa_acr_values: ["urn:up:mfa"] }));
   await t.store.create_upstream(new_upstream(t.config, { ...common, name: "strict", display_name: "Strict SSO", mfa_acr_values: ["urn:up:mfa"] }));
-  await t.store.create_upstream(new_upstream(t.config, { name: "keyed", display_name: "Keyed SSO", issuer: upstream_issuer, client_id: "our-idp-keyed", token_endpoint_auth_method: "private_key_jwt" }));
+  await t.store.create_upstream(
+    new_upstream(t.config, { name: "keyed", display_name: "Keyed SSO", issuer: upstream_issuer, client_id: "our-idp-keyed", token_endpoint_auth_method: "private_key_jwt" }),
+  );
   landing = await start_landing_app(t, "Fed App");
   browser = await launch();
 }, 60_000);
@@ -111,7 +113,8 @@ async function linked_user(subject: string, totp: boolean): Promise<{ user: User
   const secret = new_totp_secret();
   const user = await t.add_user({ username: subject, email: `${subject}@example.com`, email_verified: true });
   if (totp) await t.store.update_user(user.id, { totp_secret: secret, totp_enabled_at: t.clock.now() });
-  for (const upstream_name of ["trusted", "strict", "keyed"]) await t.store.link_identity({ upstream: upstream_name, subject, user_id: user.id, email: null, ...identity_source((await t.store.get_upstream(upstream_name))!) });
+  for (const upstream_name of ["trusted", "strict", "keyed"])
+    await t.store.link_identity({ upstream: upstream_name, subject, user_id: user.id, email: null, ...identity_source((await t.store.get_upstream(upstream_name))!) });
   return { user, secret };
 }
 
@@ -232,7 +235,11 @@ describe.skipIf(!chromium_available)("second factor and acr after an upstream si
     expect(claims.amr).toEqual(["fed", "pwd"]);
     await context.close();
     // A secret is refused with this method, naming the field.
-    expect(() => new_upstream(t.config, { name: "bad", issuer: upstream_issuer, client_id: "x", client_secret: "s", token_endpoint_auth_method: "private_key_jwt" })).toThrow("client_secret: is not used with private_key_jwt");
-    expect(() => new_upstream(t.config, { name: "bad", issuer: upstream_issuer, client_id: "x", token_endpoint_auth_method: "client_secret_jwt" })).toThrow("token_endpoint_auth_method");
+    expect(() => new_upstream(t.config, { name: "bad", issuer: upstream_issuer, client_id: "x", client_secret: "s", token_endpoint_auth_method: "private_key_jwt" })).toThrow(
+      "client_secret: is not used with private_key_jwt",
+    );
+    expect(() => new_upstream(t.config, { name: "bad", issuer: upstream_issuer, client_id: "x", token_endpoint_auth_method: "client_secret_jwt" })).toThrow(
+      "token_endpoint_auth_method",
+    );
   }, 30_000);
 });

@@ -31,7 +31,17 @@ let browser: Browser;
 let landing: LandingApp;
 
 /** The part of Koa's context this fake uses. */
-type KoaContext = { method: string; path: string; query: Record<string, string>; status: number; type: string; body: unknown; req: IncomingMessage; redirect(url: string): void; get(name: string): string };
+type KoaContext = {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  status: number;
+  type: string;
+  body: unknown;
+  req: IncomingMessage;
+  redirect(url: string): void;
+  get(name: string): string;
+};
 
 function read_body(ctx: KoaContext): Promise<URLSearchParams> {
   return new Promise((resolve, reject) => {

@@ -36,7 +36,16 @@ beforeAll(async () => {
   });
   op = await start_oidc_upstream(ACCOUNTS, [`${t.issuer}/federation/op/callback`]);
   await t.store.create_upstream(
-    new_upstream(t.config, { name: "op", display_name: "Upstream OP", issuer: op.issuer, client_id: op.client_id, client_secret: op.client_secret, auto_link: true, policy: "jit", group_map: { Staff: "Staff", NotHere: "NotHere" } }),
+    new_upstream(t.config, {
+      name: "op",
+      display_name: "Upstream OP",
+      issuer: op.issuer,
+      client_id: op.client_id,
+      client_secret: op.client_secret,
+      auto_link: true,
+      policy: "jit",
+      group_map: { Staff: "Staff", NotHere: "NotHere" },
+    }),
   );
   // An upstream nobody listens at.
   await t.store.create_upstream(new_upstream(t.config, { name: "down", display_name: "Down SSO", issuer: `http://127.0.0.1:${free_port()}`, client_id: "x", enabled: true }));

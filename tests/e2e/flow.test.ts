@@ -39,7 +39,12 @@ async function run_flow(config: client.Configuration, scope: string, browser = n
     ...(nonce ? { nonce } : {}),
   });
   const { callback } = await authorize(browser, url.href, { password: t.password, callback_prefix: REDIRECT_URI });
-  const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, ...(nonce ? { expectedNonce: nonce } : {}), idTokenExpected: oidc });
+  const tokens = await client.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    ...(nonce ? { expectedNonce: nonce } : {}),
+    idTokenExpected: oidc,
+  });
   const claims = tokens.claims();
   const userinfo = claims ? await client.fetchUserInfo(config, tokens.access_token, claims.sub) : null;
   return { tokens, claims, userinfo };
@@ -48,7 +53,9 @@ async function run_flow(config: client.Configuration, scope: string, browser = n
 const PROTOCOL_CLAIMS = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "sid"];
 
 function user_claims(object: Record<string, unknown>): string[] {
-  return Object.keys(object).filter((k) => !PROTOCOL_CLAIMS.includes(k)).sort();
+  return Object.keys(object)
+    .filter((k) => !PROTOCOL_CLAIMS.includes(k))
+    .sort();
 }
 
 describe("openid-client, client_secret_basic", () => {
@@ -169,7 +176,15 @@ describe("openid-client, pushed authorization requests (RFC 9126) and DPoP (RFC 
     const nonce = client.randomNonce();
     const url = await client.buildAuthorizationUrlWithPAR(
       config,
-      { redirect_uri: REDIRECT_URI, scope: "openid offline_access", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", state, nonce, prompt: "consent" },
+      {
+        redirect_uri: REDIRECT_URI,
+        scope: "openid offline_access",
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: "S256",
+        state,
+        nonce,
+        prompt: "consent",
+      },
       { DPoP },
     );
     expect([...url.searchParams.keys()].sort()).toEqual(["client_id", "request_uri"]);

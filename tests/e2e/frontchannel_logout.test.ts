@@ -31,7 +31,7 @@ function start_rp(): string {
       fetch(request) {
         const url = new URL(request.url);
         hits.push(`${url.origin}${url.pathname}${url.search}`);
-        return new Response("<!doctype html><html lang=\"en\"><title>RP</title><p>ok</p></html>", { headers: { "content-type": "text/html" } });
+        return new Response('<!doctype html><html lang="en"><title>RP</title><p>ok</p></html>', { headers: { "content-type": "text/html" } });
       },
     }),
   );
@@ -77,7 +77,11 @@ async function sign_in(page: Page, rp: typeof a): Promise<string> {
     await page.waitForURL((url) => url.href.startsWith(redirect_uri));
   }
   const code = new URL(page.url()).searchParams.get("code")!;
-  const response = await token_request(t, { grant_type: "authorization_code", code, redirect_uri, code_verifier: p.verifier }, { method: "basic", client_id: rp.client_id, secret: rp.secret });
+  const response = await token_request(
+    t,
+    { grant_type: "authorization_code", code, redirect_uri, code_verifier: p.verifier },
+    { method: "basic", client_id: rp.client_id, secret: rp.secret },
+  );
   return ((await response.json()) as { id_token: string }).id_token;
 }
 
@@ -149,7 +153,11 @@ describe.skipIf(!chromium_available)("front-channel logout in Chromium", () => {
     const other = await start_provider({ config: { registration: "open" } });
     try {
       const register = (metadata: Record<string, unknown>) =>
-        fetch(`${other.url}/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: ["https://rp.example.com/cb"], ...metadata }) });
+        fetch(`${other.url}/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ redirect_uris: ["https://rp.example.com/cb"], ...metadata }),
+        });
       const ok = await register({ frontchannel_logout_uri: "https://rp.example.com/fc", frontchannel_logout_session_required: true });
       expect(ok.status).toBe(201);
       expect(((await ok.json()) as Record<string, unknown>).frontchannel_logout_uri).toBe("https://rp.example.com/fc");

@@ -78,11 +78,23 @@ function english_sentences(locale: string): string[] {
   const other = CATALOGS[locale]!;
   return Object.entries(english)
     .filter(([key, value]) => value !== other[key] && value.replace(/\{[^}]*\}|<[^>]*>/g, "").trim().length >= 6)
-    .flatMap(([, value]) => value.split(/\{[^}]*\}|<[^>]*>/).map((part) => part.trim()).filter((part) => part.length >= 6 && /\s/.test(part)));
+    .flatMap(([, value]) =>
+      value
+        .split(/\{[^}]*\}|<[^>]*>/)
+        .map((part) => part.trim())
+        .filter((part) => part.length >= 6 && /\s/.test(part)),
+    );
 }
 
 async function no_english(page: Page, name: string, locale: string): Promise<void> {
-  const text = await page.evaluate(() => document.documentElement.innerText + " " + document.title + " " + [...document.querySelectorAll("[aria-label],[alt],[title]")].map((e) => e.getAttribute("aria-label") ?? e.getAttribute("alt") ?? e.getAttribute("title")).join(" "));
+  const text = await page.evaluate(
+    () =>
+      document.documentElement.innerText +
+      " " +
+      document.title +
+      " " +
+      [...document.querySelectorAll("[aria-label],[alt],[title]")].map((e) => e.getAttribute("aria-label") ?? e.getAttribute("alt") ?? e.getAttribute("title")).join(" "),
+  );
   // Whole words only: "· Admin" is not in "· Administration".
   const found = english_sentences(locale).filter((sentence) => new RegExp(`(?<!\\p{L})${sentence.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?!\\p{L})`, "u").test(text));
   expect({ page: name, english: found }).toEqual({ page: name, english: [] });
@@ -191,7 +203,13 @@ describe.skipIf(!chromium_available)("other languages in the browser", () => {
     expect(await page.getAttribute("html", "lang")).toBe("fr");
     await page.getByRole("heading", { name: "Tableau de bord" }).waitFor();
     await no_english(page, "fr admin dashboard", "fr");
-    for (const [path, heading] of [["/admin/users", "Utilisateurs"], ["/admin/groups", "Groupes"], ["/admin/clients", "Applications"], ["/admin/keys", "Clés de signature"], ["/admin/audit", "Journal d'audit"]] as const) {
+    for (const [path, heading] of [
+      ["/admin/users", "Utilisateurs"],
+      ["/admin/groups", "Groupes"],
+      ["/admin/clients", "Applications"],
+      ["/admin/keys", "Clés de signature"],
+      ["/admin/audit", "Journal d'audit"],
+    ] as const) {
       await page.goto(`${t.url}${path}`);
       await page.getByRole("heading", { name: heading, exact: true }).waitFor();
       await no_english(page, `fr admin ${path}`, "fr");

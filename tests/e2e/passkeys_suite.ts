@@ -40,7 +40,11 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
     db = await database();
     t = await start_provider({ issuer_host: "localhost", database_url: db.url });
     const port = free_port();
-    const { client, secret } = await t.add_client({ client_name: "Passkey App", redirect_uris: [`http://127.0.0.1:${port}/callback`], token_endpoint_auth_method: "client_secret_basic" });
+    const { client, secret } = await t.add_client({
+      client_name: "Passkey App",
+      redirect_uris: [`http://127.0.0.1:${port}/callback`],
+      token_endpoint_auth_method: "client_secret_basic",
+    });
     rp = await start_rp(t.issuer, port, client.client_id, secret);
     await t.add_user({ username: USERNAME, name: "Pia Passkey", email: "pia@example.com" });
     browser = await launch();
@@ -211,7 +215,13 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
         const flags = 0x01 | 0x04; // UP and UV
         const counter = Buffer.alloc(4);
         counter.writeUInt32BE(options.counter);
-        const auth_data = Buffer.concat([createHash("sha256").update(options.rp_id ?? "localhost").digest(), Buffer.from([flags]), counter]);
+        const auth_data = Buffer.concat([
+          createHash("sha256")
+            .update(options.rp_id ?? "localhost")
+            .digest(),
+          Buffer.from([flags]),
+          counter,
+        ]);
         const client_data = Buffer.from(JSON.stringify({ type: "webauthn.get", challenge: challenge_value, origin: t.issuer, crossOrigin: false }));
         const signed = Buffer.concat([auth_data, createHash("sha256").update(client_data).digest()]);
         // ES256 (COSE -7) signs its SHA-256, in DER (WebAuthn §6.5.5); Ed25519 (-8) and ML-DSA (which
@@ -221,7 +231,12 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
           id: credential_id,
           rawId: credential_id,
           type: "public-key",
-          response: { authenticatorData: auth_data.toString("base64url"), clientDataJSON: client_data.toString("base64url"), signature: signature.toString("base64url"), userHandle: Buffer.from(await user_id()).toString("base64url") },
+          response: {
+            authenticatorData: auth_data.toString("base64url"),
+            clientDataJSON: client_data.toString("base64url"),
+            signature: signature.toString("base64url"),
+            userHandle: Buffer.from(await user_id()).toString("base64url"),
+          },
           clientExtensionResults: {},
         });
       }
@@ -251,7 +266,11 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
         const http = new HttpBrowser();
         const { id, csrf } = await login_page(http);
         const before = await counter_now();
-        const answer = await http.post(`${t.url}/interaction/${id}/passkey`, { csrf, step: "login", response: await assertion(await challenge(http, id, csrf), { counter: before + 10, rp_id: "evil.example" }) });
+        const answer = await http.post(`${t.url}/interaction/${id}/passkey`, {
+          csrf,
+          step: "login",
+          response: await assertion(await challenge(http, id, csrf), { counter: before + 10, rp_id: "evil.example" }),
+        });
         expect(answer.status).toBe(403);
         expect(await answer.text()).toContain("could not be checked");
         expect(await counter_now()).toBe(before);
@@ -264,7 +283,11 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
         expect(await t.store.use_passkey(passkey.id, passkey.counter + 1000, false, t.clock.now())).toBe(true);
         const http = new HttpBrowser();
         const { id, csrf } = await login_page(http);
-        const answer = await http.post(`${t.url}/interaction/${id}/passkey`, { csrf, step: "login", response: await assertion(await challenge(http, id, csrf), { counter: passkey.counter + 500 }) });
+        const answer = await http.post(`${t.url}/interaction/${id}/passkey`, {
+          csrf,
+          step: "login",
+          response: await assertion(await challenge(http, id, csrf), { counter: passkey.counter + 500 }),
+        });
         expect(answer.status).toBe(403);
         expect(await answer.text()).toContain("counter went backwards");
         const [event] = await t.store.list_audit_events({ type: "passkey_counter_regressed" });
@@ -287,7 +310,11 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
 
         const http = new HttpBrowser();
         const { id, csrf } = await login_page(http);
-        const answer = await http.post(`${t.url}/interaction/${id}/passkey`, { csrf, step: "login", response: await assertion(await challenge(http, id, csrf), { counter: 1_000_000 }) });
+        const answer = await http.post(`${t.url}/interaction/${id}/passkey`, {
+          csrf,
+          step: "login",
+          response: await assertion(await challenge(http, id, csrf), { counter: 1_000_000 }),
+        });
         expect(answer.status).toBe(403);
         expect(await answer.text()).toContain("not registered");
         // With no passkey left, the password alone signs in again (no second-factor page).
@@ -300,7 +327,12 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
 
     test("a client that requires a second factor: a user without one adds a passkey after the password, then is signed in", async () => {
       const port = free_port();
-      const { client, secret } = await t.add_client({ client_name: "Strict App", redirect_uris: [`http://127.0.0.1:${port}/callback`], token_endpoint_auth_method: "client_secret_basic", require_2fa: true });
+      const { client, secret } = await t.add_client({
+        client_name: "Strict App",
+        redirect_uris: [`http://127.0.0.1:${port}/callback`],
+        token_endpoint_auth_method: "client_secret_basic",
+        require_2fa: true,
+      });
       const strict = await start_rp(t.issuer, port, client.client_id, secret);
       const rita = await t.add_user({ username: "rita" });
       const own = await browser.newContext();
@@ -309,7 +341,9 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
         const p = await own.newPage();
         const session = await own.newCDPSession(p);
         await session.send("WebAuthn.enable");
-        await session.send("WebAuthn.addVirtualAuthenticator", { options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true } });
+        await session.send("WebAuthn.addVirtualAuthenticator", {
+          options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+        });
         await p.goto(`${strict.url}/login`);
         await p.getByLabel("Username").fill("rita");
         await p.getByLabel("Password").fill(t.password);
@@ -335,7 +369,17 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
       const a11y = await browser.newContext({ bypassCSP: true });
       const p = await a11y.newPage();
       const uid = await user_id();
-      await t.store.create_passkey({ credential_id: "axe-credential", user_id: uid, public_key: "AA", counter: 0, transports: [], backup_eligible: true, backup_state: true, aaguid: null, name: "Phone" });
+      await t.store.create_passkey({
+        credential_id: "axe-credential",
+        user_id: uid,
+        public_key: "AA",
+        counter: 0,
+        transports: [],
+        backup_eligible: true,
+        backup_state: true,
+        aaguid: null,
+        name: "Phone",
+      });
       try {
         await p.goto(`${rp.url}/login`);
         await p.waitForURL(/\/login$/);
@@ -354,7 +398,17 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
         await password_sign_in(p);
         await p.waitForURL(/\/account$/);
         // The section with a passkey listed (its rename and remove form).
-        await t.store.create_passkey({ credential_id: "axe-credential-2", user_id: uid, public_key: "AA", counter: 0, transports: [], backup_eligible: true, backup_state: true, aaguid: null, name: "Phone" });
+        await t.store.create_passkey({
+          credential_id: "axe-credential-2",
+          user_id: uid,
+          public_key: "AA",
+          counter: 0,
+          transports: [],
+          backup_eligible: true,
+          backup_state: true,
+          aaguid: null,
+          name: "Phone",
+        });
         await p.reload();
         await p.locator(".passkeys h3").waitFor();
         expect(serious(await axe(p))).toEqual([]);

@@ -30,7 +30,11 @@ beforeAll(async () => {
   smtp = await start_smtp();
   t = await start_provider({ config: { smtp_url: smtp.url, mail_from: "idp@example.com" } });
   const port = free_port();
-  const { client, secret } = await t.add_client({ client_name: "Reset App", redirect_uris: [`http://127.0.0.1:${port}/callback`], token_endpoint_auth_method: "client_secret_basic" });
+  const { client, secret } = await t.add_client({
+    client_name: "Reset App",
+    redirect_uris: [`http://127.0.0.1:${port}/callback`],
+    token_endpoint_auth_method: "client_secret_basic",
+  });
   rp = await start_rp(t.issuer, port, client.client_id, secret);
   browser = await launch();
 }, 90_000);
@@ -136,7 +140,10 @@ describe.skipIf(!chromium_available)("forgot password and e-mail verification (C
     await page.getByLabel("New password", { exact: true }).fill("short");
     await page.getByLabel("New password again").fill("short");
     // The browser's own minlength check would stop the form first: post it as typed.
-    await page.locator("form").first().evaluate((form) => form.setAttribute("novalidate", ""));
+    await page
+      .locator("form")
+      .first()
+      .evaluate((form) => form.setAttribute("novalidate", ""));
     await page.getByRole("button", { name: "Change password" }).click();
     await page.getByRole("alert").waitFor();
     expect(await page.getByRole("alert").innerText()).toBe("The password is too short: use at least 10 characters.");

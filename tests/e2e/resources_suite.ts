@@ -44,7 +44,6 @@ async function party(metadata: Record<string, unknown>): Promise<Party> {
   return { client: { client_id: client.client_id }, auth: oauth.ClientSecretBasic(secret!), secret: secret! };
 }
 
-
 /** A code flow of `web` naming `resources` at /authorize; the callback's parameters. */
 async function code_for(resources: string[], scope = "openid offline_access read:docs write:docs read:mail"): Promise<{ params: URLSearchParams; verifier: string }> {
   const code = pkce();
@@ -55,7 +54,10 @@ async function code_for(resources: string[], scope = "openid offline_access read
 }
 
 /** The error of a token endpoint answer, through oauth4webapi's processing. */
-async function refusal(response: Promise<Response>, process: (response: Response) => Promise<unknown> = (r) => oauth.processGenericTokenEndpointResponse(as, web.client, r)): Promise<{ error: string; error_description: string }> {
+async function refusal(
+  response: Promise<Response>,
+  process: (response: Response) => Promise<unknown> = (r) => oauth.processGenericTokenEndpointResponse(as, web.client, r),
+): Promise<{ error: string; error_description: string }> {
   try {
     await process(await response);
   } catch (error) {
@@ -90,11 +92,29 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
       await t.store.create_resource_server({ uri: DOCS, scopes: ["read:docs", "write:docs"], access_token_format: "jwt", access_token_ttl: 300 });
       await t.store.create_resource_server({ uri: MAIL, scopes: ["read:mail"] });
       await t.store.create_resource_server({ uri: OTHER, scopes: ["read:docs"] });
-      web = await party({ client_name: "Web", grant_types: ["authorization_code", "refresh_token"], scope: "openid offline_access read:docs write:docs read:mail", skip_consent: true });
+      web = await party({
+        client_name: "Web",
+        grant_types: ["authorization_code", "refresh_token"],
+        scope: "openid offline_access read:docs write:docs read:mail",
+        skip_consent: true,
+      });
       svc = await party({ client_name: "Service", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "read:docs read:mail" });
       const policy = { subject_clients: [web.client.client_id], impersonation: true, delegation: true, resources: [DOCS, MAIL] };
-      gateway = await party({ client_name: "Gateway", grant_types: [TOKEN_EXCHANGE, "client_credentials"], response_types: [], redirect_uris: [], scope: "read:docs", token_exchange: policy });
-      impersonator = await party({ client_name: "Impersonation only", grant_types: [TOKEN_EXCHANGE], response_types: [], redirect_uris: [], token_exchange: { ...policy, delegation: false } });
+      gateway = await party({
+        client_name: "Gateway",
+        grant_types: [TOKEN_EXCHANGE, "client_credentials"],
+        response_types: [],
+        redirect_uris: [],
+        scope: "read:docs",
+        token_exchange: policy,
+      });
+      impersonator = await party({
+        client_name: "Impersonation only",
+        grant_types: [TOKEN_EXCHANGE],
+        response_types: [],
+        redirect_uris: [],
+        token_exchange: { ...policy, delegation: false },
+      });
       stranger = await party({ client_name: "No policy", grant_types: [TOKEN_EXCHANGE], response_types: [], redirect_uris: [] });
       api = await party({ client_name: "API", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], resource_server: true });
     }, 60_000);
@@ -115,7 +135,10 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
 
       test("a code flow naming two resources: the token for DOCS is an RFC 9068 JWT with the DOCS scopes only", async () => {
         const { params, verifier } = await code_for([DOCS, MAIL]);
-        const response = await oauth.authorizationCodeGrantRequest(as, web.client, web.auth, params, REDIRECT_URI, verifier, { additionalParameters: { resource: DOCS }, ...insecure });
+        const response = await oauth.authorizationCodeGrantRequest(as, web.client, web.auth, params, REDIRECT_URI, verifier, {
+          additionalParameters: { resource: DOCS },
+          ...insecure,
+        });
         const tokens = await oauth.processAuthorizationCodeResponse(as, web.client, response, { expectedNonce: "n-456", requireIdToken: true });
         // RFC 8707 §2.2 + resources.ts: the access token's scope is the granted scopes DOCS accepts.
         expect(tokens.scope).toBe("read:docs write:docs");
@@ -136,7 +159,12 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
         expect(payload.amr).toEqual(["pwd"]);
         expect(payload).not.toHaveProperty("groups");
         // Not for another audience.
-        expect(await validate_at(docs_at, MAIL).then(() => "accepted", () => "refused")).toBe("refused");
+        expect(
+          await validate_at(docs_at, MAIL).then(
+            () => "accepted",
+            () => "refused",
+          ),
+        ).toBe("refused");
       });
 
       test("introspection of the JWT access token: active, aud DOCS; /userinfo refuses it (not its audience)", async () => {
@@ -156,14 +184,24 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
       });
 
       test("a refresh naming a registered resource the grant did not authorize is invalid_target, and does not spend the token", async () => {
-        const wrong = await refusal(oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, { additionalParameters: { resource: OTHER }, ...insecure }), (r) => oauth.processRefreshTokenResponse(as, web.client, r));
+        const wrong = await refusal(oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, { additionalParameters: { resource: OTHER }, ...insecure }), (r) =>
+          oauth.processRefreshTokenResponse(as, web.client, r),
+        );
         expect(wrong).toEqual({ error: "invalid_target", error_description: `resource ${OTHER} was not authorized for this grant` });
         // Two authorized resources and none named: the client must say which (resources.ts).
-        const unnamed = await refusal(oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, insecure), (r) => oauth.processRefreshTokenResponse(as, web.client, r));
+        const unnamed = await refusal(oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, insecure), (r) =>
+          oauth.processRefreshTokenResponse(as, web.client, r),
+        );
         expect(unnamed.error).toBe("invalid_target");
-        const empty = await refusal(oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, { additionalParameters: { resource: "" }, ...insecure }), (r) => oauth.processRefreshTokenResponse(as, web.client, r));
+        const empty = await refusal(oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, { additionalParameters: { resource: "" }, ...insecure }), (r) =>
+          oauth.processRefreshTokenResponse(as, web.client, r),
+        );
         expect(empty).toEqual({ error: "invalid_target", error_description: "resource is empty" });
-        const ok = await oauth.processRefreshTokenResponse(as, web.client, await oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, { additionalParameters: { resource: DOCS }, ...insecure }));
+        const ok = await oauth.processRefreshTokenResponse(
+          as,
+          web.client,
+          await oauth.refreshTokenGrantRequest(as, web.client, web.auth, refresh_token, { additionalParameters: { resource: DOCS }, ...insecure }),
+        );
         expect((await validate_at(ok.access_token, DOCS)).scope).toBe("read:docs write:docs");
       });
 
@@ -175,12 +213,22 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
 
       test("a code with one resource needs no resource at /token; without any resource tokens stay opaque and work at /userinfo", async () => {
         const one = await code_for([MAIL], "openid read:mail");
-        const tokens = await oauth.processAuthorizationCodeResponse(as, web.client, await oauth.authorizationCodeGrantRequest(as, web.client, web.auth, one.params, REDIRECT_URI, one.verifier, insecure), { expectedNonce: "n-456" });
+        const tokens = await oauth.processAuthorizationCodeResponse(
+          as,
+          web.client,
+          await oauth.authorizationCodeGrantRequest(as, web.client, web.auth, one.params, REDIRECT_URI, one.verifier, insecure),
+          { expectedNonce: "n-456" },
+        );
         expect(tokens.scope).toBe("read:mail");
         expect(await introspect(tokens.access_token)).toMatchObject({ aud: MAIL });
 
         const none = await code_for([], "openid read:docs");
-        const plain = await oauth.processAuthorizationCodeResponse(as, web.client, await oauth.authorizationCodeGrantRequest(as, web.client, web.auth, none.params, REDIRECT_URI, none.verifier, insecure), { expectedNonce: "n-456" });
+        const plain = await oauth.processAuthorizationCodeResponse(
+          as,
+          web.client,
+          await oauth.authorizationCodeGrantRequest(as, web.client, web.auth, none.params, REDIRECT_URI, none.verifier, insecure),
+          { expectedNonce: "n-456" },
+        );
         expect(plain.scope).toBe("openid read:docs");
         expect(await introspect(plain.access_token)).not.toHaveProperty("aud");
         const userinfo = await fetch(`${t.url}/userinfo`, { headers: { authorization: `Bearer ${plain.access_token}` } });
@@ -189,8 +237,9 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
 
       test("a resource at /token that the code was not authorized for is invalid_target", async () => {
         const { params, verifier } = await code_for([MAIL], "openid read:mail");
-        const error = await refusal(oauth.authorizationCodeGrantRequest(as, web.client, web.auth, params, REDIRECT_URI, verifier, { additionalParameters: { resource: DOCS }, ...insecure }), (r) =>
-          oauth.processAuthorizationCodeResponse(as, web.client, r, { expectedNonce: "n-456" }),
+        const error = await refusal(
+          oauth.authorizationCodeGrantRequest(as, web.client, web.auth, params, REDIRECT_URI, verifier, { additionalParameters: { resource: DOCS }, ...insecure }),
+          (r) => oauth.processAuthorizationCodeResponse(as, web.client, r, { expectedNonce: "n-456" }),
         );
         expect(error).toEqual({ error: "invalid_target", error_description: `resource ${DOCS} was not authorized for this grant` });
       });
@@ -211,20 +260,33 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
         let answer = await browser.post(form_action(consent)!, { csrf: hidden_field(consent, "csrf")!, decision: "allow" });
         while (!answer.headers.get("location")!.startsWith(REDIRECT_URI)) answer = await browser.get(new URL(answer.headers.get("location")!, url).href);
         const params = oauth.validateAuthResponse(as, open.client, new URL(answer.headers.get("location")!), "st-123");
-        const tokens = await oauth.processAuthorizationCodeResponse(as, open.client, await oauth.authorizationCodeGrantRequest(as, open.client, open.auth, params, REDIRECT_URI, code.verifier, insecure), { expectedNonce: "n-456" });
+        const tokens = await oauth.processAuthorizationCodeResponse(
+          as,
+          open.client,
+          await oauth.authorizationCodeGrantRequest(as, open.client, open.auth, params, REDIRECT_URI, code.verifier, insecure),
+          { expectedNonce: "n-456" },
+        );
         expect(tokens.scope).toBe("read:docs");
         expect(await validate_at(tokens.access_token, DOCS)).toMatchObject({ scope: "read:docs", client_id: open.client.client_id });
       });
 
       test("without naming its resource, or naming another, a client without a scope list gets no resource scope", async () => {
         const open = await party({ client_name: "Open, no resource", grant_types: ["authorization_code"], skip_consent: true });
-        for (const [resources, granted] of [[[], "openid"], [[MAIL], undefined]] as const) {
+        for (const [resources, granted] of [
+          [[], "openid"],
+          [[MAIL], undefined],
+        ] as const) {
           const code = pkce();
           const url = new URL(authorization_url(t, { scope: "openid read:docs", code_challenge: code.challenge, code_challenge_method: "S256" }, open.client.client_id));
           for (const resource of resources) url.searchParams.append("resource", resource);
           const { callback } = await authorize(new Browser(), url.href, { password: t.password, callback_prefix: REDIRECT_URI });
           const params = oauth.validateAuthResponse(as, open.client, callback, "st-123");
-          const tokens = await oauth.processAuthorizationCodeResponse(as, open.client, await oauth.authorizationCodeGrantRequest(as, open.client, open.auth, params, REDIRECT_URI, code.verifier, insecure), { expectedNonce: "n-456" });
+          const tokens = await oauth.processAuthorizationCodeResponse(
+            as,
+            open.client,
+            await oauth.authorizationCodeGrantRequest(as, open.client, open.auth, params, REDIRECT_URI, code.verifier, insecure),
+            { expectedNonce: "n-456" },
+          );
           expect(tokens.scope).toBe(granted);
           expect(oauth.getValidatedIdTokenClaims(tokens)!.sub).toBe(t.user.id);
         }
@@ -246,13 +308,31 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
       });
 
       test("client_credentials with a resource: a JWT whose sub is the client; unregistered or several resources are invalid_target", async () => {
-        const tokens = await oauth.processClientCredentialsResponse(as, svc.client, await oauth.clientCredentialsGrantRequest(as, svc.client, svc.auth, { resource: DOCS }, insecure));
+        const tokens = await oauth.processClientCredentialsResponse(
+          as,
+          svc.client,
+          await oauth.clientCredentialsGrantRequest(as, svc.client, svc.auth, { resource: DOCS }, insecure),
+        );
         // The client's scopes DOCS accepts: read:mail is left out.
         expect(tokens.scope).toBe("read:docs");
         expect(await validate_at(tokens.access_token, DOCS)).toMatchObject({ sub: svc.client.client_id, client_id: svc.client.client_id, scope: "read:docs" });
-        const unknown = await refusal(oauth.clientCredentialsGrantRequest(as, svc.client, svc.auth, { resource: "https://nope.example.com/" }, insecure), (r) => oauth.processClientCredentialsResponse(as, svc.client, r));
+        const unknown = await refusal(oauth.clientCredentialsGrantRequest(as, svc.client, svc.auth, { resource: "https://nope.example.com/" }, insecure), (r) =>
+          oauth.processClientCredentialsResponse(as, svc.client, r),
+        );
         expect(unknown.error).toBe("invalid_target");
-        const several = await refusal(oauth.clientCredentialsGrantRequest(as, svc.client, svc.auth, [["resource", DOCS], ["resource", MAIL]], insecure), (r) => oauth.processClientCredentialsResponse(as, svc.client, r));
+        const several = await refusal(
+          oauth.clientCredentialsGrantRequest(
+            as,
+            svc.client,
+            svc.auth,
+            [
+              ["resource", DOCS],
+              ["resource", MAIL],
+            ],
+            insecure,
+          ),
+          (r) => oauth.processClientCredentialsResponse(as, svc.client, r),
+        );
         expect(several).toEqual({ error: "invalid_target", error_description: "one resource per token request; ask again for each resource" });
       });
 
@@ -276,12 +356,24 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
       beforeAll(async () => {
         // A token of web's without a resource: its scopes are the whole grant.
         const { params, verifier } = await code_for([], "openid read:docs read:mail");
-        subject = (await oauth.processAuthorizationCodeResponse(as, web.client, await oauth.authorizationCodeGrantRequest(as, web.client, web.auth, params, REDIRECT_URI, verifier, insecure), { expectedNonce: "n-456" })).access_token;
-        actor = (await oauth.processClientCredentialsResponse(as, gateway.client, await oauth.clientCredentialsGrantRequest(as, gateway.client, gateway.auth, {}, insecure))).access_token;
+        subject = (
+          await oauth.processAuthorizationCodeResponse(
+            as,
+            web.client,
+            await oauth.authorizationCodeGrantRequest(as, web.client, web.auth, params, REDIRECT_URI, verifier, insecure),
+            { expectedNonce: "n-456" },
+          )
+        ).access_token;
+        actor = (await oauth.processClientCredentialsResponse(as, gateway.client, await oauth.clientCredentialsGrantRequest(as, gateway.client, gateway.auth, {}, insecure)))
+          .access_token;
       });
 
       test("impersonation: the gateway gets a JWT for DOCS as the user, no act, issued_token_type access_token", async () => {
-        const tokens = await oauth.processGenericTokenEndpointResponse(as, gateway.client, await exchange(gateway, { subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, resource: DOCS }));
+        const tokens = await oauth.processGenericTokenEndpointResponse(
+          as,
+          gateway.client,
+          await exchange(gateway, { subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, resource: DOCS }),
+        );
         expect(tokens.issued_token_type).toBe(ACCESS_TOKEN_TYPE);
         expect(tokens.token_type).toBe("bearer");
         // The subject's scopes DOCS accepts (read:mail and openid stay behind).
@@ -294,42 +386,86 @@ export function resources_suite(label: string, database: () => Promise<SuiteData
       });
 
       test("delegation: act names the actor, in the JWT and in introspection of an opaque token", async () => {
-        const jwt = await oauth.processGenericTokenEndpointResponse(as, gateway.client, await exchange(gateway, { subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, actor_token: actor, actor_token_type: ACCESS_TOKEN_TYPE, audience: DOCS }));
+        const jwt = await oauth.processGenericTokenEndpointResponse(
+          as,
+          gateway.client,
+          await exchange(gateway, { subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, actor_token: actor, actor_token_type: ACCESS_TOKEN_TYPE, audience: DOCS }),
+        );
         const claims = await validate_at(jwt.access_token, DOCS);
         expect(claims.act).toEqual({ sub: gateway.client.client_id, client_id: gateway.client.client_id });
         expect(claims.sub).toBe(t.user.id);
 
-        const opaque = await oauth.processGenericTokenEndpointResponse(as, gateway.client, await exchange(gateway, { subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, actor_token: actor, actor_token_type: ACCESS_TOKEN_TYPE, resource: MAIL, scope: "read:mail" }));
+        const opaque = await oauth.processGenericTokenEndpointResponse(
+          as,
+          gateway.client,
+          await exchange(gateway, {
+            subject_token: subject,
+            subject_token_type: ACCESS_TOKEN_TYPE,
+            actor_token: actor,
+            actor_token_type: ACCESS_TOKEN_TYPE,
+            resource: MAIL,
+            scope: "read:mail",
+          }),
+        );
         expect(opaque.scope).toBe("read:mail");
-        expect(await introspect(opaque.access_token)).toMatchObject({ active: true, sub: t.user.id, aud: MAIL, client_id: gateway.client.client_id, act: { sub: gateway.client.client_id, client_id: gateway.client.client_id } });
+        expect(await introspect(opaque.access_token)).toMatchObject({
+          active: true,
+          sub: t.user.id,
+          aud: MAIL,
+          client_id: gateway.client.client_id,
+          act: { sub: gateway.client.client_id, client_id: gateway.client.client_id },
+        });
       });
 
       test("refusals: no policy, mode not allowed, foreign subject client, resource outside the policy, broader scope, bad token types", async () => {
         const base = { subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, resource: DOCS };
         expect(await refusal(exchange(stranger, base))).toEqual({ error: "unauthorized_client", error_description: "this client has no token exchange policy" });
-        expect(await refusal(exchange(impersonator, { ...base, actor_token: actor, actor_token_type: ACCESS_TOKEN_TYPE }))).toEqual({ error: "unauthorized_client", error_description: "this client may not use token exchange for delegation" });
+        expect(await refusal(exchange(impersonator, { ...base, actor_token: actor, actor_token_type: ACCESS_TOKEN_TYPE }))).toEqual({
+          error: "unauthorized_client",
+          error_description: "this client may not use token exchange for delegation",
+        });
         // svc's own token: svc is not among the policy's subject clients.
-        const foreign = (await oauth.processClientCredentialsResponse(as, svc.client, await oauth.clientCredentialsGrantRequest(as, svc.client, svc.auth, {}, insecure))).access_token;
+        const foreign = (await oauth.processClientCredentialsResponse(as, svc.client, await oauth.clientCredentialsGrantRequest(as, svc.client, svc.auth, {}, insecure)))
+          .access_token;
         expect((await refusal(exchange(gateway, { ...base, subject_token: foreign }))).error).toBe("unauthorized_client");
-        expect(await refusal(exchange(gateway, { ...base, resource: OTHER }))).toEqual({ error: "invalid_target", error_description: `this client may not exchange tokens for resource ${OTHER}` });
+        expect(await refusal(exchange(gateway, { ...base, resource: OTHER }))).toEqual({
+          error: "invalid_target",
+          error_description: `this client may not exchange tokens for resource ${OTHER}`,
+        });
         expect((await refusal(exchange(gateway, { ...base, resource: "https://unknown.example.com/" }))).error).toBe("invalid_target");
         expect((await refusal(exchange(gateway, { subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE }))).error).toBe("invalid_target");
         expect((await refusal(exchange(gateway, { ...base, scope: "read:docs write:docs" }))).error).toBe("invalid_scope");
         // Nothing the resource accepts: no token rather than an empty one.
-        expect(await refusal(exchange(gateway, { ...base, scope: "read:mail" }))).toEqual({ error: "invalid_scope", error_description: `resource ${DOCS} accepts none of the scopes asked for` });
+        expect(await refusal(exchange(gateway, { ...base, scope: "read:mail" }))).toEqual({
+          error: "invalid_scope",
+          error_description: `resource ${DOCS} accepts none of the scopes asked for`,
+        });
         expect((await refusal(exchange(gateway, { ...base, subject_token_type: "urn:ietf:params:oauth:token-type:id_token" }))).error).toBe("invalid_request");
         expect((await refusal(exchange(gateway, { ...base, actor_token_type: ACCESS_TOKEN_TYPE }))).error).toBe("invalid_request");
         expect((await refusal(exchange(gateway, { resource: DOCS, subject_token_type: ACCESS_TOKEN_TYPE }))).error).toBe("invalid_request");
-        expect(await refusal(exchange(gateway, { ...base, subject_token: "not-a-token" }))).toEqual({ error: "invalid_grant", error_description: "subject_token is not an access token issued by this provider" });
+        expect(await refusal(exchange(gateway, { ...base, subject_token: "not-a-token" }))).toEqual({
+          error: "invalid_grant",
+          error_description: "subject_token is not an access token issued by this provider",
+        });
         const failures = await t.store.list_audit_events({ type: "token_exchange", client_id: stranger.client.client_id });
         expect(failures[0]).toMatchObject({ outcome: "failure", details: { reason: "this client has no token exchange policy" } });
       });
 
       test("a revoked subject token is invalid_grant", async () => {
         const { params, verifier } = await code_for([], "openid read:docs");
-        const own = (await oauth.processAuthorizationCodeResponse(as, web.client, await oauth.authorizationCodeGrantRequest(as, web.client, web.auth, params, REDIRECT_URI, verifier, insecure), { expectedNonce: "n-456" })).access_token;
+        const own = (
+          await oauth.processAuthorizationCodeResponse(
+            as,
+            web.client,
+            await oauth.authorizationCodeGrantRequest(as, web.client, web.auth, params, REDIRECT_URI, verifier, insecure),
+            { expectedNonce: "n-456" },
+          )
+        ).access_token;
         await oauth.processRevocationResponse(await oauth.revocationRequest(as, web.client, web.auth, own, insecure));
-        expect(await refusal(exchange(gateway, { subject_token: own, subject_token_type: ACCESS_TOKEN_TYPE, resource: DOCS }))).toEqual({ error: "invalid_grant", error_description: "subject_token is revoked" });
+        expect(await refusal(exchange(gateway, { subject_token: own, subject_token_type: ACCESS_TOKEN_TYPE, resource: DOCS }))).toEqual({
+          error: "invalid_grant",
+          error_description: "subject_token is revoked",
+        });
       });
 
       test("a client not registered for the grant is unauthorized_client before any policy", async () => {

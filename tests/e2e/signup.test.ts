@@ -43,7 +43,11 @@ beforeAll(async () => {
     config: { smtp_url: smtp.url, mail_from: "idp@example.com", signup: { mode: "open", domains: ALLOWED } },
   });
   const port = free_port();
-  const { client, secret } = await t.add_client({ client_name: "Signup App", redirect_uris: [`http://127.0.0.1:${port}/callback`], token_endpoint_auth_method: "client_secret_basic" });
+  const { client, secret } = await t.add_client({
+    client_name: "Signup App",
+    redirect_uris: [`http://127.0.0.1:${port}/callback`],
+    token_endpoint_auth_method: "client_secret_basic",
+  });
   rp = await start_rp(t.issuer, port, client.client_id, secret);
   browser = await launch();
 }, 90_000);

@@ -66,9 +66,15 @@ function mutation(name: string, value: fc.Arbitrary<string>): fc.Arbitrary<strin
   );
 }
 
-const param_map = fc
-  .record(Object.fromEntries(Object.entries(PARAMS).map(([name, value]) => [name, mutation(name, value)])))
-  .chain((known) => fc.dictionary(fc.string({ maxLength: 10 }).filter((k) => !(k in PARAMS)), junk, { maxKeys: 3 }).map((extra) => ({ known, extra })));
+const param_map = fc.record(Object.fromEntries(Object.entries(PARAMS).map(([name, value]) => [name, mutation(name, value)]))).chain((known) =>
+  fc
+    .dictionary(
+      fc.string({ maxLength: 10 }).filter((k) => !(k in PARAMS)),
+      junk,
+      { maxKeys: 3 },
+    )
+    .map((extra) => ({ known, extra })),
+);
 
 function to_pairs(input: { known: Record<string, string[] | undefined>; extra: Record<string, string> }): [string, string][] {
   const pairs: [string, string][] = [];

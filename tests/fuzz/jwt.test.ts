@@ -131,7 +131,14 @@ test("client_assertion at /token: a protocol error (never a token, never a 5xx)"
   await fc.assert(
     fc.asyncProperty(jwt, fc.constantFrom("jwt-app", null), async (input, client_id) => {
       const assertion = await make(input);
-      const form = new URLSearchParams({ grant_type: "authorization_code", code: "x", redirect_uri: CALLBACK, client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: assertion, ...(client_id ? { client_id } : {}) });
+      const form = new URLSearchParams({
+        grant_type: "authorization_code",
+        code: "x",
+        redirect_uri: CALLBACK,
+        client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        client_assertion: assertion,
+        ...(client_id ? { client_id } : {}),
+      });
       const response = await t.fetch("/token", { method: "POST", headers: FORM, body: form.toString() });
       expect(["invalid_client", "invalid_request", "invalid_grant"]).toContain(await protocol_error(response));
     }),

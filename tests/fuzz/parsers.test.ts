@@ -94,15 +94,23 @@ describe("read_body", () => {
 
   test("any bytes under any content type: a record, nothing, or a typed 400/413/415", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.uint8Array({ maxLength: 300 }).map((b) => new Uint8Array(b)), fc.string(), fc.json()), content_types, async (body, type) => {
-        try {
-          const parsed = await read_body(body_request(body, type), 256, 100);
-          expect(parsed === undefined || (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))).toBe(true);
-        } catch (error) {
-          expect(error).toBeInstanceOf(HttpError);
-          expect([400, 413, 415]).toContain((error as HttpError).status);
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 300 }).map((b) => new Uint8Array(b)),
+          fc.string(),
+          fc.json(),
+        ),
+        content_types,
+        async (body, type) => {
+          try {
+            const parsed = await read_body(body_request(body, type), 256, 100);
+            expect(parsed === undefined || (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))).toBe(true);
+          } catch (error) {
+            expect(error).toBeInstanceOf(HttpError);
+            expect([400, 413, 415]).toContain((error as HttpError).status);
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   });

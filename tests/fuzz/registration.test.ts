@@ -17,7 +17,19 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const uri = fc.oneof(
-  fc.constantFrom("https://rp.test/cb", "http://127.0.0.1:8080/cb", "http://localhost/cb", "http://evil.test/cb", "javascript:alert(1)", "data:text/html,x", "com.example.app:/cb", "https://rp.test/cb#frag", "https://user:pw@rp.test/cb", "/relative", ""),
+  fc.constantFrom(
+    "https://rp.test/cb",
+    "http://127.0.0.1:8080/cb",
+    "http://localhost/cb",
+    "http://evil.test/cb",
+    "javascript:alert(1)",
+    "data:text/html,x",
+    "com.example.app:/cb",
+    "https://rp.test/cb#frag",
+    "https://user:pw@rp.test/cb",
+    "/relative",
+    "",
+  ),
   fc.webUrl({ withFragments: true, withQueryParameters: true }),
 );
 const any = fc.jsonValue({ maxDepth: 2 });
@@ -51,7 +63,9 @@ const metadata = fc.record(
 );
 
 /** A valid registration with one or two random members on top, so that both outcomes are reached. */
-const near_valid = fc.tuple(metadata, fc.integer({ min: 0, max: 2 })).map(([m, keep]) => ({ redirect_uris: ["https://rp.test/cb"], ...Object.fromEntries(Object.entries(m).slice(0, keep)) }));
+const near_valid = fc
+  .tuple(metadata, fc.integer({ min: 0, max: 2 }))
+  .map(([m, keep]) => ({ redirect_uris: ["https://rp.test/cb"], ...Object.fromEntries(Object.entries(m).slice(0, keep)) }));
 
 async function register(body: string, content_type = "application/json"): Promise<Response> {
   return t.fetch("/register", { method: "POST", headers: { "content-type": content_type, accept: "application/json" }, body });
@@ -83,11 +97,19 @@ test("random metadata: 201 with URIs that obey the rules, or 400 invalid_*", asy
 
 test("random JSON values and random bodies: never a 5xx", async () => {
   await fc.assert(
-    fc.asyncProperty(fc.oneof(any.map((v) => JSON.stringify(v)), fc.string(), fc.json()), fc.constantFrom("application/json", "application/x-www-form-urlencoded", "text/plain"), async (body, type) => {
-      const response = await register(body, type);
-      if (response.status === 201) return void (await check(response));
-      await protocol_error(response, [400, 415]);
-    }),
+    fc.asyncProperty(
+      fc.oneof(
+        any.map((v) => JSON.stringify(v)),
+        fc.string(),
+        fc.json(),
+      ),
+      fc.constantFrom("application/json", "application/x-www-form-urlencoded", "text/plain"),
+      async (body, type) => {
+        const response = await register(body, type);
+        if (response.status === 201) return void (await check(response));
+        await protocol_error(response, [400, 415]);
+      },
+    ),
     { numRuns: 2000 },
   );
 }, 60_000);

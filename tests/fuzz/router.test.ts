@@ -3,7 +3,7 @@
  * methods, paths (valid, percent-encoded, malformed, traversal-like) and query strings never give
  * a 5xx and never leak a stack trace. Fw's own router properties are in tests/fw/router_property.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, test } from "bun:test";
 import fc from "fast-check";
 import { in_process, type InProcess } from "../security/helpers.ts";
 
@@ -13,7 +13,30 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const KNOWN = ["", "authorize", "token", "userinfo", "register", "revoke", "introspect", "logout", "logout", "interaction", "account", ".well-known", "openid-configuration", "jwks.json", "static", "healthz", "readyz", "demo", "login", "consent", "two-factor", "confirm"];
+const KNOWN = [
+  "",
+  "authorize",
+  "token",
+  "userinfo",
+  "register",
+  "revoke",
+  "introspect",
+  "logout",
+  "logout",
+  "interaction",
+  "account",
+  ".well-known",
+  "openid-configuration",
+  "jwks.json",
+  "static",
+  "healthz",
+  "readyz",
+  "demo",
+  "login",
+  "consent",
+  "two-factor",
+  "confirm",
+];
 const segment = fc.oneof(
   fc.constantFrom(...KNOWN),
   fc.constantFrom("..", ".", "%2e%2e", "%2F", "%00", "%", "%zz", "%C0%AF", "%FF", "__proto__", "constructor", ";", "*", ":id"),
@@ -38,6 +61,21 @@ test("random methods, paths and queries never answer 5xx nor show a stack", asyn
 }, 60_000);
 
 test("every advertised endpoint survives random methods and junk parameters", async () => {
-  const endpoint = fc.constantFrom("/authorize", "/token", "/userinfo", "/register", "/register/app", "/revoke", "/introspect", "/logout", "/logout/confirm", "/account", "/account/login", "/interaction/x/login", "/.well-known/openid-configuration", "/.well-known/jwks.json");
+  const endpoint = fc.constantFrom(
+    "/authorize",
+    "/token",
+    "/userinfo",
+    "/register",
+    "/register/app",
+    "/revoke",
+    "/introspect",
+    "/logout",
+    "/logout/confirm",
+    "/account",
+    "/account/login",
+    "/interaction/x/login",
+    "/.well-known/openid-configuration",
+    "/.well-known/jwks.json",
+  );
   await fc.assert(fc.asyncProperty(method, endpoint, fc.webQueryParameters(), accept, check), { numRuns: 2000 });
 }, 60_000);

@@ -20,7 +20,15 @@ const junk = fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: "binary", 
 const one = (...values: string[]) => fc.oneof(fc.constantFrom(...values), junk);
 
 const FIELDS: Record<string, fc.Arbitrary<string>> = {
-  grant_type: one("authorization_code", "refresh_token", "client_credentials", "password", "implicit", "urn:ietf:params:oauth:grant-type:jwt-bearer", "urn:ietf:params:oauth:grant-type:device_code"),
+  grant_type: one(
+    "authorization_code",
+    "refresh_token",
+    "client_credentials",
+    "password",
+    "implicit",
+    "urn:ietf:params:oauth:grant-type:jwt-bearer",
+    "urn:ietf:params:oauth:grant-type:device_code",
+  ),
   code: junk,
   redirect_uri: one("https://rp.test/callback", "https://evil.test/"),
   code_verifier: one("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", "short"),
@@ -62,7 +70,10 @@ const authorization = fc.oneof(
   junk,
 );
 
-const content_type = fc.oneof({ weight: 8, arbitrary: fc.constant("application/x-www-form-urlencoded") }, { weight: 1, arbitrary: fc.constantFrom("application/json", "text/plain", "multipart/form-data", "application/x-www-form-urlencoded; charset=latin1", "") });
+const content_type = fc.oneof(
+  { weight: 8, arbitrary: fc.constant("application/x-www-form-urlencoded") },
+  { weight: 1, arbitrary: fc.constantFrom("application/json", "text/plain", "multipart/form-data", "application/x-www-form-urlencoded; charset=latin1", "") },
+);
 
 test("random token requests: a token only for valid client_credentials, else a protocol error with a known code", async () => {
   let tokens = 0;

@@ -1,6 +1,6 @@
 // Routing answers and the error body shape, over real HTTP.
 import { afterAll, describe, expect, test } from "bun:test";
-import { Fw, HttpError } from "../../src/fw/index.ts";
+import { Fw, type HttpError } from "../../src/fw/index.ts";
 import { serve } from "./helpers.ts";
 
 class Thing extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Json) {
@@ -110,10 +110,17 @@ describe("errors", () => {
 
   test("every error class has its status", () => {
     const cases: [HttpError, number][] = [
-      [new Fw.BadRequest("x"), 400], [new Fw.Unauthorized("x"), 401], [new Fw.Forbidden("x"), 403],
-      [new Fw.NotFound("/p"), 404], [new Fw.MethodNotAllowed("POST", ["GET"]), 405], [new Fw.Conflict("x"), 409],
-      [new Fw.UnprocessableEntity([{ field: "a", message: "b" }]), 422], [new Fw.TooManyRequests(), 429],
-      [new Fw.InternalServerError("x"), 500], [new Fw.ServiceUnavailable("x"), 503], [new Fw.HttpError("x"), 500],
+      [new Fw.BadRequest("x"), 400],
+      [new Fw.Unauthorized("x"), 401],
+      [new Fw.Forbidden("x"), 403],
+      [new Fw.NotFound("/p"), 404],
+      [new Fw.MethodNotAllowed("POST", ["GET"]), 405],
+      [new Fw.Conflict("x"), 409],
+      [new Fw.UnprocessableEntity([{ field: "a", message: "b" }]), 422],
+      [new Fw.TooManyRequests(), 429],
+      [new Fw.InternalServerError("x"), 500],
+      [new Fw.ServiceUnavailable("x"), 503],
+      [new Fw.HttpError("x"), 500],
     ];
     for (const [error, status] of cases) expect(error.status).toBe(status);
     expect(new Fw.NotFound("/p").body()).toMatchObject({ path: "/p" });

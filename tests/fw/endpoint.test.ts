@@ -67,7 +67,10 @@ class Csv {
 class Report extends Fw.Endpoint(Fw.EmptyRequest, Csv) {
   static route = "GET /report";
   call() {
-    return new Csv([["a", "b"], ["1", "2"]]);
+    return new Csv([
+      ["a", "b"],
+      ["1", "2"],
+    ]);
   }
 }
 
@@ -90,8 +93,7 @@ class Leaky extends Fw.Endpoint(Fw.EmptyRequest, Strict) {
 const app = serve([Fw.ErrorHandler, CreateUser, ShowUser, Files, Greeting, Page, Gone, Moved, Report, Teapot, Leaky], { body_limit: 2048 });
 afterAll(() => app.stop());
 
-const post = (path: string, body: BodyInit, type?: string) =>
-  app.get(path, { method: "POST", body, headers: type ? { "content-type": type } : {} });
+const post = (path: string, body: BodyInit, type?: string) => app.get(path, { method: "POST", body, headers: type ? { "content-type": type } : {} });
 
 describe("request contracts", () => {
   test("JSON body is validated and exposed as the snake_case of the contract name", async () => {
@@ -304,6 +306,9 @@ describe("registration", () => {
     }
     const app2 = Fw.build({}, [Both]);
     expect(await (await app2.fetch(new Request("http://x/both", { method: "POST" }))).text()).toBe("POST");
-    expect(app2.routes()).toEqual([{ method: "GET", path: "/both" }, { method: "POST", path: "/both" }]);
+    expect(app2.routes()).toEqual([
+      { method: "GET", path: "/both" },
+      { method: "POST", path: "/both" },
+    ]);
   });
 });

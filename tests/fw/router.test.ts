@@ -40,7 +40,12 @@ for (const path_cache_size of [0, 1024]) {
       });
 
       test("a path of thousands of segments is answered, found or not", () => {
-        const r = router([["GET", "/a/:x/b"], ["GET", "/a/:x/:y/c"], ["GET", "/a/*"], ["GET", "/z/:x/:y"]]);
+        const r = router([
+          ["GET", "/a/:x/b"],
+          ["GET", "/a/:x/:y/c"],
+          ["GET", "/a/*"],
+          ["GET", "/z/:x/:y"],
+        ]);
         const deep = `/a/${"s/".repeat(5000)}end`;
         expect(found(r, "GET", deep).route).toBe("/a/*");
         expect(find(r, "GET", `/z/${"/".repeat(5000)}`).kind).toBe("not_found");
@@ -48,7 +53,10 @@ for (const path_cache_size of [0, 1024]) {
       });
 
       test("a parameter named __proto__ works and params objects are null-prototype", () => {
-        const r = router([["GET", "/a/:__proto__"], ["GET", "/b"]]);
+        const r = router([
+          ["GET", "/a/:__proto__"],
+          ["GET", "/b"],
+        ]);
         const result = find(r, "GET", "/a/x");
         if (result.kind !== "found") throw new Error("not found");
         expect(Object.getPrototypeOf(result.params)).toBeNull();
@@ -60,7 +68,11 @@ for (const path_cache_size of [0, 1024]) {
       });
 
       test("trailing slash is strict: /a/ and /a are different paths", () => {
-        const r = router([["GET", "/a"], ["GET", "/b/"], ["GET", "/c/:id"]]);
+        const r = router([
+          ["GET", "/a"],
+          ["GET", "/b/"],
+          ["GET", "/c/:id"],
+        ]);
         expect(find(r, "GET", "/a/").kind).toBe("not_found");
         expect(find(r, "GET", "/b").kind).toBe("not_found");
         expect(find(r, "GET", "/c/1/").kind).toBe("not_found");
@@ -68,14 +80,22 @@ for (const path_cache_size of [0, 1024]) {
       });
 
       test("empty segments never produce empty parameters", () => {
-        const r = router([["GET", "/a/:p/b"], ["GET", "/x/:p"]]);
+        const r = router([
+          ["GET", "/a/:p/b"],
+          ["GET", "/x/:p"],
+        ]);
         expect(find(r, "GET", "/a//b").kind).toBe("not_found");
         expect(find(r, "GET", "/x/").kind).toBe("not_found");
         expect(find(r, "GET", "//").kind).toBe("not_found");
       });
 
       test("static text beyond ASCII is matched like any other", () => {
-        const r = router([["GET", "/café/:x"], ["GET", "/cafe/:x"], ["GET", "/日本/:x"], ["GET", "/日曜/:x"]]);
+        const r = router([
+          ["GET", "/café/:x"],
+          ["GET", "/cafe/:x"],
+          ["GET", "/日本/:x"],
+          ["GET", "/日曜/:x"],
+        ]);
         expect(found(r, "GET", "/café/1").route).toBe("/café/:x");
         expect(found(r, "GET", "/cafe/1").route).toBe("/cafe/:x");
         expect(found(r, "GET", "/日曜/1").route).toBe("/日曜/:x");
@@ -83,7 +103,10 @@ for (const path_cache_size of [0, 1024]) {
       });
 
       test("a route with a literal empty segment matches literally", () => {
-        const r = router([["GET", "/a//b"], ["GET", "/c//:id"]]);
+        const r = router([
+          ["GET", "/a//b"],
+          ["GET", "/c//:id"],
+        ]);
         expect(found(r, "GET", "/a//b").route).toBe("/a//b");
         expect(found(r, "GET", "/c//1").params).toEqual({ id: "1" });
       });
@@ -112,8 +135,22 @@ for (const path_cache_size of [0, 1024]) {
 
     describe("precedence", () => {
       const orders: [string, [Method, string][]][] = [
-        ["static first", [["GET", "/static"], ["GET", "/static/*"], ["GET", "/:p"]]],
-        ["static last", [["GET", "/:p"], ["GET", "/static/*"], ["GET", "/static"]]],
+        [
+          "static first",
+          [
+            ["GET", "/static"],
+            ["GET", "/static/*"],
+            ["GET", "/:p"],
+          ],
+        ],
+        [
+          "static last",
+          [
+            ["GET", "/:p"],
+            ["GET", "/static/*"],
+            ["GET", "/static"],
+          ],
+        ],
       ];
       for (const [name, routes] of orders) {
         test(`static > parameter > wildcard whatever the registration order (${name})`, () => {
@@ -125,7 +162,11 @@ for (const path_cache_size of [0, 1024]) {
       }
 
       test("static beats parameter beats wildcard at one position, in both registration orders", () => {
-        const routes: [Method, string][] = [["GET", "/u/me"], ["GET", "/u/:id"], ["GET", "/u/*"]];
+        const routes: [Method, string][] = [
+          ["GET", "/u/me"],
+          ["GET", "/u/:id"],
+          ["GET", "/u/*"],
+        ];
         for (const order of [routes, [...routes].reverse()]) {
           const r = router(order);
           expect(found(r, "GET", "/u/me").route).toBe("/u/me");
@@ -135,24 +176,38 @@ for (const path_cache_size of [0, 1024]) {
       });
 
       test("backtracks from a static branch that fails deeper to the parameter", () => {
-        const r = router([["GET", "/users/me/settings"], ["GET", "/users/:id/posts"]]);
+        const r = router([
+          ["GET", "/users/me/settings"],
+          ["GET", "/users/:id/posts"],
+        ]);
         expect(found(r, "GET", "/users/me/posts")).toMatchObject({ route: "/users/:id/posts", params: { id: "me" } });
       });
 
       test("backtracks from a parameter branch that fails deeper to the wildcard", () => {
-        const r = router([["GET", "/a/:x/b"], ["GET", "/a/*"]]);
+        const r = router([
+          ["GET", "/a/:x/b"],
+          ["GET", "/a/*"],
+        ]);
         expect(found(r, "GET", "/a/1/c")).toMatchObject({ route: "/a/*", params: { "*": "1/c" } });
       });
 
       test("backtracking through static, parameter then wildcard at several levels", () => {
-        const r = router([["GET", "/a/b/c/d"], ["GET", "/a/:x/c/e"], ["GET", "/a/b/:y/f"], ["GET", "/a/*"]]);
+        const r = router([
+          ["GET", "/a/b/c/d"],
+          ["GET", "/a/:x/c/e"],
+          ["GET", "/a/b/:y/f"],
+          ["GET", "/a/*"],
+        ]);
         expect(found(r, "GET", "/a/b/c/e")).toMatchObject({ route: "/a/:x/c/e", params: { x: "b" } });
         expect(found(r, "GET", "/a/b/c/f")).toMatchObject({ route: "/a/b/:y/f", params: { y: "c" } });
         expect(found(r, "GET", "/a/b/c/g")).toMatchObject({ route: "/a/*", params: { "*": "b/c/g" } });
       });
 
       test("precedence holds per method", () => {
-        const r = router([["GET", "/users/me"], ["DELETE", "/users/:id"]]);
+        const r = router([
+          ["GET", "/users/me"],
+          ["DELETE", "/users/:id"],
+        ]);
         expect(found(r, "DELETE", "/users/me")).toMatchObject({ route: "/users/:id", params: { id: "me" } });
         expect(found(r, "GET", "/users/me").route).toBe("/users/me");
       });
@@ -167,13 +222,19 @@ for (const path_cache_size of [0, 1024]) {
       });
 
       test("a constraint sees the raw segment", () => {
-        const r = router([["GET", "/n/:id(\\d+)"], ["GET", "/e/:v([a-z%0-9A-F]+)"]]);
+        const r = router([
+          ["GET", "/n/:id(\\d+)"],
+          ["GET", "/e/:v([a-z%0-9A-F]+)"],
+        ]);
         expect(find(r, "GET", "/n/%31").kind).toBe("not_found");
         expect(found(r, "GET", "/e/a%20b").params).toEqual({ v: "a b" });
       });
 
       test("a failing constraint falls through to the unconstrained sibling", () => {
-        for (const order of [["/u/:id(\\d+)", "/u/:id"], ["/u/:id", "/u/:id(\\d+)"]]) {
+        for (const order of [
+          ["/u/:id(\\d+)", "/u/:id"],
+          ["/u/:id", "/u/:id(\\d+)"],
+        ]) {
           const r = router(order.map((p) => ["GET", p] as [Method, string]));
           expect(found(r, "GET", "/u/12").route).toBe("/u/:id(\\d+)");
           expect(found(r, "GET", "/u/ab").route).toBe("/u/:id");
@@ -181,18 +242,28 @@ for (const path_cache_size of [0, 1024]) {
       });
 
       test("a failing constraint falls through to the wildcard", () => {
-        const r = router([["GET", "/u/:id(\\d+)"], ["GET", "/u/*"]]);
+        const r = router([
+          ["GET", "/u/:id(\\d+)"],
+          ["GET", "/u/*"],
+        ]);
         expect(found(r, "GET", "/u/12").route).toBe("/u/:id(\\d+)");
         expect(found(r, "GET", "/u/ab").route).toBe("/u/*");
       });
 
       test("a constraint that matches but fails deeper falls through to the next sibling", () => {
-        const r = router([["GET", "/u/:id(\\d+)/a"], ["GET", "/u/:id/b"]]);
+        const r = router([
+          ["GET", "/u/:id(\\d+)/a"],
+          ["GET", "/u/:id/b"],
+        ]);
         expect(found(r, "GET", "/u/12/b")).toMatchObject({ route: "/u/:id/b", params: { id: "12" } });
       });
 
       test("several constraints with one name at one position are tried in registration order", () => {
-        const r = router([["GET", "/v/:x([a-m]+)"], ["GET", "/v/:x([a-z]+)"], ["GET", "/v/:x(\\d+)"]]);
+        const r = router([
+          ["GET", "/v/:x([a-m]+)"],
+          ["GET", "/v/:x([a-z]+)"],
+          ["GET", "/v/:x(\\d+)"],
+        ]);
         expect(found(r, "GET", "/v/abc").route).toBe("/v/:x([a-m]+)");
         expect(found(r, "GET", "/v/xyz").route).toBe("/v/:x([a-z]+)");
         expect(found(r, "GET", "/v/42").route).toBe("/v/:x(\\d+)");
@@ -200,7 +271,10 @@ for (const path_cache_size of [0, 1024]) {
       });
 
       test("a segment longer than 256 characters never satisfies a constraint", () => {
-        const r = router([["GET", "/h/:v([a-z]+)"], ["GET", "/h/*"]]);
+        const r = router([
+          ["GET", "/h/:v([a-z]+)"],
+          ["GET", "/h/*"],
+        ]);
         expect(found(r, "GET", `/h/${"a".repeat(256)}`).route).toBe("/h/:v([a-z]+)");
         expect(found(r, "GET", `/h/${"a".repeat(257)}`).route).toBe("/h/*");
       });
@@ -210,7 +284,6 @@ for (const path_cache_size of [0, 1024]) {
         expect(found(r, "GET", "/d/mon(/x").params).toEqual({ day: "mon(" });
       });
     });
-
   });
 }
 

@@ -50,7 +50,10 @@ for (const path_cache_size of [0, 8]) {
   for (const [m, p] of ROUTES) router.add(m, p, `${m} ${p}`);
 
   test(`random paths never throw nor yield undefined parameters (cache ${path_cache_size})`, () => {
-    fc.assert(fc.property(method, fc.oneof(path, github_path), (m, p) => check(router.find(m, p))), { numRuns: 3000 });
+    fc.assert(
+      fc.property(method, fc.oneof(path, github_path), (m, p) => check(router.find(m, p))),
+      { numRuns: 3000 },
+    );
   });
 }
 

@@ -27,7 +27,14 @@ export async function console_page(browser: Browser, url: string, status = 200):
 /** The text of a page's alert (role="alert"), tags removed; null when there is none. */
 export function alert_text(html: string): string | null {
   const found = /<p class="alert" role="alert"[^>]*>([\s\S]*?)<\/p>/.exec(html);
-  return found === null ? null : found[1]!.replace(/<[^>]+>/g, "").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&").trim();
+  return found === null
+    ? null
+    : found[1]!
+        .replace(/<[^>]+>/g, "")
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&amp;/g, "&")
+        .trim();
 }
 
 /** The form of a confirmation page's danger zone: where it posts and its hidden fields; null when the page refuses (no form). */

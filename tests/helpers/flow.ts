@@ -35,10 +35,7 @@ export async function get_code(
   return { code, callback, pkce: challenge, browser };
 }
 
-export type ClientAuth =
-  | { method: "basic"; client_id: string; secret: string }
-  | { method: "post"; client_id: string; secret: string }
-  | { method: "none"; client_id: string };
+export type ClientAuth = { method: "basic"; client_id: string; secret: string } | { method: "post"; client_id: string; secret: string } | { method: "none"; client_id: string };
 
 export function basic(client_id: string, secret: string): string {
   const enc = (s: string) => encodeURIComponent(s).replace(/%20/g, "+");
@@ -46,7 +43,11 @@ export function basic(client_id: string, secret: string): string {
 }
 
 /** POST /token with the given form and client authentication. */
-export async function token_request(t: TestProvider, form: Record<string, string>, auth: ClientAuth | null = { method: "basic", client_id: t.client.client_id, secret: t.secret }): Promise<Response> {
+export async function token_request(
+  t: TestProvider,
+  form: Record<string, string>,
+  auth: ClientAuth | null = { method: "basic", client_id: t.client.client_id, secret: t.secret },
+): Promise<Response> {
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" };
   const body: Record<string, string> = { ...form };
   if (auth?.method === "basic") headers.authorization = basic(auth.client_id, auth.secret);

@@ -12,7 +12,11 @@ export type LandingApp = { app: oidc.Configuration; callback: string; stop(): vo
 
 export async function start_landing_app(t: TestProvider, client_name: string): Promise<LandingApp> {
   const port = free_port();
-  const server = Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }) });
+  const server = Bun.serve({
+    port,
+    hostname: "127.0.0.1",
+    fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }),
+  });
   const callback = `http://127.0.0.1:${port}/callback`;
   const { client, secret } = await t.add_client({ client_name, redirect_uris: [callback], token_endpoint_auth_method: "client_secret_basic", skip_consent: true });
   const app = await oidc.discovery(new URL(t.issuer), client.client_id, undefined, oidc.ClientSecretBasic(secret!), { execute: [oidc.allowInsecureRequests] });

@@ -22,7 +22,7 @@ export function descendants(pid: number): number[] {
   const queue = [pid];
   while (queue.length > 0) {
     const parent = queue.shift()!;
-    for (const [child, ppid] of parents) if (ppid === parent) (found.push(child), queue.push(child));
+    for (const [child, ppid] of parents) if (ppid === parent) found.push(child), queue.push(child);
   }
   return found;
 }

@@ -60,12 +60,31 @@ export function test_clock(): TestClock {
 }
 
 export async function start_provider(
-  options: { config?: Record<string, unknown>; database_url?: string; /** Where the server's log lines go (default: nowhere). */ log?: Log; /** Default TEST_MAIL_WORKER. */ mail_worker?: Partial<MailWorkerOptions>; /** The issuer's host name (default 127.0.0.1); "localhost" for WebAuthn, whose RP ID cannot be an IP address. */ issuer_host?: string } = {},
+  options: {
+    config?: Record<string, unknown>;
+    database_url?: string /** Where the server's log lines go (default: nowhere). */;
+    log?: Log /** Default TEST_MAIL_WORKER. */;
+    mail_worker?: Partial<MailWorkerOptions> /** The issuer's host name (default 127.0.0.1); "localhost" for WebAuthn, whose RP ID cannot be an IP address. */;
+    issuer_host?: string;
+  } = {},
 ): Promise<TestProvider> {
   const port = free_port();
   const issuer = `http://${options.issuer_host ?? "127.0.0.1"}:${port}`;
   const database_url = options.database_url ?? "sqlite::memory:";
-  const config = load_config({}, { issuer, port, host: "127.0.0.1", database_url, signing_algs: ["RS256", "ES256"], log_requests: false, argon2: TEST_ARGON2, login_throttle: TEST_LOGIN_THROTTLE, ...options.config });
+  const config = load_config(
+    {},
+    {
+      issuer,
+      port,
+      host: "127.0.0.1",
+      database_url,
+      signing_algs: ["RS256", "ES256"],
+      log_requests: false,
+      argon2: TEST_ARGON2,
+      login_throttle: TEST_LOGIN_THROTTLE,
+      ...options.config,
+    },
+  );
   const store = await open_store(database_url, { migrate: true });
   const clock = test_clock();
 

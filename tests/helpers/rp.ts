@@ -8,8 +8,9 @@ import * as client from "openid-client";
 
 export type RelyingParty = { url: string; callback: string; stop(): void };
 
-const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-const page = (body: string, status = 200) => new Response(`<!doctype html><html lang="en"><title>RP</title><main>${body}</main></html>`, { status, headers: { "content-type": "text/html; charset=utf-8" } });
+const escape_html = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const page = (body: string, status = 200) =>
+  new Response(`<!doctype html><html lang="en"><title>RP</title><main>${body}</main></html>`, { status, headers: { "content-type": "text/html; charset=utf-8" } });
 
 /** Starts the RP on `port` (its callback must already be registered for `client_id`). */
 export async function start_rp(issuer: string, port: number, client_id: string, secret: string | null): Promise<RelyingParty> {
@@ -27,7 +28,14 @@ export async function start_rp(issuer: string, port: number, client_id: string, 
         const state = client.randomState();
         const nonce = client.randomNonce();
         pending.set(state, { verifier, nonce });
-        const params: Record<string, string> = { redirect_uri: callback, scope: "openid profile email", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", state, nonce };
+        const params: Record<string, string> = {
+          redirect_uri: callback,
+          scope: "openid profile email",
+          code_challenge: await client.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: "S256",
+          state,
+          nonce,
+        };
         for (const name of ["acr_values", "prompt"]) {
           const value = url.searchParams.get(name);
           if (value) params[name] = value;
@@ -38,15 +46,15 @@ export async function start_rp(issuer: string, port: number, client_id: string, 
         const state = url.searchParams.get("state") ?? "";
         const flow = pending.get(state);
         pending.delete(state);
-        if (url.searchParams.has("error")) return page(`<h1>Not signed in</h1><p id="error">${escape(url.searchParams.get("error")!)}</p>`);
+        if (url.searchParams.has("error")) return page(`<h1>Not signed in</h1><p id="error">${escape_html(url.searchParams.get("error")!)}</p>`);
         if (!flow) return page(`<p id="error">unknown state</p>`, 400);
         try {
           const tokens = await client.authorizationCodeGrant(config, url, { pkceCodeVerifier: flow.verifier, expectedState: state, expectedNonce: flow.nonce });
           const claims = tokens.claims()!;
           const userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
-          return page(`<h1>Signed in</h1><pre id="claims">${escape(JSON.stringify(claims))}</pre><pre id="userinfo">${escape(JSON.stringify(userinfo))}</pre>`);
+          return page(`<h1>Signed in</h1><pre id="claims">${escape_html(JSON.stringify(claims))}</pre><pre id="userinfo">${escape_html(JSON.stringify(userinfo))}</pre>`);
         } catch (error) {
-          return page(`<p id="error">${escape(String(error))}</p>`, 500);
+          return page(`<p id="error">${escape_html(String(error))}</p>`, 500);
         }
       }
       return new Response("not found", { status: 404 });

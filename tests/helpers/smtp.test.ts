@@ -11,7 +11,13 @@ beforeAll(async () => {
 afterAll(() => smtp.stop());
 
 const send = (url: string, to: string, subject = "Hello") =>
-  nodemailer.createTransport(url).sendMail({ from: "idp@example.com", to, subject, text: "Go to https://idp.example.com/reset?t=abc now.", html: "<p><a href=\"https://idp.example.com/reset?t=abc&amp;x=1\">reset</a></p>" });
+  nodemailer.createTransport(url).sendMail({
+    from: "idp@example.com",
+    to,
+    subject,
+    text: "Go to https://idp.example.com/reset?t=abc now.",
+    html: '<p><a href="https://idp.example.com/reset?t=abc&amp;x=1">reset</a></p>',
+  });
 
 test("receives a multipart message and finds its link", async () => {
   await send(smtp.url, "Bob@Example.com");

@@ -35,7 +35,9 @@ const ALICE = Object.entries({
   email: "alice@example.com",
   phone: "+1 555 0100",
   "address-json": JSON.stringify({ street_address: "1 Rabbit Hole", locality: "Oxford", postal_code: "OX1", country: "GB" }),
-}).flatMap(([option, value]) => [`--${option}`, value]).concat("--email-verified");
+})
+  .flatMap(([option, value]) => [`--${option}`, value])
+  .concat("--email-verified");
 
 /** The text of a file, or "" when there is none (yet). */
 function read_or_empty(path: string): string {
@@ -106,9 +108,18 @@ export async function start_subprocess_provider(command: string[], options: { en
 
   try {
     const user = await cli_json<{ id: string; username: string }>(["users", "add", "alice", "--password-stdin", ...ALICE], `${PASSWORD}\n`);
-    const seeded = await cli_json<{ client_id: string; client_secret: string }>(
-      ["clients", "add", "--name", "Test App", "--redirect-uri", REDIRECT_URI, "--auth-method", "client_secret_basic", "--grant-type", "authorization_code"],
-    );
+    const seeded = await cli_json<{ client_id: string; client_secret: string }>([
+      "clients",
+      "add",
+      "--name",
+      "Test App",
+      "--redirect-uri",
+      REDIRECT_URI,
+      "--auth-method",
+      "client_secret_basic",
+      "--grant-type",
+      "authorization_code",
+    ]);
 
     // Logs go to files, not pipes: an unread pipe fills up and blocks the server.
     const [out, err] = [join(dir, "server.log"), join(dir, "server.err")];

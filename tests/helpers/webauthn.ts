@@ -51,7 +51,17 @@ export class SoftAuthenticator {
 
   /** The row to store this passkey for `user_id` directly (a passkey added earlier). */
   passkey(user_id: string, name = "Soft key"): NewPasskey {
-    return { credential_id: this.credential_id, user_id, public_key: b64url(this.cose_key()), counter: 0, transports: ["internal"], backup_eligible: false, backup_state: false, aaguid: null, name };
+    return {
+      credential_id: this.credential_id,
+      user_id,
+      public_key: b64url(this.cose_key()),
+      counter: 0,
+      transports: ["internal"],
+      backup_eligible: false,
+      backup_state: false,
+      aaguid: null,
+      name,
+    };
   }
 
   private authenticator_data(flags: number, attested: number[] = []): Uint8Array {

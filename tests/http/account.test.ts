@@ -90,7 +90,12 @@ describe("password change", () => {
   test("a form without this session's token is refused; without a session it goes to sign-in", async () => {
     const browser = new Browser();
     await account_login(t, browser, "alice", t.password);
-    const forged = await browser.post(`${t.url}/account/password`, { csrf: "forged", current_password: t.password, new_password: "whatever 123", confirm_password: "whatever 123" });
+    const forged = await browser.post(`${t.url}/account/password`, {
+      csrf: "forged",
+      current_password: t.password,
+      new_password: "whatever 123",
+      confirm_password: "whatever 123",
+    });
     expect(forged.status).toBe(403);
     const anonymous = await new Browser().post(`${t.url}/account/password`, { csrf: "x" });
     expect(anonymous.status).toBe(303);

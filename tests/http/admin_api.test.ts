@@ -50,7 +50,11 @@ for (const database of databases) {
 
     const client_token = async (client_id: string, secret: string, scope?: string) => {
       const form = new URLSearchParams({ grant_type: "client_credentials", ...(scope !== undefined && { scope }) });
-      const res = await fetch(`${op.url}/token`, { method: "POST", headers: { authorization: basic(client_id, secret), "content-type": "application/x-www-form-urlencoded" }, body: form });
+      const res = await fetch(`${op.url}/token`, {
+        method: "POST",
+        headers: { authorization: basic(client_id, secret), "content-type": "application/x-www-form-urlencoded" },
+        body: form,
+      });
       return { status: res.status, body: (await res.json()) as Record<string, string> };
     };
 
@@ -108,7 +112,13 @@ for (const database of databases) {
 
     test("a token without the admin scope is refused (403 insufficient_scope); only a flagged client gets the scope", async () => {
       // Registered with the scope admin, but not flagged by an operator.
-      const { client, secret } = await op.add_client({ client_name: "reports", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "admin reports" });
+      const { client, secret } = await op.add_client({
+        client_name: "reports",
+        grant_types: ["client_credentials"],
+        response_types: [],
+        redirect_uris: [],
+        scope: "admin reports",
+      });
       const asked = await client_token(client.client_id, secret!, "admin");
       expect(asked.status).toBe(400);
       expect(asked.body.error).toBe("invalid_scope");
@@ -172,7 +182,17 @@ for (const database of databases) {
     });
 
     test("malformed bodies and queries never give a 5xx, always a problem document", async () => {
-      const bodies = ["[]", "null", "42", '"x"', "{", '{"username": {"a": 1}}', '{"username": "x", "password": ["p"]}', `{"name": "${"n".repeat(5000)}"}`, '{"__proto__": {"admin": true}}'];
+      const bodies = [
+        "[]",
+        "null",
+        "42",
+        '"x"',
+        "{",
+        '{"username": {"a": 1}}',
+        '{"username": "x", "password": ["p"]}',
+        `{"name": "${"n".repeat(5000)}"}`,
+        '{"__proto__": {"admin": true}}',
+      ];
       const targets = [`${API}/users`, `${API}/clients`, `${API}/groups`, `${API}/keys/rotate`];
       for (const target of targets) {
         for (const raw of bodies) {
@@ -245,7 +265,17 @@ for (const database of databases) {
 
     test("second factors reset removes passkeys too, says so, and refuses only a user with neither", async () => {
       const passkey = (user_id: string, name: string) =>
-        op.store.create_passkey({ credential_id: `cred-${crypto.randomUUID()}`, user_id, public_key: "AA", counter: 0, transports: ["internal"], backup_eligible: false, backup_state: false, aaguid: null, name });
+        op.store.create_passkey({
+          credential_id: `cred-${crypto.randomUUID()}`,
+          user_id,
+          public_key: "AA",
+          counter: 0,
+          transports: ["internal"],
+          backup_eligible: false,
+          backup_state: false,
+          aaguid: null,
+          name,
+        });
       // A passkey as the only second factor (no authenticator app).
       const hal = await op.add_user({ username: "hal", email: "hal@example.com" });
       await passkey(hal.id, "Laptop");
@@ -286,7 +316,9 @@ for (const database of databases) {
     });
 
     test("clients: create answers the secret once (and it works), rotate, PATCH with If-Match, delete", async () => {
-      const created = await call("POST", `${API}/clients`, { body: { client_name: "batch", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "reports" } });
+      const created = await call("POST", `${API}/clients`, {
+        body: { client_name: "batch", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "reports" },
+      });
       expect(created.status).toBe(201);
       const client = (await created.json()) as { client_id: string; client_secret: string; has_secret: boolean };
       expect(client.has_secret).toBe(true);
@@ -301,7 +333,13 @@ for (const database of databases) {
       const etag = (await call("GET", `${API}/clients/${client.client_id}`)).headers.get("etag")!;
       const bad = await problem(await call("PATCH", `${API}/clients/${client.client_id}`, { body: { redirect_uris: "x" }, headers: { "if-match": etag } }), 422);
       expect(bad.errors?.map((e) => e.field)).toEqual(["redirect_uris"]);
-      const refused = await problem(await call("PATCH", `${API}/clients/${client.client_id}`, { body: { grant_types: ["authorization_code"], response_types: ["code"], redirect_uris: ["https://rp.example/cb#x"] }, headers: { "if-match": etag } }), 422);
+      const refused = await problem(
+        await call("PATCH", `${API}/clients/${client.client_id}`, {
+          body: { grant_types: ["authorization_code"], response_types: ["code"], redirect_uris: ["https://rp.example/cb#x"] },
+          headers: { "if-match": etag },
+        }),
+        422,
+      );
       expect(refused.errors?.map((e) => e.field)).toEqual(["redirect_uris"]);
       const patched = await call("PATCH", `${API}/clients/${client.client_id}`, { body: { client_name: "batch jobs" }, headers: { "if-match": etag } });
       expect(patched.status).toBe(200);
@@ -361,7 +399,10 @@ for (const database of databases) {
     });
 
     test("an admin client (flagged by the command line, never by the API) loses its tokens' power at once when the flag goes", async () => {
-      const refused = await problem(await call("POST", `${API}/clients`, { body: { client_name: "deputy", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], admin: true } }), 422);
+      const refused = await problem(
+        await call("POST", `${API}/clients`, { body: { client_name: "deputy", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], admin: true } }),
+        422,
+      );
       expect(refused.errors?.map((e) => e.field)).toEqual(["admin"]);
       const created = await cli.run(["clients", "add", "--name", "deputy", "--grant-type", "client_credentials", "--admin", "--json"]);
       expect(created.code).toBe(0);
@@ -379,19 +420,32 @@ for (const database of databases) {
 
     test("IDP_ADMIN_API=off mounts nothing under /admin/api", () => {
       const off = Object.create(op.provider, { config: { value: { ...op.provider.config, admin_api: false } } });
-      const routes = build_items(off).filter(is_endpoint_class).map((endpoint) => endpoint.route ?? "");
+      const routes = build_items(off)
+        .filter(is_endpoint_class)
+        .map((endpoint) => endpoint.route ?? "");
       expect(routes.filter((route) => route.includes("/admin/api")).length).toBe(0);
-      expect(build_items(op.provider).filter(is_endpoint_class).filter((e) => (e.route ?? "").includes("/admin/api")).length).toBeGreaterThan(20);
+      expect(
+        build_items(op.provider)
+          .filter(is_endpoint_class)
+          .filter((e) => (e.route ?? "").includes("/admin/api")).length,
+      ).toBeGreaterThan(20);
     });
 
     test("the OpenAPI 3.1 document lists every admin route and nothing else, and is served without a token", async () => {
       const res = await call("GET", `${API}/openapi.json`, { token: null });
       expect(res.status).toBe(200);
-      const doc = (await res.json()) as { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, { responses: Record<string, unknown>; operationId: string }>>; components: { schemas: Record<string, unknown> } };
+      const doc = (await res.json()) as {
+        openapi: string;
+        info: { title: string; version: string };
+        paths: Record<string, Record<string, { responses: Record<string, unknown>; operationId: string }>>;
+        components: { schemas: Record<string, unknown> };
+      };
       expect(doc.openapi).toBe("3.1.0");
       expect(typeof doc.info.title).toBe("string");
       expect(typeof doc.info.version).toBe("string");
-      const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`)).sort();
+      const documented = Object.entries(doc.paths)
+        .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
+        .sort();
       const routed = build_items(op.provider)
         .filter(is_endpoint_class)
         .flatMap((endpoint) => {

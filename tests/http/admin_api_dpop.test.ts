@@ -67,7 +67,15 @@ async function refusal(response: Response, code: string): Promise<string> {
 beforeAll(async () => {
   t = await start_provider();
   as = await oauth.processDiscoveryResponse(new URL(t.issuer), await oauth.discoveryRequest(new URL(t.issuer), insecure));
-  const added = await t.add_client({ client_name: "ops", token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "admin", admin: true });
+  const added = await t.add_client({
+    client_name: "ops",
+    token_endpoint_auth_method: "client_secret_basic",
+    grant_types: ["client_credentials"],
+    response_types: [],
+    redirect_uris: [],
+    scope: "admin",
+    admin: true,
+  });
   admin = { client_id: added.client.client_id };
   secret = added.secret!;
 });
@@ -77,13 +85,24 @@ describe("admin API with DPoP-bound tokens (RFC 9449 §7)", () => {
   test("oauth4webapi: a DPoP-bound admin token works with the DPoP scheme and a proof of each request", async () => {
     const keys = await oauth.generateKeyPair("ES256");
     const DPoP = oauth.DPoP(admin, keys);
-    const granted = await oauth.processClientCredentialsResponse(as, admin, await oauth.clientCredentialsGrantRequest(as, admin, oauth.ClientSecretBasic(secret), { scope: "admin" }, { DPoP, ...insecure }));
+    const granted = await oauth.processClientCredentialsResponse(
+      as,
+      admin,
+      await oauth.clientCredentialsGrantRequest(as, admin, oauth.ClientSecretBasic(secret), { scope: "admin" }, { DPoP, ...insecure }),
+    );
     expect(granted.token_type).toBe("dpop");
     const listed = await oauth.protectedResourceRequest(granted.access_token, "GET", new URL(`${t.issuer}${API}/users`), undefined, undefined, { DPoP, ...insecure });
     expect(listed.status).toBe(200);
     expect(((await listed.json()) as { items: { username: string }[] }).items.map((u) => u.username)).toContain("alice");
     // A write, with a proof of POST to its own URL.
-    const created = await oauth.protectedResourceRequest(granted.access_token, "POST", new URL(`${t.issuer}${API}/users`), new Headers({ "content-type": "application/json" }), JSON.stringify({ username: "dpop-made", password: "a long enough passphrase 42" }), { DPoP, ...insecure });
+    const created = await oauth.protectedResourceRequest(
+      granted.access_token,
+      "POST",
+      new URL(`${t.issuer}${API}/users`),
+      new Headers({ "content-type": "application/json" }),
+      JSON.stringify({ username: "dpop-made", password: "a long enough passphrase 42" }),
+      { DPoP, ...insecure },
+    );
     expect(created.status).toBe(201);
     expect(await t.store.get_user_by_username("dpop-made")).not.toBeNull();
   });
@@ -98,7 +117,10 @@ describe("admin API with DPoP-bound tokens (RFC 9449 §7)", () => {
     expect(challenge).toContain('error="invalid_token"');
     expect(challenge).toContain('algs="ES256 PS256 RS256 EdDSA"');
     // Nothing was done with it: a create as Bearer makes no user.
-    await refusal(await call("POST", `${API}/users`, `Bearer ${bound.access_token}`, undefined, { username: "thief-made", password: "a long enough passphrase 42" }), "invalid_token");
+    await refusal(
+      await call("POST", `${API}/users`, `Bearer ${bound.access_token}`, undefined, { username: "thief-made", password: "a long enough passphrase 42" }),
+      "invalid_token",
+    );
     expect(await t.store.get_user_by_username("thief-made")).toBeNull();
     const events = await t.store.list_audit_events({ type: "admin_api", client_id: admin.client_id });
     expect(events.length).toBe(before + 2);
@@ -116,7 +138,10 @@ describe("admin API with DPoP-bound tokens (RFC 9449 §7)", () => {
     expect(await refusal(await call("GET", path, dpop, await proof(await proof_key(), "GET", path, bound.access_token)), "invalid_token")).toContain('error="invalid_token"');
     // A proof of another URL, another method, another token, without ath.
     expect(await refusal(await call("GET", path, dpop, await proof(key, "GET", `${API}/clients`, bound.access_token)), "invalid_dpop_proof")).toStartWith("DPoP ");
-    await refusal(await call("POST", path, dpop, await proof(key, "GET", path, bound.access_token), { username: "wrong-htm", password: "a long enough passphrase 42" }), "invalid_dpop_proof");
+    await refusal(
+      await call("POST", path, dpop, await proof(key, "GET", path, bound.access_token), { username: "wrong-htm", password: "a long enough passphrase 42" }),
+      "invalid_dpop_proof",
+    );
     expect(await t.store.get_user_by_username("wrong-htm")).toBeNull();
     await refusal(await call("GET", path, dpop, await proof(key, "GET", path, bound.access_token, { ath: access_token_hash("another token") })), "invalid_dpop_proof");
     await refusal(await call("GET", path, dpop, await proof(key, "GET", path, bound.access_token, { ath: undefined })), "invalid_dpop_proof");
@@ -137,7 +162,10 @@ describe("admin API with DPoP-bound tokens (RFC 9449 §7)", () => {
   });
 
   test("the OpenAPI document describes the DPoP scheme", async () => {
-    const doc = (await (await fetch(`${t.url}${API}/openapi.json`)).json()) as { info: { description: string }; components: { securitySchemes: Record<string, { description: string }> } };
+    const doc = (await (await fetch(`${t.url}${API}/openapi.json`)).json()) as {
+      info: { description: string };
+      components: { securitySchemes: Record<string, { description: string }> };
+    };
     expect(doc.info.description).toContain("Authorization: DPoP");
     expect(doc.components.securitySchemes.admin_token!.description).toContain("RFC 9449");
   });

@@ -68,13 +68,20 @@ for (const database of databases) {
     test("an admin client's authentication method and keys do not change through the API; its name does", async () => {
       const path = `${API}/clients/${admin.client_id}`;
       const jwks = { keys: [{ kty: "EC", crv: "P-256", x: "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", y: "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0" }] };
-      for (const body of [{ token_endpoint_auth_method: "private_key_jwt", jwks }, { jwks_uri: "https://attacker.example/jwks" }, { token_endpoint_auth_method: "client_secret_post" }]) {
+      for (const body of [
+        { token_endpoint_auth_method: "private_key_jwt", jwks },
+        { jwks_uri: "https://attacker.example/jwks" },
+        { token_endpoint_auth_method: "client_secret_post" },
+      ]) {
         const refused = await problem(await call("PATCH", path, { body, headers: { "if-match": await etag_of(path) } }), 403);
         expect(refused.code).toBe("forbidden");
       }
-      const renamed = await call("PATCH", path, { body: { client_name: "ops 2", token_endpoint_auth_method: "client_secret_basic" }, headers: { "if-match": await etag_of(path) } });
+      const renamed = await call("PATCH", path, {
+        body: { client_name: "ops 2", token_endpoint_auth_method: "client_secret_basic" },
+        headers: { "if-match": await etag_of(path) },
+      });
       expect(renamed.status).toBe(200);
-      expect(((await op.store.get_client(admin.client_id))!.metadata.token_endpoint_auth_method ?? "client_secret_basic")).toBe("client_secret_basic");
+      expect((await op.store.get_client(admin.client_id))!.metadata.token_endpoint_auth_method ?? "client_secret_basic").toBe("client_secret_basic");
     });
 
     test("a client without the flag still gets a new secret through the API", async () => {

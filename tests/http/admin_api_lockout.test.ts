@@ -34,7 +34,10 @@ for (const database of databases) {
       const db = await database.url();
       drop = db.drop;
       if (db.url !== "") cli.env.DATABASE_URL = db.url;
-      const admin = (await cli.run(["clients", "add", "--name", "ops", "--grant-type", "client_credentials", "--admin", "--json"])).json<{ client_id: string; client_secret: string }>();
+      const admin = (await cli.run(["clients", "add", "--name", "ops", "--grant-type", "client_credentials", "--admin", "--json"])).json<{
+        client_id: string;
+        client_secret: string;
+      }>();
       op = await start_provider({ database_url: cli.env.DATABASE_URL! });
       const answer = await fetch(`${op.url}/token`, {
         method: "POST",

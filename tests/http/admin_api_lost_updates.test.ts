@@ -96,7 +96,10 @@ for (const database of databases) {
       const user = await op.store.create_user({ username: `doomed-${database.name}`, password_hash: "" });
       const path = `${API}/users/${user.id}`;
       const etag = await etag_of(path);
-      const [patched, deleted] = await Promise.all([call("PATCH", path, { body: { name: "Kept?" }, headers: { "if-match": etag } }), call("DELETE", path, { headers: { "if-match": etag } })]);
+      const [patched, deleted] = await Promise.all([
+        call("PATCH", path, { body: { name: "Kept?" }, headers: { "if-match": etag } }),
+        call("DELETE", path, { headers: { "if-match": etag } }),
+      ]);
       expect({ patched: patched.status, deleted: deleted.status }).toEqual(patched.status === 200 ? { patched: 200, deleted: 412 } : { patched: 404, deleted: 204 });
       expect((await op.store.get_user_by_id(user.id)) === null).toBe(deleted.status === 204);
     });

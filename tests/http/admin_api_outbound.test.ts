@@ -23,7 +23,10 @@ const call = (method: string, path: string, options: { body?: unknown; headers?:
 
 beforeAll(async () => {
   cli = sandbox();
-  const admin = (await cli.run(["clients", "add", "--name", "ops", "--grant-type", "client_credentials", "--admin", "--json"])).json<{ client_id: string; client_secret: string }>();
+  const admin = (await cli.run(["clients", "add", "--name", "ops", "--grant-type", "client_credentials", "--admin", "--json"])).json<{
+    client_id: string;
+    client_secret: string;
+  }>();
   op = await start_provider({ database_url: cli.env.DATABASE_URL!, config: { outbound: { allow: ["10.0.0.0/8"] } } });
   const res = await fetch(`${op.url}/token`, {
     method: "POST",
@@ -40,26 +43,38 @@ afterAll(async () => {
 
 describe("admin API: URLs the outbound fence would refuse", () => {
   test("a client with an http backchannel_logout_uri is created with `warnings` naming IDP_OUTBOUND_ALLOW_HTTP; one without gets none", async () => {
-    const created = await call("POST", `${API}/clients`, { body: { client_name: "RP", redirect_uris: ["https://rp.example.com/cb"], backchannel_logout_uri: "http://localhost:9000/bc" } });
+    const created = await call("POST", `${API}/clients`, {
+      body: { client_name: "RP", redirect_uris: ["https://rp.example.com/cb"], backchannel_logout_uri: "http://localhost:9000/bc" },
+    });
     expect(created.status).toBe(201);
     const body = (await created.json()) as { client_id: string; backchannel_logout_uri: string; warnings?: string[] };
     expect(body.backchannel_logout_uri).toBe("http://localhost:9000/bc");
-    expect(body.warnings).toEqual([`backchannel_logout_uri "http://localhost:9000/bc": the provider will not call it: scheme http: is not allowed (outbound.allow_http is off); ${ALLOW_HTTP}`]);
+    expect(body.warnings).toEqual([
+      `backchannel_logout_uri "http://localhost:9000/bc": the provider will not call it: scheme http: is not allowed (outbound.allow_http is off); ${ALLOW_HTTP}`,
+    ]);
     expect((await op.store.get_client(body.client_id))?.metadata.backchannel_logout_uri).toBe("http://localhost:9000/bc");
     const read = (await (await call("GET", `${API}/clients/${body.client_id}`)).json()) as Record<string, unknown>;
     expect(read).not.toHaveProperty("warnings");
 
-    const plain = (await (await call("POST", `${API}/clients`, { body: { client_name: "Plain", redirect_uris: ["https://rp.example.com/cb"], backchannel_logout_uri: "https://10.1.2.3/bc" } })).json()) as Record<string, unknown>;
+    const plain = (await (
+      await call("POST", `${API}/clients`, { body: { client_name: "Plain", redirect_uris: ["https://rp.example.com/cb"], backchannel_logout_uri: "https://10.1.2.3/bc" } })
+    ).json()) as Record<string, unknown>;
     expect(plain).not.toHaveProperty("warnings");
   });
 
   test("a change answers warnings for the client's URLs (a name that does not resolve could not be checked); the ETag is the client's", async () => {
-    const { client_id } = (await (await call("POST", `${API}/clients`, { body: { client_name: "RP2", redirect_uris: ["https://rp.example.com/cb"] } })).json()) as { client_id: string };
+    const { client_id } = (await (await call("POST", `${API}/clients`, { body: { client_name: "RP2", redirect_uris: ["https://rp.example.com/cb"] } })).json()) as {
+      client_id: string;
+    };
     const etag = (await call("GET", `${API}/clients/${client_id}`)).headers.get("etag")!;
     const patched = await call("PATCH", `${API}/clients/${client_id}`, { body: { request_uris: ["https://rp.invalid/request.jwt"] }, headers: { "if-match": etag } });
     expect(patched.status).toBe(200);
     const body = (await patched.json()) as { warnings?: string[] };
-    expect(body.warnings).toEqual([expect.stringMatching(/^request_uris "https:\/\/rp\.invalid\/request\.jwt": could not be checked now \(.+\); the provider calls it only if it resolves to public addresses, or to ones IDP_OUTBOUND_ALLOW covers$/)]);
+    expect(body.warnings).toEqual([
+      expect.stringMatching(
+        /^request_uris "https:\/\/rp\.invalid\/request\.jwt": could not be checked now \(.+\); the provider calls it only if it resolves to public addresses, or to ones IDP_OUTBOUND_ALLOW covers$/,
+      ),
+    ]);
     expect((await call("GET", `${API}/clients/${client_id}`)).headers.get("etag")).toBe(patched.headers.get("etag"));
   });
 

@@ -74,10 +74,23 @@ for (const database of databases) {
     });
 
     test("upstreams: add from a preset (the secret stored encrypted, never answered), read with the redirect URI, list", async () => {
-      const created = await call("POST", `${API}/upstreams`, { body: { name: "gitlab", preset: "gitlab", client_id: "gl-client", client_secret: "gl-secret-value", group_map: { "acme/ops": "ops" } } });
+      const created = await call("POST", `${API}/upstreams`, {
+        body: { name: "gitlab", preset: "gitlab", client_id: "gl-client", client_secret: "gl-secret-value", group_map: { "acme/ops": "ops" } },
+      });
       expect(created.status).toBe(201);
       const body = (await created.json()) as Upstream;
-      expect(body).toMatchObject({ name: "gitlab", kind: "oidc", display_name: "GitLab", issuer: "https://gitlab.com", client_id: "gl-client", has_client_secret: true, enabled: true, policy: "jit", trust_upstream_mfa: false, redirect_uri: `${op.issuer}/federation/gitlab/callback` });
+      expect(body).toMatchObject({
+        name: "gitlab",
+        kind: "oidc",
+        display_name: "GitLab",
+        issuer: "https://gitlab.com",
+        client_id: "gl-client",
+        has_client_secret: true,
+        enabled: true,
+        policy: "jit",
+        trust_upstream_mfa: false,
+        redirect_uri: `${op.issuer}/federation/gitlab/callback`,
+      });
       // The local group as it is spelled here.
       expect(body.group_map).toEqual({ "acme/ops": "Ops" });
       expect(JSON.stringify(body)).not.toContain("gl-secret-value");
@@ -97,7 +110,18 @@ for (const database of databases) {
       expect(shown.json<Record<string, unknown>>()).toMatchObject({ name: "gitlab", client_id: "gl-client", client_secret: "(encrypted)" });
 
       const explicit = await call("POST", `${API}/upstreams`, {
-        body: { name: "corp", kind: "oauth2", display_name: "Corp SSO", authorization_endpoint: "https://sso.corp.example/authorize", token_endpoint: "https://sso.corp.example/token", userinfo_endpoint: "https://sso.corp.example/user", client_id: "corp", client_secret: "corp-secret", policy: "link", enabled: false },
+        body: {
+          name: "corp",
+          kind: "oauth2",
+          display_name: "Corp SSO",
+          authorization_endpoint: "https://sso.corp.example/authorize",
+          token_endpoint: "https://sso.corp.example/token",
+          userinfo_endpoint: "https://sso.corp.example/user",
+          client_id: "corp",
+          client_secret: "corp-secret",
+          policy: "link",
+          enabled: false,
+        },
       });
       expect(explicit.status).toBe(201);
       const page = (await (await call("GET", `${API}/upstreams?limit=1`)).json()) as { items: Upstream[]; next_cursor: string };
@@ -131,7 +155,9 @@ for (const database of databases) {
         const refused = await problem(await call("POST", `${API}/upstreams`, { body }), 422);
         expect(refused.errors?.map((e) => e.field)).toContain(field);
       }
-      expect((await problem(await call("POST", `${API}/upstreams`, { body: { name: "gitlab", preset: "gitlab", client_id: "again" } }), 409)).errors?.map((e) => e.field)).toEqual(["name"]);
+      expect((await problem(await call("POST", `${API}/upstreams`, { body: { name: "gitlab", preset: "gitlab", client_id: "again" } }), 409)).errors?.map((e) => e.field)).toEqual([
+        "name",
+      ]);
       // The microsoft preset with its tenant, and without IDP_SECRET_KEY's help needed: no secret.
       const ms = await call("POST", `${API}/upstreams`, { body: { name: "entra", preset: "microsoft", tenant: "contoso.example", client_id: "ms" } });
       expect(await ms.json()).toMatchObject({ issuer: "https://login.microsoftonline.com/contoso.example/v2.0", has_client_secret: false });
@@ -152,12 +178,31 @@ for (const database of databases) {
 
       const before = (await op.store.get_upstream("corp"))!.client_secret_enc!;
       const changed = await call("PATCH", path, {
-        body: { display_name: "Corporate", policy: "jit", auto_link: true, trust_upstream_mfa: true, mfa_acr_values: ["urn:corp:mfa"], group_map: { staff: "ops" }, scopes: ["read:user"], client_secret: "rotated-secret" },
+        body: {
+          display_name: "Corporate",
+          policy: "jit",
+          auto_link: true,
+          trust_upstream_mfa: true,
+          mfa_acr_values: ["urn:corp:mfa"],
+          group_map: { staff: "ops" },
+          scopes: ["read:user"],
+          client_secret: "rotated-secret",
+        },
         headers: { "if-match": enabled.headers.get("etag")! },
       });
       expect(changed.status).toBe(200);
       const after = (await changed.json()) as Upstream;
-      expect(after).toMatchObject({ display_name: "Corporate", policy: "jit", auto_link: true, trust_upstream_mfa: true, mfa_acr_values: ["urn:corp:mfa"], group_map: { staff: "Ops" }, scopes: ["read:user"], has_client_secret: true, kind: "oauth2" });
+      expect(after).toMatchObject({
+        display_name: "Corporate",
+        policy: "jit",
+        auto_link: true,
+        trust_upstream_mfa: true,
+        mfa_acr_values: ["urn:corp:mfa"],
+        group_map: { staff: "Ops" },
+        scopes: ["read:user"],
+        has_client_secret: true,
+        kind: "oauth2",
+      });
       expect(JSON.stringify(after)).not.toContain("rotated-secret");
       const row = (await op.store.get_upstream("corp"))!;
       expect(row.client_secret_enc).not.toBe(before);
@@ -176,7 +221,7 @@ for (const database of databases) {
       expect((await op.store.get_upstream("corp"))!.client_secret_enc).toBeNull();
       const events = await op.store.list_audit_events({ type: "admin_api" });
       expect(events.some((e) => e.details?.action === "upstream_enabled")).toBe(true);
-      expect(events.some((e) => e.details?.action === "upstream_updated" && (e.details?.changed as string[]).includes("client_secret"))).toBe(true);
+      expect(events.some((e) => e.details?.action === "upstream_updated" && ((e.details?.changed ?? []) as string[]).includes("client_secret"))).toBe(true);
     });
 
     test("upstreams: DELETE with If-Match removes the upstream and the identities linked through it; the user stays", async () => {
@@ -202,7 +247,10 @@ for (const database of databases) {
       for (const [body, field] of [
         [{ issuer: "https://new-sso.example" }, "issuer"],
         [{ claim_mapping: { subject: "oid" } }, "claim_mapping.subject"],
-        [{ kind: "oauth2", authorization_endpoint: "https://hub.example/authorize", token_endpoint: "https://hub.example/token", userinfo_endpoint: "https://hub.example/user" }, "kind"],
+        [
+          { kind: "oauth2", authorization_endpoint: "https://hub.example/authorize", token_endpoint: "https://hub.example/token", userinfo_endpoint: "https://hub.example/user" },
+          "kind",
+        ],
       ] as const) {
         const refused = await problem(await call("PATCH", path, { body, headers: { "if-match": await etag_of(path) } }), 409);
         expect(refused.code).toBe("conflict");
@@ -221,7 +269,9 @@ for (const database of databases) {
       expect(await op.store.get_identity("moving", "1")).toBeNull();
       expect(await op.store.get_identity("moving", "2")).toBeNull();
       const events = await op.store.list_audit_events({ type: "admin_api" });
-      expect(events.some((e) => e.details?.action === "upstream_updated" && e.details?.links_dropped === 2 && (e.details?.changed as string[]).includes("issuer"))).toBe(true);
+      expect(events.some((e) => e.details?.action === "upstream_updated" && e.details?.links_dropped === 2 && ((e.details?.changed ?? []) as string[]).includes("issuer"))).toBe(
+        true,
+      );
       // No links left: the next change of issuer needs nothing dropped.
       expect((await call("PATCH", path, { body: { issuer: "https://old-sso.example" }, headers: { "if-match": await etag_of(path) } })).status).toBe(200);
     });
@@ -243,7 +293,14 @@ for (const database of databases) {
       });
       expect(created.status).toBe(201);
       const client = (await created.json()) as Record<string, unknown> & { client_id: string };
-      expect(client).toMatchObject({ groups_claim: "teams", groups_prefix: "app-", allowed_groups: ["Ops"], roles: { Ops: "operator" }, require_2fa: true, token_exchange: { subject_clients: ["*"], impersonation: false, delegation: true, resources: ["https://api.example/"] } });
+      expect(client).toMatchObject({
+        groups_claim: "teams",
+        groups_prefix: "app-",
+        allowed_groups: ["Ops"],
+        roles: { Ops: "operator" },
+        require_2fa: true,
+        token_exchange: { subject_clients: ["*"], impersonation: false, delegation: true, resources: ["https://api.example/"] },
+      });
       const stored = (await op.store.get_client(client.client_id))!.metadata;
       expect([stored.allowed_groups, stored.require_2fa, stored.token_exchange?.delegation]).toEqual([["Ops"], true, true]);
 
@@ -271,7 +328,10 @@ for (const database of databases) {
       expect(fapi.errors?.map((e) => e.field)).toEqual(["token_endpoint_auth_method"]);
 
       // Members sent replace; the others stay; null removes.
-      const patched = await call("PATCH", path, { body: { groups_claim: null, allowed_groups: null, require_2fa: false, token_exchange: null, client_name: "portal 2" }, headers: { "if-match": etag } });
+      const patched = await call("PATCH", path, {
+        body: { groups_claim: null, allowed_groups: null, require_2fa: false, token_exchange: null, client_name: "portal 2" },
+        headers: { "if-match": etag },
+      });
       expect(patched.status).toBe(200);
       const after = (await patched.json()) as Record<string, unknown>;
       expect(after).toMatchObject({ client_name: "portal 2", groups_prefix: "app-", roles: { Ops: "operator" } });
@@ -279,7 +339,10 @@ for (const database of databases) {
     });
 
     test("the admin flag is granted only by the command line: the API may keep it or remove it", async () => {
-      const refused = await problem(await call("POST", `${API}/clients`, { body: { client_name: "deputy", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], admin: true } }), 422);
+      const refused = await problem(
+        await call("POST", `${API}/clients`, { body: { client_name: "deputy", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], admin: true } }),
+        422,
+      );
       expect(refused.errors?.map((e) => e.field)).toEqual(["admin"]);
       expect((await op.store.list_clients()).some((c) => c.metadata.client_name === "deputy")).toBe(false);
       const made = await cli.run(["clients", "add", "--name", "deputy", "--grant-type", "client_credentials", "--admin", "--json"]);
@@ -295,12 +358,16 @@ for (const database of databases) {
     });
 
     test("the OpenAPI document describes the upstream routes and the client settings", async () => {
-      const doc = (await (await fetch(`${op.url}${API}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, { properties?: Record<string, unknown> }> } };
+      const doc = (await (await fetch(`${op.url}${API}/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, unknown>>;
+        components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+      };
       expect(Object.keys(doc.paths[`${API}/upstreams`]!).sort()).toEqual(["get", "post"]);
       expect(Object.keys(doc.paths[`${API}/upstreams/{name}`]!).sort()).toEqual(["delete", "get", "patch"]);
       expect(Object.keys(doc.components.schemas.Upstream!.properties!)).not.toContain("client_secret");
       expect(Object.keys(doc.components.schemas.UpstreamCreate!.properties!)).toContain("client_secret");
-      for (const member of ["groups_claim", "groups_prefix", "roles", "allowed_groups", "require_2fa", "token_exchange", "fapi_profile"]) expect(Object.keys(doc.components.schemas.ClientInput!.properties!)).toContain(member);
+      for (const member of ["groups_claim", "groups_prefix", "roles", "allowed_groups", "require_2fa", "token_exchange", "fapi_profile"])
+        expect(Object.keys(doc.components.schemas.ClientInput!.properties!)).toContain(member);
     });
   });
 }

@@ -88,7 +88,10 @@ describe("admin console: confirmation pages", () => {
     const bob = await victim();
     const { csrf } = await console_page(browser, `${t.url}/admin/users/${bob.id}`);
     const { client } = await t.add_client({ client_name: "Kept" });
-    const keys = t.provider.keys.list().filter((key) => key.status === "active").map((key) => key.kid);
+    const keys = t.provider.keys
+      .list()
+      .filter((key) => key.status === "active")
+      .map((key) => key.kid);
     for (const [path, form] of [
       [`/admin/users/${bob.id}/actions`, { action: "delete" }],
       [`/admin/users/${bob.id}/actions`, { action: "disable" }],
@@ -105,7 +108,12 @@ describe("admin console: confirmation pages", () => {
     expect((await t.store.get_client(client.client_id))!.client_secret_hash).toBe(client.client_secret_hash);
     expect(await t.store.get_group_by_name("staff")).not.toBeNull();
     expect(await t.store.get_upstream("gitlab")).not.toBeNull();
-    expect(t.provider.keys.list().filter((key) => key.status === "active").map((key) => key.kid)).toEqual(keys);
+    expect(
+      t.provider.keys
+        .list()
+        .filter((key) => key.status === "active")
+        .map((key) => key.kid),
+    ).toEqual(keys);
   });
 
   test("one confirmation's token fits neither another action nor another object", async () => {
@@ -149,9 +157,17 @@ describe("admin console: confirmation pages", () => {
     expect(rotated.html).toContain('id="client-secret"');
     expect((await confirm(browser, `${t.url}/admin/clients/${client.client_id}/confirm?action=delete`, t.password)).location).toContain("done=client_deleted");
     expect(await t.store.get_client(client.client_id)).toBeNull();
-    const before = t.provider.keys.list().filter((key) => key.status === "active").map((key) => key.kid);
+    const before = t.provider.keys
+      .list()
+      .filter((key) => key.status === "active")
+      .map((key) => key.kid);
     expect((await confirm(browser, `${t.url}/admin/keys/confirm?action=rotate`, t.password)).location).toContain("done=keys_rotated");
-    expect(t.provider.keys.list().filter((key) => key.status === "active").map((key) => key.kid)).not.toEqual(before);
+    expect(
+      t.provider.keys
+        .list()
+        .filter((key) => key.status === "active")
+        .map((key) => key.kid),
+    ).not.toEqual(before);
     await create_upstream(t.store, t.config, { name: "gone", client_id: "g", preset: "gitlab" });
     expect((await confirm(browser, `${t.url}/admin/upstreams/confirm?action=delete&upstream=gone`, t.password)).location).toContain("done=upstream_deleted");
     expect(await t.store.get_upstream("gone")).toBeNull();

@@ -159,14 +159,24 @@ describe("accepted requests", () => {
 
   test("303 after POST (never 307)", async () => {
     const form = new URLSearchParams(new URL(authorization_url(t, challenge())).searchParams);
-    const response = await fetch(`${t.url}/authorize`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", ...html }, body: form.toString() });
+    const response = await fetch(`${t.url}/authorize`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...html },
+      body: form.toString(),
+    });
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toContain("/interaction/");
   });
 
   test("303 after POST for errors sent to the client too", async () => {
     const form = new URLSearchParams(new URL(authorization_url(t, { ...challenge(), response_type: null })).searchParams);
-    const response = await fetch(`${t.url}/authorize`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form.toString() });
+    const response = await fetch(`${t.url}/authorize`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form.toString(),
+    });
     expect(response.status).toBe(303);
     expect(new URL(response.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
   });

@@ -6,13 +6,18 @@
  */
 import { expect } from "bun:test";
 import * as client from "openid-client";
-import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
+import { type Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { PASSWORD, REDIRECT_URI, type TestProvider } from "../helpers/provider.ts";
 
 export const insecure = { execute: [client.allowInsecureRequests] };
 
 /** An openid-client Configuration for a confidential (client_secret_basic) client. */
-export async function relying_party(t: TestProvider, client_id = t.client.client_id, secret = t.secret, metadata: Partial<client.ClientMetadata> = {}): Promise<client.Configuration> {
+export async function relying_party(
+  t: TestProvider,
+  client_id = t.client.client_id,
+  secret = t.secret,
+  metadata: Partial<client.ClientMetadata> = {},
+): Promise<client.Configuration> {
   return client.discovery(new URL(t.issuer), client_id, metadata, client.ClientSecretBasic(secret), insecure);
 }
 
@@ -105,7 +110,13 @@ export function expect_error(t: TestProvider, arrival: Arrival, error: string, s
 /** The code exchange by openid-client, with every check it makes (ID Token, nonce, state, iss). */
 export async function exchange(config: client.Configuration, started: Started, arrival: Arrival, checks: { maxAge?: number } = {}) {
   const current = arrival.mode === "query" ? arrival.url : arrival.request;
-  const tokens = await client.authorizationCodeGrant(config, current, { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce, idTokenExpected: true, ...checks });
+  const tokens = await client.authorizationCodeGrant(config, current, {
+    pkceCodeVerifier: started.verifier,
+    expectedState: started.state,
+    expectedNonce: started.nonce,
+    idTokenExpected: true,
+    ...checks,
+  });
   return { tokens, claims: tokens.claims()! };
 }
 

@@ -43,7 +43,15 @@ describe("loopback redirect URIs", () => {
 
   test("native loopback: only the port may differ", async () => {
     const rp = await rp_for(["http://127.0.0.1/callback"], "native");
-    for (const other of ["http://127.0.0.1:5000/other", "http://[::1]:5000/callback", "http://127.0.0.1:5000/callback/", "http://127.0.0.1:5000/callback?x=1", "http://127.0.0.2:5000/callback", "https://127.0.0.1:5000/callback", "http://127.0.0.1:99999/callback"]) {
+    for (const other of [
+      "http://127.0.0.1:5000/other",
+      "http://[::1]:5000/callback",
+      "http://127.0.0.1:5000/callback/",
+      "http://127.0.0.1:5000/callback?x=1",
+      "http://127.0.0.2:5000/callback",
+      "https://127.0.0.1:5000/callback",
+      "http://127.0.0.1:99999/callback",
+    ]) {
       expect({ other, result: await outcome(rp, other) }).toEqual({ other, result: "page" });
     }
   });

@@ -71,7 +71,10 @@ describe("logout tokens", () => {
     expect(tokens_to("/a")).toHaveLength(1);
     expect(tokens_to("/b")).toHaveLength(1);
 
-    for (const [path, rp, sid, alg] of [["/a", a, signed_in.claims.sid, "RS256"], ["/b", b, at_b.claims.sid, "ES256"]] as const) {
+    for (const [path, rp, sid, alg] of [
+      ["/a", a, signed_in.claims.sid, "RS256"],
+      ["/b", b, at_b.claims.sid, "ES256"],
+    ] as const) {
       const delivery = tokens_to(path)[0]!;
       // §2.5: a form POST with one logout_token parameter.
       expect(delivery.content_type).toStartWith("application/x-www-form-urlencoded");
@@ -124,9 +127,7 @@ describe("failed deliveries do not break logout", () => {
     const lines: LogLine[] = [];
     const idp = logging(lines);
     const sid = "test-sid";
-    const clients = await Promise.all(
-      ["/refuse", "/moved"].map(async (path) => (await t.add_client({ client_name: path, backchannel_logout_uri: rp_uri(path) })).client),
-    );
+    const clients = await Promise.all(["/refuse", "/moved"].map(async (path) => (await t.add_client({ client_name: path, backchannel_logout_uri: rp_uri(path) })).client));
     const { client: dead } = await t.add_client({ backchannel_logout_uri: `http://127.0.0.1:${free_port()}/gone` });
     const outcomes = await Promise.all([...clients, dead].map((client) => deliver_logout_token(idp, client, { user_id: t.user.id, sid })));
     expect(outcomes.map((o) => o.ok)).toEqual([false, false, false]);
@@ -188,7 +189,9 @@ describe("registration", () => {
       expect(response.status).toBe(201);
       const info = (await response.json()) as { client_id: string; client_secret: string; backchannel_logout_uri: string; backchannel_logout_session_required: boolean };
       expect(info).toMatchObject({ backchannel_logout_uri: rp_uri("/registered"), backchannel_logout_session_required: true });
-      const config = await client.discovery(new URL(open.issuer), info.client_id, undefined, client.ClientSecretBasic(info.client_secret), { execute: [client.allowInsecureRequests] });
+      const config = await client.discovery(new URL(open.issuer), info.client_id, undefined, client.ClientSecretBasic(info.client_secret), {
+        execute: [client.allowInsecureRequests],
+      });
       const rp = { config, client_id: info.client_id };
       const { id_token, claims, browser } = await sign_in(open, rp);
       expect((await browser.get(end_session_url(rp, { id_token_hint: id_token }))).status).toBe(200);

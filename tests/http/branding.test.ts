@@ -299,33 +299,37 @@ describe("the client on the consent page", () => {
 });
 
 describe("accessibility with the brand colour", () => {
-  test.skipIf(!chromium_available)("the themed sign-in page and the consent page: axe clean in light and dark", async () => {
-    const context = await chromium!.newContext({ bypassCSP: true, reducedMotion: "reduce" });
-    try {
-      const page = await context.newPage();
-      const p = pkce();
-      const { client } = await t.add_client({ client_name: "Photo Book", policy_uri: "https://rp.example.com/privacy" });
-      await page.goto(authorization_url(t, { scope: "openid email", code_challenge: p.challenge, code_challenge_method: "S256" }, client.client_id));
-      await page.waitForSelector("h1");
-      expect(await page.textContent("h1")).toBe(`Welcome to ${BRAND}`);
-      const problems = async (name: string) => {
-        for (const scheme of ["light", "dark"] as const) {
-          await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
-          expect({ page: name, scheme, problems: serious(await axe(page)) }).toEqual({ page: name, scheme, problems: [] });
-        }
-        await page.emulateMedia({ colorScheme: "light", reducedMotion: "reduce" });
-      };
-      // The brand's stylesheet is applied: the primary button is the brand colour with dark text.
-      const button = await page.$eval("button.primary", (el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]);
-      expect(button).toEqual(["rgb(255, 204, 0)", "rgb(27, 31, 36)"]);
-      await problems("themed login");
-      await page.getByLabel("Username").fill("alice");
-      await page.getByLabel("Password").fill(t.password);
-      await page.locator("button.primary").click();
-      await page.waitForURL(/\/consent$/);
-      await problems("consent");
-    } finally {
-      await context.close();
-    }
-  }, 60_000);
+  test.skipIf(!chromium_available)(
+    "the themed sign-in page and the consent page: axe clean in light and dark",
+    async () => {
+      const context = await chromium!.newContext({ bypassCSP: true, reducedMotion: "reduce" });
+      try {
+        const page = await context.newPage();
+        const p = pkce();
+        const { client } = await t.add_client({ client_name: "Photo Book", policy_uri: "https://rp.example.com/privacy" });
+        await page.goto(authorization_url(t, { scope: "openid email", code_challenge: p.challenge, code_challenge_method: "S256" }, client.client_id));
+        await page.waitForSelector("h1");
+        expect(await page.textContent("h1")).toBe(`Welcome to ${BRAND}`);
+        const problems = async (name: string) => {
+          for (const scheme of ["light", "dark"] as const) {
+            await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
+            expect({ page: name, scheme, problems: serious(await axe(page)) }).toEqual({ page: name, scheme, problems: [] });
+          }
+          await page.emulateMedia({ colorScheme: "light", reducedMotion: "reduce" });
+        };
+        // The brand's stylesheet is applied: the primary button is the brand colour with dark text.
+        const button = await page.$eval("button.primary", (el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color]);
+        expect(button).toEqual(["rgb(255, 204, 0)", "rgb(27, 31, 36)"]);
+        await problems("themed login");
+        await page.getByLabel("Username").fill("alice");
+        await page.getByLabel("Password").fill(t.password);
+        await page.locator("button.primary").click();
+        await page.waitForURL(/\/consent$/);
+        await problems("consent");
+      } finally {
+        await context.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -22,7 +22,10 @@ async function fresh_rp(metadata: Record<string, unknown> = {}): Promise<client.
 }
 
 const PROTOCOL = new Set(["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "amr", "sid", "acr"]);
-const user_claims = (object: Record<string, unknown>) => Object.keys(object).filter((k) => !PROTOCOL.has(k)).sort();
+const user_claims = (object: Record<string, unknown>) =>
+  Object.keys(object)
+    .filter((k) => !PROTOCOL.has(k))
+    .sort();
 
 describe("claims parameter", () => {
   test("claims parameter: essential email released in id_token without email scope", async () => {
@@ -102,7 +105,15 @@ describe("claims parameter", () => {
 
   test("claims parameter: malformed → invalid_request", async () => {
     const rp = await fresh_rp();
-    for (const claims of ["{", "[]", '"email"', '{"id_token": []}', '{"id_token": {"email": true}}', '{"userinfo": {"email": {"essential": "yes"}}}', '{"id_token": {"email": {"values": "a"}}}']) {
+    for (const claims of [
+      "{",
+      "[]",
+      '"email"',
+      '{"id_token": []}',
+      '{"id_token": {"email": true}}',
+      '{"userinfo": {"email": {"essential": "yes"}}}',
+      '{"id_token": {"email": {"values": "a"}}}',
+    ]) {
       const started = await start(rp, { claims });
       expect_error(t, (await drive(new Browser(), started.url.href)).arrival, "invalid_request", started.state);
     }

@@ -60,7 +60,13 @@ async function authenticates(jwt: string, path = "/introspect"): Promise<{ statu
 describe("with openid-client", () => {
   test("private_key_jwt: works with openid-client (registered through /register with jwks)", async () => {
     const key = await make_key("ES256");
-    const info = await registered(t, { redirect_uris: [REDIRECT_URI], client_name: "JWT App", token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [key.jwk] }, grant_types: ["authorization_code", "refresh_token"] });
+    const info = await registered(t, {
+      redirect_uris: [REDIRECT_URI],
+      client_name: "JWT App",
+      token_endpoint_auth_method: "private_key_jwt",
+      jwks: { keys: [key.jwk] },
+      grant_types: ["authorization_code", "refresh_token"],
+    });
     expect(info.token_endpoint_auth_method).toBe("private_key_jwt");
     expect(info.client_secret).toBeUndefined();
     const config = await rp(t, info.client_id, client.PrivateKeyJwt({ key: key.privateKey, kid: key.kid }));
@@ -132,7 +138,9 @@ describe("assertion rules", () => {
     const stranger = await make_key("ES256", key.kid);
     expect((await authenticates(await assertion(stranger, client_id))).status).toBe(401);
     const secret = new TextEncoder().encode("x".repeat(32));
-    const hs = await new SignJWT({ iss: client_id, sub: client_id, aud: t.issuer, exp: t.clock.now() + 60, jti: crypto.randomUUID() }).setProtectedHeader({ alg: "HS256" }).sign(secret);
+    const hs = await new SignJWT({ iss: client_id, sub: client_id, aud: t.issuer, exp: t.clock.now() + 60, jti: crypto.randomUUID() })
+      .setProtectedHeader({ alg: "HS256" })
+      .sign(secret);
     expect((await authenticates(hs)).status).toBe(401);
     const none = new UnsecuredJWT({ iss: client_id, sub: client_id, aud: t.issuer, exp: t.clock.now() + 60, jti: crypto.randomUUID() }).encode();
     expect((await authenticates(none)).status).toBe(401);

@@ -126,7 +126,9 @@ describe("client secret rotation with a grace period", () => {
     await rotate(info.client_id, { grace_seconds: 86400 });
     expect(await token_status(info.client_id, info.client_secret!)).toBe(200);
     const put = (body: Record<string, unknown>) => manage("PUT", info.registration_client_uri, info.registration_access_token, { client_id: info.client_id, ...body });
-    expect((await put({ client_name: "Self", redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none" })).status).toBe(200);
+    expect(
+      (await put({ client_name: "Self", redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none" })).status,
+    ).toBe(200);
     const back = await put({ client_name: "Self", grant_types: ["client_credentials"], response_types: [], token_endpoint_auth_method: "client_secret_basic" });
     expect(back.status).toBe(200);
     const fresh = ((await back.json()) as { client_secret: string }).client_secret;

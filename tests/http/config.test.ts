@@ -29,7 +29,8 @@ describe("configuration", () => {
   test("every documented variable maps to a key the schema knows", () => {
     const config = load_config({}) as unknown as Record<string, unknown>;
     for (const path of Object.values(ENV_KEYS)) {
-      if (path === "metrics_token" || path === "smtp_url" || path === "mail_from" || path === "federation.secret_key" || path === "pairwise.salt" || path.startsWith("brand.")) continue; // optional, absent by default
+      if (path === "metrics_token" || path === "smtp_url" || path === "mail_from" || path === "federation.secret_key" || path === "pairwise.salt" || path.startsWith("brand."))
+        continue; // optional, absent by default
       const value = path.split(".").reduce<unknown>((node, part) => (node as Record<string, unknown>)?.[part], config);
       expect(value, path).not.toBeUndefined();
     }

@@ -22,7 +22,10 @@ afterAll(async () => {
 async function start(issuer: string) {
   const store = await open_store("sqlite::memory:");
   stores.push(store);
-  const config = load_config({}, { issuer, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 }, login_throttle: { delay_ms: 0 } });
+  const config = load_config(
+    {},
+    { issuer, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 }, login_throttle: { delay_ms: 0 } },
+  );
   const idp = await create_provider(config, { store, log: () => {} });
   const seed = await seed_demo(idp);
   const app = build_app(idp);
@@ -60,8 +63,16 @@ describe("https issuer", () => {
     const names = new Set(browser.set_cookies.map((line) => line.slice(0, line.indexOf("="))));
     expect([...names].sort()).toEqual(["__Host-idp_demo", "__Host-idp_interaction", "__Host-idp_session"]);
     for (const line of browser.set_cookies) {
-      const attributes = line.split(";").slice(1).map((a) => a.trim().toLowerCase());
-      expect({ line, secure: attributes.includes("secure"), path: attributes.filter((a) => a.startsWith("path=")), domain: attributes.filter((a) => a.startsWith("domain=")) }).toEqual({
+      const attributes = line
+        .split(";")
+        .slice(1)
+        .map((a) => a.trim().toLowerCase());
+      expect({
+        line,
+        secure: attributes.includes("secure"),
+        path: attributes.filter((a) => a.startsWith("path=")),
+        domain: attributes.filter((a) => a.startsWith("domain=")),
+      }).toEqual({
         line,
         secure: true,
         path: ["path=/"],

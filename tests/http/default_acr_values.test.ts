@@ -23,19 +23,24 @@ async function mfa_client() {
   return { client_id: client.client_id, secret: secret! };
 }
 
-test("a client with default_acr_values [\"mfa\"] forces the two-factor step; acr mfa in the ID Token", async () => {
+test('a client with default_acr_values ["mfa"] forces the two-factor step; acr mfa in the ID Token', async () => {
   const user = await t.add_user({ username: "dana" });
   await t.store.update_user(user.id, { totp_secret: SECRET, totp_enabled_at: t.clock.now() });
   const { client_id, secret } = await mfa_client();
   const p = pkce();
   const url = authorization_url(t, { code_challenge: p.challenge, code_challenge_method: "S256" }, client_id);
-  const { callback, steps } = await authorize(new Browser(), url, { username: "dana", password: t.password, callback_prefix: REDIRECT_URI, second_factor: () => totp_code(SECRET, totp_step(t.clock.now())) });
+  const { callback, steps } = await authorize(new Browser(), url, {
+    username: "dana",
+    password: t.password,
+    callback_prefix: REDIRECT_URI,
+    second_factor: () => totp_code(SECRET, totp_step(t.clock.now())),
+  });
   expect(steps).toEqual(["login", "two-factor", "consent"]);
   const body = (await (await redeem(t, callback.searchParams.get("code")!, p.verifier, { method: "basic", client_id, secret })).json()) as { id_token: string };
   expect(decodeJwt(body.id_token)).toMatchObject({ acr: "mfa", amr: ["pwd", "otp"] });
 });
 
-test("default_acr_values [\"mfa\"] stops a user without an authenticator app; acr_values=pwd in the request wins", async () => {
+test('default_acr_values ["mfa"] stops a user without an authenticator app; acr_values=pwd in the request wins', async () => {
   await t.add_user({ username: "eli" });
   const { client_id } = await mfa_client();
   const browser = new Browser();

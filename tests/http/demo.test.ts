@@ -22,7 +22,18 @@ afterAll(async () => {
 async function start(options: { production?: boolean; seed?: boolean; prepare?: (store: Store) => Promise<void> } = {}) {
   const port = free_port();
   const issuer = `http://127.0.0.1:${port}`;
-  const config = load_config({}, { issuer, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 }, production: options.production ?? false });
+  const config = load_config(
+    {},
+    {
+      issuer,
+      port,
+      database_url: "sqlite::memory:",
+      signing_algs: ["RS256"],
+      log_requests: false,
+      argon2: { memory_kib: 1024, time_cost: 1 },
+      production: options.production ?? false,
+    },
+  );
   const store = await open_store("sqlite::memory:", { migrate: true });
   await options.prepare?.(store);
   let printed = "";
@@ -105,7 +116,12 @@ describe("the demo relying party", () => {
     const { issuer, url, password } = await start();
     const browser = new Browser();
     const begin = await browser.get(`${url}/demo`);
-    const { callback } = await authorize(browser, begin.headers.get("location")!, { username: "demo", password: password!, decision: "deny", callback_prefix: `${issuer}/demo/callback` });
+    const { callback } = await authorize(browser, begin.headers.get("location")!, {
+      username: "demo",
+      password: password!,
+      decision: "deny",
+      callback_prefix: `${issuer}/demo/callback`,
+    });
     const html = await (await browser.get(callback.href)).text();
     expect(html).toContain("The demo sign-in did not complete");
     expect(html).toContain("access_denied");

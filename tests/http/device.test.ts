@@ -28,9 +28,23 @@ function device_suite(postgres: boolean): void {
       db = postgres ? await create_temp_database() : null;
       // A 1-second interval keeps openid-client's polling short; 5 wrong user codes per address.
       t = await start_provider({ config: { device: { interval: 1, user_code_attempts: 5 }, registration: "open" }, ...(db ? { database_url: db.url } : {}) });
-      tv = (await t.add_client({ client_name: "Living Room TV", token_endpoint_auth_method: "none", redirect_uris: [], grant_types: [DEVICE_GRANT, "refresh_token"], response_types: [] })).client;
+      tv = (
+        await t.add_client({
+          client_name: "Living Room TV",
+          token_endpoint_auth_method: "none",
+          redirect_uris: [],
+          grant_types: [DEVICE_GRANT, "refresh_token"],
+          response_types: [],
+        })
+      ).client;
       config = await client.discovery(new URL(t.issuer), tv.client_id, undefined, client.None(), insecure);
-      const added = await t.add_client({ client_name: "Build Agent", token_endpoint_auth_method: "client_secret_basic", redirect_uris: [], grant_types: [DEVICE_GRANT], response_types: [] });
+      const added = await t.add_client({
+        client_name: "Build Agent",
+        token_endpoint_auth_method: "client_secret_basic",
+        redirect_uris: [],
+        grant_types: [DEVICE_GRANT],
+        response_types: [],
+      });
       confidential = { client_id: added.client.client_id, secret: added.secret! };
     });
     afterAll(async () => {

@@ -12,7 +12,7 @@ import { Browser, authorize } from "../helpers/browser.ts";
 import { authorization_url, pkce, redeem, userinfo } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import type { UserRow } from "../../src/store/types.ts";
-import { end_session_url, make_rp, sign_in, type Rp } from "./logout_helpers.ts";
+import { end_session_url, sign_in, type Rp } from "./logout_helpers.ts";
 import { introspect, post_form, type Tokens } from "./token_helpers.ts";
 
 const API = "/admin/api/v1";
@@ -24,10 +24,25 @@ let admin_token: string;
 
 beforeAll(async () => {
   t = await start_provider();
-  const { client: row, secret } = await t.add_client({ client_name: "Offline App", token_endpoint_auth_method: "client_secret_basic", grant_types: ["authorization_code", "refresh_token"] });
-  rp = { client_id: row.client_id, config: await client.discovery(new URL(t.issuer), row.client_id, undefined, client.ClientSecretBasic(secret!), { execute: [client.allowInsecureRequests] }) };
+  const { client: row, secret } = await t.add_client({
+    client_name: "Offline App",
+    token_endpoint_auth_method: "client_secret_basic",
+    grant_types: ["authorization_code", "refresh_token"],
+  });
+  rp = {
+    client_id: row.client_id,
+    config: await client.discovery(new URL(t.issuer), row.client_id, undefined, client.ClientSecretBasic(secret!), { execute: [client.allowInsecureRequests] }),
+  };
   rp_auth = { method: "basic", client_id: row.client_id, secret: secret! };
-  const ops = await t.add_client({ client_name: "ops", token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "admin", admin: true });
+  const ops = await t.add_client({
+    client_name: "ops",
+    token_endpoint_auth_method: "client_secret_basic",
+    grant_types: ["client_credentials"],
+    response_types: [],
+    redirect_uris: [],
+    scope: "admin",
+    admin: true,
+  });
   const issued = await post_form(t, "/token", { grant_type: "client_credentials", scope: "admin" }, { method: "basic", client_id: ops.client.client_id, secret: ops.secret! });
   admin_token = ((await issued.json()) as { access_token: string }).access_token;
 });
@@ -93,7 +108,11 @@ describe("a user disabled after signing out", () => {
   test("a code issued before the account was disabled cannot be redeemed", async () => {
     const user = await new_user();
     const challenge = pkce();
-    const { callback } = await authorize(new Browser(), authorization_url(t, { code_challenge: challenge.challenge, code_challenge_method: "S256" }), { username: user.username, password: t.password, callback_prefix: REDIRECT_URI });
+    const { callback } = await authorize(new Browser(), authorization_url(t, { code_challenge: challenge.challenge, code_challenge_method: "S256" }), {
+      username: user.username,
+      password: t.password,
+      callback_prefix: REDIRECT_URI,
+    });
     await disable_through_api(user);
     const res = await redeem(t, callback.searchParams.get("code")!, challenge.verifier);
     expect(res.status).toBe(400);

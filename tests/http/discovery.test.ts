@@ -40,7 +40,13 @@ describe("discovery", () => {
     // JARM §2.3 besides query and form_post.
     expect(meta.response_modes_supported).toEqual(["query", "form_post", "jwt", "query.jwt", "fragment.jwt", "form_post.jwt"]);
     // RFC 8693 token exchange: usable only by clients with an operator-set policy (grants/token_exchange.ts).
-    expect(meta.grant_types_supported).toEqual(["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code", "urn:ietf:params:oauth:grant-type:token-exchange"]);
+    expect(meta.grant_types_supported).toEqual([
+      "authorization_code",
+      "refresh_token",
+      "client_credentials",
+      "urn:ietf:params:oauth:grant-type:device_code",
+      "urn:ietf:params:oauth:grant-type:token-exchange",
+    ]);
     // RFC 8628 §4.
     expect(meta.device_authorization_endpoint).toBe(`${t.issuer}/device_authorization`);
     expect(meta.code_challenge_methods_supported).toEqual(["S256"]);

@@ -66,7 +66,11 @@ async function userinfo(token: string, scheme: string, dpop?: string): Promise<R
 async function refresh(refresh_token: string, dpop?: string): Promise<Response> {
   const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
   if (dpop !== undefined) headers.dpop = dpop;
-  return fetch(new URL("/token", t.url), { method: "POST", headers, body: new URLSearchParams({ grant_type: "refresh_token", refresh_token, client_id: app.client_id }).toString() });
+  return fetch(new URL("/token", t.url), {
+    method: "POST",
+    headers,
+    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token, client_id: app.client_id }).toString(),
+  });
 }
 
 async function error_of(response: Response): Promise<string> {
@@ -172,7 +176,11 @@ describe("DPoP refusals", () => {
       expect({ index, error: await error_of(response) }).toEqual({ index, error: "invalid_dpop_proof" });
     }
     // The query of htu is ignored (RFC 9449 §4.3), a normalised URL matches.
-    const with_query = await userinfo(tokens.access_token, "DPoP", await proof(key, "GET", "/userinfo", { ath, htu: `${t.issuer.toUpperCase().replace("HTTP://", "http://")}/userinfo?x=1#f` }));
+    const with_query = await userinfo(
+      tokens.access_token,
+      "DPoP",
+      await proof(key, "GET", "/userinfo", { ath, htu: `${t.issuer.toUpperCase().replace("HTTP://", "http://")}/userinfo?x=1#f` }),
+    );
     expect(with_query.status).toBe(200);
   });
 
@@ -209,7 +217,12 @@ describe("DPoP refusals", () => {
   });
 
   test("a client registered with dpop_bound_access_tokens must send a proof", async () => {
-    const { client, secret } = await t.add_client({ client_name: "Bound", token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"], dpop_bound_access_tokens: true });
+    const { client, secret } = await t.add_client({
+      client_name: "Bound",
+      token_endpoint_auth_method: "client_secret_basic",
+      grant_types: ["client_credentials"],
+      dpop_bound_access_tokens: true,
+    });
     const request = (dpop?: string) =>
       fetch(new URL("/token", t.url), {
         method: "POST",
@@ -236,7 +249,13 @@ describe("DPoP refusals", () => {
       fetch(new URL("/token", t.url), {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded", ...(dpop === undefined ? {} : { dpop }) },
-        body: new URLSearchParams({ grant_type: "authorization_code", code: grant.code, code_verifier: grant.verifier, redirect_uri: REDIRECT_URI, client_id: app.client_id }).toString(),
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code: grant.code,
+          code_verifier: grant.verifier,
+          redirect_uri: REDIRECT_URI,
+          client_id: app.client_id,
+        }).toString(),
       });
     const other = await redeem(await code_for(), await proof(await proof_key(), "POST", "/token"));
     expect(await error_of(other)).toBe("invalid_dpop_proof");
@@ -244,7 +263,9 @@ describe("DPoP refusals", () => {
     expect(await error_of(none)).toBe("invalid_dpop_proof");
     const right = await redeem(await code_for(), await proof(key, "POST", "/token"));
     expect(right.status).toBe(200);
-    const bad_param = await fetch(authorization_url(t, { code_challenge: pkce().challenge, code_challenge_method: "S256", dpop_jkt: "short" }, app.client_id), { redirect: "manual" });
+    const bad_param = await fetch(authorization_url(t, { code_challenge: pkce().challenge, code_challenge_method: "S256", dpop_jkt: "short" }, app.client_id), {
+      redirect: "manual",
+    });
     expect(new URL(bad_param.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
   });
 });

@@ -47,11 +47,16 @@ test("oauth4webapi retries with the server nonce at /token and /userinfo", async
   const keys = await oauth.generateKeyPair("ES256");
   const DPoP = oauth.DPoP(app as oauth.Client, keys);
   const code = pkce();
-  const { callback } = await authorize(new Browser(), authorization_url(t, { code_challenge: code.challenge, code_challenge_method: "S256" }, app.client_id), { password: t.password, callback_prefix: REDIRECT_URI });
+  const { callback } = await authorize(new Browser(), authorization_url(t, { code_challenge: code.challenge, code_challenge_method: "S256" }, app.client_id), {
+    password: t.password,
+    callback_prefix: REDIRECT_URI,
+  });
   const params = oauth.validateAuthResponse(as, app, callback, "st-123");
   // A code is single use, so the retry is of the same request only when the first was refused before the grant.
   const token = await with_nonce_retry(async () =>
-    oauth.processAuthorizationCodeResponse(as, app, await oauth.authorizationCodeGrantRequest(as, app, oauth.None(), params, REDIRECT_URI, code.verifier, { DPoP, ...insecure }), { expectedNonce: "n-456" }),
+    oauth.processAuthorizationCodeResponse(as, app, await oauth.authorizationCodeGrantRequest(as, app, oauth.None(), params, REDIRECT_URI, code.verifier, { DPoP, ...insecure }), {
+      expectedNonce: "n-456",
+    }),
   );
   expect(token.retried).toBe(true);
   expect(token.value.token_type).toBe("dpop");
@@ -108,12 +113,24 @@ test("a nonce from one instance is accepted by another; a made-up one gets use_d
 });
 
 test("the admin API asks a DPoP-bound token's proof for the server nonce too, and answers with the current one", async () => {
-  const { client, secret } = await t.add_client({ client_name: "ops", token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "admin", admin: true });
+  const { client, secret } = await t.add_client({
+    client_name: "ops",
+    token_endpoint_auth_method: "client_secret_basic",
+    grant_types: ["client_credentials"],
+    response_types: [],
+    redirect_uris: [],
+    scope: "admin",
+    admin: true,
+  });
   const ops: oauth.Client = { client_id: client.client_id };
   const keys = await oauth.generateKeyPair("ES256", { extractable: true });
   const DPoP = oauth.DPoP(ops, keys);
   const token = await with_nonce_retry(async () =>
-    oauth.processClientCredentialsResponse(as, ops, await oauth.clientCredentialsGrantRequest(as, ops, oauth.ClientSecretBasic(secret!), { scope: "admin" }, { DPoP, ...insecure })),
+    oauth.processClientCredentialsResponse(
+      as,
+      ops,
+      await oauth.clientCredentialsGrantRequest(as, ops, oauth.ClientSecretBasic(secret!), { scope: "admin" }, { DPoP, ...insecure }),
+    ),
   );
   expect(token.value.token_type).toBe("dpop");
   // The nonce /token gave is good at the admin API too; the answer carries the current one (§8).
@@ -129,7 +146,14 @@ test("the admin API asks a DPoP-bound token's proof for the server nonce too, an
   const refused = await fetch(url.href.replace(t.issuer, t.url), {
     headers: {
       authorization: `DPoP ${token.value.access_token}`,
-      dpop: await new SignJWT({ jti: random_token(16), htm: "GET", htu: url.href, iat: Math.floor(Date.now() / 1000), ath: access_token_hash(token.value.access_token), nonce: "made-up" })
+      dpop: await new SignJWT({
+        jti: random_token(16),
+        htm: "GET",
+        htu: url.href,
+        iat: Math.floor(Date.now() / 1000),
+        ath: access_token_hash(token.value.access_token),
+        nonce: "made-up",
+      })
         .setProtectedHeader({ alg: "ES256", typ: "dpop+jwt", jwk: await exportJWK(keys.publicKey) })
         .sign(keys.privateKey),
     },

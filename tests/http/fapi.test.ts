@@ -37,7 +37,12 @@ beforeAll(async () => {
   keys = {
     es: es.privateKey,
     rs: rs.privateKey,
-    public_jwks: { keys: [{ ...(await exportJWK(es.publicKey)), kid: "es", alg: "ES256" }, { ...(await exportJWK(rs.publicKey)), kid: "rs", alg: "RS256" }] },
+    public_jwks: {
+      keys: [
+        { ...(await exportJWK(es.publicKey)), kid: "es", alg: "ES256" },
+        { ...(await exportJWK(rs.publicKey)), kid: "rs", alg: "RS256" },
+      ],
+    },
   };
   const { client } = await t.add_client({
     client_name: "FAPI App",
@@ -63,7 +68,14 @@ async function push(params: Record<string, string> = {}, client: oauth.Client = 
     as,
     client,
     private_key_jwt(),
-    { response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid email", code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...params },
+    {
+      response_type: "code",
+      redirect_uri: REDIRECT_URI,
+      scope: "openid email",
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      ...params,
+    },
     // RFC 9449 §10.1: the proof at /par binds the code to this key.
     { DPoP: oauth.DPoP(client, dpop), ...insecure },
   );
@@ -94,13 +106,28 @@ function assertion(options: { alg?: "ES256" | "RS256"; aud?: string | string[]; 
     .sign(alg === "ES256" ? keys.es : keys.rs);
 }
 
-async function post_form(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: { error?: string; error_description?: string } & Record<string, unknown> }> {
-  const response = await fetch(new URL(path, t.url), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(form).toString() });
+async function post_form(
+  path: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: { error?: string; error_description?: string } & Record<string, unknown> }> {
+  const response = await fetch(new URL(path, t.url), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(form).toString(),
+  });
   return { status: response.status, body: (await response.json()) as { error?: string; error_description?: string } };
 }
 
 function pushed_form(extra: Record<string, string> = {}): Record<string, string> {
-  return { response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", ...extra };
+  return {
+    response_type: "code",
+    redirect_uri: REDIRECT_URI,
+    scope: "openid",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+    ...extra,
+  };
 }
 
 async function with_assertion(form: Record<string, string>, options: Parameters<typeof assertion>[0] = {}): Promise<Record<string, string>> {
@@ -264,7 +291,13 @@ describe("FAPI 2.0 registration", () => {
     const response = await register(t, fapi_metadata());
     const body = (await response.json()) as Record<string, unknown>;
     expect(response.status).toBe(201);
-    expect(body).toMatchObject({ fapi_profile: "2.0", id_token_signed_response_alg: "ES256", authorization_signed_response_alg: "ES256", require_pushed_authorization_requests: true, dpop_bound_access_tokens: true });
+    expect(body).toMatchObject({
+      fapi_profile: "2.0",
+      id_token_signed_response_alg: "ES256",
+      authorization_signed_response_alg: "ES256",
+      require_pushed_authorization_requests: true,
+      dpop_bound_access_tokens: true,
+    });
   });
 
   test("an http redirect URI is invalid_redirect_uri", async () => {
@@ -300,7 +333,8 @@ describe("FAPI 2.0 registration", () => {
 });
 
 describe("the server-wide switch IDP_FAPI=2.0", () => {
-  const config = (extra: Record<string, unknown> = {}) => load_config({ IDP_FAPI: "2.0" }, { issuer: "https://id.example.com", signing_algs: ["RS256", "PS256", "ES256"], ...extra });
+  const config = (extra: Record<string, unknown> = {}) =>
+    load_config({ IDP_FAPI: "2.0" }, { issuer: "https://id.example.com", signing_algs: ["RS256", "PS256", "ES256"], ...extra });
 
   test("discovery advertises only what the profile allows", () => {
     const document = build_discovery(config(), ["RS256", "PS256", "ES256"]).document;

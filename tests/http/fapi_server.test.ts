@@ -32,9 +32,19 @@ describe("IDP_FAPI=2.0", () => {
   });
 
   test("a client registered before the switch (client_secret_basic) is refused at /par and /token", async () => {
-    const form = new URLSearchParams({ response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" });
+    const form = new URLSearchParams({
+      response_type: "code",
+      redirect_uri: REDIRECT_URI,
+      scope: "openid",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    });
     for (const path of ["/par", "/token"]) {
-      const response = await fetch(new URL(path, t.url), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(t.client.client_id, t.secret) }, body: path === "/par" ? form : new URLSearchParams({ grant_type: "client_credentials" }) });
+      const response = await fetch(new URL(path, t.url), {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(t.client.client_id, t.secret) },
+        body: path === "/par" ? form : new URLSearchParams({ grant_type: "client_credentials" }),
+      });
       const body = (await response.json()) as { error: string; error_description: string };
       expect({ path, status: response.status, error: body.error }).toEqual({ path, status: 401, error: "invalid_client" });
       expect(body.error_description).toContain("private_key_jwt (FAPI 2.0");
@@ -43,7 +53,8 @@ describe("IDP_FAPI=2.0", () => {
 
   test("its authorization requests are refused too: they must be pushed", async () => {
     const url = new URL("/authorize", t.url);
-    for (const [name, value] of Object.entries({ client_id: t.client.client_id, redirect_uri: REDIRECT_URI, response_type: "code", scope: "openid" })) url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries({ client_id: t.client.client_id, redirect_uri: REDIRECT_URI, response_type: "code", scope: "openid" }))
+      url.searchParams.set(name, value);
     const response = await fetch(url, { redirect: "manual" });
     const location = new URL(response.headers.get("location")!);
     expect(location.searchParams.get("error")).toBe("invalid_request");
@@ -52,10 +63,29 @@ describe("IDP_FAPI=2.0", () => {
 
   test("a private_key_jwt client registered before the switch with RS256 ID Tokens is refused at /par, naming the member", async () => {
     const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
-    const { client } = await t.add_client({ token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "k" }] }, id_token_signed_response_alg: "RS256" });
+    const { client } = await t.add_client({
+      token_endpoint_auth_method: "private_key_jwt",
+      jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "k" }] },
+      id_token_signed_response_alg: "RS256",
+    });
     const now = Math.floor(Date.now() / 1000);
-    const assertion = await new SignJWT({ jti: crypto.randomUUID() }).setProtectedHeader({ alg: "ES256", kid: "k" }).setIssuer(client.client_id).setSubject(client.client_id).setAudience(t.issuer).setIssuedAt(now).setExpirationTime(now + 60).sign(privateKey);
-    const form = new URLSearchParams({ response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: assertion });
+    const assertion = await new SignJWT({ jti: crypto.randomUUID() })
+      .setProtectedHeader({ alg: "ES256", kid: "k" })
+      .setIssuer(client.client_id)
+      .setSubject(client.client_id)
+      .setAudience(t.issuer)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(privateKey);
+    const form = new URLSearchParams({
+      response_type: "code",
+      redirect_uri: REDIRECT_URI,
+      scope: "openid",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+      client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+      client_assertion: assertion,
+    });
     const response = await fetch(new URL("/par", t.url), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form });
     const body = (await response.json()) as { error: string; error_description: string };
     expect({ status: response.status, error: body.error }).toEqual({ status: 400, error: "unauthorized_client" });

@@ -29,7 +29,15 @@ beforeAll(async () => {
     async fetch(request) {
       const url = new URL(request.url);
       if (url.pathname === "/.well-known/openid-configuration") {
-        return Response.json({ issuer: fake_url, authorization_endpoint: `${fake_url}/authorize`, token_endpoint: `${fake_url}/token`, jwks_uri: `${fake_url}/jwks`, response_types_supported: ["code"], subject_types_supported: ["public"], id_token_signing_alg_values_supported: ["RS256"] });
+        return Response.json({
+          issuer: fake_url,
+          authorization_endpoint: `${fake_url}/authorize`,
+          token_endpoint: `${fake_url}/token`,
+          jwks_uri: `${fake_url}/jwks`,
+          response_types_supported: ["code"],
+          subject_types_supported: ["public"],
+          id_token_signing_alg_values_supported: ["RS256"],
+        });
       }
       if (url.pathname === "/jwks") return Response.json({ keys: [] });
       if (url.pathname === "/authorize") {
@@ -46,7 +54,9 @@ beforeAll(async () => {
     },
   });
   t = await start_provider({ config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } } });
-  await t.store.create_upstream(new_upstream(t.config, { name: "keyed", display_name: "Keyed", issuer: fake_url, client_id: "our-idp", token_endpoint_auth_method: "private_key_jwt" }));
+  await t.store.create_upstream(
+    new_upstream(t.config, { name: "keyed", display_name: "Keyed", issuer: fake_url, client_id: "our-idp", token_endpoint_auth_method: "private_key_jwt" }),
+  );
 });
 
 afterAll(async () => {

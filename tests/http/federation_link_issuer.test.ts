@@ -71,7 +71,9 @@ beforeAll(async () => {
     },
   });
   t = await start_provider({ config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } } });
-  await t.store.create_upstream(new_upstream(t.config, { name: "fake", display_name: "Fake", issuer: fake_url, client_id: "our-idp", client_secret: "fake-secret", policy: "jit" }));
+  await t.store.create_upstream(
+    new_upstream(t.config, { name: "fake", display_name: "Fake", issuer: fake_url, client_id: "our-idp", client_secret: "fake-secret", policy: "jit" }),
+  );
 });
 
 afterAll(async () => {

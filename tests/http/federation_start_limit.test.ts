@@ -21,7 +21,13 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     fetch: (request) =>
       new URL(request.url).pathname === "/.well-known/openid-configuration"
-        ? Response.json({ issuer: fake_url, authorization_endpoint: `${fake_url}/authorize`, token_endpoint: `${fake_url}/token`, jwks_uri: `${fake_url}/jwks`, response_types_supported: ["code"] })
+        ? Response.json({
+            issuer: fake_url,
+            authorization_endpoint: `${fake_url}/authorize`,
+            token_endpoint: `${fake_url}/token`,
+            jwks_uri: `${fake_url}/jwks`,
+            response_types_supported: ["code"],
+          })
         : new Response("not found", { status: 404 }),
   });
   t = await start_provider({

@@ -13,7 +13,17 @@ const dir = mkdtempSync(join(tmpdir(), "idp-serve-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function config_for(name: string) {
-  return load_config({}, { issuer: "http://localhost:9999", port: 0, database_url: `sqlite:${join(dir, name)}`, signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 } });
+  return load_config(
+    {},
+    {
+      issuer: "http://localhost:9999",
+      port: 0,
+      database_url: `sqlite:${join(dir, name)}`,
+      signing_algs: ["RS256"],
+      log_requests: false,
+      argon2: { memory_kib: 1024, time_cost: 1 },
+    },
+  );
 }
 
 describe("serve()", () => {

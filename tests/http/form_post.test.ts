@@ -45,7 +45,12 @@ describe("form_post", () => {
     expect(scripts.length).toBe(1);
     expect(arrival.html).not.toMatch(/<script[^>]+src=|\son[a-z]+=/i);
     const hash = createHash("sha256").update(scripts[0]!).digest("base64");
-    const directives = new Map(arrival.csp.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+    const directives = new Map(
+      arrival.csp
+        .split(";")
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name!, values]),
+    );
     expect(directives.get("script-src")).toEqual([`'sha256-${hash}'`]);
     expect(directives.get("form-action")).toEqual(["'self'", "https://rp.example.com"]);
     expect(directives.get("default-src")).toEqual(["'none'"]);
@@ -57,7 +62,10 @@ describe("form_post", () => {
     const first = await browser.get((await start(rp, FORM_POST)).url.href);
     const login = await browser.get(first.headers.get("location")!);
     const csp = login.headers.get("content-security-policy")!;
-    const script_src = csp.split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src"));
+    const script_src = csp
+      .split(";")
+      .map((d) => d.trim())
+      .find((d) => d.startsWith("script-src"));
     // Passkeys, the only scripts of the sign-in page, cannot work at an IP address: not offered
     // (tests/http/passkeys_rp_id.test.ts has the page at a domain name, with its own files only).
     expect(script_src).toBeUndefined();

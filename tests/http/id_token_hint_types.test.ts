@@ -25,7 +25,10 @@ beforeAll(async () => {
   client_id = client.client_id;
   browser = new Browser();
   const challenge = pkce();
-  const { callback } = await authorize(browser, authorization_url(t, { code_challenge: challenge.challenge, code_challenge_method: "S256" }, client.client_id), { password: t.password, callback_prefix: REDIRECT_URI });
+  const { callback } = await authorize(browser, authorization_url(t, { code_challenge: challenge.challenge, code_challenge_method: "S256" }, client.client_id), {
+    password: t.password,
+    callback_prefix: REDIRECT_URI,
+  });
   const tokens = await fetch(`${t.url}/token`, {
     method: "POST",
     headers: { authorization: basic(client.client_id, secret!), "content-type": "application/x-www-form-urlencoded" },

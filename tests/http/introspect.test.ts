@@ -92,7 +92,12 @@ test("introspect: no-store, and token is required", async () => {
 });
 
 test("introspect: a resource server may check other clients' access tokens, never their refresh tokens", async () => {
-  const { client: api, secret } = await t.add_client({ client_name: "API", token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"], resource_server: true });
+  const { client: api, secret } = await t.add_client({
+    client_name: "API",
+    token_endpoint_auth_method: "client_secret_basic",
+    grant_types: ["client_credentials"],
+    resource_server: true,
+  });
   const api_auth = { method: "basic" as const, client_id: api.client_id, secret: secret! };
   const { tokens } = await sign_in(t, config, "openid profile");
   expect(await introspect(t, tokens.access_token, api_auth)).toMatchObject({ active: true, client_id: t.client.client_id, sub: t.user.id, scope: "openid profile" });

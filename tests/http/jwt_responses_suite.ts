@@ -97,7 +97,15 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
       const verifier = client.randomPKCECodeVerifier();
       const state = client.randomState();
       const nonce = client.randomNonce();
-      const url = client.buildAuthorizationUrl(config, { redirect_uri, scope: "openid profile email", state, nonce, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...extra });
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri,
+        scope: "openid profile email",
+        state,
+        nonce,
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: "S256",
+        ...extra,
+      });
       const { callback } = await authorize(new Browser(), url.href, { password: t.password, callback_prefix: redirect_uri });
       const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
       return { tokens, callback };
@@ -135,7 +143,16 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
         const verifier = client.randomPKCECodeVerifier();
         documents.set("/request.jwt", {
           type: "application/oauth-authz-req+jwt",
-          body: object({ client_id: app.client_id, response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid email", state: "st-ref", nonce: "n-ref", code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256" }),
+          body: object({
+            client_id: app.client_id,
+            response_type: "code",
+            redirect_uri: REDIRECT_URI,
+            scope: "openid email",
+            state: "st-ref",
+            nonce: "n-ref",
+            code_challenge: await client.calculatePKCECodeChallenge(verifier),
+            code_challenge_method: "S256",
+          }),
         });
         const before = hits.filter((path) => path === "/request.jwt").length;
         const url = new URL("/authorize", t.url);
@@ -176,7 +193,11 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
       });
 
       test("registration: request_uris must be https (or loopback http outside production)", async () => {
-        const response = await fetch(`${t.url}/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: [REDIRECT_URI], request_uris: ["http://rp.example.com/r.jwt"] }) });
+        const response = await fetch(`${t.url}/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ redirect_uris: [REDIRECT_URI], request_uris: ["http://rp.example.com/r.jwt"] }),
+        });
         expect(response.status).toBe(400);
         const body = (await response.json()) as { error: string; error_description: string };
         expect(body.error).toBe("invalid_client_metadata");
@@ -217,7 +238,11 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
         expect(payload.sub).toBeUndefined();
         expect(payload.exp).toBeUndefined();
         // Without the Accept header: plain JSON as before.
-        const json = await fetch(`${t.url}/introspect`, { method: "POST", headers: { authorization: basic(app.client_id, app.secret), "content-type": "application/x-www-form-urlencoded" }, body: "token=x" });
+        const json = await fetch(`${t.url}/introspect`, {
+          method: "POST",
+          headers: { authorization: basic(app.client_id, app.secret), "content-type": "application/x-www-form-urlencoded" },
+          body: "token=x",
+        });
         expect(await json.json()).toEqual({ active: false });
       });
 
@@ -229,7 +254,12 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
         const registered = (await ok.json()) as Record<string, unknown>;
         expect(registered.userinfo_signed_response_alg).toBe("RS256");
         expect(registered.authorization_signed_response_alg).toBe("ES256");
-        for (const [field, value] of [["userinfo_signed_response_alg", "none"], ["introspection_signed_response_alg", "HS256"], ["authorization_signed_response_alg", "none"], ["authorization_encrypted_response_alg", "RSA-OAEP"]] as const) {
+        for (const [field, value] of [
+          ["userinfo_signed_response_alg", "none"],
+          ["introspection_signed_response_alg", "HS256"],
+          ["authorization_signed_response_alg", "none"],
+          ["authorization_encrypted_response_alg", "RSA-OAEP"],
+        ] as const) {
           const response = await register({ [field]: value });
           expect(response.status).toBe(400);
           expect(((await response.json()) as { error_description: string }).error_description).toContain(field);
@@ -250,7 +280,11 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
       });
 
       test("fragment.jwt: the response JWT in the fragment", async () => {
-        const { callback } = await authorize(new Browser(), authorization_url(t, { response_mode: "fragment.jwt", code_challenge: pkce().challenge, code_challenge_method: "S256" }, app.client_id), { password: t.password, callback_prefix: REDIRECT_URI });
+        const { callback } = await authorize(
+          new Browser(),
+          authorization_url(t, { response_mode: "fragment.jwt", code_challenge: pkce().challenge, code_challenge_method: "S256" }, app.client_id),
+          { password: t.password, callback_prefix: REDIRECT_URI },
+        );
         expect(callback.search).toBe("");
         const params = new URLSearchParams(callback.hash.slice(1));
         const { payload } = await jwtVerify(params.get("response")!, jwks, { issuer: t.issuer, audience: app.client_id });
@@ -258,7 +292,10 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
       });
 
       test("form_post.jwt and errors: an invalid prompt comes back as a signed error in a posted form", async () => {
-        const response = await fetch(authorization_url(t, { response_mode: "form_post.jwt", prompt: "bogus", code_challenge: pkce().challenge, code_challenge_method: "S256" }, app.client_id), { redirect: "manual" });
+        const response = await fetch(
+          authorization_url(t, { response_mode: "form_post.jwt", prompt: "bogus", code_challenge: pkce().challenge, code_challenge_method: "S256" }, app.client_id),
+          { redirect: "manual" },
+        );
         expect(response.status).toBe(200);
         const html = await response.text();
         expect(hidden_field(html, "code")).toBeNull();
@@ -272,8 +309,15 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
     describe("pairwise subjects (OIDC Core §8.1)", () => {
       async function sub_of(client_id: string, secret: string, redirect_uri: string, browser = new Browser()) {
         const p = pkce();
-        const { callback } = await authorize(browser, authorization_url(t, { redirect_uri, code_challenge: p.challenge, code_challenge_method: "S256" }, client_id), { password: t.password, callback_prefix: redirect_uri });
-        const response = await token_request(t, { grant_type: "authorization_code", code: callback.searchParams.get("code")!, redirect_uri, code_verifier: p.verifier }, { method: "basic", client_id, secret });
+        const { callback } = await authorize(browser, authorization_url(t, { redirect_uri, code_challenge: p.challenge, code_challenge_method: "S256" }, client_id), {
+          password: t.password,
+          callback_prefix: redirect_uri,
+        });
+        const response = await token_request(
+          t,
+          { grant_type: "authorization_code", code: callback.searchParams.get("code")!, redirect_uri, code_verifier: p.verifier },
+          { method: "basic", client_id, secret },
+        );
         const body = (await response.json()) as { id_token: string; access_token: string };
         return { sub: decodeJwt(body.id_token).sub!, access_token: body.access_token, id_token: body.id_token };
       }
@@ -306,7 +350,11 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
 
         const userinfo = (await (await fetch(`${t.url}/userinfo`, { headers: { authorization: `Bearer ${first_c.access_token}` } })).json()) as { sub: string };
         expect(userinfo.sub).toBe(first_c.sub);
-        const introspected = await fetch(`${t.url}/introspect`, { method: "POST", headers: { authorization: basic(c.client_id, c.client_secret), "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: first_c.access_token }).toString() });
+        const introspected = await fetch(`${t.url}/introspect`, {
+          method: "POST",
+          headers: { authorization: basic(c.client_id, c.client_secret), "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ token: first_c.access_token }).toString(),
+        });
         expect(((await introspected.json()) as { sub: string }).sub).toBe(first_c.sub);
       });
 
@@ -314,9 +362,20 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
         const a = await t.add_client({ client_name: "Pairwise hint", subject_type: "pairwise" });
         const browser = new Browser();
         const p = pkce();
-        const { callback } = await authorize(browser, authorization_url(t, { code_challenge: p.challenge, code_challenge_method: "S256" }, a.client.client_id), { password: t.password, callback_prefix: REDIRECT_URI });
-        const tokens = (await (await token_request(t, { grant_type: "authorization_code", code: callback.searchParams.get("code")!, redirect_uri: REDIRECT_URI, code_verifier: p.verifier }, { method: "basic", client_id: a.client.client_id, secret: a.secret! })).json()) as { id_token: string };
-        const again = await browser.get(authorization_url(t, { prompt: "none", id_token_hint: tokens.id_token, code_challenge: pkce().challenge, code_challenge_method: "S256" }, a.client.client_id));
+        const { callback } = await authorize(browser, authorization_url(t, { code_challenge: p.challenge, code_challenge_method: "S256" }, a.client.client_id), {
+          password: t.password,
+          callback_prefix: REDIRECT_URI,
+        });
+        const tokens = (await (
+          await token_request(
+            t,
+            { grant_type: "authorization_code", code: callback.searchParams.get("code")!, redirect_uri: REDIRECT_URI, code_verifier: p.verifier },
+            { method: "basic", client_id: a.client.client_id, secret: a.secret! },
+          )
+        ).json()) as { id_token: string };
+        const again = await browser.get(
+          authorization_url(t, { prompt: "none", id_token_hint: tokens.id_token, code_challenge: pkce().challenge, code_challenge_method: "S256" }, a.client.client_id),
+        );
         const location = new URL(again.headers.get("location")!);
         expect(location.searchParams.get("error")).toBeNull();
         expect(location.searchParams.get("code")).not.toBeNull();
@@ -350,10 +409,16 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
         await expect_refused(await register(off, { redirect_uris: [REDIRECT_URI], subject_type: "pairwise" }), "pairwise");
         await expect_refused(await register(t, { redirect_uris: [REDIRECT_URI, FAR_REDIRECT], subject_type: "pairwise" }), "sector_identifier_uri");
         documents.set("/short-sector.json", { type: "application/json", body: JSON.stringify([FAR_REDIRECT]) });
-        await expect_refused(await register(t, { redirect_uris: [FAR_REDIRECT, REDIRECT_URI], subject_type: "pairwise", sector_identifier_uri: `${rp_url}/short-sector.json` }), REDIRECT_URI);
+        await expect_refused(
+          await register(t, { redirect_uris: [FAR_REDIRECT, REDIRECT_URI], subject_type: "pairwise", sector_identifier_uri: `${rp_url}/short-sector.json` }),
+          REDIRECT_URI,
+        );
         documents.set("/not-array.json", { type: "application/json", body: JSON.stringify({ redirect_uris: [FAR_REDIRECT] }) });
         await expect_refused(await register(t, { redirect_uris: [FAR_REDIRECT], subject_type: "pairwise", sector_identifier_uri: `${rp_url}/not-array.json` }), "JSON array");
-        await expect_refused(await register(t, { redirect_uris: [FAR_REDIRECT], subject_type: "pairwise", sector_identifier_uri: `${rp_url}/absent.json` }), "could not be fetched");
+        await expect_refused(
+          await register(t, { redirect_uris: [FAR_REDIRECT], subject_type: "pairwise", sector_identifier_uri: `${rp_url}/absent.json` }),
+          "could not be fetched",
+        );
         await expect_refused(await register(off, { redirect_uris: [FAR_REDIRECT], sector_identifier_uri: "http://sector.example.com/s.json" }), "https");
         await expect_refused(await register(t, { redirect_uris: [FAR_REDIRECT], subject_type: "secret" }), "subject_type");
       });

@@ -226,7 +226,13 @@ describe("the confirmation page", () => {
   test("a CSRF token is bound to the values: changing state is refused", async () => {
     const { browser } = await sign_in(t, rp);
     const { html, csrf } = await confirmation(browser, { post_logout_redirect_uri: BYE, state: "st" });
-    const response = await browser.post(`${t.issuer}/logout/confirm`, { csrf, client_id: hidden_field(html, "client_id")!, post_logout_redirect_uri: BYE, state: "other", decision: "logout" });
+    const response = await browser.post(`${t.issuer}/logout/confirm`, {
+      csrf,
+      client_id: hidden_field(html, "client_id")!,
+      post_logout_redirect_uri: BYE,
+      state: "other",
+      decision: "logout",
+    });
     expect(response.status).toBe(403);
   });
 

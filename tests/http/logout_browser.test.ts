@@ -21,7 +21,11 @@ beforeAll(async () => {
   if (!chromium_available) return;
   t = await start_provider();
   const port = free_port();
-  rp = Bun.serve({ port, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }) });
+  rp = Bun.serve({
+    port,
+    hostname: "127.0.0.1",
+    fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }),
+  });
   callback = `http://127.0.0.1:${port}/callback`;
   bye = `http://127.0.0.1:${port}/bye`;
   const { client } = await t.add_client({ client_name: "Browser App", redirect_uris: [callback], post_logout_redirect_uris: [bye] });

@@ -22,7 +22,16 @@ test("the session's tokens are revoked in the store, except offline_access refre
   const { id_token, browser } = await sign_in(t, rp);
   const session_id_hash = sha256(browser.cookies.get("idp_session")!);
   const token = (kind: "access" | "refresh", scope: string) =>
-    t.store.insert_token({ token_hash: sha256(crypto.randomUUID()), kind, client_id: rp.client_id, user_id: t.user.id, scope, grant_id: "g", session_id_hash, expires_at: t.clock.now() + 3600 });
+    t.store.insert_token({
+      token_hash: sha256(crypto.randomUUID()),
+      kind,
+      client_id: rp.client_id,
+      user_id: t.user.id,
+      scope,
+      grant_id: "g",
+      session_id_hash,
+      expires_at: t.clock.now() + 3600,
+    });
   const [access, online, offline] = [await token("access", "openid offline_access"), await token("refresh", "openid"), await token("refresh", "openid offline_access")];
   await browser.get(end_session_url(rp, { id_token_hint: id_token }));
   for (const revoked of [access, online]) expect((await t.store.get_token(revoked.token_hash))!.revoked_at).not.toBeNull();

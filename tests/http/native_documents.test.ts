@@ -18,7 +18,15 @@ const PATHS = ["/.well-known/openid-configuration", "/.well-known/jwks.json"];
 function config_for(name: string, log_requests: boolean, extra: Record<string, unknown> = {}) {
   return load_config(
     {},
-    { issuer: "https://idp.example.com", port: 0, database_url: `sqlite:${join(dir, name)}`, signing_algs: ["RS256", "ES256"], log_requests, argon2: { memory_kib: 1024, time_cost: 1 }, ...extra },
+    {
+      issuer: "https://idp.example.com",
+      port: 0,
+      database_url: `sqlite:${join(dir, name)}`,
+      signing_algs: ["RS256", "ES256"],
+      log_requests,
+      argon2: { memory_kib: 1024, time_cost: 1 },
+      ...extra,
+    },
   );
 }
 

@@ -46,7 +46,10 @@ test("consent page of a client with the refresh_token grant lists offline access
 
 test("offline_access alone from a client without the refresh_token grant is invalid_scope", async () => {
   const { client } = await t.add_client({ token_endpoint_auth_method: "client_secret_basic", grant_types: ["authorization_code"] });
-  const response = await fetch(authorization_url(t, { scope: "offline_access", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" }, client.client_id), { redirect: "manual" });
+  const response = await fetch(
+    authorization_url(t, { scope: "offline_access", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" }, client.client_id),
+    { redirect: "manual" },
+  );
   const location = new URL(response.headers.get("location")!);
   expect(location.searchParams.get("error")).toBe("invalid_scope");
 });

@@ -47,7 +47,11 @@ describe("login page", () => {
       expect(response.status).toBe(200);
       expect(response.headers.get("set-cookie")).toBeNull();
     }
-    const normalize = (html: string) => html.replace(/value="[^"]*"/g, 'value=""').replace(/\/interaction\/[^/"]+\//g, "/interaction/ID/").replace(/interaction=[A-Za-z0-9_-]+/g, "interaction=ID");
+    const normalize = (html: string) =>
+      html
+        .replace(/value="[^"]*"/g, 'value=""')
+        .replace(/\/interaction\/[^/"]+\//g, "/interaction/ID/")
+        .replace(/interaction=[A-Za-z0-9_-]+/g, "interaction=ID");
     const [wrong_html, nobody_html] = [normalize(await wrong.text()), normalize(await nobody.text())];
     expect(wrong_html).toContain("Wrong username or password");
     expect(nobody_html).toBe(wrong_html);
@@ -103,7 +107,12 @@ describe("login page", () => {
 
 describe("consent page", () => {
   test("names the client, describes scopes in plain words, has allow and deny buttons", async () => {
-    const { client } = await t.add_client({ client_name: "Photo <Book>", logo_uri: "https://rp.example.com/logo.png", policy_uri: "https://rp.example.com/privacy", tos_uri: "javascript:alert(1)" });
+    const { client } = await t.add_client({
+      client_name: "Photo <Book>",
+      logo_uri: "https://rp.example.com/logo.png",
+      policy_uri: "https://rp.example.com/privacy",
+      tos_uri: "javascript:alert(1)",
+    });
     const browser = new Browser();
     const p = pkce();
     const start = await browser.get(authorization_url(t, { scope: "openid email phone", code_challenge: p.challenge, code_challenge_method: "S256" }, client.client_id));
@@ -126,7 +135,17 @@ describe("consent page", () => {
   });
 
   test("deny at consent → access_denied with state and iss", async () => {
-    const { callback, steps } = await authorize(new Browser(), authorization_url(t, { ...(() => { const p = pkce(); return { code_challenge: p.challenge, code_challenge_method: "S256" }; })(), scope: "openid address" }), { password: t.password, decision: "deny", callback_prefix: REDIRECT_URI });
+    const { callback, steps } = await authorize(
+      new Browser(),
+      authorization_url(t, {
+        ...(() => {
+          const p = pkce();
+          return { code_challenge: p.challenge, code_challenge_method: "S256" };
+        })(),
+        scope: "openid address",
+      }),
+      { password: t.password, decision: "deny", callback_prefix: REDIRECT_URI },
+    );
     expect(steps).toEqual(["login", "consent"]);
     expect(callback.searchParams.get("error")).toBe("access_denied");
     expect(callback.searchParams.get("state")).toBe("st-123");
@@ -144,7 +163,11 @@ describe("consent page", () => {
     expect(second.steps).toEqual(["login"]);
     expect(second.callback.searchParams.get("code")).toBeTruthy();
     // A scope not granted yet asks again.
-    const more = await authorize(new Browser(), authorization_url(t, { scope: "openid profile email", code_challenge: p.challenge, code_challenge_method: "S256" }, client.client_id), { password: t.password, callback_prefix: REDIRECT_URI });
+    const more = await authorize(
+      new Browser(),
+      authorization_url(t, { scope: "openid profile email", code_challenge: p.challenge, code_challenge_method: "S256" }, client.client_id),
+      { password: t.password, callback_prefix: REDIRECT_URI },
+    );
     expect(more.steps).toEqual(["login", "consent"]);
   });
 

@@ -23,7 +23,14 @@ afterAll(() => store.close());
 
 test("https issuer: Secure cookies, HSTS, and discovery URLs on https", async () => {
   const p = pkce();
-  const query = new URLSearchParams({ client_id: "web", redirect_uri: "https://rp.example.com/cb", response_type: "code", scope: "openid", code_challenge: p.challenge, code_challenge_method: "S256" });
+  const query = new URLSearchParams({
+    client_id: "web",
+    redirect_uri: "https://rp.example.com/cb",
+    response_type: "code",
+    scope: "openid",
+    code_challenge: p.challenge,
+    code_challenge_method: "S256",
+  });
   const response = await app.fetch(new Request(`${ISSUER}/authorize?${query}`));
   expect(response.status).toBe(302);
   expect(response.headers.get("location")).toStartWith(`${ISSUER}/interaction/`);

@@ -26,13 +26,25 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 /** Pushes a request of the test client; returns the request_uri. */
-async function push(params: Record<string, string> = {}, client_id = t.client.client_id, secret = t.secret): Promise<{ request_uri: string; expires_in: number; verifier: string }> {
+async function push(
+  params: Record<string, string> = {},
+  client_id = t.client.client_id,
+  secret = t.secret,
+): Promise<{ request_uri: string; expires_in: number; verifier: string }> {
   const verifier = oauth.generateRandomCodeVerifier();
   const response = await oauth.pushedAuthorizationRequest(
     as,
     { client_id },
     oauth.ClientSecretBasic(secret),
-    { response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", state: "st-par", code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: "S256", ...params },
+    {
+      response_type: "code",
+      redirect_uri: REDIRECT_URI,
+      scope: "openid",
+      state: "st-par",
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: "S256",
+      ...params,
+    },
     insecure,
   );
   const result = await oauth.processPushedAuthorizationResponse(as, { client_id }, response);
@@ -64,9 +76,20 @@ describe("pushed authorization requests", () => {
     expect(pushed.request_uri).toMatch(/^urn:ietf:params:oauth:request_uri:[A-Za-z0-9_-]{43}$/);
     expect(pushed.expires_in).toBe(60);
     // RFC 9126 §4: anything else in the query is ignored (this scope and state are not used).
-    const { callback } = await authorize(new Browser(), authorize_with(pushed.request_uri, t.client.client_id, { scope: "openid email", state: "ignored" }), { password: t.password, callback_prefix: REDIRECT_URI });
+    const { callback } = await authorize(new Browser(), authorize_with(pushed.request_uri, t.client.client_id, { scope: "openid email", state: "ignored" }), {
+      password: t.password,
+      callback_prefix: REDIRECT_URI,
+    });
     const params = oauth.validateAuthResponse(as, { client_id: t.client.client_id }, callback, "st-par");
-    const response = await oauth.authorizationCodeGrantRequest(as, { client_id: t.client.client_id }, oauth.ClientSecretBasic(t.secret), params, REDIRECT_URI, pushed.verifier, insecure);
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      { client_id: t.client.client_id },
+      oauth.ClientSecretBasic(t.secret),
+      params,
+      REDIRECT_URI,
+      pushed.verifier,
+      insecure,
+    );
     const tokens = await oauth.processAuthorizationCodeResponse(as, { client_id: t.client.client_id }, response, { expectedNonce: "n-par" });
     expect(tokens.scope).toBe("openid");
     expect(tokens.token_type).toBe("bearer");
@@ -113,7 +136,11 @@ describe("pushed authorization requests", () => {
 
   test("private_key_jwt: the assertion may name the PAR endpoint as its audience (RFC 9126 §2)", async () => {
     const { privateKey, publicKey } = await generateKeyPair("ES256");
-    const { client } = await t.add_client({ client_name: "Keys", token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "k1", alg: "ES256" }] } });
+    const { client } = await t.add_client({
+      client_name: "Keys",
+      token_endpoint_auth_method: "private_key_jwt",
+      jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "k1", alg: "ES256" }] },
+    });
     const assertion = (aud: string) =>
       new SignJWT({ jti: crypto.randomUUID() })
         .setProtectedHeader({ alg: "ES256", kid: "k1" })

@@ -30,7 +30,17 @@ afterAll(async () => {
 const local = (url: string) => url.replace(t.issuer, t.url);
 
 async function add_passkey(user: UserRow, name = "Key"): Promise<PasskeyRow> {
-  return t.store.create_passkey({ credential_id: `cred-${random_token(16)}`, user_id: user.id, public_key: "AA", counter: 0, transports: ["internal"], backup_eligible: false, backup_state: false, aaguid: null, name });
+  return t.store.create_passkey({
+    credential_id: `cred-${random_token(16)}`,
+    user_id: user.id,
+    public_key: "AA",
+    counter: 0,
+    transports: ["internal"],
+    backup_eligible: false,
+    backup_state: false,
+    aaguid: null,
+    name,
+  });
 }
 
 /** A browser signed in as `user` by a session made in the store (auth_time `ago` seconds back). */
@@ -55,7 +65,13 @@ async function login_page(browser: Browser, client_id = t.client.client_id, para
 /** A response whose client data names `challenge` (enough to reach the challenge check). */
 function response_for(challenge: string): string {
   const client_data = Buffer.from(JSON.stringify({ type: "webauthn.get", challenge, origin: t.issuer })).toString("base64url");
-  return JSON.stringify({ id: "cred-x", rawId: "cred-x", type: "public-key", response: { clientDataJSON: client_data, authenticatorData: "AA", signature: "AA" }, clientExtensionResults: {} });
+  return JSON.stringify({
+    id: "cred-x",
+    rawId: "cred-x",
+    type: "public-key",
+    response: { clientDataJSON: client_data, authenticatorData: "AA", signature: "AA" },
+    clientExtensionResults: {},
+  });
 }
 
 describe("acr and amr (RFC 8176)", () => {
@@ -154,8 +170,27 @@ describe("malformed responses", () => {
       () => JSON.stringify({ id: "x", response: "nope" }),
       () => JSON.stringify({ id: "x", response: { clientDataJSON: "!!!" } }),
       () => JSON.stringify({ id: "x", response: { clientDataJSON: b64({ challenge: 123 }) } }),
-      (challenge: string) => JSON.stringify({ id: stored.credential_id, rawId: stored.credential_id, type: "public-key", response: { clientDataJSON: b64({ type: "webauthn.get", challenge, origin: t.issuer }), authenticatorData: "%%%", signature: "" }, clientExtensionResults: {} }),
-      (challenge: string) => JSON.stringify({ id: stored.credential_id, rawId: stored.credential_id, type: "public-key", response: { clientDataJSON: b64({ type: "webauthn.get", challenge, origin: t.issuer }), authenticatorData: b64("x".repeat(37)), signature: b64("sig"), userHandle: b64(owner.id) }, clientExtensionResults: {} }),
+      (challenge: string) =>
+        JSON.stringify({
+          id: stored.credential_id,
+          rawId: stored.credential_id,
+          type: "public-key",
+          response: { clientDataJSON: b64({ type: "webauthn.get", challenge, origin: t.issuer }), authenticatorData: "%%%", signature: "" },
+          clientExtensionResults: {},
+        }),
+      (challenge: string) =>
+        JSON.stringify({
+          id: stored.credential_id,
+          rawId: stored.credential_id,
+          type: "public-key",
+          response: {
+            clientDataJSON: b64({ type: "webauthn.get", challenge, origin: t.issuer }),
+            authenticatorData: b64("x".repeat(37)),
+            signature: b64("sig"),
+            userHandle: b64(owner.id),
+          },
+          clientExtensionResults: {},
+        }),
     ]) {
       const { id, csrf } = await login_page(browser);
       const options = (await (await browser.post(`${t.url}/interaction/${id}/passkey/options`, { step: "login", csrf })).json()) as { challenge: string };
@@ -344,7 +379,13 @@ describe("account: adding, renaming and removing passkeys", () => {
     const options = (await (await first.browser.post(`${t.url}/account/passkeys/options`, { csrf: first.csrf, password: t.password })).json()) as { challenge: string };
     const second = await signed_in(user);
     const client_data = Buffer.from(JSON.stringify({ type: "webauthn.create", challenge: options.challenge, origin: t.issuer })).toString("base64url");
-    const response = JSON.stringify({ id: "new", rawId: "new", type: "public-key", response: { clientDataJSON: client_data, attestationObject: "AA" }, clientExtensionResults: {} });
+    const response = JSON.stringify({
+      id: "new",
+      rawId: "new",
+      type: "public-key",
+      response: { clientDataJSON: client_data, attestationObject: "AA" },
+      clientExtensionResults: {},
+    });
     const answer = await second.browser.post(`${t.url}/account/passkeys`, { csrf: second.csrf, action: "register", name: "Stolen", response });
     expect(answer.status).toBe(400);
     expect(await answer.text()).toContain("expired or was already used");

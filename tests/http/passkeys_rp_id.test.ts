@@ -17,7 +17,8 @@ import { start_provider, type TestProvider } from "../helpers/provider.ts";
 
 describe("rp_id_problem: where passkeys can work", () => {
   test("an https domain name or http://localhost: yes; an IP address, http on another host, a single-label name: no", () => {
-    for (const issuer of ["https://id.example.com", "https://id.example.com:8443/tenant", "http://localhost:3000", "https://localhost"]) expect([issuer, rp_id_problem(issuer)]).toEqual([issuer, null]);
+    for (const issuer of ["https://id.example.com", "https://id.example.com:8443/tenant", "http://localhost:3000", "https://localhost"])
+      expect([issuer, rp_id_problem(issuer)]).toEqual([issuer, null]);
     const refused: [string, string][] = [
       ["http://127.0.0.1:3000", "127.0.0.1 is an IP address"],
       ["https://192.0.2.10", "192.0.2.10 is an IP address"],
@@ -44,7 +45,17 @@ async function signed_in(t: TestProvider, user: UserRow): Promise<Browser> {
 }
 
 async function add_passkey(t: TestProvider, user: UserRow): Promise<void> {
-  await t.store.create_passkey({ credential_id: `cred-${random_token(16)}`, user_id: user.id, public_key: "AA", counter: 0, transports: ["internal"], backup_eligible: false, backup_state: false, aaguid: null, name: "Laptop" });
+  await t.store.create_passkey({
+    credential_id: `cred-${random_token(16)}`,
+    user_id: user.id,
+    public_key: "AA",
+    counter: 0,
+    transports: ["internal"],
+    backup_eligible: false,
+    backup_state: false,
+    aaguid: null,
+    name: "Laptop",
+  });
 }
 
 /** The page's script-src directive, or undefined when it has none. */
@@ -141,8 +152,18 @@ describe("a domain-name issuer (http://localhost:<port>)", () => {
     expect(scripts).toEqual([` src="${t.issuer}/static/vendor/simplewebauthn-browser.js" defer`, ` src="${t.issuer}/static/passkeys.js" defer`]);
     const fr = translator("fr");
     const status = /<p class="hint" id="passkey-status"[^>]*>/.exec(html)![0];
-    const attribute = (name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(status)?.[1]?.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&quot;/g, '"').replace(/&amp;/g, "&");
-    for (const [name, key] of [["data-failed", "passkey.failed"], ["data-not-started", "passkey.not_started"], ["data-cancelled", "passkey.cancelled"], ["data-working-use", "passkey.working_use"]] as const) {
+    const attribute = (name: string) =>
+      new RegExp(`\\s${name}="([^"]*)"`)
+        .exec(status)?.[1]
+        ?.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, "&");
+    for (const [name, key] of [
+      ["data-failed", "passkey.failed"],
+      ["data-not-started", "passkey.not_started"],
+      ["data-cancelled", "passkey.cancelled"],
+      ["data-working-use", "passkey.working_use"],
+    ] as const) {
       expect([name, attribute(name)]).toEqual([name, fr.t(key)]);
     }
     expect(fr.t("passkey.failed")).not.toBe(translator("en").t("passkey.failed"));

@@ -9,7 +9,7 @@ import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { verify_password } from "../../src/platform/passwords.ts";
 import type { UserRow } from "../../src/store/types.ts";
-import { Browser, account_login, browser_from, account_page, authorize, hidden_field } from "../helpers/browser.ts";
+import { type Browser, account_login, browser_from, account_page, authorize, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce, token_request } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type ReceivedMail, type TestSmtp } from "../helpers/smtp.ts";
@@ -120,13 +120,21 @@ describe("forgot password", () => {
     const user = await new_user();
     // Signed in to an application in another browser, with a refresh token (offline_access,
     // which outlives the session): a reset ends the session and revokes the token.
-    const { client, secret } = await t.add_client({ client_name: "Offline App", grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "client_secret_basic" });
+    const { client, secret } = await t.add_client({
+      client_name: "Offline App",
+      grant_types: ["authorization_code", "refresh_token"],
+      token_endpoint_auth_method: "client_secret_basic",
+    });
     const auth = { method: "basic" as const, client_id: client.client_id, secret: secret! };
     const elsewhere = browser_from();
     const p = pkce();
     const url = authorization_url(t, { scope: "openid offline_access", prompt: "consent", code_challenge: p.challenge, code_challenge_method: "S256" }, client.client_id);
     const { callback } = await authorize(elsewhere, url, { username: user.username, password: t.password, callback_prefix: REDIRECT_URI });
-    const issued = await token_request(t, { grant_type: "authorization_code", code: callback.searchParams.get("code")!, redirect_uri: REDIRECT_URI, code_verifier: p.verifier }, auth);
+    const issued = await token_request(
+      t,
+      { grant_type: "authorization_code", code: callback.searchParams.get("code")!, redirect_uri: REDIRECT_URI, code_verifier: p.verifier },
+      auth,
+    );
     const { refresh_token } = (await issued.json()) as { refresh_token: string };
     expect(refresh_token).toBeString();
 
@@ -184,7 +192,12 @@ describe("forgot password", () => {
     expect((await browser.get(older.replace(t.issuer, t.url))).status).toBe(400);
     // A form posted with the older token (page opened before the newer request) is refused too.
     const page = await (await browser.get(newer.replace(t.issuer, t.url))).text();
-    const stale = await browser.post(`${t.url}/password/reset`, { csrf: hidden_field(page, "csrf")!, token: new URL(older).searchParams.get("token")!, new_password: "another long passphrase", confirm_password: "another long passphrase" });
+    const stale = await browser.post(`${t.url}/password/reset`, {
+      csrf: hidden_field(page, "csrf")!,
+      token: new URL(older).searchParams.get("token")!,
+      new_password: "another long passphrase",
+      confirm_password: "another long passphrase",
+    });
     expect(stale.status).toBe(400);
 
     // Past its lifetime (30 minutes) the newer one is refused as well.
@@ -252,7 +265,12 @@ describe("forgot password", () => {
     const account = browser_from();
     expect((await account_login(t, account, user.username, t.password)).status).toBe(303);
     const { csrf } = await account_page(t, account);
-    const changed = await account.post(`${t.url}/account/password`, { csrf, current_password: t.password, new_password: "changed on the page", confirm_password: "changed on the page" });
+    const changed = await account.post(`${t.url}/account/password`, {
+      csrf,
+      current_password: t.password,
+      new_password: "changed on the page",
+      confirm_password: "changed on the page",
+    });
     expect(changed.status).toBe(303);
     expect((await browser.get(link.replace(t.issuer, t.url))).status).toBe(400);
     await smtp.wait_for(user.email!, (m) => m.subject.includes("was changed"));

@@ -79,7 +79,14 @@ describe("a reset that proves an address never verified hands the account over",
     const squatter = browser_from();
     const signup = await (await squatter.get(`${t.url}/signup`)).text();
     const password = "a phrase of the first holder";
-    const made = await squatter.post(local(form_action(signup)!), { csrf: hidden_field(signup, "csrf")!, username: "squatter", email: "victim@example.net", name: "", password, confirm_password: password });
+    const made = await squatter.post(local(form_action(signup)!), {
+      csrf: hidden_field(signup, "csrf")!,
+      username: "squatter",
+      email: "victim@example.net",
+      name: "",
+      password,
+      confirm_password: password,
+    });
     expect(made.status).toBe(303);
     const user = (await t.store.get_user_by_username("squatter"))!;
     expect(user).toMatchObject({ status: "active", email_verified: false });
@@ -96,7 +103,14 @@ describe("a reset that proves an address never verified hands the account over",
     await t.store.update_user(user.id, { totp_secret: secret, totp_enabled_at: t.clock.now() });
     await t.store.set_recovery_codes(user.id, [sha256("abcde-fghij"), sha256("klmno-pqrst")]);
     await t.store.create_upstream(new_upstream(t.config, { name: "corp", issuer: "https://sso.example.com", client_id: "our-idp" }));
-    await t.store.link_identity({ upstream: "corp", subject: "squatter-at-corp", user_id: user.id, email: "squatter@evil.example", issuer: "https://sso.example.com", subject_claim: "sub" });
+    await t.store.link_identity({
+      upstream: "corp",
+      subject: "squatter-at-corp",
+      user_id: user.id,
+      email: "squatter@evil.example",
+      issuer: "https://sso.example.com",
+      subject_claim: "sub",
+    });
     // ... and asks to move the account to their own address (the link waits in their mailbox).
     const moved = await squatter.post(`${t.url}/account/email`, { csrf, new_email: "squatter@evil.example", current_password: password });
     expect(moved.status).toBe(303);
@@ -113,7 +127,9 @@ describe("a reset that proves an address never verified hands the account over",
     expect(done.status).toBe(200);
     const html = await done.text();
     expect(html).toContain("Your password was changed");
-    expect(html).toContain("This reset confirmed your e-mail address for the first time, so the passkeys, authenticator app and linked accounts added to the account before it were removed");
+    expect(html).toContain(
+      "This reset confirmed your e-mail address for the first time, so the passkeys, authenticator app and linked accounts added to the account before it were removed",
+    );
 
     const after = (await t.store.get_user_by_id(user.id))!;
     expect(after).toMatchObject({ email_verified: true, totp_secret: null, totp_enabled_at: null, email: "victim@example.net" });

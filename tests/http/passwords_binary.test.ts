@@ -56,15 +56,23 @@ describe.skipIf(!open_argon2_ffi())("passwords in the compiled executable", () =
     }
   }
 
-  test("hashes with libsodium on the embedded worker; Bun.password verifies the hash", async () => {
-    const hash = await add_user("alice");
-    expect(hash.match(SALT)?.[1]).toHaveLength(22);
-    expect(await Bun.password.verify("correct horse", hash, "argon2id")).toBe(true);
-  }, CLI_TIMEOUT);
+  test(
+    "hashes with libsodium on the embedded worker; Bun.password verifies the hash",
+    async () => {
+      const hash = await add_user("alice");
+      expect(hash.match(SALT)?.[1]).toHaveLength(22);
+      expect(await Bun.password.verify("correct horse", hash, "argon2id")).toBe(true);
+    },
+    CLI_TIMEOUT,
+  );
 
-  test("IDP_ARGON2_IMPL=bun hashes with Bun.password; libsodium verifies the hash", async () => {
-    const hash = await add_user("bob", { IDP_ARGON2_IMPL: "bun" });
-    expect(hash.match(SALT)?.[1]).toHaveLength(43);
-    expect(open_argon2_ffi()!.verify("correct horse", hash)).toBe(true);
-  }, CLI_TIMEOUT);
+  test(
+    "IDP_ARGON2_IMPL=bun hashes with Bun.password; libsodium verifies the hash",
+    async () => {
+      const hash = await add_user("bob", { IDP_ARGON2_IMPL: "bun" });
+      expect(hash.match(SALT)?.[1]).toHaveLength(43);
+      expect(open_argon2_ffi()!.verify("correct horse", hash)).toBe(true);
+    },
+    CLI_TIMEOUT,
+  );
 });

@@ -58,7 +58,11 @@ describe('registration "token" (the default)', () => {
   });
 
   test("a Basic header is not a token", async () => {
-    const response = await fetch(`${t.url}/register`, { method: "POST", headers: { "content-type": "application/json", authorization: "Basic YTpi" }, body: JSON.stringify(WEB_CLIENT) });
+    const response = await fetch(`${t.url}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Basic YTpi" },
+      body: JSON.stringify(WEB_CLIENT),
+    });
     await expect_invalid_token(response, false);
   });
 

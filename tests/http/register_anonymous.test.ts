@@ -16,7 +16,11 @@ const SERVICE = { client_name: "Service", grant_types: ["client_credentials"], r
 
 /** POST /register from the address `ip` (X-Forwarded-For, the provider trusts the proxy). */
 function register_from(t: TestProvider, ip: string, metadata: unknown = WEB_CLIENT): Promise<Response> {
-  return fetch(`${t.url}/register`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json", "x-forwarded-for": ip }, body: JSON.stringify(metadata) });
+  return fetch(`${t.url}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json", "x-forwarded-for": ip },
+    body: JSON.stringify(metadata),
+  });
 }
 
 describe('registration "open": a daily quota per address', () => {

@@ -73,7 +73,12 @@ describe("PUT /register/:client_id (RFC 7592 §2.2)", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
     const body = (await response.json()) as ClientInformation;
-    expect(body).toMatchObject({ client_id: info.client_id, client_name: "Renamed", redirect_uris: ["https://rp.example.com/new"], registration_access_token: info.registration_access_token });
+    expect(body).toMatchObject({
+      client_id: info.client_id,
+      client_name: "Renamed",
+      redirect_uris: ["https://rp.example.com/new"],
+      registration_access_token: info.registration_access_token,
+    });
     expect(body.logo_uri).toBeUndefined();
     expect(body.client_secret).toBeUndefined();
     expect((await t.store.get_client(info.client_id))!.metadata.client_name).toBe("Renamed");
@@ -114,7 +119,9 @@ describe("PUT /register/:client_id (RFC 7592 §2.2)", () => {
 
   test("a client_secret that is not the current one is invalid_client_metadata (no self-chosen secrets)", async () => {
     const info = await registered(t);
-    expect(await expect_error(await put(info, { ...metadata_of(info), client_id: info.client_id, client_secret: "my-own-secret" }), "invalid_client_metadata")).toContain("client_secret");
+    expect(await expect_error(await put(info, { ...metadata_of(info), client_id: info.client_id, client_secret: "my-own-secret" }), "invalid_client_metadata")).toContain(
+      "client_secret",
+    );
   });
 
   test("server members in the body are refused", async () => {

@@ -93,7 +93,12 @@ describe("invalid_client_metadata: client authentication", () => {
   });
   test("jwks with a key that does not import, or an RSA key under 2048 bits", async () => {
     expect(await metadata_error({ jwks: { keys: [{ kty: "EC", crv: "P-256", x: "a", y: "b" }] } })).toContain("not a valid EC public key");
-    const small = (await crypto.subtle.exportKey("jwk", (await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"])).publicKey)) as Json;
+    const small = (await crypto.subtle.exportKey(
+      "jwk",
+      (
+        await crypto.subtle.generateKey({ name: "RSASSA-PKCS1-v1_5", modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"])
+      ).publicKey,
+    )) as Json;
     const { kty, n, e } = small as { kty: string; n: string; e: string };
     expect(await metadata_error({ jwks: { keys: [{ kty, n, e }] } })).toContain("2048 bits");
   });

@@ -78,7 +78,11 @@ describe("request objects", () => {
 
     // Signed with a key it did not register: refused. Without a redirect_uri in the query, as a page.
     const other = await generateKeyPair("ES256");
-    const forged = await client.buildAuthorizationUrlWithJAR(jar_rp, { redirect_uri: REDIRECT_URI, state: s.state, code_challenge: s.challenge, code_challenge_method: "S256" }, { key: other.privateKey, kid: "rp-key-1" });
+    const forged = await client.buildAuthorizationUrlWithJAR(
+      jar_rp,
+      { redirect_uri: REDIRECT_URI, state: s.state, code_challenge: s.challenge, code_challenge_method: "S256" },
+      { key: other.privateKey, kid: "rp-key-1" },
+    );
     const page = await new Browser().get(forged.href);
     expect(page.status).toBe(400);
     expect(page.headers.get("location")).toBeNull();
@@ -129,7 +133,13 @@ describe("request objects", () => {
   });
 
   test("request_uri naming a URL the client did not register → invalid_request_uri, nothing fetched (pushed requests' URNs are tests/http/par.test.ts)", async () => {
-    const url = client.buildAuthorizationUrl(rp, { response_type: "code", scope: "openid", redirect_uri: REDIRECT_URI, state: "st-uri", request_uri: "https://rp.example.com/request.jwt" });
+    const url = client.buildAuthorizationUrl(rp, {
+      response_type: "code",
+      scope: "openid",
+      redirect_uri: REDIRECT_URI,
+      state: "st-uri",
+      request_uri: "https://rp.example.com/request.jwt",
+    });
     expect_error(t, (await drive(new Browser(), url.href)).arrival, "invalid_request_uri", "st-uri");
   });
 

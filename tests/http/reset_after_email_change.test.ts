@@ -10,7 +10,7 @@ import { settle_password_reset_requests } from "../../src/oidc/accounts/password
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { RESEND_VERIFICATION_PATH } from "../../src/http/pages/account_status.ts";
 import type { UserRow } from "../../src/store/types.ts";
-import { Browser, account_login, browser_from, account_page, hidden_field } from "../helpers/browser.ts";
+import { type Browser, account_login, browser_from, account_page, hidden_field } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
 
@@ -25,7 +25,15 @@ beforeAll(async () => {
   smtp = await start_smtp();
   // trust_proxy: each browser speaks from its own address (X-Forwarded-For), so per-address limits stay apart.
   t = await start_provider({ config: { smtp_url: smtp.url, mail_from: "idp@example.com", trust_proxy: true } });
-  const { client, secret } = await t.add_client({ client_name: "ops", token_endpoint_auth_method: "client_secret_basic", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "admin", admin: true });
+  const { client, secret } = await t.add_client({
+    client_name: "ops",
+    token_endpoint_auth_method: "client_secret_basic",
+    grant_types: ["client_credentials"],
+    response_types: [],
+    redirect_uris: [],
+    scope: "admin",
+    admin: true,
+  });
   const issued = await fetch(`${t.url}/token`, {
     method: "POST",
     headers: { authorization: `Basic ${btoa(`${client.client_id}:${secret}`)}`, "content-type": "application/x-www-form-urlencoded" },

@@ -55,7 +55,15 @@ describe("codes and tokens of the earlier format still work after an upgrade", (
 
   test("a 43-character access token stored as its SHA-256 is accepted at /userinfo", async () => {
     const legacy = random_token(32);
-    await t.store.insert_token({ token_hash: sha256(legacy), kind: "access", client_id: t.client.client_id, user_id: t.user.id, scope: "openid", grant_id: "legacy-grant", expires_at: t.clock.now() + 3600 });
+    await t.store.insert_token({
+      token_hash: sha256(legacy),
+      kind: "access",
+      client_id: t.client.client_id,
+      user_id: t.user.id,
+      scope: "openid",
+      grant_id: "legacy-grant",
+      expires_at: t.clock.now() + 3600,
+    });
     const response = await userinfo(t, legacy);
     expect(response.status).toBe(200);
     expect(((await response.json()) as { sub: string }).sub).toBe(t.user.id);
@@ -64,7 +72,18 @@ describe("codes and tokens of the earlier format still work after an upgrade", (
   test("a 43-character code stored as its SHA-256 is redeemed once, for tokens of the new format", async () => {
     const legacy = random_token(32);
     const now = t.clock.now();
-    await t.store.insert_code({ code_hash: sha256(legacy), client_id: t.client.client_id, user_id: t.user.id, redirect_uri: REDIRECT_URI, scope: "openid", auth_time: now, amr: ["pwd"], grant_id: "legacy-code-grant", created_at: now, expires_at: now + 60 });
+    await t.store.insert_code({
+      code_hash: sha256(legacy),
+      client_id: t.client.client_id,
+      user_id: t.user.id,
+      redirect_uri: REDIRECT_URI,
+      scope: "openid",
+      auth_time: now,
+      amr: ["pwd"],
+      grant_id: "legacy-code-grant",
+      created_at: now,
+      expires_at: now + 60,
+    });
     const response = await redeem(t, legacy, null);
     expect(response.status).toBe(200);
     const body = (await response.json()) as { access_token: string; id_token?: string };

@@ -171,7 +171,11 @@ describe("request checks", () => {
 
   test("grant type the client is not registered for → unauthorized_client", async () => {
     const { client, secret } = await t.add_client({ grant_types: ["client_credentials"] });
-    await expect_error(await token_request(t, { grant_type: "authorization_code", code: "x" }, { method: "basic", client_id: client.client_id, secret: secret! }), 400, "unauthorized_client");
+    await expect_error(
+      await token_request(t, { grant_type: "authorization_code", code: "x" }, { method: "basic", client_id: client.client_id, secret: secret! }),
+      400,
+      "unauthorized_client",
+    );
   });
 
   test("missing grant_type → invalid_request", async () => {

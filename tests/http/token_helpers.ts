@@ -38,7 +38,12 @@ export async function sign_in(
     ...options.extra,
   });
   const { callback, steps } = await authorize(options.browser ?? new Browser(), url.href, { password: t.password, callback_prefix: REDIRECT_URI });
-  const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, ...(nonce ? { expectedNonce: nonce } : {}), idTokenExpected: oidc });
+  const tokens = await client.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    ...(nonce ? { expectedNonce: nonce } : {}),
+    idTokenExpected: oidc,
+  });
   return { tokens, steps, nonce };
 }
 

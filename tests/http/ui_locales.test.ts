@@ -34,7 +34,10 @@ async function login_page(browser: Browser, params: Record<string, string> = {},
 
 /** The text a person reads: tags and script-free markup removed. */
 function visible(html: string): string {
-  return html.replace(/<title>[\s\S]*?<\/title>/, "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+  return html
+    .replace(/<title>[\s\S]*?<\/title>/, "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/\s+/g, " ");
 }
 
 describe("discovery", () => {
@@ -183,7 +186,9 @@ describe("the switcher", () => {
 describe("mail", () => {
   /** The newest mail to `recipient`, with its bodies. */
   async function last_mail(recipient: string) {
-    const summary = (await t.store.list_mail({ limit: 100 })).filter((mail) => mail.recipient === recipient).sort((a, b) => b.created_at - a.created_at || (b.id > a.id ? 1 : -1))[0];
+    const summary = (await t.store.list_mail({ limit: 100 }))
+      .filter((mail) => mail.recipient === recipient)
+      .sort((a, b) => b.created_at - a.created_at || (b.id > a.id ? 1 : -1))[0];
     return summary === undefined ? null : t.store.get_mail(summary.id);
   }
 

@@ -35,7 +35,7 @@ describe("success", () => {
 });
 
 describe("errors", () => {
-  test("bad bearer token → 401 + WWW-Authenticate Bearer error=\"invalid_token\"", async () => {
+  test('bad bearer token → 401 + WWW-Authenticate Bearer error="invalid_token"', async () => {
     const response = await fetch(url(), { headers: { authorization: `Bearer ${"x".repeat(43)}` } });
     expect(response.status).toBe(401);
     const challenge = response.headers.get("www-authenticate")!;
@@ -94,7 +94,10 @@ describe("errors", () => {
 
 describe("CORS for browser-based clients", () => {
   test("preflight for userinfo with Authorization, and readable answers (errors included)", async () => {
-    const preflight = await fetch(url(), { method: "OPTIONS", headers: { origin: "https://spa.example.com", "access-control-request-method": "GET", "access-control-request-headers": "authorization" } });
+    const preflight = await fetch(url(), {
+      method: "OPTIONS",
+      headers: { origin: "https://spa.example.com", "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
     expect(preflight.headers.get("access-control-allow-headers")).toContain("Authorization");

@@ -92,9 +92,7 @@ if (await use_postgres()) {
 
     test("20 concurrent redemptions of one code spread over both instances: exactly one succeeds", async () => {
       const result = await get_code(a.url, client, PASSWORD);
-      const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => redeem(i % 2 === 0 ? a.url : b.url, client, result.code, result.pkce.verifier)),
-      );
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => redeem(i % 2 === 0 ? a.url : b.url, client, result.code, result.pkce.verifier)));
       const statuses = answers.map((r) => r.status);
       expect(statuses.filter((s) => s === 200).length).toBe(1);
       expect(statuses.filter((s) => s === 400).length).toBe(19);

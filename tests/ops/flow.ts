@@ -16,7 +16,16 @@ export type CodeResult = { code: string; pkce: Pkce; steps: Step[]; browser: Bro
 export async function get_code(base: string, client: Client, password: string, browser = new Browser(), scope = "openid email"): Promise<CodeResult> {
   const challenge = pkce();
   const url = new URL("/authorize", base);
-  const params = { client_id: client.client_id, response_type: "code", redirect_uri: CALLBACK, scope, state: "st-1", nonce: "n-1", code_challenge: challenge.challenge, code_challenge_method: "S256" };
+  const params = {
+    client_id: client.client_id,
+    response_type: "code",
+    redirect_uri: CALLBACK,
+    scope,
+    state: "st-1",
+    nonce: "n-1",
+    code_challenge: challenge.challenge,
+    code_challenge_method: "S256",
+  };
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   const { callback, steps } = await authorize(browser, url.href, { password, callback_prefix: CALLBACK });
   const code = callback.searchParams.get("code");

@@ -34,7 +34,14 @@ describe("the server log never contains secrets", () => {
     const browser = new Browser();
     // A failed login first (same browser, so the interaction goes on afterwards).
     const url = new URL("/authorize", server.url);
-    for (const [k, v] of Object.entries({ client_id: client.client_id, response_type: "code", redirect_uri: CALLBACK, scope: "openid", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })) {
+    for (const [k, v] of Object.entries({
+      client_id: client.client_id,
+      response_type: "code",
+      redirect_uri: CALLBACK,
+      scope: "openid",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    })) {
       url.searchParams.set(k, v);
     }
     const start = await browser.get(url.href);
@@ -63,7 +70,14 @@ describe("the server log never contains secrets", () => {
     // An unregistered redirect URI (a short one, and one far too long to log whole): an error page.
     for (const redirect_uri of ["https://evil.example/steal", `https://rp.example.com/callback?pad=${"x".repeat(3000)}`]) {
       const refusal = new URL("/authorize", server.url);
-      for (const [k, v] of Object.entries({ client_id: client.client_id, response_type: "code", redirect_uri, scope: "openid", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })) {
+      for (const [k, v] of Object.entries({
+        client_id: client.client_id,
+        response_type: "code",
+        redirect_uri,
+        scope: "openid",
+        code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        code_challenge_method: "S256",
+      })) {
         refusal.searchParams.set(k, v);
       }
       const page = await browser.get(refusal.href);

@@ -170,11 +170,17 @@ describe("mail through SMTP", () => {
     expect(await tp.store.get_mail(row.id)).toMatchObject({ status: "failed", attempts: 0 });
   });
 
-    test("/metrics counts sent and failed mail and the queue", async () => {
+  test("/metrics counts sent and failed mail and the queue", async () => {
     const response = await fetch(`${tp.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(response.status).toBe(200);
     const text = await response.text();
-    const sample = (series: string) => Number(text.split("\n").find((l) => l.startsWith(`${series} `))?.slice(series.length + 1));
+    const sample = (series: string) =>
+      Number(
+        text
+          .split("\n")
+          .find((l) => l.startsWith(`${series} `))
+          ?.slice(series.length + 1),
+      );
     expect(sample("idp_mail_sent_total")).toBeGreaterThanOrEqual(3);
     expect(sample('idp_mail_failed_total{outcome="retry"}')).toBeGreaterThanOrEqual(1);
     expect(sample('idp_mail_failed_total{outcome="failed"}')).toBeGreaterThanOrEqual(2);
@@ -253,7 +259,10 @@ if (await use_postgres()) {
       const first = await start_provider({ database_url: db.url, config: { smtp_url: smtp.url, mail_from: FROM } });
       const store = await open_store(db.url, { max: 4 });
       const port = free_port();
-      const config = load_config({}, { issuer: first.issuer, port, host: "127.0.0.1", database_url: db.url, signing_algs: ["RS256", "ES256"], log_requests: false, smtp_url: smtp.url, mail_from: FROM });
+      const config = load_config(
+        {},
+        { issuer: first.issuer, port, host: "127.0.0.1", database_url: db.url, signing_algs: ["RS256", "ES256"], log_requests: false, smtp_url: smtp.url, mail_from: FROM },
+      );
       const second = await serve(config, { store, port, log: () => {}, out: () => {}, mail_worker: TEST_MAIL_WORKER });
       try {
         const recipients = Array.from({ length: 30 }, (_, i) => `user${i}@example.com`);

@@ -64,7 +64,14 @@ test("a bare address goes out under the brand's name, else the issuer's host", a
 });
 
 test("what is no RFC 5322 mailbox is refused at start, naming IDP_MAIL_FROM", () => {
-  for (const value of ["Example ID idp@example.com", "Example, Inc. <idp@example.com>", "Example ID <not an address>", '"Unclosed <idp@example.com>', "Example\r\nBcc: spy@example.com <idp@example.com>", "<>"]) {
+  for (const value of [
+    "Example ID idp@example.com",
+    "Example, Inc. <idp@example.com>",
+    "Example ID <not an address>",
+    '"Unclosed <idp@example.com>',
+    "Example\r\nBcc: spy@example.com <idp@example.com>",
+    "<>",
+  ]) {
     expect(() => load_config({ IDP_SMTP_URL: "smtp://mail.example.com", IDP_MAIL_FROM: value })).toThrow(/mail_from \(IDP_MAIL_FROM\): must be an e-mail address/);
   }
   for (const value of ["idp@example.com", "Example ID <idp@example.com>", '"Example, Inc." <idp@example.com>', "John Q. Public <jqp@example.com>", "<idp@example.com>"]) {

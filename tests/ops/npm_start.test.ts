@@ -27,33 +27,40 @@ describe.skipIf(!existsSync("/proc/self/stat") || Bun.which("npm") === null)("np
     { signal: "SIGINT", group: true, what: "Ctrl-C (SIGINT to the whole process group)" },
   ] as const;
   for (const { signal, group, what } of cases) {
-    test.skipIf(group && Bun.which("setsid") === null)(`${what} stops the server gracefully; no process is left and the port is closed`, async () => {
-      const port = free_port();
-      // A fresh machine after `npm install`: Bun only in node_modules.
-      const path = (process.env.PATH ?? "/usr/bin:/bin").split(delimiter).filter((d) => d !== "" && !existsSync(join(d, "bun"))).join(delimiter);
-      const env = { ...base_env(`sqlite:${join(dir, `${signal}.sqlite`)}`), PATH: path, PORT: String(port), IDP_LOG_REQUESTS: "false" };
-      // setsid: a process group of its own (npm's pid is its id), as a terminal's foreground job.
-      const npm = Bun.spawn(group ? ["setsid", "npm", "start"] : ["npm", "start"], { cwd: ROOT, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-      let output = "";
-      const pumped = Promise.all([pump(npm.stdout, (text) => void (output += text)), pump(npm.stderr, (text) => void (output += text))]);
-      const url = `http://127.0.0.1:${port}/healthz`;
-      let tree: number[] = [];
-      try {
-        await wait_for(() => answers(url), 30_000, `npm start to listen:\n${output}`);
-        tree = descendants(npm.pid);
-        expect(tree.length).toBeGreaterThan(0);
-        if (group) process.kill(-npm.pid, signal);
-        else npm.kill(signal);
-        const code = await Promise.race([npm.exited, Bun.sleep(20_000).then(() => "timeout" as const)]);
-        expect(code).not.toBe("timeout");
-        await wait_for(() => tree.every((pid) => !alive(pid)), 5_000, `every child of npm to exit (left: ${tree.filter(alive).join(", ")})`);
-        expect(await answers(url)).toBe(false);
-        await pumped;
-        expect(output).toContain('"msg":"stopped"');
-        expect(code).toBe(0);
-      } finally {
-        for (const pid of [npm.pid, ...tree]) if (alive(pid)) process.kill(pid, "SIGKILL");
-      }
-    }, 60_000);
+    test.skipIf(group && Bun.which("setsid") === null)(
+      `${what} stops the server gracefully; no process is left and the port is closed`,
+      async () => {
+        const port = free_port();
+        // A fresh machine after `npm install`: Bun only in node_modules.
+        const path = (process.env.PATH ?? "/usr/bin:/bin")
+          .split(delimiter)
+          .filter((d) => d !== "" && !existsSync(join(d, "bun")))
+          .join(delimiter);
+        const env = { ...base_env(`sqlite:${join(dir, `${signal}.sqlite`)}`), PATH: path, PORT: String(port), IDP_LOG_REQUESTS: "false" };
+        // setsid: a process group of its own (npm's pid is its id), as a terminal's foreground job.
+        const npm = Bun.spawn(group ? ["setsid", "npm", "start"] : ["npm", "start"], { cwd: ROOT, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+        let output = "";
+        const pumped = Promise.all([pump(npm.stdout, (text) => void (output += text)), pump(npm.stderr, (text) => void (output += text))]);
+        const url = `http://127.0.0.1:${port}/healthz`;
+        let tree: number[] = [];
+        try {
+          await wait_for(() => answers(url), 30_000, `npm start to listen:\n${output}`);
+          tree = descendants(npm.pid);
+          expect(tree.length).toBeGreaterThan(0);
+          if (group) process.kill(-npm.pid, signal);
+          else npm.kill(signal);
+          const code = await Promise.race([npm.exited, Bun.sleep(20_000).then(() => "timeout" as const)]);
+          expect(code).not.toBe("timeout");
+          await wait_for(() => tree.every((pid) => !alive(pid)), 5_000, `every child of npm to exit (left: ${tree.filter(alive).join(", ")})`);
+          expect(await answers(url)).toBe(false);
+          await pumped;
+          expect(output).toContain('"msg":"stopped"');
+          expect(code).toBe(0);
+        } finally {
+          for (const pid of [npm.pid, ...tree]) if (alive(pid)) process.kill(pid, "SIGKILL");
+        }
+      },
+      60_000,
+    );
   }
 });

@@ -117,7 +117,11 @@ export async function spawn_server(env: Record<string, string>, options: { port?
 
 /** Adds the test user and a confidential client through the CLI; returns the client's credentials. */
 export async function seed(env: Record<string, string>, redirect_uri: string, password: string): Promise<{ client_id: string; client_secret: string; user_id: string }> {
-  const user = await cli_json<{ id: string }>(["users", "add", "alice", "--password-stdin", "--email", "alice@example.com", "--email-verified", "--name", "Alice Liddell"], env, `${password}\n`);
+  const user = await cli_json<{ id: string }>(
+    ["users", "add", "alice", "--password-stdin", "--email", "alice@example.com", "--email-verified", "--name", "Alice Liddell"],
+    env,
+    `${password}\n`,
+  );
   const client = await cli_json<{ client_id: string; client_secret: string }>(["clients", "add", "--name", "Test App", "--redirect-uri", redirect_uri], env);
   return { client_id: client.client_id, client_secret: client.client_secret, user_id: user.id };
 }

@@ -123,12 +123,32 @@ describe("batch sizes: a purge batch takes about PURGE_BATCH_TARGET_MS", () => {
 });
 
 describe("start_purge (the loop)", () => {
-  const counts: PurgeCounts = { codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0, revoked_grants: 0 };
+  const counts: PurgeCounts = {
+    codes: 0,
+    tokens: 0,
+    sessions: 0,
+    interactions: 0,
+    jtis: 0,
+    counters: 0,
+    initial_access_tokens: 0,
+    user_tokens: 0,
+    webauthn_challenges: 0,
+    upstream_states: 0,
+    pushed_requests: 0,
+    device_authorizations: 0,
+    mail: 0,
+    revoked_grants: 0,
+  };
 
   function fake(purge_expired: (now: number, batch?: number, pause?: (batch_ms: number) => Promise<void>) => Promise<PurgeCounts>, logs: Record<string, unknown>[] = []): Provider {
     // unverified_account_days 0 and registration_unused_client_days 0: the loop's deletion of accounts never
     // completed and of clients never used stays off here (tests/http/stale_accounts.test.ts, the suites below).
-    return { store: { purge_expired }, config: { signup: { unverified_account_days: 0 }, registration_unused_client_days: 0 }, now: () => 1000, log: (line: Record<string, unknown>) => void logs.push(line) } as unknown as Provider;
+    return {
+      store: { purge_expired },
+      config: { signup: { unverified_account_days: 0 }, registration_unused_client_days: 0 },
+      now: () => 1000,
+      log: (line: Record<string, unknown>) => void logs.push(line),
+    } as unknown as Provider;
   }
 
   test("one run at a time, in bounded batches; stop() waits for the running one", async () => {
@@ -217,7 +237,10 @@ describe("start_purge (the loop)", () => {
   test("a failing run is logged and resolves to null; the next one runs", async () => {
     const logs: Record<string, unknown>[] = [];
     let fail = true;
-    const loop = start_purge(fake(async () => (fail ? Promise.reject(new Error("database away")) : counts), logs), { interval_seconds: 3600 });
+    const loop = start_purge(
+      fake(async () => (fail ? Promise.reject(new Error("database away")) : counts), logs),
+      { interval_seconds: 3600 },
+    );
     expect(await loop.run()).toBeNull();
     expect(logs).toEqual([{ level: "error", msg: "purge failed", error: "database away" }]);
     fail = false;

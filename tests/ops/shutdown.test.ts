@@ -30,7 +30,14 @@ function refused(port: number): Promise<boolean> {
 /** Opens an authorization in `browser` and returns the login form's action and CSRF token. */
 async function login_form(base: string, client: Client, browser: Browser): Promise<{ action: string; csrf: string }> {
   const url = new URL("/authorize", base);
-  for (const [k, v] of Object.entries({ client_id: client.client_id, response_type: "code", redirect_uri: CALLBACK, scope: "openid", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })) {
+  for (const [k, v] of Object.entries({
+    client_id: client.client_id,
+    response_type: "code",
+    redirect_uri: CALLBACK,
+    scope: "openid",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+  })) {
     url.searchParams.set(k, v);
   }
   const start = await browser.get(url.href);

@@ -135,7 +135,8 @@ describe("the command line and the start-up log", () => {
 
   test("production without IDP_SECRET_KEY is a warning of idp config check", async () => {
     const vars = env(join(dir, "check.db"), { IDP_PRODUCTION: "true", IDP_ISSUER: "https://id.example.com" });
-    const warning = "production mode without IDP_SECRET_KEY: the private signing keys are stored in clear in the database; set IDP_SECRET_KEY (32 bytes, base64url) to store them encrypted";
+    const warning =
+      "production mode without IDP_SECRET_KEY: the private signing keys are stored in clear in the database; set IDP_SECRET_KEY (32 bytes, base64url) to store them encrypted";
     expect((await cli(["config", "check"], vars)).stderr).toContain(`warning: ${warning}`);
     expect((await cli(["config", "check"], { ...vars, IDP_SECRET_KEY: SECRET_KEY })).stderr).not.toContain("IDP_SECRET_KEY");
     expect((await cli(["config", "check"], { ...vars, IDP_PRODUCTION: "false" })).stderr).not.toContain("IDP_SECRET_KEY");
@@ -156,7 +157,9 @@ describe("the command line and the start-up log", () => {
     try {
       expect(await start_warnings(load_config({}, settings), store)).toEqual([]);
       chmodSync(path, 0o644);
-      expect(await start_warnings(load_config({}, settings), store)).toEqual([{ level: "warn", msg: `SQLite file ${path} is readable by group or others (mode 0644); it holds the signing keys and the accounts: chmod 600 ${path}` }]);
+      expect(await start_warnings(load_config({}, settings), store)).toEqual([
+        { level: "warn", msg: `SQLite file ${path} is readable by group or others (mode 0644); it holds the signing keys and the accounts: chmod 600 ${path}` },
+      ]);
       chmodSync(path, 0o600);
       const production = load_config({}, { ...settings, production: true, issuer: "https://id.example.com", smtp_url: "smtp://127.0.0.1:1", mail_from: "idp@example.com" });
       expect((await start_warnings(production, store)).map((line) => line.msg)).toEqual([expect.stringMatching(/^production mode without IDP_SECRET_KEY/)]);

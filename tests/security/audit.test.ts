@@ -43,7 +43,11 @@ test("drive every event, then `audit list --json` lists them", async () => {
   secrets.push(...guesses);
   for (const guess of guesses) {
     const p = pkce();
-    await authorize(new Browser(), authorization_url(t, { code_challenge: p.challenge, code_challenge_method: "S256" }), { username: "bob", password: guess, callback_prefix: REDIRECT_URI }).catch(() => {});
+    await authorize(new Browser(), authorization_url(t, { code_challenge: p.challenge, code_challenge_method: "S256" }), {
+      username: "bob",
+      password: guess,
+      callback_prefix: REDIRECT_URI,
+    }).catch(() => {});
   }
   locked_user = bob.id;
   const first = await get_code(t, { scope: "openid profile" });
@@ -55,7 +59,10 @@ test("drive every event, then `audit list --json` lists them", async () => {
   expect((await redeem(t, first.code, first.pkce!.verifier)).status).toBe(400);
 
   // refresh_token_reuse: a rotated refresh token presented again.
-  const { client: offline, secret: offline_secret } = await t.add_client({ token_endpoint_auth_method: "client_secret_basic", grant_types: ["authorization_code", "refresh_token"] });
+  const { client: offline, secret: offline_secret } = await t.add_client({
+    token_endpoint_auth_method: "client_secret_basic",
+    grant_types: ["authorization_code", "refresh_token"],
+  });
   secrets.push(offline_secret!);
   const auth = { method: "basic" as const, client_id: offline.client_id, secret: offline_secret! };
   const second = await get_code(t, { scope: "openid offline_access" }, { client_id: offline.client_id });
@@ -68,7 +75,11 @@ test("drive every event, then `audit list --json` lists them", async () => {
   const third = await get_code(t);
   const to_revoke = await json(await redeem(t, third.code, third.pkce!.verifier));
   secrets.push(third.code, to_revoke.access_token!);
-  const revoked = await fetch(`${t.url}/revoke`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(t.client.client_id, t.secret) }, body: `token=${to_revoke.access_token}` });
+  const revoked = await fetch(`${t.url}/revoke`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(t.client.client_id, t.secret) },
+    body: `token=${to_revoke.access_token}`,
+  });
   expect(revoked.status).toBe(200);
 
   // two_factor: a user with an authenticator app signs in with a code.
@@ -77,7 +88,12 @@ test("drive every event, then `audit list --json` lists them", async () => {
   const code = totp_code(totp_secret, totp_step(t.clock.now()));
   secrets.push(totp_secret, code);
   const p = pkce();
-  await authorize(new Browser(), authorization_url(t, { code_challenge: p.challenge, code_challenge_method: "S256" }), { username: "otto", password: t.password, callback_prefix: REDIRECT_URI, second_factor: () => code });
+  await authorize(new Browser(), authorization_url(t, { code_challenge: p.challenge, code_challenge_method: "S256" }), {
+    username: "otto",
+    password: t.password,
+    callback_prefix: REDIRECT_URI,
+    second_factor: () => code,
+  });
 
   // consent_revoked from the account page.
   const browser = new Browser();
@@ -87,13 +103,26 @@ test("drive every event, then `audit list --json` lists them", async () => {
 
   // logout from the account's session, confirmed on the confirmation page.
   const confirmation = await (await browser.get(`${t.url}/logout`)).text();
-  expect((await browser.post(form_action(confirmation)!, { csrf: hidden_field(confirmation, "csrf")!, decision: "logout", client_id: "", post_logout_redirect_uri: "", state: "" })).status).toBe(200);
+  expect(
+    (await browser.post(form_action(confirmation)!, { csrf: hidden_field(confirmation, "csrf")!, decision: "logout", client_id: "", post_logout_redirect_uri: "", state: "" }))
+      .status,
+  ).toBe(200);
 
   // client_registered, client_updated, client_deleted through RFC 7591 / RFC 7592.
-  const registration = await json(await fetch(`${t.url}/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: ["https://rp.test/cb"], client_name: "Audited" }) }));
+  const registration = await json(
+    await fetch(`${t.url}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: ["https://rp.test/cb"], client_name: "Audited" }),
+    }),
+  );
   secrets.push(registration.client_secret!, registration.registration_access_token!);
   const manage = (method: string, body?: unknown) =>
-    fetch(registration.registration_client_uri!, { method, headers: { authorization: `Bearer ${registration.registration_access_token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    fetch(registration.registration_client_uri!, {
+      method,
+      headers: { authorization: `Bearer ${registration.registration_access_token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   expect((await manage("PUT", { client_id: registration.client_id, redirect_uris: ["https://rp.test/cb2"], client_name: "Audited 2" })).status).toBe(200);
   expect((await manage("DELETE")).status).toBe(204);
 

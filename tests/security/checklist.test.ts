@@ -61,7 +61,10 @@ async function every_page(): Promise<Page[]> {
   await keep("account", await a.get(`${t.url}/account`));
   await keep("account two-step set-up", await a.get(`${t.url}/account/totp`));
   const confirm = await (await a.get(`${t.url}/logout`)).text();
-  await keep("signed out", await a.post(form_action(confirm)!, { csrf: hidden_field(confirm, "csrf")!, decision: "logout", client_id: "", post_logout_redirect_uri: "", state: "" }));
+  await keep(
+    "signed out",
+    await a.post(form_action(confirm)!, { csrf: hidden_field(confirm, "csrf")!, decision: "logout", client_id: "", post_logout_redirect_uri: "", state: "" }),
+  );
   const l = new Browser();
   const locked = await (await next(l, await l.get(authorization_url(t, challenge())))).text();
   for (let i = 0; i < 2; i++) await l.post(form_action(locked)!, { csrf: hidden_field(locked, "csrf")!, username: "locked", password: "wrong" });
@@ -84,12 +87,32 @@ beforeAll(async () => {
 });
 
 function directives(csp: string): Map<string, string[]> {
-  return new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...values]) => [name!, values]));
+  return new Map(
+    csp
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...values]) => [name!, values]),
+  );
 }
 
 describe("every HTML page", () => {
   test("the sweep reached every kind of page", () => {
-    expect(pages.map((p) => p.name)).toEqual(expect.arrayContaining(["login", "consent", "form_post", "two-factor", "logout confirmation", "signed out", "account", "429 page", "414 page", "404 page", "authorize error page"]));
+    expect(pages.map((p) => p.name)).toEqual(
+      expect.arrayContaining([
+        "login",
+        "consent",
+        "form_post",
+        "two-factor",
+        "logout confirmation",
+        "signed out",
+        "account",
+        "429 page",
+        "414 page",
+        "404 page",
+        "authorize error page",
+      ]),
+    );
     expect(pages.length).toBeGreaterThanOrEqual(17);
   });
 
@@ -140,7 +163,13 @@ describe("every HTML page", () => {
   test("Referrer-Policy no-referrer, nosniff, no-store, and no CORS", () => {
     for (const { name, response } of pages) {
       const h = (header: string) => response.headers.get(header);
-      expect([name, h("referrer-policy"), h("x-content-type-options"), h("cache-control"), h("access-control-allow-origin")]).toEqual([name, "no-referrer", "nosniff", "no-store", null]);
+      expect([name, h("referrer-policy"), h("x-content-type-options"), h("cache-control"), h("access-control-allow-origin")]).toEqual([
+        name,
+        "no-referrer",
+        "nosniff",
+        "no-store",
+        null,
+      ]);
     }
   });
 
@@ -214,7 +243,10 @@ test("303 after every form POST, never 307 or 308 (RFC 9700 §4.12)", async () =
   const a = new Browser();
   statuses.push(["POST account sign-in", (await account_login(t, a, "alice", t.password)).status]);
   html = await (await a.get(`${t.url}/logout?client_id=${t.client.client_id}&post_logout_redirect_uri=${encodeURIComponent(BYE)}`)).text();
-  statuses.push(["POST logout confirmation", (await a.post(form_action(html)!, { csrf: hidden_field(html, "csrf")!, decision: "logout", client_id: t.client.client_id, post_logout_redirect_uri: BYE, state: "" })).status]);
+  statuses.push([
+    "POST logout confirmation",
+    (await a.post(form_action(html)!, { csrf: hidden_field(html, "csrf")!, decision: "logout", client_id: t.client.client_id, post_logout_redirect_uri: BYE, state: "" })).status,
+  ]);
   expect(statuses).toEqual(statuses.map(([name]) => [name, 303] as [string, number]));
 });
 
@@ -224,7 +256,19 @@ test("no open redirect: return-address parameters on every GET page are ignored;
   const junk = names.map((n) => `${n}=${encodeURIComponent(evil)}`).join("&");
   const b = new Browser();
   const login = (await b.get(authorization_url(t, challenge()))).headers.get("location")!;
-  for (const path of ["/", "/account", "/account/login", "/account/totp", "/logout", "/demo", "/demo/callback", "/healthz", `${new URL(login).pathname}`, "/static/style.css", "/.well-known/openid-configuration"]) {
+  for (const path of [
+    "/",
+    "/account",
+    "/account/login",
+    "/account/totp",
+    "/logout",
+    "/demo",
+    "/demo/callback",
+    "/healthz",
+    `${new URL(login).pathname}`,
+    "/static/style.css",
+    "/.well-known/openid-configuration",
+  ]) {
     const response = await b.get(`${t.url}${path}?${junk}`);
     const location = response.headers.get("location");
     expect([path, location?.startsWith("https://evil.example") ?? false]).toEqual([path, false]);

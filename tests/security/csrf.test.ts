@@ -100,7 +100,8 @@ const CASES: Case[] = [
   { name: "account sign-in", form: account_login_form, unchanged: async (f) => expect(signed_in(f.browser)).toBe(false) },
   {
     name: "account password change",
-    form: () => account_form("account-password", "/account/password", { current_password: t.password, new_password: "a whole new password", confirm_password: "a whole new password" }),
+    form: () =>
+      account_form("account-password", "/account/password", { current_password: t.password, new_password: "a whole new password", confirm_password: "a whole new password" }),
     unchanged: async () => expect((await account_login(t, new Browser(), "account-password", t.password)).status).toBe(303),
   },
   {

@@ -29,12 +29,14 @@ type Attempt = { status: number; html: string; headers: Record<string, string | 
 
 /** The page without what differs by design: the form token, the interaction id and the username typed in. */
 function normalize(html: string, username: string): string {
-  return html
-    .replace(/name="csrf" value="[^"]*"/g, 'name="csrf" value=""')
-    .replace(/\/interaction\/[^/"]+\//g, "/interaction/ID/")
-    // The "Forgot password?" link carries the interaction too.
-    .replace(/interaction=[A-Za-z0-9_-]+/g, "interaction=ID")
-    .replaceAll(`value="${username}"`, 'value=""');
+  return (
+    html
+      .replace(/name="csrf" value="[^"]*"/g, 'name="csrf" value=""')
+      .replace(/\/interaction\/[^/"]+\//g, "/interaction/ID/")
+      // The "Forgot password?" link carries the interaction too.
+      .replace(/interaction=[A-Za-z0-9_-]+/g, "interaction=ID")
+      .replaceAll(`value="${username}"`, 'value=""')
+  );
 }
 
 async function app_attempt(username: string, password: string): Promise<Attempt> {
@@ -62,7 +64,10 @@ async function read(response: Response, username: string): Promise<Attempt> {
     headers: {
       "content-type": pick("content-type"),
       // Which cookies are set and how, not their (random, per-browser) values.
-      "set-cookie": response.headers.getSetCookie().map((line) => line.replace(/=[^;]*/, "=…")).join("\n"),
+      "set-cookie": response.headers
+        .getSetCookie()
+        .map((line) => line.replace(/=[^;]*/, "=…"))
+        .join("\n"),
       location: pick("location"),
       "content-security-policy": pick("content-security-policy"),
     },

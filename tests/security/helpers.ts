@@ -49,17 +49,20 @@ function fetcher(app: ReturnType<typeof build_app>): Fetch {
 }
 
 export async function in_process(overrides: Record<string, unknown> = {}): Promise<InProcess> {
-  const config = load_config({}, {
-    issuer: ISSUER,
-    database_url: "sqlite::memory:",
-    signing_algs: ["RS256"],
-    log_requests: false,
-    argon2: { memory_kib: 1024, time_cost: 1 },
-    registration: "open",
-    rate_limits: { enabled: false },
-    login_throttle: { delay_ms: 0 },
-    ...overrides,
-  });
+  const config = load_config(
+    {},
+    {
+      issuer: ISSUER,
+      database_url: "sqlite::memory:",
+      signing_algs: ["RS256"],
+      log_requests: false,
+      argon2: { memory_kib: 1024, time_cost: 1 },
+      registration: "open",
+      rate_limits: { enabled: false },
+      login_throttle: { delay_ms: 0 },
+      ...overrides,
+    },
+  );
   const store = await open_store(config.database_url, { migrate: true });
   let offset = 0;
   const clock = { now: () => Math.floor(Date.now() / 1000) + offset, advance: (seconds: number) => void (offset += seconds) };
@@ -71,12 +74,21 @@ export async function in_process(overrides: Record<string, unknown> = {}): Promi
   await store.create_client({
     client_id: "app",
     client_secret_hash: sha256(secret),
-    metadata: { ...base, grant_types: ["authorization_code", "refresh_token", "client_credentials"], token_endpoint_auth_method: "client_secret_basic", scope: "openid profile email offline_access api" },
+    metadata: {
+      ...base,
+      grant_types: ["authorization_code", "refresh_token", "client_credentials"],
+      token_endpoint_auth_method: "client_secret_basic",
+      scope: "openid profile email offline_access api",
+    },
   });
   await store.create_client({ client_id: "spa", client_secret_hash: null, metadata: { ...base, grant_types: ["authorization_code"], token_endpoint_auth_method: "none" } });
   const { publicKey, privateKey } = await generateKeyPair("ES256");
   const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "ES256", use: "sig" } as JsonObject;
-  await store.create_client({ client_id: "jwt-app", client_secret_hash: null, metadata: { ...base, grant_types: ["authorization_code"], token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [jwk] } } });
+  await store.create_client({
+    client_id: "jwt-app",
+    client_secret_hash: null,
+    metadata: { ...base, grant_types: ["authorization_code"], token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [jwk] } },
+  });
   return {
     idp,
     store,

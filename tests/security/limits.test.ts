@@ -41,7 +41,10 @@ describe("413: bodies over the limit", () => {
 
   test("at /register: 413 invalid_request; at a page: a 413 page", async () => {
     const json = JSON.stringify({ redirect_uris: ["https://rp.test/cb"], client_name: "x".repeat(5000) });
-    const registration = await raw(t.url, `POST /register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\nConnection: close\r\n\r\n${json}`);
+    const registration = await raw(
+      t.url,
+      `POST /register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\nConnection: close\r\n\r\n${json}`,
+    );
     oauth_error(registration, 413);
     const page = await raw(t.url, form_post("/account/login", big, "Accept: text/html\r\n").replace("Accept: application/json\r\n", ""));
     expect(page.status).toBe(413);
@@ -105,7 +108,11 @@ describe("slow clients are cut off", () => {
     const [nothing, head, body] = await Promise.all([
       raw(t.url, "", { wait_ms: 25_000 }),
       raw(t.url, "GET /healthz HTTP/1.1\r\nHost: x\r\n", { trickle: slow_head, every_ms: 200, wait_ms: 25_000 }),
-      raw(t.url, "POST /token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 200\r\n\r\n", { trickle: slow_body, every_ms: 200, wait_ms: 25_000 }),
+      raw(t.url, "POST /token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 200\r\n\r\n", {
+        trickle: slow_body,
+        every_ms: 200,
+        wait_ms: 25_000,
+      }),
     ]);
     expect(nothing).toMatchObject({ closed: true, status: null });
     expect(head).toMatchObject({ closed: true, status: null });

@@ -87,7 +87,10 @@ describe("429 limits", () => {
     for (let i = 0; i < RULES.max_failures; i++) await attempt(page, ip, name, "wrong");
     const browser = new Browser();
     const html = await (await browser.get(`${t.url}/account/login`)).text();
-    const response = await browser.request("POST", `${t.url}/account/login`, { form: { csrf: hidden_field(html, "csrf")!, username: name, password: t.password }, headers: { "x-forwarded-for": ip } });
+    const response = await browser.request("POST", `${t.url}/account/login`, {
+      form: { csrf: hidden_field(html, "csrf")!, username: name, password: t.password },
+      headers: { "x-forwarded-for": ip },
+    });
     await expect_throttled(response);
   });
 
@@ -148,7 +151,13 @@ describe("the wait per username", () => {
 });
 
 test("every setting has an environment variable; defaults are OWASP-like", () => {
-  const config = load_config({ IDP_LOGIN_WINDOW_SECONDS: "60", IDP_LOGIN_MAX_FAILURES: "4", IDP_LOGIN_MAX_FAILURES_PER_IP: "40", IDP_LOGIN_DELAY_AFTER: "2", IDP_LOGIN_DELAY_MS: "250" });
+  const config = load_config({
+    IDP_LOGIN_WINDOW_SECONDS: "60",
+    IDP_LOGIN_MAX_FAILURES: "4",
+    IDP_LOGIN_MAX_FAILURES_PER_IP: "40",
+    IDP_LOGIN_DELAY_AFTER: "2",
+    IDP_LOGIN_DELAY_MS: "250",
+  });
   expect(config.login_throttle).toEqual({ window_seconds: 60, max_failures: 4, max_failures_per_ip: 40, delay_after: 2, delay_ms: 250 });
   expect(load_config({}).login_throttle).toEqual({ window_seconds: 900, max_failures: 10, max_failures_per_ip: 100, delay_after: 5, delay_ms: 1000 });
 });

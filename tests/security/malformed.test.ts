@@ -40,10 +40,26 @@ const CASES: [string, Uint8Array | string, Expect][] = [
   ["overlong %C0%AF in a path parameter", get(["/interaction/%C0%AF..%C0%AF/login"]), { status: 400, page: true }],
   ["raw invalid UTF-8 in a /token form body", post("/token", FORM, ["grant_type=client_credentials&client_id=", [0xff, 0xfe]]), { status: 400, error: "invalid_request" }],
   ["raw invalid UTF-8 in a /register JSON body", post("/register", "application/json", ['{"client_name":"', [0xc0, 0xaf], '"}']), { status: 400, error: "invalid_request" }],
-  ["%C0%AF in the code at /token", post("/token", FORM, ["grant_type=authorization_code&code=%C0%AF&redirect_uri=x"], `Authorization: Basic ${btoa("test-app:x")}\r\n`), { status: 401, error: "invalid_client" }],
-  ["invalid UTF-8 inside Basic credentials", post("/token", FORM, ["grant_type=client_credentials"], `Authorization: Basic ${Buffer.from([0xff, 0x3a, 0xfe]).toString("base64")}\r\n`), { status: 401, error: "invalid_client" }],
-  ["malformed percent-encoding inside Basic credentials", post("/token", FORM, ["grant_type=client_credentials"], `Authorization: Basic ${btoa("%zz:x")}\r\n`), { status: 401, error: "invalid_client" }],
-  ["invalid UTF-8 in a Bearer token", bytes("GET /userinfo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ", [0xff, 0xfe], `\r\n${CLOSE}`), { status: 400, error: "invalid_request" }],
+  [
+    "%C0%AF in the code at /token",
+    post("/token", FORM, ["grant_type=authorization_code&code=%C0%AF&redirect_uri=x"], `Authorization: Basic ${btoa("test-app:x")}\r\n`),
+    { status: 401, error: "invalid_client" },
+  ],
+  [
+    "invalid UTF-8 inside Basic credentials",
+    post("/token", FORM, ["grant_type=client_credentials"], `Authorization: Basic ${Buffer.from([0xff, 0x3a, 0xfe]).toString("base64")}\r\n`),
+    { status: 401, error: "invalid_client" },
+  ],
+  [
+    "malformed percent-encoding inside Basic credentials",
+    post("/token", FORM, ["grant_type=client_credentials"], `Authorization: Basic ${btoa("%zz:x")}\r\n`),
+    { status: 401, error: "invalid_client" },
+  ],
+  [
+    "invalid UTF-8 in a Bearer token",
+    bytes("GET /userinfo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ", [0xff, 0xfe], `\r\n${CLOSE}`),
+    { status: 400, error: "invalid_request" },
+  ],
   // Null bytes
   ["%00 in client_id", get(["/authorize?client_id=test-app%00&redirect_uri=https://rp.example.com/callback"]), { status: 400, page: true }],
   ["%00 in a /token form", post("/token", FORM, ["grant_type=client_credentials%00&client_id=test-app%00"]), { status: 401, error: "invalid_client" }],
@@ -51,12 +67,30 @@ const CASES: [string, Uint8Array | string, Expect][] = [
   ["a raw NUL in a header value", `GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\0b\r\n${CLOSE}`, { status: 400, bare: true }],
   // Duplicate parameters (RFC 6749 §3.1: "MUST NOT be included more than once")
   ["client_id twice at /authorize", get(["/authorize?client_id=test-app&client_id=test-app&redirect_uri=https://rp.example.com/callback"]), { status: 400, page: true }],
-  ["grant_type twice at /token", post("/token", FORM, ["grant_type=client_credentials&grant_type=client_credentials"], `Authorization: Basic ${btoa("test-app:x")}\r\n`), { status: 400, error: "invalid_request" }],
+  [
+    "grant_type twice at /token",
+    post("/token", FORM, ["grant_type=client_credentials&grant_type=client_credentials"], `Authorization: Basic ${btoa("test-app:x")}\r\n`),
+    { status: 400, error: "invalid_request" },
+  ],
   ["token twice at /revoke", post("/revoke", FORM, ["token=a&token=b&client_id=test-app"]), { status: 400, error: "invalid_request" }],
   // JSON bombs within the body limit, and huge arrays
-  ["deeply nested JSON at /register (30 000 levels)", post("/register", "application/json", [`{"redirect_uris":${"[".repeat(30_000)}${"]".repeat(30_000)}}`]), { status: 400, error: "invalid_redirect_uri" }],
-  ["an array of 2 000 redirect URIs", post("/register", "application/json", [JSON.stringify({ redirect_uris: Array.from({ length: 2_000 }, (_, i) => `https://rp.test/${i}`) })]), { status: 400, error: "invalid_redirect_uri" }],
-  ["4 000 unknown members (ignored, RFC 7591 §2)", post("/register", "application/json", [JSON.stringify({ redirect_uris: ["https://rp.test/cb"], ...Object.fromEntries(Array.from({ length: 4_000 }, (_, i) => [`m${i}`, i])) })]), { status: 201, bare: true }],
+  [
+    "deeply nested JSON at /register (30 000 levels)",
+    post("/register", "application/json", [`{"redirect_uris":${"[".repeat(30_000)}${"]".repeat(30_000)}}`]),
+    { status: 400, error: "invalid_redirect_uri" },
+  ],
+  [
+    "an array of 2 000 redirect URIs",
+    post("/register", "application/json", [JSON.stringify({ redirect_uris: Array.from({ length: 2_000 }, (_, i) => `https://rp.test/${i}`) })]),
+    { status: 400, error: "invalid_redirect_uri" },
+  ],
+  [
+    "4 000 unknown members (ignored, RFC 7591 §2)",
+    post("/register", "application/json", [
+      JSON.stringify({ redirect_uris: ["https://rp.test/cb"], ...Object.fromEntries(Array.from({ length: 4_000 }, (_, i) => [`m${i}`, i])) }),
+    ]),
+    { status: 201, bare: true },
+  ],
   ["malformed JSON", post("/register", "application/json", ['{"redirect_uris": [']), { status: 400, error: "invalid_request" }],
   // Wrong content types
   ["JSON at /token", post("/token", "application/json", ['{"grant_type":"client_credentials"}']), { status: 400, error: "invalid_request" }],
@@ -66,7 +100,11 @@ const CASES: [string, Uint8Array | string, Expect][] = [
   ["a form at /register", post("/register", FORM, ["redirect_uris=https://rp.test/cb"]), { status: 400, error: "invalid_client_metadata" }],
   ["XML at /userinfo", post("/userinfo", "application/xml", ["<x/>"]), { status: 415, error: "invalid_request" }],
   // Framing, methods and request targets
-  ["Content-Length with Transfer-Encoding (request smuggling)", `POST /token HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n${CLOSE}0\r\n\r\n`, { status: 400, bare: true }],
+  [
+    "Content-Length with Transfer-Encoding (request smuggling)",
+    `POST /token HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n${CLOSE}0\r\n\r\n`,
+    { status: 400, bare: true },
+  ],
   ["two Content-Length headers", `POST /token HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n${CLOSE}ab`, { status: 400, bare: true }],
   ["TRACE /token", `TRACE /token HTTP/1.1\r\nHost: x\r\n${CLOSE}`, { status: 405, error: "invalid_request" }],
   ["bare LF line endings", "GET /healthz HTTP/1.1\nHost: x\n\n", { status: 505, bare: true }],

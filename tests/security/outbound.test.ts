@@ -84,10 +84,17 @@ describe("address classes", () => {
   });
 
   test("a name is refused when ANY of its addresses is not public, unless the allow-list covers it", async () => {
-    const resolver = (addresses: string[]): Resolver => async () => addresses;
+    const resolver =
+      (addresses: string[]): Resolver =>
+      async () =>
+        addresses;
     const url = new URL("https://jwks.rp.test/keys");
     expect(await check_destination(url, [], resolver(["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"]))).toHaveLength(2);
-    for (const mixed of [["93.184.215.14", "10.0.0.5"], ["::ffff:127.0.0.1", "93.184.215.14"], ["93.184.215.14", "fd00::1"]]) {
+    for (const mixed of [
+      ["93.184.215.14", "10.0.0.5"],
+      ["::ffff:127.0.0.1", "93.184.215.14"],
+      ["93.184.215.14", "fd00::1"],
+    ]) {
       const refused = await check_destination(url, [], resolver(mixed)).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(OutboundError);
       expect((refused as OutboundError).kind).toBe("refused");
@@ -109,7 +116,10 @@ describe("address classes", () => {
     const nxdomain: Resolver = async () => {
       throw Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" });
     };
-    expect(await check_destination(url, [], nxdomain).catch((e: unknown) => [(e as OutboundError).kind, (e as OutboundError).reason])).toEqual(["failed", "the host name did not resolve (ENOTFOUND)"]);
+    expect(await check_destination(url, [], nxdomain).catch((e: unknown) => [(e as OutboundError).kind, (e as OutboundError).reason])).toEqual([
+      "failed",
+      "the host name did not resolve (ENOTFOUND)",
+    ]);
   });
 
   test("localhost, resolved by the system, is refused; allow-listing both loopback ranges lets it through", async () => {
@@ -140,7 +150,11 @@ describe("address classes", () => {
   test("settings: IDP_OUTBOUND_ALLOW takes host names, addresses and CIDR ranges; safe defaults", () => {
     const defaults = load_config({}).outbound;
     expect(defaults).toEqual({ allow_http: false, allow: [], connect_timeout_ms: 3000, timeout_ms: 5000, max_bytes: 512 * 1024 });
-    const set = load_config({ IDP_OUTBOUND_ALLOW: "idp.intranet, 10.0.0.0/8,127.0.0.1/32,fd00::/8,::1", IDP_OUTBOUND_ALLOW_HTTP: "true", IDP_OUTBOUND_MAX_BYTES: "65536" }).outbound;
+    const set = load_config({
+      IDP_OUTBOUND_ALLOW: "idp.intranet, 10.0.0.0/8,127.0.0.1/32,fd00::/8,::1",
+      IDP_OUTBOUND_ALLOW_HTTP: "true",
+      IDP_OUTBOUND_MAX_BYTES: "65536",
+    }).outbound;
     expect(set).toMatchObject({ allow_http: true, allow: ["idp.intranet", "10.0.0.0/8", "127.0.0.1/32", "fd00::/8", "::1"], max_bytes: 65536 });
     for (const bad of ["10.0.0.0/33", "example.com/8", "http://idp.intranet", "fd00::/129", "a b"]) {
       expect(() => load_config({ IDP_OUTBOUND_ALLOW: bad })).toThrow(ConfigError);
@@ -363,7 +377,10 @@ describe("jwks_uri", () => {
     const result = await authenticate(https_allowed, local(path));
     expect_generic_refusal(result);
     expect(hits_of(path)).toBe(0);
-    expect(outbound_lines(https_allowed, result.client_id)[0]).toMatchObject({ msg: "outbound request refused", reason: "scheme http: is not allowed (outbound.allow_http is off)" });
+    expect(outbound_lines(https_allowed, result.client_id)[0]).toMatchObject({
+      msg: "outbound request refused",
+      reason: "scheme http: is not allowed (outbound.allow_http is off)",
+    });
     // The same URI with http allowed: served (the allowed provider above).
     expect((await authenticate(allowed, local(unique("/jwks")))).status).toBe(200);
   });

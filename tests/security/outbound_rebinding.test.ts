@@ -55,7 +55,10 @@ beforeAll(async () => {
   } catch {
     console.warn("127.0.0.2 cannot be bound here: the rebinding tests check the resolver is asked once, without a second server");
   }
-  t = await start_provider({ config: { outbound: { allow_http: true, allow: ["127.0.0.1/32"], connect_timeout_ms: 500, timeout_ms: 1000 } }, log: (line) => void lines.push(line) });
+  t = await start_provider({
+    config: { outbound: { allow_http: true, allow: ["127.0.0.1/32"], connect_timeout_ms: 500, timeout_ms: 1000 } },
+    log: (line) => void lines.push(line),
+  });
 });
 
 afterAll(async () => {
@@ -87,7 +90,25 @@ describe("DNS rebinding", () => {
 
 /** A self-signed certificate for rebind.test, made by the openssl command; null when there is none. */
 function certificate(): { cert: string; key: string } | null {
-  const made = spawnSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=rebind.test", "-addext", "subjectAltName=DNS:rebind.test", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")]);
+  const made = spawnSync("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=rebind.test",
+    "-addext",
+    "subjectAltName=DNS:rebind.test",
+    "-keyout",
+    join(dir, "key.pem"),
+    "-out",
+    join(dir, "cert.pem"),
+  ]);
   if (made.error !== undefined || made.status !== 0) return null;
   return { cert: readFileSync(join(dir, "cert.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") };
 }
@@ -105,7 +126,9 @@ describe("TLS to a pinned address", () => {
       expect(hits.filter((hit) => hit.path === "/keys")).toEqual([{ server: "tls", host: `rebind.test:${tls_port}`, path: "/keys" }]);
       expect(resolve.asked()).toBe(1);
       // The same address under another name: the certificate does not name it, so no exchange.
-      const other = await outbound_fetch(https.provider, `https://other.test:${tls_port}/other`, { purpose: "jwks_uri", resolve: async () => ["127.0.0.1"], ca: tls.cert }).catch((error: unknown) => error);
+      const other = await outbound_fetch(https.provider, `https://other.test:${tls_port}/other`, { purpose: "jwks_uri", resolve: async () => ["127.0.0.1"], ca: tls.cert }).catch(
+        (error: unknown) => error,
+      );
       expect(other).toBeInstanceOf(OutboundError);
       expect((other as OutboundError).reason).toContain("no connection");
       expect(hits.filter((hit) => hit.path === "/other")).toEqual([]);

@@ -33,7 +33,11 @@ function token(p: InProcess, ip: string, client_id = p.client_id, secret = p.sec
 
 /** A public client's (unauthenticated) code exchange from `ip`: a wrong code, so 400 when let through. */
 function unauthenticated(p: InProcess, ip: string): Promise<Response> {
-  return p.fetch("/token", { method: "POST", headers: { ...FORM, "x-forwarded-for": ip }, body: `grant_type=authorization_code&code=x&redirect_uri=x&client_id=${p.public_client_id}` });
+  return p.fetch("/token", {
+    method: "POST",
+    headers: { ...FORM, "x-forwarded-for": ip },
+    body: `grant_type=authorization_code&code=x&redirect_uri=x&client_id=${p.public_client_id}`,
+  });
 }
 
 async function expect_429(response: Response, window = 60): Promise<void> {
@@ -115,7 +119,15 @@ describe("failed client authentications (defaults)", () => {
     await expect_429(await token(p, "198.51.100.7"));
     expect((await token(p, "198.51.100.8")).status).toBe(200);
     // And from the attacker's address, another client is not affected (below the address limit).
-    expect((await p.fetch("/token", { method: "POST", headers: { ...FORM, "x-forwarded-for": "198.51.100.7" }, body: "grant_type=authorization_code&code=x&client_id=spa&redirect_uri=x" })).status).toBe(400);
+    expect(
+      (
+        await p.fetch("/token", {
+          method: "POST",
+          headers: { ...FORM, "x-forwarded-for": "198.51.100.7" },
+          body: "grant_type=authorization_code&code=x&client_id=spa&redirect_uri=x",
+        })
+      ).status,
+    ).toBe(400);
   });
 
   test("no lockout of a client_id: past auth_failures_per_client, addresses that failed for it get 429, the real client does not", async () => {
@@ -138,7 +150,12 @@ describe("failed client authentications (defaults)", () => {
 
   test("the client_id of a form body and the sub of a client assertion are counted too", async () => {
     const p = await limited({ auth_failures_per_client_ip: 2 });
-    const post = (body: Record<string, string>) => p.fetch("/token", { method: "POST", headers: { ...FORM, "x-forwarded-for": "192.0.2.9" }, body: new URLSearchParams({ grant_type: "client_credentials", ...body }).toString() });
+    const post = (body: Record<string, string>) =>
+      p.fetch("/token", {
+        method: "POST",
+        headers: { ...FORM, "x-forwarded-for": "192.0.2.9" },
+        body: new URLSearchParams({ grant_type: "client_credentials", ...body }).toString(),
+      });
     // app authenticates with Basic: client_secret in the body is the wrong method, invalid_client.
     expect((await post({ client_id: p.client_id, client_secret: "x" })).status).toBe(401);
     const assertion = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from(`{"iss":"${p.client_id}","sub":"${p.client_id}"}`).toString("base64url")}.`;
@@ -178,12 +195,19 @@ describe("failed client authentications (defaults)", () => {
     const p = await limited({ auth_failures_per_client_ip: 2 });
     const other = await p.instance();
     for (let i = 0; i < 2; i++) expect((await token(p, "192.0.2.1", p.client_id, "wrong")).status).toBe(401);
-    await expect_429(await other("/token", { method: "POST", headers: { ...FORM, "x-forwarded-for": "192.0.2.1", authorization: basic(p.client_id, p.secret) }, body: "grant_type=client_credentials" }));
+    await expect_429(
+      await other("/token", {
+        method: "POST",
+        headers: { ...FORM, "x-forwarded-for": "192.0.2.1", authorization: basic(p.client_id, p.secret) },
+        body: "grant_type=client_credentials",
+      }),
+    );
   });
 
   test("/revoke and /introspect share the failure counters of /token", async () => {
     const p = await limited({ auth_failures_per_client_ip: 2 });
-    const call = (path: string, secret: string) => p.fetch(path, { method: "POST", headers: { ...FORM, "x-forwarded-for": "192.0.2.1", authorization: basic(p.client_id, secret) }, body: "token=abc" });
+    const call = (path: string, secret: string) =>
+      p.fetch(path, { method: "POST", headers: { ...FORM, "x-forwarded-for": "192.0.2.1", authorization: basic(p.client_id, secret) }, body: "token=abc" });
     expect((await call("/revoke", "wrong")).status).toBe(401);
     expect((await call("/introspect", "wrong")).status).toBe(401);
     await expect_429(await call("/revoke", p.secret));
@@ -193,7 +217,8 @@ describe("failed client authentications (defaults)", () => {
 
   test("/par and /device_authorization count as /token: their failures refuse /token, and /token's refuse them", async () => {
     const p = await limited({ auth_failures_per_client_ip: 2 });
-    const call = (path: string, secret: string) => p.fetch(path, { method: "POST", headers: { ...FORM, "x-forwarded-for": "192.0.2.7", authorization: basic(p.client_id, secret) }, body: "response_type=code&scope=openid" });
+    const call = (path: string, secret: string) =>
+      p.fetch(path, { method: "POST", headers: { ...FORM, "x-forwarded-for": "192.0.2.7", authorization: basic(p.client_id, secret) }, body: "response_type=code&scope=openid" });
     expect((await call("/par", "wrong")).status).toBe(401);
     expect((await call("/device_authorization", "wrong")).status).toBe(401);
     await expect_429(await token(p, "192.0.2.7"));
@@ -242,19 +267,32 @@ describe("optional quotas (off by default): /token", () => {
     for (let i = 0; i < 3; i++) expect((await token(p, `198.51.100.${i}`, p.client_id, `guess-${i}`)).status).toBe(401);
     await expect_429(await token(p, "198.51.100.9"));
     // Another client is not affected.
-    const other = await p.fetch("/token", { method: "POST", headers: { ...FORM, "x-forwarded-for": "198.51.100.9" }, body: "grant_type=authorization_code&code=x&client_id=spa&redirect_uri=x" });
+    const other = await p.fetch("/token", {
+      method: "POST",
+      headers: { ...FORM, "x-forwarded-for": "198.51.100.9" },
+      body: "grant_type=authorization_code&code=x&client_id=spa&redirect_uri=x",
+    });
     expect(other.status).toBe(400);
   });
 
   test("per client: the client_id of a form body and the sub of a client assertion are the claimed client too", async () => {
     const p = await limited({ token_per_client: 2, token_per_ip: 1000 });
-    const form = (ip: string) => p.fetch("/token", { method: "POST", headers: { ...FORM, "x-forwarded-for": ip }, body: "grant_type=authorization_code&code=x&redirect_uri=x&client_id=spa" });
+    const form = (ip: string) =>
+      p.fetch("/token", { method: "POST", headers: { ...FORM, "x-forwarded-for": ip }, body: "grant_type=authorization_code&code=x&redirect_uri=x&client_id=spa" });
     expect((await form("192.0.2.1")).status).toBe(400);
     expect((await form("192.0.2.2")).status).toBe(400);
     await expect_429(await form("192.0.2.3"));
     const assertion = `${Buffer.from('{"alg":"none"}').toString("base64url")}.${Buffer.from('{"sub":"spa"}').toString("base64url")}.`;
     expect(claimed_client_id(null, { client_assertion: assertion })).toBe("spa");
-    const asserted = await p.fetch("/token", { method: "POST", headers: { ...FORM, "x-forwarded-for": "192.0.2.4" }, body: new URLSearchParams({ grant_type: "client_credentials", client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: assertion }).toString() });
+    const asserted = await p.fetch("/token", {
+      method: "POST",
+      headers: { ...FORM, "x-forwarded-for": "192.0.2.4" },
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        client_assertion: assertion,
+      }).toString(),
+    });
     await expect_429(asserted);
   });
 
@@ -303,7 +341,12 @@ describe("/revoke, /introspect and registration", () => {
 
   test("/register: per address (no client yet); /register/:client_id: per client", async () => {
     const p = await limited({ register_per_ip: 2, register_per_client: 2 });
-    const register = (ip: string) => p.fetch("/register", { method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": ip }, body: JSON.stringify({ redirect_uris: ["https://rp.test/cb"] }) });
+    const register = (ip: string) =>
+      p.fetch("/register", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": ip },
+        body: JSON.stringify({ redirect_uris: ["https://rp.test/cb"] }),
+      });
     expect((await register("192.0.2.1")).status).toBe(201);
     expect((await register("192.0.2.1")).status).toBe(201);
     await expect_429(await register("192.0.2.1"));

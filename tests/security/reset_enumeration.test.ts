@@ -33,14 +33,27 @@ async function ask(browser: Browser, identifier: string): Promise<Answer> {
   return {
     status: response.status,
     body: await response.text(),
-    headers: { "content-type": pick("content-type"), "set-cookie": pick("set-cookie"), "cache-control": pick("cache-control"), "content-security-policy": pick("content-security-policy"), location: pick("location"), "retry-after": pick("retry-after") },
+    headers: {
+      "content-type": pick("content-type"),
+      "set-cookie": pick("set-cookie"),
+      "cache-control": pick("cache-control"),
+      "content-security-policy": pick("content-security-policy"),
+      location: pick("location"),
+      "retry-after": pick("retry-after"),
+    },
   };
 }
 
 describe("forgot password reveals nothing about accounts", () => {
   test("an account, an unknown name, an unknown address and an account without an address: the same answer", async () => {
     const browser = new Browser();
-    const answers = [await ask(browser, "alice"), await ask(browser, "nobody"), await ask(browser, "nobody@example.com"), await ask(browser, "silent"), await ask(browser, "alice@example.com")];
+    const answers = [
+      await ask(browser, "alice"),
+      await ask(browser, "nobody"),
+      await ask(browser, "nobody@example.com"),
+      await ask(browser, "silent"),
+      await ask(browser, "alice@example.com"),
+    ];
     for (const answer of answers.slice(1)) expect(answer).toEqual(answers[0]!);
     expect(answers[0]!.status).toBe(200);
     await settle_password_reset_requests();

@@ -92,7 +92,8 @@ function race_tests(name: string, setup: () => Promise<Setup>, teardown: () => P
       // The right password, on either instance: refused without a password check, until the window ends.
       verify.mockClear();
       let retry = 0;
-      for (const url of s.urls) retry = expect_throttled(await post(browser, `${url}/account/login`, { csrf, username: user.username, password: s.t.password }, from), RULES.window_seconds);
+      for (const url of s.urls)
+        retry = expect_throttled(await post(browser, `${url}/account/login`, { csrf, username: user.username, password: s.t.password }, from), RULES.window_seconds);
       expect(verify.mock.calls.length).toBe(0);
       // One login_locked event for the window, however the race went.
       const locked = (await s.t.store.list_audit_events({ type: "login_locked", user_id: user.id })).filter((e) => e.ip === from);
@@ -116,9 +117,7 @@ function race_tests(name: string, setup: () => Promise<Setup>, teardown: () => P
       const near = new Set([-1, 0, 1].map((d) => totp_code(secret, step + d)));
       const wrong = Array.from({ length: CONCURRENT }, (_, i) => String(100000 + i * 7919)).filter((code) => !near.has(code));
 
-      const answers = await Promise.all(
-        wrong.map((code, i) => post(browser, `${s.urls[i % s.urls.length]}${two_factor_path}`, { csrf: code_csrf, code }, fresh_ip())),
-      );
+      const answers = await Promise.all(wrong.map((code, i) => post(browser, `${s.urls[i % s.urls.length]}${two_factor_path}`, { csrf: code_csrf, code }, fresh_ip())));
       const checked = (await s.t.store.list_audit_events({ type: "two_factor", user_id: user.id, limit: 1000 })).filter((e) => e.outcome === "failure");
       expect(checked).toHaveLength(CODE_FAILURES_PER_USER);
       expect(answers.filter((r) => r.status === 200)).toHaveLength(CODE_FAILURES_PER_USER);

@@ -49,7 +49,11 @@ async function check_migrated(url: string): Promise<void> {
     expect(await store.get_identity("hub", "42")).toMatchObject({ issuer: "https://api.hub.example/user", subject_claim: "id" });
     expect(await store.get_identity("gone", "g-1")).toMatchObject({ issuer: "", subject_claim: "" });
     // What the rules compute for each upstream is what the migration wrote: the links still count.
-    for (const [name, subject] of [["corp", "c-1"], ["entra", "e-1"], ["hub", "42"]] as const) {
+    for (const [name, subject] of [
+      ["corp", "c-1"],
+      ["entra", "e-1"],
+      ["hub", "42"],
+    ] as const) {
       const link = (await store.get_identity(name, subject))!;
       expect({ issuer: link.issuer, subject_claim: link.subject_claim }).toEqual(identity_source((await store.get_upstream(name))!));
       expect(await store.count_stale_identities(name, identity_source((await store.get_upstream(name))!))).toBe(0);

@@ -45,9 +45,7 @@ export async function use_postgres(): Promise<boolean> {
   }
   if (!told) {
     told = true;
-    console.warn(
-      `PostgreSQL not reachable at ${TEST_DATABASE_URL}: skipping PostgreSQL store tests (set IDP_REQUIRE_POSTGRES=1 to require them)`,
-    );
+    console.warn(`PostgreSQL not reachable at ${TEST_DATABASE_URL}: skipping PostgreSQL store tests (set IDP_REQUIRE_POSTGRES=1 to require them)`);
   }
   return false;
 }

@@ -58,11 +58,17 @@ if (await use_postgres()) {
       expect((await store.consume_code(code.code_hash, T0 + 1)).status).toBe("ok");
       const [access, refresh] = [uid("tok"), uid("tok")];
       const common = { client_id: client.client_id, user_id: user.id, grant_id: code.grant_id };
-      await insert_committing_after([{ token_hash: access, kind: "access", ...common }, { token_hash: refresh, kind: "refresh", ...common }], async () => {
-        expect((await other.consume_code(code.code_hash, T0 + 2)).status).toBe("reused");
-        // The winner's rows are not committed: the revocation's UPDATE finds none.
-        expect(await other.revoke_by_grant(code.grant_id, T0 + 2)).toBe(0);
-      });
+      await insert_committing_after(
+        [
+          { token_hash: access, kind: "access", ...common },
+          { token_hash: refresh, kind: "refresh", ...common },
+        ],
+        async () => {
+          expect((await other.consume_code(code.code_hash, T0 + 2)).status).toBe("reused");
+          // The winner's rows are not committed: the revocation's UPDATE finds none.
+          expect(await other.revoke_by_grant(code.grant_id, T0 + 2)).toBe(0);
+        },
+      );
       const rows: { revoked_at: string | null }[] = await raw`SELECT revoked_at FROM tokens WHERE token_hash IN (${access}, ${refresh})`;
       expect(rows.map((row) => row.revoked_at)).toEqual([null, null]);
       for (const instance of [store, other]) {
@@ -75,7 +81,16 @@ if (await use_postgres()) {
     test("a reused refresh token: the successor inserted before the family's revocation but committed after it is not active", async () => {
       const { user, client } = await seed_pair(store);
       const family = uid("fam");
-      const first = await store.insert_token({ token_hash: uid("tok"), kind: "refresh", client_id: client.client_id, user_id: user.id, scope: "openid offline_access", grant_id: family, family_id: family, expires_at: T0 + 3600 });
+      const first = await store.insert_token({
+        token_hash: uid("tok"),
+        kind: "refresh",
+        client_id: client.client_id,
+        user_id: user.id,
+        scope: "openid offline_access",
+        grant_id: family,
+        family_id: family,
+        expires_at: T0 + 3600,
+      });
       expect((await store.rotate_refresh_token(first.token_hash, T0 + 1)).status).toBe("ok");
       const successor = uid("tok");
       await insert_committing_after([{ token_hash: successor, kind: "refresh", client_id: client.client_id, user_id: user.id, grant_id: family }], async () => {

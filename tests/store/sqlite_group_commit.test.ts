@@ -167,11 +167,7 @@ describe("sqlite group commit", () => {
               CREATE TRIGGER poison_commit AFTER INSERT ON counters WHEN NEW.key = 'poison'
               BEGIN INSERT INTO poison_child (parent_id) VALUES ('missing'); END;`);
     const input = token_input(null, client);
-    const results = await Promise.allSettled([
-      store.insert_token(input),
-      store.hit("poison", 60, 1_700_000_000),
-      store.get_token(input.token_hash),
-    ]);
+    const results = await Promise.allSettled([store.insert_token(input), store.hit("poison", 60, 1_700_000_000), store.get_token(input.token_hash)]);
     for (const result of results) {
       expect(result.status).toBe("rejected");
       expect(result.status === "rejected" && result.reason).toBeInstanceOf(StoreReferenceError);

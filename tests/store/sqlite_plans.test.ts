@@ -27,8 +27,7 @@ describe("sqlite query plans", () => {
   migrate_sqlite(db);
   afterAll(() => db.close());
 
-  const plan = (text: string): string =>
-    (db.query(`EXPLAIN QUERY PLAN ${text}`).all() as { detail: string }[]).map((row) => row.detail).join(" | ");
+  const plan = (text: string): string => (db.query(`EXPLAIN QUERY PLAN ${text}`).all() as { detail: string }[]).map((row) => row.detail).join(" | ");
 
   for (const q of planned_queries) {
     test(`${q.name} searches ${q.sqliteIndex ?? q.index}`, () => {

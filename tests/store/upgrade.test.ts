@@ -92,9 +92,7 @@ describe("upgrade to partial token indexes: sqlite", () => {
     await check_upgraded(`sqlite:${path}`);
     const check = new Database(path, { readonly: true });
     try {
-      const partial = check
-        .query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tokens' AND sql LIKE '% IS NOT NULL' ORDER BY name")
-        .all();
+      const partial = check.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tokens' AND sql LIKE '% IS NOT NULL' ORDER BY name").all();
       expect(partial).toEqual([{ name: "tokens_family_id" }, { name: "tokens_session_id_hash" }, { name: "tokens_user_client" }]);
       expect(check.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
     } finally {

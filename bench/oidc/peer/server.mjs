@@ -78,9 +78,16 @@ async function interaction(req, res, uid, action) {
     res.setHeader("content-type", "text/html; charset=utf-8");
     res.setHeader("cache-control", "no-store");
     if (prompt.name === "login") {
-      return res.end(page("Sign in", `<form method="post" action="/interaction/${esc(uid)}/login"><input name="username"><input name="password" type="password"><button>Sign in</button></form>`));
+      return res.end(
+        page(
+          "Sign in",
+          `<form method="post" action="/interaction/${esc(uid)}/login"><input name="username"><input name="password" type="password"><button>Sign in</button></form>`,
+        ),
+      );
     }
-    return res.end(page("Allow?", `<p>${esc(params.client_id)} asks for ${esc(params.scope)}</p><form method="post" action="/interaction/${esc(uid)}/confirm"><button>Allow</button></form>`));
+    return res.end(
+      page("Allow?", `<p>${esc(params.client_id)} asks for ${esc(params.scope)}</p><form method="post" action="/interaction/${esc(uid)}/confirm"><button>Allow</button></form>`),
+    );
   }
   const body = await form(req);
   if (action === "login" && prompt.name === "login") {

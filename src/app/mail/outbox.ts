@@ -31,7 +31,7 @@ export const MAIL_GIVE_UP_SECONDS = 24 * 3600;
  * (header injection), one @ and a dotted domain. The transport hands it to SMTP as a bare address
  * (never parsed for a name), so `a@b.example<c@d.example>` cannot redirect a message.
  */
-export const DELIVERABLE_ADDRESS = /^[^\s@<>,;"()\[\]\\]+@[^\s@<>,;"()\[\]\\]+\.[^\s@<>,;"()\[\]\\]+$/;
+export const DELIVERABLE_ADDRESS = /^[^\s@<>,;"()[\]\\]+@[^\s@<>,;"()[\]\\]+\.[^\s@<>,;"()[\]\\]+$/;
 
 /** The templates under views/mail: embedded in the executable, else read from the repository. */
 export function load_mail_templates(): MailTemplates {

@@ -11,7 +11,10 @@ export class PathCache<R> {
   private old_count = 0;
   private readonly limit: number;
 
-  constructor(readonly capacity: number, private readonly slots: number) {
+  constructor(
+    readonly capacity: number,
+    private readonly slots: number,
+  ) {
     this.limit = Math.max(1, capacity >> 1);
     this.young = fresh(slots);
     this.old = fresh(slots);

@@ -29,7 +29,7 @@ export type { FindResult, Method, Params, RouteMatch } from "./types.ts";
 type Found<T> = Extract<FindResult<T>, { kind: "found" }>;
 
 const METHOD_INDEX: Record<string, number> = Object.create(null);
-METHODS.forEach((method, index) => (METHOD_INDEX[method] = index));
+for (const [index, method] of METHODS.entries()) METHOD_INDEX[method] = index;
 
 const NOT_FOUND: FindResult<never> = Object.freeze({ kind: "not_found" });
 const EMPTY_PARAMS: Params = Object.freeze(Object.create(null));

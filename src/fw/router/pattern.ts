@@ -2,10 +2,7 @@ import { compile_constraint } from "./regex.ts";
 import { RouterError } from "./types.ts";
 
 /** One piece of a route pattern. Static text keeps its slashes; parameters span one segment. */
-export type Token =
-  | { kind: "static"; text: string }
-  | { kind: "param"; name: string; source: string | null; regex: RegExp | null }
-  | { kind: "wildcard"; name: string };
+export type Token = { kind: "static"; text: string } | { kind: "param"; name: string; source: string | null; regex: RegExp | null } | { kind: "wildcard"; name: string };
 
 function is_name_char(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36; // a-z A-Z 0-9 _ $

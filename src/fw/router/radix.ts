@@ -4,7 +4,11 @@ import { Slots } from "./slots.ts";
 
 /** A registered dynamic route: its handler, pattern, and parameter names in capture order. */
 export class Route<T> {
-  constructor(readonly handler: T, readonly route: string, readonly names: readonly string[]) {}
+  constructor(
+    readonly handler: T,
+    readonly route: string,
+    readonly names: readonly string[],
+  ) {}
 }
 
 /** The routes that end at one place in the tree, one per method. */
@@ -13,7 +17,10 @@ export type Leaf<T> = Slots<Route<T>>;
 export class ParamNode<T> {
   /** Holds what follows the parameter: static children starting with "/", or the leaf. */
   readonly next: Node<T> = new Node<T>("");
-  constructor(readonly source: string | null, readonly regex: RegExp | null) {}
+  constructor(
+    readonly source: string | null,
+    readonly regex: RegExp | null,
+  ) {}
 }
 
 /**
@@ -224,7 +231,7 @@ function has_part(path: string, pos: number, len: number, part: string): boolean
  * scanned inline (cheaper than a native call), long ones natively.
  */
 function segment_end(path: string, pos: number, len: number): number {
-  const stop = pos + 16 < len ? pos + 16 : len;
+  const stop = Math.min(pos + 16, len);
   for (let i = pos; i < stop; i++) {
     const c = path.charCodeAt(i);
     if (c === 47) return i;

@@ -90,10 +90,11 @@ export function start(config: FwConfig, items: readonly Item[]): Running {
       maxRequestBodySize: app.body_limit * 2,
       idleTimeout: config.idle_timeout ?? 30,
       fetch: app.answer,
-      error: () => new Response(JSON.stringify({ error: "internal_server_error", message: "Internal server error" }), {
-        status: 500,
-        headers: { "content-type": "application/json; charset=utf-8" },
-      }),
+      error: () =>
+        new Response(JSON.stringify({ error: "internal_server_error", message: "Internal server error" }), {
+          status: 500,
+          headers: { "content-type": "application/json; charset=utf-8" },
+        }),
     });
   } catch (error) {
     throw listen_error(error, hostname, port);
@@ -105,16 +106,18 @@ export function start(config: FwConfig, items: readonly Item[]): Running {
   let refreshing: Promise<boolean> = Promise.resolve(false);
   const refresh_native = (): Promise<boolean> => {
     // After a failed refresh the next one still runs (the failure is reported to its own caller).
-    refreshing = refreshing.catch(() => false).then(async () => {
-      if (config.serve_natively === false || app.native_paths().length === 0) return false;
-      const answers = await app.native_routes();
-      if (same_answers(frozen, answers)) return false;
-      frozen = answers;
-      const routes: Record<string, { GET: Response }> = {};
-      for (const [path, answer] of answers) routes[path] = { GET: new Response(answer.body, { status: answer.status, headers: answer.headers as [string, string][] }) };
-      server.reload({ routes, fetch: app.answer });
-      return true;
-    });
+    refreshing = refreshing
+      .catch(() => false)
+      .then(async () => {
+        if (config.serve_natively === false || app.native_paths().length === 0) return false;
+        const answers = await app.native_routes();
+        if (same_answers(frozen, answers)) return false;
+        frozen = answers;
+        const routes: Record<string, { GET: Response }> = {};
+        for (const [path, answer] of answers) routes[path] = { GET: new Response(answer.body, { status: answer.status, headers: answer.headers as [string, string][] }) };
+        server.reload({ routes, fetch: app.answer });
+        return true;
+      });
     return refreshing;
   };
   const native_ready = refresh_native().then(

@@ -25,7 +25,19 @@ export const LOCALE_COOKIE = "idp_locale";
 export const LOCALE_COOKIE_MAX_AGE = 365 * 24 * 3600;
 export const LOCALE_PATH = "/locale";
 
-const NO_PAGE = new Set<string>([PATHS.token, PATHS.userinfo, PATHS.revoke, PATHS.introspect, PATHS.par, PATHS.device_authorization, PATHS.jwks, PATHS.discovery, "/healthz", "/readyz", "/metrics"]);
+const NO_PAGE = new Set<string>([
+  PATHS.token,
+  PATHS.userinfo,
+  PATHS.revoke,
+  PATHS.introspect,
+  PATHS.par,
+  PATHS.device_authorization,
+  PATHS.jwks,
+  PATHS.discovery,
+  "/healthz",
+  "/readyz",
+  "/metrics",
+]);
 const NO_PAGE_PREFIXES = ["/static/", "/admin/api", "/.well-known/", `${PATHS.register}`];
 const INTERACTION_PATH = /^\/interaction\/([A-Za-z0-9_-]{1,128})\//;
 
@@ -90,7 +102,12 @@ export class LocaleHandler extends Fw.Handler {
   /** The page's language and the values every template gets (`view_locals`, fw/views.ts). */
   private locals(context: Context, path: string, ui_locales: string[], saved: string | null, csrf: string | null): Record<string, unknown> {
     const locale = choose_locale(
-      [ui_locales, saved === null ? [] : [saved], [this.cookies(context).get(cookie_name(this.idp, LOCALE_COOKIE)) ?? ""], parse_accept_language(context.headers.get("accept-language"))],
+      [
+        ui_locales,
+        saved === null ? [] : [saved],
+        [this.cookies(context).get(cookie_name(this.idp, LOCALE_COOKIE)) ?? ""],
+        parse_accept_language(context.headers.get("accept-language")),
+      ],
       this.idp.config.default_locale,
     );
     const tr = translator(locale);

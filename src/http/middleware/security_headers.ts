@@ -12,7 +12,12 @@ import { csp_source } from "../../oidc/clients/metadata.ts";
  * The page CSP. `form_targets` are the origins a form on the page may end up at: browsers apply
  * form-action to the redirects after a POST, and the login/consent forms redirect to the client.
  */
-export function content_security_policy(form_targets: readonly string[] = [], script_hashes: readonly string[] = [], self_scripts = false, image_origins: readonly string[] = []): string {
+export function content_security_policy(
+  form_targets: readonly string[] = [],
+  script_hashes: readonly string[] = [],
+  self_scripts = false,
+  image_origins: readonly string[] = [],
+): string {
   const form_action = ["'self'", ...new Set(form_targets)].join(" ");
   // Only a page that names its own inline script by hash may run it (authorization_response.ts); the passkey
   // pages run our own static files (static/passkeys.js, the WebAuthn helper), which fetch the

@@ -14,7 +14,13 @@ import { layout_values } from "./layout.ts";
 export const RESEND_VERIFICATION_PATH = "/email/verify/resend";
 
 /** The values of views/message.eta for a refused sign-in, and the cookie to set with it. */
-export async function status_page(idp: Provider, cookies: CookieReader, user: UserRow, refusal: StatusRefusal, back_url: string): Promise<{ values: Record<string, unknown>; cookie: CookieToSet }> {
+export async function status_page(
+  idp: Provider,
+  cookies: CookieReader,
+  user: UserRow,
+  refusal: StatusRefusal,
+  back_url: string,
+): Promise<{ values: Record<string, unknown>; cookie: CookieToSet }> {
   const { csrf, cookie } = page_form_token(idp, cookies, "resend_verification");
   const resend = refusal.status === "unverified" && idp.mail.enabled && user.email !== null;
   const ticket = resend ? await begin_resend_ticket(idp, user, cookie.value) : null;
@@ -24,7 +30,16 @@ export async function status_page(idp: Provider, cookies: CookieReader, user: Us
       ...layout_values(idp, refusal.title),
       heading: refusal.title,
       message: refusal.message,
-      form: ticket === null ? null : { action: `${idp.config.issuer}${RESEND_VERIFICATION_PATH}`, csrf, hidden: [{ name: "ticket", value: ticket }], button: "Send the confirmation link again", primary: true },
+      form:
+        ticket === null
+          ? null
+          : {
+              action: `${idp.config.issuer}${RESEND_VERIFICATION_PATH}`,
+              csrf,
+              hidden: [{ name: "ticket", value: ticket }],
+              button: "Send the confirmation link again",
+              primary: true,
+            },
       link: { href: back_url, text: "Back to sign in" },
     },
   };

@@ -69,7 +69,13 @@ export function danger_values(idp: Provider, admin: ConsoleSession, danger: Dang
  * Checks a confirmation form: its token (a 403 page when it is not this confirmation's), then
  * the re-authentication. Null when both passed, else what to tell the administrator.
  */
-export async function confirmation_problem(idp: Provider, admin: ConsoleSession, danger: Danger, input: { csrf?: string | undefined; password?: string | undefined }, ip: string): Promise<string | null> {
+export async function confirmation_problem(
+  idp: Provider,
+  admin: ConsoleSession,
+  danger: Danger,
+  input: { csrf?: string | undefined; password?: string | undefined },
+  ip: string,
+): Promise<string | null> {
   check_confirmation_csrf(admin, input.csrf, token_action(danger), danger.subject);
   return reauthentication_problem(idp, admin.user, admin.session.auth_time, input.password, ip);
 }

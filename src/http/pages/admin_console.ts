@@ -84,13 +84,19 @@ export async function console_gate(idp: Provider, endpoint: ConsoleEndpoint): Pr
   }
   const base = { ...layout_values(idp, "Admin console"), heading: "Admin console", notice: null, form: null, link: { href: account_url(idp), text: "Go to your account" } };
   if (access.kind === "not_admin") {
-    return { refused: endpoint.view("message", { ...base, message: "Your account may not use the admin console. Ask an administrator to add you to the administrators' group." }, 403) };
+    return {
+      refused: endpoint.view("message", { ...base, message: "Your account may not use the admin console. Ask an administrator to add you to the administrators' group." }, 403),
+    };
   }
   return {
-    refused: endpoint.view("message", {
-      ...base,
-      message: "The admin console needs a second factor. Set up two-step verification or a passkey on your account page, then sign out and sign in again with it.",
-    }, 403),
+    refused: endpoint.view(
+      "message",
+      {
+        ...base,
+        message: "The admin console needs a second factor. Set up two-step verification or a passkey on your account page, then sign out and sign in again with it.",
+      },
+      403,
+    ),
   };
 }
 
@@ -122,7 +128,8 @@ export function refusal_words(error: unknown): string {
   if (!(error instanceof AdminError)) throw error;
   const fields = error.errors.map((problem) => `${problem.field}: ${problem.message}`);
   if (error.error === "precondition_required") return "The form did not say which version of the item it edits. Reload the page and try again: nothing was saved.";
-  if (error.error === "precondition_failed") return "This item was changed by someone else since you opened the page. Reload it, check the changes, and try again: nothing was saved.";
+  if (error.error === "precondition_failed")
+    return "This item was changed by someone else since you opened the page. Reload it, check the changes, and try again: nothing was saved.";
   return fields.length > 0 && !fields.some((text) => error.message.includes(text)) ? `${error.message} (${fields.join("; ")})` : error.message;
 }
 

@@ -37,7 +37,13 @@ export type Invitation = { user: UserRow; resent: boolean; expires_at: number };
 /** A username to prefill from the address's local part: the characters usernames allow, made unique. */
 async function free_username(idp: Provider, email: string): Promise<string> {
   const local = email.slice(0, email.lastIndexOf("@"));
-  const base = (local.normalize("NFKC").replace(/[^\p{L}\p{N}._@+-]/gu, "").slice(0, 56) || "user").replace(/^[.]+/, "") || "user";
+  const base =
+    (
+      local
+        .normalize("NFKC")
+        .replace(/[^\p{L}\p{N}._@+-]/gu, "")
+        .slice(0, 56) || "user"
+    ).replace(/^[.]+/, "") || "user";
   for (let n = 1; n < 1000; n++) {
     const candidate = n === 1 ? base : `${base}${n}`;
     if ((await idp.store.get_user_by_username(candidate)) === null) return candidate;
@@ -49,7 +55,11 @@ async function free_username(idp: Provider, email: string): Promise<string> {
  * Invites `email`: creates the invited account (or finds the one an earlier invitation made, and
  * re-sends), stores a new link token (voiding the older one) and queues the `invitation` mail.
  */
-export async function invite(idp: Provider, input: { email: string; name?: string | null; username?: string | null }, source: { ip?: string | null; via?: "cli" } = {}): Promise<Invitation> {
+export async function invite(
+  idp: Provider,
+  input: { email: string; name?: string | null; username?: string | null },
+  source: { ip?: string | null; via?: "cli" } = {},
+): Promise<Invitation> {
   if (!idp.mail.enabled) throw new InvitationRefused("mail", "mail is off: an invitation is sent by e-mail (set IDP_SMTP_URL)");
   const parsed = parse_address(input.email, "email");
   if ("problem" in parsed) throw new InvitationRefused("email", parsed.problem);
@@ -63,7 +73,8 @@ export async function invite(idp: Provider, input: { email: string; name?: strin
 
   const owners = (await idp.store.find_users_by_email(parsed.email)).filter((u) => address_key(u.email ?? "") === address_key(parsed.email));
   const taken = owners.find((u) => u.status !== "invited");
-  if (taken !== undefined) throw new InvitationRefused("email", `email: ${parsed.email} is already the address of user "${taken.username}" (status ${taken.status}): no invitation needed`);
+  if (taken !== undefined)
+    throw new InvitationRefused("email", `email: ${parsed.email} is already the address of user "${taken.username}" (status ${taken.status}): no invitation needed`);
 
   let user = owners[0] ?? null;
   const resent = user !== null;
@@ -89,7 +100,13 @@ export async function invite(idp: Provider, input: { email: string; name?: strin
   // A new invitation voids the link of the previous one (issue_link_token replaces).
   const { link, expires_at } = await issue_link_token(idp, user, "invitation", ttl, parsed.email);
   await idp.mail.send({ to: parsed.email, template: "invitation", data: { name: user.name, link, expires_hours: Math.max(1, Math.round(ttl / 3600)) } });
-  await record_event(idp, { type: "invitation_sent", outcome: "success", user_id: user.id, ip: source.ip ?? null, details: { username: user.username, resent, ...(source.via ? { via: source.via } : {}) } });
+  await record_event(idp, {
+    type: "invitation_sent",
+    outcome: "success",
+    user_id: user.id,
+    ip: source.ip ?? null,
+    details: { username: user.username, resent, ...(source.via ? { via: source.via } : {}) },
+  });
   return { user, resent, expires_at };
 }
 
@@ -101,10 +118,7 @@ export async function open_invitation(idp: Provider, token: string): Promise<{ t
 
 export type AcceptInput = { token: string; username: string; password: string; confirm_password: string };
 
-export type AcceptOutcome =
-  | { kind: "refused"; field: "username" | "password" | "confirm_password"; message: string }
-  | { kind: "invalid" }
-  | { kind: "accepted"; user: UserRow };
+export type AcceptOutcome = { kind: "refused"; field: "username" | "password" | "confirm_password"; message: string } | { kind: "invalid" } | { kind: "accepted"; user: UserRow };
 
 /** Accepts an invitation: checks the form, then consumes the link (once) and activates the account. */
 export async function accept_invitation(idp: Provider, input: AcceptInput, ip: string): Promise<AcceptOutcome> {

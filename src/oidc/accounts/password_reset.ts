@@ -190,7 +190,9 @@ export async function check_reset_second_factor(idp: Provider, target: LinkTarge
   }
   if (!needed.totp) return "Confirm the change with your passkey.";
   if ((input.code ?? "").trim() === "" && (input.recovery_code ?? "").trim() === "") {
-    return needed.passkeys > 0 ? "Enter the code from your authenticator app or a recovery code, or use your passkey." : "Enter the code from your authenticator app, or a recovery code.";
+    return needed.passkeys > 0
+      ? "Enter the code from your authenticator app or a recovery code, or use your passkey."
+      : "Enter the code from your authenticator app, or a recovery code.";
   }
   return check_second_factor(idp, user, input, ip, null);
 }

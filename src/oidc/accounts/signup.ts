@@ -135,7 +135,14 @@ export async function sign_up(idp: Provider, input: SignupInput, ip: string, int
     if (error instanceof StoreConflictError) return refuse("username", USERNAME_TAKEN);
     throw error;
   }
-  await record_event(idp, { type: "signup", outcome: "success", user_id: user.id, ip, at: now, details: { username: user.username, verification_required: settings.require_verification } });
+  await record_event(idp, {
+    type: "signup",
+    outcome: "success",
+    user_id: user.id,
+    ip,
+    at: now,
+    details: { username: user.username, verification_required: settings.require_verification },
+  });
   if (idp.mail.enabled) await send_verification(idp, user, parsed.email, interaction === null ? {} : { interaction });
   return settings.require_verification ? { kind: "check_mail", email: parsed.email } : { kind: "active", user };
 }

@@ -76,7 +76,12 @@ export async function confirm_email(idp: Provider, token: string | undefined, ip
 export async function begin_resend_ticket(idp: Provider, user: UserRow, binding: string): Promise<string> {
   const ticket = random_token(32);
   const now = idp.now();
-  await idp.store.create_interaction({ id: ticket, params: { resend_verification: user.id, binding_hash: sha256(binding) } as unknown as JsonObject, created_at: now, expires_at: now + idp.config.tokens.interaction_ttl });
+  await idp.store.create_interaction({
+    id: ticket,
+    params: { resend_verification: user.id, binding_hash: sha256(binding) } as unknown as JsonObject,
+    created_at: now,
+    expires_at: now + idp.config.tokens.interaction_ttl,
+  });
   return ticket;
 }
 
@@ -87,7 +92,14 @@ export async function resend_ticket_user(idp: Provider, ticket: string | undefin
   const row = await idp.store.get_interaction(ticket);
   const params = row?.params as { resend_verification?: string; binding_hash?: string } | undefined;
   const binding = read_cookie(cookies, interaction_cookie_name(idp));
-  if (row === null || row.expires_at <= idp.now() || params?.resend_verification === undefined || binding === null || !constant_time_equal(sha256(binding), params.binding_hash ?? "")) throw expired;
+  if (
+    row === null ||
+    row.expires_at <= idp.now() ||
+    params?.resend_verification === undefined ||
+    binding === null ||
+    !constant_time_equal(sha256(binding), params.binding_hash ?? "")
+  )
+    throw expired;
   const user = await idp.store.get_user_by_id(params.resend_verification);
   if (user === null) throw expired;
   return user;

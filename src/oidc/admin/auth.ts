@@ -44,7 +44,13 @@ export async function admin_actor(idp: Provider, credentials: AdminCredentials |
   // RFC 6750 §3.1: no credentials, a challenge without an error code.
   if (credentials === null) throw new BearerError(null, "an access token with the admin scope is required", realm);
   const found = await find_access_token(idp, credentials.token);
-  if (!found.ok) throw new BearerError("invalid_token", `the access token is ${found.reason === "unknown" ? "invalid" : found.reason}`, realm, credentials.proof === null ? null : dpop_challenge());
+  if (!found.ok)
+    throw new BearerError(
+      "invalid_token",
+      `the access token is ${found.reason === "unknown" ? "invalid" : found.reason}`,
+      realm,
+      credentials.proof === null ? null : dpop_challenge(),
+    );
   try {
     // RFC 9449 §7.1, §7.2: a DPoP-bound token only with a proof of its key, a bearer token only as Bearer.
     check_token_binding(found.token.jkt, credentials.proof, realm);

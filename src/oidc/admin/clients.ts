@@ -58,8 +58,12 @@ export function set_admin(metadata: ClientMetadata, on: boolean): void {
     else delete metadata.scope;
     return;
   }
-  if (!(metadata.grant_types ?? []).includes("client_credentials")) throw new AdminError("invalid_request", "an admin client needs the client_credentials grant", [{ field: "admin", message: "needs the client_credentials grant" }]);
-  if (auth_method_of(metadata) === "none") throw new AdminError("invalid_request", "an admin client must authenticate (not token_endpoint_auth_method none)", [{ field: "admin", message: "needs an authenticating client" }]);
+  if (!(metadata.grant_types ?? []).includes("client_credentials"))
+    throw new AdminError("invalid_request", "an admin client needs the client_credentials grant", [{ field: "admin", message: "needs the client_credentials grant" }]);
+  if (auth_method_of(metadata) === "none")
+    throw new AdminError("invalid_request", "an admin client must authenticate (not token_endpoint_auth_method none)", [
+      { field: "admin", message: "needs an authenticating client" },
+    ]);
   metadata.admin = true;
   metadata.scope = [...scopes, ADMIN_SCOPE].join(" ");
 }
@@ -114,7 +118,12 @@ export async function rotate_client_secret(store: Store, client: ClientRow, now:
 /** Ends a rotation's grace period now: the previous secret stops working. Conflict when there is none. */
 export async function end_secret_grace(store: Store, client: ClientRow, now: UnixSeconds): Promise<ClientRow> {
   if (previous_secret_live(client, now) === null) throw new AdminError("conflict", `client "${client.client_id}" has no previous secret that still works`);
-  const updated = await store.update_client(client.client_id, { previous_secret_hash: null, previous_secret_expires_at: null, previous_secret_created_at: null, previous_secret_used_at: null });
+  const updated = await store.update_client(client.client_id, {
+    previous_secret_hash: null,
+    previous_secret_expires_at: null,
+    previous_secret_created_at: null,
+    previous_secret_used_at: null,
+  });
   if (updated === null) throw new AdminError("not_found", `no client "${client.client_id}"`);
   return updated;
 }
@@ -129,7 +138,10 @@ export type SecretDates = {
 /** Null for a client without a secret. */
 export function secret_dates(client: ClientRow, now: UnixSeconds): SecretDates | null {
   if (client.client_secret_hash === null) return null;
-  const previous = previous_secret_live(client, now) === null ? null : { created_at: client.previous_secret_created_at, last_used_at: client.previous_secret_used_at, expires_at: client.previous_secret_expires_at! };
+  const previous =
+    previous_secret_live(client, now) === null
+      ? null
+      : { created_at: client.previous_secret_created_at, last_used_at: client.previous_secret_used_at, expires_at: client.previous_secret_expires_at! };
   return { created_at: client.client_secret_created_at, last_used_at: client.client_secret_used_at, previous };
 }
 

@@ -71,7 +71,11 @@ export function check_console_csrf(session: AccountSession, given: string | unde
  * page for that action on that object: a token of another console form does not fit.
  */
 export function check_confirmation_csrf(session: ConsoleSession, given: string | undefined, action: string, subject: string): void {
-  check_form_token(given, session.confirmation_token(action, subject), "The form was not sent from this action's confirmation page, or you signed in again since it was opened. Open the page again and retry.");
+  check_form_token(
+    given,
+    session.confirmation_token(action, subject),
+    "The form was not sent from this action's confirmation page, or you signed in again since it was opened. Open the page again and retry.",
+  );
 }
 
 /**

@@ -37,7 +37,12 @@ export function is_admin_group(idp: Provider, name: string): boolean {
 /** Refuses, through the API, a new secret for an admin-flagged client or a change of its credentials. */
 export function check_admin_client_change(client: ClientRow, change: "secret" | Partial<ClientMetadata> | Record<string, unknown>): void {
   if (client.metadata.admin !== true) return;
-  const touched = change === "secret" ? ["client_secret"] : CLIENT_CREDENTIAL_METADATA.filter((name) => Object.hasOwn(change, name) && JSON.stringify((change as Record<string, unknown>)[name]) !== JSON.stringify(client.metadata[name]));
+  const touched =
+    change === "secret"
+      ? ["client_secret"]
+      : CLIENT_CREDENTIAL_METADATA.filter(
+          (name) => Object.hasOwn(change, name) && JSON.stringify((change as Record<string, unknown>)[name]) !== JSON.stringify(client.metadata[name]),
+        );
   if (touched.length === 0) return;
   throw new AdminError("forbidden", `the credentials of an admin client (${touched.join(", ")}) do not change through the admin API: ${ELSEWHERE}`);
 }

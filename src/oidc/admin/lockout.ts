@@ -31,9 +31,12 @@ const SELF: Record<LockoutChange, string> = {
 
 /** Whole sentences (each is a catalog message the console translates, locales/*.json `rules.admin_last_*`). */
 const LAST: Record<LockoutChange, (username: string, group: string) => string> = {
-  disable: (username, group) => `${username} is the last active administrator (the only active member of the group ${group}): disabling them would leave nobody who can use the admin console. Make someone else an administrator first.`,
-  delete: (username, group) => `${username} is the last active administrator (the only active member of the group ${group}): deleting them would leave nobody who can use the admin console. Make someone else an administrator first.`,
-  remove_admin: (username, group) => `${username} is the last active administrator (the only active member of the group ${group}): removing them from it would leave nobody who can use the admin console. Make someone else an administrator first.`,
+  disable: (username, group) =>
+    `${username} is the last active administrator (the only active member of the group ${group}): disabling them would leave nobody who can use the admin console. Make someone else an administrator first.`,
+  delete: (username, group) =>
+    `${username} is the last active administrator (the only active member of the group ${group}): deleting them would leave nobody who can use the admin console. Make someone else an administrator first.`,
+  remove_admin: (username, group) =>
+    `${username} is the last active administrator (the only active member of the group ${group}): removing them from it would leave nobody who can use the admin console. Make someone else an administrator first.`,
 };
 
 /** Is `user` an active member of `admin_group` (names compare without case)? */
@@ -70,7 +73,13 @@ export async function lockout_problem(store: Store, admin_group: string, target:
  * administrator may go, and the answer is "forced" so the caller says what it did; a change of
  * one's own account is refused whatever `force` says.
  */
-export async function check_lockout(store: Store, admin_group: string, target: UserRow, change: LockoutChange, options: { actor_id?: string | null; force?: boolean } = {}): Promise<"forced" | null> {
+export async function check_lockout(
+  store: Store,
+  admin_group: string,
+  target: UserRow,
+  change: LockoutChange,
+  options: { actor_id?: string | null; force?: boolean } = {},
+): Promise<"forced" | null> {
   const problem = await lockout_problem(store, admin_group, target, change, options.actor_id ?? null);
   if (problem === null) return null;
   if (problem.kind === "last_admin" && options.force === true) return "forced";

@@ -25,7 +25,13 @@ export function upstream_admin_view(config: Pick<Config, "issuer">, row: Upstrea
   const { client_secret_enc, version: _version, ...rest } = row;
   // Maps in name order: PostgreSQL's jsonb keeps its own key order, and the ETag is of this JSON.
   const sorted = <T>(map: Record<string, T>) => Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { ...rest, claim_mapping: sorted(row.claim_mapping), group_map: sorted(row.group_map), has_client_secret: client_secret_enc !== null, redirect_uri: redirect_uri(config, row.name) };
+  return {
+    ...rest,
+    claim_mapping: sorted(row.claim_mapping),
+    group_map: sorted(row.group_map),
+    has_client_secret: client_secret_enc !== null,
+    redirect_uri: redirect_uri(config, row.name),
+  };
 }
 
 /** The fields of an upstream an administrator sets (UpstreamInput without the name). */
@@ -126,7 +132,13 @@ function input_of(row: UpstreamRow): UpstreamInput {
  * sign-in ignores such a link anyway). With `drop_links` the change is made and those links are
  * deleted; their users sign in another way and link again. Returns how many were dropped.
  */
-export async function change_upstream(store: Store, config: Config, row: UpstreamRow, patch: Record<string, unknown>, options: { drop_links?: boolean } = {}): Promise<{ upstream: UpstreamRow; links_dropped: number }> {
+export async function change_upstream(
+  store: Store,
+  config: Config,
+  row: UpstreamRow,
+  patch: Record<string, unknown>,
+  options: { drop_links?: boolean } = {},
+): Promise<{ upstream: UpstreamRow; links_dropped: number }> {
   const { client_secret, ...fields } = patch;
   const merged: Record<string, unknown> = { ...input_of(row), ...fields };
   for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
@@ -135,7 +147,8 @@ export async function change_upstream(store: Store, config: Config, row: Upstrea
   checked_row.group_map = await existing_group_map(store, checked_row.group_map);
   let sealed: string | null;
   if (typeof client_secret === "string") sealed = checked_row.client_secret_enc;
-  else if (client_secret === null || checked_row.token_endpoint_auth_method === "private_key_jwt") sealed = null; // private_key_jwt sends no secret
+  else if (client_secret === null || checked_row.token_endpoint_auth_method === "private_key_jwt")
+    sealed = null; // private_key_jwt sends no secret
   else sealed = row.client_secret_enc;
   const moved = source_changes(row, checked_row);
   const source = identity_source(checked_row);
@@ -143,7 +156,11 @@ export async function change_upstream(store: Store, config: Config, row: Upstrea
     const linked = await store.count_stale_identities(row.name, source);
     if (linked > 0) {
       const message = `${linked} account${linked === 1 ? " is" : "s are"} linked through this upstream under its current ${moved.join(", ")}: the same subject at the new one may be someone else. Drop the links to make this change (drop_links in the admin API, --drop-links on the command line); those users then sign in another way and link again`;
-      throw new AdminError("conflict", `upstream "${row.name}": ${message}`, moved.map((field) => ({ field, message: `cannot change while ${linked} account${linked === 1 ? " is" : "s are"} linked (drop the links to change it)` })));
+      throw new AdminError(
+        "conflict",
+        `upstream "${row.name}": ${message}`,
+        moved.map((field) => ({ field, message: `cannot change while ${linked} account${linked === 1 ? " is" : "s are"} linked (drop the links to change it)` })),
+      );
     }
   }
   const { name: _name, ...changes } = checked_row;

@@ -129,7 +129,8 @@ export async function change_user(store: Store, current: UserRow, change: UserCh
   const user = Object.keys(patch).length === 0 ? current : await store.update_user(current.id, patch, { if_version: current.version });
   if (user === null) throw await lost_write(store.get_user_by_id(current.id), "user", current.id);
   // Another spelling of the same address (case, an IDN domain) reaches the same mailbox: its links stay.
-  const moved = profile.email !== undefined && (profile.email === null || current.email === null ? profile.email !== current.email : address_key(profile.email) !== address_key(current.email));
+  const moved =
+    profile.email !== undefined && (profile.email === null || current.email === null ? profile.email !== current.email : address_key(profile.email) !== address_key(current.email));
   if (moved) await void_address_links(store, current.id);
   // Disabled: the sessions and the tokens issued to the user end now.
   if (disabling) return { user, action: "user_disabled", ended: await end_user_sessions(store, user.id, now) };

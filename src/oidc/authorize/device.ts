@@ -188,7 +188,15 @@ export async function approve_device(idp: Provider, request: AuthorizationReques
     acr: acr_claim(request.acr_values, authentication.amr),
   };
   const done = await idp.store.decide_device_authorization(device.device_code_hash, { status: "approved", approval }, idp.now());
-  if (done) await record_event(idp, { type: "device_approved", outcome: "success", user_id: authentication.user_id, client_id: request.client_id, ip, details: { scopes: request.scopes } });
+  if (done)
+    await record_event(idp, {
+      type: "device_approved",
+      outcome: "success",
+      user_id: authentication.user_id,
+      client_id: request.client_id,
+      ip,
+      details: { scopes: request.scopes },
+    });
   return done;
 }
 

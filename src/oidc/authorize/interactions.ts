@@ -59,7 +59,10 @@ export type AuthorizationRequest = {
 };
 
 /** Fields added after the first release: interactions stored before them read as "not sent". */
-const REQUEST_DEFAULTS: Omit<AuthorizationRequest, "client_id" | "redirect_uri" | "scopes" | "state" | "nonce" | "code_challenge" | "code_challenge_method" | "prompt" | "max_age"> = {
+const REQUEST_DEFAULTS: Omit<
+  AuthorizationRequest,
+  "client_id" | "redirect_uri" | "scopes" | "state" | "nonce" | "code_challenge" | "code_challenge_method" | "prompt" | "max_age"
+> = {
   response_mode: "query",
   expected_sub: null,
   login_hint: null,
@@ -86,7 +89,6 @@ export type Interaction = {
   /** The form token of this interaction in this browser. */
   csrf: string;
 };
-
 
 /**
  * Counts one request that may start an interaction (/authorize, a code entered at /device) from
@@ -134,11 +136,7 @@ export function interaction_url(idp: Provider, id: string, step: "login" | "cons
 }
 
 export function expired_interaction(): PageError {
-  return new PageError(
-    "This sign-in request has expired",
-    "The sign-in took too long or was already completed. Go back to the application and start again.",
-    "invalid_request",
-  );
+  return new PageError("This sign-in request has expired", "The sign-in took too long or was already completed. Go back to the application and start again.", "invalid_request");
 }
 
 /**

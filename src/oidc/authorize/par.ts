@@ -47,13 +47,15 @@ export async function push_request(idp: Provider, client: ClientRow, body: RawPa
     // FAPI 2.0 §5.4.1: a FAPI client's request object is signed with PS256, ES256 or EdDSA.
     if (typeof own.request === "string" && is_fapi(idp, client)) {
       const alg = jwt_header_alg(own.request);
-      if (alg === null || !is_fapi_alg(alg)) throw new OAuthError("invalid_request_object", `the request object must be signed with one of ${FAPI_SIGNING_ALGS.join(", ")} under FAPI 2.0 (§5.4.1)`);
+      if (alg === null || !is_fapi_alg(alg))
+        throw new OAuthError("invalid_request_object", `the request object must be signed with one of ${FAPI_SIGNING_ALGS.join(", ")} under FAPI 2.0 (§5.4.1)`);
     }
     params = await with_request_object(idp, client, own);
     const redirect_uri = params.redirect_uri;
     // RFC 9126 §2.1: the redirect URI is checked as at /authorize; §2.4 (any URI for a
     // confidential client) is not offered: it must be registered.
-    if (typeof redirect_uri !== "string" || redirect_uri === "") throw new OAuthError("invalid_request", Array.isArray(redirect_uri) ? "redirect_uri was sent more than once" : "redirect_uri is required");
+    if (typeof redirect_uri !== "string" || redirect_uri === "")
+      throw new OAuthError("invalid_request", Array.isArray(redirect_uri) ? "redirect_uri was sent more than once" : "redirect_uri is required");
     if (!has_redirect_uri(client, redirect_uri)) throw new OAuthError("invalid_request", "redirect_uri is not registered for this client");
     const response_mode = requested_response_mode(typeof params.response_mode === "string" ? params.response_mode : undefined);
     const state = typeof params.state === "string" ? params.state : null;

@@ -26,7 +26,10 @@ export function check_challenge(challenge: string | undefined, method: string | 
   }
   // RFC 7636 §4.3: a missing method means "plain", which we do not accept.
   if (method !== "S256") {
-    return { ok: false, description: method === undefined || method === "plain" ? "code_challenge_method must be S256 (plain is not supported)" : `unsupported code_challenge_method ${method}` };
+    return {
+      ok: false,
+      description: method === undefined || method === "plain" ? "code_challenge_method must be S256 (plain is not supported)" : `unsupported code_challenge_method ${method}`,
+    };
   }
   if (!CHALLENGE.test(challenge)) return { ok: false, description: "code_challenge must be 43 base64url characters (the S256 of the verifier)" };
   return { ok: true, challenge, method };

@@ -44,11 +44,18 @@ const INCOMPLETE = "The application sent an incomplete request";
 
 async function find_client(idp: Provider, client_id: string | string[] | undefined): Promise<ClientRow> {
   if (typeof client_id !== "string" || client_id === "") {
-    throw new PageError(INCOMPLETE, Array.isArray(client_id) ? "client_id was sent more than once." : "The request has no client_id, so we cannot tell which application asked you to sign in.").for_log({ parameter: "client_id" });
+    throw new PageError(
+      INCOMPLETE,
+      Array.isArray(client_id) ? "client_id was sent more than once." : "The request has no client_id, so we cannot tell which application asked you to sign in.",
+    ).for_log({ parameter: "client_id" });
   }
   const client = await idp.store.get_client(client_id);
   if (client === null) {
-    throw new PageError("Unknown application", "The application that sent you here is not registered with this sign-in service. Contact the application's support.", "invalid_client").for_log({ parameter: "client_id", value: client_id });
+    throw new PageError(
+      "Unknown application",
+      "The application that sent you here is not registered with this sign-in service. Contact the application's support.",
+      "invalid_client",
+    ).for_log({ parameter: "client_id", value: client_id });
   }
   return client;
 }
@@ -78,17 +85,26 @@ export async function resolve_target(idp: Provider, sent: RawParams): Promise<Re
     if (!(thrown instanceof AuthorizationError)) throw thrown;
     // Only the query's own redirect URI can receive the error of an unusable request object.
     if (!is_registered(client, query.redirect_uri)) {
-      throw new PageError("The application sent an invalid request", `The sign-in request could not be read: ${thrown.description}.`, thrown.error).for_log({ client_id: client.client_id, parameter: "request" });
+      throw new PageError("The application sent an invalid request", `The sign-in request could not be read: ${thrown.description}.`, thrown.error).for_log({
+        client_id: client.client_id,
+        parameter: "request",
+      });
     }
     error = thrown;
   }
   const redirect_uri = params.redirect_uri;
   // OIDC Core §3.1.2.1: redirect_uri is REQUIRED and MUST exactly match a registered one.
   if (typeof redirect_uri !== "string" || redirect_uri === "") {
-    throw new PageError(INCOMPLETE, Array.isArray(redirect_uri) ? "redirect_uri was sent more than once." : "The request has no redirect_uri, so we cannot tell where to send you back.").for_log({ client_id: client.client_id, parameter: "redirect_uri" });
+    throw new PageError(
+      INCOMPLETE,
+      Array.isArray(redirect_uri) ? "redirect_uri was sent more than once." : "The request has no redirect_uri, so we cannot tell where to send you back.",
+    ).for_log({ client_id: client.client_id, parameter: "redirect_uri" });
   }
   if (!has_redirect_uri(client, redirect_uri)) {
-    throw new PageError("This return address is not registered", "The application asked to send you back to an address it has not registered, so we stopped here to protect your account. Contact the application's support.").for_log({
+    throw new PageError(
+      "This return address is not registered",
+      "The application asked to send you back to an address it has not registered, so we stopped here to protect your account. Contact the application's support.",
+    ).for_log({
       client_id: client.client_id,
       parameter: "redirect_uri",
       value: redirect_uri,
@@ -143,7 +159,8 @@ function check_fapi_request(idp: Provider, client: ClientRow, redirect_uri: stri
   if (problem !== null) throw new AuthorizationError("unauthorized_client", `this client's registration does not meet FAPI 2.0: ${problem.field} ${problem.message}`);
   const redirect_problem = fapi_redirect_problem(redirect_uri, client.metadata.application_type);
   if (redirect_problem !== null) throw new AuthorizationError("invalid_request", `redirect_uri ${redirect_problem}`);
-  if (mode !== undefined && !FAPI_RESPONSE_MODES.includes(mode)) throw new AuthorizationError("invalid_request", `response_mode ${mode} is not allowed under FAPI 2.0; use ${FAPI_RESPONSE_MODES.join(", ")}`);
+  if (mode !== undefined && !FAPI_RESPONSE_MODES.includes(mode))
+    throw new AuthorizationError("invalid_request", `response_mode ${mode} is not allowed under FAPI 2.0; use ${FAPI_RESPONSE_MODES.join(", ")}`);
 }
 
 /** FAPI 2.0 §5.3.2.2: the code by query with iss (RFC 9207), or as a JARM response. */
@@ -158,7 +175,8 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
     if (Array.isArray(value) && name !== "resource") throw new AuthorizationError("invalid_request", `${name} was sent more than once`);
   }
   const mode = single(params, "response_mode");
-  if (mode !== undefined && !(RESPONSE_MODES as readonly string[]).includes(mode)) throw new AuthorizationError("invalid_request", `response_mode ${mode} is not supported; use one of ${RESPONSE_MODES.join(", ")}`);
+  if (mode !== undefined && !(RESPONSE_MODES as readonly string[]).includes(mode))
+    throw new AuthorizationError("invalid_request", `response_mode ${mode} is not supported; use one of ${RESPONSE_MODES.join(", ")}`);
 
   const response_type = single(params, "response_type");
   if (response_type === undefined || response_type === "") throw new AuthorizationError("invalid_request", "response_type is required");
@@ -170,7 +188,11 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
   // RFC 8707 §2: every resource must be registered, else invalid_target on the redirect; a client
   // without a scope list may ask for the scopes the named resources accept (scopes.ts).
   const resources = await authorize_resources(idp, params.resource);
-  const scope = check_scope(single(params, "scope"), client.metadata, resources.flatMap((resource) => resource.scopes));
+  const scope = check_scope(
+    single(params, "scope"),
+    client.metadata,
+    resources.flatMap((resource) => resource.scopes),
+  );
   if (!scope.ok) throw new AuthorizationError(scope.error, scope.description);
   // OIDC Core §11: offline_access is ignored unless a refresh token can follow — here, unless the
   // client is registered for the refresh_token grant — so the consent page never promises it.
@@ -209,7 +231,8 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
 
   // RFC 9449 §10: dpop_jkt binds the code to a DPoP key (a JWK SHA-256 thumbprint, base64url).
   const dpop_jkt = single(params, "dpop_jkt");
-  if (dpop_jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(dpop_jkt)) throw new AuthorizationError("invalid_request", "dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters)");
+  if (dpop_jkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(dpop_jkt))
+    throw new AuthorizationError("invalid_request", "dpop_jkt must be a base64url SHA-256 JWK thumbprint (43 characters)");
 
   const login_hint = single(params, "login_hint")?.trim() ?? "";
   const nonce = single(params, "nonce");

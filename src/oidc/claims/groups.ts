@@ -49,12 +49,35 @@ export type GroupSettings = {
  * user claim this provider releases. Taking one would overwrite or shadow it.
  */
 export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
-  "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "auth_time", "nonce", "acr", "amr", "azp", "at_hash", "c_hash", "s_hash",
-  "sid", "events", "cnf", "scope", "client_id", "active", "token_type", "username", "_claim_names", "_claim_sources",
+  "iss",
+  "sub",
+  "aud",
+  "exp",
+  "nbf",
+  "iat",
+  "jti",
+  "auth_time",
+  "nonce",
+  "acr",
+  "amr",
+  "azp",
+  "at_hash",
+  "c_hash",
+  "s_hash",
+  "sid",
+  "events",
+  "cnf",
+  "scope",
+  "client_id",
+  "active",
+  "token_type",
+  "username",
+  "_claim_names",
+  "_claim_sources",
   ...[...RELEASABLE_CLAIMS].filter((claim) => claim !== DEFAULT_GROUPS_CLAIM && claim !== ROLES_CLAIM),
 ]);
 
-const CLAIM_NAME = /^[A-Za-z0-9_.:\/-]{1,128}$/;
+const CLAIM_NAME = /^[A-Za-z0-9_.:/-]{1,128}$/;
 const CLAIM_NAME_RULE = "1 to 128 ASCII letters, digits or _ . : / -";
 const ROLE_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]{0,62}[\x21-\x7e])?$/;
 const MAX_LIST = 100;
@@ -81,7 +104,8 @@ export function group_settings_problem(settings: GroupSettings): string | null {
     for (const [group, role] of entries) {
       const problem = group_name_problem(group);
       if (problem !== null) return `roles: ${problem}`;
-      if (typeof role !== "string" || !ROLE_VALUE.test(role)) return `roles: the role of group "${group}" must be 1 to 64 printable ASCII characters without leading or trailing spaces`;
+      if (typeof role !== "string" || !ROLE_VALUE.test(role))
+        return `roles: the role of group "${group}" must be 1 to 64 printable ASCII characters without leading or trailing spaces`;
     }
     const keys = entries.map(([group]) => group_name_key(group));
     if (new Set(keys).size !== keys.length) return "roles: a group is mapped twice (group names are case-insensitive)";
@@ -142,7 +166,14 @@ export function map_group_claims(metadata: ClientMetadata, groups: readonly stri
  * The group claims to release for this authorization; nothing when neither the scope nor the
  * claims request asks for them. `known` spares the lookup when the caller read the groups already.
  */
-export async function group_claims(idp: Provider, client: ClientRow, user_id: string, scopes: readonly string[], requested: readonly string[], known?: readonly string[] | null): Promise<Claims> {
+export async function group_claims(
+  idp: Provider,
+  client: ClientRow,
+  user_id: string,
+  scopes: readonly string[],
+  requested: readonly string[],
+  known?: readonly string[] | null,
+): Promise<Claims> {
   if (!wants_groups(scopes, requested)) return {};
   return map_group_claims(client.metadata, known ?? (await idp.store.list_user_groups(user_id)));
 }
@@ -172,6 +203,13 @@ export async function check_group_access(idp: Provider, client: ClientRow, user_
   if (!restricts_access(client)) return { allowed: true, groups: null };
   const groups = await idp.store.list_user_groups(user_id);
   if (allowed_by_groups(client, groups)) return { allowed: true, groups };
-  await record_event(idp, { type: "access_denied", outcome: "failure", user_id, client_id: client.client_id, ip: context.ip ?? null, details: { reason: "groups", stage: context.stage } });
+  await record_event(idp, {
+    type: "access_denied",
+    outcome: "failure",
+    user_id,
+    client_id: client.client_id,
+    ip: context.ip ?? null,
+    details: { reason: "groups", stage: context.stage },
+  });
   return { allowed: false };
 }

@@ -20,8 +20,20 @@ import { ADMIN_SCOPE } from "../admin/scope.ts";
 export const SCOPE_CLAIMS = {
   openid: ["sub"],
   profile: [
-    "name", "family_name", "given_name", "middle_name", "nickname", "preferred_username", "profile",
-    "picture", "website", "gender", "birthdate", "zoneinfo", "locale", "updated_at",
+    "name",
+    "family_name",
+    "given_name",
+    "middle_name",
+    "nickname",
+    "preferred_username",
+    "profile",
+    "picture",
+    "website",
+    "gender",
+    "birthdate",
+    "zoneinfo",
+    "locale",
+    "updated_at",
   ],
   email: ["email", "email_verified"],
   address: ["address"],
@@ -81,7 +93,7 @@ export function split_scope(scope: string): string[] {
  */
 export function check_scope(requested: string | undefined, client: ClientMetadata, resource_scopes: readonly string[] = []): ScopeCheck {
   if (requested === undefined || requested.trim() === "") {
-    return { ok: false, error: "invalid_scope", description: "scope is required (use at least \"openid\")" };
+    return { ok: false, error: "invalid_scope", description: 'scope is required (use at least "openid")' };
   }
   const values = split_scope(requested);
   const bad = values.find((s) => !SCOPE_TOKEN.test(s));

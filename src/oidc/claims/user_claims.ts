@@ -10,15 +10,28 @@ export type Claims = Record<string, JsonValue>;
 
 /** Claims a user row can carry today, for `claims_supported` in discovery. */
 export const USER_CLAIMS = [
-  "name", "given_name", "family_name", "preferred_username", "picture", "updated_at",
-  "email", "email_verified", "address", "phone_number", "phone_number_verified",
+  "name",
+  "given_name",
+  "family_name",
+  "preferred_username",
+  "picture",
+  "updated_at",
+  "email",
+  "email_verified",
+  "address",
+  "phone_number",
+  "phone_number_verified",
 ] as const;
 
 /**
  * Every user claim a scope can release (`sub` aside): the only names the `claims` request
  * parameter (OIDC Core §5.5) may ask for, so it never reads row fields that are not claims.
  */
-export const RELEASABLE_CLAIMS: ReadonlySet<string> = new Set(Object.values(SCOPE_CLAIMS).flat().filter((claim) => claim !== "sub"));
+export const RELEASABLE_CLAIMS: ReadonlySet<string> = new Set(
+  Object.values(SCOPE_CLAIMS)
+    .flat()
+    .filter((claim) => claim !== "sub"),
+);
 
 /** Where a claim comes from when the user row names it differently. */
 function claim_value(user: UserRow, claim: string): JsonValue | undefined {

@@ -8,7 +8,7 @@
  */
 import { decodeJwt, errors, jwtVerify } from "jose";
 import { ClientJwksError, client_keys } from "./jwks.ts";
-import { OAuthError, invalid_client } from "../errors.ts";
+import { type OAuthError, invalid_client } from "../errors.ts";
 import { is_fapi_alg, jwt_header_alg } from "./fapi.ts";
 import { ASSERTION_SIGNING_ALGS } from "../discovery/metadata.ts";
 import type { Provider } from "../provider.ts";
@@ -82,7 +82,8 @@ export async function verify_client_assertion(idp: Provider, client: ClientRow, 
     }
     if (typeof aud !== "string" || !audiences.includes(aud)) throw refused(idp, "client_assertion aud must be the issuer as a string under FAPI 2.0 (§5.3.2.1)");
     const alg = jwt_header_alg(assertion);
-    if (alg !== null && !algorithms.includes(alg as (typeof algorithms)[number])) throw refused(idp, `client_assertion must be signed with one of ${algorithms.join(", ")} under FAPI 2.0 (§5.4.1), not ${alg}`);
+    if (alg !== null && !algorithms.includes(alg as (typeof algorithms)[number]))
+      throw refused(idp, `client_assertion must be signed with one of ${algorithms.join(", ")} under FAPI 2.0 (§5.4.1), not ${alg}`);
   }
   let payload: Record<string, unknown>;
   try {

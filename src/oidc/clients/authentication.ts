@@ -236,6 +236,7 @@ const URL_FORBIDDEN: Record<"client" | "bearer", readonly string[]> = {
  */
 export function refuse_credentials_in_query(query: Readonly<Record<string, unknown>>, kind: "client" | "bearer"): void {
   for (const name of URL_FORBIDDEN[kind]) {
-    if (Object.hasOwn(query, name)) throw new OAuthError("invalid_request", `${name} must not be sent in the URL; send it in the request body or the Authorization header (RFC 6749 §2.3.1)`);
+    if (Object.hasOwn(query, name))
+      throw new OAuthError("invalid_request", `${name} must not be sent in the URL; send it in the request body or the Authorization header (RFC 6749 §2.3.1)`);
   }
 }

@@ -147,11 +147,19 @@ export function fapi_metadata_problem(metadata: ClientMetadata, signing_algs: re
   for (const member of ["id_token_signed_response_alg", "authorization_signed_response_alg"] as const) {
     if (metadata[member] === undefined) {
       const alg = fapi_default_alg(signing_algs);
-      return { field: member, message: alg === null ? `this provider has no signing key of ${FAPI_SIGNING_ALGS.join(", ")} (IDP_SIGNING_ALGS), which FAPI 2.0 needs (§5.4.1)` : `must be set under FAPI 2.0 (the default RS256 is not allowed, §5.4.1); use ${alg}` };
+      return {
+        field: member,
+        message:
+          alg === null
+            ? `this provider has no signing key of ${FAPI_SIGNING_ALGS.join(", ")} (IDP_SIGNING_ALGS), which FAPI 2.0 needs (§5.4.1)`
+            : `must be set under FAPI 2.0 (the default RS256 is not allowed, §5.4.1); use ${alg}`,
+      };
     }
   }
-  if (metadata.require_pushed_authorization_requests === false) return { field: "require_pushed_authorization_requests", message: "cannot be false under FAPI 2.0: requests must be pushed (§5.3.2.2)" };
-  if (metadata.dpop_bound_access_tokens === false) return { field: "dpop_bound_access_tokens", message: "cannot be false under FAPI 2.0: access tokens are sender-constrained with DPoP (§5.3.2.1)" };
+  if (metadata.require_pushed_authorization_requests === false)
+    return { field: "require_pushed_authorization_requests", message: "cannot be false under FAPI 2.0: requests must be pushed (§5.3.2.2)" };
+  if (metadata.dpop_bound_access_tokens === false)
+    return { field: "dpop_bound_access_tokens", message: "cannot be false under FAPI 2.0: access tokens are sender-constrained with DPoP (§5.3.2.1)" };
   return null;
 }
 

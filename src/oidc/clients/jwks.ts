@@ -28,7 +28,7 @@ export class ClientJwksError extends Error {
   override name = "ClientJwksError";
 }
 
-type Entry = { resolve: JWTVerifyGetKey; fetched_at: number; /** The last fetch attempt, failed ones included. */ tried_at: number };
+type Entry = { resolve: JWTVerifyGetKey; fetched_at: number /** The last fetch attempt, failed ones included. */; tried_at: number };
 
 class JwksCache {
   private readonly entries = new Map<string, Entry>();
@@ -69,7 +69,8 @@ class JwksCache {
         })
         .catch((error: unknown) => {
           // outbound/fetch.ts logged its own refusals and failures; what is left is the content.
-          if (!(error instanceof OutboundError)) this.idp.log({ level: "warn", msg: "client jwks_uri unusable", client_id, host: host_of(uri), reason: error instanceof Error ? error.message : String(error) });
+          if (!(error instanceof OutboundError))
+            this.idp.log({ level: "warn", msg: "client jwks_uri unusable", client_id, host: host_of(uri), reason: error instanceof Error ? error.message : String(error) });
           if (stale !== undefined) {
             stale.tried_at = this.idp.now();
             return stale;

@@ -70,7 +70,11 @@ export type RedirectUrisProblem = { error: "invalid_redirect_uri" | "invalid_cli
  * check of both registration (registration/validate.ts) and `idp clients add`
  * (cli/client_metadata.ts), so the two refuse the same URIs with the same message.
  */
-export function redirect_uris_problem(redirect_uris: readonly string[], post_logout_redirect_uris: readonly string[], application_type: ApplicationType): RedirectUrisProblem | null {
+export function redirect_uris_problem(
+  redirect_uris: readonly string[],
+  post_logout_redirect_uris: readonly string[],
+  application_type: ApplicationType,
+): RedirectUrisProblem | null {
   for (const uri of redirect_uris) {
     // RFC 6749 §3.1.2: absolute, no fragment. OIDC Registration §2: web clients https (http only
     // on loopback: RFC 8252 §7.3); native clients a private-use scheme or loopback http — and

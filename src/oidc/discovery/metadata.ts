@@ -30,7 +30,13 @@ export const ASSERTION_SIGNING_ALGS = ["RS256", "PS256", "ES256", "EdDSA"] as co
 
 /** Grant types /token accepts (RFC 6749 §4.1, §4.4, §6; RFC 8628 §3.4 the device grant, grants/device_code.ts). */
 // RFC 8693: token exchange, allowed per client by an operator-set policy (grants/token_exchange.ts).
-export const GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code", "urn:ietf:params:oauth:grant-type:token-exchange"] as const;
+export const GRANT_TYPES = [
+  "authorization_code",
+  "refresh_token",
+  "client_credentials",
+  "urn:ietf:params:oauth:grant-type:device_code",
+  "urn:ietf:params:oauth:grant-type:token-exchange",
+] as const;
 
 /** Response types /authorize accepts: the code flow only. */
 export const RESPONSE_TYPES = ["code"] as const;
@@ -58,9 +64,14 @@ function fapi_document(document: Record<string, unknown>): Record<string, unknow
     dpop_signing_alg_values_supported: [...FAPI_SIGNING_ALGS],
   };
   for (const member of [
-    "id_token_signing_alg_values_supported", "userinfo_signing_alg_values_supported", "introspection_signing_alg_values_supported",
-    "authorization_signing_alg_values_supported", "request_object_signing_alg_values_supported", "token_endpoint_auth_signing_alg_values_supported",
-    "revocation_endpoint_auth_signing_alg_values_supported", "introspection_endpoint_auth_signing_alg_values_supported",
+    "id_token_signing_alg_values_supported",
+    "userinfo_signing_alg_values_supported",
+    "introspection_signing_alg_values_supported",
+    "authorization_signing_alg_values_supported",
+    "request_object_signing_alg_values_supported",
+    "token_endpoint_auth_signing_alg_values_supported",
+    "revocation_endpoint_auth_signing_alg_values_supported",
+    "introspection_endpoint_auth_signing_alg_values_supported",
   ]) {
     out[member] = fapi_algs(document[member]);
   }

@@ -13,21 +13,16 @@
  */
 import * as client from "openid-client";
 import { record_event } from "../audit.ts";
-import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
+import { constant_time_equal, sha256 } from "../crypto/secrets.ts";
 import { PageError, Throttled } from "../errors.ts";
 import { count, COUNTERS, counting } from "../limits/counters.ts";
-import { OutboundError, outbound_fetch } from "../outbound/fetch.ts";
+import { OutboundError } from "../outbound/fetch.ts";
 import type { Provider } from "../provider.ts";
 import type { JsonObject, UpstreamRow, UserRow } from "../../store/types.ts";
-import { address_key, parse_address } from "../accounts/emails.ts";
-import { send_link_notice } from "./link_notice.ts";
-import { open_secret } from "./secret_box.ts";
 import { local_account, refused } from "./local_account.ts";
 import { mapped_profile, upstream_methods } from "./profile.ts";
 import { primary_email, upstream_configuration } from "./relying_party.ts";
 import { redirect_uri } from "./upstreams.ts";
-
-
 
 type StateData = {
   verifier: string;
@@ -116,7 +111,6 @@ export type UpstreamOutcome = {
   upstream_acr: string | null;
 };
 
-
 /**
  * The callback: `query` is the upstream's answer, `binding` this browser's interaction cookie.
  * PageError for anything refused; every refusal and failure is audited.
@@ -148,7 +142,7 @@ export async function complete_upstream(idp: Provider, name: string, query: URLS
   for (const [key, value] of query) current.searchParams.append(key, value);
 
   let claims: Record<string, unknown>;
-  let upstream_amr: unknown = undefined;
+  let upstream_amr: unknown;
   let upstream_acr: string | null = null;
   try {
     const tokens = await client.authorizationCodeGrant(config, current, {
@@ -168,7 +162,14 @@ export async function complete_upstream(idp: Provider, name: string, query: URLS
         claims = { ...userinfo, ...id_claims };
       }
     } else {
-      const response = await client.fetchProtectedResource(config, tokens.access_token, new URL(upstream.userinfo_endpoint!), "GET", undefined, new Headers({ accept: "application/json" }));
+      const response = await client.fetchProtectedResource(
+        config,
+        tokens.access_token,
+        new URL(upstream.userinfo_endpoint!),
+        "GET",
+        undefined,
+        new Headers({ accept: "application/json" }),
+      );
       claims = (await response.json()) as Record<string, unknown>;
       if (typeof claims !== "object" || claims === null || Array.isArray(claims)) throw new Error("the user endpoint did not answer a JSON object");
       if (upstream.emails_endpoint !== null) claims = { ...claims, ...(await primary_email(config, tokens.access_token, upstream.emails_endpoint)) };
@@ -176,7 +177,8 @@ export async function complete_upstream(idp: Provider, name: string, query: URLS
   } catch (error) {
     if (error instanceof client.AuthorizationResponseError) {
       await audit_failure(`upstream answered ${error.error}`);
-      if (error.error === "access_denied") throw refused(`Sign-in with ${upstream.display_name} was cancelled`, `${upstream.display_name} did not sign you in. Start again, or sign in another way.`);
+      if (error.error === "access_denied")
+        throw refused(`Sign-in with ${upstream.display_name} was cancelled`, `${upstream.display_name} did not sign you in. Start again, or sign in another way.`);
       throw unavailable(upstream);
     }
     const cause = (error as { cause?: unknown }).cause;
@@ -186,7 +188,10 @@ export async function complete_upstream(idp: Provider, name: string, query: URLS
     }
     // A mismatched state, nonce, issuer or audience, a bad signature: refused, never retried.
     await audit_failure(`refused: ${error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : "error"}`);
-    throw refused(`Sign-in with ${upstream.display_name} failed`, `The answer from ${upstream.display_name} could not be verified. Start again; if this keeps happening, tell the administrator.`);
+    throw refused(
+      `Sign-in with ${upstream.display_name} failed`,
+      `The answer from ${upstream.display_name} could not be verified. Start again; if this keeps happening, tell the administrator.`,
+    );
   }
   const profile = mapped_profile(claims, upstream.claim_mapping as Record<string, string>);
   if (profile.subject === "") {

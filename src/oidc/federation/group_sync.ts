@@ -20,6 +20,8 @@ export async function map_groups(idp: Provider, upstream: UpstreamRow, user: Use
     if (group !== null) group_ids.push(group.id);
   }
   const changed = await idp.store.sync_upstream_group_members(upstream.name, user.id, group_ids, idp.now());
-  for (const name of changed.added) await record_event(idp, { type: "group_member_added", outcome: "success", user_id: user.id, ip, details: { group: name, upstream: upstream.name } });
-  for (const name of changed.removed) await record_event(idp, { type: "group_member_removed", outcome: "success", user_id: user.id, ip, details: { group: name, upstream: upstream.name } });
+  for (const name of changed.added)
+    await record_event(idp, { type: "group_member_added", outcome: "success", user_id: user.id, ip, details: { group: name, upstream: upstream.name } });
+  for (const name of changed.removed)
+    await record_event(idp, { type: "group_member_removed", outcome: "success", user_id: user.id, ip, details: { group: name, upstream: upstream.name } });
 }

@@ -39,7 +39,13 @@ export async function local_account(
   const link = async (user_id: string, email: string | null) => {
     if (found !== null && identity === null) {
       await idp.store.unlink_identity(found.user_id, upstream.name, found.subject);
-      await record_event(idp, { type: "federation_unlink", outcome: "success", user_id: found.user_id, ip, details: { upstream: upstream.name, reason: "made under another issuer or subject claim" } });
+      await record_event(idp, {
+        type: "federation_unlink",
+        outcome: "success",
+        user_id: found.user_id,
+        ip,
+        details: { upstream: upstream.name, reason: "made under another issuer or subject claim" },
+      });
     }
     await idp.store.link_identity({ upstream: upstream.name, subject: profile.subject, user_id, email, ...source });
   };
@@ -110,7 +116,10 @@ export async function local_account(
   }
   if (upstream.policy !== "jit") {
     await record_event(idp, { type: "federation_login", outcome: "failure", ip, details: { upstream: upstream.name, reason: "no linked account (policy link)" } });
-    throw refused("No linked account", `No account here is linked to this ${upstream.display_name} account. Sign in another way, then link ${upstream.display_name} on your account page.`);
+    throw refused(
+      "No linked account",
+      `No account here is linked to this ${upstream.display_name} account. Sign in another way, then link ${upstream.display_name} on your account page.`,
+    );
   }
   const user = await idp.store.create_user({
     username: await free_username(idp, upstream, profile),
@@ -154,11 +163,14 @@ async function users_with_address(idp: Provider, email: string): Promise<UserRow
 /** A username derived from the upstream's, free here. */
 async function free_username(idp: Provider, upstream: UpstreamRow, profile: UpstreamProfile): Promise<string> {
   const wanted = profile.preferred_username ?? profile.email?.split("@")[0] ?? `${upstream.name}-${profile.subject}`;
-  const base = wanted.normalize("NFKC").replace(/[^\p{L}\p{N}._-]/gu, "").slice(0, 40) || `${upstream.name}-user`;
+  const base =
+    wanted
+      .normalize("NFKC")
+      .replace(/[^\p{L}\p{N}._-]/gu, "")
+      .slice(0, 40) || `${upstream.name}-user`;
   for (let i = 0; i < 5; i++) {
     const candidate = i === 0 ? base : `${base}-${i + 1}`;
     if ((await idp.store.get_user_by_username(candidate)) === null) return candidate;
   }
   return `${base}-${random_token(6).slice(0, 8).toLowerCase()}`;
 }
-

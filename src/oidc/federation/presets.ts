@@ -57,5 +57,12 @@ export function preset_input(name: string, values: Record<string, string>): Pres
       return encodeURIComponent(value);
     });
   const { placeholders: _placeholders, ...rest } = preset;
-  return { ...rest, issuer: fill(rest.issuer), authorization_endpoint: fill(rest.authorization_endpoint), token_endpoint: fill(rest.token_endpoint), userinfo_endpoint: fill(rest.userinfo_endpoint), emails_endpoint: fill(rest.emails_endpoint) };
+  return {
+    ...rest,
+    issuer: fill(rest.issuer),
+    authorization_endpoint: fill(rest.authorization_endpoint),
+    token_endpoint: fill(rest.token_endpoint),
+    userinfo_endpoint: fill(rest.userinfo_endpoint),
+    emails_endpoint: fill(rest.emails_endpoint),
+  };
 }

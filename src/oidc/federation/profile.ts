@@ -33,7 +33,6 @@ export function mapped_profile(claims: Record<string, unknown>, mapping: Record<
   };
 }
 
-
 /**
  * What the upstream said about its own sign-in, as our methods: "fed", its password and
  * one-time-code methods, and "mfa" when it asserted a multi-factor sign-in (an amr of

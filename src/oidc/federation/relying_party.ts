@@ -10,7 +10,6 @@ import { OutboundError, outbound_fetch } from "../outbound/fetch.ts";
 import type { Provider } from "../provider.ts";
 import type { UpstreamRow } from "../../store/types.ts";
 import { open_secret } from "./secret_box.ts";
-import { redirect_uri } from "./upstreams.ts";
 
 /** Every status but redirects reaches openid-client, which reads OAuth error bodies itself. */
 const ANSWERED = [...Array(100).keys()].map((i) => 200 + i).concat([...Array(200).keys()].map((i) => 400 + i));
@@ -55,7 +54,10 @@ export const CLIENT_ASSERTION_TYP = "client-authentication+jwt";
 function private_key_jwt(idp: Provider, client_id: string): client.ClientAuth {
   const auth = async (as: client.ServerMetadata, _client: client.ClientMetadata, body: URLSearchParams) => {
     const now = idp.now();
-    const assertion = await idp.keys.sign({ iss: client_id, sub: client_id, aud: as.issuer, jti: random_token(32), iat: now, exp: now + ASSERTION_TTL_SECONDS }, { typ: CLIENT_ASSERTION_TYP });
+    const assertion = await idp.keys.sign(
+      { iss: client_id, sub: client_id, aud: as.issuer, jti: random_token(32), iat: now, exp: now + ASSERTION_TTL_SECONDS },
+      { typ: CLIENT_ASSERTION_TYP },
+    );
     body.set("client_id", client_id);
     body.set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
     body.set("client_assertion", assertion);
@@ -113,7 +115,6 @@ export async function upstream_configuration(idp: Provider, upstream: UpstreamRo
   return config;
 }
 
-
 /**
  * A GitHub-style address list ([{email, primary, verified}]): the primary address and whether it
  * is verified, as `email` and `email_verified` (replacing what the user endpoint said).
@@ -122,7 +123,8 @@ export async function primary_email(config: client.Configuration, access_token: 
   const response = await client.fetchProtectedResource(config, access_token, new URL(endpoint), "GET", undefined, new Headers({ accept: "application/json" }));
   const list = (await response.json()) as unknown;
   if (!Array.isArray(list)) throw new Error("the e-mail endpoint did not answer a JSON array");
-  const primary = list.find((entry): entry is { email: string; verified?: unknown } => typeof entry === "object" && entry !== null && entry.primary === true && typeof entry.email === "string");
+  const primary = list.find(
+    (entry): entry is { email: string; verified?: unknown } => typeof entry === "object" && entry !== null && entry.primary === true && typeof entry.email === "string",
+  );
   return primary === undefined ? { email: null, email_verified: false } : { email: primary.email, email_verified: primary.verified === true };
 }
-

@@ -97,7 +97,8 @@ function url_field(field: string, value: string | undefined, required: boolean):
 export function checked_group_map(input: Record<string, string> | undefined): Record<string, string> {
   const group_map: Record<string, string> = {};
   for (const [upstream_group, local_group] of Object.entries(input ?? {})) {
-    if (upstream_group === "" || upstream_group.length > MAX_UPSTREAM_GROUP) throw new UpstreamInputError("group_map", `"${upstream_group}" must be an upstream group name of 1–${MAX_UPSTREAM_GROUP} characters`);
+    if (upstream_group === "" || upstream_group.length > MAX_UPSTREAM_GROUP)
+      throw new UpstreamInputError("group_map", `"${upstream_group}" must be an upstream group name of 1–${MAX_UPSTREAM_GROUP} characters`);
     if (typeof local_group !== "string" || local_group === "") throw new UpstreamInputError("group_map", `"${upstream_group}" must name a local group`);
     group_map[upstream_group] = local_group;
   }
@@ -122,12 +123,15 @@ export function new_upstream(config: Config, input: UpstreamInput): NewUpstream 
   const issuer = url_field("issuer", input.issuer, kind === "oidc");
   const mfa_acr_values = input.mfa_acr_values ?? [];
   for (const value of mfa_acr_values) {
-    if (typeof value !== "string" || value === "" || value.length > 255 || /\s/.test(value)) throw new UpstreamInputError("mfa_acr_values", `"${String(value)}" must be an acr value: 1–255 characters, no spaces`);
+    if (typeof value !== "string" || value === "" || value.length > 255 || /\s/.test(value))
+      throw new UpstreamInputError("mfa_acr_values", `"${String(value)}" must be an acr value: 1–255 characters, no spaces`);
   }
   const group_map = checked_group_map(input.group_map);
   const auth = input.token_endpoint_auth_method;
-  if (auth !== undefined && auth !== "private_key_jwt" && auth !== "client_secret_post") throw new UpstreamInputError("token_endpoint_auth_method", `"${auth}" must be client_secret_post or private_key_jwt`);
-  if (auth === "private_key_jwt" && input.client_secret !== undefined && input.client_secret !== "") throw new UpstreamInputError("client_secret", "is not used with private_key_jwt (the upstream checks our signature with our JWKS)");
+  if (auth !== undefined && auth !== "private_key_jwt" && auth !== "client_secret_post")
+    throw new UpstreamInputError("token_endpoint_auth_method", `"${auth}" must be client_secret_post or private_key_jwt`);
+  if (auth === "private_key_jwt" && input.client_secret !== undefined && input.client_secret !== "")
+    throw new UpstreamInputError("client_secret", "is not used with private_key_jwt (the upstream checks our signature with our JWKS)");
   const row: NewUpstream = {
     name: input.name,
     kind,
@@ -168,15 +172,25 @@ export async function upstream_buttons(idp: Provider, interaction_id: string | n
 export async function hinted_upstream(idp: Provider, login_hint: string | null | undefined): Promise<string | null> {
   if (login_hint === null || login_hint === undefined || !login_hint.startsWith(LOGIN_HINT_UPSTREAM_PREFIX)) return null;
   const row = await idp.store.get_upstream(login_hint.slice(LOGIN_HINT_UPSTREAM_PREFIX.length));
-  return row !== null && row.enabled ? row.name : null;
+  return row?.enabled ? row.name : null;
 }
 
 /** The account page's list: the user's linked upstream accounts, and the upstreams to link. */
-export async function identities_of(idp: Provider, user_id: string): Promise<{ linked: { upstream: string; label: string; subject: string; email: string | null }[]; available: { name: string; label: string; href: string }[] }> {
+export async function identities_of(
+  idp: Provider,
+  user_id: string,
+): Promise<{ linked: { upstream: string; label: string; subject: string; email: string | null }[]; available: { name: string; label: string; href: string }[] }> {
   const rows = await idp.store.list_upstreams();
   const label = (name: string) => rows.find((row) => row.name === name)?.display_name ?? name;
-  const linked = (await idp.store.list_identities_for_user(user_id)).map((identity) => ({ upstream: identity.upstream, label: label(identity.upstream), subject: identity.subject, email: identity.email }));
-  const available = rows.filter((row) => row.enabled && !linked.some((identity) => identity.upstream === row.name)).map((row) => ({ name: row.name, label: row.display_name, href: start_url(idp, row.name, null) }));
+  const linked = (await idp.store.list_identities_for_user(user_id)).map((identity) => ({
+    upstream: identity.upstream,
+    label: label(identity.upstream),
+    subject: identity.subject,
+    email: identity.email,
+  }));
+  const available = rows
+    .filter((row) => row.enabled && !linked.some((identity) => identity.upstream === row.name))
+    .map((row) => ({ name: row.name, label: row.display_name, href: start_url(idp, row.name, null) }));
   return { linked, available };
 }
 

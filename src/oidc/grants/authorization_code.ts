@@ -34,7 +34,14 @@ async function redeem_code(ctx: GrantContext): Promise<CodeRow> {
     // token issued from it (refresh tokens included). Only for the client it was issued to, so
     // another client holding a leaked code cannot revoke the user's tokens with it.
     const revoked = code.client_id === client.client_id ? await idp.store.revoke_by_grant(code.grant_id, now) : 0;
-    await record_event(idp, { type: "code_reuse", outcome: "failure", user_id: code.user_id, client_id: client.client_id, ip: ctx.ip, details: { issued_to: code.client_id, revoked_tokens: revoked } });
+    await record_event(idp, {
+      type: "code_reuse",
+      outcome: "failure",
+      user_id: code.user_id,
+      client_id: client.client_id,
+      ip: ctx.ip,
+      details: { issued_to: code.client_id, revoked_tokens: revoked },
+    });
     throw new OAuthError("invalid_grant", "the authorization code was already used");
   }
   // RFC 6749 §4.1.3: the code was issued to this client ...
@@ -54,7 +61,10 @@ async function redeem_code(ctx: GrantContext): Promise<CodeRow> {
   }
   // RFC 9449 §10: a code bound to a DPoP key is redeemed only with a proof of that key.
   if (code.dpop_jkt !== null && ctx.dpop_jkt !== code.dpop_jkt) {
-    throw new OAuthError("invalid_dpop_proof", ctx.dpop_jkt === null ? "this code is bound to a DPoP key: send a DPoP proof of it" : "the DPoP proof is not of the key the code is bound to");
+    throw new OAuthError(
+      "invalid_dpop_proof",
+      ctx.dpop_jkt === null ? "this code is bound to a DPoP key: send a DPoP proof of it" : "the DPoP proof is not of the key the code is bound to",
+    );
   }
   return code;
 }
@@ -67,7 +77,8 @@ export async function authorization_code_grant(ctx: GrantContext): Promise<Token
  * What a user's authorization records for its tokens: a code row, or an approved device
  * authorization (RFC 8628 §3.5, grants/device_code.ts), which is issued the same tokens.
  */
-export type UserAuthorization = Pick<CodeRow, "client_id" | "user_id" | "scope" | "grant_id" | "session_id_hash" | "auth_time" | "acr" | "amr" | "nonce" | "claims"> & Partial<Pick<CodeRow, "resources">>;
+export type UserAuthorization = Pick<CodeRow, "client_id" | "user_id" | "scope" | "grant_id" | "session_id_hash" | "auth_time" | "acr" | "amr" | "nonce" | "claims"> &
+  Partial<Pick<CodeRow, "resources">>;
 
 /** The tokens of a redeemed user authorization: access token, refresh token (offline_access), ID Token (openid). */
 export async function issue_user_tokens(ctx: GrantContext, code: UserAuthorization): Promise<TokenResponse> {

@@ -48,7 +48,20 @@ export async function client_credentials_grant(ctx: GrantContext): Promise<Token
   const access = await issue_access_token(
     idp,
     client,
-    { client_id: client.client_id, user_id: null, scope, grant_id: grant_id(), family_id: null, session_id_hash: null, auth_time: null, acr: null, amr: [], nonce: null, claims: null, jkt: ctx.dpop_jkt },
+    {
+      client_id: client.client_id,
+      user_id: null,
+      scope,
+      grant_id: grant_id(),
+      family_id: null,
+      session_id_hash: null,
+      auth_time: null,
+      acr: null,
+      amr: [],
+      nonce: null,
+      claims: null,
+      jkt: ctx.dpop_jkt,
+    },
     now,
     resource,
   );

@@ -72,7 +72,10 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
       at: now,
       details: { proof: ctx.dpop_jkt === null ? "missing" : "other_key" },
     });
-    throw new OAuthError(ctx.dpop_jkt === null ? "invalid_dpop_proof" : "invalid_grant", ctx.dpop_jkt === null ? "this refresh token is bound to a DPoP key: send a DPoP proof of it" : "the refresh token is bound to another DPoP key");
+    throw new OAuthError(
+      ctx.dpop_jkt === null ? "invalid_dpop_proof" : "invalid_grant",
+      ctx.dpop_jkt === null ? "this refresh token is bound to a DPoP key: send a DPoP proof of it" : "the refresh token is bound to another DPoP key",
+    );
   }
 
   // The user must still be active (account_status.ts): a disabled user's refresh token is
@@ -122,10 +125,25 @@ export async function refresh_token_grant(ctx: GrantContext): Promise<TokenRespo
     issue_access_token(idp, ctx.client, { ...binding, scope: access_scope, jkt: ctx.dpop_jkt }, now, resource),
     issue_refresh_token(idp, { ...binding, jkt: token.jkt, resources: token.resources }, now),
   ]);
-  const body: TokenResponse = { access_token: issued.token, token_type: token_type(ctx.dpop_jkt), expires_in: issued.expires_in, scope: access_scope, refresh_token: refresh.token };
+  const body: TokenResponse = {
+    access_token: issued.token,
+    token_type: token_type(ctx.dpop_jkt),
+    expires_in: issued.expires_in,
+    scope: access_scope,
+    refresh_token: refresh.token,
+  };
   if (openid && user !== null) {
     // OIDC Core §12.2: iss, sub, aud and auth_time of the original ID Token, a new iat, no nonce.
-    body.id_token = await sign_id_token(idp, { client, user, authentication: token, scopes, access_token: issued.token, now, refresh: true, groups: access?.allowed ? access.groups : null });
+    body.id_token = await sign_id_token(idp, {
+      client,
+      user,
+      authentication: token,
+      scopes,
+      access_token: issued.token,
+      now,
+      refresh: true,
+      groups: access?.allowed ? access.groups : null,
+    });
   }
   return body;
 }

@@ -75,7 +75,14 @@ export async function token_exchange_grant(ctx: GrantContext): Promise<TokenResp
   if (targets.length === 0) throw new OAuthError("invalid_target", "resource (or audience) is required: name the registered resource the new token is for");
   const resource = await registered_resource(idp, targets);
   if (resource === null || !policy.resources.includes(resource.uri)) {
-    await record_event(idp, { type: "token_exchange", outcome: "failure", client_id: client.client_id, ip: ctx.ip, at: now, details: { reason: "resource not allowed", resource: targets[0]! } });
+    await record_event(idp, {
+      type: "token_exchange",
+      outcome: "failure",
+      client_id: client.client_id,
+      ip: ctx.ip,
+      at: now,
+      details: { reason: "resource not allowed", resource: targets[0]! },
+    });
     throw new OAuthError("invalid_target", `this client may not exchange tokens for resource ${targets[0]}`);
   }
 

@@ -86,7 +86,12 @@ async function build_view(version: number, all_rows: KeyRow[], now: UnixSeconds,
       sign_later_at = Math.min(sign_later_at, newest.created_at + lead);
       const min_retire_at = now + options.retire_after_seconds + lead;
       const older = rows.filter(
-        (r) => r.alg === alg && r.activated_at !== null && r.created_at < newest.created_at - 1 && r.created_at + lead <= now && (r.status === "active" || (r.retire_at ?? 0) >= min_retire_at),
+        (r) =>
+          r.alg === alg &&
+          r.activated_at !== null &&
+          r.created_at < newest.created_at - 1 &&
+          r.created_at + lead <= now &&
+          (r.status === "active" || (r.retire_at ?? 0) >= min_retire_at),
       );
       row = older.sort(newest_first)[0] ?? newest;
     }
@@ -102,7 +107,13 @@ async function build_view(version: number, all_rows: KeyRow[], now: UnixSeconds,
 }
 
 /** Stores a generated key; a conflict means another instance stored the same key first. */
-export async function insert_key(store: KeyStore, key: Awaited<ReturnType<typeof generate_key>>, status: KeyStatus, created_at: UnixSeconds, activated_at: UnixSeconds | null): Promise<void> {
+export async function insert_key(
+  store: KeyStore,
+  key: Awaited<ReturnType<typeof generate_key>>,
+  status: KeyStatus,
+  created_at: UnixSeconds,
+  activated_at: UnixSeconds | null,
+): Promise<void> {
   const row: NewKey = { kid: key.kid, alg: key.alg, use: "sig", private_jwk: key.private_jwk, public_jwk: key.public_jwk, status, created_at, activated_at };
   try {
     await store.insert_key(row);

@@ -90,7 +90,8 @@ export async function begin_client_auth(idp: Provider, ip: () => string, client_
   ]);
   if (client_id !== null && open(pair, now)) {
     const client = await peek(idp, COUNTERS.client_auth_failures_per_client, { client_id });
-    if (open(client, now) && client.count >= COUNTERS.client_auth_failures_per_client.limit.of(idp.config)) throw new RateLimited("too many failed authentications for this client", pair.reset_at - now);
+    if (open(client, now) && client.count >= COUNTERS.client_auth_failures_per_client.limit.of(idp.config))
+      throw new RateLimited("too many failed authentications for this client", pair.reset_at - now);
   }
   const limited: [Counter<"ip" | "client_id"> | null, CounterState | null, string][] = [
     [client_id === null ? null : COUNTERS.client_auth_failures_per_ip_client, pair, "for this client from this address"],

@@ -61,9 +61,11 @@ const PART_TEXT: Record<Part, (value: string | number) => string> = {
 
 /** A number setting of the config, as its path ("login_throttle.max_failures"). */
 export type NumberSetting = {
-  [G in keyof Config & string]: Config[G] extends readonly unknown[] ? never
-    : Config[G] extends object ? { [K in keyof Config[G] & string]: Config[G][K] extends number ? `${G}.${K}` : never }[keyof Config[G] & string]
-    : never;
+  [G in keyof Config & string]: Config[G] extends readonly unknown[]
+    ? never
+    : Config[G] extends object
+      ? { [K in keyof Config[G] & string]: Config[G][K] extends number ? `${G}.${K}` : never }[keyof Config[G] & string]
+      : never;
 }[keyof Config & string];
 
 /** A limit or a window: the setting that changes it (null: fixed), and its value in a config. */

@@ -86,9 +86,11 @@ export async function count_request(idp: Provider, endpoint: LimitedEndpoint, ip
   const now = idp.now();
   const { per_client, per_ip } = QUOTAS[endpoint];
   const counted: { hit: () => Promise<Counted>; what: string }[] = [];
-  if (counting(config, per_client) && client_id !== null) counted.push({ hit: () => count(idp, per_client, { client_id }, now), what: `too many ${endpoint} requests for this client` });
+  if (counting(config, per_client) && client_id !== null)
+    counted.push({ hit: () => count(idp, per_client, { client_id }, now), what: `too many ${endpoint} requests for this client` });
   if (counting(config, per_ip)) counted.push({ hit: () => count(idp, per_ip, { ip: ip() }, now), what: `too many ${endpoint} requests from this address` });
-  if (!with_credentials && endpoint !== "register") counted.push({ hit: () => count(idp, COUNTERS.unauthenticated_requests_per_ip, { ip: ip() }, now), what: "too many requests without client authentication from this address" });
+  if (!with_credentials && endpoint !== "register")
+    counted.push({ hit: () => count(idp, COUNTERS.unauthenticated_requests_per_ip, { ip: ip() }, now), what: "too many requests without client authentication from this address" });
   if (counted.length === 0) return;
   const states = await Promise.all(counted.map(({ hit }) => hit()));
   counted.forEach(({ what }, i) => {

@@ -60,7 +60,8 @@ export async function reserve_login_attempt(idp: Provider, ip: string, username:
 /** The attempt failed: its reservations stay counted; the one that fills a 429 limit is audited. */
 export async function login_attempt_failed(idp: Provider, attempt: LoginAttempt): Promise<void> {
   const { pair, address, ip, username } = attempt;
-  const locked = pair.count === pair.limit ? { scope: "address_and_username", until: pair.reset_at } : address.count === address.limit ? { scope: "address", until: address.reset_at } : null;
+  const locked =
+    pair.count === pair.limit ? { scope: "address_and_username", until: pair.reset_at } : address.count === address.limit ? { scope: "address", until: address.reset_at } : null;
   if (locked === null) return;
   const user = locked.scope === "address" || username === "" ? null : await idp.store.get_user_by_username(username);
   await record_event(idp, { type: "login_locked", outcome: "failure", user_id: user?.id ?? null, ip, details: locked });

@@ -102,7 +102,7 @@ export class Metrics {
 
     family("idp_http_request_duration_seconds", "histogram", "Time to produce the response, by route pattern and method.");
     for (const h of this.durations.values()) {
-      DURATION_BUCKETS.forEach((le, i) => lines.push(`idp_http_request_duration_seconds_bucket{${h.labels},le="${le}"} ${h.buckets[i]}`));
+      for (const [i, le] of DURATION_BUCKETS.entries()) lines.push(`idp_http_request_duration_seconds_bucket{${h.labels},le="${le}"} ${h.buckets[i]}`);
       lines.push(`idp_http_request_duration_seconds_bucket{${h.labels},le="+Inf"} ${h.count}`);
       lines.push(`idp_http_request_duration_seconds_sum{${h.labels}} ${number(h.sum)}`);
       lines.push(`idp_http_request_duration_seconds_count{${h.labels}} ${h.count}`);
@@ -130,7 +130,8 @@ export class Metrics {
         if (line.startsWith("#")) continue;
         const brace = line.indexOf("{");
         const space = line.indexOf(" ");
-        lines[i] = brace !== -1 && brace < space ? `${line.slice(0, brace + 1)}${extra}${line.slice(brace + 1)}` : `${line.slice(0, space)}{${extra.slice(0, -1)}}${line.slice(space)}`;
+        lines[i] =
+          brace !== -1 && brace < space ? `${line.slice(0, brace + 1)}${extra}${line.slice(brace + 1)}` : `${line.slice(0, space)}{${extra.slice(0, -1)}}${line.slice(space)}`;
       }
     }
     return `${lines.join("\n")}\n`;

@@ -189,4 +189,3 @@ export function literal_host_problem(hostname: string, allow: readonly string[])
 
 // ---------------------------------------------------------------------------------------------
 // Refusals and failures.
-

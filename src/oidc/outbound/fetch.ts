@@ -181,7 +181,14 @@ async function exchange(url: URL, request: OutboundRequest, settings: OutboundSe
     let response: IncomingMessage;
     try {
       // To the checked address only (pinned.ts); no redirects (OWASP): a 3xx is answered to us, not followed.
-      response = await send_pinned(url, { method: request.method ?? "GET", headers: request.headers ?? {}, body: request.body, address, signal: controller.signal, ca: request.ca });
+      response = await send_pinned(url, {
+        method: request.method ?? "GET",
+        headers: request.headers ?? {},
+        body: request.body,
+        address,
+        signal: controller.signal,
+        ca: request.ca,
+      });
     } catch (error) {
       if (controller.signal.aborted) throw controller.signal.reason;
       const code = (error as { code?: unknown }).code;

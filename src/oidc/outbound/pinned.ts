@@ -29,7 +29,11 @@ export type PinnedRequest = {
 /** A `lookup` that answers `address` for any name, in either form node:net asks for. */
 export function pinned_lookup(address: string): LookupFunction {
   const family = isIP(address);
-  const lookup = (_host: string, options: { all?: boolean } | undefined, callback: (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void) => {
+  const lookup = (
+    _host: string,
+    options: { all?: boolean } | undefined,
+    callback: (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void,
+  ) => {
     if (options?.all === true) callback(null, [{ address, family }]);
     else callback(null, address, family);
   };

@@ -95,7 +95,9 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   const uses_code = grant_types.includes("authorization_code");
   if (response_types.includes("code") !== uses_code) {
     throw invalid_metadata(
-      uses_code ? 'grant_types has authorization_code, so response_types must include "code" (RFC 7591 §2.1)' : 'response_types has "code", so grant_types must include authorization_code (RFC 7591 §2.1)',
+      uses_code
+        ? 'grant_types has authorization_code, so response_types must include "code" (RFC 7591 §2.1)'
+        : 'response_types has "code", so grant_types must include authorization_code (RFC 7591 §2.1)',
     );
   }
 
@@ -198,12 +200,29 @@ export function validate_metadata(input: MetadataInput, policy: RegistrationPoli
   if (input.request_uris !== undefined) metadata.request_uris = distinct(input.request_uris);
   if (default_acr_values !== undefined && default_acr_values.length > 0) metadata.default_acr_values = default_acr_values;
   const copied = [
-    "client_name", "client_uri", "logo_uri", "policy_uri", "tos_uri", "jwks_uri", "default_max_age", "require_auth_time",
-    "request_object_signing_alg", "token_endpoint_auth_signing_alg",
-    "backchannel_logout_uri", "backchannel_logout_session_required", "software_id", "software_version",
-    "require_pushed_authorization_requests", "dpop_bound_access_tokens", "fapi_profile",
-    "sector_identifier_uri", "userinfo_signed_response_alg", "introspection_signed_response_alg", "authorization_signed_response_alg",
-    "frontchannel_logout_uri", "frontchannel_logout_session_required",
+    "client_name",
+    "client_uri",
+    "logo_uri",
+    "policy_uri",
+    "tos_uri",
+    "jwks_uri",
+    "default_max_age",
+    "require_auth_time",
+    "request_object_signing_alg",
+    "token_endpoint_auth_signing_alg",
+    "backchannel_logout_uri",
+    "backchannel_logout_session_required",
+    "software_id",
+    "software_version",
+    "require_pushed_authorization_requests",
+    "dpop_bound_access_tokens",
+    "fapi_profile",
+    "sector_identifier_uri",
+    "userinfo_signed_response_alg",
+    "introspection_signed_response_alg",
+    "authorization_signed_response_alg",
+    "frontchannel_logout_uri",
+    "frontchannel_logout_session_required",
   ] as const;
   const target: Record<string, unknown> = metadata;
   for (const key of copied) if (input[key] !== undefined) target[key] = input[key];

@@ -37,7 +37,12 @@ export async function sign_in(
  * what comes next with the new session — the response to the client, which ends the
  * interaction, or the URL of the next page (consent).
  */
-export async function after_sign_in(idp: Provider, client: ClientRow, interaction: Interaction, session: SessionRow): Promise<{ kind: "respond"; response: ClientResponse } | { kind: "page"; url: string }> {
+export async function after_sign_in(
+  idp: Provider,
+  client: ClientRow,
+  interaction: Interaction,
+  session: SessionRow,
+): Promise<{ kind: "respond"; response: ClientResponse } | { kind: "page"; url: string }> {
   const authentication = { user_id: session.user_id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
   const step = await next_step(idp, client, interaction.request, authentication, { login: true, consent: false });
   if (step.kind === "redirect") {

@@ -55,8 +55,7 @@ export const AMR_TABLE = {
 } as const satisfies Record<string, { meaning: string; second_factor: boolean; phishing_resistant: boolean; issued: boolean; from_upstream: "kept" | "mfa" | "dropped" }>;
 export type Amr = keyof typeof AMR_TABLE;
 
-const amr_where = (test: (facts: (typeof AMR_TABLE)[Amr]) => boolean): readonly string[] =>
-  (Object.keys(AMR_TABLE) as Amr[]).filter((value) => test(AMR_TABLE[value]));
+const amr_where = (test: (facts: (typeof AMR_TABLE)[Amr]) => boolean): readonly string[] => (Object.keys(AMR_TABLE) as Amr[]).filter((value) => test(AMR_TABLE[value]));
 
 /** Our own values that count as a second factor (the admin console asks for one). */
 export const SECOND_FACTOR_AMR = amr_where((f) => f.second_factor && f.issued);

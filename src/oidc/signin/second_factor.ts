@@ -11,16 +11,14 @@
  */
 import { needs_second_factor, requires_passkey, requires_two_factors } from "./methods.ts";
 import { record_event } from "../audit.ts";
-import { next_step, type ClientResponse } from "../authorize/decision.ts";
 import { cookie_options, interaction_cookie_name, read_cookie, type CookieReader, type CookieToSet } from "../browser/cookies.ts";
 import { constant_time_equal, random_token, sha256 } from "../crypto/secrets.ts";
 import { PageError, Throttled } from "../errors.ts";
-import { csrf_token, end_interaction, expired_interaction, load_interaction, record_authentication, type Interaction, interaction_url } from "../authorize/interactions.ts";
+import { csrf_token, expired_interaction, load_interaction, type Interaction } from "../authorize/interactions.ts";
 import { clear, COUNTERS, reserve } from "../limits/counters.ts";
-import { clear_login_failures, login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../limits/login.ts";
+import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../limits/login.ts";
 import type { Provider } from "../provider.ts";
-import { end_session_by_cookie, start_session } from "./sessions.ts";
-import type { ClientRow, JsonObject, SessionRow, UserRow } from "../../store/types.ts";
+import type { ClientRow, JsonObject, UserRow } from "../../store/types.ts";
 import { use_recovery_code, verify_totp } from "./totp.ts";
 
 /**
@@ -166,13 +164,24 @@ async function after_first_step(idp: Provider, interaction: Interaction, user: U
 }
 
 /** Starts the code step of the account page's own sign-in. */
-export async function begin_for_account(idp: Provider, user: UserRow, cookies: CookieReader, enrol = false, first_amr: string[] | null = null): Promise<{ url: string; cookie: CookieToSet }> {
+export async function begin_for_account(
+  idp: Provider,
+  user: UserRow,
+  cookies: CookieReader,
+  enrol = false,
+  first_amr: string[] | null = null,
+): Promise<{ url: string; cookie: CookieToSet }> {
   const binding = read_cookie(cookies, interaction_cookie_name(idp)) ?? random_token(32);
   const id = random_token(32);
   const now = idp.now();
   const ttl = idp.config.tokens.interaction_ttl;
   const second_factor: PendingSecondFactor = { user_id: user.id, password_at: now, ...(enrol ? { enrol } : {}), ...(first_amr === null ? {} : { first_amr }) };
-  await idp.store.create_interaction({ id, params: { account: true, binding_hash: sha256(binding), second_factor } as unknown as JsonObject, created_at: now, expires_at: now + ttl });
+  await idp.store.create_interaction({
+    id,
+    params: { account: true, binding_hash: sha256(binding), second_factor } as unknown as JsonObject,
+    created_at: now,
+    expires_at: now + ttl,
+  });
   return { url: two_factor_url(idp, id), cookie: { name: interaction_cookie_name(idp), value: binding, options: cookie_options(idp, ttl) } };
 }
 
@@ -196,7 +205,16 @@ export async function load_pending(idp: Provider, id: string, cookies: CookieRea
   const methods = user === null ? { totp: false, passkeys: 0 } : await second_factors(idp, user);
   const enrol = !has_any(methods) && params.second_factor?.enrol === true;
   const verified_amr = params.second_factor?.verified_amr ?? null;
-  return { id, csrf, user: user !== null && (has_any(methods) || enrol) ? user : null, methods, enrol, verified_amr, interaction, first_amr: params.second_factor?.first_amr ?? null };
+  return {
+    id,
+    csrf,
+    user: user !== null && (has_any(methods) || enrol) ? user : null,
+    methods,
+    enrol,
+    verified_amr,
+    interaction,
+    first_amr: params.second_factor?.first_amr ?? null,
+  };
 }
 
 /**

@@ -49,12 +49,7 @@ export const MAX_USER_AGENT = 512;
 export type SessionDevice = { user_agent?: string | null; ip?: string | null };
 
 /** Starts a session for a user who just authenticated; returns the row and the cookie to set. */
-export async function start_session(
-  idp: Provider,
-  user: UserRow,
-  amr: string[],
-  device: SessionDevice = {},
-): Promise<{ session: SessionRow; cookie: CookieToSet }> {
+export async function start_session(idp: Provider, user: UserRow, amr: string[], device: SessionDevice = {}): Promise<{ session: SessionRow; cookie: CookieToSet }> {
   // Only active accounts get a session, whatever way they signed in (accounts/account_status.ts).
   const refused = not_active(user);
   if (refused !== null) throw refused;
@@ -63,7 +58,17 @@ export async function start_session(
   const ttl = idp.config.tokens.session_ttl;
   const user_agent = device.user_agent ? device.user_agent.slice(0, MAX_USER_AGENT) : null;
   const ip = device.ip ? device.ip : null;
-  const session = await idp.store.create_session({ id_hash: sha256(value), user_id: user.id, auth_time: now, amr, expires_at: now + ttl, created_at: now, last_seen_at: now, user_agent, ip });
+  const session = await idp.store.create_session({
+    id_hash: sha256(value),
+    user_id: user.id,
+    auth_time: now,
+    amr,
+    expires_at: now + ttl,
+    created_at: now,
+    last_seen_at: now,
+    user_agent,
+    ip,
+  });
   return { session, cookie: { name: session_cookie_name(idp), value, options: cookie_options(idp, ttl) } };
 }
 

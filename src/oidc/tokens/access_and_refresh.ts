@@ -26,10 +26,7 @@ import type { ClientRow, JsonObject, ResourceServerRow, TokenKind, TokenRow } fr
 export type IssuedToken = { token: string; expires_in: number };
 
 /** What a token is bound to: its client, user (null for client_credentials), scope and authentication. */
-export type TokenBinding = Pick<
-  TokenRow,
-  "client_id" | "user_id" | "scope" | "grant_id" | "family_id" | "session_id_hash" | "auth_time" | "acr" | "amr" | "nonce" | "claims"
-> & {
+export type TokenBinding = Pick<TokenRow, "client_id" | "user_id" | "scope" | "grant_id" | "family_id" | "session_id_hash" | "auth_time" | "acr" | "amr" | "nonce" | "claims"> & {
   /** RFC 9449 §6: the thumbprint of the DPoP key the token is bound to (absent or null: a bearer token). */
   jkt?: string | null;
   /** RFC 8707: a refresh token's authorized resources (an access token's audience is its `resource`). */

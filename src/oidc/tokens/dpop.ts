@@ -46,10 +46,10 @@ export class DpopRefusal extends Error {
 }
 
 /** What the proof must match: the request's method and URL, and the access token it comes with. */
-export type ProofTarget = { htm: string; htu: string; access_token?: string; /** Fewer algs than DPOP_ALGS (FAPI 2.0 §5.4.1). */ algs?: readonly string[] };
+export type ProofTarget = { htm: string; htu: string; access_token?: string /** Fewer algs than DPOP_ALGS (FAPI 2.0 §5.4.1). */; algs?: readonly string[] };
 
 /** A verified proof: the JWK SHA-256 thumbprint (RFC 7638) of its key (§6.1 `jkt`). */
-export type VerifiedProof = { jkt: string; /** The proof's alg (FAPI 2.0 §5.4.1 narrows it for FAPI clients). */ alg: string };
+export type VerifiedProof = { jkt: string /** The proof's alg (FAPI 2.0 §5.4.1 narrows it for FAPI clients). */; alg: string };
 
 function refuse(description: string): never {
   throw new DpopRefusal("invalid_dpop_proof", description);
@@ -176,7 +176,14 @@ export function as_bearer_error(refusal: DpopRefusal, realm: string): BearerErro
  * `dpop_bound_access_tokens` (§5.2) or runs FAPI 2.0 (`fapi`), which make one required; `algs`
  * narrows the accepted algs (a FAPI client's push to /par). OAuthError on a refused proof.
  */
-export async function token_request_proof(idp: Provider, header: string | null, htu: string, bound_client: boolean, fapi = false, algs?: readonly string[]): Promise<VerifiedProof | null> {
+export async function token_request_proof(
+  idp: Provider,
+  header: string | null,
+  htu: string,
+  bound_client: boolean,
+  fapi = false,
+  algs?: readonly string[],
+): Promise<VerifiedProof | null> {
   try {
     // FAPI 2.0 §5.3.2.1 items 4–5: a FAPI client's tokens are always DPoP-bound, its proofs signed with PS256, ES256 or EdDSA (§5.4.1).
     const limit = fapi ? FAPI_SIGNING_ALGS : algs;

@@ -84,7 +84,12 @@ function brand_image(setting: string, path: string, bytes: Uint8Array, base: str
   if (bytes.length > BRAND_IMAGE_MAX_BYTES) throw new BrandError(`${setting}: ${path} is ${bytes.length} bytes; at most ${BRAND_IMAGE_MAX_BYTES} are accepted`);
   const kind = sniff_image(bytes);
   if (kind === null || !allowed.includes(kind)) {
-    throw new BrandError(`${setting}: ${path} is not ${allowed.map((k) => k.ext.toUpperCase()).join(", ").replace(/, ([^,]*)$/, " or $1")} (checked by its content, not its name)`);
+    throw new BrandError(
+      `${setting}: ${path} is not ${allowed
+        .map((k) => k.ext.toUpperCase())
+        .join(", ")
+        .replace(/, ([^,]*)$/, " or $1")} (checked by its content, not its name)`,
+    );
   }
   return { name: `brand/${base}.${kind.ext}`, type: kind.type, bytes, version: version(bytes) };
 }
@@ -94,7 +99,13 @@ function rgb(hex: string): [number, number, number] {
 }
 
 function to_hex([r, g, b]: readonly number[]): string {
-  return `#${[r, g, b].map((c) => Math.round(Math.min(255, Math.max(0, c!))).toString(16).padStart(2, "0")).join("")}`;
+  return `#${[r, g, b]
+    .map((c) =>
+      Math.round(Math.min(255, Math.max(0, c!)))
+        .toString(16)
+        .padStart(2, "0"),
+    )
+    .join("")}`;
 }
 
 /** WCAG 2.2 relative luminance. */

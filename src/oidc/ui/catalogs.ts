@@ -22,7 +22,12 @@ export const BASE_LOCALE = "en";
 export const REQUEST_LOCALE = new AsyncLocalStorage<string>();
 
 /** The languages with a catalog, English first. */
-export const LOCALES: readonly string[] = [BASE_LOCALE, ...Object.keys(CATALOGS).filter((l) => l !== BASE_LOCALE).sort()];
+export const LOCALES: readonly string[] = [
+  BASE_LOCALE,
+  ...Object.keys(CATALOGS)
+    .filter((l) => l !== BASE_LOCALE)
+    .sort(),
+];
 
 /** Intl's locale for a catalog where the bare tag formats otherwise than we write ("22 November 2025"). */
 const INTL_LOCALES: Record<string, string> = { en: "en-GB" };
@@ -157,7 +162,10 @@ export function translator(locale: string): Translator {
           if (depth === 0 && /\p{L}{2,}\s+\p{L}{2,}/u.test(text) && !own_values.has(text) && TEXT_MISSES.size < TEXT_MISSES_MAX) TEXT_MISSES.add(text);
           return text;
         }
-        const values = depth > 1 ? found.values : Object.fromEntries(Object.entries(found.values).map(([name, value]) => [name, typeof value === "string" ? translate(value, depth + 1) : value]));
+        const values =
+          depth > 1
+            ? found.values
+            : Object.fromEntries(Object.entries(found.values).map(([name, value]) => [name, typeof value === "string" ? translate(value, depth + 1) : value]));
         return t(found.key, values);
       };
       return translate(english, 0);
@@ -165,7 +173,8 @@ export function translator(locale: string): Translator {
     html(key, values = {}, link) {
       const escaped: Record<string, unknown> = { ...TAGS };
       // `<link>…</link>` in a message: an anchor to `link.href` (a mail's link to the account page).
-      if (link !== undefined) escaped.link = (chunks: string[]) => `<a href="${escape_html(link.href)}"${link.style === undefined ? "" : ` style="${escape_html(link.style)}"`}>${chunks.join("")}</a>`;
+      if (link !== undefined)
+        escaped.link = (chunks: string[]) => `<a href="${escape_html(link.href)}"${link.style === undefined ? "" : ` style="${escape_html(link.style)}"`}>${chunks.join("")}</a>`;
       for (const [name, value] of Object.entries(values)) escaped[name] = typeof value === "string" ? escape_html(value) : value;
       return t(key, escaped as MessageValues);
     },
@@ -189,23 +198,31 @@ export function supported_locale(tag: string | null | undefined): string | null 
 
 /** OIDC Core §3.1.2.1 ui_locales / claims_locales: space-separated tags in preference order. */
 export function parse_locales(value: string | null | undefined): string[] {
-  return typeof value === "string" ? value.split(" ").filter((tag) => tag !== "").slice(0, 20) : [];
+  return typeof value === "string"
+    ? value
+        .split(" ")
+        .filter((tag) => tag !== "")
+        .slice(0, 20)
+    : [];
 }
 
 /** RFC 9110 §12.5.4 Accept-Language: the ranges in preference order (q-values; q=0 is "not this"; `*` dropped). */
 export function parse_accept_language(header: string | null | undefined): string[] {
   if (typeof header !== "string" || header === "") return [];
   const ranges: { tag: string; q: number; i: number }[] = [];
-  header.slice(0, 1024).split(",").forEach((part, i) => {
-    const [tag, ...params] = part.trim().split(";");
-    if (tag === undefined || tag === "" || tag === "*") return;
-    let q = 1;
-    for (const param of params) {
-      const [name, value] = param.trim().split("=");
-      if (name?.trim().toLowerCase() === "q") q = Number(value);
-    }
-    if (Number.isFinite(q) && q > 0 && q <= 1) ranges.push({ tag: tag.trim(), q, i });
-  });
+  header
+    .slice(0, 1024)
+    .split(",")
+    .forEach((part, i) => {
+      const [tag, ...params] = part.trim().split(";");
+      if (tag === undefined || tag === "" || tag === "*") return;
+      let q = 1;
+      for (const param of params) {
+        const [name, value] = param.trim().split("=");
+        if (name?.trim().toLowerCase() === "q") q = Number(value);
+      }
+      if (Number.isFinite(q) && q > 0 && q <= 1) ranges.push({ tag: tag.trim(), q, i });
+    });
   return ranges.sort((a, b) => b.q - a.q || a.i - b.i).map((r) => r.tag);
 }
 

@@ -8,9 +8,7 @@ import { open_argon2_ffi } from "./ffi.ts";
 
 declare var self: Worker;
 
-export type Argon2Job =
-  | { id: number; op: "verify"; password: string; hash: string }
-  | { id: number; op: "hash"; password: string; memory_kib: number; time_cost: number };
+export type Argon2Job = { id: number; op: "verify"; password: string; hash: string } | { id: number; op: "hash"; password: string; memory_kib: number; time_cost: number };
 
 /** `ok` for verify, `hash` for hash; `error` when the library is missing or refused. */
 export type Argon2Answer = { id: number; ok?: boolean; hash?: string; error?: string };

@@ -29,7 +29,30 @@ import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
 
-export const migrations: readonly Migration[] = [initial_schema, session_clients, partial_token_indexes, initial_access_token_limits, username_nfkc, mail_outbox, user_tokens, passkeys, groups, federation, user_email_index, par_dpop, device_authorizations, upstream_mfa, resource_servers, upstream_group_map, user_locale, client_first_use, row_versions, link_issuer, revoked_grants, client_secret_grace];
+export const migrations: readonly Migration[] = [
+  initial_schema,
+  session_clients,
+  partial_token_indexes,
+  initial_access_token_limits,
+  username_nfkc,
+  mail_outbox,
+  user_tokens,
+  passkeys,
+  groups,
+  federation,
+  user_email_index,
+  par_dpop,
+  device_authorizations,
+  upstream_mfa,
+  resource_servers,
+  upstream_group_map,
+  user_locale,
+  client_first_use,
+  row_versions,
+  link_issuer,
+  revoked_grants,
+  client_secret_grace,
+];
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
 

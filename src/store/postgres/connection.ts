@@ -3,14 +3,7 @@ import { SQL } from "bun";
 import { error_code, error_message } from "../guard.ts";
 import { pending_migrations } from "../migrations/index.ts";
 import { now_seconds } from "../clock.ts";
-import {
-  StoreConflictError,
-  StoreError,
-  StoreReferenceError,
-  StoreUnavailableError,
-  type MigrationResult,
-  type OpenStoreOptions,
-} from "../types.ts";
+import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError, type MigrationResult, type OpenStoreOptions } from "../types.ts";
 
 export const DEFAULT_POOL_SIZE = 10;
 
@@ -63,7 +56,8 @@ export async function postgres_schema_version(sql: SQL): Promise<number> {
 // operator intervention / shutdown (57P), insufficient resources (53), authentication (28),
 // unknown database (3D000).
 const UNAVAILABLE_SQLSTATE = /^(08|57P|53|28|3D000)/;
-const UNAVAILABLE_CODE = /^(ERR_POSTGRES_(CONNECTION|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS|AUTHENTICATION|SASL|CHANNEL_BINDING|UNSUPPORTED_AUTHENTICATION)|E(CONN|TIMEDOUT|HOSTUNREACH|NETUNREACH|PIPE|AI_AGAIN|NOTFOUND))/;
+const UNAVAILABLE_CODE =
+  /^(ERR_POSTGRES_(CONNECTION|IDLE_TIMEOUT|LIFETIME_TIMEOUT|TLS|AUTHENTICATION|SASL|CHANNEL_BINDING|UNSUPPORTED_AUTHENTICATION)|E(CONN|TIMEDOUT|HOSTUNREACH|NETUNREACH|PIPE|AI_AGAIN|NOTFOUND))/;
 
 /**
  * A pooled connection that died while idle (server restart, pg_terminate_backend, network cut)

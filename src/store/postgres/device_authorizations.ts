@@ -20,7 +20,8 @@ export function pg_device_authorizations(sql: SQL): DeviceAuthorizationStore {
       // Only a pending, unexpired authorization is decided, in one statement: a concurrent
       // decision waits for this one and then no longer finds it pending (READ COMMITTED).
       if (decision.status === "denied") {
-        const rows = await sql`UPDATE device_authorizations SET status = 'denied' WHERE device_code_hash = ${device_code_hash} AND status = 'pending' AND expires_at > ${now} RETURNING device_code_hash`;
+        const rows =
+          await sql`UPDATE device_authorizations SET status = 'denied' WHERE device_code_hash = ${device_code_hash} AND status = 'pending' AND expires_at > ${now} RETURNING device_code_hash`;
         return rows.length === 1;
       }
       const changes = encode_postgres(device_authorization_spec, { status: "approved", ...decision.approval });

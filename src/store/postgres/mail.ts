@@ -56,10 +56,10 @@ export function pg_mail(sql: SQL): MailStore {
     },
     async list_mail(query = {}) {
       const status = query.status ?? null;
-      const rows: unknown[] = await sql.unsafe(
-        `SELECT ${SUMMARY_COLUMNS} FROM mail_outbox WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id DESC LIMIT $2`,
-        [status, query.limit ?? DEFAULT_MAIL_LIST_LIMIT],
-      );
+      const rows: unknown[] = await sql.unsafe(`SELECT ${SUMMARY_COLUMNS} FROM mail_outbox WHERE ($1::text IS NULL OR status = $1) ORDER BY created_at DESC, id DESC LIMIT $2`, [
+        status,
+        query.limit ?? DEFAULT_MAIL_LIST_LIMIT,
+      ]);
       return rows.map((raw) => decode(mail_summary_spec, raw));
     },
     async count_mail() {

@@ -55,9 +55,7 @@ export function pg_users(sql: SQL): UserStore {
     },
     async delete_user(id, options) {
       const result =
-        options?.if_version === undefined
-          ? await sql`DELETE FROM users WHERE id = ${id}`
-          : await sql`DELETE FROM users WHERE id = ${id} AND version = ${options.if_version}`;
+        options?.if_version === undefined ? await sql`DELETE FROM users WHERE id = ${id}` : await sql`DELETE FROM users WHERE id = ${id} AND version = ${options.if_version}`;
       return result.count > 0;
     },
     async delete_stale_users(before, now, limit) {

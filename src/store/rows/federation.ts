@@ -56,7 +56,14 @@ export const upstream_state_spec: TableSpec<UpstreamStateRow> = {
 /** The complete row of a new upstream: its lists copied, the times filled in. */
 export function upstream_row(input: NewUpstream): UpstreamRow {
   const now = now_seconds();
-  return { ...input, scopes: [...input.scopes], mfa_acr_values: [...input.mfa_acr_values], created_at: input.created_at ?? now, updated_at: input.updated_at ?? input.created_at ?? now, version: 0 };
+  return {
+    ...input,
+    scopes: [...input.scopes],
+    mfa_acr_values: [...input.mfa_acr_values],
+    created_at: input.created_at ?? now,
+    updated_at: input.updated_at ?? input.created_at ?? now,
+    version: 0,
+  };
 }
 
 /** The complete row of a new link to an upstream account, never used yet unless given. */

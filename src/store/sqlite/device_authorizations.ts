@@ -44,11 +44,12 @@ export function sqlite_device_authorizations(db: Database): Sync<DeviceAuthoriza
     decide_device_authorization(device_code_hash, decision, now) {
       if (decision.status === "denied") return deny.run({ device_code_hash, now }).changes === 1;
       const a = decision.approval;
-      return approve.run({ device_code_hash, now, user_id: a.user_id, session_id_hash: a.session_id_hash, auth_time: a.auth_time, amr: JSON.stringify(a.amr), acr: a.acr }).changes === 1;
+      return (
+        approve.run({ device_code_hash, now, user_id: a.user_id, session_id_hash: a.session_id_hash, auth_time: a.auth_time, amr: JSON.stringify(a.amr), acr: a.acr }).changes === 1
+      );
     },
     poll_device_authorization(device_code_hash, client_id, now) {
       return poll(device_code_hash, client_id, now);
     },
   };
 }
-

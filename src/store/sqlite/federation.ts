@@ -43,7 +43,12 @@ export function sqlite_federation(db: Database): Sync<FederationStore> {
       const current = decode_or_null(upstream_spec, by_name.get({ name }));
       if (current === null) return null;
       if (options?.if_version !== undefined && current.version !== options.if_version) return null;
-      const next = { ...current, ...pick_patch(upstream_spec, patch, ["name", "created_at", "version"]), updated_at: patch.updated_at ?? now_seconds(), version: current.version + 1 };
+      const next = {
+        ...current,
+        ...pick_patch(upstream_spec, patch, ["name", "created_at", "version"]),
+        updated_at: patch.updated_at ?? now_seconds(),
+        version: current.version + 1,
+      };
       const values = encode_sqlite(upstream_spec, next);
       const set = columns(upstream_spec).filter((c) => c !== "name" && c !== "created_at");
       db.prepare(`UPDATE upstreams SET ${set.map((c) => `${c} = $${c}`).join(", ")} WHERE name = $name`).run(values);

@@ -60,7 +60,9 @@ export function sqlite_file_warnings(path: string): string[] {
       continue;
     }
     if ((mode & 0o077) !== 0) {
-      warnings.push(`SQLite file ${file} is readable by group or others (mode ${mode.toString(8).padStart(4, "0")}); it holds the signing keys and the accounts: chmod 600 ${file}`);
+      warnings.push(
+        `SQLite file ${file} is readable by group or others (mode ${mode.toString(8).padStart(4, "0")}); it holds the signing keys and the accounts: chmod 600 ${file}`,
+      );
     }
   }
   return warnings;

@@ -163,7 +163,10 @@ export class GroupCommit {
     const batch = this.batch;
     if (batch === null) return;
     this.detach(batch);
-    if (this.deferred) return this.flush_deferred(batch.pending);
+    if (this.deferred) {
+      this.flush_deferred(batch.pending);
+      return;
+    }
     try {
       this.commit.run();
     } catch (error) {

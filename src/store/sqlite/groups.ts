@@ -15,23 +15,17 @@ export function sqlite_groups(db: Database): Sync<GroupStore> {
      FROM groups g ORDER BY g.name_key`,
   );
   const remove = db.prepare("DELETE FROM groups WHERE id = $id");
-  const add_member = db.prepare(
-    "INSERT INTO group_members (group_id, user_id, created_at) VALUES ($group_id, $user_id, $now) ON CONFLICT (group_id, user_id) DO NOTHING",
-  );
+  const add_member = db.prepare("INSERT INTO group_members (group_id, user_id, created_at) VALUES ($group_id, $user_id, $now) ON CONFLICT (group_id, user_id) DO NOTHING");
   const remove_member = db.prepare("DELETE FROM group_members WHERE group_id = $group_id AND user_id = $user_id");
   const members = db.prepare(
     `SELECT m.user_id, u.username, m.created_at AS added_at FROM group_members m JOIN users u ON u.id = m.user_id
      WHERE m.group_id = $group_id ORDER BY u.username_key`,
   );
-  const user_groups = db.prepare(
-    "SELECT g.name FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = $user_id ORDER BY g.name_key",
-  );
+  const user_groups = db.prepare("SELECT g.name FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = $user_id ORDER BY g.name_key");
   const add_upstream_member = db.prepare(
     "INSERT INTO group_members (group_id, user_id, created_at, upstream) VALUES ($group_id, $user_id, $now, $upstream) ON CONFLICT (group_id, user_id) DO NOTHING",
   );
-  const upstream_members = db.prepare(
-    "SELECT m.group_id, g.name FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = $user_id AND m.upstream = $upstream",
-  );
+  const upstream_members = db.prepare("SELECT m.group_id, g.name FROM group_members m JOIN groups g ON g.id = m.group_id WHERE m.user_id = $user_id AND m.upstream = $upstream");
   const group_name = db.prepare("SELECT name FROM groups WHERE id = $id");
   const sync_upstream = db.transaction((upstream: string, user_id: string, group_ids: readonly string[], now: number) => {
     const wanted = new Set(group_ids);

@@ -6,7 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { DEFAULT_PURGE_BATCH } from "../default_limits.ts";
 import { empty_purge_counts, next_turn, purge_in_batches, purge_targets } from "../purge.ts";
-import { type DataStore, type LifecycleStore, type MigrationResult, type OpenStoreOptions, type Store } from "../types.ts";
+import type { DataStore, LifecycleStore, MigrationResult, OpenStoreOptions, Store } from "../types.ts";
 import { SQLITE_ACCESS } from "./access.ts";
 import { sqlite_clients } from "./clients.ts";
 import { GroupCommit, flush_open_batch, type Method, type Sync } from "./group_commit.ts";

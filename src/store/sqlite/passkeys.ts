@@ -19,9 +19,7 @@ export function sqlite_passkeys(db: Database): Sync<PasskeyStore> {
   );
   const remove = db.prepare("DELETE FROM passkeys WHERE user_id = $user_id AND id = $id");
   // One statement: under SQLite's single writer the count cannot change between check and delete.
-  const remove_keep_last = db.prepare(
-    "DELETE FROM passkeys WHERE user_id = $user_id AND id = $id AND (SELECT count(*) FROM passkeys WHERE user_id = $user_id) > 1",
-  );
+  const remove_keep_last = db.prepare("DELETE FROM passkeys WHERE user_id = $user_id AND id = $id AND (SELECT count(*) FROM passkeys WHERE user_id = $user_id) > 1");
   const insert_challenge = db.prepare(insert_sql("webauthn_challenges", columns(webauthn_challenge_spec)));
   const consume = db.prepare("DELETE FROM webauthn_challenges WHERE challenge_hash = $challenge_hash AND expires_at > $now RETURNING *");
 

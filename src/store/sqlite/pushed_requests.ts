@@ -9,9 +9,7 @@ import { insert_sql } from "./sql.ts";
 export function sqlite_pushed_requests(db: Database): Sync<PushedRequestStore> {
   const insert = db.prepare(insert_sql("pushed_requests", columns(pushed_request_spec)));
   // Single use in one statement: of two concurrent redemptions only one gets the row back.
-  const consume = db.prepare(
-    "DELETE FROM pushed_requests WHERE request_uri_hash = $request_uri_hash AND client_id = $client_id AND expires_at > $now RETURNING *",
-  );
+  const consume = db.prepare("DELETE FROM pushed_requests WHERE request_uri_hash = $request_uri_hash AND client_id = $client_id AND expires_at > $now RETURNING *");
   return {
     insert_pushed_request(input) {
       insert.run(encode_sqlite(pushed_request_spec, pushed_request_row(input)));

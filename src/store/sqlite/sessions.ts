@@ -13,9 +13,7 @@ export function sqlite_sessions(db: Database): Sync<SessionStore> {
   const insert = db.prepare(insert_sql("sessions", columns(session_spec)));
   const by_id = db.prepare("SELECT * FROM sessions WHERE id_hash = $id_hash");
   const by_user = db.prepare("SELECT * FROM sessions WHERE user_id = $user_id ORDER BY created_at, id_hash");
-  const touch = db.prepare(
-    "UPDATE sessions SET last_seen_at = $last_seen_at, expires_at = COALESCE($expires_at, expires_at) WHERE id_hash = $id_hash",
-  );
+  const touch = db.prepare("UPDATE sessions SET last_seen_at = $last_seen_at, expires_at = COALESCE($expires_at, expires_at) WHERE id_hash = $id_hash");
   const remove = db.prepare("DELETE FROM sessions WHERE id_hash = $id_hash");
   const remove_for_user = db.prepare("DELETE FROM sessions WHERE user_id = $user_id");
   // Through the session row: no row for a session that is gone (and no foreign-key error).

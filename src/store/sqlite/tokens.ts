@@ -13,9 +13,7 @@ export function sqlite_codes(db: Database): Sync<CodeStore> {
   const insert = db.prepare(insert_sql("codes", columns(code_spec)));
   const by_hash = db.prepare("SELECT * FROM codes WHERE code_hash = $code_hash");
   // Check-and-mark in one statement: only the caller whose UPDATE matched gets the row back.
-  const consume = db.prepare(
-    "UPDATE codes SET consumed_at = $now WHERE code_hash = $code_hash AND consumed_at IS NULL RETURNING *",
-  );
+  const consume = db.prepare("UPDATE codes SET consumed_at = $now WHERE code_hash = $code_hash AND consumed_at IS NULL RETURNING *");
 
   return {
     insert_code(input) {
@@ -47,12 +45,8 @@ export function sqlite_tokens(db: Database): Sync<TokenStore> {
   const revoke_grant = db.prepare("UPDATE tokens SET revoked_at = $now WHERE grant_id = $grant_id AND revoked_at IS NULL");
   const revoke_family = db.prepare("UPDATE tokens SET revoked_at = $now WHERE family_id = $family_id AND revoked_at IS NULL");
   const revoke_user = db.prepare("UPDATE tokens SET revoked_at = $now WHERE user_id = $user_id AND revoked_at IS NULL");
-  const revoke_user_client = db.prepare(
-    "UPDATE tokens SET revoked_at = $now WHERE user_id = $user_id AND client_id = $client_id AND revoked_at IS NULL",
-  );
-  const revoke_session = db.prepare(
-    "UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL",
-  );
+  const revoke_user_client = db.prepare("UPDATE tokens SET revoked_at = $now WHERE user_id = $user_id AND client_id = $client_id AND revoked_at IS NULL");
+  const revoke_session = db.prepare("UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL");
   const revoke_session_keep_offline = db.prepare(
     `UPDATE tokens SET revoked_at = $now WHERE session_id_hash = $session_id_hash AND revoked_at IS NULL
      AND NOT (kind = 'refresh' AND (' ' || scope || ' ') LIKE $offline ESCAPE '!')`,

@@ -42,9 +42,7 @@ export function sqlite_users(db: Database): Sync<UserStore> {
   });
   const clear_codes = db.prepare("DELETE FROM user_recovery_codes WHERE user_id = $user_id");
   const add_code = db.prepare("INSERT INTO user_recovery_codes (user_id, code_hash, created_at) VALUES ($user_id, $code_hash, $now)");
-  const use_code = db.prepare(
-    "UPDATE user_recovery_codes SET used_at = $now WHERE user_id = $user_id AND code_hash = $code_hash AND used_at IS NULL",
-  );
+  const use_code = db.prepare("UPDATE user_recovery_codes SET used_at = $now WHERE user_id = $user_id AND code_hash = $code_hash AND used_at IS NULL");
   const count_codes = db.prepare("SELECT count(*) AS n FROM user_recovery_codes WHERE user_id = $user_id AND used_at IS NULL");
 
   const bind = (row: UserRow) => ({ ...encode_sqlite(user_spec, row), username_key: username_key(row.username) });

@@ -61,7 +61,10 @@ export function sqlite_write_problem(path: string): string | null {
   // A file that is missing (the database itself on first start, the WAL files after each clean
   // close) is created in the directory.
   if (files.some((each) => kind(each) === null) && !allowed(dir, constants.W_OK | constants.X_OK)) {
-    return `${lead}: its directory ${dir} is not writable, so ${files.filter((each) => kind(each) === null).map((each) => basename(each)).join(", ")} cannot be created there. ${fix}`;
+    return `${lead}: its directory ${dir} is not writable, so ${files
+      .filter((each) => kind(each) === null)
+      .map((each) => basename(each))
+      .join(", ")} cannot be created there. ${fix}`;
   }
   return null;
 }

@@ -96,7 +96,15 @@ export type NewAuditEvent = Pick<AuditEvent, "type" | "outcome"> & Partial<Omit<
  * `until` is inclusive like `since`; `before` continues a page (keyset pagination): only events
  * older than that one in the list's order (at, then id, both descending).
  */
-export type AuditQuery = { user_id?: string; client_id?: string; type?: string; since?: UnixSeconds; until?: UnixSeconds; before?: { at: UnixSeconds; id: number }; limit?: number };
+export type AuditQuery = {
+  user_id?: string;
+  client_id?: string;
+  type?: string;
+  since?: UnixSeconds;
+  until?: UnixSeconds;
+  before?: { at: UnixSeconds; id: number };
+  limit?: number;
+};
 
 /** The admin console's dashboard figures (oidc/admin/console.ts): counts, never rows. */
 export type StoreOverview = { users: number; active_sessions: number; sign_ins: number; failed_sign_ins: number };

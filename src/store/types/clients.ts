@@ -115,8 +115,7 @@ export type ClientRow = {
   previous_secret_used_at: UnixSeconds | null;
 };
 
-export type NewClient = Pick<ClientRow, "client_id" | "metadata"> &
-  Partial<Omit<ClientRow, "client_id" | "metadata" | "version">>;
+export type NewClient = Pick<ClientRow, "client_id" | "metadata"> & Partial<Omit<ClientRow, "client_id" | "metadata" | "version">>;
 
 /** `metadata`, when given, replaces the whole object (RFC 7592 §2.2 update semantics). */
 export type ClientPatch = Partial<Omit<ClientRow, "client_id" | "created_at" | "version">>;

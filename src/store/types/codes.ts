@@ -27,7 +27,10 @@ export type CodeRow = {
   resources: string[] | null;
 };
 
-export type NewCode = Omit<CodeRow, "created_at" | "consumed_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims" | "dpop_jkt" | "resources"> &
+export type NewCode = Omit<
+  CodeRow,
+  "created_at" | "consumed_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims" | "dpop_jkt" | "resources"
+> &
   Partial<Pick<CodeRow, "created_at" | "session_id_hash" | "nonce" | "code_challenge" | "code_challenge_method" | "acr" | "amr" | "claims" | "dpop_jkt" | "resources">>;
 
 /**
@@ -35,11 +38,7 @@ export type NewCode = Omit<CodeRow, "created_at" | "consumed_at" | "session_id_h
  * - reused: it was consumed before (OAuth 2.0 Security BCP: revoke tokens with its grant_id).
  * - expired: past expires_at (it is now consumed too).
  */
-export type ConsumeCodeResult =
-  | { status: "ok"; code: CodeRow }
-  | { status: "reused"; code: CodeRow }
-  | { status: "expired"; code: CodeRow }
-  | { status: "not_found" };
+export type ConsumeCodeResult = { status: "ok"; code: CodeRow } | { status: "reused"; code: CodeRow } | { status: "expired"; code: CodeRow } | { status: "not_found" };
 
 export interface CodeStore {
   insert_code(code: NewCode): Promise<CodeRow>;

@@ -16,7 +16,11 @@ export class StoreUnavailableError extends StoreError {
 /** A unique or primary key already exists (e.g. a taken username or client_id). */
 export class StoreConflictError extends StoreError {
   override name = "StoreConflictError";
-  constructor(message: string, readonly constraint?: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly constraint?: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }

@@ -13,8 +13,7 @@ export type InteractionRow = {
   expires_at: UnixSeconds;
 };
 
-export type NewInteraction = Pick<InteractionRow, "id" | "params" | "expires_at"> &
-  Partial<Pick<InteractionRow, "session_id_hash" | "result" | "created_at">>;
+export type NewInteraction = Pick<InteractionRow, "id" | "params" | "expires_at"> & Partial<Pick<InteractionRow, "session_id_hash" | "result" | "created_at">>;
 
 export type InteractionPatch = Partial<Pick<InteractionRow, "params" | "session_id_hash" | "result" | "expires_at">>;
 

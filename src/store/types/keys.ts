@@ -18,18 +18,13 @@ export type KeyRow = {
   updated_at: UnixSeconds;
 };
 
-export type NewKey = Pick<KeyRow, "kid" | "alg" | "private_jwk" | "public_jwk" | "status"> &
-  Partial<Pick<KeyRow, "use" | "created_at" | "activated_at" | "retire_at">>;
+export type NewKey = Pick<KeyRow, "kid" | "alg" | "private_jwk" | "public_jwk" | "status"> & Partial<Pick<KeyRow, "use" | "created_at" | "activated_at" | "retire_at">>;
 
 export interface KeyStore {
   insert_key(key: NewKey): Promise<KeyRow>;
   /** Ordered by created_at, then kid. */
   list_keys(): Promise<KeyRow[]>;
-  update_key_status(
-    kid: string,
-    status: KeyStatus,
-    times?: { activated_at?: UnixSeconds | null; retire_at?: UnixSeconds | null; now?: UnixSeconds },
-  ): Promise<KeyRow | null>;
+  update_key_status(kid: string, status: KeyStatus, times?: { activated_at?: UnixSeconds | null; retire_at?: UnixSeconds | null; now?: UnixSeconds }): Promise<KeyRow | null>;
   delete_key(kid: string): Promise<boolean>;
   /**
    * Replaces the private JWK of `kid` when it is still `expected` (compare and set: of two

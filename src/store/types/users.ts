@@ -46,8 +46,7 @@ export type UserRow = {
 };
 
 /** `id` defaults to a random UUID; omitted profile fields are null/false; `status` defaults to active. */
-export type NewUser = Pick<UserRow, "username" | "password_hash"> &
-  Partial<Omit<UserRow, "username" | "password_hash" | "version">>;
+export type NewUser = Pick<UserRow, "username" | "password_hash"> & Partial<Omit<UserRow, "username" | "password_hash" | "version">>;
 
 /**
  * One page of users in username order (keyset pagination): those after the username `after`

@@ -51,7 +51,13 @@ describe("counter keys", () => {
 });
 
 describe("limits and windows", () => {
-  const amounts = counters.flatMap(([name, c]) => [[name, "limit", c.limit], [name, "window", c.window]] as [string, string, Amount][]);
+  const amounts = counters.flatMap(
+    ([name, c]) =>
+      [
+        [name, "limit", c.limit],
+        [name, "window", c.window],
+      ] as [string, string, Amount][],
+  );
 
   test("every named setting is a setting of the schema, and read from it", () => {
     for (const [name, what, amount] of amounts) {
@@ -80,7 +86,10 @@ describe("limits and windows", () => {
       const row = readme.split("\n").find((line) => line.startsWith(`| \`${name}\` |`));
       expect(row, name).toBeDefined();
       const cells = row!.split(" | ");
-      for (const [amount, cell] of [[c.limit, cells[4]!], [c.window, cells[5]!]] as const) {
+      for (const [amount, cell] of [
+        [c.limit, cells[4]!],
+        [c.window, cells[5]!],
+      ] as const) {
         expect(cell, name).toStartWith(`\`${amount.of(DEFAULTS)}`);
         expect(cell, name).toContain(amount.setting === null ? "fixed" : `\`${amount.setting}\``);
       }

@@ -77,7 +77,13 @@ function literals(template: string): string[] {
   const found: string[] = [];
   // Punctuation, symbols and an Eta output between them are not words.
   // A path after an output (`<%= it.issuer %>/account`) is part of a URL, not a word.
-  const wordy = (text: string) => /\p{L}/u.test(text.replace(/\u0000\/[\w/.-]*/g, "").replace(/\u0000/g, "").replace(/&[a-z]+;|&#\d+;/g, ""));
+  const wordy = (text: string) =>
+    /\p{L}/u.test(
+      text
+        .replace(/\u0000\/[\w/.-]*/g, "")
+        .replace(/\u0000/g, "")
+        .replace(/&[a-z]+;|&#\d+;/g, ""),
+    );
   for (const tag of html.match(/<[a-zA-Z][^>]*>/g) ?? []) {
     for (const match of tag.matchAll(/\b(alt|title|aria-label|placeholder)="([^"]*)"/g)) if (wordy(match[2]!)) found.push(`${match[1]}="${match[2]}"`);
   }
@@ -91,7 +97,9 @@ describe("catalogs", () => {
   test("the languages: English first, then the others; every file in locales/ is embedded", () => {
     expect(LOCALES[0]).toBe("en");
     expect([...LOCALES].sort()).toEqual(["de", "en", "es", "fr", "ja"]);
-    const files = readdirSync(join(ROOT, "locales")).filter((name) => name.endsWith(".json")).map((name) => name.slice(0, -5));
+    const files = readdirSync(join(ROOT, "locales"))
+      .filter((name) => name.endsWith(".json"))
+      .map((name) => name.slice(0, -5));
     expect([...files].sort()).toEqual([...LOCALES].sort());
   });
 
@@ -150,7 +158,7 @@ describe("templates", () => {
   });
 
   test("the scanner finds a literal text node, attribute, and accepts punctuation and outputs", () => {
-    expect(literals('<p>Hello <%= it.name %></p>')).toEqual(["Hello"]);
+    expect(literals("<p>Hello <%= it.name %></p>")).toEqual(["Hello"]);
     expect(literals('<img alt="A logo" src="<%= it.src %>">')).toEqual(['alt="A logo"']);
     expect(literals('<p><%= it.t("a") %> · <%= it.site %></p><input aria-label="<%= it.t("b") %>">')).toEqual([]);
   });
@@ -190,7 +198,9 @@ describe("messages the rules make reach the page translated", () => {
       for (const entry of readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })) {
         const path = join(entry.parentPath, entry.name);
         if (!entry.isFile() || !entry.name.endsWith(".ts") || SKIP.some((skip) => skip.test(path))) continue;
-        const source = readFileSync(path, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+        const source = readFileSync(path, "utf8")
+          .replace(/\/\*[\s\S]*?\*\//g, "")
+          .replace(/^\s*\/\/.*$/gm, "");
         for (const match of source.matchAll(pattern)) {
           for (const literal of [match[1], match[2]]) {
             // A choice inside a template literal is one of several catalog messages (signed_out.ts): tested by the page.
@@ -217,7 +227,9 @@ describe("messages the rules make reach the page translated", () => {
     expect(fr.text("The link was already used, has expired, or a newer one was sent since. Sign in to ask for a new one.")).toBe(
       "Le lien a déjà été utilisé, a expiré, ou un plus récent a été envoyé depuis. Connectez-vous pour en demander un nouveau.",
     );
-    expect(translator("ja").text("Signing in with Acme does not work right now: it did not answer, or answered something we could not use. Try again later, or sign in another way.")).toStartWith("現在、Acmeでのサインイン");
+    expect(
+      translator("ja").text("Signing in with Acme does not work right now: it did not answer, or answered something we could not use. Try again later, or sign in another way."),
+    ).toStartWith("現在、Acmeでのサインイン");
   });
 
   test("an unknown text is left as it is; values are escaped by html(), tags kept", () => {

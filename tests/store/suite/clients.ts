@@ -91,7 +91,14 @@ export function client_tests(ctx: SuiteContext): void {
 
     test("note_client_secret_use dates the secret that was used, and changes nothing else", async () => {
       const store = ctx.store();
-      const client = await store.create_client({ client_id: uid("c"), client_secret_hash: "new", metadata: {}, created_at: T0, previous_secret_hash: "old", previous_secret_expires_at: T0 + 100 });
+      const client = await store.create_client({
+        client_id: uid("c"),
+        client_secret_hash: "new",
+        metadata: {},
+        created_at: T0,
+        previous_secret_hash: "old",
+        previous_secret_expires_at: T0 + 100,
+      });
       await store.note_client_secret_use(client.client_id, "new", T0 + 1);
       expect(await store.get_client(client.client_id)).toEqual({ ...client, client_secret_used_at: T0 + 1 });
       await store.note_client_secret_use(client.client_id, "old", T0 + 2);
@@ -108,9 +115,7 @@ export function client_tests(ctx: SuiteContext): void {
       const client = await store.create_client({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} });
       expect((await store.get_client_by_registration_token_hash(hash))?.client_id).toBe(client.client_id);
       expect(await store.get_client_by_registration_token_hash(uid("rat"))).toBeNull();
-      expect(await rejection(store.create_client({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} }))).toBeInstanceOf(
-        StoreConflictError,
-      );
+      expect(await rejection(store.create_client({ client_id: uid("c"), registration_access_token_hash: hash, metadata: {} }))).toBeInstanceOf(StoreConflictError);
     });
 
     test("list_clients orders by client_id, with limit and offset", async () => {

@@ -39,7 +39,11 @@ export function device_authorization_tests(ctx: SuiteContext): void {
       const fast = await store.poll_device_authorization(row.device_code_hash, client.client_id, T0 + 12);
       expect(fast).toMatchObject({ status: "pending", slow_down: true, authorization: { poll_interval: 10 } });
       expect(await store.poll_device_authorization(row.device_code_hash, client.client_id, T0 + 20)).toMatchObject({ status: "pending", slow_down: true });
-      expect(await store.poll_device_authorization(row.device_code_hash, client.client_id, T0 + 40)).toMatchObject({ status: "pending", slow_down: false, authorization: { poll_interval: 15 } });
+      expect(await store.poll_device_authorization(row.device_code_hash, client.client_id, T0 + 40)).toMatchObject({
+        status: "pending",
+        slow_down: false,
+        authorization: { poll_interval: 15 },
+      });
       // Another client's poll finds nothing.
       const other = await seed_client(store);
       expect(await store.poll_device_authorization(row.device_code_hash, other.client_id, T0 + 60)).toEqual({ status: "not_found" });
@@ -49,7 +53,10 @@ export function device_authorization_tests(ctx: SuiteContext): void {
       // Decided once.
       expect(await store.decide_device_authorization(row.device_code_hash, { status: "denied" }, T0 + 46)).toBe(false);
       const redeemed = await store.poll_device_authorization(row.device_code_hash, client.client_id, T0 + 60);
-      expect(redeemed).toMatchObject({ status: "approved", authorization: { status: "used", user_id: user.id, auth_time: T0 + 30, amr: ["pwd", "otp"], acr: null, scope: "openid offline_access", grant_id: row.grant_id } });
+      expect(redeemed).toMatchObject({
+        status: "approved",
+        authorization: { status: "used", user_id: user.id, auth_time: T0 + 30, amr: ["pwd", "otp"], acr: null, scope: "openid offline_access", grant_id: row.grant_id },
+      });
       expect(await store.poll_device_authorization(row.device_code_hash, client.client_id, T0 + 80)).toMatchObject({ status: "used" });
     });
 
@@ -71,7 +78,11 @@ export function device_authorization_tests(ctx: SuiteContext): void {
       const second = await ctx.second();
       const { user, client } = await seed_pair(store);
       const row = await store.insert_device_authorization(input(client.client_id, { poll_interval: 0 }));
-      await store.decide_device_authorization(row.device_code_hash, { status: "approved", approval: { user_id: user.id, session_id_hash: null, auth_time: T0, amr: ["pwd"], acr: null } }, T0 + 1);
+      await store.decide_device_authorization(
+        row.device_code_hash,
+        { status: "approved", approval: { user_id: user.id, session_id_hash: null, auth_time: T0, amr: ["pwd"], acr: null } },
+        T0 + 1,
+      );
       const results = await concurrently(8, (i) => (i % 2 === 0 ? store : second).poll_device_authorization(row.device_code_hash, client.client_id, T0 + 2));
       expect(results.filter((r) => r.status === "approved")).toHaveLength(1);
       expect(results.filter((r) => r.status === "used")).toHaveLength(7);

@@ -44,8 +44,26 @@ export function federation_tests(ctx: SuiteContext): void {
       expect(await store.get_upstream(name)).toEqual(row);
       expect((await store.list_upstreams()).some((u) => u.name === name)).toBe(true);
       expect(await rejection(store.create_upstream(upstream(name)))).toBeInstanceOf(StoreConflictError);
-      const updated = await store.update_upstream(name, { enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, token_endpoint_auth_method: null, updated_at: T0 + 5 });
-      expect(updated).toEqual({ ...row, enabled: false, display_name: "Renamed", trust_upstream_mfa: true, mfa_acr_values: ["a", "b"], group_map: { staff: "employees" }, token_endpoint_auth_method: null, updated_at: T0 + 5, version: 1 });
+      const updated = await store.update_upstream(name, {
+        enabled: false,
+        display_name: "Renamed",
+        trust_upstream_mfa: true,
+        mfa_acr_values: ["a", "b"],
+        group_map: { staff: "employees" },
+        token_endpoint_auth_method: null,
+        updated_at: T0 + 5,
+      });
+      expect(updated).toEqual({
+        ...row,
+        enabled: false,
+        display_name: "Renamed",
+        trust_upstream_mfa: true,
+        mfa_acr_values: ["a", "b"],
+        group_map: { staff: "employees" },
+        token_endpoint_auth_method: null,
+        updated_at: T0 + 5,
+        version: 1,
+      });
       expect(await store.get_upstream(name)).toEqual(updated);
       expect(await store.update_upstream(uname(), { enabled: false })).toBeNull();
 

@@ -121,7 +121,15 @@ export function group_tests(ctx: SuiteContext): void {
     test("sessions keep the user agent and address they were started from", async () => {
       const store = ctx.store();
       const user = await seed_user(store);
-      const with_device = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: ["pwd"], expires_at: T0 + 100, user_agent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0", ip: "203.0.113.7" });
+      const with_device = await store.create_session({
+        id_hash: uid("s"),
+        user_id: user.id,
+        auth_time: T0,
+        amr: ["pwd"],
+        expires_at: T0 + 100,
+        user_agent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0",
+        ip: "203.0.113.7",
+      });
       const without = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: ["pwd"], expires_at: T0 + 100 });
       expect(await store.get_session(with_device.id_hash)).toMatchObject({ user_agent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0", ip: "203.0.113.7" });
       expect(await store.get_session(without.id_hash)).toMatchObject({ user_agent: null, ip: null });

@@ -129,7 +129,12 @@ export function key_tests(ctx: SuiteContext): void {
       }
       const three = await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: null, uses_left: 3 });
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? store : other).use_initial_access_token(three.token_hash, T0)));
-      expect(results.filter((result) => result !== null).map((result) => result!.uses_left).sort()).toEqual([0, 1, 2]);
+      expect(
+        results
+          .filter((result) => result !== null)
+          .map((result) => result!.uses_left)
+          .sort(),
+      ).toEqual([0, 1, 2]);
       expect((await store.find_initial_access_token(three.token_hash))?.uses_left).toBe(0);
     });
   });

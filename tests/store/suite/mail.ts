@@ -8,7 +8,16 @@ const DAY = 24 * 3600;
 const LEASE = { lease_seconds: 300 };
 
 function new_mail(overrides: Partial<NewMail> = {}): NewMail {
-  return { recipient: `${uid("to")}@example.com`, template: "test", subject: "Hi", text: "text body", html: "<p>html body</p>", give_up_at: T0 + DAY, created_at: T0, ...overrides };
+  return {
+    recipient: `${uid("to")}@example.com`,
+    template: "test",
+    subject: "Hi",
+    text: "text body",
+    html: "<p>html body</p>",
+    give_up_at: T0 + DAY,
+    created_at: T0,
+    ...overrides,
+  };
 }
 
 /** Claims exactly the message `id` (the shared database holds other tests' rows). */

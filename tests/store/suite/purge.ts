@@ -25,10 +25,40 @@ export function purge_tests(ctx: SuiteContext): void {
         await store.create_initial_access_token({ token_hash: uid("iat"), expires_at: null });
 
         const counts = await store.purge_expired(now, 2);
-        expect(counts).toEqual({ codes: 3, tokens: 3, sessions: 3, interactions: 3, jtis: 3, counters: 3, initial_access_tokens: 3, user_tokens: 3, webauthn_challenges: 3, upstream_states: 0, pushed_requests: 3, device_authorizations: 0, mail: 0, revoked_grants: 0 });
+        expect(counts).toEqual({
+          codes: 3,
+          tokens: 3,
+          sessions: 3,
+          interactions: 3,
+          jtis: 3,
+          counters: 3,
+          initial_access_tokens: 3,
+          user_tokens: 3,
+          webauthn_challenges: 3,
+          upstream_states: 0,
+          pushed_requests: 3,
+          device_authorizations: 0,
+          mail: 0,
+          revoked_grants: 0,
+        });
         expect(await store.list_sessions_for_user(user.id)).toHaveLength(1);
         expect(await store.list_initial_access_tokens()).toHaveLength(2);
-        expect(await store.purge_expired(now)).toEqual({ codes: 0, tokens: 0, sessions: 0, interactions: 0, jtis: 0, counters: 0, initial_access_tokens: 0, user_tokens: 0, webauthn_challenges: 0, upstream_states: 0, pushed_requests: 0, device_authorizations: 0, mail: 0, revoked_grants: 0 });
+        expect(await store.purge_expired(now)).toEqual({
+          codes: 0,
+          tokens: 0,
+          sessions: 0,
+          interactions: 0,
+          jtis: 0,
+          counters: 0,
+          initial_access_tokens: 0,
+          user_tokens: 0,
+          webauthn_challenges: 0,
+          upstream_states: 0,
+          pushed_requests: 0,
+          device_authorizations: 0,
+          mail: 0,
+          revoked_grants: 0,
+        });
         expect((await store.purge_expired(live)).codes).toBe(1);
         expect(await store.get_user_by_id(user.id)).not.toBeNull();
       });

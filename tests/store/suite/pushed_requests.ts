@@ -15,7 +15,13 @@ export function pushed_request_tests(ctx: SuiteContext): void {
       expect(await store.consume_pushed_request(hash, other.client_id, T0 + 1)).toBeNull();
       // Expired at expires_at.
       expect(await store.consume_pushed_request(hash, client.client_id, T0 + 60)).toBeNull();
-      expect(await store.consume_pushed_request(hash, client.client_id, T0 + 59)).toEqual({ request_uri_hash: hash, client_id: client.client_id, params, created_at: T0, expires_at: T0 + 60 });
+      expect(await store.consume_pushed_request(hash, client.client_id, T0 + 59)).toEqual({
+        request_uri_hash: hash,
+        client_id: client.client_id,
+        params,
+        created_at: T0,
+        expires_at: T0 + 60,
+      });
       expect(await store.consume_pushed_request(hash, client.client_id, T0 + 59)).toBeNull();
     });
 

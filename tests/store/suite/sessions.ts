@@ -41,9 +41,7 @@ export function session_tests(ctx: SuiteContext): void {
 
     test("a session for an unknown user is a reference error; a duplicate id conflicts", async () => {
       const store = ctx.store();
-      expect(await rejection(store.create_session({ id_hash: uid("s"), user_id: uid("ghost"), auth_time: T0, amr: [], expires_at: T0 }))).toBeInstanceOf(
-        StoreReferenceError,
-      );
+      expect(await rejection(store.create_session({ id_hash: uid("s"), user_id: uid("ghost"), auth_time: T0, amr: [], expires_at: T0 }))).toBeInstanceOf(StoreReferenceError);
       const user = await seed_user(store);
       const s = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 });
       expect(await rejection(store.create_session({ ...s }))).toBeInstanceOf(StoreConflictError);
@@ -125,9 +123,7 @@ export function session_tests(ctx: SuiteContext): void {
       const other = await ctx.second();
       const { user, client } = await seed_pair(store);
       const scopes = Array.from({ length: 12 }, (_, i) => `s${i}`);
-      await concurrently(scopes.length, (i) =>
-        (i % 2 ? other : store).upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: [scopes[i]!] }),
-      );
+      await concurrently(scopes.length, (i) => (i % 2 ? other : store).upsert_grant({ user_id: user.id, client_id: client.client_id, scopes: [scopes[i]!] }));
       expect((await store.get_grant(user.id, client.client_id))?.scopes.toSorted()).toEqual(scopes.toSorted());
     });
 

@@ -51,7 +51,10 @@ export function token_tests(ctx: SuiteContext): void {
       const grant = uid("grant");
       const family = uid("fam");
       const session = uid("sess");
-      const by_grant = [await store.insert_token(token_input(user, client, { grant_id: grant })), await store.insert_token(token_input(user, client, { grant_id: grant, kind: "refresh" }))];
+      const by_grant = [
+        await store.insert_token(token_input(user, client, { grant_id: grant })),
+        await store.insert_token(token_input(user, client, { grant_id: grant, kind: "refresh" })),
+      ];
       const by_family = [1, 2, 3].map(() => token_input(user, other_client, { kind: "refresh", family_id: family }));
       for (const t of by_family) await store.insert_token(t);
       const by_session = await store.insert_token(token_input(user, other_client, { session_id_hash: session }));
@@ -75,7 +78,12 @@ export function token_tests(ctx: SuiteContext): void {
       const { user, client } = await seed_pair(store);
       const session = uid("sess");
       const at = (scope: string, kind: "access" | "refresh") => store.insert_token(token_input(user, client, { session_id_hash: session, scope, kind }));
-      const revoked = [await at("openid offline_access", "access"), await at("openid", "refresh"), await at("openid offline_accessx", "refresh"), await at("openid offlineXaccess", "refresh")];
+      const revoked = [
+        await at("openid offline_access", "access"),
+        await at("openid", "refresh"),
+        await at("openid offline_accessx", "refresh"),
+        await at("openid offlineXaccess", "refresh"),
+      ];
       const kept = [await at("offline_access", "refresh"), await at("openid offline_access email", "refresh")];
       expect(await store.revoke_by_session(session, T0, { keep_offline_refresh: true })).toBe(revoked.length);
       for (const t of revoked) expect((await store.get_token(t.token_hash))?.revoked_at).toBe(T0);

@@ -4,7 +4,12 @@ import { concurrently, seed_client, seed_user, T0, token_input, uid } from "../f
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
 
-async function token(store: Store, user: UserRow, overrides: { purpose?: "password_reset" | "email_verification" | "invitation" | "email_change"; email?: string | null; expires_at?: number } = {}, replace = false) {
+async function token(
+  store: Store,
+  user: UserRow,
+  overrides: { purpose?: "password_reset" | "email_verification" | "invitation" | "email_change"; email?: string | null; expires_at?: number } = {},
+  replace = false,
+) {
   const row = {
     token_hash: uid("ut"),
     user_id: user.id,
@@ -132,7 +137,7 @@ export function user_token_tests(ctx: SuiteContext): void {
       expect(active.status).toBe("active");
       expect((await store.get_user_by_id(active.id))?.status).toBe("active");
       const invited = await store.create_user({ username: uid("inv"), password_hash: "", status: "invited" });
-      expect((await store.get_user_by_username(invited.username))).toMatchObject({ status: "invited", password_hash: "" });
+      expect(await store.get_user_by_username(invited.username)).toMatchObject({ status: "invited", password_hash: "" });
       expect((await store.update_user(invited.id, { status: "disabled" }))?.status).toBe("disabled");
       expect((await store.get_user_by_id(invited.id))?.status).toBe("disabled");
       expect(await rejection(store.update_user(invited.id, { status: "banned" as never }))).toBeInstanceOf(StoreError);

@@ -37,7 +37,12 @@ export const AccountEmail = (idp: Provider) =>
       if (session === null) return this.redirect_to(account_url(idp, "login"), 303);
       const input = this.account_email_request;
       check_account_csrf(session, input.csrf);
-      if (!idp.mail.enabled) throw new PageError("E-mail cannot be changed here", "This server cannot send mail, so it cannot confirm a new address. Ask an administrator to change it.", "invalid_request");
+      if (!idp.mail.enabled)
+        throw new PageError(
+          "E-mail cannot be changed here",
+          "This server cannot send mail, so it cannot confirm a new address. Ask an administrator to change it.",
+          "invalid_request",
+        );
       const user = session.user;
       const typed = (input.new_email ?? "").trim();
       const checked = new_address_problem(user, typed);

@@ -19,11 +19,9 @@ import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { layout_values } from "../../pages/layout.ts";
 
-export const EmailConfirmRequest = Fw.Request(
-  "EmailConfirmRequest",
-  z.object({ token: z.string().max(256).optional(), csrf: z.string().max(256).optional() }),
-  { on_invalid: invalid_form },
-);
+export const EmailConfirmRequest = Fw.Request("EmailConfirmRequest", z.object({ token: z.string().max(256).optional(), csrf: z.string().max(256).optional() }), {
+  on_invalid: invalid_form,
+});
 
 export const EmailConfirm = (idp: Provider) =>
   class EmailConfirm extends Fw.Renderable(Fw.Endpoint(EmailConfirmRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
@@ -49,7 +47,11 @@ export const EmailConfirm = (idp: Provider) =>
       const outcome = await confirm_email_change(idp, token, client_ip(this.context, idp.config));
       if (outcome.kind === "invalid") throw invalid_link("email_change");
       if (outcome.kind === "taken") {
-        throw new PageError("This address is already used", "Another account uses this e-mail address now, so it was not added to yours. Your e-mail address was not changed.", "invalid_request");
+        throw new PageError(
+          "This address is already used",
+          "Another account uses this e-mail address now, so it was not added to yours. Your e-mail address was not changed.",
+          "invalid_request",
+        );
       }
       return this.view("message", {
         ...layout_values(idp, "E-mail address changed"),

@@ -33,7 +33,13 @@ export const ForgotPassword = (idp: Provider) =>
     static route = `GET|POST ${FORGOT_PASSWORD_PATH}`;
 
     async call() {
-      if (!idp.mail.enabled) throw new PageError("Password reset is not available", "This service cannot send e-mail, so passwords cannot be reset here. Ask the administrator.", "invalid_request", true);
+      if (!idp.mail.enabled)
+        throw new PageError(
+          "Password reset is not available",
+          "This service cannot send e-mail, so passwords cannot be reset here. Ask the administrator.",
+          "invalid_request",
+          true,
+        );
       const input = this.forgot_password_request;
       const interaction = interaction_param(input.interaction);
       if (this.request.method === "GET") return this.page(interaction, "", null, false);

@@ -11,11 +11,9 @@ import { invalid_form } from "../../errors.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 
-export const AccountGrantsRequest = Fw.Request(
-  "AccountGrantsRequest",
-  z.object({ csrf: z.string().max(256).optional(), client_id: z.string().min(1).max(256) }),
-  { on_invalid: invalid_form },
-);
+export const AccountGrantsRequest = Fw.Request("AccountGrantsRequest", z.object({ csrf: z.string().max(256).optional(), client_id: z.string().min(1).max(256) }), {
+  on_invalid: invalid_form,
+});
 
 export const AccountGrants = (idp: Provider) =>
   class AccountGrants extends Fw.Endpoint(AccountGrantsRequest, Fw.Response.Redirect) {

@@ -53,13 +53,25 @@ export const AccountIdentityLink = (idp: Provider) =>
         const attempt = await reserve_login_attempt(idp, ip, user.username);
         if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
           await login_attempt_failed(idp, attempt);
-          await record_event(idp, { type: "federation_link", outcome: "failure", user_id: user.id, ip, details: { upstream: upstream.name, how: "manual", reason: "re-authentication failed" } });
+          await record_event(idp, {
+            type: "federation_link",
+            outcome: "failure",
+            user_id: user.id,
+            ip,
+            details: { upstream: upstream.name, how: "manual", reason: "re-authentication failed" },
+          });
           return this.failed(session, `Password: that is not your password, so ${upstream.display_name} was not linked.`);
         }
         await release_login_attempt(idp, attempt);
       } else if (idp.now() - session.session.auth_time > REAUTH_SECONDS) {
         // No password to ask for (passkey or upstream sign-in only): a recent sign-in is the proof (OWASP ASVS V3.7.1).
-        await record_event(idp, { type: "federation_link", outcome: "failure", user_id: user.id, ip, details: { upstream: upstream.name, how: "manual", reason: "sign-in not recent" } });
+        await record_event(idp, {
+          type: "federation_link",
+          outcome: "failure",
+          user_id: user.id,
+          ip,
+          details: { upstream: upstream.name, how: "manual", reason: "sign-in not recent" },
+        });
         return this.failed(session, `For your security, sign out and sign in again, then link ${upstream.display_name} within ${REAUTH_SECONDS / 60} minutes.`);
       }
       await count_upstream_start(idp, ip);

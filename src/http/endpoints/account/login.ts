@@ -46,7 +46,11 @@ export const AccountLogin = (idp: Provider) =>
         return this.page("", null);
       }
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
-      check_form_token(input.csrf, binding === null ? null : form_token(binding, "account_login"), "The sign-in form was not sent from this page. Open your account page and try again.");
+      check_form_token(
+        input.csrf,
+        binding === null ? null : form_token(binding, "account_login"),
+        "The sign-in form was not sent from this page. Open your account page and try again.",
+      );
       const username = (input.username ?? "").trim();
       const ip = client_ip(this.context, idp.config);
       const user = await check_credentials(idp, username, input.password ?? "", ip, null);

@@ -17,7 +17,13 @@ import { account_login_binding } from "./passkey_login_options.ts";
 
 export const AccountPasskeyLoginRequest = Fw.Request(
   "AccountPasskeyLoginRequest",
-  z.object({ csrf: z.string().max(256).optional(), response: z.string().max(64 * 1024).optional() }),
+  z.object({
+    csrf: z.string().max(256).optional(),
+    response: z
+      .string()
+      .max(64 * 1024)
+      .optional(),
+  }),
   { on_invalid: invalid_form },
 );
 
@@ -28,7 +34,11 @@ export const AccountPasskeyLogin = (idp: Provider) =>
     async call() {
       const input = this.account_passkey_login_request;
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
-      check_form_token(input.csrf, binding === null ? null : form_token(binding, "account_login"), "The sign-in form was not sent from this page. Open your account page and try again.");
+      check_form_token(
+        input.csrf,
+        binding === null ? null : form_token(binding, "account_login"),
+        "The sign-in form was not sent from this page. Open your account page and try again.",
+      );
       const ip = client_ip(this.context, idp.config);
       const result = await verify_assertion(idp, "login", account_login_binding(binding!), parse_response(input.response), null, { ip, client_id: null });
       if (!result.ok) throw passkey_refused(result);

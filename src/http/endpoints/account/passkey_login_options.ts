@@ -24,7 +24,11 @@ export const AccountPasskeyLoginOptions = (idp: Provider) =>
 
     async call() {
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
-      check_form_token(this.account_passkey_login_options_request.csrf, binding === null ? null : form_token(binding, "account_login"), "The sign-in form was not sent from this page. Open your account page and try again.");
+      check_form_token(
+        this.account_passkey_login_options_request.csrf,
+        binding === null ? null : form_token(binding, "account_login"),
+        "The sign-in form was not sent from this page. Open your account page and try again.",
+      );
       return this.json(await authentication_options(idp, "login", account_login_binding(binding!), null));
     }
   };

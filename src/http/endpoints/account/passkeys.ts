@@ -31,7 +31,10 @@ export const AccountPasskeysRequest = Fw.Request(
     passkey_id: z.string().max(64).optional(),
     name: z.string().max(256).optional(),
     password: z.string().max(4096).optional(),
-    response: z.string().max(64 * 1024).optional(),
+    response: z
+      .string()
+      .max(64 * 1024)
+      .optional(),
   }),
   { on_invalid: invalid_form },
 );
@@ -59,7 +62,14 @@ export const AccountPasskeys = (idp: Provider) =>
           await record_event(idp, { type: "passkey_added", outcome: "failure", user_id: user.id, ip, at, details: { reason: added.reason } });
           return this.error(session, added.message);
         }
-        await record_event(idp, { type: "passkey_added", outcome: "success", user_id: user.id, ip, at, details: { passkey_id: added.passkey.id, synced: added.passkey.backup_eligible } });
+        await record_event(idp, {
+          type: "passkey_added",
+          outcome: "success",
+          user_id: user.id,
+          ip,
+          at,
+          details: { passkey_id: added.passkey.id, synced: added.passkey.backup_eligible },
+        });
         return this.redirect_to(`${account_url(idp)}?done=passkey_added`, 303);
       }
 
@@ -90,7 +100,10 @@ export const AccountPasskeys = (idp: Provider) =>
       const keep_last = user.password_hash === "";
       if (!(await idp.store.delete_passkey(user.id, id, { keep_last }))) {
         const owned = (await idp.store.list_passkeys_for_user(user.id)).some((p) => p.id === id);
-        return this.error(session, owned ? "This is the last way to sign in to your account: add another passkey before you remove this one." : "That passkey is not on your account.");
+        return this.error(
+          session,
+          owned ? "This is the last way to sign in to your account: add another passkey before you remove this one." : "That passkey is not on your account.",
+        );
       }
       await record_event(idp, { type: "passkey_removed", outcome: "success", user_id: user.id, ip, at, details: { passkey_id: id } });
       return this.redirect_to(`${account_url(idp)}?done=passkey_removed`, 303);

@@ -15,11 +15,9 @@ import { invalid_form } from "../../errors.ts";
 import { layout_values } from "../../pages/layout.ts";
 import { RESEND_VERIFICATION_PATH } from "../../pages/account_status.ts";
 
-export const ResendVerificationRequest = Fw.Request(
-  "ResendVerificationRequest",
-  z.object({ ticket: z.string().max(128).optional(), csrf: z.string().max(256).optional() }),
-  { on_invalid: invalid_form },
-);
+export const ResendVerificationRequest = Fw.Request("ResendVerificationRequest", z.object({ ticket: z.string().max(128).optional(), csrf: z.string().max(256).optional() }), {
+  on_invalid: invalid_form,
+});
 
 export const ResendVerification = (idp: Provider) =>
   class ResendVerification extends Fw.Renderable(Fw.Endpoint(ResendVerificationRequest, [Fw.Response.Html, Fw.Response.Redirect])) {

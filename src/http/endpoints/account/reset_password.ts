@@ -42,7 +42,10 @@ export const ResetPasswordRequest = Fw.Request(
     confirm_password: z.string().max(4096).optional(),
     code: z.string().max(64).optional(),
     recovery_code: z.string().max(64).optional(),
-    response: z.string().max(64 * 1024).optional(),
+    response: z
+      .string()
+      .max(64 * 1024)
+      .optional(),
   }),
   { on_invalid: invalid_form },
 );
@@ -68,7 +71,9 @@ export const ResetPassword = (idp: Provider) =>
       const user = target.user;
       await count_reset_attempt(idp, user);
       const password = input.new_password ?? "";
-      const problem = check_password_policy(password, { username: user.username, email: user.email }, idp.config.passwords) ?? (password !== (input.confirm_password ?? "") ? "The two passwords are not the same. Type them again." : null);
+      const problem =
+        check_password_policy(password, { username: user.username, email: user.email }, idp.config.passwords) ??
+        (password !== (input.confirm_password ?? "") ? "The two passwords are not the same. Type them again." : null);
       if (problem !== null) return this.form(target, input.token!, interaction, problem, "password");
       // The code is checked after the password rules, so a refused password does not use up a code.
       const factor = await check_reset_second_factor(idp, target, input, ip);

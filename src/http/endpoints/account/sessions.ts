@@ -20,12 +20,17 @@ import { client_ip } from "../../middleware/proxy.ts";
 
 export const AccountSessionsRequest = Fw.Request(
   "AccountSessionsRequest",
-  z.object({
-    csrf: z.string().max(256).optional(),
-    // A sid: SHA-256 in base64url (logout/sid.ts).
-    session: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "must be a session id from the account page").optional(),
-    others: z.literal("1").optional(),
-  }).refine((form) => (form.session === undefined) !== (form.others === undefined), { message: "give either session or others", path: ["session"] }),
+  z
+    .object({
+      csrf: z.string().max(256).optional(),
+      // A sid: SHA-256 in base64url (logout/sid.ts).
+      session: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{43}$/, "must be a session id from the account page")
+        .optional(),
+      others: z.literal("1").optional(),
+    })
+    .refine((form) => (form.session === undefined) !== (form.others === undefined), { message: "give either session or others", path: ["session"] }),
   { on_invalid: invalid_form },
 );
 

@@ -63,7 +63,16 @@ export const AccountTotp = (idp: Provider) =>
       const uri = totp_key_uri(new URL(idp.config.issuer).host, session.user.username, secret);
       return this.view(
         "account_totp",
-        { ...layout_values(idp, "Set up two-step verification"), qr: qr_data_url(uri), uri, secret: grouped_secret(secret), csrf: session.csrf, action: account_url(idp, "totp"), back: account_url(idp), error },
+        {
+          ...layout_values(idp, "Set up two-step verification"),
+          qr: qr_data_url(uri),
+          uri,
+          secret: grouped_secret(secret),
+          csrf: session.csrf,
+          action: account_url(idp, "totp"),
+          back: account_url(idp),
+          error,
+        },
         error === null ? 200 : 400,
       );
     }
@@ -77,7 +86,12 @@ export const AccountTotp = (idp: Provider) =>
       const result = await verify_totp(idp, user.id, user.totp_secret, code);
       if (result !== "ok") {
         await login_attempt_failed(idp, attempt);
-        return this.setup(session, result === "reused" ? "That code was already used. Wait for the next code in your app." : "That code is not right. Scan the QR code again, or check that the time on your phone is set automatically.");
+        return this.setup(
+          session,
+          result === "reused"
+            ? "That code was already used. Wait for the next code in your app."
+            : "That code is not right. Scan the QR code again, or check that the time on your phone is set automatically.",
+        );
       }
       await release_login_attempt(idp, attempt);
       await idp.store.update_user(user.id, { totp_enabled_at: idp.now() });
@@ -92,7 +106,11 @@ export const AccountTotp = (idp: Provider) =>
       const attempt = await reserve_login_attempt(idp, ip, user.username);
       if (!(await verify_password(password, user.password_hash))) {
         await login_attempt_failed(idp, attempt);
-        return this.view("account", { ...(await account_values(idp, session, { totp_error: "Your password is not right." })), ...account_page_scripts(idp, this.response.headers) }, 400);
+        return this.view(
+          "account",
+          { ...(await account_values(idp, session, { totp_error: "Your password is not right." })), ...account_page_scripts(idp, this.response.headers) },
+          400,
+        );
       }
       await release_login_attempt(idp, attempt);
       const at = idp.now();

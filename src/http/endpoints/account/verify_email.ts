@@ -52,7 +52,10 @@ export const VerifyEmail = (idp: Provider) =>
       const user = await confirm_email(idp, input.token, client_ip(this.context, idp.config));
       // Signed in already (the account page's link): back to the account; else to a sign-in.
       const session = await current_session_row(idp, this.cookies);
-      const next = session !== null && session.user_id === user.id ? { href: account_url(idp), text: "Go to your account" } : { href: await sign_in_url(idp, this.cookies, interaction), text: "Sign in" };
+      const next =
+        session !== null && session.user_id === user.id
+          ? { href: account_url(idp), text: "Go to your account" }
+          : { href: await sign_in_url(idp, this.cookies, interaction), text: "Sign in" };
       return this.view("message", {
         ...layout_values(idp, "Address confirmed"),
         heading: "Your e-mail address is confirmed",

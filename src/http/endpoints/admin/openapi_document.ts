@@ -75,7 +75,8 @@ export function openapi_document(idp: Provider, endpoints: readonly AdminEndpoin
       const required = new Set((query.required as string[] | undefined) ?? []);
       for (const [name, schema] of Object.entries((query.properties ?? {}) as Json)) parameters.push({ name, in: "query", required: required.has(name), schema });
     }
-    if (op.if_match) parameters.push({ name: "If-Match", in: "header", required: true, description: "the ETag of the item as last read (RFC 9110 §13.1.1)", schema: { type: "string" } });
+    if (op.if_match)
+      parameters.push({ name: "If-Match", in: "header", required: true, description: "the ETag of the item as last read (RFC 9110 §13.1.1)", schema: { type: "string" } });
     const status = String(op.status ?? 200);
     const success: Json = { description: op.summary };
     if (op.response !== undefined) success.content = { "application/json": { schema: schema_of(op.response, "output", schemas) } };
@@ -107,7 +108,12 @@ export function openapi_document(idp: Provider, endpoints: readonly AdminEndpoin
   return {
     openapi: "3.1.0",
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    info: { title: "Identity provider admin API", version: "1", description: "Authorized by an access token with the admin scope, from the client_credentials grant of a client created with `idp clients add --admin`: `Authorization: Bearer <token>`, or for a DPoP-bound token (RFC 9449: a DPoP proof sent to the token endpoint) `Authorization: DPoP <token>` with a `DPoP` proof of each request (htm, htu, ath); a DPoP-bound token sent as Bearer is refused." },
+    info: {
+      title: "Identity provider admin API",
+      version: "1",
+      description:
+        "Authorized by an access token with the admin scope, from the client_credentials grant of a client created with `idp clients add --admin`: `Authorization: Bearer <token>`, or for a DPoP-bound token (RFC 9449: a DPoP proof sent to the token endpoint) `Authorization: DPoP <token>` with a `DPoP` proof of each request (htm, htu, ath); a DPoP-bound token sent as Bearer is refused.",
+    },
     servers: [{ url: idp.config.issuer }],
     security: [{ admin_token: [ADMIN_SCOPE] }],
     paths,

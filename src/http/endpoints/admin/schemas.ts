@@ -49,7 +49,11 @@ const PROFILE = {
   name: text.nullable().optional(),
   given_name: text.nullable().optional(),
   family_name: text.nullable().optional(),
-  picture: z.url({ protocol: /^https?$/ }).max(2048).nullable().optional(),
+  picture: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .nullable()
+    .optional(),
   email: z.string().max(254).regex(EMAIL, "is not an e-mail address").nullable().optional(),
   email_verified: z.boolean().optional(),
   phone_number: z.string().regex(PHONE, "is not a phone number").nullable().optional(),
@@ -86,7 +90,9 @@ export const ClientSchema = z
     warnings: z
       .array(z.string())
       .optional()
-      .describe("in answers to a create or change only: URLs of the client the provider will not call as things are (http without IDP_OUTBOUND_ALLOW_HTTP, a non-public address outside IDP_OUTBOUND_ALLOW), or could not check"),
+      .describe(
+        "in answers to a create or change only: URLs of the client the provider will not call as things are (http without IDP_OUTBOUND_ALLOW_HTTP, a non-public address outside IDP_OUTBOUND_ALLOW), or could not check",
+      ),
   })
   .meta({ id: "Client" });
 
@@ -160,7 +166,16 @@ export const KeySchema = z
   .meta({ id: "SigningKey" });
 
 export const SessionSchema = z
-  .object({ id: z.string().describe("The session's stored hash (never the cookie)"), auth_time: time, amr: z.array(z.string()), created_at: time, last_seen_at: time, expires_at: time, user_agent: z.string().nullable(), ip: z.string().nullable() })
+  .object({
+    id: z.string().describe("The session's stored hash (never the cookie)"),
+    auth_time: time,
+    amr: z.array(z.string()),
+    created_at: time,
+    last_seen_at: time,
+    expires_at: time,
+    user_agent: z.string().nullable(),
+    ip: z.string().nullable(),
+  })
   .meta({ id: "Session" });
 
 export const GrantSchema = z.object({ client_id: z.string(), scopes: z.array(z.string()), created_at: time, updated_at: time }).meta({ id: "Grant" });

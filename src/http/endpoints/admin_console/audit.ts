@@ -38,8 +38,17 @@ export const AdminConsoleAudit = (idp: Provider) =>
       const { type, user, client, since, until, cursor } = this.admin_console_audit_request;
       const page = await audit_page(idp.store, { type, user, client, since, until }, DEFAULT_PAGE, cursor);
       const raw = this.params;
-      const filters = { type: type ?? "", user: user ?? "", client: client ?? "", since: typeof raw.since === "string" ? raw.since : "", until: typeof raw.until === "string" ? raw.until : "" };
-      const next = page.next_cursor === null ? null : `?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== "")), cursor: page.next_cursor })}`;
+      const filters = {
+        type: type ?? "",
+        user: user ?? "",
+        client: client ?? "",
+        since: typeof raw.since === "string" ? raw.since : "",
+        until: typeof raw.until === "string" ? raw.until : "",
+      };
+      const next =
+        page.next_cursor === null
+          ? null
+          : `?${new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== "")), cursor: page.next_cursor })}`;
       const rows = page.items.map((event) => ({
         ...event,
         when: when(event.at),

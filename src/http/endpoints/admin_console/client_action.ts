@@ -48,14 +48,23 @@ export const AdminConsoleClientActionRequest = Fw.Request(
 );
 
 /** The group settings of the edit form: lists split on commas and white space, roles one `group=role` a line. */
-function typed_group_settings(input: { allowed_groups?: string | undefined; groups_claim?: string | undefined; groups_prefix?: string | undefined; groups_prefix_strip?: "on" | undefined; roles?: string | undefined }): GroupSettings {
+function typed_group_settings(input: {
+  allowed_groups?: string | undefined;
+  groups_claim?: string | undefined;
+  groups_prefix?: string | undefined;
+  groups_prefix_strip?: "on" | undefined;
+  roles?: string | undefined;
+}): GroupSettings {
   const settings: GroupSettings = {};
   const allowed = (input.allowed_groups ?? "").split(/[\s,]+/).filter((name) => name !== "");
   if (allowed.length > 0) settings.allowed_groups = allowed;
   if ((input.groups_claim ?? "").trim() !== "") settings.groups_claim = input.groups_claim!.trim();
   if ((input.groups_prefix ?? "").trim() !== "") settings.groups_prefix = input.groups_prefix!.trim();
   if (input.groups_prefix_strip === "on") settings.groups_prefix_strip = true;
-  const lines = (input.roles ?? "").split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "");
+  const lines = (input.roles ?? "")
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   if (lines.length > 0) {
     settings.roles = {};
     for (const line of lines) {
@@ -100,7 +109,8 @@ export const AdminConsoleClientAction = (idp: Provider) =>
             const metadata = await with_group_settings(idp.store, changed_metadata(idp, client.metadata, sent), typed_group_settings(input));
             await checked_subject_type(idp, metadata, client.client_id);
             // Compare-and-set on the version whose ETag the form carried (store/types/common.ts IfVersion).
-            if ((await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() }, { if_version: client.version })) === null) throw await lost_write(idp.store.get_client(client.client_id), "client", client.client_id);
+            if ((await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() }, { if_version: client.version })) === null)
+              throw await lost_write(idp.store.get_client(client.client_id), "client", client.client_id);
             await record_console_event(idp, admin.user, ip, { action: "client_updated", client_id: client.client_id, details: { changed: Object.keys(sent) } });
             return this.redirect_to(`${console_url(idp, "/clients")}?done=client_updated`, 303);
           }
@@ -110,7 +120,14 @@ export const AdminConsoleClientAction = (idp: Provider) =>
             const { client: updated, secret } = await rotate_client_secret(idp.store, client, idp.now(), grace_seconds);
             await record_console_event(idp, admin.user, ip, { action: "client_secret_rotated", client_id: client.client_id, details: { grace_seconds } });
             const previous_until = updated.previous_secret_expires_at === null ? null : when(updated.previous_secret_expires_at);
-            return this.view("admin/client_secret", { ...console_values(idp, admin, "clients", "New secret"), client_id: client.client_id, client_name: client.metadata.client_name ?? client.client_id, secret, previous_until, back: console_url(idp, "/clients") });
+            return this.view("admin/client_secret", {
+              ...console_values(idp, admin, "clients", "New secret"),
+              client_id: client.client_id,
+              client_name: client.metadata.client_name ?? client.client_id,
+              secret,
+              previous_until,
+              back: console_url(idp, "/clients"),
+            });
           }
           case "end_grace": {
             await end_secret_grace(idp.store, client, idp.now());
@@ -119,13 +136,22 @@ export const AdminConsoleClientAction = (idp: Provider) =>
           }
           case "delete": {
             if (!(await idp.store.delete_client(client.client_id))) throw not_found("client", client.client_id);
-            await record_console_event(idp, admin.user, ip, { action: "client_deleted", client_id: client.client_id, details: { client_name: client.metadata.client_name ?? null } });
+            await record_console_event(idp, admin.user, ip, {
+              action: "client_deleted",
+              client_id: client.client_id,
+              details: { client_name: client.metadata.client_name ?? null },
+            });
             return this.redirect_to(`${console_url(idp, "/clients")}?done=client_deleted`, 303);
           }
         }
       } catch (error) {
         const words = refusal_words(error);
-        await record_console_event(idp, admin.user, ip, { action: `client_${input.action}`, outcome: "failure", client_id, details: { reason: error instanceof AdminError ? error.error : "error" } });
+        await record_console_event(idp, admin.user, ip, {
+          action: `client_${input.action}`,
+          outcome: "failure",
+          client_id,
+          details: { reason: error instanceof AdminError ? error.error : "error" },
+        });
         if (danger !== null) return this.view("admin/confirm", danger_values(idp, admin, { ...danger, refusal: words }), 409);
         return this.view("admin/clients", await clients_page(idp, admin, { error: words }), error instanceof AdminError && error.error === "precondition_failed" ? 412 : 409);
       }

@@ -51,7 +51,10 @@ export function client_danger(idp: Provider, client: ClientRow, action: ClientDa
     page: "clients",
     heading: { key: words.heading, values: { client: name } },
     consequence: { key: words.consequence, values: { client: name, until: when(client.previous_secret_expires_at) } },
-    facts: [{ label: "admin.application", value: name }, { label: "admin.client_id", value: client.client_id, code: true }],
+    facts: [
+      { label: "admin.application", value: name },
+      { label: "admin.client_id", value: client.client_id, code: true },
+    ],
     button: { key: words.button },
     post: console_url(idp, `/clients/${encodeURIComponent(client.client_id)}`),
     fields: { action },
@@ -80,7 +83,16 @@ export const AdminConsoleClientConfirm = (idp: Provider) =>
         client = await client_of(idp, this.route_params.client_id ?? "");
       } catch (error) {
         if (!(error instanceof AdminError)) throw error;
-        return this.view("message", { ...console_values(idp, gate.admin, "clients", "No such application"), message: "This application does not exist (any more).", link: { href: console_url(idp, "/clients"), text: "Back to applications" }, form: null }, 404);
+        return this.view(
+          "message",
+          {
+            ...console_values(idp, gate.admin, "clients", "No such application"),
+            message: "This application does not exist (any more).",
+            link: { href: console_url(idp, "/clients"), text: "Back to applications" },
+            form: null,
+          },
+          404,
+        );
       }
       const danger = client_danger(idp, client, this.admin_console_client_confirm_request.action);
       return this.view("admin/confirm", danger_values(idp, gate.admin, danger), danger.refusal === null ? 200 : 409);

@@ -42,7 +42,12 @@ export function form_metadata(form: ClientForm): Record<string, unknown> {
   };
 }
 
-export function typed_form(input: { client_name?: string | undefined; redirect_uris?: string | undefined; grant_types?: string | string[] | undefined; kind?: "confidential" | "public" | undefined }): ClientForm {
+export function typed_form(input: {
+  client_name?: string | undefined;
+  redirect_uris?: string | undefined;
+  grant_types?: string | string[] | undefined;
+  kind?: "confidential" | "public" | undefined;
+}): ClientForm {
   const grants = input.grant_types === undefined ? [] : Array.isArray(input.grant_types) ? input.grant_types : [input.grant_types];
   return { client_name: (input.client_name ?? "").trim(), redirect_uris: input.redirect_uris ?? "", grant_types: grants, kind: input.kind ?? "confidential" };
 }
@@ -62,13 +67,17 @@ export const AdminConsoleClientCreate = (idp: Provider) =>
         await checked_subject_type(idp, metadata, null);
         const { client, secret } = await create_client_with_secret(idp.store, metadata, idp.now());
         await record_console_event(idp, gate.admin.user, client_ip(this.context, idp.config), { action: "client_registered", client_id: client.client_id });
-        return this.view("admin/client_secret", {
-          ...console_values(idp, gate.admin, "clients", "Application registered"),
-          client_id: client.client_id,
-          client_name: client.metadata.client_name ?? client.client_id,
-          secret,
-          back: console_url(idp, "/clients"),
-        }, 201);
+        return this.view(
+          "admin/client_secret",
+          {
+            ...console_values(idp, gate.admin, "clients", "Application registered"),
+            client_id: client.client_id,
+            client_name: client.metadata.client_name ?? client.client_id,
+            secret,
+            back: console_url(idp, "/clients"),
+          },
+          201,
+        );
       } catch (error) {
         return this.view("admin/clients", await clients_page(idp, gate.admin, { error: refusal_words(error), form }), 422);
       }

@@ -34,13 +34,24 @@ export async function clients_page(idp: Provider, admin: AccountSession, extra: 
   const clients = (await idp.store.list_clients()).map((row) => {
     const shown = public_client(row);
     // The ETag of the client as shown, for the edit form (the API's If-Match rule).
-    return { ...shown, etag: etag_of(shown), auth: auth_method_of(row.metadata), created: when(row.created_at), redirects: (shown.redirect_uris ?? []).join("\n"), grants: shown.grant_types ?? ["authorization_code"],
+    return {
+      ...shown,
+      etag: etag_of(shown),
+      auth: auth_method_of(row.metadata),
+      created: when(row.created_at),
+      redirects: (shown.redirect_uris ?? []).join("\n"),
+      grants: shown.grant_types ?? ["authorization_code"],
       allowed: (row.metadata.allowed_groups ?? []).join(", "),
-      roles_text: Object.entries(row.metadata.roles ?? {}).map(([group, role]) => `${group}=${role}`).join("\n"),
+      roles_text: Object.entries(row.metadata.roles ?? {})
+        .map(([group, role]) => `${group}=${role}`)
+        .join("\n"),
       // A new secret and a deletion are confirmed on their own page (client_confirm.ts).
-      rotate_url: client_confirm_url(idp, row.client_id, "rotate_secret"), delete_url: client_confirm_url(idp, row.client_id, "delete"),
+      rotate_url: client_confirm_url(idp, row.client_id, "rotate_secret"),
+      delete_url: client_confirm_url(idp, row.client_id, "delete"),
       // When each secret was made and last used; a previous one's grace period can end early.
-      secret: secret_view(row, idp.now()), end_grace_url: client_confirm_url(idp, row.client_id, "end_grace") };
+      secret: secret_view(row, idp.now()),
+      end_grace_url: client_confirm_url(idp, row.client_id, "end_grace"),
+    };
   });
   return console_values(idp, admin, "clients", "Applications", { clients, grant_types: FORM_GRANT_TYPES, form: EMPTY_CLIENT_FORM, ...extra });
 }

@@ -46,7 +46,9 @@ export function group_confirm_url(idp: Provider, name: string): string {
   return confirm_url(idp, "/groups", "delete", { group: name });
 }
 
-export const AdminConsoleGroupConfirmRequest = Fw.Request("AdminConsoleGroupConfirmRequest", z.object({ action: z.literal("delete"), group: z.string().max(256) }), { from: ["query"] });
+export const AdminConsoleGroupConfirmRequest = Fw.Request("AdminConsoleGroupConfirmRequest", z.object({ action: z.literal("delete"), group: z.string().max(256) }), {
+  from: ["query"],
+});
 
 export const AdminConsoleGroupConfirm = (idp: Provider) =>
   class AdminConsoleGroupConfirm extends Fw.Renderable(Fw.Endpoint(AdminConsoleGroupConfirmRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
@@ -60,7 +62,16 @@ export const AdminConsoleGroupConfirm = (idp: Provider) =>
         group = await group_of(idp, this.admin_console_group_confirm_request.group);
       } catch (error) {
         if (!(error instanceof AdminError)) throw error;
-        return this.view("message", { ...console_values(idp, gate.admin, "groups", "No such group"), message: "This group does not exist (any more).", link: { href: console_url(idp, "/groups"), text: "Back to groups" }, form: null }, 404);
+        return this.view(
+          "message",
+          {
+            ...console_values(idp, gate.admin, "groups", "No such group"),
+            message: "This group does not exist (any more).",
+            link: { href: console_url(idp, "/groups"), text: "Back to groups" },
+            form: null,
+          },
+          404,
+        );
       }
       const danger = await group_danger(idp, group);
       return this.view("admin/confirm", danger_values(idp, gate.admin, danger), danger.refusal === null ? 200 : 409);

@@ -19,7 +19,10 @@ export function keys_danger(idp: Provider): Danger {
     page: "keys",
     heading: { key: "admin.confirm.keys_rotate_title" },
     consequence: { key: "admin.confirm.keys_rotate" },
-    facts: idp.keys.list().filter((key) => key.status === "active").map((key) => ({ label: "admin.confirm.signing_now", value: `${key.kid} (${key.alg})`, code: true })),
+    facts: idp.keys
+      .list()
+      .filter((key) => key.status === "active")
+      .map((key) => ({ label: "admin.confirm.signing_now", value: `${key.kid} (${key.alg})`, code: true })),
     button: { key: "admin.rotate_keys" },
     post: console_url(idp, "/keys"),
     fields: {},

@@ -92,8 +92,17 @@ export const AdminConsoleUpstreamAction = (idp: Provider) =>
         }
       } catch (error) {
         const words = refusal_words(error);
-        await record_console_event(idp, admin.user, ip, { action: `upstream_${input.action}`, outcome: "failure", details: { upstream: name, reason: error instanceof AdminError ? error.error : "error" } });
-        if (danger !== null) return this.view("admin/confirm", danger_values(idp, admin, { ...danger, refusal: words }), error instanceof AdminError && error.error === "precondition_failed" ? 412 : 409);
+        await record_console_event(idp, admin.user, ip, {
+          action: `upstream_${input.action}`,
+          outcome: "failure",
+          details: { upstream: name, reason: error instanceof AdminError ? error.error : "error" },
+        });
+        if (danger !== null)
+          return this.view(
+            "admin/confirm",
+            danger_values(idp, admin, { ...danger, refusal: words }),
+            error instanceof AdminError && error.error === "precondition_failed" ? 412 : 409,
+          );
         const form = { name, preset: input.preset ?? "", tenant: input.tenant ?? "", client_id: input.client_id ?? "", display_name: input.display_name ?? "" };
         const status = error instanceof AdminError && error.error === "precondition_failed" ? 412 : input.action === "create" ? 422 : 409;
         return this.view("admin/upstreams", await upstreams_page(idp, admin, { error: words, ...(input.action === "create" ? { form } : {}) }), status);

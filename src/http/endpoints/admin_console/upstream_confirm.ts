@@ -25,7 +25,10 @@ export function upstream_danger(idp: Provider, row: UpstreamRow): Danger {
     page: "upstreams",
     heading: { key: "admin.confirm.upstream_delete_title", values: { provider: row.display_name } },
     consequence: { key: "admin.confirm.upstream_delete", values: { provider: row.display_name } },
-    facts: [{ label: "account.name", value: row.name, code: true }, { label: "admin.redirect_uri", value: view.redirect_uri, code: true }],
+    facts: [
+      { label: "account.name", value: row.name, code: true },
+      { label: "admin.redirect_uri", value: view.redirect_uri, code: true },
+    ],
     button: { key: "account.remove" },
     post: console_url(idp, "/upstreams"),
     fields: { action: "delete", upstream: row.name, etag: etag_of(view) },
@@ -38,7 +41,9 @@ export function upstream_confirm_url(idp: Provider, name: string): string {
   return confirm_url(idp, "/upstreams", "delete", { upstream: name });
 }
 
-export const AdminConsoleUpstreamConfirmRequest = Fw.Request("AdminConsoleUpstreamConfirmRequest", z.object({ action: z.literal("delete"), upstream: z.string().max(64) }), { from: ["query"] });
+export const AdminConsoleUpstreamConfirmRequest = Fw.Request("AdminConsoleUpstreamConfirmRequest", z.object({ action: z.literal("delete"), upstream: z.string().max(64) }), {
+  from: ["query"],
+});
 
 export const AdminConsoleUpstreamConfirm = (idp: Provider) =>
   class AdminConsoleUpstreamConfirm extends Fw.Renderable(Fw.Endpoint(AdminConsoleUpstreamConfirmRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
@@ -52,7 +57,16 @@ export const AdminConsoleUpstreamConfirm = (idp: Provider) =>
         row = await upstream_of(idp.store, this.admin_console_upstream_confirm_request.upstream);
       } catch (error) {
         if (!(error instanceof AdminError)) throw error;
-        return this.view("message", { ...console_values(idp, gate.admin, "upstreams", "No such sign-in provider"), message: "This sign-in provider does not exist (any more).", link: { href: console_url(idp, "/upstreams"), text: "Back to sign-in providers" }, form: null }, 404);
+        return this.view(
+          "message",
+          {
+            ...console_values(idp, gate.admin, "upstreams", "No such sign-in provider"),
+            message: "This sign-in provider does not exist (any more).",
+            link: { href: console_url(idp, "/upstreams"), text: "Back to sign-in providers" },
+            form: null,
+          },
+          404,
+        );
       }
       return this.view("admin/confirm", danger_values(idp, gate.admin, upstream_danger(idp, row)));
     }

@@ -25,7 +25,15 @@ export async function user_page(idp: Provider, admin: AccountSession, user: User
   const now = idp.now();
   const sessions = (await idp.store.list_sessions_for_user(user.id))
     .filter((row) => row.expires_at > now)
-    .map((row) => ({ sid: session_sid(row.id_hash), device: describe_user_agent(row.user_agent), device_message: user_agent_message(row.user_agent), ip: row.ip, signed_in: when(row.auth_time), last_seen: when(row.last_seen_at), amr: row.amr.join(", ") }));
+    .map((row) => ({
+      sid: session_sid(row.id_hash),
+      device: describe_user_agent(row.user_agent),
+      device_message: user_agent_message(row.user_agent),
+      ip: row.ip,
+      signed_in: when(row.auth_time),
+      last_seen: when(row.last_seen_at),
+      amr: row.amr.join(", "),
+    }));
   const all_groups = (await idp.store.list_groups()).map((group) => group.name).filter((name) => !view.groups.includes(name));
   return console_values(idp, admin, "users", `User ${user.username}`, {
     // The heading in the page's language (views/admin/_nav.eta): a catalog message with the name.
@@ -57,7 +65,16 @@ export const AdminConsoleUser = (idp: Provider) =>
         user = await user_of(idp, this.route_params.id ?? "");
       } catch (error) {
         if (!(error instanceof AdminError)) throw error;
-        return this.view("message", { ...console_values(idp, gate.admin, "users", "No such user"), message: "This user does not exist (any more).", link: { href: console_url(idp, "/users"), text: "Back to users" }, form: null }, 404);
+        return this.view(
+          "message",
+          {
+            ...console_values(idp, gate.admin, "users", "No such user"),
+            message: "This user does not exist (any more).",
+            link: { href: console_url(idp, "/users"), text: "Back to users" },
+            form: null,
+          },
+          404,
+        );
       }
       return this.view("admin/user", await user_page(idp, gate.admin, user, { notice: console_notice(this.admin_console_user_request.done) }));
     }

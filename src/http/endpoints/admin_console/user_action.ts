@@ -39,7 +39,10 @@ export const AdminConsoleUserActionRequest = Fw.Request(
     csrf: z.string().max(256).optional(),
     action: z.enum(ACTIONS),
     // A sid: SHA-256 in base64url (logout/sid.ts).
-    session: z.string().regex(/^[A-Za-z0-9_-]{43}$/, "must be a session id from the user's page").optional(),
+    session: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, "must be a session id from the user's page")
+      .optional(),
     password: z.string().max(4096).optional(),
   }),
   { from: ["body"], on_invalid: invalid_form },

@@ -56,10 +56,7 @@ export async function user_danger(idp: Provider, admin: ConsoleSession, user: Us
     page: "users",
     heading: { key: words.heading, values },
     consequence: { key: words.consequence, values },
-    facts: [
-      { label: "login.username", value: user.username },
-      ...(user.email === null ? [] : [{ label: "account.email", value: user.email }]),
-    ],
+    facts: [{ label: "login.username", value: user.username }, ...(user.email === null ? [] : [{ label: "account.email", value: user.email }])],
     button: { key: words.button, values },
     post: console_url(idp, `/users/${user.id}/actions`),
     fields: { action },
@@ -87,7 +84,16 @@ export const AdminConsoleUserConfirm = (idp: Provider) =>
         user = await user_of(idp, this.route_params.id ?? "");
       } catch (error) {
         if (!(error instanceof AdminError)) throw error;
-        return this.view("message", { ...console_values(idp, gate.admin, "users", "No such user"), message: "This user does not exist (any more).", link: { href: console_url(idp, "/users"), text: "Back to users" }, form: null }, 404);
+        return this.view(
+          "message",
+          {
+            ...console_values(idp, gate.admin, "users", "No such user"),
+            message: "This user does not exist (any more).",
+            link: { href: console_url(idp, "/users"), text: "Back to users" },
+            form: null,
+          },
+          404,
+        );
       }
       const danger = await user_danger(idp, gate.admin, user, this.admin_console_user_confirm_request.action);
       return this.view("admin/confirm", danger_values(idp, gate.admin, danger), danger.refusal === null ? 200 : 409);

@@ -40,7 +40,12 @@ export const AdminConsoleUserCreate = (idp: Provider) =>
         const checked = checked_username(typed.username);
         if ("problem" in checked) throw invalid_field("username", checked.problem);
         if (typed.email !== "" && !EMAIL.test(typed.email)) throw invalid_field("email", "is not an e-mail address");
-        const user = await create_user_with_password(idp.store, idp.config, { username: checked.username, email: typed.email || null, name: typed.name || null }, input.password ?? "");
+        const user = await create_user_with_password(
+          idp.store,
+          idp.config,
+          { username: checked.username, email: typed.email || null, name: typed.name || null },
+          input.password ?? "",
+        );
         await record_console_event(idp, gate.admin.user, client_ip(this.context, idp.config), { action: "user_created", user_id: user.id });
         return this.redirect_to(`${console_url(idp, `/users/${user.id}`)}?done=user_created`, 303);
       } catch (error) {

@@ -22,7 +22,16 @@ const text = z.string().max(2048).optional();
 
 export const AdminConsoleUserUpdateRequest = Fw.Request(
   "AdminConsoleUserUpdateRequest",
-  z.object({ csrf: z.string().max(256).optional(), etag: z.string().max(64).optional(), name: text, given_name: text, family_name: text, email: text, email_verified: z.literal("on").optional(), phone_number: text }),
+  z.object({
+    csrf: z.string().max(256).optional(),
+    etag: z.string().max(64).optional(),
+    name: text,
+    given_name: text,
+    family_name: text,
+    email: text,
+    email_verified: z.literal("on").optional(),
+    phone_number: text,
+  }),
   { from: ["body"], on_invalid: invalid_form },
 );
 
@@ -57,8 +66,17 @@ export const AdminConsoleUserUpdate = (idp: Provider) =>
         return this.redirect_to(`${console_url(idp, `/users/${user.id}`)}?done=user_updated`, 303);
       } catch (error) {
         const words = refusal_words(error);
-        await record_console_event(idp, gate.admin.user, ip, { action: "user_updated", outcome: "failure", user_id: current.id, details: { reason: error instanceof AdminError ? error.error : "error" } });
-        return this.view("admin/user", await user_page(idp, gate.admin, current, { error: words }), error instanceof AdminError && error.error === "precondition_failed" ? 412 : 422);
+        await record_console_event(idp, gate.admin.user, ip, {
+          action: "user_updated",
+          outcome: "failure",
+          user_id: current.id,
+          details: { reason: error instanceof AdminError ? error.error : "error" },
+        });
+        return this.view(
+          "admin/user",
+          await user_page(idp, gate.admin, current, { error: words }),
+          error instanceof AdminError && error.error === "precondition_failed" ? 412 : 422,
+        );
       }
     }
   };

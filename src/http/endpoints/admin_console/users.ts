@@ -31,7 +31,15 @@ export async function users_page(idp: Provider, admin: AccountSession, query: { 
   const rows = await idp.store.search_users({ q, after, limit: DEFAULT_PAGE + 1 });
   const page = page_of(rows, DEFAULT_PAGE, (last) => last.username);
   const next = page.next_cursor === null ? null : `?${new URLSearchParams({ ...(q !== undefined && { q }), cursor: page.next_cursor })}`;
-  return console_values(idp, admin, "users", "Users", { users: page.items.map(public_user), q: q ?? "", next, form: { username: "", email: "", name: "" }, invite: invitations_available(idp), invite_form: { email: "", name: "", username: "" }, ...extra });
+  return console_values(idp, admin, "users", "Users", {
+    users: page.items.map(public_user),
+    q: q ?? "",
+    next,
+    form: { username: "", email: "", name: "" },
+    invite: invitations_available(idp),
+    invite_form: { email: "", name: "", username: "" },
+    ...extra,
+  });
 }
 
 export const AdminConsoleUsers = (idp: Provider) =>

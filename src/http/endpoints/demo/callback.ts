@@ -27,7 +27,10 @@ export const DemoCallback = (idp: Provider, backchannel: Backchannel) =>
       const saved = decode_demo_state(this.cookies.get(demo_cookie_name(idp)));
       const params = this.params;
       if (saved === null || params.state !== saved.state) {
-        throw new PageError("Start the demo again", "This answer does not belong to a sign-in started by the demo in this browser (state mismatch, RFC 6749 §10.12). Open /demo to start again.");
+        throw new PageError(
+          "Start the demo again",
+          "This answer does not belong to a sign-in started by the demo in this browser (state mismatch, RFC 6749 §10.12). Open /demo to start again.",
+        );
       }
       // The state is single use.
       this.set_cookie(demo_cookie_name(idp), "", demo_cookie_options(idp, 0));
@@ -39,8 +42,13 @@ export const DemoCallback = (idp: Provider, backchannel: Backchannel) =>
         error: "error" in outcome ? outcome : null,
         claims: "error" in outcome ? null : JSON.stringify(outcome.claims, null, 2),
         userinfo: "error" in outcome ? null : JSON.stringify(outcome.userinfo, null, 2),
-        amr: "error" in outcome ? null : (outcome.claims.amr as string[] | undefined)?.join(", ") ?? null,
-        links: { again: `${issuer}${DEMO_PATHS.start}`, two_factor: `${issuer}${DEMO_PATHS.start}?acr_values=mfa`, account: `${issuer}/account`, logout: `${issuer}${PATHS.logout}` },
+        amr: "error" in outcome ? null : ((outcome.claims.amr as string[] | undefined)?.join(", ") ?? null),
+        links: {
+          again: `${issuer}${DEMO_PATHS.start}`,
+          two_factor: `${issuer}${DEMO_PATHS.start}?acr_values=mfa`,
+          account: `${issuer}/account`,
+          logout: `${issuer}${PATHS.logout}`,
+        },
       });
     }
 
@@ -52,8 +60,16 @@ export const DemoCallback = (idp: Provider, backchannel: Backchannel) =>
       if (params.error !== undefined) return { error: params.error, description: params.error_description ?? "" };
       if (params.code === undefined) return { error: "invalid_response", description: "the answer has no code" };
 
-      const form = new URLSearchParams({ grant_type: "authorization_code", code: params.code, redirect_uri: demo_redirect_uri(idp), client_id: DEMO_CLIENT_ID, code_verifier: saved.verifier });
-      const token = await backchannel(new Request(`${issuer}${PATHS.token}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: form }));
+      const form = new URLSearchParams({
+        grant_type: "authorization_code",
+        code: params.code,
+        redirect_uri: demo_redirect_uri(idp),
+        client_id: DEMO_CLIENT_ID,
+        code_verifier: saved.verifier,
+      });
+      const token = await backchannel(
+        new Request(`${issuer}${PATHS.token}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: form }),
+      );
       const tokens = (await token.json()) as { access_token?: string; id_token?: string; scope?: string; error?: string; error_description?: string };
       if (!token.ok || tokens.access_token === undefined || tokens.id_token === undefined) {
         return { error: tokens.error ?? "token_error", description: tokens.error_description ?? `/token answered ${token.status}` };

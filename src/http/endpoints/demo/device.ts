@@ -33,7 +33,8 @@ function decode_state(cookie: string | null): DeviceState | null {
   if (cookie === null || cookie.length > 2048) return null;
   try {
     const value = JSON.parse(Buffer.from(cookie, "base64url").toString("utf8")) as Partial<DeviceState>;
-    const ok = [value.device_code, value.user_code, value.verification_uri, value.verification_uri_complete].every((v) => typeof v === "string") && typeof value.interval === "number";
+    const ok =
+      [value.device_code, value.user_code, value.verification_uri, value.verification_uri_complete].every((v) => typeof v === "string") && typeof value.interval === "number";
     return ok ? (value as DeviceState) : null;
   } catch {
     return null;
@@ -63,7 +64,11 @@ export const DemoDevice = (idp: Provider, backchannel: Backchannel) =>
 
     async post(path: string, form: Record<string, string>): Promise<{ ok: boolean; status: number; body: Json }> {
       const answer = await backchannel(
-        new Request(`${idp.config.issuer}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: new URLSearchParams(form) }),
+        new Request(`${idp.config.issuer}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+          body: new URLSearchParams(form),
+        }),
       );
       return { ok: answer.ok, status: answer.status, body: (await answer.json()) as Json };
     }
@@ -89,7 +94,8 @@ export const DemoDevice = (idp: Provider, backchannel: Backchannel) =>
       if (!ok && (body.error === "authorization_pending" || body.error === "slow_down")) {
         // slow_down: wait 5 seconds more from now on (§3.5).
         const state = body.error === "slow_down" ? { ...saved, interval: saved.interval + 5 } : saved;
-        if (state !== saved) this.set_cookie(device_cookie_name(idp), Buffer.from(JSON.stringify(state), "utf8").toString("base64url"), demo_cookie_options(idp, idp.config.device.code_ttl));
+        if (state !== saved)
+          this.set_cookie(device_cookie_name(idp), Buffer.from(JSON.stringify(state), "utf8").toString("base64url"), demo_cookie_options(idp, idp.config.device.code_ttl));
         return this.waiting(state);
       }
       // The device's answer is final either way: forget the device code.
@@ -133,7 +139,12 @@ export const DemoDevice = (idp: Provider, backchannel: Backchannel) =>
         claims: claims === null ? null : JSON.stringify(claims, null, 2),
         userinfo: null,
         amr: claims === null ? null : ((claims.amr as string[] | undefined)?.join(", ") ?? null),
-        links: { again: `${issuer}${DEMO_PATHS.start}/device`, two_factor: `${issuer}${DEMO_PATHS.start}?acr_values=mfa`, account: `${issuer}/account`, logout: `${issuer}${PATHS.logout}` },
+        links: {
+          again: `${issuer}${DEMO_PATHS.start}/device`,
+          two_factor: `${issuer}${DEMO_PATHS.start}?acr_values=mfa`,
+          account: `${issuer}/account`,
+          logout: `${issuer}${PATHS.logout}`,
+        },
       });
     }
   };

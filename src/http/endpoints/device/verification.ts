@@ -25,11 +25,9 @@ import { set_page_headers } from "../../middleware/security_headers.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { layout_values } from "../../pages/layout.ts";
 
-export const DeviceVerificationRequest = Fw.Request(
-  "DeviceVerificationRequest",
-  z.object({ user_code: z.string().max(64).optional(), csrf: z.string().max(256).optional() }),
-  { on_invalid: invalid_form },
-);
+export const DeviceVerificationRequest = Fw.Request("DeviceVerificationRequest", z.object({ user_code: z.string().max(64).optional(), csrf: z.string().max(256).optional() }), {
+  on_invalid: invalid_form,
+});
 
 const WRONG_CODE = "That code is not valid, or it has expired. Check the code your device shows and try again.";
 
@@ -54,7 +52,8 @@ export const DeviceVerification = (idp: Provider) =>
       // As /authorize does: a signed-in user goes straight to the confirmation, anybody else signs in first.
       const request = device_request(found, normalize_user_code(typed)!);
       const session = await current_session_row(idp, this.cookies);
-      const authentication: Authentication | null = session === null ? null : { user_id: session.user_id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
+      const authentication: Authentication | null =
+        session === null ? null : { user_id: session.user_id, session_id_hash: session.id_hash, auth_time: session.auth_time, amr: session.amr };
       const step = await next_step(idp, client, request, authentication, { login: false, consent: false });
       const page = step.kind === "consent" ? "consent" : "login";
       const { id, cookie } = await begin_interaction(idp, request, page === "login" ? null : authentication, this.cookies);
@@ -80,4 +79,3 @@ export const DeviceVerification = (idp: Provider) =>
       );
     }
   };
-

@@ -35,7 +35,11 @@ export const FederationStart = (idp: Provider) =>
       const upstream = await enabled_upstream(idp, input.name);
       let interaction_id: string | null = null;
       if (input.link !== undefined) {
-        throw new PageError("Link from your account page", `To link ${upstream.display_name}, open your account page, confirm with your password and choose "Link ${upstream.display_name}".`, "invalid_request");
+        throw new PageError(
+          "Link from your account page",
+          `To link ${upstream.display_name}, open your account page, confirm with your password and choose "Link ${upstream.display_name}".`,
+          "invalid_request",
+        );
       } else if (input.interaction !== undefined) {
         // Only the browser that started the interaction may continue it (throws otherwise).
         const interaction = await load_interaction(idp, input.interaction, this.cookies);

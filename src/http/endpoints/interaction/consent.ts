@@ -60,7 +60,14 @@ export const Consent = (idp: Provider) =>
     async allow(interaction: Interaction, authentication: Authentication, client: ClientRow): Promise<ClientResponse> {
       const request = interaction.request;
       await record_grant(idp, request, authentication.user_id);
-      await record_event(idp, { type: "consent_granted", outcome: "success", user_id: authentication.user_id, client_id: request.client_id, ip: client_ip(this.context, idp.config), details: { scopes: request.scopes } });
+      await record_event(idp, {
+        type: "consent_granted",
+        outcome: "success",
+        user_id: authentication.user_id,
+        client_id: request.client_id,
+        ip: client_ip(this.context, idp.config),
+        details: { scopes: request.scopes },
+      });
       const code = await issue_code(idp, request, authentication, client);
       return client_response(idp, request, { code });
     }
@@ -74,12 +81,21 @@ export const Consent = (idp: Provider) =>
       const request = interaction.request;
       if (decision === "deny") {
         await deny_device(idp, request, authentication.user_id, ip);
-        return this.view("message", { ...layout_values(idp, "Device not connected"), heading: "Device not connected", message: "You denied the request. The device will not get access to your account." });
+        return this.view("message", {
+          ...layout_values(idp, "Device not connected"),
+          heading: "Device not connected",
+          message: "You denied the request. The device will not get access to your account.",
+        });
       }
       if (!(await approve_device(idp, request, authentication, ip))) throw expired_device();
       // Listed with the applications the user allowed (account page), where its tokens can be revoked.
       await record_grant(idp, request, authentication.user_id);
-      return this.view("message", { ...layout_values(idp, "Device connected"), heading: "Device connected", notice: `${request.device?.user_code ?? ""}: approved.`, message: "You can go back to your device: it will continue in a few seconds." });
+      return this.view("message", {
+        ...layout_values(idp, "Device connected"),
+        heading: "Device connected",
+        notice: `${request.device?.user_code ?? ""}: approved.`,
+        message: "You can go back to your device: it will continue in a few seconds.",
+      });
     }
 
     /** RFC 8628 §3.3, §5.4: who asks, for what, and the code to compare with the device's screen. */

@@ -22,11 +22,9 @@ import { set_page_headers } from "../../middleware/security_headers.ts";
 import { layout_values } from "../../pages/layout.ts";
 import { qr_data_url } from "../../pages/qr.ts";
 
-export const EnrolTotpRequest = Fw.Request(
-  "EnrolTotpRequest",
-  z.object({ id: z.string().max(128), csrf: z.string().max(256).optional(), code: z.string().max(64).optional() }),
-  { on_invalid: invalid_form },
-);
+export const EnrolTotpRequest = Fw.Request("EnrolTotpRequest", z.object({ id: z.string().max(128), csrf: z.string().max(256).optional(), code: z.string().max(64).optional() }), {
+  on_invalid: invalid_form,
+});
 
 export const EnrolTotp = (idp: Provider) =>
   class EnrolTotp extends Fw.Renderable(Fw.Endpoint(EnrolTotpRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
@@ -47,12 +45,25 @@ export const EnrolTotp = (idp: Provider) =>
       const result = await verify_totp(idp, user.id, user.totp_secret, input.code ?? "");
       if (result !== "ok") {
         await login_attempt_failed(idp, attempt);
-        return this.setup(pending, user, result === "reused" ? "That code was already used. Wait for the next code in your app." : "That code is not right. Scan the QR code again, or check that the time on your phone is set automatically.");
+        return this.setup(
+          pending,
+          user,
+          result === "reused"
+            ? "That code was already used. Wait for the next code in your app."
+            : "That code is not right. Scan the QR code again, or check that the time on your phone is set automatically.",
+        );
       }
       await release_login_attempt(idp, attempt);
       await idp.store.update_user(user.id, { totp_enabled_at: idp.now() });
       const codes = await issue_recovery_codes(idp, user.id);
-      await record_event(idp, { type: "two_factor_enrolled", outcome: "success", user_id: user.id, client_id: pending.interaction?.request.client_id ?? null, ip, details: { method: "totp", at_sign_in: true } });
+      await record_event(idp, {
+        type: "two_factor_enrolled",
+        outcome: "success",
+        user_id: user.id,
+        client_id: pending.interaction?.request.client_id ?? null,
+        ip,
+        details: { method: "totp", at_sign_in: true },
+      });
       await record_enrolment(idp, pending.id, AMR_TWO_FACTORS);
       set_page_headers(this.response.headers, pending.interaction?.request.redirect_uri ?? null);
       // Shown once (stored hashed); the button completes the sign-in (two_factor.ts `enrolled`).

@@ -28,7 +28,10 @@ export const PasskeySignInRequest = Fw.Request(
     id: z.string().max(128),
     step: z.enum(["login", "second_factor", "enrol"]),
     csrf: z.string().max(256).optional(),
-    response: z.string().max(64 * 1024).optional(),
+    response: z
+      .string()
+      .max(64 * 1024)
+      .optional(),
   }),
   { on_invalid: invalid_form },
 );

@@ -71,7 +71,10 @@ export const TwoFactor = (idp: Provider) =>
       const passkey_base = `${idp.config.issuer}/interaction/${encodeURIComponent(pending.id)}/passkey`;
       // Not where passkeys cannot work (rp_id.ts): a user whose only factor is a passkey is told why.
       const usable = passkeys_usable(idp.config);
-      const passkey = usable && (pending.enrol || pending.methods.passkeys > 0) ? { options: `${passkey_base}/options`, action: passkey_base, step: pending.enrol ? "enrol" : "second_factor" } : null;
+      const passkey =
+        usable && (pending.enrol || pending.methods.passkeys > 0)
+          ? { options: `${passkey_base}/options`, action: passkey_base, step: pending.enrol ? "enrol" : "second_factor" }
+          : null;
       // Our scripts only where a passkey is offered (static/passkeys.js).
       set_page_headers(this.response.headers, interaction?.request.redirect_uri ?? null, passkey !== null);
       return this.view("two_factor", {

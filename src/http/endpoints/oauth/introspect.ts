@@ -80,8 +80,7 @@ export const Introspect = (idp: Provider) =>
 
       // RFC 9701 §4: a caller that accepts application/token-introspection+jwt gets the answer signed.
       const as_jwt = accepts_introspection_jwt(this.headers.get("accept"));
-      const answer = async (body: IntrospectionResponse) =>
-        as_jwt ? new Fw.Response.Bytes(await sign_introspection(idp, client, body), INTROSPECTION_JWT_TYPE) : this.json(body);
+      const answer = async (body: IntrospectionResponse) => (as_jwt ? new Fw.Response.Bytes(await sign_introspection(idp, client, body), INTROSPECTION_JWT_TYPE) : this.json(body));
       const token = await find_token(idp, input.token);
       const inactive: IntrospectionResponse = { active: false };
       if (token === null || token_state(token, idp.now()) !== "active" || !may_introspect(client, token)) return answer(inactive);

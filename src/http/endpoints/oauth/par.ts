@@ -41,7 +41,14 @@ export const Par = (idp: Provider) =>
       }
       const client = await authenticated_client(idp, this.headers, credentials, "par", () => client_ip(this.context, idp.config));
       // RFC 9449 §10.1: a DPoP proof here binds the authorization code to the client's key.
-      const proof = await token_request_proof(idp, this.headers.get("dpop"), `${idp.config.issuer}${PATHS.par}`, false, false, is_fapi(idp, client) ? FAPI_SIGNING_ALGS : undefined);
+      const proof = await token_request_proof(
+        idp,
+        this.headers.get("dpop"),
+        `${idp.config.issuer}${PATHS.par}`,
+        false,
+        false,
+        is_fapi(idp, client) ? FAPI_SIGNING_ALGS : undefined,
+      );
       const pushed = await push_request(idp, client, body, proof);
       // RFC 9126 §2.2: 201 Created with request_uri and expires_in.
       return this.json(pushed, 201);

@@ -21,7 +21,7 @@ import { refresh_token_grant } from "../../../oidc/grants/refresh_token.ts";
 import { device_code_grant } from "../../../oidc/grants/device_code.ts";
 import { token_exchange_grant } from "../../../oidc/grants/token_exchange.ts";
 import type { GrantContext, TokenResponse } from "../../../oidc/grants/types.ts";
-import { GRANT_TYPES } from "../../../oidc/discovery/metadata.ts";
+import type { GRANT_TYPES } from "../../../oidc/discovery/metadata.ts";
 import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { record_first_use } from "../../../oidc/registration/unused_clients.ts";

@@ -43,7 +43,8 @@ export const LogoutConfirm = (idp: Provider) =>
       if (active !== null) {
         if (input.decision === undefined) throw new PageError("No choice was made", "Choose “Log out” or “Stay signed in” to continue.");
         if (input.decision === "stay") return this.view("logged_out", stayed_values(idp, request));
-        frames = (await end_session(idp, active, { client_id: request.client?.client_id ?? null, ip: client_ip(this.context, idp.config) || null, initiator: "user" })).frontchannel;
+        frames = (await end_session(idp, active, { client_id: request.client?.client_id ?? null, ip: client_ip(this.context, idp.config) || null, initiator: "user" }))
+          .frontchannel;
       }
       const cookie = clear_session_cookie(idp, this.cookies);
       if (cookie !== null) this.set_cookie(cookie.name, cookie.value, cookie.options);

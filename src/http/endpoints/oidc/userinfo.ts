@@ -49,7 +49,8 @@ export const Userinfo = (idp: Provider) => {
       const htu = `${idp.config.issuer}${PATHS.userinfo}`;
       const proof = dpop_token === null ? null : await resource_request_proof(idp, this.headers.get("dpop"), { htm: this.request.method, htu, access_token: token }, realm);
       const found = await find_access_token(idp, token);
-      if (!found.ok) throw new BearerError("invalid_token", `the access token is ${found.reason === "unknown" ? "invalid" : found.reason}`, realm, proof === null ? null : dpop_challenge());
+      if (!found.ok)
+        throw new BearerError("invalid_token", `the access token is ${found.reason === "unknown" ? "invalid" : found.reason}`, realm, proof === null ? null : dpop_challenge());
       check_token_binding(found.token.jkt, proof, realm);
       if (proof !== null) {
         // RFC 9449 §8: with nonces required, answers to DPoP requests carry the current one.
@@ -69,7 +70,8 @@ export const Userinfo = (idp: Provider) => {
       if (!is_active_user(user)) throw new BearerError("invalid_token", "the user of this access token is not active", realm, proof === null ? null : dpop_challenge());
       if (client === null) throw new BearerError("invalid_token", "the client of this access token no longer exists", realm);
       // FAPI 2.0 §5.4.1: a FAPI client's proofs are PS256, ES256 or EdDSA here too (at /token: dpop.ts).
-      if (proof !== null && !is_fapi_alg(proof.alg) && is_fapi(idp, client)) throw new BearerError("invalid_dpop_proof", "the DPoP proof must be signed with PS256, ES256 or EdDSA (FAPI 2.0 §5.4.1)", realm, dpop_challenge());
+      if (proof !== null && !is_fapi_alg(proof.alg) && is_fapi(idp, client))
+        throw new BearerError("invalid_dpop_proof", "the DPoP proof must be signed with PS256, ES256 or EdDSA (FAPI 2.0 §5.4.1)", realm, dpop_challenge());
       const groups = wants_groups(scopes, requested) ? await group_claims(idp, client, user.id, scopes, requested) : {};
       // OIDC Core §8: the sub this client knows the user by.
       const claims = { ...claims_for(user, scopes, requested), ...groups, sub: subject_for(idp, client, user.id) };

@@ -59,7 +59,10 @@ export const Register = (idp: Provider) =>
         updated_at: now,
         anonymous: token_hash === null,
       });
-      await audit(idp, "client_registered", client, client_ip(this.context, idp.config), { auth_method: metadata.token_endpoint_auth_method ?? null, ...(initial_access_token === null ? {} : { initial_access_token }) });
+      await audit(idp, "client_registered", client, client_ip(this.context, idp.config), {
+        auth_method: metadata.token_endpoint_auth_method ?? null,
+        ...(initial_access_token === null ? {} : { initial_access_token }),
+      });
       // RFC 7591 §3.2.1: 201 Created with the client information.
       return this.json(client_information(idp, client, { client_secret: secret, registration_access_token }), 201);
     }

@@ -51,11 +51,7 @@ export function registrable_metadata(metadata: ClientMetadata): ClientMetadata {
   return out;
 }
 
-export function client_information(
-  idp: Provider,
-  client: ClientRow,
-  credentials: { client_secret: string | null; registration_access_token: string },
-): ClientInformation {
+export function client_information(idp: Provider, client: ClientRow, credentials: { client_secret: string | null; registration_access_token: string }): ClientInformation {
   return {
     client_id: client.client_id,
     ...(credentials.client_secret === null ? {} : { client_secret: credentials.client_secret }),

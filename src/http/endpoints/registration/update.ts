@@ -70,7 +70,14 @@ export const RegisterUpdate = (idp: Provider) =>
         metadata: { ...server_side(client.metadata), ...metadata },
         client_secret_hash,
         client_secret_expires_at: 0,
-        ...(secret_changed && { client_secret_created_at: secret === null ? null : idp.now(), client_secret_used_at: null, previous_secret_hash: null, previous_secret_expires_at: null, previous_secret_created_at: null, previous_secret_used_at: null }),
+        ...(secret_changed && {
+          client_secret_created_at: secret === null ? null : idp.now(),
+          client_secret_used_at: null,
+          previous_secret_hash: null,
+          previous_secret_expires_at: null,
+          previous_secret_created_at: null,
+          previous_secret_used_at: null,
+        }),
         updated_at: idp.now(),
       });
       if (updated === null) throw invalid_registration_token(idp);

@@ -18,12 +18,7 @@
  * - Backup flags BE/BS (§6.3.3) are stored: a backup-eligible passkey is synced (amr "swk").
  */
 import { randomBytes } from "node:crypto";
-import type {
-  AuthenticationResponseJSON,
-  PublicKeyCredentialCreationOptionsJSON,
-  PublicKeyCredentialRequestOptionsJSON,
-  RegistrationResponseJSON,
-} from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { record_event } from "../../audit.ts";
 import { constant_time_equal, sha256 } from "../../crypto/secrets.ts";
 import type { Provider } from "../../provider.ts";
@@ -71,7 +66,14 @@ function binding_hash(purpose: CeremonyPurpose, binding: string): string {
 
 async function store_challenge(idp: Provider, challenge: string, purpose: CeremonyPurpose, binding: string, user_id: string | null): Promise<void> {
   const now = idp.now();
-  await idp.store.create_webauthn_challenge({ challenge_hash: sha256(challenge), purpose, binding_hash: binding_hash(purpose, binding), user_id, created_at: now, expires_at: now + CHALLENGE_TTL_SECONDS });
+  await idp.store.create_webauthn_challenge({
+    challenge_hash: sha256(challenge),
+    purpose,
+    binding_hash: binding_hash(purpose, binding),
+    user_id,
+    created_at: now,
+    expires_at: now + CHALLENGE_TTL_SECONDS,
+  });
 }
 
 /** The browser's JSON, shaped enough to read its client data (the library checks the rest). */
@@ -283,7 +285,11 @@ async function check_assertion(idp: Provider, purpose: AssertionPurpose, binding
   const info = verified.authenticationInfo;
   const now = idp.now();
   if (!(await idp.store.use_passkey(passkey.id, info.newCounter, info.credentialBackedUp, now))) {
-    return failure("counter", "This passkey was refused: its signature counter went backwards, which can mean it was copied. Use another way to sign in and check your passkeys on your account page.", passkey.user_id);
+    return failure(
+      "counter",
+      "This passkey was refused: its signature counter went backwards, which can mean it was copied. Use another way to sign in and check your passkeys on your account page.",
+      passkey.user_id,
+    );
   }
   const owner = user ?? (await idp.store.get_user_by_id(passkey.user_id));
   if (owner === null || owner.status === "disabled" || owner.status === "invited") return failure("user_unavailable", unknown, passkey.user_id);

@@ -12,7 +12,13 @@ export const AdminClientCreateRequest = Fw.Request("AdminClientCreateRequest", C
 export const AdminClientCreate = (idp: Provider) =>
   class AdminClientCreate extends Fw.Endpoint(AdminClientCreateRequest, Fw.Response.Json) {
     static route = `POST ${ADMIN_API}/clients`;
-    static openapi: OpenApiOperation = { summary: "Create a client (the answer holds its secret, once)", tag: "clients", body: ClientInputSchema, response: ClientSchema, status: 201 };
+    static openapi: OpenApiOperation = {
+      summary: "Create a client (the answer holds its secret, once)",
+      tag: "clients",
+      body: ClientInputSchema,
+      response: ClientSchema,
+      status: 201,
+    };
 
     async call() {
       const input = this.admin_client_create_request as Record<string, unknown>;

@@ -15,7 +15,8 @@ export const AdminClientDelete = (idp: Provider) =>
       const client = await client_of(idp, this.route_params.client_id ?? "");
       require_match(this, public_client(client));
       // Only the version whose ETag was checked (store/types/common.ts IfVersion).
-      if (!(await idp.store.delete_client(client.client_id, { if_version: client.version }))) throw await lost_write(idp.store.get_client(client.client_id), "client", client.client_id);
+      if (!(await idp.store.delete_client(client.client_id, { if_version: client.version })))
+        throw await lost_write(idp.store.get_client(client.client_id), "client", client.client_id);
       audit_target(this, { action: "client_deleted", client_id: client.client_id, details: { client_name: client.metadata.client_name ?? null } });
       return new Fw.Response.Empty();
     }

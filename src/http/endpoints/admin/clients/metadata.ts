@@ -77,7 +77,12 @@ export function checked_metadata(idp: Provider, input: Record<string, unknown>, 
     if ((REGISTRABLE as readonly string[]).includes(key)) registrable[key] = value;
     else unknown.push(key);
   }
-  if (unknown.length > 0) throw new AdminError("invalid_request", `unknown client metadata: ${unknown.join(", ")}`, unknown.map((field) => ({ field, message: "is not client metadata this API sets" })));
+  if (unknown.length > 0)
+    throw new AdminError(
+      "invalid_request",
+      `unknown client metadata: ${unknown.join(", ")}`,
+      unknown.map((field) => ({ field, message: "is not client metadata this API sets" })),
+    );
   // The admin scope comes with the admin flag only (set_admin below), never as a scope value sent.
   if (typeof registrable.scope === "string") {
     const scopes = split_scope(registrable.scope).filter((scope) => scope !== ADMIN_SCOPE);
@@ -100,7 +105,10 @@ export function checked_metadata(idp: Provider, input: Record<string, unknown>, 
   // The admin flag is the command line's to give (idp clients add|update --admin): a caller of the
   // API may keep it or take it away, never grant it, so a leaked admin token cannot mint lasting
   // admin credentials for itself.
-  if (input.admin === true && base.admin !== true) throw new AdminError("invalid_request", "admin: is granted only with the command line (idp clients add|update --admin)", [{ field: "admin", message: "is granted only with the command line (idp clients add|update --admin)" }]);
+  if (input.admin === true && base.admin !== true)
+    throw new AdminError("invalid_request", "admin: is granted only with the command line (idp clients add|update --admin)", [
+      { field: "admin", message: "is granted only with the command line (idp clients add|update --admin)" },
+    ]);
   const admin = input.admin === undefined ? base.admin === true : input.admin === true;
   set_admin(metadata, admin);
   return metadata;

@@ -16,7 +16,12 @@ export const AdminClientRotateSecretRequest = Fw.Request("AdminClientRotateSecre
 export const AdminClientRotateSecret = (idp: Provider) =>
   class AdminClientRotateSecret extends Fw.Endpoint(AdminClientRotateSecretRequest, Fw.Response.Json) {
     static route = `POST ${ADMIN_API}/clients/:client_id/rotate-secret`;
-    static openapi: OpenApiOperation = { summary: "Rotate a client's secret, optionally keeping the old one working for a grace period", tag: "clients", body: RotateSecretSchema, response: ClientSecretSchema };
+    static openapi: OpenApiOperation = {
+      summary: "Rotate a client's secret, optionally keeping the old one working for a grace period",
+      tag: "clients",
+      body: RotateSecretSchema,
+      response: ClientSecretSchema,
+    };
 
     async call() {
       const client = await client_of(idp, this.route_params.client_id ?? "");

@@ -15,7 +15,12 @@ export const AdminKeyRotateRequest = Fw.Request("AdminKeyRotateRequest", KeyRota
 export const AdminKeyRotate = (idp: Provider) =>
   class AdminKeyRotate extends Fw.Endpoint(AdminKeyRotateRequest, Fw.Response.Json) {
     static route = `POST ${ADMIN_API}/keys/rotate`;
-    static openapi: OpenApiOperation = { summary: "Rotate signing keys", tag: "keys", body: KeyRotateBody, response: z.object({ rotated: z.record(z.string(), z.string()), keys: z.array(KeySchema) }) };
+    static openapi: OpenApiOperation = {
+      summary: "Rotate signing keys",
+      tag: "keys",
+      body: KeyRotateBody,
+      response: z.object({ rotated: z.record(z.string(), z.string()), keys: z.array(KeySchema) }),
+    };
 
     async call() {
       const { alg } = this.admin_key_rotate_request;

@@ -15,7 +15,14 @@ export const AdminUpstreamCreateRequest = Fw.Request("AdminUpstreamCreateRequest
 export const AdminUpstreamCreate = (idp: Provider) =>
   class AdminUpstreamCreate extends Fw.Endpoint(AdminUpstreamCreateRequest, Fw.Response.Json) {
     static route = `POST ${ADMIN_API}/upstreams`;
-    static openapi: OpenApiOperation = { summary: "Add an upstream identity provider (from a preset or explicit fields)", tag: "upstreams", body: UpstreamCreateSchema, response: UpstreamSchema, status: 201, etag: true };
+    static openapi: OpenApiOperation = {
+      summary: "Add an upstream identity provider (from a preset or explicit fields)",
+      tag: "upstreams",
+      body: UpstreamCreateSchema,
+      response: UpstreamSchema,
+      status: 201,
+      etag: true,
+    };
 
     async call() {
       const row = await create_upstream(idp.store, idp.config, this.admin_upstream_create_request);

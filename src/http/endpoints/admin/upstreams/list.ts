@@ -13,7 +13,12 @@ export const AdminUpstreamListRequest = Fw.Request("AdminUpstreamListRequest", U
 export const AdminUpstreamList = (idp: Provider) =>
   class AdminUpstreamList extends Fw.Endpoint(AdminUpstreamListRequest, Fw.Response.Json) {
     static route = `GET ${ADMIN_API}/upstreams`;
-    static openapi: OpenApiOperation = { summary: "List upstream identity providers (never their secrets)", tag: "upstreams", query: UpstreamListQuery, response: page_schema(UpstreamSchema) };
+    static openapi: OpenApiOperation = {
+      summary: "List upstream identity providers (never their secrets)",
+      tag: "upstreams",
+      query: UpstreamListQuery,
+      response: page_schema(UpstreamSchema),
+    };
 
     async call() {
       const { limit, cursor } = this.admin_upstream_list_request;

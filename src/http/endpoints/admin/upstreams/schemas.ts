@@ -37,7 +37,9 @@ export const UpstreamSchema = z
     warnings: z
       .array(z.string())
       .optional()
-      .describe("in answers to a create or change only: the issuer or endpoints the provider will not call as things are (http without IDP_OUTBOUND_ALLOW_HTTP, a non-public address outside IDP_OUTBOUND_ALLOW), or could not check"),
+      .describe(
+        "in answers to a create or change only: the issuer or endpoints the provider will not call as things are (http without IDP_OUTBOUND_ALLOW_HTTP, a non-public address outside IDP_OUTBOUND_ALLOW), or could not check",
+      ),
   })
   .meta({ id: "Upstream" });
 
@@ -66,7 +68,10 @@ const FIELDS = {
 export const UpstreamCreateSchema = z
   .strictObject({
     name: z.string().min(1).max(63),
-    preset: z.enum(Object.keys(PRESETS) as [string, ...string[]]).optional().describe("fills in kind, endpoints, scopes and display name; fields sent win"),
+    preset: z
+      .enum(Object.keys(PRESETS) as [string, ...string[]])
+      .optional()
+      .describe("fills in kind, endpoints, scopes and display name; fields sent win"),
     tenant: z.string().min(1).max(255).optional().describe("the Entra ID tenant of the microsoft preset"),
     kind: FIELDS.kind.optional(),
     display_name: FIELDS.display_name.optional(),
@@ -110,6 +115,9 @@ export const UpstreamPatchSchema = z
     mfa_acr_values: FIELDS.mfa_acr_values.optional(),
     token_endpoint_auth_method: FIELDS.token_endpoint_auth_method.nullable().optional(),
     group_map: FIELDS.group_map.optional(),
-    drop_links: z.boolean().optional().describe("with a new issuer, kind or subject claim: delete the accounts' links made under the old one (refused with 409 while links exist otherwise)"),
+    drop_links: z
+      .boolean()
+      .optional()
+      .describe("with a new issuer, kind or subject claim: delete the accounts' links made under the old one (refused with 409 while links exist otherwise)"),
   })
   .meta({ id: "UpstreamPatch" });

@@ -17,7 +17,14 @@ export const AdminUpstreamUpdateRequest = Fw.Request("AdminUpstreamUpdateRequest
 export const AdminUpstreamUpdate = (idp: Provider) =>
   class AdminUpstreamUpdate extends Fw.Endpoint(AdminUpstreamUpdateRequest, Fw.Response.Json) {
     static route = `PATCH ${ADMIN_API}/upstreams/:name`;
-    static openapi: OpenApiOperation = { summary: "Change an upstream identity provider", tag: "upstreams", body: UpstreamPatchSchema, response: UpstreamSchema, etag: true, if_match: true };
+    static openapi: OpenApiOperation = {
+      summary: "Change an upstream identity provider",
+      tag: "upstreams",
+      body: UpstreamPatchSchema,
+      response: UpstreamSchema,
+      etag: true,
+      if_match: true,
+    };
 
     async call() {
       const row = await upstream_of(idp.store, this.route_params.name ?? "");

@@ -21,7 +21,8 @@ export const AdminUserDelete = (idp: Provider) =>
       require_match(this, await user_view(idp, user));
       await check_lockout(idp.store, idp.config.admin_console.group, user, "delete");
       // Only the version whose ETag was checked (store/types/common.ts IfVersion); the user's clients hear of the ended sessions (logout/bulk.ts).
-      if (!(await with_backchannel_logout(idp, user.id, () => idp.store.delete_user(user.id, { if_version: user.version })))) throw await lost_write(idp.store.get_user_by_id(user.id), "user", user.id);
+      if (!(await with_backchannel_logout(idp, user.id, () => idp.store.delete_user(user.id, { if_version: user.version }))))
+        throw await lost_write(idp.store.get_user_by_id(user.id), "user", user.id);
       audit_target(this, { action: "user_deleted", user_id: user.id, details: { username: user.username } });
       return new Fw.Response.Empty();
     }

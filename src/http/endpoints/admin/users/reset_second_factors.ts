@@ -22,7 +22,11 @@ const SecondFactorsResetSchema = SessionsEndedSchema.extend({
 export const AdminUserResetSecondFactors = (idp: Provider) =>
   class AdminUserResetSecondFactors extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Json) {
     static route = `POST ${ADMIN_API}/users/:id/reset-second-factors`;
-    static openapi: OpenApiOperation = { summary: "Remove a user's second factors (TOTP, recovery codes, passkeys) and end their sessions", tag: "users", response: SecondFactorsResetSchema };
+    static openapi: OpenApiOperation = {
+      summary: "Remove a user's second factors (TOTP, recovery codes, passkeys) and end their sessions",
+      tag: "users",
+      response: SecondFactorsResetSchema,
+    };
 
     async call() {
       const user = await user_of(idp, this.route_params.id ?? "");

@@ -18,7 +18,16 @@ export const AdminUserSessions = (idp: Provider) =>
       const now = idp.now();
       const items = sessions
         .filter((s) => s.expires_at > now)
-        .map((s) => ({ id: s.id_hash, auth_time: s.auth_time, amr: s.amr, created_at: s.created_at, last_seen_at: s.last_seen_at, expires_at: s.expires_at, user_agent: s.user_agent, ip: s.ip }));
+        .map((s) => ({
+          id: s.id_hash,
+          auth_time: s.auth_time,
+          amr: s.amr,
+          created_at: s.created_at,
+          last_seen_at: s.last_seen_at,
+          expires_at: s.expires_at,
+          user_agent: s.user_agent,
+          ip: s.ip,
+        }));
       return this.json({ items });
     }
   };

@@ -19,7 +19,14 @@ export const AdminUserUpdateRequest = Fw.Request("AdminUserUpdateRequest", UserP
 export const AdminUserUpdate = (idp: Provider) =>
   class AdminUserUpdate extends Fw.Endpoint(AdminUserUpdateRequest, Fw.Response.Json) {
     static route = `PATCH ${ADMIN_API}/users/:id`;
-    static openapi: OpenApiOperation = { summary: "Change a user's profile or status (disable, enable)", tag: "users", body: UserPatchSchema, response: UserSchema, etag: true, if_match: true };
+    static openapi: OpenApiOperation = {
+      summary: "Change a user's profile or status (disable, enable)",
+      tag: "users",
+      body: UserPatchSchema,
+      response: UserSchema,
+      etag: true,
+      if_match: true,
+    };
 
     async call() {
       const current = await user_of(idp, this.route_params.id ?? "");
@@ -28,9 +35,15 @@ export const AdminUserUpdate = (idp: Provider) =>
       const change = this.admin_user_update_request;
       // Not the last active administrator (oidc/admin/lockout.ts).
       if (change.status === "disabled" && current.status !== "disabled") await check_lockout(idp.store, idp.config.admin_console.group, current, "disable");
-      const { user, action, ended } = await (change.status === "disabled" ? with_backchannel_logout(idp, current.id, () => change_user(idp.store, current, change, idp.now())) : change_user(idp.store, current, change, idp.now()));
+      const { user, action, ended } = await (change.status === "disabled"
+        ? with_backchannel_logout(idp, current.id, () => change_user(idp.store, current, change, idp.now()))
+        : change_user(idp.store, current, change, idp.now()));
       // "user_enabled" is reported as the API always did: an update.
-      audit_target(this, { action: action === "user_disabled" ? action : "user_updated", user_id: user.id, details: { changed: Object.keys(this.admin_user_update_request), ...(ended ?? {}) } });
+      audit_target(this, {
+        action: action === "user_disabled" ? action : "user_updated",
+        user_id: user.id,
+        details: { changed: Object.keys(this.admin_user_update_request), ...(ended ?? {}) },
+      });
       return this.json(with_etag(this, await user_view(idp, user)));
     }
   };
