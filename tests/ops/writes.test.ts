@@ -53,7 +53,10 @@ describe("store calls per step of the flow", () => {
   beforeAll(async () => {
     raw = await open_store("sqlite::memory:");
     const port = free_port();
-    const config = load_config({}, { issuer: `http://127.0.0.1:${port}`, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 } });
+    const config = load_config(
+      {},
+      { issuer: `http://127.0.0.1:${port}`, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 } },
+    );
     await raw.create_user({ username: "alice", password_hash: await hash_password(PASSWORD, config.argon2), email: "alice@example.com", email_verified: true });
     const secret = random_token(32);
     const row = await raw.create_client({
@@ -71,10 +74,17 @@ describe("store calls per step of the flow", () => {
     await raw?.close();
   });
 
-  test("first sign-in: /authorize 2 writes (its rate-limit counter, the interaction), password login 10 (reserve, verify, release), consent 5; code exchange 3 (1 atomic update, 1 insert, the client's first use; no rate-limit counter); userinfo 0", async () => {
+  test("first sign-in: /authorize 2 writes (its rate-limit counter, the interaction), password login 10 (reserve, verify, release), consent 5; code exchange 4 (1 atomic update, 1 insert, the client's first use, its secret's last use; no rate-limit counter); userinfo 0", async () => {
     const browser = new Browser();
     const url = new URL("/authorize", served.url);
-    for (const [k, v] of Object.entries({ client_id: client.client_id, response_type: "code", redirect_uri: CALLBACK, scope: "openid email", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })) {
+    for (const [k, v] of Object.entries({
+      client_id: client.client_id,
+      response_type: "code",
+      redirect_uri: CALLBACK,
+      scope: "openid email",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    })) {
       url.searchParams.set(k, v);
     }
     const start = await browser.get(url.href);
@@ -95,7 +105,18 @@ describe("store calls per step of the flow", () => {
     // The attempt is reserved before the password check (two reservations and the per-username
     // count) and given back after it succeeds (three releases): oidc/limits/login.ts. Then the
     // session insert, the rate-limit counter reset, the audit event and the interaction update.
-    expect(after_login.calls.filter(is_write)).toEqual(["reserve", "reserve", "hit", "release", "release", "release", "create_session", "reset_counter", "add_audit_event", "update_interaction"]);
+    expect(after_login.calls.filter(is_write)).toEqual([
+      "reserve",
+      "reserve",
+      "hit",
+      "release",
+      "release",
+      "release",
+      "create_session",
+      "reset_counter",
+      "add_audit_event",
+      "update_interaction",
+    ]);
 
     const consent_html = await (await browser.get(new URL(login.headers.get("location")!, served.url).href)).text();
     counter.take();
@@ -112,9 +133,11 @@ describe("store calls per step of the flow", () => {
     // (oidc/limits/client_auth.ts: per client and address, per address) are only read, and written
     // when an authentication fails. Before, every request wrote two counters (4 writes). This is
     // the client's first token, so its first use is recorded (mark_client_used: once per client
-    // ever, oidc/registration/unused_clients.ts); the next exchange below writes 2.
-    expect(exchange.writes).toBe(3);
-    expect(exchange.calls.filter(is_write).sort()).toEqual(["consume_code", "insert_token", "mark_client_used"]);
+    // ever, oidc/registration/unused_clients.ts), and its secret's last use (note_client_secret_use:
+    // at most once a minute per client, oidc/clients/authentication.ts); the next exchange below,
+    // within the minute, writes 2.
+    expect(exchange.writes).toBe(4);
+    expect(exchange.calls.filter(is_write).sort()).toEqual(["consume_code", "insert_token", "mark_client_used", "note_client_secret_use"]);
     expect(exchange.calls.filter((c) => c === "get_counter")).toEqual(["get_counter", "get_counter"]);
 
     const { access_token } = (await token.json()) as { access_token: string };
