@@ -10,6 +10,7 @@ import { must, type CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time, write_table } from "./output.ts";
 import { command, group, type ArgsOf, type CommandGroup, type CommandSpec, type OptionSpecs } from "./spec.ts";
+import { ending_sessions } from "./logout.ts";
 
 /** The user by username or id, as users.ts finds them (not imported from there: users.ts lists this command). */
 async function find_user(store: Store, username_or_id: string): Promise<UserRow> {
@@ -69,7 +70,7 @@ async function remove(ctx: CliContext, { flags, positionals }: ArgsOf<typeof REM
   if (!(await store.delete_passkey(user.id, id, { keep_last }))) {
     throw new CliError(`this is the last way ${user.username} can sign in (no password): give them a password first (idp users set-password), or pass --force`);
   }
-  const { sessions_ended, tokens_revoked } = await end_user_sessions(store, user.id, Math.floor(Date.now() / 1000));
+  const { sessions_ended, tokens_revoked } = await ending_sessions(ctx, user.id, () => end_user_sessions(store, user.id, Math.floor(Date.now() / 1000)));
   await ctx.audit({ type: "passkey_removed", user_id: user.id, details: { passkey_id: id, sessions_ended, tokens_revoked } });
   ctx.emit({ removed: true, id, username: user.username, sessions_ended, tokens_revoked }, (write) =>
     write(`Removed passkey ${id} of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),

@@ -17,6 +17,7 @@ import { passkeys_commands } from "./passkeys.ts";
 import { command, type ArgsOf, type Command, type CommandGroup, type CommandSpec, type OptionSpecs } from "./spec.ts";
 import { check_password_policy, type PasswordOwner } from "../oidc/accounts/password_policy.ts";
 import { void_reset_links } from "../oidc/accounts/password_reset.ts";
+import { ending_sessions } from "./logout.ts";
 
 const AddressSchema = z.strictObject({
   formatted: z.string().optional(),
@@ -189,7 +190,7 @@ async function remove(ctx: CliContext, { flags, positionals }: ArgsOf<typeof REM
   const store = await ctx.store();
   const user = await find_user(store, username);
   const forced = await lockout_note(ctx, store, user, "delete", flags.force);
-  if (!(await store.delete_user(user.id))) throw new CliError(`no user "${username}"`);
+  if (!(await ending_sessions(ctx, user.id, () => store.delete_user(user.id)))) throw new CliError(`no user "${username}"`);
   await ctx.audit({ type: "user_deleted", user_id: user.id, details: { username: user.username, ...(forced !== null && { forced_last_admin: true }) } });
   ctx.emit({ removed: true, id: user.id, username: user.username, ...(forced !== null && { forced_last_admin: true }) }, (write) => {
     write(`Removed user ${user.username}.\n`);
@@ -213,7 +214,7 @@ async function set_password(ctx: CliContext, { flags, positionals }: ArgsOf<type
   // Reset links mailed before the change no longer work (oidc/accounts/password_reset.ts).
   await void_reset_links(store, user.id);
   // A password change is often the answer to a compromise: whoever held the old password loses access now.
-  const { sessions_ended, tokens_revoked } = await end_user_sessions(store, user.id, Math.floor(Date.now() / 1000));
+  const { sessions_ended, tokens_revoked } = await ending_sessions(ctx, user.id, () => end_user_sessions(store, user.id, Math.floor(Date.now() / 1000)));
   await ctx.audit({ type: "user_password_changed", user_id: user.id, details: { sessions_ended, tokens_revoked } });
   ctx.emit({ id: user.id, username: user.username, sessions_ended, tokens_revoked }, (write) =>
     write(`Changed the password of ${user.username}; ended ${sessions_ended} session(s), revoked ${tokens_revoked} token(s).\n`),
@@ -234,7 +235,9 @@ async function reset_2fa(ctx: CliContext, { positionals }: ArgsOf<typeof RESET_2
   const [username] = positionals as [string];
   const store = await ctx.store();
   const user = await find_user(store, username);
-  const { totp_removed, passkeys_removed, sessions_ended, tokens_revoked } = await as_cli(reset_second_factors(store, user, Math.floor(Date.now() / 1000)));
+  const { totp_removed, passkeys_removed, sessions_ended, tokens_revoked } = await as_cli(
+    ending_sessions(ctx, user.id, () => reset_second_factors(store, user, Math.floor(Date.now() / 1000))),
+  );
   await ctx.audit({ type: "two_factor_removed", user_id: user.id, details: { totp_removed, passkeys_removed, sessions_ended, tokens_revoked } });
   const removed = [totp_removed ? "two-step verification and the recovery codes" : null, passkeys_removed > 0 ? `${passkeys_removed} passkey(s)` : null]
     .filter((part) => part !== null)

@@ -12,6 +12,7 @@ import { CliError } from "./errors.ts";
 import { FORCE, lockout_note } from "./lockout.ts";
 import { command, type ArgsOf, type CommandSpec, type OptionSpecs } from "./spec.ts";
 import { find_user } from "./users.ts";
+import { ending_sessions } from "./logout.ts";
 
 const ENABLE = { summary: "enable a disabled user: they may sign in again", positionals: ["username"] } as const satisfies CommandSpec<OptionSpecs>;
 
@@ -48,7 +49,7 @@ async function disable(ctx: CliContext, { flags, positionals }: ArgsOf<typeof DI
     return;
   }
   const forced = await lockout_note(ctx, store, user, "disable", flags.force);
-  const { ended } = await change_user(store, user, { status: "disabled" }, Math.floor(Date.now() / 1000));
+  const { ended } = await ending_sessions(ctx, user.id, () => change_user(store, user, { status: "disabled" }, Math.floor(Date.now() / 1000)));
   const { sessions_ended, tokens_revoked } = ended ?? { sessions_ended: 0, tokens_revoked: 0 };
   await ctx.audit({
     type: "user_disabled",

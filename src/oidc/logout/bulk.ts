@@ -15,6 +15,8 @@
  * front-channel page is shown, not even on the account page. A client without a
  * backchannel_logout_uri is not told; the tokens it got through those sessions are revoked.
  *
+ * The command line ends sessions the same way (src/cli/logout.ts) and waits for the deliveries.
+ *
  * The sessions and their clients are read before `end` runs (a session's client rows go with
  * it); those no longer in the store afterwards are the ones that ended. The request does not wait
  * for the deliveries: they start when the request is done with the store and each runs within
@@ -30,9 +32,10 @@ type Ending = { id_hash: string; client_ids: string[] };
 /**
  * Runs `end`, which ends sessions of user `user_id` (keeping `keep_id_hash`, if any), and sends
  * the back-channel logout of each session it ended; answers what `end` answered. When `end`
- * raises, nothing is sent.
+ * raises, nothing is sent. `wait_ms`: how long to wait for the deliveries (0 for a request,
+ * which answers at once; the command line waits for them, or its process would end them).
  */
-export async function with_backchannel_logout<T>(idp: Provider, user_id: string, end: () => Promise<T>, keep_id_hash?: string): Promise<T> {
+export async function with_backchannel_logout<T>(idp: Provider, user_id: string, end: () => Promise<T>, keep_id_hash?: string, wait_ms = 0): Promise<T> {
   const before = (await idp.store.list_sessions_for_user(user_id)).filter((session) => session.id_hash !== keep_id_hash);
   const ending: Ending[] = await Promise.all(before.map(async (session) => ({ id_hash: session.id_hash, client_ids: await idp.store.list_session_clients(session.id_hash) })));
   const result = await end();
@@ -40,8 +43,8 @@ export async function with_backchannel_logout<T>(idp: Provider, user_id: string,
   if (with_clients.length === 0) return result;
   const left = new Set((await idp.store.list_sessions_for_user(user_id)).map((session) => session.id_hash));
   const ended = with_clients.filter((session) => !left.has(session.id_hash));
-  // The clients are read now; the deliveries go on after the answer (wait 0, backchannel.ts).
-  await Promise.all(ended.map((session) => notify_clients(idp, session.client_ids, { user_id, sid: session_sid(session.id_hash) }, 0))).catch((error: unknown) => {
+  // The clients are read now; with wait 0 the deliveries go on after the answer (backchannel.ts).
+  await Promise.all(ended.map((session) => notify_clients(idp, session.client_ids, { user_id, sid: session_sid(session.id_hash) }, wait_ms))).catch((error: unknown) => {
     // The sessions are over whatever happens to the notifications.
     idp.log({ level: "error", msg: "back-channel logout failed", error: error instanceof Error ? error.name : "Error" });
   });
