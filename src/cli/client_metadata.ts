@@ -8,18 +8,11 @@ import { redirect_uris_problem, web_url_problem, type ApplicationType } from "..
 import { backchannel_uri_problem } from "../oidc/logout/backchannel.ts";
 import { public_jwks_problem } from "../oidc/clients/public_jwks.ts";
 import { group_settings_problem, type GroupSettings } from "../oidc/claims/groups.ts";
+import { GRANT_TYPES, TOKEN_AUTH_METHODS } from "../oidc/discovery/metadata.ts";
 
-export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
-export type AuthMethod = (typeof AUTH_METHODS)[number];
-
-// RFC 8628: the device grant, opted into per client (`--grant-type urn:ietf:params:oauth:grant-type:device_code`).
-export const GRANT_TYPES = [
-  "authorization_code",
-  "refresh_token",
-  "client_credentials",
-  "urn:ietf:params:oauth:grant-type:device_code",
-  "urn:ietf:params:oauth:grant-type:token-exchange",
-] as const;
+/** The client authentication methods and grant types the provider accepts: discovery's lists (oidc/discovery/metadata.ts). */
+export { TOKEN_AUTH_METHODS as AUTH_METHODS, GRANT_TYPES } from "../oidc/discovery/metadata.ts";
+export type AuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
 export type GrantType = (typeof GRANT_TYPES)[number];
 
 export const DEFAULT_GRANT_TYPES: readonly GrantType[] = ["authorization_code", "refresh_token"];
@@ -122,7 +115,7 @@ function parse_jwks(json: string): { keys: JsonObject[] } {
 /** Checks the options of `clients add` and returns the metadata to store; exit 1/2 on a problem. */
 export function client_metadata(options: ClientAddOptions): ClientMetadata {
   if (options.name === undefined || options.name.trim() === "") throw new UsageError("clients add needs --name");
-  const auth_method = one_of<AuthMethod>("auth-method", options.auth_method ?? "client_secret_basic", AUTH_METHODS);
+  const auth_method = one_of<AuthMethod>("auth-method", options.auth_method ?? "client_secret_basic", TOKEN_AUTH_METHODS);
   const application_type = one_of<ApplicationType>("application-type", options.application_type ?? "web", ["web", "native"]);
   const grant_types = [...new Set(options.grant_types.length ? options.grant_types : DEFAULT_GRANT_TYPES)].map((g) => one_of<GrantType>("grant-type", g, GRANT_TYPES));
   const redirect_uris = [...new Set(options.redirect_uris)];
