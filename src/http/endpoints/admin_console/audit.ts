@@ -2,7 +2,7 @@
  * GET /admin/audit: the audit log, newest first, filtered like the API's list (type, user by id
  * or username, client, since/until as a date or unix seconds; the API's parser) or by a period
  * (the last hour, 24 h, 7 days), 50 a page; who did it, readable type names grouped by area, and
- * links to the same events as CSV and JSON (audit_export.ts). The view model: pages/admin_audit.ts.
+ * links to the same events as CSV and JSON (audit_csv.ts, audit_json.ts). The view model: pages/admin_audit.ts.
  */
 import { Fw } from "../../../fw/index.ts";
 import { audit_actor, audit_page } from "../../../oidc/admin/audit.ts";
