@@ -96,6 +96,9 @@ import { AdminUserSessions } from "./endpoints/admin/users/sessions.ts";
 import { AdminUserUpdate } from "./endpoints/admin/users/update.ts";
 import { AdminApiHandler } from "./middleware/admin_api.ts";
 import { AdminConsoleAudit } from "./endpoints/admin_console/audit.ts";
+import { AdminConsoleAuditCsv } from "./endpoints/admin_console/audit_csv.ts";
+import { AdminConsoleAuditJson } from "./endpoints/admin_console/audit_json.ts";
+import { AdminConsoleSignOut } from "./endpoints/admin_console/sign_out.ts";
 import { AdminConsoleClientAction } from "./endpoints/admin_console/client_action.ts";
 import { AdminConsoleClientConfirm } from "./endpoints/admin_console/client_confirm.ts";
 import { AdminConsoleClientCreate } from "./endpoints/admin_console/client_create.ts";
@@ -285,6 +288,9 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleUpstreamAction(idp),
     AdminConsoleUpstreamConfirm(idp),
     AdminConsoleAudit(idp),
+    AdminConsoleAuditCsv(idp),
+    AdminConsoleAuditJson(idp),
+    AdminConsoleSignOut(idp),
     AdminConsoleKeys(idp),
     AdminConsoleKeyRotate(idp),
     AdminConsoleKeyConfirm(idp),

@@ -12,10 +12,38 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
-import { axe, chromium_available, launch, PHONE, overflow, serious } from "../helpers/chromium.ts";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { axe, chromium_available, DESKTOP, launch, PHONE, overflow, serious } from "../helpers/chromium.ts";
 import { Browser as HttpBrowser, account_login } from "../helpers/browser.ts";
 import { PASSWORD, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
+
+/** Where the walk leaves the console's screenshots (README "## Admin console"); viewport only, to stay small. */
+const SCREENSHOT_DIR = join(import.meta.dir, "../../docs/screenshots");
+
+/** Words (runs without a space) in the page's tables that are split across lines. */
+function broken_words(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const broken: string[] = [];
+    for (const cell of document.querySelectorAll("table.admin th, table.admin td")) {
+      const style = getComputedStyle(cell);
+      if (style.overflowWrap !== "normal" || style.wordBreak !== "normal") broken.push(`${cell.tagName}: ${style.overflowWrap} ${style.wordBreak}`);
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+        const text = node.textContent ?? "";
+        for (const match of text.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          const lines = new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)));
+          if (lines.size > 1) broken.push(match[0]);
+        }
+      }
+    }
+    return broken;
+  });
+}
 
 export type SuiteDatabase = { url: string; drop(): Promise<void> };
 
@@ -59,6 +87,10 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
 
   // A browser walk with argon2 hashing on a shared 2-core machine: more than bun's default 5 s.
   const run = (name: string, fn: () => Promise<void>) => (chromium_available ? test : test.skip)(name, fn, 30_000);
+
+  async function expect_visible(locator: ReturnType<Page["locator"]>): Promise<void> {
+    expect(await locator.isVisible()).toBe(true);
+  }
 
   describe(`admin console (${label})`, () => {
     run("an admin signs in with a second factor and reaches the dashboard", async () => {
@@ -153,9 +185,10 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       await page.getByLabel("User (username or id)").fill("bob");
       await page.getByRole("button", { name: "Filter" }).click();
       const table = await page.locator("table").innerText();
-      expect(table).toContain("admin_console");
-      expect(table).toContain("group_member_added");
-      expect(table).toContain("session_ended");
+      expect(table).toContain("Change in the admin console");
+      expect(table).toContain("root (administrator)");
+      expect(table).toContain("action: group_member_added");
+      expect(table).toContain("action: session_ended");
       expect(table).not.toContain("client_registered");
       await clean("audit");
       const root = (await t.store.get_user_by_username("root"))!;
@@ -280,6 +313,95 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       await clean("stale form");
     });
 
+    run("the frame: a full-width header with the administrator and sign-out, a side bar that stays, a skip link", async () => {
+      await page.setViewportSize(DESKTOP);
+      await page.goto(`${t.issuer}/admin/users`);
+      const header = (await page.locator("header.site").boundingBox())!;
+      expect(header.x).toBe(0);
+      expect(header.width).toBe(DESKTOP.width);
+      const account = page.locator("header.site");
+      expect(await account.getByRole("link", { name: "Your account" }).getAttribute("href")).toBe(`${t.issuer}/account`);
+      expect(await account.innerText()).toContain("Signed in as root");
+      await expect_visible(account.getByRole("button", { name: "Sign out" }));
+      // The nav is a side bar left of the content, which takes the rest of the width.
+      const nav = (await page.locator("nav.admin-nav").boundingBox())!;
+      const heading = (await page.locator("h1").boundingBox())!;
+      expect(nav.x + nav.width).toBeLessThanOrEqual(heading.x);
+      expect(nav.y).toBeLessThan(heading.y + heading.height);
+      expect(heading.width).toBeGreaterThan(900);
+      // It stays in view at the bottom of a long page.
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(100);
+      const stuck = (await page.locator("nav.admin-nav").boundingBox())!;
+      expect(stuck.y).toBeGreaterThanOrEqual(0);
+      expect(stuck.y + stuck.height).toBeLessThanOrEqual(DESKTOP.height);
+      // Keyboard: the first Tab shows the skip link; Enter moves the focus past the nav to the heading.
+      await page.goto(`${t.issuer}/admin/users`);
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.className)).toBe("skip-link");
+      const skip = (await page.locator(".skip-link").boundingBox())!;
+      expect(skip.y).toBeGreaterThanOrEqual(0);
+      expect(await page.locator(".skip-link").evaluate((el) => getComputedStyle(el).outlineStyle)).not.toBe("none");
+      await page.keyboard.press("Enter");
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("content");
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.closest("nav") === null)).toBe(true);
+      await clean("users at 1280 px");
+      // On a phone the nav is a bar above the heading; nothing overflows sideways.
+      await page.setViewportSize(PHONE);
+      const top_nav = (await page.locator("nav.admin-nav").boundingBox())!;
+      expect(top_nav.y + top_nav.height).toBeLessThanOrEqual((await page.locator("h1").boundingBox())!.y);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+      await clean("users at 390 px");
+      await page.setViewportSize(DESKTOP);
+    });
+
+    run("tables at 390 and 1280 px: no word broken across lines, the page never wider than the screen", async () => {
+      for (const path of ["/users", "/clients", "/groups", "/audit", "/keys", "/upstreams"]) {
+        for (const size of [PHONE, DESKTOP]) {
+          await page.setViewportSize(size);
+          await page.goto(`${t.issuer}/admin${path}`);
+          const where = `${path} at ${size.width} px`;
+          expect({ where, overflow: await overflow(page) }).toEqual({ where, overflow: 0 });
+          expect({ where, broken: await broken_words(page) }).toEqual({ where, broken: [] });
+          for (const box of await page.locator(".table-wrap").all()) {
+            const bounds = (await box.boundingBox())!;
+            expect(bounds.x + bounds.width).toBeLessThanOrEqual(size.width);
+          }
+          await clean(where);
+        }
+      }
+      // The audit table is wider than a phone: it scrolls in its own region, not the page.
+      await page.setViewportSize(PHONE);
+      await page.goto(`${t.issuer}/admin/audit`);
+      expect(await page.locator(".table-wrap").evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+      expect(await overflow(page)).toBe(0);
+      await page.setViewportSize(DESKTOP);
+    });
+
+    run("screenshots of the console at 1280 and 390 px (docs/screenshots/), axe clean at both", async () => {
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      const bob = (await t.store.get_user_by_username("bob"))!;
+      const pages = [
+        ["dashboard", "/admin"],
+        ["users", "/admin/users"],
+        ["user", `/admin/users/${bob.id}`],
+        ["applications", "/admin/clients"],
+        ["audit", "/admin/audit?period=24h"],
+        ["confirmation", `/admin/users/${bob.id}/confirm?action=delete`],
+      ] as const;
+      for (const [name, path] of pages) {
+        for (const size of [DESKTOP, PHONE]) {
+          await page.setViewportSize(size);
+          await page.goto(`${t.issuer}${path}`);
+          expect(await overflow(page)).toBeLessThanOrEqual(0);
+          await clean(`${name} at ${size.width} px`);
+          await page.screenshot({ path: join(SCREENSHOT_DIR, `console-${name}-${size.width}.png`), fullPage: false });
+        }
+      }
+      await page.setViewportSize(DESKTOP);
+    });
+
     run("a destructive action goes through its confirmation page: refused with a wrong password, runs with the right one", async () => {
       const bob = (await t.store.get_user_by_username("bob"))!;
       await page.goto(`${t.issuer}/admin/users/${bob.id}`);
@@ -312,6 +434,16 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       expect(await page.getByRole("alert").innerText()).toBe("You cannot delete your own account: another administrator must do it.");
       expect(await page.getByRole("button", { name: "Delete the user" }).count()).toBe(0);
       await clean("refused on oneself");
+    });
+
+    run("signs out from the console's header: the signed-out page, then the console asks for a sign-in", async () => {
+      await page.goto(`${t.issuer}/admin/audit`);
+      await page.locator("header.site").getByRole("button", { name: "Sign out" }).click();
+      await page.waitForURL((url) => url.pathname === "/admin/sign-out");
+      expect(await page.locator("h1").innerText()).toBe("You are signed out");
+      await clean("signed out");
+      await page.goto(`${t.issuer}/admin`);
+      expect(new URL(page.url()).pathname).toBe("/account/login");
     });
   });
 }

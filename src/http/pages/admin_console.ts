@@ -110,6 +110,9 @@ export function console_values(idp: Provider, admin: AccountSession, page: Conso
     me: admin.user.username,
     base: console_url(idp),
     nav: CONSOLE_PAGES.map((item) => ({ href: console_url(idp, item.path), text: item.text, current: item.key === page })),
+    // The header (views/admin/_header.eta): the account page, and the sign-out (endpoints/admin_console/sign_out.ts).
+    account_url: account_url(idp),
+    sign_out_url: console_url(idp, "/sign-out"),
     notice: null,
     error: null,
     ...extra,

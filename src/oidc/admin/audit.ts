@@ -52,3 +52,117 @@ export async function audit_page(
   const page = page_of(events, limit, (last) => [last.at, last.id]);
   return { items: await named_events(store, page.items), next_cursor: page.next_cursor };
 }
+
+/**
+ * The areas the console groups the event types by (its filter's option groups, the export's
+ * `area`): each type of AUDIT_EVENT_TYPES in exactly one (tests/oidc/admin/audit_view.test.ts).
+ * Their readable names are catalog keys: `admin.audit.area.<area>`, `admin.audit.type.<type>`.
+ */
+export const AUDIT_AREAS = {
+  sign_in: ["login", "login_locked", "two_factor", "access_denied", "device_approved", "device_denied", "federation_login"],
+  account: [
+    "signup",
+    "invitation_sent",
+    "invitation_accepted",
+    "password_change",
+    "password_reset_requested",
+    "password_reset",
+    "account_reclaimed",
+    "email_verification_sent",
+    "email_verified",
+    "email_change_requested",
+    "email_change",
+    "two_factor_enrolled",
+    "two_factor_removed",
+    "passkey_added",
+    "passkey_renamed",
+    "passkey_removed",
+    "recovery_codes_replaced",
+  ],
+  sessions: ["logout", "consent_granted", "consent_revoked", "tokens_revoked", "token_exchange"],
+  threats: ["code_reuse", "refresh_token_reuse", "device_code_reuse", "device_code_throttled", "dpop_key_mismatch", "passkey_counter_regressed", "outbound_refused"],
+  applications: [
+    "client_registered",
+    "client_updated",
+    "client_deleted",
+    "client_secret_rotated",
+    "registration_token_created",
+    "registration_token_revoked",
+    "resource_created",
+    "resource_deleted",
+  ],
+  administration: [
+    "admin_console",
+    "admin_api",
+    "user_created",
+    "user_deleted",
+    "user_password_changed",
+    "user_disabled",
+    "user_enabled",
+    "admin_granted",
+    "group_created",
+    "group_deleted",
+    "group_member_added",
+    "group_member_removed",
+    "keys_rotated",
+  ],
+  federation: [
+    "upstream_created",
+    "upstream_updated",
+    "upstream_enabled",
+    "upstream_disabled",
+    "upstream_deleted",
+    "federation_link",
+    "federation_unlink",
+    "federation_account_created",
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+export type AuditArea = keyof typeof AUDIT_AREAS;
+
+/** The area of an event type; null for a type the list does not know (an older or newer release's). */
+export function audit_area(type: string): AuditArea | null {
+  for (const [area, types] of Object.entries(AUDIT_AREAS)) if ((types as readonly string[]).includes(type)) return area as AuditArea;
+  return null;
+}
+
+/**
+ * Who did it: the administrator in the console (`details.actor_username`, as recorded then), the
+ * admin API's client (by its current name, else its id), the command line (`details.via: "cli"`),
+ * or the user the event is about (a sign-in, a change on their account page). `none` when the
+ * event names nobody (a sign-in with an unknown username, the purge of unused clients).
+ */
+export type AuditActor =
+  | { kind: "admin"; name: string }
+  | { kind: "api_client"; name: string }
+  | { kind: "cli"; name: null }
+  | { kind: "user"; name: string }
+  | { kind: "none"; name: null };
+
+export function audit_actor(event: NamedAuditEvent): AuditActor {
+  const details = event.details ?? {};
+  if (details.via === "cli") return { kind: "cli", name: null };
+  if (event.type === "admin_console") {
+    const name = typeof details.actor_username === "string" ? details.actor_username : typeof details.actor === "string" ? details.actor : null;
+    if (name !== null) return { kind: "admin", name };
+  }
+  if (event.type === "admin_api" && event.client_id !== null) return { kind: "api_client", name: event.client_name ?? event.client_id };
+  if (event.user_id !== null) return { kind: "user", name: event.username ?? event.user_id };
+  return { kind: "none", name: null };
+}
+
+/** How many events one export holds at most (newest first); the rest needs a narrower filter. */
+export const AUDIT_EXPORT_LIMIT = 10_000;
+
+/** Every event the filters match, newest first, up to `limit`, read a page at a time. */
+export async function audit_export(store: Store, filters: AuditFilters, limit = AUDIT_EXPORT_LIMIT): Promise<{ events: NamedAuditEvent[]; truncated: boolean }> {
+  const events: NamedAuditEvent[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await audit_page(store, filters, Math.min(500, limit - events.length), cursor);
+    events.push(...page.items);
+    if (page.next_cursor === null) return { events, truncated: false };
+    if (events.length >= limit) return { events, truncated: true };
+    cursor = page.next_cursor;
+  }
+}
