@@ -33,7 +33,7 @@ export const AdminConsoleAudit = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/audit`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "view_audit");
       if ("refused" in gate) return gate.refused;
       const { type, user, client, since, until, cursor } = this.admin_console_audit_request;
       const page = await audit_page(idp.store, { type, user, client, since, until }, DEFAULT_PAGE, cursor);

@@ -42,7 +42,7 @@ export const AdminConsoleKeyConfirm = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/keys/confirm`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "rotate_keys");
       if ("refused" in gate) return gate.refused;
       return this.view("admin/confirm", danger_values(idp, gate.admin, keys_danger(idp)));
     }
