@@ -86,6 +86,7 @@ describe("auditor: read-only", () => {
   test("every change is refused (403) on the server and changes nothing", async () => {
     const { csrf } = await console_page(as_auditor, `${t.url}/admin/users/${carol.id}`);
     const before = await snapshot();
+    const kid = t.provider.keys.list().find((key) => key.status === "active")!.kid;
     const posts: [string, Record<string, string>][] = [
       ["/users", { username: "mallory", password: "a long enough password 1" }],
       ["/users/invite", { email: "mallory@example.com" }],
@@ -101,12 +102,18 @@ describe("auditor: read-only", () => {
       ["/clients", { client_name: "Evil", redirect_uris: "https://evil.example/cb" }],
       ["/upstreams", { action: "create", upstream: "evil", preset: "google", client_id: "x", client_secret: "y" }],
       ["/keys", { password: t.password }],
+      [`/keys/${kid}/revoke`, { password: t.password }],
     ];
     for (const [path, fields] of posts) {
       const answer = await as_auditor.post(`${t.url}/admin${path}`, { csrf: csrf!, ...fields });
       expect([path, fields.action, answer.status]).toEqual([path, fields.action, 403]);
     }
-    for (const path of [`/users/${carol.id}/confirm?action=disable`, `/groups/confirm?action=delete&group=helpdesk`, "/keys/confirm?action=rotate"]) {
+    for (const path of [
+      `/users/${carol.id}/confirm?action=disable`,
+      `/groups/confirm?action=delete&group=helpdesk`,
+      "/keys/confirm?action=rotate",
+      `/keys/confirm?action=revoke&kid=${kid}`,
+    ]) {
       await console_page(as_auditor, `${t.url}/admin${path}`, 403);
     }
     expect(await snapshot()).toEqual(before);
@@ -166,6 +173,7 @@ describe("helpdesk: second factors, reset links and sessions of ordinary users",
     await start_session(t.provider, root, ["pwd", "otp"]);
     const before = await snapshot();
     const root_sessions = (await t.store.list_sessions_for_user(root.id)).length;
+    const kid = t.provider.keys.list().find((key) => key.status === "active")!.kid;
     const posts: [string, Record<string, string>][] = [
       ["/users", { username: "mallory", password: "a long enough password 1" }],
       ["/users/invite", { email: "mallory@example.com" }],
@@ -180,6 +188,7 @@ describe("helpdesk: second factors, reset links and sessions of ordinary users",
       [`/clients/${client_id}`, { action: "update", client_name: "Changed", etag: "x" }],
       ["/upstreams", { action: "create", upstream: "evil", preset: "google", client_id: "x", client_secret: "y" }],
       ["/keys", { password: t.password }],
+      [`/keys/${kid}/revoke`, { password: t.password }],
     ];
     for (const [path, fields] of posts) {
       const answer = await as_helpdesk.post(`${t.url}/admin${path}`, { csrf: csrf!, ...fields });

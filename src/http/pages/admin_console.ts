@@ -54,6 +54,7 @@ export const CONSOLE_NOTICES: Record<string, string> = {
   upstream_disabled: "The sign-in provider was disabled: nobody signs in with it until it is enabled again.",
   upstream_deleted: "The sign-in provider was removed, with the accounts linked through it.",
   keys_rotated: "New signing keys are in use; the old ones stay published until tokens signed with them expire.",
+  key_revoked: "The key was revoked: it left the published keys, and tokens signed with it are refused.",
 };
 
 export function console_notice(done: string | undefined): string | null {
