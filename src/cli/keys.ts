@@ -1,12 +1,12 @@
 /**
- * `idp keys list|rotate`: the signing keys in the store (key material is never printed).
+ * `idp keys list|rotate|revoke`: the signing keys in the store (key material is never printed).
  * Both go through KeyRing, which first brings the store to a signing state (an active and a
  * published next key per configured alg), exactly as a starting server would.
  */
 import type { Config } from "../app/config.ts";
 import { ALGS, is_alg } from "../oidc/keys/algs.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
-import { rotate_signing_keys } from "../oidc/admin/keys.ts";
+import { revoke_signing_key, rotate_signing_keys } from "../oidc/admin/keys.ts";
 import { KeyRing, type KeyInfo } from "../oidc/keys/keyring.ts";
 import type { CliContext } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
@@ -64,5 +64,31 @@ async function rotate(ctx: CliContext, { flags }: ArgsOf<typeof ROTATE>): Promis
   });
 }
 
+const REVOKE = {
+  summary: "revoke a compromised key at once: it leaves the JWKS, its tokens are refused; an active key hands signing to the next key first",
+  positionals: ["kid"],
+} as const satisfies CommandSpec<OptionSpecs>;
+
+async function revoke(ctx: CliContext, { positionals }: ArgsOf<typeof REVOKE>): Promise<void> {
+  const kid = positionals[0]!;
+  const config = ctx.config();
+  const ring = await load_ring(ctx, config);
+  let done: Awaited<ReturnType<typeof revoke_signing_key>>;
+  try {
+    done = await revoke_signing_key(ring, kid);
+  } catch (error) {
+    if (error instanceof AdminError) throw new CliError(error.message);
+    throw error;
+  }
+  await ctx.audit({ type: "key_revoked", details: { kid, alg: done.revoked.alg, status: done.revoked.status, active: done.active } });
+  const keys = ring.list();
+  ctx.emit({ ...done, keys }, (write) => {
+    write(`${kid} (${done.revoked.alg}, ${done.revoked.status}) is revoked: it left the JWKS and tokens signed with it are refused.\n`);
+    for (const [a, active] of Object.entries(done.active)) write(`${a}: ${active} signs.\n`);
+    write(`Running servers pick up the change within IDP_KEYS_POLL_SECONDS (${config.keys_poll_seconds} s).\n\n`);
+    write_keys(write, keys);
+  });
+}
+
 /** The sub-commands, in the order the help lists them. */
-export const keys_commands: Record<string, Command> = { list: command(LIST, list), rotate: command(ROTATE, rotate) };
+export const keys_commands: Record<string, Command> = { list: command(LIST, list), rotate: command(ROTATE, rotate), revoke: command(REVOKE, revoke) };

@@ -631,6 +631,24 @@ export const ConfigSchema = z
             env: "IDP_ADMIN_GROUP",
             description: "The group whose members (signed in with a second factor) may use the admin console.",
           }),
+        auditor_group: z
+          .string()
+          .regex(/^[A-Za-z0-9._:/-]{1,64}$/, "must be a group name: 1 to 64 ASCII letters, digits or - _ . : /")
+          .optional()
+          .meta({
+            env: "IDP_AUDITOR_GROUP",
+            description:
+              "A group whose members (signed in with a second factor) see the admin console read-only: dashboard, users, groups, applications, audit log, keys; every change is refused. Unset: no such role.",
+          }),
+        helpdesk_group: z
+          .string()
+          .regex(/^[A-Za-z0-9._:/-]{1,64}$/, "must be a group name: 1 to 64 ASCII letters, digits or - _ . : /")
+          .optional()
+          .meta({
+            env: "IDP_HELPDESK_GROUP",
+            description:
+              "A group whose members (signed in with a second factor) may, in the admin console, see users and the audit log and reset a user's second factors, send a password reset link and end sessions: nothing else, and never on a member of a console group. Unset: no such role.",
+          }),
       })
       .prefault({}),
     /** The device authorization grant (RFC 8628), for clients registered with its grant type. */

@@ -76,6 +76,7 @@ import { AdminResourceCreate } from "./endpoints/admin/resources/create.ts";
 import { AdminResourceDelete } from "./endpoints/admin/resources/delete.ts";
 import { AdminResourceList } from "./endpoints/admin/resources/list.ts";
 import { AdminKeyList } from "./endpoints/admin/keys/list.ts";
+import { AdminKeyRevoke } from "./endpoints/admin/keys/revoke.ts";
 import { AdminKeyRotate } from "./endpoints/admin/keys/rotate.ts";
 import { AdminUpstreamCreate } from "./endpoints/admin/upstreams/create.ts";
 import { AdminUpstreamDelete } from "./endpoints/admin/upstreams/delete.ts";
@@ -108,6 +109,7 @@ import { AdminConsoleGroupAction } from "./endpoints/admin_console/group_action.
 import { AdminConsoleGroupConfirm } from "./endpoints/admin_console/group_confirm.ts";
 import { AdminConsoleGroups } from "./endpoints/admin_console/groups.ts";
 import { AdminConsoleKeyConfirm } from "./endpoints/admin_console/key_confirm.ts";
+import { AdminConsoleKeyRevoke } from "./endpoints/admin_console/key_revoke.ts";
 import { AdminConsoleKeyRotate } from "./endpoints/admin_console/key_rotate.ts";
 import { AdminConsoleKeys } from "./endpoints/admin_console/keys.ts";
 import { AdminConsoleUser } from "./endpoints/admin_console/user.ts";
@@ -257,6 +259,7 @@ function admin_api(idp: Provider): Item[] {
     AdminAuditList(idp),
     AdminKeyList(idp),
     AdminKeyRotate(idp),
+    AdminKeyRevoke(idp),
     AdminUpstreamList(idp),
     AdminUpstreamCreate(idp),
     AdminUpstreamRead(idp),
@@ -294,6 +297,7 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleKeys(idp),
     AdminConsoleKeyRotate(idp),
     AdminConsoleKeyConfirm(idp),
+    AdminConsoleKeyRevoke(idp),
   ];
 }
 

@@ -23,7 +23,7 @@
  *   token presented without a proof of its key: stolen? grants/refresh_token.ts), token_exchange (an RFC 8693
  *   exchange granted, or refused by the client's policy: `details.mode`, `subject_client`, `resource`,
  *   `details.reason`; grants/token_exchange.ts), client_registered, client_updated,
- *   client_deleted (by the purge too: `details.reason` never_used, registration/unused_clients.ts), keys_rotated, outbound_refused (a URL a client registered named a destination
+ *   client_deleted (by the purge too: `details.reason` never_used, registration/unused_clients.ts), keys_rotated, key_revoked (a compromised signing key revoked by `idp keys revoke`: `details.kid`), outbound_refused (a URL a client registered named a destination
  *   the provider does not call: outbound/fetch.ts), access_denied (a client's
  *   allowed_groups refused the user: groups.ts), federation_login (a sign-in through an upstream
  *   identity provider refused or failed: `details.upstream`, `details.reason`), federation_link,

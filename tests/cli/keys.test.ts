@@ -55,6 +55,28 @@ describe("idp keys", () => {
     expect(result.stdout).toMatch(/ES256: \S+ now signs/);
   });
 
+  test("revoke KID: the active key is gone at once, the next key signs, the revocation is audited; an unknown kid fails", async () => {
+    const before = (await box.run(["keys", "list", "--json"])).json<Key[]>();
+    const active = before.find((k) => k.alg === "RS256" && k.status === "active")!;
+    const next = before.find((k) => k.alg === "RS256" && k.status === "next")!;
+    const result = await box.run(["keys", "revoke", active.kid, "--json"]);
+    expect(result.code).toBe(0);
+    const { active: signing, keys } = result.json<{ active: Record<string, string>; keys: Key[] }>();
+    expect(signing.RS256).toBe(next.kid);
+    expect(keys.map((k) => k.kid)).not.toContain(active.kid);
+    expect(keys.filter((k) => k.alg === "RS256" && k.status === "next")).toHaveLength(1);
+    const store = await open_store(box.env.DATABASE_URL!);
+    try {
+      const events = await store.list_audit_events({ type: "key_revoked", limit: 5 });
+      expect(events.map((event) => event.details?.kid)).toContain(active.kid);
+    } finally {
+      await store.close();
+    }
+    const unknown = await box.run(["keys", "revoke", "no-such-kid"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no key "no-such-kid"');
+  });
+
   test("bad or unconfigured --alg", async () => {
     const bad = await box.run(["keys", "rotate", "--alg", "HS256"]);
     expect([bad.code, bad.stderr.split("\n")[0]]).toEqual([2, 'error: --alg "HS256" is not one of RS256, PS256, ES256, EdDSA']);
@@ -62,6 +84,7 @@ describe("idp keys", () => {
     expect(unconfigured.code).toBe(1);
     expect(unconfigured.stderr).toContain("--alg EdDSA is not configured");
     expect((await box.run(["keys", "delete"])).code).toBe(2);
+    expect((await box.run(["keys", "revoke"])).code).toBe(2);
   });
 });
 

@@ -46,10 +46,12 @@ for (const database of databases) {
       drop = db.drop;
       if (db.url !== "") cli.env.DATABASE_URL = db.url;
       admin = (await cli.run(["clients", "add", "--name", "ops", "--grant-type", "client_credentials", "--admin", "--json"])).json<{ client_id: string; client_secret: string }>();
-      op = await start_provider({ database_url: cli.env.DATABASE_URL! });
+      op = await start_provider({ database_url: cli.env.DATABASE_URL!, config: { admin_console: { helpdesk_group: "helpdesk", auditor_group: "auditors" } } });
       token = ((await (await client_token(admin.client_id, admin.client_secret)).json()) as { access_token: string }).access_token;
       await op.store.create_group({ name: "admins", description: null });
       await op.store.create_group({ name: "staff", description: null });
+      await op.store.create_group({ name: "helpdesk", description: null });
+      await op.store.create_group({ name: "auditors", description: null });
     });
 
     afterAll(async () => {
@@ -102,6 +104,14 @@ for (const database of databases) {
       await problem(await call("DELETE", `${API}/groups/ADMINS/members/mallory`), 403);
       expect(await op.store.list_user_groups(mallory.id)).toEqual(["admins"]);
       expect((await call("PUT", `${API}/groups/staff/members/mallory`)).status).toBe(201);
+    });
+
+    test("nobody joins the console's delegated roles (helpdesk, auditors) through the API either", async () => {
+      const eve = await op.add_user({ username: "eve" });
+      for (const group of ["helpdesk", "auditors"]) {
+        expect((await problem(await call("PUT", `${API}/groups/${group}/members/eve`), 403)).code).toBe("forbidden");
+      }
+      expect(await op.store.list_user_groups(eve.id)).toEqual([]);
     });
 
     test("an admin's e-mail and second factors do not change through the API; another user's do", async () => {

@@ -11,7 +11,8 @@ import { password_policy_hint } from "../../oidc/accounts/password_policy.ts";
 import { sessions_of } from "./sessions.ts";
 import { passkeys_of } from "./passkeys.ts";
 import { identities_of } from "../../oidc/federation/upstreams.ts";
-import { ADMIN_CONSOLE, in_admin_group } from "../../oidc/admin/console.ts";
+import { ADMIN_CONSOLE } from "../../oidc/admin/console.ts";
+import { console_roles } from "../../oidc/admin/roles.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../oidc/claims/scopes.ts";
 import { ACCOUNT_PATHS, account_url, type AccountSession } from "../../oidc/browser/account_guard.ts";
@@ -127,7 +128,7 @@ export async function account_values(idp: Provider, session: AccountSession, mes
     // ...and the page says why instead.
     email_change_unavailable: !idp.mail.enabled,
     // Members of the console's group find it from here; the console itself checks the second factor.
-    admin_console_url: idp.config.admin_console.enabled && user.status === "active" && (await in_admin_group(idp, user.id)) ? `${issuer}${ADMIN_CONSOLE}` : null,
+    admin_console_url: idp.config.admin_console.enabled && user.status === "active" && (await console_roles(idp, user.id)).length > 0 ? `${issuer}${ADMIN_CONSOLE}` : null,
     // RP-Initiated Logout's page asks for confirmation, then signs this browser out.
     logout_url: `${issuer}${PATHS.logout}`,
     notice: messages.notice ?? null,

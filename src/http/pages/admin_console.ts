@@ -6,21 +6,23 @@
 import type { Html, Redirect } from "../../fw/response.ts";
 import { ADMIN_CONSOLE, console_access, type ConsoleSession } from "../../oidc/admin/console.ts";
 import { AdminError } from "../../oidc/admin/errors.ts";
-import { account_url, type AccountSession } from "../../oidc/browser/account_guard.ts";
+import { CONSOLE_PERMISSIONS, type ConsolePermission } from "../../oidc/admin/roles.ts";
+import { account_url } from "../../oidc/browser/account_guard.ts";
 import type { CookieReader, CookieSettings } from "../../oidc/browser/cookies.ts";
 import { return_cookie } from "../../oidc/browser/return_path.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { layout_values } from "./layout.ts";
 
+/** The console's pages, each shown in the nav to whoever may see it (oidc/admin/roles.ts). */
 export const CONSOLE_PAGES = [
-  { key: "dashboard", path: "", text: "Dashboard" },
-  { key: "users", path: "/users", text: "Users" },
-  { key: "groups", path: "/groups", text: "Groups" },
-  { key: "clients", path: "/clients", text: "Applications" },
-  { key: "upstreams", path: "/upstreams", text: "Sign-in providers" },
-  { key: "audit", path: "/audit", text: "Audit log" },
-  { key: "keys", path: "/keys", text: "Keys" },
-] as const;
+  { key: "dashboard", path: "", text: "Dashboard", permission: "view_dashboard" },
+  { key: "users", path: "/users", text: "Users", permission: "view_users" },
+  { key: "groups", path: "/groups", text: "Groups", permission: "view_groups" },
+  { key: "clients", path: "/clients", text: "Applications", permission: "view_clients" },
+  { key: "upstreams", path: "/upstreams", text: "Sign-in providers", permission: "view_upstreams" },
+  { key: "audit", path: "/audit", text: "Audit log", permission: "view_audit" },
+  { key: "keys", path: "/keys", text: "Keys", permission: "view_keys" },
+] as const satisfies readonly { key: string; path: string; text: string; permission: ConsolePermission }[];
 
 export type ConsolePage = (typeof CONSOLE_PAGES)[number]["key"];
 
@@ -52,6 +54,7 @@ export const CONSOLE_NOTICES: Record<string, string> = {
   upstream_disabled: "The sign-in provider was disabled: nobody signs in with it until it is enabled again.",
   upstream_deleted: "The sign-in provider was removed, with the accounts linked through it.",
   keys_rotated: "New signing keys are in use; the old ones stay published until tokens signed with them expire.",
+  key_revoked: "The key was revoked: it left the published keys, and tokens signed with it are refused.",
 };
 
 export function console_notice(done: string | undefined): string | null {
@@ -68,14 +71,18 @@ export type ConsoleEndpoint = {
 };
 
 /**
- * The admin's session, or the answer for anyone else: not signed in → the account sign-in;
- * signed in but not in the group → 403; in the group without a second factor in this sign-in →
- * a page saying how to get one. Every console answer holds personal data: never cached.
+ * The console user's session, or the answer for anyone else: not signed in → the account sign-in;
+ * signed in but in no console group → 403; in one without a second factor in this sign-in →
+ * a page saying how to get one; a role that lacks `permission` (oidc/admin/roles.ts) → 403,
+ * before anything is read or changed. Every console answer holds personal data: never cached.
  */
-export async function console_gate(idp: Provider, endpoint: ConsoleEndpoint): Promise<{ admin: ConsoleSession } | { refused: Html | Redirect }> {
+export async function console_gate(idp: Provider, endpoint: ConsoleEndpoint, permission: ConsolePermission): Promise<{ admin: ConsoleSession } | { refused: Html | Redirect }> {
   endpoint.response.headers.set("cache-control", "no-store");
   const access = await console_access(idp, endpoint.cookies);
-  if (access.kind === "admin") return { admin: access.session };
+  if (access.kind === "admin") {
+    if (access.session.permissions.has(permission)) return { admin: access.session };
+    return { refused: role_refusal(idp, endpoint, access.session) };
+  }
   if (access.kind === "signed_out") {
     // Back to this page after the sign-in (oidc/browser/return_path.ts): a GET only, never a form's target.
     const back = endpoint.request.method === "GET" ? return_cookie(idp, endpoint.request.path) : null;
@@ -100,8 +107,30 @@ export async function console_gate(idp: Provider, endpoint: ConsoleEndpoint): Pr
   };
 }
 
+/** Why the helpdesk may not act on someone (oidc/admin/roles.ts may_act_on). */
+export const TARGET_REFUSAL = "This person holds a role in the admin console: only an administrator may change their account. Nothing was changed.";
+
+/** The 403 page of a console user whose role does not allow what they asked for (nothing was changed). */
+export function role_refusal(
+  idp: Provider,
+  endpoint: ConsoleEndpoint,
+  session: ConsoleSession,
+  message = "Your role in the admin console does not allow this: nothing was changed.",
+): Html {
+  return endpoint.view(
+    "message",
+    { ...console_values(idp, session, "dashboard", "Not allowed"), message, link: { href: console_url(idp), text: "Back to the admin console" }, form: null },
+    403,
+  );
+}
+
+/** What the session's roles allow, for the templates to hide the rest (`it.can.manage_groups`). */
+export function console_can(session: ConsoleSession): Record<ConsolePermission, boolean> {
+  return Object.fromEntries(CONSOLE_PERMISSIONS.map((permission) => [permission, session.permissions.has(permission)])) as Record<ConsolePermission, boolean>;
+}
+
 /** The values every console page's template gets. */
-export function console_values(idp: Provider, admin: AccountSession, page: ConsolePage, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function console_values(idp: Provider, admin: ConsoleSession, page: ConsolePage, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     ...layout_values(idp, `${title} · Admin`),
     admin: true,
@@ -109,7 +138,12 @@ export function console_values(idp: Provider, admin: AccountSession, page: Conso
     csrf: admin.csrf,
     me: admin.user.username,
     base: console_url(idp),
-    nav: CONSOLE_PAGES.map((item) => ({ href: console_url(idp, item.path), text: item.text, current: item.key === page })),
+    can: console_can(admin),
+    nav: CONSOLE_PAGES.filter((item) => admin.permissions.has(item.permission)).map((item) => ({
+      href: console_url(idp, item.path),
+      text: item.text,
+      current: item.key === page,
+    })),
     // The header (views/admin/_header.eta): the account page, and the sign-out (endpoints/admin_console/sign_out.ts).
     account_url: account_url(idp),
     sign_out_url: console_url(idp, "/sign-out"),

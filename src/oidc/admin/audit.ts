@@ -105,6 +105,7 @@ export const AUDIT_AREAS = {
     "group_member_added",
     "group_member_removed",
     "keys_rotated",
+    "key_revoked",
   ],
   federation: [
     "upstream_created",

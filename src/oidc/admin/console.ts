@@ -2,7 +2,8 @@
  * Who may use the admin web console (/admin), its form tokens, re-authentication and audit.
  *
  * Access: the browser session of the account pages (browser/account_guard.ts) whose user is an active
- * member of the group `IDP_ADMIN_GROUP` (default `admins`) AND whose sign-in included a second
+ * member of the group `IDP_ADMIN_GROUP` (default `admins`), or of the auditor or helpdesk group
+ * (roles.ts: what each role may do, checked by every console endpoint) AND whose sign-in included a second
  * factor (RFC 8176 amr: `otp`, `mfa`, `hwk`, `swk`; signin/methods.ts): a stolen password alone never
  * administers the provider. Checked on every request, so a removal from the group or a disabled
  * account ends the access at once.
@@ -27,6 +28,7 @@ import { check_form_token, form_token } from "../browser/form_tokens.ts";
 import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../limits/login.ts";
 import type { Provider } from "../provider.ts";
 import { has_second_factor } from "../signin/methods.ts";
+import { console_roles, permissions_of, type ConsolePermission, type ConsoleRole } from "./roles.ts";
 
 export const ADMIN_CONSOLE = "/admin";
 
@@ -35,6 +37,10 @@ export const REAUTH_WINDOW_SECONDS = 5 * 60;
 
 /** An administrator's console session: the account session, and the tokens of its confirmation forms. */
 export type ConsoleSession = AccountSession & {
+  /** The console roles of the user (roles.ts); never empty. */
+  roles: readonly ConsoleRole[];
+  /** What those roles allow (roles.ts ROLE_PERMISSIONS). */
+  permissions: ReadonlySet<ConsolePermission>;
   /** The form token of the confirmation of `action` on `subject` (`user:delete:<id>`, `keys:rotate:keys`). */
   confirmation_token(action: string, subject: string): string;
 };
@@ -56,9 +62,18 @@ export async function console_access(idp: Provider, cookies: CookieReader): Prom
   if (session === null) return { kind: "signed_out" };
   const value = read_cookie(cookies, session_cookie_name(idp));
   const console_session = { ...session, csrf: form_token(value ?? "", "admin_console") };
-  if (session.user.status !== "active" || !(await in_admin_group(idp, session.user.id))) return { kind: "not_admin", session: console_session };
+  const roles = session.user.status === "active" ? await console_roles(idp, session.user.id) : [];
+  if (roles.length === 0) return { kind: "not_admin", session: console_session };
   if (!has_second_factor(session.session.amr)) return { kind: "no_second_factor", session: console_session };
-  return { kind: "admin", session: { ...console_session, confirmation_token: (action, subject) => form_token(value ?? "", "admin_confirm", `${action}:${subject}`) } };
+  return {
+    kind: "admin",
+    session: {
+      ...console_session,
+      roles,
+      permissions: permissions_of(roles),
+      confirmation_token: (action, subject) => form_token(value ?? "", "admin_confirm", `${action}:${subject}`),
+    },
+  };
 }
 
 /** Rejects a console form whose token is missing or not this session's (403 page). */

@@ -6,8 +6,9 @@
  * - the credentials of an admin-flagged client do not change: no secret rotation, no change of
  *   its authentication method or keys (CLIENT_CREDENTIAL_METADATA). The flag itself the API may
  *   keep or remove but never grant (clients.ts `set_admin`, enforced by the endpoints);
- * - membership of the console's admin group (IDP_ADMIN_GROUP) does not change, and the group is
- *   not deleted;
+ * - membership of the console's admin group (IDP_ADMIN_GROUP) and of its delegated roles'
+ *   groups (IDP_AUDITOR_GROUP, IDP_HELPDESK_GROUP) does not change, and the admin group is not
+ *   deleted;
  * - the ways into an admin-group member's account do not change: their e-mail address (where a
  *   reset link goes) and their second factors.
  *
@@ -50,6 +51,16 @@ export function check_admin_client_change(client: ClientRow, change: "secret" | 
 /** Refuses, through the API, adding to or removing from the admin group. */
 export function check_admin_group_membership(idp: Provider, group: GroupRow): void {
   if (is_admin_group(idp, group.name)) throw new AdminError("forbidden", `membership of the admin group "${group.name}" does not change through the admin API: ${ELSEWHERE}`);
+  // The console's delegated roles (roles.ts) are lasting power too: a helpdesk member resets other users' second factors.
+  const { auditor_group, helpdesk_group } = idp.config.admin_console;
+  for (const [role, name] of [
+    ["auditor", auditor_group],
+    ["helpdesk", helpdesk_group],
+  ] as const) {
+    if (name !== undefined && name.toLowerCase() === group.name.toLowerCase()) {
+      throw new AdminError("forbidden", `membership of the ${role} group "${group.name}" does not change through the admin API: ${ELSEWHERE}`);
+    }
+  }
 }
 
 /** Refuses deleting the configured admin group, by anyone (API, console, CLI). */

@@ -9,6 +9,8 @@
  *   new `next`. Retired keys leave the JWKS at retire_at and are then deleted.
  * - With `secret_key` (IDP_SECRET_KEY) the private keys are stored sealed (sealed_keys.ts); keys
  *   stored in clear before it was set are sealed at load; a sealed key that does not open stops it.
+ * - Revocation (`revoke()`, a compromised key) deletes the key from the store at once: it leaves
+ *   the JWKS and is trusted no more; an active key first hands signing to the next key (or a new one).
  * - Instances notice changes through `store.keys_version()` (`refresh()`, `start_polling()`).
  *   Concurrent starts or rotations may activate two keys for one alg; every instance then keeps
  *   the same one (`newest_first`) and retires the other, which still verifies.
@@ -128,6 +130,33 @@ export class KeyRing {
       }
       await this.sync();
       return new Map(algs.map((a) => [a, this.active_kid(a)] as const));
+    });
+  }
+
+  /**
+   * Revokes `kid` at once (a compromised key): it is deleted from the store, so it leaves the
+   * JWKS and every token it signed is refused, here now and on other instances at their next
+   * poll. When it was an active key of a configured alg, the published next key (or a fresh one)
+   * becomes active first, so the alg never lacks a signer. Returns the revoked key (null when
+   * there is none) and the kids that now sign, per alg.
+   */
+  async revoke(kid: string): Promise<{ revoked: KeyInfo; active: Map<Alg, string> } | null> {
+    return this.exclusive(async () => {
+      const rows = await this.store.list_keys();
+      const row = rows.find((r) => r.kid === kid);
+      if (row === undefined) return null;
+      if (row.status === "active" && usable(row) && this.options.algs.includes(row.alg)) {
+        const alg = row.alg;
+        const now = this.now();
+        const next = rows.filter((r): r is UsableRow => usable(r) && r.alg === alg && r.status === "next").sort(newest_first)[0];
+        const activated_at = after(rows, alg, "activated_at", now);
+        if (next) await this.store.update_key_status(next.kid, "active", { activated_at, now });
+        else await insert_key(this.store, await generate_key(alg), "active", after(rows, alg, "created_at", now), activated_at);
+      }
+      await this.store.delete_key(kid);
+      await this.sync();
+      const { alg, status, created_at, activated_at, retire_at } = row;
+      return { revoked: { kid, alg, status, created_at, activated_at, retire_at }, active: new Map(this.signing_algs().map((a) => [a, this.active_kid(a)] as const)) };
     });
   }
 

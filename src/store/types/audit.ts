@@ -47,6 +47,7 @@ export const AUDIT_EVENT_TYPES = [
   "client_deleted",
   "client_secret_rotated",
   "keys_rotated",
+  "key_revoked",
   "outbound_refused",
   "registration_token_created",
   "registration_token_revoked",

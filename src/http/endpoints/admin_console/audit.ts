@@ -28,7 +28,7 @@ export const AdminConsoleAudit = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/audit`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "view_audit");
       if ("refused" in gate) return gate.refused;
       const { cursor, ...query } = this.admin_console_audit_request;
       const page = await audit_page(idp.store, audit_filters(query, idp.now()), DEFAULT_PAGE, cursor);

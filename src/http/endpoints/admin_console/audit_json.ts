@@ -23,7 +23,7 @@ export const AdminConsoleAuditJson = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/audit.json`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "view_audit");
       if ("refused" in gate) return gate.refused;
       const { events, truncated } = await audit_export(idp.store, audit_filters(this.admin_console_audit_json_request, idp.now()));
       await record_console_event(idp, gate.admin.user, client_ip(this.context, idp.config), {

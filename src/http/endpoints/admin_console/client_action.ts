@@ -81,7 +81,7 @@ export const AdminConsoleClientAction = (idp: Provider) =>
     static route = `POST ${ADMIN_CONSOLE}/clients/:client_id`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "manage_clients");
       if ("refused" in gate) return gate.refused;
       const { admin } = gate;
       const input = this.admin_console_client_action_request;

@@ -76,7 +76,7 @@ export const AdminConsoleClientConfirm = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/clients/:client_id/confirm`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "manage_clients");
       if ("refused" in gate) return gate.refused;
       let client: ClientRow;
       try {

@@ -57,7 +57,7 @@ export const AdminConsoleClientCreate = (idp: Provider) =>
     static route = `POST ${ADMIN_CONSOLE}/clients`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "manage_clients");
       if ("refused" in gate) return gate.refused;
       const input = this.admin_console_client_create_request;
       check_console_csrf(gate.admin, input.csrf);

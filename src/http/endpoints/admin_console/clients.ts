@@ -7,7 +7,7 @@ import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
 import { auth_method_of, public_client, secret_dates } from "../../../oidc/admin/clients.ts";
 import { etag_of } from "../../../oidc/admin/etag.ts";
-import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
+import type { ConsoleSession } from "../../../oidc/admin/console.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { ClientRow } from "../../../store/types.ts";
 import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
@@ -30,7 +30,7 @@ function secret_view(row: ClientRow, now: number) {
   return { created: when(dates.created_at), used: when(dates.last_used_at), previous };
 }
 
-export async function clients_page(idp: Provider, admin: AccountSession, extra: Record<string, unknown> = {}) {
+export async function clients_page(idp: Provider, admin: ConsoleSession, extra: Record<string, unknown> = {}) {
   const clients = (await idp.store.list_clients()).map((row) => {
     const shown = public_client(row);
     // The ETag of the client as shown, for the edit form (the API's If-Match rule).
@@ -61,7 +61,7 @@ export const AdminConsoleClients = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/clients`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "view_clients");
       if ("refused" in gate) return gate.refused;
       return this.view("admin/clients", await clients_page(idp, gate.admin, { notice: console_notice(this.admin_console_clients_request.done) }));
     }

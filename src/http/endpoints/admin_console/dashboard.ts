@@ -11,7 +11,7 @@ export const AdminConsoleDashboard = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "view_dashboard");
       if ("refused" in gate) return gate.refused;
       const now = idp.now();
       const counts = await idp.store.count_overview(now, now - DAY);

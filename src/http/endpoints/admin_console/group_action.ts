@@ -43,7 +43,7 @@ export const AdminConsoleGroupAction = (idp: Provider) =>
     static route = `POST ${ADMIN_CONSOLE}/groups`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "manage_groups");
       if ("refused" in gate) return gate.refused;
       const { admin } = gate;
       const input = this.admin_console_group_action_request;

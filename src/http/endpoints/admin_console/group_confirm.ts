@@ -55,7 +55,7 @@ export const AdminConsoleGroupConfirm = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/groups/confirm`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "manage_groups");
       if ("refused" in gate) return gate.refused;
       let group: GroupRow;
       try {

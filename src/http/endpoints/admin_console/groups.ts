@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
-import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
+import type { ConsoleSession } from "../../../oidc/admin/console.ts";
 import { is_admin_group } from "../../../oidc/admin/lasting_power.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { console_gate, console_notice, console_values } from "../../pages/admin_console.ts";
@@ -13,7 +13,7 @@ import { group_confirm_url } from "./group_confirm.ts";
 
 export const AdminConsoleGroupsRequest = Fw.Request("AdminConsoleGroupsRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
 
-export async function groups_page(idp: Provider, admin: AccountSession, extra: Record<string, unknown> = {}) {
+export async function groups_page(idp: Provider, admin: ConsoleSession, extra: Record<string, unknown> = {}) {
   const groups = await Promise.all(
     (await idp.store.list_groups()).map(async (group) => ({
       ...group,
@@ -30,7 +30,7 @@ export const AdminConsoleGroups = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/groups`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "view_groups");
       if ("refused" in gate) return gate.refused;
       return this.view("admin/groups", await groups_page(idp, gate.admin, { notice: console_notice(this.admin_console_groups_request.done) }));
     }

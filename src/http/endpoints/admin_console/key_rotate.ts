@@ -25,7 +25,7 @@ export const AdminConsoleKeyRotate = (idp: Provider) =>
     static route = `POST ${ADMIN_CONSOLE}/keys`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "rotate_keys");
       if ("refused" in gate) return gate.refused;
       const input = this.admin_console_key_rotate_request;
       const ip = client_ip(this.context, idp.config);

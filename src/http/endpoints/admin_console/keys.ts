@@ -2,17 +2,32 @@
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
-import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
+import type { ConsoleSession } from "../../../oidc/admin/console.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
-import { keys_confirm_url } from "./key_confirm.ts";
+import { key_revoke_confirm_url, keys_confirm_url } from "./key_confirm.ts";
 
 export const AdminConsoleKeysRequest = Fw.Request("AdminConsoleKeysRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
 
-export function keys_page(idp: Provider, admin: AccountSession, extra: Record<string, unknown> = {}) {
-  const keys = idp.keys.list().map((key) => ({ ...key, created: when(key.created_at), activated: when(key.activated_at), retires: when(key.retire_at) }));
+export function keys_page(idp: Provider, admin: ConsoleSession, extra: Record<string, unknown> = {}) {
+  const list = idp.keys.list();
+  const keys = list.map((key) => ({
+    ...key,
+    created: when(key.created_at),
+    activated: when(key.activated_at),
+    retires: when(key.retire_at),
+    // A revocation is confirmed on its own page too (key_confirm.ts).
+    revoke_url: key_revoke_confirm_url(idp, key.kid),
+  }));
+  // The schedule: rotations are by hand; the latest one; how long a retired key stays; how soon other instances follow.
+  const activations = list.map((key) => key.activated_at).filter((at): at is number => at !== null);
+  const schedule = {
+    last_rotation: when(activations.length === 0 ? null : Math.max(...activations)),
+    retire_hours: Math.round((idp.config.tokens.id_token_ttl / 3600) * 10) / 10,
+    poll_seconds: idp.config.keys_poll_seconds,
+  };
   // The rotation is confirmed on its own page (key_confirm.ts).
-  return console_values(idp, admin, "keys", "Signing keys", { keys, rotate_url: keys_confirm_url(idp), ...extra });
+  return console_values(idp, admin, "keys", "Signing keys", { keys, schedule, rotate_url: keys_confirm_url(idp), ...extra });
 }
 
 export const AdminConsoleKeys = (idp: Provider) =>
@@ -20,7 +35,7 @@ export const AdminConsoleKeys = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/keys`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "view_keys");
       if ("refused" in gate) return gate.refused;
       return this.view("admin/keys", keys_page(idp, gate.admin, { notice: console_notice(this.admin_console_keys_request.done) }));
     }

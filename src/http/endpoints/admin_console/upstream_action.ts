@@ -40,7 +40,7 @@ export const AdminConsoleUpstreamAction = (idp: Provider) =>
     static route = `POST ${ADMIN_CONSOLE}/upstreams`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "manage_upstreams");
       if ("refused" in gate) return gate.refused;
       const { admin } = gate;
       const input = this.admin_console_upstream_action_request;

@@ -50,7 +50,7 @@ export const AdminConsoleUpstreamConfirm = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/upstreams/confirm`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "manage_upstreams");
       if ("refused" in gate) return gate.refused;
       let row: UpstreamRow;
       try {

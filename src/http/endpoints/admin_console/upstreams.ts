@@ -9,7 +9,7 @@ import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
 import { etag_of } from "../../../oidc/admin/etag.ts";
 import { upstream_admin_view } from "../../../oidc/admin/upstreams.ts";
-import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
+import type { ConsoleSession } from "../../../oidc/admin/console.ts";
 import { PRESETS } from "../../../oidc/federation/presets.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
@@ -21,7 +21,7 @@ export type UpstreamForm = { name: string; preset: string; tenant: string; clien
 
 const EMPTY_FORM: UpstreamForm = { name: "", preset: "google", tenant: "", client_id: "", display_name: "" };
 
-export async function upstreams_page(idp: Provider, admin: AccountSession, extra: Record<string, unknown> = {}) {
+export async function upstreams_page(idp: Provider, admin: ConsoleSession, extra: Record<string, unknown> = {}) {
   const upstreams = (await idp.store.list_upstreams()).map((row) => {
     const view = upstream_admin_view(idp.config, row);
     // The removal is confirmed on its own page (upstream_confirm.ts).
@@ -43,7 +43,7 @@ export const AdminConsoleUpstreams = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/upstreams`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "view_upstreams");
       if ("refused" in gate) return gate.refused;
       return this.view("admin/upstreams", await upstreams_page(idp, gate.admin, { notice: console_notice(this.admin_console_upstreams_request.done) }));
     }

@@ -23,7 +23,8 @@ import type { Provider } from "../../../oidc/provider.ts";
 import { end_user_sessions } from "../../../oidc/signin/sessions.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { console_gate, console_url, refusal_words } from "../../pages/admin_console.ts";
+import { USER_ACTION_PERMISSIONS, may_act_on } from "../../../oidc/admin/roles.ts";
+import { console_gate, console_url, refusal_words, role_refusal, TARGET_REFUSAL } from "../../pages/admin_console.ts";
 import { confirmation_problem, danger_values, type Danger } from "../../pages/admin_confirm.ts";
 import { user_of } from "../admin/users/find.ts";
 import { user_page } from "./user.ts";
@@ -53,13 +54,16 @@ export const AdminConsoleUserAction = (idp: Provider) =>
     static route = `POST ${ADMIN_CONSOLE}/users/:id/actions`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const input = this.admin_console_user_action_request;
+      // What the role may do (oidc/admin/roles.ts), before anything else.
+      const gate = await console_gate(idp, this, USER_ACTION_PERMISSIONS[input.action]);
       if ("refused" in gate) return gate.refused;
       const { admin } = gate;
-      const input = this.admin_console_user_action_request;
       // A destructive action's token is its confirmation page's, checked below (confirmation_problem).
       if (!DESTRUCTIVE.has(input.action)) check_console_csrf(admin, input.csrf);
       const user = await user_of(idp, this.route_params.id ?? "");
+      // The helpdesk acts on people without a console role only.
+      if (!(await may_act_on(idp, admin.roles, user))) return role_refusal(idp, this, admin, TARGET_REFUSAL);
       const ip = client_ip(this.context, idp.config);
       const audit = (action: string, details: Record<string, string | number | boolean | null> = {}, outcome: "success" | "failure" = "success") =>
         record_console_event(idp, admin.user, ip, { action, outcome, user_id: user.id, details });

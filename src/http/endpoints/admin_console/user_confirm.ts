@@ -13,7 +13,8 @@ import { AdminError } from "../../../oidc/admin/errors.ts";
 import { lockout_problem } from "../../../oidc/admin/lockout.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { UserRow } from "../../../store/types.ts";
-import { console_gate, console_url, console_values } from "../../pages/admin_console.ts";
+import { USER_ACTION_PERMISSIONS, may_act_on } from "../../../oidc/admin/roles.ts";
+import { console_gate, console_url, console_values, role_refusal, TARGET_REFUSAL } from "../../pages/admin_console.ts";
 import { confirm_url, danger_values, type Danger } from "../../pages/admin_confirm.ts";
 import { user_of } from "../admin/users/find.ts";
 
@@ -77,7 +78,7 @@ export const AdminConsoleUserConfirm = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/users/:id/confirm`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, USER_ACTION_PERMISSIONS[this.admin_console_user_confirm_request.action]);
       if ("refused" in gate) return gate.refused;
       let user: UserRow;
       try {
@@ -95,6 +96,7 @@ export const AdminConsoleUserConfirm = (idp: Provider) =>
           404,
         );
       }
+      if (!(await may_act_on(idp, gate.admin.roles, user))) return role_refusal(idp, this, gate.admin, TARGET_REFUSAL);
       const danger = await user_danger(idp, gate.admin, user, this.admin_console_user_confirm_request.action);
       return this.view("admin/confirm", danger_values(idp, gate.admin, danger), danger.refusal === null ? 200 : 409);
     }

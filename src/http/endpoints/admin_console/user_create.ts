@@ -31,7 +31,7 @@ export const AdminConsoleUserCreate = (idp: Provider) =>
     static route = `POST ${ADMIN_CONSOLE}/users`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "create_users");
       if ("refused" in gate) return gate.refused;
       const input = this.admin_console_user_create_request;
       check_console_csrf(gate.admin, input.csrf);

@@ -25,7 +25,7 @@ export const AdminConsoleUserInvite = (idp: Provider) =>
     static route = `POST ${ADMIN_CONSOLE}/users/invite`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "create_users");
       if ("refused" in gate) return gate.refused;
       const input = this.admin_console_user_invite_request;
       check_console_csrf(gate.admin, input.csrf);

@@ -42,7 +42,7 @@ export const AdminConsoleUserUpdate = (idp: Provider) =>
     static route = `POST ${ADMIN_CONSOLE}/users/:id`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "edit_users");
       if ("refused" in gate) return gate.refused;
       const input = this.admin_console_user_update_request;
       check_console_csrf(gate.admin, input.csrf);

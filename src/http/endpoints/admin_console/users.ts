@@ -9,7 +9,7 @@ import { DEFAULT_PAGE, decode_cursor, page_of } from "../../../oidc/admin/cursor
 import { AdminError } from "../../../oidc/admin/errors.ts";
 import { public_user } from "../../../oidc/admin/users.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import type { AccountSession } from "../../../oidc/browser/account_guard.ts";
+import type { ConsoleSession } from "../../../oidc/admin/console.ts";
 import { invalid_page_request } from "../../errors.ts";
 import { console_gate, console_notice, console_values, invitations_available } from "../../pages/admin_console.ts";
 
@@ -20,7 +20,7 @@ export const AdminConsoleUsersRequest = Fw.Request(
 );
 
 /** The users page's values: a page of users and the create form (`form`: what was typed, on a refusal). */
-export async function users_page(idp: Provider, admin: AccountSession, query: { q?: string | undefined; cursor?: string | undefined }, extra: Record<string, unknown> = {}) {
+export async function users_page(idp: Provider, admin: ConsoleSession, query: { q?: string | undefined; cursor?: string | undefined }, extra: Record<string, unknown> = {}) {
   const q = query.q === "" ? undefined : query.q;
   let after: string | undefined;
   try {
@@ -47,7 +47,7 @@ export const AdminConsoleUsers = (idp: Provider) =>
     static route = `GET ${ADMIN_CONSOLE}/users`;
 
     async call() {
-      const gate = await console_gate(idp, this);
+      const gate = await console_gate(idp, this, "view_users");
       if ("refused" in gate) return gate.refused;
       const input = this.admin_console_users_request;
       return this.view("admin/users", await users_page(idp, gate.admin, input, { notice: console_notice(input.done) }));

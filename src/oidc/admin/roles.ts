@@ -1,0 +1,106 @@
+/**
+ * The console's roles and what each may do: the one permission table every console endpoint
+ * checks on the server (http/pages/admin_console.ts `console_gate`), and the pages read to hide
+ * what a role cannot do.
+ *
+ * - `admin`: members of IDP_ADMIN_GROUP: everything.
+ * - `auditor`: members of IDP_AUDITOR_GROUP (unset: nobody): the dashboard, users, groups,
+ *   applications, the audit log and the keys, read-only. Every change is refused (403).
+ * - `helpdesk`: members of IDP_HELPDESK_GROUP (unset: nobody): the dashboard, users and the audit
+ *   log; on a user: reset the second factors, send a password reset link, end sessions. Never on
+ *   someone who holds a console role (`may_act_on`): the helpdesk could otherwise
+ *   remove an administrator's second factor and, knowing their password, become one.
+ *
+ * Every role needs a second factor in the sign-in (console.ts). Someone in several groups gets
+ * what any of them allows.
+ */
+import type { UserRow } from "../../store/types.ts";
+import type { Provider } from "../provider.ts";
+
+export const CONSOLE_ROLES = ["admin", "auditor", "helpdesk"] as const;
+export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
+
+/** Everything a console page shows or a console form does, by what it touches. */
+export const CONSOLE_PERMISSIONS = [
+  "view_dashboard",
+  "view_users",
+  "view_groups",
+  "view_clients",
+  "view_upstreams",
+  "view_audit",
+  "view_keys",
+  /** Create or invite users. */
+  "create_users",
+  /** Edit a user's profile. */
+  "edit_users",
+  "enable_users",
+  "disable_users",
+  "delete_users",
+  "send_reset",
+  /** End one or every session of a user. */
+  "end_sessions",
+  "reset_second_factors",
+  /** Create and delete groups, add and remove members (the admin group's too). */
+  "manage_groups",
+  "manage_clients",
+  "manage_upstreams",
+  "rotate_keys",
+  "revoke_keys",
+] as const;
+export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
+
+/** Role → what it may do. */
+export const ROLE_PERMISSIONS: Readonly<Record<ConsoleRole, readonly ConsolePermission[]>> = {
+  admin: CONSOLE_PERMISSIONS,
+  auditor: ["view_dashboard", "view_users", "view_groups", "view_clients", "view_audit", "view_keys"],
+  helpdesk: ["view_dashboard", "view_users", "view_audit", "send_reset", "end_sessions", "reset_second_factors"],
+};
+
+/** The permissions of someone holding `roles` (the union). */
+export function permissions_of(roles: readonly ConsoleRole[]): ReadonlySet<ConsolePermission> {
+  return new Set(roles.flatMap((role) => ROLE_PERMISSIONS[role]));
+}
+
+/** Each configured role's group (group names compare without case). */
+function role_groups(idp: Provider): [ConsoleRole, string][] {
+  const { group, auditor_group, helpdesk_group } = idp.config.admin_console;
+  return [
+    ["admin", group],
+    ...(auditor_group === undefined ? [] : [["auditor", auditor_group] as [ConsoleRole, string]]),
+    ...(helpdesk_group === undefined ? [] : [["helpdesk", helpdesk_group] as [ConsoleRole, string]]),
+  ];
+}
+
+/** The console roles the user's groups give (none: no console). */
+export async function console_roles(idp: Provider, user_id: string): Promise<ConsoleRole[]> {
+  const groups = new Set((await idp.store.list_user_groups(user_id)).map((name) => name.toLowerCase()));
+  return role_groups(idp)
+    .filter(([, group]) => groups.has(group.toLowerCase()))
+    .map(([role]) => role);
+}
+
+/** Whether `name` is the group of a console role (admin, auditor or helpdesk). */
+export function is_console_group(idp: Provider, name: string): boolean {
+  return role_groups(idp).some(([, group]) => group.toLowerCase() === name.toLowerCase());
+}
+
+/**
+ * Whether someone with `roles` may act on `user` at all: an admin on anyone; the other roles
+ * only on people without a console role (not on an administrator, an auditor, a helpdesk member, themselves).
+ */
+export async function may_act_on(idp: Provider, roles: readonly ConsoleRole[], user: UserRow): Promise<boolean> {
+  if (roles.includes("admin")) return true;
+  return (await console_roles(idp, user.id)).length === 0;
+}
+
+/** The console's actions on a user (http/endpoints/admin_console/user_action.ts) and the permission each needs. */
+export const USER_ACTION_PERMISSIONS = {
+  enable: "enable_users",
+  disable: "disable_users",
+  delete: "delete_users",
+  send_reset: "send_reset",
+  end_session: "end_sessions",
+  end_sessions: "end_sessions",
+  reset_second_factors: "reset_second_factors",
+  remove_admin: "manage_groups",
+} as const satisfies Record<string, ConsolePermission>;
