@@ -21,7 +21,7 @@ export const ENV_KEYS: Record<string, string> = Object.fromEntries(SETTINGS.flat
  * `idp serve --workers N` sets for its workers (src/app/workers.ts). Any other `IDP_` name that is not
  * in ENV_KEYS is refused at start: a misspelt setting must not be silently ignored.
  */
-export const OTHER_IDP_VARIABLES: readonly string[] = ["IDP_CONFIG", "IDP_DEBUG", "IDP_REQUIRE_POSTGRES", "IDP_E2E_TARGET", "IDP_WORKER"];
+export const OTHER_IDP_VARIABLES: readonly string[] = ["IDP_CONFIG", "IDP_DEBUG", "IDP_REQUIRE_POSTGRES", "IDP_E2E_TARGET", "IDP_SCREENSHOTS", "IDP_WORKER"];
 
 /** Hosts a browser on this machine reaches as localhost: loopback, and the wildcard addresses. */
 const LOCAL_HOSTS = new Set(["127.0.0.1", "::1", "localhost", "0.0.0.0", "::"]);
