@@ -4,7 +4,18 @@ import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts
 import { now_seconds } from "../clock.ts";
 import { checked_status, user_row, user_spec } from "../rows/users.ts";
 import { username_key } from "../usernames.ts";
-import type { UserStatus, UserStore } from "../types.ts";
+import { MAX_BROWSE_PAGE, type UserStatus, type UserStore } from "../types.ts";
+
+/**
+ * browse_users (types/users.ts UserBrowse): $1 what was typed lowered, $2 its username key,
+ * $3 the status, $4 the group, $5 the second factor. A substring cannot walk an index, so the
+ * page and its count each read the table once; the page size is bounded (MAX_BROWSE_PAGE).
+ */
+const BROWSE_WHERE = `($1::text IS NULL OR strpos(username_key, $2::text) > 0 OR strpos(lower(email), $1::text) > 0 OR strpos(lower(name), $1::text) > 0)
+  AND ($3::text IS NULL OR status = $3::text)
+  AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = $4::text AND m.user_id = users.id))
+  AND ($5::boolean IS NULL OR (totp_enabled_at IS NOT NULL OR EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = users.id)) = $5::boolean)`;
+const BROWSE_ORDER = { username: "username_key", created: "created_at DESC, username_key" } as const;
 
 export function pg_users(sql: SQL): UserStore {
   return {
@@ -39,6 +50,18 @@ export function pg_users(sql: SQL): UserStore {
           AND (${q}::text IS NULL OR starts_with(username_key, ${q}) OR starts_with(lower(email), ${q_email}))
         ORDER BY username_key LIMIT ${query.limit}`;
       return rows.map((raw) => decode(user_spec, raw));
+    },
+    async browse_users(query) {
+      const typed = query.q === undefined || query.q === "" ? null : query.q;
+      const filters = [typed?.toLowerCase() ?? null, typed === null ? null : username_key(typed), query.status ?? null, query.group_id ?? null, query.second_factor ?? null];
+      const limit = Math.max(0, Math.min(query.limit, MAX_BROWSE_PAGE));
+      const rows: unknown[] = await sql.unsafe(`SELECT * FROM users WHERE ${BROWSE_WHERE} ORDER BY ${BROWSE_ORDER[query.sort]} LIMIT $6 OFFSET $7`, [
+        ...filters,
+        limit,
+        Math.max(0, query.offset),
+      ]);
+      const [count] = await sql.unsafe(`SELECT count(*) AS n FROM users WHERE ${BROWSE_WHERE}`, filters);
+      return { users: rows.map((raw) => decode(user_spec, raw)), total: Number(count.n) };
     },
     async update_user(id, patch, options) {
       checked_status(patch.status);

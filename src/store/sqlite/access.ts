@@ -22,6 +22,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   get_user_by_username: "read",
   list_users: "read",
   search_users: "read",
+  browse_users: "read",
   update_user: "write",
   delete_user: "write",
   delete_stale_users: "alone",

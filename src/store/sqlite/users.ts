@@ -5,7 +5,7 @@ import { columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../c
 import { now_seconds } from "../clock.ts";
 import { checked_status, user_row, user_spec } from "../rows/users.ts";
 import { username_key } from "../usernames.ts";
-import type { UserRow, UserStatus, UserStore } from "../types.ts";
+import { MAX_BROWSE_PAGE, type UserRow, type UserStatus, type UserStore } from "../types.ts";
 import { insert_sql, limit_of, update_sql } from "./sql.ts";
 
 /** The greatest code point: `prefix <= x < prefix + PREFIX_END` is "x starts with prefix". */
@@ -25,6 +25,18 @@ export function sqlite_users(db: Database): Sync<UserStore> {
        AND ($q IS NULL OR (username_key >= $q AND username_key < $q_end) OR (lower(email) >= $q_email AND lower(email) < $q_email_end))
      ORDER BY username_key LIMIT $limit`,
   );
+  // browse_users (types/users.ts UserBrowse): a substring cannot walk an index, so the page and
+  // its count each read the table once; the page size is bounded (MAX_BROWSE_PAGE). The group
+  // and passkey tests walk their primary key and passkeys_user_id.
+  const browse_where = `($q IS NULL OR instr(username_key, $q_key) > 0 OR instr(lower(email), $q) > 0 OR instr(lower(name), $q) > 0)
+       AND ($status IS NULL OR status = $status)
+       AND ($group_id IS NULL OR EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = $group_id AND m.user_id = users.id))
+       AND ($second_factor IS NULL OR (totp_enabled_at IS NOT NULL OR EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = users.id)) = $second_factor)`;
+  const browse = {
+    username: db.prepare(`SELECT * FROM users WHERE ${browse_where} ORDER BY username_key LIMIT $limit OFFSET $offset`),
+    created: db.prepare(`SELECT * FROM users WHERE ${browse_where} ORDER BY created_at DESC, username_key LIMIT $limit OFFSET $offset`),
+  };
+  const browse_count = db.prepare(`SELECT count(*) AS n FROM users WHERE ${browse_where}`);
   const remove = db.prepare("DELETE FROM users WHERE id = $id");
   const remove_at_version = db.prepare("DELETE FROM users WHERE id = $id AND version = $version");
   // Accounts never completed (delete_stale_users): unverified sign-ups without a live link, and
@@ -97,6 +109,21 @@ export function sqlite_users(db: Database): Sync<UserStore> {
           limit: query.limit,
         })
         .map((raw) => decode(user_spec, raw));
+    },
+    browse_users(query) {
+      const typed = query.q === undefined || query.q === "" ? null : query.q;
+      const filters = {
+        // SQLite's lower() folds ASCII only: fold the same letters of what was typed, no more.
+        q: typed === null ? null : typed.replace(/[A-Z]/g, (letter) => letter.toLowerCase()),
+        q_key: typed === null ? null : username_key(typed),
+        status: query.status ?? null,
+        group_id: query.group_id ?? null,
+        second_factor: query.second_factor === undefined ? null : query.second_factor ? 1 : 0,
+      };
+      const limit = Math.max(0, Math.min(query.limit, MAX_BROWSE_PAGE));
+      const users = browse[query.sort].all({ ...filters, limit, offset: Math.max(0, query.offset) }).map((raw) => decode(user_spec, raw));
+      const total = (browse_count.get(filters) as { n: number }).n;
+      return { users, total };
     },
     update_user(id, patch, options) {
       return update_tx.immediate(id, patch, options?.if_version);

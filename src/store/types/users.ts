@@ -55,6 +55,34 @@ export type NewUser = Pick<UserRow, "username" | "password_hash"> & Partial<Omit
  */
 export type UserSearch = { q?: string; after?: string; limit: number };
 
+/** The orders of browse_users: username A→Z, or the newest accounts first (no sign-in time is kept on users). */
+export const USER_SORTS = ["username", "created"] as const;
+export type UserSort = (typeof USER_SORTS)[number];
+
+/** The most users one browse_users page holds: a bigger `limit` is cut to it. */
+export const MAX_BROWSE_PAGE = 100;
+
+/**
+ * One page of users for the console's users page, with how many match in all (offset
+ * pagination): `q` is any part of the username, e-mail or name, ignoring case (the username by
+ * its key, store/usernames.ts; the e-mail and name by lower(), ASCII-only on SQLite); `status`
+ * one status; `group_id` members of that group; `second_factor` true: with TOTP enabled or a
+ * passkey, false: with neither. A substring cannot walk an index (LIKE '%q%'): each page and its
+ * count read the users table once, so the page is bounded (MAX_BROWSE_PAGE) and the cost is one
+ * scan of the table's rows however many match.
+ */
+export type UserBrowse = {
+  q?: string | undefined;
+  status?: UserStatus | undefined;
+  group_id?: string | undefined;
+  second_factor?: boolean | undefined;
+  sort: UserSort;
+  offset: number;
+  limit: number;
+};
+
+export type UserBrowsePage = { users: UserRow[]; total: number };
+
 /** An account delete_stale_users removed. */
 export type StaleUser = Pick<UserRow, "id" | "username" | "email" | "status" | "created_at">;
 
@@ -76,6 +104,8 @@ export interface UserStore {
   list_users(options?: { limit?: number; offset?: number }): Promise<UserRow[]>;
   /** Keyset pagination for the admin API: see UserSearch. */
   search_users(query: UserSearch): Promise<UserRow[]>;
+  /** The console's filtered, sorted, counted page of users: see UserBrowse. */
+  browse_users(query: UserBrowse): Promise<UserBrowsePage>;
   /** Returns the updated row, or null when there is no such user (or, with `if_version`, it changed: IfVersion). */
   update_user(id: string, patch: UserPatch, options?: IfVersion): Promise<UserRow | null>;
   /** Also deletes the user's sessions, grants, codes, tokens and recovery codes. False when there is no such user (or, with `if_version`, it changed). */

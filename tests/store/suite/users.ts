@@ -95,6 +95,58 @@ export function user_tests(ctx: SuiteContext): void {
       });
     });
 
+    test("browse_users finds any part of the username, e-mail or name, filters, sorts and counts", async () => {
+      await ctx.withFresh(async (store) => {
+        const alice = await store.create_user({ username: "Alice", password_hash: "h", email: "alice@example.org", name: "Alice Liddell", created_at: T0 + 3 });
+        const bob = await store.create_user({ username: "bob", password_hash: "h", email: "b@Wonder.example", status: "disabled", created_at: T0 + 1 });
+        const carol = await store.create_user({ username: "carol", password_hash: "h", name: "Carol ÉMILE", status: "invited", created_at: T0 + 2 });
+        await store.create_user({ username: "dave", password_hash: "h", totp_enabled_at: T0, created_at: T0 + 4 });
+        await store.create_user({ username: "Édith", password_hash: "h", status: "unverified", created_at: T0 });
+        const names = (page: { users: { username: string }[] }) => page.users.map((u) => u.username);
+        const all = await store.browse_users({ sort: "username", offset: 0, limit: 10 });
+        expect(names(all)).toEqual(["Alice", "bob", "carol", "dave", "Édith"]);
+        expect(all.total).toBe(5);
+        // Any part, ignoring case: the username, the e-mail, the name.
+        expect(names(await store.browse_users({ q: "LIC", sort: "username", offset: 0, limit: 10 }))).toEqual(["Alice"]);
+        expect(names(await store.browse_users({ q: "wonder", sort: "username", offset: 0, limit: 10 }))).toEqual(["bob"]);
+        expect(names(await store.browse_users({ q: "liddell", sort: "username", offset: 0, limit: 10 }))).toEqual(["Alice"]);
+        expect(names(await store.browse_users({ q: "ÉMILE", sort: "username", offset: 0, limit: 10 }))).toEqual(["carol"]);
+        expect(names(await store.browse_users({ q: "édith", sort: "username", offset: 0, limit: 10 }))).toEqual(["Édith"]);
+        // Neither a LIKE pattern nor an empty search filters anything away.
+        expect((await store.browse_users({ q: "%", sort: "username", offset: 0, limit: 10 })).total).toBe(0);
+        expect((await store.browse_users({ q: "_", sort: "username", offset: 0, limit: 10 })).total).toBe(0);
+        expect((await store.browse_users({ q: "", sort: "username", offset: 0, limit: 10 })).total).toBe(5);
+        // Filters.
+        expect(names(await store.browse_users({ status: "disabled", sort: "username", offset: 0, limit: 10 }))).toEqual(["bob"]);
+        expect(names(await store.browse_users({ status: "invited", sort: "username", offset: 0, limit: 10 }))).toEqual(["carol"]);
+        const group = await store.create_group({ name: "staff" });
+        await store.add_group_member(group.id, bob.id);
+        await store.add_group_member(group.id, carol.id);
+        expect(names(await store.browse_users({ group_id: group.id, sort: "username", offset: 0, limit: 10 }))).toEqual(["bob", "carol"]);
+        expect(names(await store.browse_users({ group_id: group.id, status: "invited", sort: "username", offset: 0, limit: 10 }))).toEqual(["carol"]);
+        await store.create_passkey({
+          credential_id: uid("cred"),
+          user_id: alice.id,
+          public_key: "key",
+          counter: 0,
+          transports: [],
+          backup_eligible: false,
+          backup_state: false,
+          aaguid: null,
+          name: "Laptop",
+        });
+        expect(names(await store.browse_users({ second_factor: true, sort: "username", offset: 0, limit: 10 }))).toEqual(["Alice", "dave"]);
+        expect(names(await store.browse_users({ second_factor: false, sort: "username", offset: 0, limit: 10 }))).toEqual(["bob", "carol", "Édith"]);
+        // Newest first; pages keep the total of every match.
+        expect(names(await store.browse_users({ sort: "created", offset: 0, limit: 10 }))).toEqual(["dave", "Alice", "carol", "bob", "Édith"]);
+        const second = await store.browse_users({ sort: "created", offset: 2, limit: 2 });
+        expect(names(second)).toEqual(["carol", "bob"]);
+        expect(second.total).toBe(5);
+        const beyond = await store.browse_users({ sort: "username", offset: 50, limit: 10 });
+        expect(beyond).toEqual({ users: [], total: 5 });
+      });
+    });
+
     test("update_user changes only the patch, stamps updated_at, and keeps lookups in step", async () => {
       const store = ctx.store();
       const user = await store.create_user({ username: uid("before"), password_hash: "old", created_at: T0, email: "a@x" });
