@@ -119,6 +119,8 @@ import { AdminConsoleUserCreate } from "./endpoints/admin_console/user_create.ts
 import { AdminConsoleUserInvite } from "./endpoints/admin_console/user_invite.ts";
 import { AdminConsoleUserUpdate } from "./endpoints/admin_console/user_update.ts";
 import { AdminConsoleUsers } from "./endpoints/admin_console/users.ts";
+import { AdminConsoleUsersBulkAction } from "./endpoints/admin_console/users_bulk_action.ts";
+import { AdminConsoleUsersBulkConfirm } from "./endpoints/admin_console/users_bulk_confirm.ts";
 import { AdminConsoleUpstreamAction } from "./endpoints/admin_console/upstream_action.ts";
 import { AdminConsoleUpstreamConfirm } from "./endpoints/admin_console/upstream_confirm.ts";
 import { AdminConsoleUpstreams } from "./endpoints/admin_console/upstreams.ts";
@@ -274,6 +276,8 @@ function admin_console(idp: Provider): Item[] {
   return [
     AdminConsoleDashboard(idp),
     AdminConsoleUsers(idp),
+    AdminConsoleUsersBulkConfirm(idp),
+    AdminConsoleUsersBulkAction(idp),
     AdminConsoleUserCreate(idp),
     AdminConsoleUserInvite(idp),
     AdminConsoleUser(idp),

@@ -1,40 +1,91 @@
 /**
- * GET /admin/users: users in username order, 50 a page (keyset cursor, oidc/admin/cursor.ts),
- * searched by the start of the username or e-mail (`q`); the form to create one.
+ * GET /admin/users: a page of users (store `browse_users`), 50 a page with the number of matches,
+ * searched by any part of the username, e-mail or name (`q`), filtered by status, group and
+ * second factor, sorted by username or newest first: all in the query, so a filtered view is a
+ * link. The rows carry checkboxes for the bulk actions (users_bulk_confirm.ts); below, the forms
+ * to create or invite a user.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
-import { DEFAULT_PAGE, decode_cursor, page_of } from "../../../oidc/admin/cursor.ts";
-import { AdminError } from "../../../oidc/admin/errors.ts";
+import { DEFAULT_PAGE } from "../../../oidc/admin/cursor.ts";
 import { public_user } from "../../../oidc/admin/users.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { ConsoleSession } from "../../../oidc/admin/console.ts";
+import { USER_SORTS, USER_STATUSES, type UserBrowse, type UserStatus } from "../../../store/types.ts";
 import { invalid_page_request } from "../../errors.ts";
+import { BULK_ACTIONS, BULK_PERMISSIONS } from "../../pages/admin_bulk.ts";
 import { console_gate, console_notice, console_values, invitations_available } from "../../pages/admin_console.ts";
+
+/** The highest page number asked for: 100k users are 2,000 pages of 50. */
+const MAX_PAGE_NUMBER = 100_000;
+
+/** The users page's query: every field may be empty (the forms' "any"). */
+export type UsersQuery = {
+  q?: string | undefined;
+  status?: string | undefined;
+  group?: string | undefined;
+  mfa?: string | undefined;
+  sort?: string | undefined;
+  page?: string | undefined;
+};
 
 export const AdminConsoleUsersRequest = Fw.Request(
   "AdminConsoleUsersRequest",
-  z.object({ q: z.string().trim().max(254).optional(), cursor: z.string().max(1024).optional(), done: z.string().max(64).optional() }),
+  z.object({
+    q: z.string().trim().max(254).optional(),
+    status: z.enum(["", ...USER_STATUSES]).optional(),
+    group: z.string().trim().max(256).optional(),
+    mfa: z.enum(["", "yes", "no"]).optional(),
+    sort: z.enum(["", ...USER_SORTS]).optional(),
+    page: z
+      .string()
+      .regex(/^[0-9]{1,6}$/, "must be a page number")
+      .optional(),
+    done: z.string().max(64).optional(),
+  }),
   { from: ["query"], on_invalid: invalid_page_request("The search could not be read", (issues) => `Go back and try again (${issues}).`) },
 );
 
-/** The users page's values: a page of users and the create form (`form`: what was typed, on a refusal). */
-export async function users_page(idp: Provider, admin: ConsoleSession, query: { q?: string | undefined; cursor?: string | undefined }, extra: Record<string, unknown> = {}) {
-  const q = query.q === "" ? undefined : query.q;
-  let after: string | undefined;
-  try {
-    after = query.cursor === undefined || query.cursor === "" ? undefined : decode_cursor(query.cursor, (v): v is string => typeof v === "string");
-  } catch (error) {
-    if (!(error instanceof AdminError)) throw error;
-  }
-  const rows = await idp.store.search_users({ q, after, limit: DEFAULT_PAGE + 1 });
-  const page = page_of(rows, DEFAULT_PAGE, (last) => last.username);
-  const next = page.next_cursor === null ? null : `?${new URLSearchParams({ ...(q !== undefined && { q }), cursor: page.next_cursor })}`;
+/** The users page's values: a page of users, its filters, and the create forms (`form`: what was typed, on a refusal). */
+export async function users_page(idp: Provider, admin: ConsoleSession, query: UsersQuery, extra: Record<string, unknown> = {}) {
+  const q = query.q ?? "";
+  const status = USER_STATUSES.includes(query.status as UserStatus) ? (query.status as UserStatus) : undefined;
+  const sort = query.sort === "created" ? "created" : "username";
+  const mfa = query.mfa === "yes" || query.mfa === "no" ? query.mfa : "";
+  const group_name = query.group ?? "";
+  const page_number = Math.min(Math.max(1, Number(query.page ?? "1") || 1), MAX_PAGE_NUMBER);
+  const groups = await idp.store.list_groups();
+  const group = group_name === "" ? null : groups.find((row) => row.name.toLowerCase() === group_name.toLowerCase());
+  const browse: UserBrowse = {
+    ...(q !== "" && { q }),
+    ...(status !== undefined && { status }),
+    ...(mfa !== "" && { second_factor: mfa === "yes" }),
+    ...(group != null && { group_id: group.id }),
+    sort,
+    offset: (page_number - 1) * DEFAULT_PAGE,
+    limit: DEFAULT_PAGE,
+  };
+  // An unknown group matches nobody (it may have been deleted since the link was made).
+  const { users, total } = group === undefined ? { users: [], total: 0 } : await idp.store.browse_users(browse);
+  const filters: Record<string, string> = { q, status: status ?? "", group: group_name, mfa, sort };
+  const link = (number: number) => {
+    const params = new URLSearchParams(Object.entries({ ...filters, page: String(number) }).filter(([name, value]) => value !== "" && !(name === "page" && value === "1")));
+    const text = params.toString();
+    return text === "" ? "" : `?${text}`;
+  };
+  const from = users.length === 0 ? 0 : browse.offset + 1;
   return console_values(idp, admin, "users", "Users", {
-    users: page.items.map(public_user),
-    q: q ?? "",
-    next,
+    users: users.map(public_user),
+    q,
+    filters,
+    statuses: USER_STATUSES,
+    groups: groups.map((row) => row.name),
+    range: { from, to: browse.offset + users.length, total },
+    previous: page_number > 1 ? link(Math.min(page_number - 1, Math.max(1, Math.ceil(total / DEFAULT_PAGE)))) : null,
+    next: browse.offset + users.length < total ? link(page_number + 1) : null,
+    // The bulk actions this role may take (the form is shown when there is one).
+    bulk_actions: BULK_ACTIONS.filter((action) => admin.permissions.has(BULK_PERMISSIONS[action])),
     form: { username: "", email: "", name: "" },
     invite: invitations_available(idp),
     invite_form: { email: "", name: "", username: "" },
