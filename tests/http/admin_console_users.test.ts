@@ -23,7 +23,7 @@ function listed(html: string): string[] {
 
 /** The text of the page's range line ("1–50 of 1,234"). */
 function range(html: string): string {
-  return /<p id="users-range" role="status">([^<]*)<\/p>/.exec(html)![1]!;
+  return /<p id="users-range">([^<]*)<\/p>/.exec(html)![1]!;
 }
 
 /** A bulk confirmation page's address. */
