@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { ConfigSchema, type Config } from "../config/schema.ts";
-import { object_shape, SETTINGS } from "../config/settings.ts";
+import { object_shape, SETTINGS, type SettingSource } from "../config/settings.ts";
 import { LOCALES, supported_locale } from "../oidc/ui/catalogs.ts";
 
 export { ConfigSchema, is_loopback_issuer, type Config } from "../config/schema.ts";
@@ -89,7 +89,32 @@ function signup_mail_problem(config: Config): string | null {
   return null;
 }
 
-/** Builds the configuration from a file (optional), the environment and explicit overrides. */
+/** Whether `raw` (a layer's nested values) holds the setting at `path`, or an object or value above it. */
+function holds(raw: Record<string, unknown>, path: string): boolean {
+  let node: unknown = raw;
+  for (const part of path.split(".")) {
+    if (node === null || typeof node !== "object" || Array.isArray(node)) return true;
+    if (!Object.hasOwn(node, part)) return false;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node !== undefined;
+}
+
+/** Each setting's source, by the config object load_config built (see config_sources). */
+const SOURCES = new WeakMap<Config, Readonly<Record<string, SettingSource>>>();
+
+/**
+ * Where each setting of a configuration load_config built came from, by dotted path (the
+ * settings of SETTINGS); null for a configuration made some other way.
+ */
+export function config_sources(config: Config): Readonly<Record<string, SettingSource>> | null {
+  return SOURCES.get(config) ?? null;
+}
+
+/**
+ * Builds the configuration from a file (optional), the environment and explicit overrides. The
+ * source of each value is kept beside it: config_sources(config).
+ */
 export function load_config(env: Record<string, string | undefined> = process.env, overrides: Record<string, unknown> = {}): Config {
   let raw: Record<string, unknown> = {};
   const file = env.IDP_CONFIG;
@@ -100,7 +125,16 @@ export function load_config(env: Record<string, string | undefined> = process.en
       throw new ConfigError(`Cannot read config file IDP_CONFIG=${file}: ${(error as Error).message}`);
     }
   }
-  if (env.NODE_ENV === "production") set_path(raw, "production", true);
+  const sources: Record<string, SettingSource> = {};
+  const layer = (values: Record<string, unknown>, source: SettingSource) => {
+    for (const { path } of SETTINGS) if (holds(values, path)) sources[path] = source;
+  };
+  layer(raw, "file");
+  const from_env: Record<string, unknown> = {};
+  if (env.NODE_ENV === "production") {
+    set_path(raw, "production", true);
+    set_path(from_env, "production", true);
+  }
   const unknown = Object.keys(env)
     .filter((name) => name.startsWith("IDP_") && !Object.hasOwn(ENV_KEYS, name) && !OTHER_IDP_VARIABLES.includes(name))
     .sort()
@@ -113,9 +147,18 @@ export function load_config(env: Record<string, string | undefined> = process.en
     );
   for (const [name, path] of Object.entries(ENV_KEYS)) {
     const value = env[name];
-    if (value !== undefined && value !== "") set_path(raw, path, value);
+    if (value !== undefined && value !== "") {
+      set_path(raw, path, value);
+      set_path(from_env, path, value);
+    }
   }
-  for (const [path, value] of Object.entries(overrides)) set_path(raw, path, value);
+  layer(from_env, "environment");
+  const given: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(overrides)) {
+    set_path(raw, path, value);
+    set_path(given, path, value);
+  }
+  layer(given, "program");
   const issuer_given = raw.issuer !== undefined;
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success || unknown.length > 0) {
@@ -145,6 +188,7 @@ export function load_config(env: Record<string, string | undefined> = process.en
   // No issuer configured: follow HOST and PORT (port 0, a free port, is known only once
   // listening: there the schema's default stays).
   if (!issuer_given && config.port !== 0) config.issuer = default_issuer(config.host, config.port);
+  SOURCES.set(config, Object.fromEntries(SETTINGS.map(({ path }) => [path, sources[path] ?? "default"])));
   return config;
 }
 

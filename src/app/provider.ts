@@ -1,10 +1,13 @@
 /** Making a provider: the store (opened and migrated unless given), the key ring, discovery, metrics, mail (mail/outbox.ts). */
-import type { Config } from "./config.ts";
+import { config_sources, masked, type Config } from "./config.ts";
+import { check_warnings } from "./config_warnings.ts";
+import { VERSION } from "../cli/version.ts";
+import { SETTINGS, setting_value } from "../config/settings.ts";
 import { KeyRing } from "../oidc/keys/keyring.ts";
 import { build_discovery } from "../oidc/discovery/metadata.ts";
 import type { MailTemplates } from "./mail/render.ts";
 import { Metrics } from "../oidc/ops/metrics.ts";
-import { json_log, type Log, type Provider } from "../oidc/provider.ts";
+import { json_log, type About, type Log, type Provider } from "../oidc/provider.ts";
 import { open_store } from "../store/open.ts";
 import type { Store } from "../store/types.ts";
 import { load_brand } from "./brand.ts";
@@ -21,6 +24,17 @@ export type ProviderOptions = {
   /** The mail templates (default: views/mail, or those embedded in the executable). */
   mail_templates?: MailTemplates;
 };
+
+/** The version, `idp config check`'s warnings and masked values, and each setting's source (config_sources; "program" when the configuration was not loaded by load_config). */
+export function about(config: Config): About {
+  const effective = masked(config);
+  const sources = config_sources(config);
+  return {
+    version: VERSION,
+    warnings: () => check_warnings(config),
+    settings: SETTINGS.map(({ path, env }) => ({ path, env, value: setting_value(effective, path), source: sources?.[path] ?? "program" })),
+  };
+}
 
 const system_now = () => Math.floor(Date.now() / 1000);
 
@@ -63,5 +77,6 @@ export async function create_provider(config: Config, options: ProviderOptions =
     metrics,
     mail,
     brand,
+    about: about(config),
   };
 }

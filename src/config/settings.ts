@@ -51,3 +51,15 @@ export function settings_of(schema: z.ZodType, prefix = ""): Setting[] {
 
 /** Every setting, in the schema's order. */
 export const SETTINGS: readonly Setting[] = settings_of(ConfigSchema);
+
+/**
+ * Where a setting's effective value came from, as app/config.ts layers them: the schema's
+ * default (or one worked out at start), the config file (IDP_CONFIG), the environment, or
+ * values the program itself gave (a command-line option, a test).
+ */
+export type SettingSource = "default" | "file" | "environment" | "program";
+
+/** The value at a setting's dotted path in a configuration (or its masked copy); undefined when unset. */
+export function setting_value(config: Record<string, unknown>, path: string): unknown {
+  return path.split(".").reduce<unknown>((node, part) => (node as Record<string, unknown> | undefined)?.[part], config);
+}

@@ -112,6 +112,8 @@ import { AdminConsoleKeyConfirm } from "./endpoints/admin_console/key_confirm.ts
 import { AdminConsoleKeyRevoke } from "./endpoints/admin_console/key_revoke.ts";
 import { AdminConsoleKeyRotate } from "./endpoints/admin_console/key_rotate.ts";
 import { AdminConsoleKeys } from "./endpoints/admin_console/keys.ts";
+import { AdminConsoleSettings } from "./endpoints/admin_console/settings.ts";
+import { AdminConsoleTestMail } from "./endpoints/admin_console/settings_test_mail.ts";
 import { AdminConsoleUser } from "./endpoints/admin_console/user.ts";
 import { AdminConsoleUserAction } from "./endpoints/admin_console/user_action.ts";
 import { AdminConsoleUserConfirm } from "./endpoints/admin_console/user_confirm.ts";
@@ -302,6 +304,8 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleKeyRotate(idp),
     AdminConsoleKeyConfirm(idp),
     AdminConsoleKeyRevoke(idp),
+    AdminConsoleSettings(idp),
+    AdminConsoleTestMail(idp),
   ];
 }
 

@@ -4,6 +4,7 @@
  * process; src/app/provider.ts makes one.
  */
 import type { Config } from "../config/schema.ts";
+import type { SettingSource } from "../config/settings.ts";
 import type { Store } from "../store/types.ts";
 import type { Brand } from "./ui/brand.ts";
 import type { KeyRing } from "./keys/keyring.ts";
@@ -18,6 +19,22 @@ export type Discovery = {
   /** A strong ETag (RFC 9110 §8.8.3) of the body. */
   readonly etag: string;
 };
+
+/** One setting as the console's settings page shows it: its value with secrets masked (undefined: unset), and its source. */
+export type SettingReport = { path: string; env: string | null; value: unknown; source: SettingSource };
+
+/**
+ * The running instance as the console's dashboard and settings pages show it, made by the
+ * composition root (app/provider.ts) with what `idp --version` and `idp config check` use.
+ */
+export interface About {
+  /** package.json's version, as `idp --version` prints it. */
+  readonly version: string;
+  /** The warnings `idp config check` prints, worked out at each call (the files' modes can change). */
+  warnings(): string[];
+  /** Every setting in the schema's order, secrets masked as `idp config check` masks them. */
+  readonly settings: readonly SettingReport[];
+}
 
 export type LogLine = Record<string, unknown>;
 export type Log = (line: LogLine) => void;
@@ -40,6 +57,8 @@ export interface Provider {
   readonly mail: Mail;
   /** The operator's name, logo, favicon, colours and stylesheet (brand.ts), read at start. */
   readonly brand: Brand;
+  /** The version, the configuration's warnings and each setting's source (the console's dashboard and settings). */
+  readonly about: About;
 }
 
 /** JSON lines on stdout with a timestamp. */

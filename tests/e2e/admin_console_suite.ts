@@ -394,6 +394,7 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
         ["applications", "/admin/clients"],
         ["audit", "/admin/audit?period=24h"],
         ["confirmation", `/admin/users/${bob.id}/confirm?action=delete`],
+        ["settings", "/admin/settings"],
       ] as const;
       for (const [name, path] of pages) {
         for (const size of [DESKTOP, PHONE]) {

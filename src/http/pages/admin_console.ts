@@ -22,6 +22,7 @@ export const CONSOLE_PAGES = [
   { key: "upstreams", path: "/upstreams", text: "Sign-in providers", permission: "view_upstreams" },
   { key: "audit", path: "/audit", text: "Audit log", permission: "view_audit" },
   { key: "keys", path: "/keys", text: "Keys", permission: "view_keys" },
+  { key: "settings", path: "/settings", text: "Settings", permission: "view_settings" },
 ] as const satisfies readonly { key: string; path: string; text: string; permission: ConsolePermission }[];
 
 export type ConsolePage = (typeof CONSOLE_PAGES)[number]["key"];

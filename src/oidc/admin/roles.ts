@@ -5,7 +5,7 @@
  *
  * - `admin`: members of IDP_ADMIN_GROUP: everything.
  * - `auditor`: members of IDP_AUDITOR_GROUP (unset: nobody): the dashboard, users, groups,
- *   applications, the audit log and the keys, read-only. Every change is refused (403).
+ *   applications, the audit log, the keys and the settings, read-only. Every change is refused (403).
  * - `helpdesk`: members of IDP_HELPDESK_GROUP (unset: nobody): the dashboard, users and the audit
  *   log; on a user: reset the second factors, send a password reset link, end sessions. Never on
  *   someone who holds a console role (`may_act_on`): the helpdesk could otherwise
@@ -29,6 +29,8 @@ export const CONSOLE_PERMISSIONS = [
   "view_upstreams",
   "view_audit",
   "view_keys",
+  /** The effective configuration, the mail status and the outbox (no bodies, secrets masked). */
+  "view_settings",
   /** Create or invite users. */
   "create_users",
   /** Edit a user's profile. */
@@ -46,13 +48,15 @@ export const CONSOLE_PERMISSIONS = [
   "manage_upstreams",
   "rotate_keys",
   "revoke_keys",
+  /** Send a test message to one's own address (the settings page). */
+  "send_test_mail",
 ] as const;
 export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
 
 /** Role → what it may do. */
 export const ROLE_PERMISSIONS: Readonly<Record<ConsoleRole, readonly ConsolePermission[]>> = {
   admin: CONSOLE_PERMISSIONS,
-  auditor: ["view_dashboard", "view_users", "view_groups", "view_clients", "view_audit", "view_keys"],
+  auditor: ["view_dashboard", "view_users", "view_groups", "view_clients", "view_audit", "view_keys", "view_settings"],
   helpdesk: ["view_dashboard", "view_users", "view_audit", "send_reset", "end_sessions", "reset_second_factors"],
 };
 

@@ -69,10 +69,37 @@ export function pg_audit(sql: SQL): AuditStore {
     async count_overview(now, since) {
       const [row] = await sql`
         SELECT (SELECT count(*) FROM users) AS users,
+               (SELECT count(*) FROM clients) AS clients,
+               (SELECT count(*) FROM groups) AS groups,
                (SELECT count(*) FROM sessions WHERE expires_at > ${now}) AS active_sessions,
                (SELECT count(*) FROM audit_events WHERE at >= ${since} AND type = 'login' AND outcome = 'success') AS sign_ins,
                (SELECT count(*) FROM audit_events WHERE at >= ${since} AND type = 'login' AND outcome = 'failure') AS failed_sign_ins`;
-      return { users: Number(row.users), active_sessions: Number(row.active_sessions), sign_ins: Number(row.sign_ins), failed_sign_ins: Number(row.failed_sign_ins) };
+      return {
+        users: Number(row.users),
+        clients: Number(row.clients),
+        groups: Number(row.groups),
+        active_sessions: Number(row.active_sessions),
+        sign_ins: Number(row.sign_ins),
+        failed_sign_ins: Number(row.failed_sign_ins),
+      };
+    },
+    async sign_in_stats({ failures_since, days_from, top }) {
+      const keyed = (rows: { key: string | null; count: unknown }[]) => rows.map((row) => ({ key: row.key, count: Number(row.count) }));
+      const by_client = await sql`
+        SELECT client_id AS key, count(*) AS count FROM audit_events WHERE at >= ${failures_since} AND type = 'login' AND outcome = 'failure'
+        GROUP BY client_id ORDER BY count DESC, client_id IS NULL, client_id LIMIT ${top}`;
+      const by_ip = await sql`
+        SELECT ip AS key, count(*) AS count FROM audit_events WHERE at >= ${failures_since} AND type = 'login' AND outcome = 'failure'
+        GROUP BY ip ORDER BY count DESC, ip IS NULL, ip LIMIT ${top}`;
+      const days: { day: unknown; successes: unknown; failures: unknown }[] = await sql`
+        SELECT (at - ${days_from}::bigint) / 86400 AS day, count(*) FILTER (WHERE outcome = 'success') AS successes,
+               count(*) FILTER (WHERE outcome = 'failure') AS failures
+        FROM audit_events WHERE at >= ${days_from} AND type = 'login' GROUP BY day ORDER BY day`;
+      return {
+        failed_by_client: keyed(by_client),
+        failed_by_ip: keyed(by_ip),
+        days: days.map((row) => ({ day: Number(row.day), successes: Number(row.successes), failures: Number(row.failures) })),
+      };
     },
     async add_audit_event(input) {
       const row = audit_row(input);

@@ -140,6 +140,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   add_audit_event: "write",
   list_audit_events: "read",
   count_overview: "read",
+  sign_in_stats: "read",
   purge_audit_events: "alone",
   // mail outbox
   enqueue_mail: "write",

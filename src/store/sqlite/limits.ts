@@ -5,7 +5,7 @@ import { decode } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
 import { DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH } from "../default_limits.ts";
 import { audit_row, audit_spec } from "../rows/audit.ts";
-import type { AuditStore, CounterState, CounterStore, ReplayStore, StoreOverview } from "../types.ts";
+import type { AuditStore, CounterState, CounterStore, KeyedCount, ReplayStore, SignInDay, StoreOverview } from "../types.ts";
 
 export function sqlite_replay(db: Database): Sync<ReplayStore> {
   // Inserts, or takes over a row whose previous use has expired; a live row makes it return nothing.
@@ -81,13 +81,33 @@ export function sqlite_audit(db: Database): Sync<AuditStore> {
   // The sign-in counts scan the day's events through audit_events_at, never the whole log.
   const overview = db.prepare(
     `SELECT (SELECT count(*) FROM users) AS users,
+            (SELECT count(*) FROM clients) AS clients,
+            (SELECT count(*) FROM groups) AS groups,
             (SELECT count(*) FROM sessions WHERE expires_at > $now) AS active_sessions,
             (SELECT count(*) FROM audit_events WHERE at >= $since AND type = 'login' AND outcome = 'success') AS sign_ins,
             (SELECT count(*) FROM audit_events WHERE at >= $since AND type = 'login' AND outcome = 'failure') AS failed_sign_ins`,
   );
+  const failed_by = (column: "client_id" | "ip") =>
+    db.prepare(
+      `SELECT ${column} AS key, count(*) AS count FROM audit_events WHERE at >= $since AND type = 'login' AND outcome = 'failure'
+       GROUP BY ${column} ORDER BY count DESC, ${column} IS NULL, ${column} LIMIT $top`,
+    );
+  const failed_by_client = failed_by("client_id");
+  const failed_by_ip = failed_by("ip");
+  const per_day = db.prepare(
+    `SELECT (at - $from) / 86400 AS day, sum(outcome = 'success') AS successes, sum(outcome = 'failure') AS failures
+     FROM audit_events WHERE at >= $from AND type = 'login' GROUP BY day ORDER BY day`,
+  );
   return {
     count_overview(now, since) {
       return overview.get({ now, since }) as StoreOverview;
+    },
+    sign_in_stats({ failures_since, days_from, top }) {
+      return {
+        failed_by_client: failed_by_client.all({ since: failures_since, top }) as KeyedCount[],
+        failed_by_ip: failed_by_ip.all({ since: failures_since, top }) as KeyedCount[],
+        days: per_day.all({ from: days_from }) as SignInDay[],
+      };
     },
     add_audit_event(input) {
       const row = audit_row(input);

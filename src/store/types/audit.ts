@@ -108,11 +108,30 @@ export type AuditQuery = {
 };
 
 /** The admin console's dashboard figures (oidc/admin/console.ts): counts, never rows. */
-export type StoreOverview = { users: number; active_sessions: number; sign_ins: number; failed_sign_ins: number };
+export type StoreOverview = { users: number; clients: number; groups: number; active_sessions: number; sign_ins: number; failed_sign_ins: number };
+
+/** How many `login` events one key (an application's client_id, an address) has; the key is null when the event had none. */
+export type KeyedCount = { key: string | null; count: number };
+
+/** A day of sign-ins: `day` counts from the query's `days_from` (0: its first day of 24 hours). */
+export type SignInDay = { day: number; successes: number; failures: number };
+
+/** The dashboard's sign-in figures (oidc/admin/overview.ts), from the `login` audit events. */
+export type SignInStats = {
+  /** Failed sign-ins since `failures_since`, by application and by address: the `top` largest, largest first (then by key). */
+  failed_by_client: KeyedCount[];
+  failed_by_ip: KeyedCount[];
+  /** Days from `days_from` with at least one sign-in, in order. */
+  days: SignInDay[];
+};
+
+export type SignInStatsQuery = { failures_since: UnixSeconds; days_from: UnixSeconds; top: number };
 
 export interface AuditStore {
-  /** Users; sessions not expired at `now`; `login` events since `since` that succeeded, and that failed. */
+  /** Users, applications, groups; sessions not expired at `now`; `login` events since `since` that succeeded, and that failed. */
   count_overview(now: UnixSeconds, since: UnixSeconds): Promise<StoreOverview>;
+  /** Failed sign-ins grouped by application and by address, and sign-ins per day (SignInStats). */
+  sign_in_stats(query: SignInStatsQuery): Promise<SignInStats>;
   add_audit_event(event: NewAuditEvent): Promise<AuditEvent>;
   /** Newest first; `limit` defaults to 100. */
   list_audit_events(query?: AuditQuery): Promise<AuditEvent[]>;

@@ -139,7 +139,38 @@ export function limit_tests(ctx: SuiteContext): void {
         await store.add_audit_event({ at: T0 + 2, type: "login", outcome: "failure" });
         await store.add_audit_event({ at: T0 + 2, type: "login", outcome: "failure" });
         await store.add_audit_event({ at: T0 + 3, type: "logout", outcome: "success", user_id: alice.id });
-        expect(await store.count_overview(T0, T0)).toEqual({ users: 2, active_sessions: 1, sign_ins: 1, failed_sign_ins: 2 });
+        await store.create_group({ name: uid("group") });
+        expect(await store.count_overview(T0, T0)).toEqual({ users: 2, clients: 0, groups: 1, active_sessions: 1, sign_ins: 1, failed_sign_ins: 2 });
+      });
+    });
+
+    test("sign_in_stats: failures by application and address, the largest first; sign-ins per day", async () => {
+      await ctx.withFresh(async (store) => {
+        const DAY = 86_400;
+        const failure = (at: number, client_id: string | null, ip: string | null) => store.add_audit_event({ at, type: "login", outcome: "failure", client_id, ip });
+        await failure(T0 - 1, "old-app", "192.0.2.9"); // before the window
+        await failure(T0, "app-a", "192.0.2.1");
+        await failure(T0 + 5, "app-b", "192.0.2.1");
+        await failure(T0 + 6, "app-b", "192.0.2.2");
+        await failure(T0 + 7, "app-b", null);
+        await failure(T0 + 8, null, "192.0.2.3");
+        await store.add_audit_event({ at: T0 + 9, type: "logout", outcome: "failure", client_id: "app-c", ip: "192.0.2.1" });
+        await store.add_audit_event({ at: T0 - DAY + 3, type: "login", outcome: "success", client_id: "app-a" });
+        await store.add_audit_event({ at: T0 + 10, type: "login", outcome: "success", client_id: "app-a" });
+        await store.add_audit_event({ at: T0 + 11, type: "login", outcome: "success", client_id: "app-a" });
+        const stats = await store.sign_in_stats({ failures_since: T0, days_from: T0 - 2 * DAY, top: 2 });
+        expect(stats.failed_by_client).toEqual([
+          { key: "app-b", count: 3 },
+          { key: "app-a", count: 1 },
+        ]);
+        expect(stats.failed_by_ip).toEqual([
+          { key: "192.0.2.1", count: 2 },
+          { key: "192.0.2.2", count: 1 },
+        ]);
+        expect(stats.days).toEqual([
+          { day: 1, successes: 1, failures: 1 },
+          { day: 2, successes: 2, failures: 5 },
+        ]);
       });
     });
   });
