@@ -43,6 +43,7 @@ export const CONSOLE_NOTICES: Record<string, string> = {
   reset_sent: "A password reset link was sent.",
   session_ended: "The session was ended.",
   sessions_ended: "All of their sessions were ended.",
+  consent_revoked: "The consent was withdrawn and the application's tokens revoked.",
   member_added: "The member was added.",
   member_removed: "The member was removed.",
   group_created: "The group was created.",

@@ -7,7 +7,8 @@
  * - `auditor`: members of IDP_AUDITOR_GROUP (unset: nobody): the dashboard, users, groups,
  *   applications, the audit log, the keys and the settings, read-only. Every change is refused (403).
  * - `helpdesk`: members of IDP_HELPDESK_GROUP (unset: nobody): the dashboard, users and the audit
- *   log; on a user: reset the second factors, send a password reset link, end sessions. Never on
+ *   log; on a user: reset the second factors, send a password reset link, end sessions, withdraw
+ *   a consent an application holds (revoking its tokens). Never on
  *   someone who holds a console role (`may_act_on`): the helpdesk could otherwise
  *   remove an administrator's second factor and, knowing their password, become one.
  *
@@ -42,6 +43,8 @@ export const CONSOLE_PERMISSIONS = [
   /** End one or every session of a user. */
   "end_sessions",
   "reset_second_factors",
+  /** Withdraw a consent (grant) the user gave an application, and the application's tokens with it. */
+  "revoke_consents",
   /** Create and delete groups, add and remove members (the admin group's too). */
   "manage_groups",
   "manage_clients",
@@ -57,7 +60,7 @@ export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
 export const ROLE_PERMISSIONS: Readonly<Record<ConsoleRole, readonly ConsolePermission[]>> = {
   admin: CONSOLE_PERMISSIONS,
   auditor: ["view_dashboard", "view_users", "view_groups", "view_clients", "view_audit", "view_keys", "view_settings"],
-  helpdesk: ["view_dashboard", "view_users", "view_audit", "send_reset", "end_sessions", "reset_second_factors"],
+  helpdesk: ["view_dashboard", "view_users", "view_audit", "send_reset", "end_sessions", "reset_second_factors", "revoke_consents"],
 };
 
 /** The permissions of someone holding `roles` (the union). */
@@ -106,5 +109,6 @@ export const USER_ACTION_PERMISSIONS = {
   end_session: "end_sessions",
   end_sessions: "end_sessions",
   reset_second_factors: "reset_second_factors",
+  revoke_consent: "revoke_consents",
   remove_admin: "manage_groups",
 } as const satisfies Record<string, ConsolePermission>;

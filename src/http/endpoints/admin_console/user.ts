@@ -1,7 +1,9 @@
 /**
  * GET /admin/users/:id: one user: the profile form (with the ETag of what it shows, so a save
- * over someone else's change is refused), status, groups, browser sessions, the harmless actions,
- * and the links to the confirmation pages of the destructive ones (user_confirm.ts).
+ * over someone else's change is refused), status, groups, the last sign-in, browser sessions, the
+ * consents given to applications (each withdrawable: user_action.ts `revoke_consent`), the linked
+ * upstream identities and passkeys (read-only), the harmless actions, and the links to the
+ * confirmation pages of the destructive ones (user_confirm.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -12,6 +14,8 @@ import type { ConsoleSession } from "../../../oidc/admin/console.ts";
 import { session_sid } from "../../../oidc/logout/sid.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { UserRow } from "../../../store/types.ts";
+import { display_name } from "../../../oidc/clients/metadata.ts";
+import { identities_of } from "../../../oidc/federation/upstreams.ts";
 import { user_of, user_view } from "../admin/users/find.ts";
 import { describe_user_agent, user_agent_message } from "../../pages/sessions.ts";
 import { may_act_on } from "../../../oidc/admin/roles.ts";
@@ -19,6 +23,28 @@ import { console_can, console_gate, console_notice, console_url, console_values,
 import { USER_DANGERS, user_confirm_url } from "./user_confirm.ts";
 
 export const AdminConsoleUserRequest = Fw.Request("AdminConsoleUserRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
+
+/** The consents the user gave, by application name (as the account page lists them): scopes as granted. */
+async function consents_of(idp: Provider, user_id: string) {
+  const grants = await idp.store.list_grants_for_user(user_id);
+  const rows = await Promise.all(
+    grants.map(async (grant) => {
+      const client = await idp.store.get_client(grant.client_id);
+      return { client_id: grant.client_id, name: client === null ? grant.client_id : display_name(client), scopes: grant.scopes.join(" "), granted: when(grant.created_at) };
+    }),
+  );
+  return rows.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * The last successful sign-in, from the audit log (the newest `login` success: password, passkey
+ * or upstream alike, oidc/signin/complete.ts); null when the log has none (never, or purged).
+ */
+async function last_sign_in(idp: Provider, user_id: string): Promise<string | null> {
+  const events = await idp.store.list_audit_events({ user_id, type: "login", limit: 50 });
+  const success = events.find((event) => event.outcome === "success");
+  return success === undefined ? null : when(success.at);
+}
 
 /** The user page's values; `extra` carries a refusal's words and, on a stale save, nothing else. */
 export async function user_page(idp: Provider, admin: ConsoleSession, user: UserRow, extra: Record<string, unknown> = {}) {
@@ -46,6 +72,15 @@ export async function user_page(idp: Provider, admin: ConsoleSession, user: User
     etag: etag_of(view),
     created: when(user.created_at),
     sessions,
+    last_sign_in: await last_sign_in(idp, user.id),
+    consents: await consents_of(idp, user.id),
+    identities: (await identities_of(idp, user.id)).linked,
+    passkeys: (await idp.store.list_passkeys_for_user(user.id)).map((passkey) => ({
+      name: passkey.name,
+      added: when(passkey.created_at),
+      last_used: passkey.last_used_at === null ? null : when(passkey.last_used_at),
+      synced: passkey.backup_state,
+    })),
     other_groups: all_groups,
     action: console_url(idp, `/users/${user.id}`),
     audit: `${console_url(idp, "/audit")}?${new URLSearchParams({ user: user.id })}`,

@@ -2,7 +2,9 @@
  * POST /admin/users/:id/actions: one action on a user, each by the rule the API uses:
  * enable (oidc/admin/users.ts change_user), send a password reset link
  * (oidc/accounts/password_reset.ts), end one session (logout/end_session.ts, as the account page does:
- * its tokens revoked, back-channel logout sent), and the destructive ones, which come only from
+ * its tokens revoked, back-channel logout sent), withdraw a consent (as the account page and the
+ * API's DELETE …/grants/:client_id do: the grant and every token of the application for the user go;
+ * not outage-causing, so the form token is enough), and the destructive ones, which come only from
  * their confirmation page (user_confirm.ts: its own form token and re-authentication): delete,
  * disable, reset second factors, end every session, remove from the admin group. Never oneself,
  * never the last administrator (oidc/admin/lockout.ts).
@@ -30,7 +32,7 @@ import { user_of } from "../admin/users/find.ts";
 import { user_page } from "./user.ts";
 import { USER_DANGERS, user_danger, type UserDanger } from "./user_confirm.ts";
 
-const ACTIONS = ["enable", "send_reset", "end_session", ...USER_DANGERS] as const;
+const ACTIONS = ["enable", "send_reset", "end_session", "revoke_consent", ...USER_DANGERS] as const;
 /** The actions that cannot be undone, or lock a person out: confirmed on their own page first. */
 const DESTRUCTIVE: ReadonlySet<string> = new Set(USER_DANGERS);
 
@@ -44,6 +46,8 @@ export const AdminConsoleUserActionRequest = Fw.Request(
       .string()
       .regex(/^[A-Za-z0-9_-]{43}$/, "must be a session id from the user's page")
       .optional(),
+    // The application whose consent goes (revoke_consent).
+    client: z.string().min(1).max(256).optional(),
     password: z.string().max(4096).optional(),
   }),
   { from: ["body"], on_invalid: invalid_form },
@@ -110,6 +114,15 @@ export const AdminConsoleUserAction = (idp: Provider) =>
             if (row !== undefined) await end_session(idp, { session: row, user }, { client_id: null, ip: ip || null, initiator: "admin" });
             await audit("session_ended");
             return back("session_ended");
+          }
+          case "revoke_consent": {
+            const client_id = input.client ?? "";
+            const removed = await idp.store.delete_grant(user.id, client_id);
+            // RFC 7009 §2.1: the tokens based on the authorization go with it (refresh tokens included).
+            const revoked = await idp.store.revoke_for_user_client(user.id, client_id, idp.now());
+            if (!removed && revoked === 0) throw not_found("grant of that user for client", client_id);
+            await record_console_event(idp, admin.user, ip, { action: "consent_revoked", user_id: user.id, client_id, details: { tokens_revoked: revoked } });
+            return back("consent_revoked");
           }
           case "end_sessions": {
             const ended = await with_backchannel_logout(idp, user.id, () => end_user_sessions(idp.store, user.id, idp.now()));
