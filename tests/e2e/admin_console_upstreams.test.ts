@@ -63,20 +63,22 @@ run("adds a provider from a preset, disables and enables it, removes it with re-
   await clean("empty");
 
   // A bad name: the form says which field, keeps what was typed (never the secret), adds nothing.
-  await page.getByLabel("Provider", { exact: true }).selectOption("gitlab");
-  await page.getByLabel("Name", { exact: true }).fill("Git Lab");
-  await page.getByLabel("Client ID (registered at the provider)").fill("gl-client");
-  await page.getByLabel("Client secret").fill("gl-secret-value");
-  await page.getByRole("button", { name: "Add provider" }).click();
+  // The preset form (the generic OpenID Connect one has the same labels).
+  const preset = section("Add a sign-in provider");
+  await preset.getByLabel("Provider", { exact: true }).selectOption("gitlab");
+  await preset.getByLabel("Name", { exact: true }).fill("Git Lab");
+  await preset.getByLabel("Client ID (registered at the provider)").fill("gl-client");
+  await preset.getByLabel("Client secret").fill("gl-secret-value");
+  await preset.getByRole("button", { name: "Add provider" }).click();
   expect(await page.getByRole("alert").innerText()).toContain("name");
-  expect(await page.getByLabel("Client ID (registered at the provider)").inputValue()).toBe("gl-client");
-  expect(await page.getByLabel("Client secret").inputValue()).toBe("");
+  expect(await preset.getByLabel("Client ID (registered at the provider)").inputValue()).toBe("gl-client");
+  expect(await preset.getByLabel("Client secret").inputValue()).toBe("");
   expect(await t.store.list_upstreams()).toEqual([]);
   await clean("refused");
 
-  await page.getByLabel("Name", { exact: true }).fill("gitlab");
-  await page.getByLabel("Client secret").fill("gl-secret-value");
-  await page.getByRole("button", { name: "Add provider" }).click();
+  await preset.getByLabel("Name", { exact: true }).fill("gitlab");
+  await preset.getByLabel("Client secret").fill("gl-secret-value");
+  await preset.getByRole("button", { name: "Add provider" }).click();
   await page.waitForURL((url) => url.searchParams.get("done") === "upstream_created");
   const gitlab = section("GitLab");
   expect(await gitlab.innerText()).toContain(`${t.issuer}/federation/gitlab/callback`);

@@ -76,22 +76,31 @@ function preset_fields(preset: string | undefined, tenant: string | undefined): 
   return preset_input(preset, tenant === undefined ? {} : { tenant });
 }
 
-export async function create_upstream(store: Store, config: Config, input: UpstreamCreateInput): Promise<UpstreamRow> {
+/**
+ * A new upstream's row checked by the rules (federation/upstreams.ts `new_upstream`), not stored:
+ * the console's check step shows the redirect URI of a definition before it is added.
+ */
+export function check_upstream(config: Config, input: UpstreamCreateInput): NewUpstream {
   const { preset, tenant, ...fields } = input;
   const base = preset_fields(preset, tenant);
   const merged: UpstreamInput = { ...base, ...fields, claim_mapping: { ...(base.claim_mapping ?? {}), ...(fields.claim_mapping ?? {}) } };
-  const row = checked(() => new_upstream(config, merged));
+  return checked(() => new_upstream(config, merged));
+}
+
+export async function create_upstream(store: Store, config: Config, input: UpstreamCreateInput): Promise<UpstreamRow> {
+  const row = check_upstream(config, input);
   row.group_map = await existing_group_map(store, row.group_map);
-  if ((await store.get_upstream(row.name)) !== null) throw taken(row.name);
+  if ((await store.get_upstream(row.name)) !== null) throw upstream_taken(row.name);
   try {
     return await store.create_upstream(row);
   } catch (error) {
-    if (error instanceof StoreConflictError) throw taken(row.name);
+    if (error instanceof StoreConflictError) throw upstream_taken(row.name);
     throw error;
   }
 }
 
-function taken(name: string): AdminError {
+/** The conflict of a name an upstream has already. */
+export function upstream_taken(name: string): AdminError {
   return new AdminError("conflict", `an upstream named "${name}" exists already`, [{ field: "name", message: "is taken" }]);
 }
 

@@ -2,7 +2,9 @@
  * GET /admin/upstreams: the sign-in providers (upstream identity providers: oidc/federation),
  * each with its redirect URI to register there, its form (enable or disable) and the link to
  * remove it (upstream_confirm.ts), and
- * the form to add one from a preset. Never a client secret: only whether one is stored.
+ * the forms to add one: from a preset, or a generic OpenID Connect provider (issuer URL, client,
+ * scopes, policy; the redirect URI's pattern beside its name, the exact one on the check step).
+ * Never a client secret: only whether one is stored, and no secret field without IDP_SECRET_KEY.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -11,6 +13,7 @@ import { etag_of } from "../../../oidc/admin/etag.ts";
 import { upstream_admin_view } from "../../../oidc/admin/upstreams.ts";
 import type { ConsoleSession } from "../../../oidc/admin/console.ts";
 import { PRESETS } from "../../../oidc/federation/presets.ts";
+import { redirect_uri } from "../../../oidc/federation/upstreams.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
 import { upstream_confirm_url } from "./upstream_confirm.ts";
@@ -20,6 +23,18 @@ export const AdminConsoleUpstreamsRequest = Fw.Request("AdminConsoleUpstreamsReq
 export type UpstreamForm = { name: string; preset: string; tenant: string; client_id: string; display_name: string };
 
 const EMPTY_FORM: UpstreamForm = { name: "", preset: "google", tenant: "", client_id: "", display_name: "" };
+
+/** The generic OpenID Connect form (its secret never echoed). */
+export type GenericForm = {
+  name: string;
+  display_name: string;
+  issuer: string;
+  client_id: string;
+  scopes: string;
+  policy: "jit" | "link";
+  auto_link: boolean;
+  auth_method: "client_secret_post" | "private_key_jwt";
+};
 
 export async function upstreams_page(idp: Provider, admin: ConsoleSession, extra: Record<string, unknown> = {}) {
   const upstreams = (await idp.store.list_upstreams()).map((row) => {
@@ -34,6 +49,19 @@ export async function upstreams_page(idp: Provider, admin: ConsoleSession, extra
     // Without IDP_SECRET_KEY no client secret can be stored (federation/secret_box.ts): the form says so.
     secret_key: idp.config.federation.secret_key !== undefined,
     form: EMPTY_FORM,
+    generic: {
+      name: "",
+      display_name: "",
+      issuer: "",
+      client_id: "",
+      scopes: "openid email profile",
+      policy: "jit",
+      auto_link: false,
+      auth_method: idp.config.federation.secret_key === undefined ? "private_key_jwt" : "client_secret_post",
+    } satisfies GenericForm,
+    // The redirect URI of a name to be typed (federation/upstreams.ts redirect_uri).
+    redirect_pattern: redirect_uri(idp.config, "<name>"),
+    warnings: [],
     ...extra,
   });
 }
