@@ -13,6 +13,7 @@ import { FORCE, lockout_note } from "./lockout.ts";
 import { format_time, write_table } from "./output.ts";
 import { command, group, type ArgsOf, type Command, type CommandGroup, type CommandSpec, type OptionSpecs } from "./spec.ts";
 import { find_user } from "./users.ts";
+import { check_group_deletion, is_admin_group } from "../oidc/admin/lasting_power.ts";
 
 export async function find_group(store: Store, name: string): Promise<GroupRow> {
   return must(await store.get_group_by_name(name), `no group "${name}"`);
@@ -69,8 +70,12 @@ async function remove(ctx: CliContext, { positionals }: ArgsOf<typeof REMOVE>): 
   const store = await ctx.store();
   const group = await find_group(store, name);
   // The console's group: deleting it would lock every administrator out (change IDP_ADMIN_GROUP first).
-  if (group.name.toLowerCase() === ctx.config().admin_console.group.toLowerCase())
-    throw new CliError(`"${group.name}" is the admin group (IDP_ADMIN_GROUP) and cannot be deleted while it is configured`);
+  try {
+    check_group_deletion({ config: ctx.config() }, group);
+  } catch (error) {
+    if (error instanceof AdminError) throw new CliError(error.message);
+    throw error;
+  }
   const members = (await store.list_group_members(group.id)).length;
   if (!(await store.delete_group(group.id))) throw new CliError(`no group "${name}"`);
   await ctx.audit({ type: "group_deleted", details: { group: group.name, members } });
@@ -108,7 +113,7 @@ async function members_remove(ctx: CliContext, { flags, positionals }: ArgsOf<ty
   const store = await ctx.store();
   const group = await find_group(store, group_name);
   const user = await find_user(store, username);
-  const admin_group = group.name.toLowerCase() === ctx.config().admin_console.group.toLowerCase();
+  const admin_group = is_admin_group({ config: ctx.config() }, group.name);
   const forced = admin_group ? await lockout_note(ctx, store, user, "remove_admin", flags.force) : null;
   if (!(await store.remove_group_member(group.id, user.id))) throw new CliError(`${user.username} is not in group ${group.name}`);
   await ctx.audit({ type: "group_member_removed", user_id: user.id, details: { group: group.name, ...(forced !== null && { forced_last_admin: true }) } });

@@ -29,6 +29,7 @@ import { login_attempt_failed, release_login_attempt, reserve_login_attempt } fr
 import type { Provider } from "../provider.ts";
 import { has_second_factor } from "../signin/methods.ts";
 import { console_roles, permissions_of, type ConsolePermission, type ConsoleRole } from "./roles.ts";
+import { group_name_key } from "../../store/group_names.ts";
 
 export const ADMIN_CONSOLE = "/admin";
 
@@ -54,7 +55,7 @@ export type ConsoleAccess =
 /** Whether the user is a member of the console's group (IDP_ADMIN_GROUP; group names are case-insensitive). */
 export async function in_admin_group(idp: Provider, user_id: string): Promise<boolean> {
   const groups = await idp.store.list_user_groups(user_id);
-  return groups.some((name) => name.toLowerCase() === idp.config.admin_console.group.toLowerCase());
+  return groups.some((name) => group_name_key(name) === group_name_key(idp.config.admin_console.group));
 }
 
 export async function console_access(idp: Provider, cookies: CookieReader): Promise<ConsoleAccess> {

@@ -21,6 +21,7 @@ import type { ClientMetadata, ClientRow, GroupRow } from "../../store/types.ts";
 import type { Provider } from "../provider.ts";
 import { in_admin_group } from "./console.ts";
 import { AdminError } from "./errors.ts";
+import { role_of_group } from "./roles.ts";
 
 /** Client metadata that says how a client proves who it is (RFC 7591 §2). */
 export const CLIENT_CREDENTIAL_METADATA = ["token_endpoint_auth_method", "token_endpoint_auth_signing_alg", "jwks", "jwks_uri"] as const;
@@ -30,9 +31,9 @@ export const USER_RECOVERY_MEMBERS = ["email", "email_verified"] as const;
 
 const ELSEWHERE = "use `idp` on the server, or the admin console";
 
-/** Is `name` the console's admin group (names compare without case)? */
-export function is_admin_group(idp: Provider, name: string): boolean {
-  return name.toLowerCase() === idp.config.admin_console.group.toLowerCase();
+/** Is `name` the console's admin group (roles.ts: names compare as the store does)? */
+export function is_admin_group(idp: Pick<Provider, "config">, name: string): boolean {
+  return role_of_group(idp, name) === "admin";
 }
 
 /** Refuses, through the API, a new secret for an admin-flagged client or a change of its credentials. */
@@ -49,22 +50,14 @@ export function check_admin_client_change(client: ClientRow, change: "secret" | 
 }
 
 /** Refuses, through the API, adding to or removing from the admin group. */
-export function check_admin_group_membership(idp: Provider, group: GroupRow): void {
-  if (is_admin_group(idp, group.name)) throw new AdminError("forbidden", `membership of the admin group "${group.name}" does not change through the admin API: ${ELSEWHERE}`);
+export function check_admin_group_membership(idp: Pick<Provider, "config">, group: GroupRow): void {
   // The console's delegated roles (roles.ts) are lasting power too: a helpdesk member resets other users' second factors.
-  const { auditor_group, helpdesk_group } = idp.config.admin_console;
-  for (const [role, name] of [
-    ["auditor", auditor_group],
-    ["helpdesk", helpdesk_group],
-  ] as const) {
-    if (name !== undefined && name.toLowerCase() === group.name.toLowerCase()) {
-      throw new AdminError("forbidden", `membership of the ${role} group "${group.name}" does not change through the admin API: ${ELSEWHERE}`);
-    }
-  }
+  const role = role_of_group(idp, group.name);
+  if (role !== null) throw new AdminError("forbidden", `membership of the ${role} group "${group.name}" does not change through the admin API: ${ELSEWHERE}`);
 }
 
 /** Refuses deleting the configured admin group, by anyone (API, console, CLI). */
-export function check_group_deletion(idp: Provider, group: GroupRow): void {
+export function check_group_deletion(idp: Pick<Provider, "config">, group: GroupRow): void {
   if (is_admin_group(idp, group.name)) throw new AdminError("conflict", `"${group.name}" is the admin group (IDP_ADMIN_GROUP) and cannot be deleted while it is configured`);
 }
 

@@ -17,6 +17,7 @@
  */
 import type { Store, UserRow } from "../../store/types.ts";
 import { AdminError } from "./errors.ts";
+import { group_name_key } from "../../store/group_names.ts";
 
 /** The changes that can lock the administrators out. */
 export type LockoutChange = "disable" | "delete" | "remove_admin";
@@ -43,7 +44,7 @@ const LAST: Record<LockoutChange, (username: string, group: string) => string> =
 export async function is_active_admin(store: Store, admin_group: string, user: UserRow): Promise<boolean> {
   if (user.status !== "active") return false;
   const groups = await store.list_user_groups(user.id);
-  return groups.some((name) => name.toLowerCase() === admin_group.toLowerCase());
+  return groups.some((name) => group_name_key(name) === group_name_key(admin_group));
 }
 
 /** Whether an active member of `admin_group` other than `user_id` exists (stops at the first). */

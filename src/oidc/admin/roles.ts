@@ -17,6 +17,7 @@
  */
 import type { UserRow } from "../../store/types.ts";
 import type { Provider } from "../provider.ts";
+import { group_name_key } from "../../store/group_names.ts";
 
 export const CONSOLE_ROLES = ["admin", "auditor", "helpdesk"] as const;
 export type ConsoleRole = (typeof CONSOLE_ROLES)[number];
@@ -69,7 +70,7 @@ export function permissions_of(roles: readonly ConsoleRole[]): ReadonlySet<Conso
 }
 
 /** Each configured role's group (group names compare without case). */
-function role_groups(idp: Provider): [ConsoleRole, string][] {
+function role_groups(idp: Pick<Provider, "config">): [ConsoleRole, string][] {
   const { group, auditor_group, helpdesk_group } = idp.config.admin_console;
   return [
     ["admin", group],
@@ -80,15 +81,20 @@ function role_groups(idp: Provider): [ConsoleRole, string][] {
 
 /** The console roles the user's groups give (none: no console). */
 export async function console_roles(idp: Provider, user_id: string): Promise<ConsoleRole[]> {
-  const groups = new Set((await idp.store.list_user_groups(user_id)).map((name) => name.toLowerCase()));
+  const groups = new Set((await idp.store.list_user_groups(user_id)).map(group_name_key));
   return role_groups(idp)
-    .filter(([, group]) => groups.has(group.toLowerCase()))
+    .filter(([, group]) => groups.has(group_name_key(group)))
     .map(([role]) => role);
 }
 
+/** The console role whose group `name` is (names compare as the store does, group_name_key), or null. */
+export function role_of_group(idp: Pick<Provider, "config">, name: string): ConsoleRole | null {
+  return role_groups(idp).find(([, group]) => group_name_key(group) === group_name_key(name))?.[0] ?? null;
+}
+
 /** Whether `name` is the group of a console role (admin, auditor or helpdesk). */
-export function is_console_group(idp: Provider, name: string): boolean {
-  return role_groups(idp).some(([, group]) => group.toLowerCase() === name.toLowerCase());
+export function is_console_group(idp: Pick<Provider, "config">, name: string): boolean {
+  return role_of_group(idp, name) !== null;
 }
 
 /**
