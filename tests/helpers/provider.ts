@@ -26,7 +26,12 @@ export const TEST_MAIL_WORKER: Partial<MailWorkerOptions> = { poll_ms: 250, retr
 /** No wait before sign-in attempts for a username under attack (tests/security checks the wait itself). */
 const TEST_LOGIN_THROTTLE = { delay_ms: 0 };
 
-export type TestClock = { now(): number; advance(seconds: number): void };
+/**
+ * The provider's clock in tests: real seconds plus what `advance` added. `freeze` stops the real
+ * part (a test whose steps must land in one second, e.g. a 1-second polling interval on a busy
+ * machine) until `thaw`; time never goes backwards across them.
+ */
+export type TestClock = { now(): number; advance(seconds: number): void; freeze(): void; thaw(): void };
 
 export type TestProvider = {
   url: string;
@@ -56,7 +61,14 @@ export function free_port(): number {
 
 export function test_clock(): TestClock {
   let offset = 0;
-  return { now: () => Math.floor(Date.now() / 1000) + offset, advance: (seconds) => void (offset += seconds) };
+  let frozen: number | null = null;
+  const real = () => Math.floor(Date.now() / 1000);
+  return {
+    now: () => (frozen ?? real()) + offset,
+    advance: (seconds) => void (offset += seconds),
+    freeze: () => void (frozen = real()),
+    thaw: () => void (frozen = null),
+  };
 }
 
 export async function start_provider(

@@ -156,6 +156,9 @@ function device_suite(postgres: boolean): void {
     });
 
     test("polling: authorization_pending, then slow_down when faster than the interval, which grows by 5 seconds", async () => {
+      // Regression (a CI run): with a 1-second interval, two polls straddling a second boundary on a
+      // busy machine were "in time"; the provider's clock stands still while this test polls.
+      t.clock.freeze();
       const { body } = await start_device(confidential);
       const device_code = String(body.device_code);
       expect(await token_request(device_code, confidential)).toMatchObject({ status: 400, body: { error: "authorization_pending" } });
@@ -168,6 +171,7 @@ function device_suite(postgres: boolean): void {
       // Another client cannot poll it; a made-up code is invalid_grant.
       expect(await token_request(device_code)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
       expect(await token_request("not-a-device-code", confidential)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+      t.clock.thaw();
     });
 
     test("a signed-in user who denies: straight to the consent page, the device gets access_denied", async () => {
