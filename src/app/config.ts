@@ -143,7 +143,7 @@ export function load_config(env: Record<string, string | undefined> = process.en
         `  ${name}: not a setting${did_you_mean(
           name,
           Object.keys(ENV_KEYS).filter((k) => k.startsWith("IDP_")),
-        )}; the settings are listed in README.md, "Configuration"`,
+        )}; the settings are listed in docs/configuration.md`,
     );
   for (const [name, path] of Object.entries(ENV_KEYS)) {
     const value = env[name];

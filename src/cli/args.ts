@@ -10,7 +10,7 @@ export type FlagSpec = { type: "boolean" } | { type: "string"; multiple?: false 
 export type FlagSpecs = Record<string, FlagSpec>;
 
 /**
- * A flag as a command declares it: how it parses, and what the help and the README say of it.
+ * A flag as a command declares it: how it parses, and what the help and docs/cli.md say of it.
  * A string flag names what its value looks like (`N`, `URL`, `web|native`).
  */
 export type OptionSpec = ({ type: "boolean"; value?: never } | { type: "string"; multiple?: false; value: string } | { type: "string"; multiple: true; value: string }) & {

@@ -1,7 +1,7 @@
 /**
  * The commands of `idp`, in the order `idp --help` lists them: each command file declares its
  * commands (spec.ts); this table names the top-level ones and says what each group is for. The
- * dispatcher (index.ts), the help (help.ts) and the README's reference
+ * dispatcher (index.ts), the help (help.ts) and the command reference of docs/cli.md
  * (scripts/docs/sections/cli.ts) read it.
  */
 import { AUDIT_EVENT_TYPES } from "../store/types/audit.ts";

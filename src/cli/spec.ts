@@ -2,7 +2,7 @@
  * How a command is declared, once: its name (its key in the table of commands.ts), what it does,
  * its positional arguments and its options, each option with its type, value placeholder,
  * whether it repeats and one line of help. The parser reads the options from here
- * (parse_command), `idp --help` renders them (help.ts), and so does the README's command
+ * (parse_command), `idp --help` renders them (help.ts), and so does docs/cli.md's command
  * reference (scripts/docs/sections/cli.ts): no other list of a command's options exists.
  */
 import { expect_positionals, parse_args, type OptionSpec, type ParsedArgs, type WithCommon } from "./args.ts";
@@ -14,7 +14,7 @@ export type OptionSpecs = Record<string, OptionSpec>;
 
 /** What a command is declared with (`command()` adds how it runs). */
 export type CommandSpec<S extends OptionSpecs> = {
-  /** What it does, one line (help and README). */
+  /** What it does, one line (help and docs/cli.md). */
   summary: string;
   /** Its positional arguments in order, named as usage errors name them (`missing argument <username>`). */
   positionals?: readonly string[];

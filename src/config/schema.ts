@@ -3,9 +3,10 @@
  * A leaf every layer may read (the type of `Provider.config`); only src/app/config.ts fills it,
  * from the defaults, an optional JSON file and the environment (docs/ARCHITECTURE.md).
  *
- * Each setting is declared here once: `.meta({ env, description, shown_default? })` on its
- * schema names its environment variable and says what it does (src/config/settings.ts). The
- * variable mapping, the README's settings table and `idp config check` are read from there.
+ * Each setting is declared here once: `.meta({ env, topic, description, production?, shown_default? })`
+ * on its schema names its environment variable, its topic and says what it does
+ * (src/config/settings.ts). The variable mapping, docs/configuration.md and `idp config check`
+ * are read from there.
  */
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
@@ -104,33 +105,42 @@ export const ConfigSchema = z
   .strictObject({
     issuer: issuer.default("http://localhost:3000").meta({
       env: "IDP_ISSUER",
+      topic: "Server and issuer",
+      production: "the public `https://` URL (http only on loopback, to try it out)",
       shown_default: "`http://localhost:<PORT>`",
       description:
         "The issuer URL; every URL in discovery derives from it. Unset, it follows `HOST` and `PORT`: `http://localhost:<port>` for a loopback or wildcard `HOST` (`127.0.0.1`, `::1`, `localhost`, `0.0.0.0`, `::`), else `http://<host>:<port>` (with `PORT=0`: `http://localhost:3000`; set it). https in production (http only on loopback).",
     }),
     port: z.coerce.number().int().min(0).max(65535).default(3000).meta({
       env: "PORT",
+      topic: "Server and issuer",
       description: "Port to listen on (`0` picks a free one). One server per port: a port in use stops the start (exit 1); only the workers of one `--workers` primary share it.",
     }),
-    host: z
-      .string()
-      .refine(is_listen_host, "must be an IP address or a host name (127.0.0.1, ::1, 0.0.0.0, localhost)")
-      .default("127.0.0.1")
-      .meta({ env: "HOST", description: "Address to bind: an IP address or a host name." }),
+    host: z.string().refine(is_listen_host, "must be an IP address or a host name (127.0.0.1, ::1, 0.0.0.0, localhost)").default("127.0.0.1").meta({
+      env: "HOST",
+      topic: "Server and issuer",
+      production: "loopback (`127.0.0.1`, the default) behind a reverse proxy on the same host",
+      description: "Address to bind: an IP address or a host name.",
+    }),
     database_url: z
       .string()
       .regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, "must start with sqlite:, postgres:// or postgresql://")
       .default("sqlite:./data/idp.sqlite")
       .meta({
         env: "DATABASE_URL",
+        topic: "Database",
+        production: "`sqlite:` a file on lasting storage, the server's user's only, and backed up; `postgres://` for several instances",
         description: "`sqlite:<file>`, `sqlite::memory:` or `postgres://user:pass@host:5432/db`.",
       }),
     database_pool_size: z.coerce.number().int().min(1).max(1000).default(10).meta({
       env: "DATABASE_POOL_SIZE",
+      topic: "Database",
       description: "PostgreSQL connections per instance.",
     }),
     production: bool(false).meta({
       env: "IDP_PRODUCTION",
+      topic: "Server and issuer",
+      production: "on, by `NODE_ENV=production`, `IDP_PRODUCTION=true` or `idp serve --production`",
       description: "Production mode: no demo data, no `/demo`, refuses a non-loopback http issuer. `NODE_ENV=production` turns it on too.",
     }),
     tokens: z
@@ -139,16 +149,18 @@ export const ConfigSchema = z
           .refine((v) => v <= 600, "RFC 6749 §4.1.2: codes must be short-lived (at most 600 s)")
           .meta({
             env: "IDP_CODE_TTL",
+            topic: "Tokens and keys",
             description: "Authorization code lifetime, seconds (at most 600).",
           }),
-        access_token_ttl: seconds(3600).meta({ env: "IDP_ACCESS_TOKEN_TTL", description: "Access token lifetime." }),
-        id_token_ttl: seconds(3600).meta({ env: "IDP_ID_TOKEN_TTL", description: "ID token lifetime (and how long a retired key stays published)." }),
+        access_token_ttl: seconds(3600).meta({ env: "IDP_ACCESS_TOKEN_TTL", topic: "Tokens and keys", description: "Access token lifetime." }),
+        id_token_ttl: seconds(3600).meta({ env: "IDP_ID_TOKEN_TTL", topic: "Tokens and keys", description: "ID token lifetime (and how long a retired key stays published)." }),
         refresh_token_ttl: seconds(30 * 24 * 3600).meta({
           env: "IDP_REFRESH_TOKEN_TTL",
+          topic: "Tokens and keys",
           description: "Refresh token lifetime (30 days), renewed on every rotation.",
         }),
-        session_ttl: seconds(14 * 24 * 3600).meta({ env: "IDP_SESSION_TTL", description: "Browser session (SSO) lifetime (14 days)." }),
-        interaction_ttl: seconds(900).meta({ env: "IDP_INTERACTION_TTL", description: "Time to finish login and consent." }),
+        session_ttl: seconds(14 * 24 * 3600).meta({ env: "IDP_SESSION_TTL", topic: "Sign-in, sessions and passwords", description: "Browser session (SSO) lifetime (14 days)." }),
+        interaction_ttl: seconds(900).meta({ env: "IDP_INTERACTION_TTL", topic: "Sign-in, sessions and passwords", description: "Time to finish login and consent." }),
       })
       .prefault({}),
     router: z
@@ -159,7 +171,7 @@ export const ConfigSchema = z
           .min(0)
           .max(1_000_000)
           .default(1024)
-          .meta({ env: "IDP_ROUTER_PATH_CACHE_SIZE", description: "Router path cache entries (0 disables)." }),
+          .meta({ env: "IDP_ROUTER_PATH_CACHE_SIZE", topic: "Server and issuer", description: "Router path cache entries (0 disables)." }),
       })
       .prefault({}),
     body_limit: z.coerce
@@ -170,6 +182,7 @@ export const ConfigSchema = z
       .default(64 * 1024)
       .meta({
         env: "IDP_BODY_LIMIT",
+        topic: "Server and issuer",
         description: "Largest request body, bytes (413 above).",
       }),
     /** argon2id, the password hash (platform/passwords.ts). */
@@ -183,11 +196,19 @@ export const ConfigSchema = z
           .default(19456)
           .meta({
             env: "IDP_ARGON2_MEMORY_KIB",
+            topic: "Sign-in, sessions and passwords",
             description: "argon2id memory (OWASP: 19 MiB).",
           }),
-        time_cost: z.coerce.number().int().min(1).max(20).default(2).meta({ env: "IDP_ARGON2_TIME_COST", description: "argon2id passes (OWASP: 2)." }),
+        time_cost: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(20)
+          .default(2)
+          .meta({ env: "IDP_ARGON2_TIME_COST", topic: "Sign-in, sessions and passwords", description: "argon2id passes (OWASP: 2)." }),
         impl: z.enum(["auto", "bun", "libsodium"]).default("auto").meta({
           env: "IDP_ARGON2_IMPL",
+          topic: "Sign-in, sessions and passwords",
           description:
             "`auto`: argon2id through the system's libsodium (`libsodium.so.23`, Debian `libsodium23`) on worker threads when it loads — about 60% of the CPU of `Bun.password` a check (`bench/argon2`) —, else `Bun.password`; `bun` forces `Bun.password`; `libsodium` refuses to start without it. Hashes are standard argon2id strings either way, and each verifies the other's. The start log line says which is in use (`password_hashing`).",
         }),
@@ -196,6 +217,7 @@ export const ConfigSchema = z
     /** RS256/PS256 signatures through the system's OpenSSL 3 (platform/openssl.ts). */
     openssl: bool(true).meta({
       env: "IDP_OPENSSL",
+      topic: "Tokens and keys",
       description:
         "`off` (or `false`) signs RS256/PS256 with WebCrypto instead of the system's OpenSSL 3 (`libcrypto.so.3`, used when present: about half the CPU per signature, on the main thread; measured in `bench/RESULTS.md`, Signing).",
     }),
@@ -212,14 +234,17 @@ export const ConfigSchema = z
       )
       .default(["RS256", "PS256", "ES256", "EdDSA"])
       .refine((v) => v.includes("RS256"), "must include RS256 (OIDC Core §15.1)")
-      .meta({ env: "IDP_SIGNING_ALGS", description: "ID token algorithms with a key each; RS256 is required." }),
+      .meta({ env: "IDP_SIGNING_ALGS", topic: "Tokens and keys", description: "ID token algorithms with a key each; RS256 is required." }),
     registration: z.enum(["open", "token", "off"]).default("token").meta({
       env: "IDP_REGISTRATION",
+      topic: "Clients and registration",
+      production: "`token` (the default) or `off`: `open` is a warning of `idp config check`",
       description: "Dynamic registration: `open`, `token` (initial access token required) or `off`.",
     }),
     /** Anonymous registrations never used are deleted by the purge (oidc/registration/unused_clients.ts). */
     registration_unused_client_days: z.coerce.number().int().min(0, "must be 0 (keep them) or a number of days up to 365").max(365, "must be at most 365 days").default(30).meta({
       env: "IDP_REGISTRATION_UNUSED_CLIENT_DAYS",
+      topic: "Clients and registration",
       description:
         "Clients registered without an initial access token (`IDP_REGISTRATION=open`) that were never issued a token are deleted by the purge this many days after they registered. Audited (`client_deleted`, reason `never_used`). `0` keeps them; at most 365.",
     }),
@@ -228,6 +253,7 @@ export const ConfigSchema = z
       .strictObject({
         mode: z.enum(["off", "open", "invite"]).default("off").meta({
           env: "IDP_SIGNUP",
+          topic: "Sign-up and accounts",
           description:
             "Accounts people make themselves (see [Sign-up, invitations, e-mail change](#sign-up-invitations-e-mail-change)): `off` (only administrators), `open` (a public sign-up page, linked from the sign-in pages) or `invite` (only with an invitation, `idp users invite`). In production without `IDP_SMTP_URL`, `open` with required verification and `invite` refuse to start.",
         }),
@@ -251,18 +277,21 @@ export const ConfigSchema = z
           .default([])
           .meta({
             env: "IDP_SIGNUP_DOMAINS",
+            topic: "Sign-up and accounts",
             description:
               "Comma-separated e-mail domains allowed to sign up (exact match, case-insensitive, international domains in either spelling: `bücher.example` = `xn--bcher-kva.example`; a subdomain is another domain). Unset: any.",
           }),
         require_verification: bool(true).meta({
           env: "IDP_SIGNUP_REQUIRE_VERIFICATION",
+          topic: "Sign-up and accounts",
           description: "A new account signs in only once its address is confirmed. `false`: active and signed in at once (a confirmation mail is still sent).",
         }),
-        invitation_ttl: seconds(7 * 24 * 3600).meta({ env: "IDP_INVITATION_TTL", description: "How long an invitation link works (7 days)." }),
-        per_ip: limit(10).meta({ env: "IDP_SIGNUP_PER_IP", description: "Complete sign-up forms one address may send per window; then 429." }),
-        window_seconds: seconds(3600).meta({ env: "IDP_SIGNUP_WINDOW_SECONDS", description: "The sign-up throttle's window." }),
+        invitation_ttl: seconds(7 * 24 * 3600).meta({ env: "IDP_INVITATION_TTL", topic: "Sign-up and accounts", description: "How long an invitation link works (7 days)." }),
+        per_ip: limit(10).meta({ env: "IDP_SIGNUP_PER_IP", topic: "Sign-up and accounts", description: "Complete sign-up forms one address may send per window; then 429." }),
+        window_seconds: seconds(3600).meta({ env: "IDP_SIGNUP_WINDOW_SECONDS", topic: "Sign-up and accounts", description: "The sign-up throttle's window." }),
         unverified_account_days: z.coerce.number().int().min(0, "must be 0 (keep them) or a number of days up to 365").max(365, "must be at most 365 days").default(30).meta({
           env: "IDP_UNVERIFIED_ACCOUNT_DAYS",
+          topic: "Sign-up and accounts",
           description:
             "Accounts never completed are deleted by the purge, so their usernames are not held forever: `unverified` sign-ups this many days after they were made (unless a verification link is still valid), `invited` accounts this many days after their last invitation link expired. Audited (`user_deleted`, reason `email_not_verified` or `invitation_not_accepted`). `0` keeps them; at most 365.",
         }),
@@ -273,10 +302,12 @@ export const ConfigSchema = z
       .strictObject({
         min_length: z.coerce.number().int().min(8, "must be at least 8 (NIST SP 800-63B §5.1.1.2)").max(128).default(10).meta({
           env: "IDP_PASSWORD_MIN_LENGTH",
+          topic: "Sign-in, sessions and passwords",
           description: "Shortest new password, in characters (8 to 128).",
         }),
         max_length: z.coerce.number().int().min(64, "must be at least 64 (NIST SP 800-63B §5.1.1.2)").max(4096).default(1024).meta({
           env: "IDP_PASSWORD_MAX_LENGTH",
+          topic: "Sign-in, sessions and passwords",
           description: "Longest new password (64 to 4096): bounds the argon2id input.",
         }),
       })
@@ -289,17 +320,24 @@ export const ConfigSchema = z
           .refine((v) => v <= 24 * 3600, "a reset link must be short-lived (at most 86400 s)")
           .meta({
             env: "IDP_PASSWORD_RESET_TTL",
+            topic: "Sign-in, sessions and passwords",
             description: "How long a password reset link works, seconds (at most 86400).",
           }),
         per_account: limit(3).meta({
           env: "IDP_PASSWORD_RESET_PER_ACCOUNT",
+          topic: "Sign-in, sessions and passwords",
           description: "Reset mails one account gets per window; more requests get the same page and no mail.",
         }),
         per_ip: limit(20).meta({
           env: "IDP_PASSWORD_RESET_PER_IP",
+          topic: "Sign-in, sessions and passwords",
           description: "Forgot-password requests, and reset form posts, from one client address per window; then 429.",
         }),
-        window_seconds: seconds(3600).meta({ env: "IDP_PASSWORD_RESET_WINDOW_SECONDS", description: "The window of the reset and verification mail limits." }),
+        window_seconds: seconds(3600).meta({
+          env: "IDP_PASSWORD_RESET_WINDOW_SECONDS",
+          topic: "Sign-in, sessions and passwords",
+          description: "The window of the reset and verification mail limits.",
+        }),
       })
       .prefault({}),
     /** E-mail verification links (oidc/accounts/verification.ts). */
@@ -307,16 +345,20 @@ export const ConfigSchema = z
       .strictObject({
         ttl: seconds(24 * 3600).meta({
           env: "IDP_EMAIL_VERIFICATION_TTL",
+          topic: "Sign-up and accounts",
           description: 'How long an e-mail confirmation link works (sign-up, "send a confirmation link", e-mail change).',
         }),
         per_account: limit(5).meta({
           env: "IDP_EMAIL_VERIFICATION_PER_ACCOUNT",
+          topic: "Sign-up and accounts",
           description: "Confirmation mails one account may be sent per window (`IDP_PASSWORD_RESET_WINDOW_SECONDS`); then 429.",
         }),
       })
       .prefault({}),
     trust_proxy: bool(false).meta({
       env: "IDP_TRUST_PROXY",
+      topic: "Server and issuer",
+      production: "`true` behind a reverse proxy, or every client shares the proxy's address",
       description:
         "Take the client address from `X-Forwarded-For` when the request comes from a trusted proxy (`IDP_TRUSTED_PROXIES`): the entries are walked right to left past trusted hops, and the first other address is the client's. Off: the header is ignored.",
     }),
@@ -334,13 +376,21 @@ export const ConfigSchema = z
       .default(["127.0.0.0/8", "::1"])
       .meta({
         env: "IDP_TRUSTED_PROXIES",
+        topic: "Server and issuer",
+        production: "the proxy's addresses when it is not on the same host",
         description:
           "Comma-separated addresses and CIDR ranges of the proxies in front of the provider (with `IDP_TRUST_PROXY`): `X-Forwarded-For` counts only when the connection comes from one of them, so a client that reaches the port directly cannot choose the address the rate limits count. A proxy on another host, or several hops (a CDN in front of nginx), must be listed.",
         shown_default: "`127.0.0.0/8,::1`",
       }),
-    metrics_token: z.string().min(16).optional().meta({ env: "IDP_METRICS_TOKEN", description: "Enables `/metrics` behind this bearer token (16+ characters)." }),
+    metrics_token: z.string().min(16).optional().meta({
+      env: "IDP_METRICS_TOKEN",
+      topic: "Logging and metrics",
+      production: "set, to monitor the server through `/metrics`",
+      description: "Enables `/metrics` behind this bearer token (16+ characters).",
+    }),
     log_requests: bool(true).meta({
       env: "IDP_LOG_REQUESTS",
+      topic: "Logging and metrics",
       description:
         "One JSON log line per request. With `false` (and no `IDP_METRICS_TOKEN`), discovery and the JWKS are answered from Bun's native route table without entering JavaScript (8–9 µs of server CPU a request instead of 22–24 in `bench/RESULTS.md`; the JWKS answer is replaced at every key change).",
     }),
@@ -351,10 +401,13 @@ export const ConfigSchema = z
       .default("en")
       .meta({
         env: "IDP_DEFAULT_LOCALE",
+        topic: "Branding and languages",
         description: "The pages' and mails' language when the request names none with a catalog: `en`, `de`, `es`, `fr` or `ja` ([Languages](#languages)).",
       }),
     smtp_url: z.string().refine(is_smtp_url, "must be smtp://[user:password@]host[:port] or smtps://…, optionally with ?starttls=required").optional().meta({
       env: "IDP_SMTP_URL",
+      topic: "Mail",
+      production: "set: without it, forgot password, sign-up with verification, invitations and e-mail change are off",
       description:
         "Outgoing mail server (see [Mail](#mail)): `smtp://[user:password@]host[:port]` (port 587 by default; STARTTLS when the server offers it, `?starttls=required` to refuse sending without it) or `smtps://…` (TLS from the start, port 465 by default). Percent-encode special characters of the user and password. Unset: mail goes to the log in development and is off in production. The password is masked in `idp config check` and never logged.",
     }),
@@ -364,11 +417,14 @@ export const ConfigSchema = z
       .optional()
       .meta({
         env: "IDP_MAIL_FROM",
+        topic: "Mail",
+        production: "set (required with `IDP_SMTP_URL`)",
         description:
           "The From of outgoing mail: an address (`idp@example.com`) or a name and an address (`Example ID <idp@example.com>`, an RFC 5322 mailbox; quote a name with commas). Without a name, mail goes out under `IDP_BRAND_NAME` (or the issuer's host). Required with `IDP_SMTP_URL`.",
       }),
     keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5).meta({
       env: "IDP_KEYS_POLL_SECONDS",
+      topic: "Tokens and keys",
       description: "How often an instance looks for keys rotated elsewhere.",
     }),
     purge_interval_seconds: z.coerce
@@ -379,6 +435,7 @@ export const ConfigSchema = z
       .default(600)
       .meta({
         env: "IDP_PURGE_INTERVAL_SECONDS",
+        topic: "Database",
         description: "How often expired rows are deleted.",
       }),
     /** src/app/workers.ts: SO_REUSEPORT processes under one primary. */
@@ -390,19 +447,23 @@ export const ConfigSchema = z
       .default(1)
       .meta({
         env: "IDP_WORKERS",
+        topic: "Server and issuer",
         description:
           "Server processes sharing the port (`idp serve --workers N`), `auto` = one per core; see [All cores](#all-cores). `1`: one process, the port exclusive. Refused with `sqlite::memory:`.",
       }),
     shutdown_grace_seconds: z.coerce.number().int().min(0).max(600).default(10).meta({
       env: "IDP_SHUTDOWN_GRACE_SECONDS",
+      topic: "Server and issuer",
       description: "Time in-flight requests get on SIGTERM or SIGINT before connections are closed, seconds.",
     }),
     request_timeout_seconds: z.coerce.number().int().min(1).max(600).default(15).meta({
       env: "IDP_REQUEST_TIMEOUT_SECONDS",
+      topic: "Server and issuer",
       description: "A request unanswered this long gets 503 (e.g. a database that stopped answering without closing).",
     }),
     idle_timeout_seconds: z.coerce.number().int().min(1).max(255).default(30).meta({
       env: "IDP_IDLE_TIMEOUT_SECONDS",
+      topic: "Server and issuer",
       description: "Idle or slow connections (slow clients, Slowloris) are closed after this; Bun's own limit, at most 255. Keep it above `IDP_REQUEST_TIMEOUT_SECONDS`.",
     }),
     /**
@@ -413,6 +474,7 @@ export const ConfigSchema = z
       .strictObject({
         allow_http: bool(false).meta({
           env: "IDP_OUTBOUND_ALLOW_HTTP",
+          topic: "Security and secrets",
           description: "Let the provider call http URLs that clients register (`jwks_uri`, `backchannel_logout_uri`); https only otherwise.",
         }),
         allow: z
@@ -429,15 +491,18 @@ export const ConfigSchema = z
           .default([])
           .meta({
             env: "IDP_OUTBOUND_ALLOW",
+            topic: "Security and secrets",
             description:
               "Comma-separated host names, addresses and CIDR ranges (`idp.intranet,10.0.0.0/8,127.0.0.1/32`) the provider may call although they are not public. By default every loopback, private, link-local, unique-local, multicast, CGNAT or reserved address (IPv4-mapped IPv6 included) is refused, after DNS resolution, and redirects are never followed.",
           }),
         connect_timeout_ms: z.coerce.number().int().min(100).max(60_000).default(3000).meta({
           env: "IDP_OUTBOUND_CONNECT_TIMEOUT_MS",
+          topic: "Security and secrets",
           description: "Time until the response headers of such a call (DNS, connect, TLS, first answer).",
         }),
         timeout_ms: z.coerce.number().int().min(100).max(120_000).default(5000).meta({
           env: "IDP_OUTBOUND_TIMEOUT_MS",
+          topic: "Security and secrets",
           description: "Time for the whole call, body included.",
         }),
         max_bytes: z.coerce
@@ -448,6 +513,7 @@ export const ConfigSchema = z
           .default(512 * 1024)
           .meta({
             env: "IDP_OUTBOUND_MAX_BYTES",
+            topic: "Security and secrets",
             description: "Largest response body read (a client's JWK Set).",
           }),
       })
@@ -461,11 +527,14 @@ export const ConfigSchema = z
           .optional()
           .meta({
             env: "IDP_SECRET_KEY",
+            topic: "Security and secrets",
+            production: "set, with a copy kept apart from the database and its backups",
             description:
               "32 bytes, base64url (`openssl rand -base64 32 | tr '+/' '-_' | tr -d '='`): the AES-256-GCM key of the private signing keys and the upstreams' client secrets at rest. Without it the signing keys are stored in clear (a warning in production) and no upstream with a secret can be added or used; once set, keys stored before are encrypted at the next start, and a start without it (or with another key) is refused.",
           }),
         state_ttl_seconds: z.coerce.number().int().min(60).max(3600).default(600).meta({
           env: "IDP_FEDERATION_STATE_TTL_SECONDS",
+          topic: "Federation",
           description: "How long the upstream leg of a sign-in may take (its `state` then expires and is purged).",
         }),
         upstreams: z
@@ -498,6 +567,7 @@ export const ConfigSchema = z
           .default([])
           .meta({
             env: null,
+            topic: "Federation",
             description:
               "Upstream identity providers declared in the config file, with the fields of `idp upstreams add` (see [Sign in with another identity provider](#sign-in-with-another-identity-provider)), applied at every start: added, or replaced by name. Removing an entry does not remove the upstream (`idp upstreams remove`). Their client secrets are masked in `idp config check`.",
           }),
@@ -506,17 +576,19 @@ export const ConfigSchema = z
     /** Failed sign-ins, counted in fixed windows in the store (oidc/limits/login.ts). */
     login_throttle: z
       .strictObject({
-        window_seconds: seconds(900).meta({ env: "IDP_LOGIN_WINDOW_SECONDS", description: "Window of the failed-login counters." }),
+        window_seconds: seconds(900).meta({ env: "IDP_LOGIN_WINDOW_SECONDS", topic: "Rate limits", description: "Window of the failed-login counters." }),
         max_failures: limit(10).meta({
           env: "IDP_LOGIN_MAX_FAILURES",
+          topic: "Rate limits",
           description: "Failures for one username from one address before 429 until the window ends.",
         }),
-        max_failures_per_ip: limit(100).meta({ env: "IDP_LOGIN_MAX_FAILURES_PER_IP", description: "Failures from one address (any username) before 429." }),
+        max_failures_per_ip: limit(100).meta({ env: "IDP_LOGIN_MAX_FAILURES_PER_IP", topic: "Rate limits", description: "Failures from one address (any username) before 429." }),
         delay_after: limit(5).meta({
           env: "IDP_LOGIN_DELAY_AFTER",
+          topic: "Rate limits",
           description: "Failures for one username, from any address, after which each attempt for it waits `delay_ms`.",
         }),
-        delay_ms: z.coerce.number().int().min(0).max(10_000).default(1000).meta({ env: "IDP_LOGIN_DELAY_MS", description: "That delay, milliseconds." }),
+        delay_ms: z.coerce.number().int().min(0).max(10_000).default(1000).meta({ env: "IDP_LOGIN_DELAY_MS", topic: "Rate limits", description: "That delay, milliseconds." }),
       })
       .prefault({}),
     /** Rate limits of the endpoints clients call (oidc/limits/endpoints.ts, oidc/limits/client_auth.ts). */
@@ -524,72 +596,88 @@ export const ConfigSchema = z
       .strictObject({
         enabled: bool(true).meta({
           env: "IDP_RATE_LIMITS",
+          topic: "Rate limits",
           description:
             "Rate limits on `/token` (with `/par` and `/device_authorization`, which count as `/token`), `/revoke`, `/introspect`, `/register`, `/authorize` and upstream sign-in starts (`false` for benchmarks). They target abuse; authenticated, successful traffic has no quota unless one is set below.",
         }),
-        window_seconds: seconds(60).meta({ env: "IDP_RATE_LIMIT_WINDOW_SECONDS", description: "Their window (so `Retry-After` is at most this)." }),
+        window_seconds: seconds(60).meta({ env: "IDP_RATE_LIMIT_WINDOW_SECONDS", topic: "Rate limits", description: "Their window (so `Retry-After` is at most this)." }),
         auth_failures_per_client_ip: limit(10).meta({
           env: "IDP_RATE_LIMIT_AUTH_FAILURES_PER_CLIENT_IP",
+          topic: "Rate limits",
           description:
             "Failed client authentications (`invalid_client`) for one `client_id` from one address; then that pair gets 429 before any check, even with the right secret. A few failures during a secret rotation stay below it.",
         }),
         auth_failures_per_ip: limit(100).meta({
           env: "IDP_RATE_LIMIT_AUTH_FAILURES_PER_IP",
+          topic: "Rate limits",
           description: "Failed client authentications from one address, any `client_id`s (one address trying many clients); then the address gets 429.",
         }),
         auth_failures_per_client: limit(100).meta({
           env: "IDP_RATE_LIMIT_AUTH_FAILURES_PER_CLIENT",
+          topic: "Rate limits",
           description:
             "Failed client authentications for one `client_id` from all addresses; past it, an address that has failed for it gets 429 at once. Never a lockout of the `client_id` itself: client ids are public, and anyone could lock the real client out.",
         }),
         unauthenticated_per_ip: limit(1200).meta({
           env: "IDP_RATE_LIMIT_UNAUTHENTICATED_PER_IP",
+          topic: "Rate limits",
           description: "Requests without client credentials (public clients, or none) to `/token`, `/revoke`, `/introspect` from one address, all three together.",
         }),
         token_per_client: quota(0).meta({
           env: "IDP_RATE_LIMIT_TOKEN_PER_CLIENT",
+          topic: "Rate limits",
           description: "Optional quota of `/token` requests per window, per claimed `client_id`; `0`: no quota.",
         }),
         token_per_ip: quota(0).meta({
           env: "IDP_RATE_LIMIT_TOKEN_PER_IP",
+          topic: "Rate limits",
           description: "Optional quota of `/token` requests per window, per address; `0`: no quota.",
         }),
         revoke_per_client: quota(0).meta({
           env: "IDP_RATE_LIMIT_REVOKE_PER_CLIENT",
+          topic: "Rate limits",
           description: "Optional quota of `/revoke` requests per window, per claimed `client_id`; `0`: no quota.",
         }),
         revoke_per_ip: quota(0).meta({
           env: "IDP_RATE_LIMIT_REVOKE_PER_IP",
+          topic: "Rate limits",
           description: "Optional quota of `/revoke` requests per window, per address; `0`: no quota.",
         }),
         introspect_per_client: quota(0).meta({
           env: "IDP_RATE_LIMIT_INTROSPECT_PER_CLIENT",
+          topic: "Rate limits",
           description: "Optional quota of `/introspect` requests per window, per claimed `client_id`; `0`: no quota.",
         }),
         introspect_per_ip: quota(0).meta({
           env: "IDP_RATE_LIMIT_INTROSPECT_PER_IP",
+          topic: "Rate limits",
           description: "Optional quota of `/introspect` requests per window, per address; `0`: no quota.",
         }),
         register_per_client: quota(60).meta({
           env: "IDP_RATE_LIMIT_REGISTER_PER_CLIENT",
+          topic: "Rate limits",
           description: "`/register/:client_id` requests (RFC 7592 client management) per window, per `client_id`; `0` removes the limit.",
         }),
         register_per_ip: quota(60).meta({
           env: "IDP_RATE_LIMIT_REGISTER_PER_IP",
+          topic: "Rate limits",
           description: "`/register` requests (RFC 7591 registration) per window, per address (nobody is authenticated yet at `/register`); `0` removes the limit.",
         }),
         authorize_per_ip: quota(300).meta({
           env: "IDP_RATE_LIMIT_AUTHORIZE_PER_IP",
+          topic: "Rate limits",
           description:
             "Requests to `/authorize` (GET or POST) and codes entered at `/device` from one address per window: most start a sign-in, stored as an interaction until it completes or is purged. All count, also those answered at once (a signed-in user with consent on record gets a code) or with an error. Then 429 page with `Retry-After`, before anything is read or stored. 300 leaves room for many people behind one NAT (a sign-in is one or two requests); `0` removes it.",
         }),
         register_per_ip_per_day: quota(500).meta({
           env: "IDP_RATE_LIMIT_REGISTER_PER_IP_PER_DAY",
+          topic: "Rate limits",
           description:
             "`/register` requests without an initial access token (`IDP_REGISTRATION=open`) per address per day (a fixed 24-hour window); then 429 with `Retry-After`. `0` removes it.",
         }),
         federation_start_per_ip: quota(60).meta({
           env: "IDP_RATE_LIMIT_FEDERATION_START_PER_IP",
+          topic: "Rate limits",
           description:
             "Sign-ins started through an upstream (`/federation/<name>/start`, each stores a pending state) from one address per window; then 429 with `Retry-After`. `0` removes it.",
         }),
@@ -597,6 +685,7 @@ export const ConfigSchema = z
       .prefault({}),
     passkeys: bool(true).meta({
       env: "IDP_PASSKEYS",
+      topic: "Second factors and passkeys",
       description:
         "Passkeys (WebAuthn): sign-in without a password and a second factor. `off` hides them everywhere. They need an https issuer with a domain name (`http://localhost` in development).",
     }),
@@ -606,12 +695,14 @@ export const ConfigSchema = z
       .default("off")
       .meta({
         env: "IDP_REQUIRE_2FA",
+        topic: "Second factors and passkeys",
         description:
           "`all`: every password sign-in needs a second factor (TOTP or a passkey); users without one add one after the password. `group:NAME`: the same for the members of that group (`idp groups`; the name compares without case). `off`: only users who set one up (a client may still require it: `idp clients add|update --require-2fa`).",
       }),
     /** The admin REST API under /admin/api/v1 (oidc/admin/). */
     admin_api: bool(true).meta({
       env: "IDP_ADMIN_API",
+      topic: "Admin console and roles",
       description:
         "The admin REST API under `/admin/api/v1` (see [Admin API](#admin-api)); `off` answers 404 there. Harmless on: it needs a token with the `admin` scope, which only a client made with `--admin` gets.",
     }),
@@ -620,6 +711,7 @@ export const ConfigSchema = z
       .strictObject({
         enabled: bool(true).meta({
           env: "IDP_ADMIN_CONSOLE",
+          topic: "Admin console and roles",
           description:
             "The admin web console at `/admin` (see [Admin console](#admin-console)); `off` answers 404 there. Harmless on: it needs a member of `IDP_ADMIN_GROUP` signed in with a second factor.",
         }),
@@ -629,6 +721,7 @@ export const ConfigSchema = z
           .default("admins")
           .meta({
             env: "IDP_ADMIN_GROUP",
+            topic: "Admin console and roles",
             description: "The group whose members (signed in with a second factor) may use the admin console.",
           }),
         auditor_group: z
@@ -637,6 +730,7 @@ export const ConfigSchema = z
           .optional()
           .meta({
             env: "IDP_AUDITOR_GROUP",
+            topic: "Admin console and roles",
             description:
               "A group whose members (signed in with a second factor) see the admin console read-only: dashboard, users, groups, applications, audit log, keys; every change is refused. Unset: no such role.",
           }),
@@ -646,6 +740,7 @@ export const ConfigSchema = z
           .optional()
           .meta({
             env: "IDP_HELPDESK_GROUP",
+            topic: "Admin console and roles",
             description:
               "A group whose members (signed in with a second factor) may, in the admin console, see users and the audit log and reset a user's second factors, send a password reset link and end sessions: nothing else, and never on a member of a console group. Unset: no such role.",
           }),
@@ -656,14 +751,17 @@ export const ConfigSchema = z
       .strictObject({
         code_ttl: z.coerce.number().int().min(60).max(1800).default(600).meta({
           env: "IDP_DEVICE_CODE_TTL",
+          topic: "Authorization requests",
           description: "Seconds a device authorization (its `device_code` and `user_code`, RFC 8628) stays usable (60 to 1800; short, as a user code is low in entropy, §5.1).",
         }),
         interval: z.coerce.number().int().min(1).max(60).default(5).meta({
           env: "IDP_DEVICE_POLL_INTERVAL",
+          topic: "Authorization requests",
           description: "Seconds a device waits between polls of /token (RFC 8628 §3.2 `interval`; 1 to 60; `slow_down` adds 5).",
         }),
         user_code_attempts: limit(10).meta({
           env: "IDP_DEVICE_USER_CODE_ATTEMPTS",
+          topic: "Authorization requests",
           description: "Wrong user codes one address may enter at `/device` per `IDP_LOGIN_WINDOW_SECONDS` window before it gets 429 (RFC 8628 §5.1).",
         }),
       })
@@ -673,11 +771,13 @@ export const ConfigSchema = z
       .strictObject({
         required: bool(false).meta({
           env: "IDP_REQUIRE_PAR",
+          topic: "Authorization requests",
           description:
             "RFC 9126 §5: `/authorize` refuses requests that were not pushed to `/par` (advertised as `require_pushed_authorization_requests`; a client may require it for itself in its metadata).",
         }),
         request_uri_ttl: z.coerce.number().int().min(5).max(600).default(60).meta({
           env: "IDP_PAR_REQUEST_URI_TTL",
+          topic: "Authorization requests",
           description: "Seconds a pushed request's `request_uri` stays usable (5 to 600; single use either way).",
         }),
       })
@@ -687,6 +787,7 @@ export const ConfigSchema = z
       .strictObject({
         enabled: bool(true).meta({
           env: "IDP_REQUEST_URI",
+          topic: "Authorization requests",
           description:
             "OIDC Core §6.2 request objects by reference: `/authorize` fetches `request_uri` when it is one of the client's registered `request_uris` (through the outbound fence). `off`: `request_uri_not_supported` (PAR's references still work).",
         }),
@@ -698,6 +799,7 @@ export const ConfigSchema = z
           .default(64 * 1024)
           .meta({
             env: "IDP_REQUEST_URI_MAX_BYTES",
+            topic: "Authorization requests",
             description: "Largest request object fetched from a `request_uri` (1024 to 1048576 bytes).",
           }),
       })
@@ -707,6 +809,7 @@ export const ConfigSchema = z
       .strictObject({
         salt: z.string().min(32, "must be at least 32 characters of secret randomness (openssl rand -base64 32)").max(512).optional().meta({
           env: "IDP_PAIRWISE_SALT",
+          topic: "Security and secrets",
           description:
             "Secret (32+ characters, e.g. `openssl rand -base64 32`) of pairwise subject identifiers (OIDC Core §8.1). Unset: only `public` subjects, and clients cannot register `pairwise`. Never change it once a pairwise client exists: every `sub` it was given would change. Masked in `idp config check`.",
         }),
@@ -717,10 +820,12 @@ export const ConfigSchema = z
       .strictObject({
         proof_window_seconds: z.coerce.number().int().min(5).max(600).default(60).meta({
           env: "IDP_DPOP_PROOF_WINDOW_SECONDS",
+          topic: "Tokens and keys",
           description: "How far a DPoP proof's `iat` may be from the server's clock, either way (RFC 9449 §11.1; 5 to 600).",
         }),
         require_nonce: bool(false).meta({
           env: "IDP_DPOP_REQUIRE_NONCE",
+          topic: "Tokens and keys",
           description:
             "RFC 9449 §8: every DPoP proof must carry a server nonce (`DPoP-Nonce`, `use_dpop_nonce`); costs clients a round trip, and the `jti` replay cache already refuses a replayed proof, so off by default.",
         }),
@@ -729,6 +834,7 @@ export const ConfigSchema = z
     /** The FAPI 2.0 Security Profile (oidc/clients/fapi.ts). */
     fapi: z.enum(["off", "2.0"]).default("off").meta({
       env: "IDP_FAPI",
+      topic: "Clients and registration",
       description:
         '`2.0`: every client runs the FAPI 2.0 Security Profile (PAR, PKCE S256, `private_key_jwt`, DPoP, 60 s codes, PS256/ES256/EdDSA), and discovery lists only that; needs `IDP_CODE_TTL` ≤ 60 and a signing alg besides RS256. `off`: only clients whose metadata has `fapi_profile: "2.0"`.',
     }),
@@ -745,16 +851,19 @@ export const ConfigSchema = z
           .optional()
           .meta({
             env: "IDP_BRAND_NAME",
+            topic: "Branding and languages",
             shown_default: "the issuer's host",
             description: "The name in every page's header, title and footer and in every mail (subject and body); see [Branding and themes](#branding-and-themes).",
           }),
         logo: z.string().min(1).optional().meta({
           env: "IDP_BRAND_LOGO",
+          topic: "Branding and languages",
           description:
             "Path to a PNG, WebP or SVG file (at most 512 KiB; recognised by its content, not its name), read at start and shown in the header as an image; in HTML mails too when the issuer is https (not SVG).",
         }),
         favicon: z.string().min(1).optional().meta({
           env: "IDP_BRAND_FAVICON",
+          topic: "Branding and languages",
           shown_default: "our icon",
           description: "Path to an SVG, PNG or ICO file (at most 512 KiB): the pages' icon.",
         }),
@@ -766,15 +875,18 @@ export const ConfigSchema = z
           .optional()
           .meta({
             env: "IDP_BRAND_COLOR",
+            topic: "Branding and languages",
             description:
               "`#rgb` or `#rrggbb`: the primary button, the header mark, links and accents, in pages and mails. Text on the button is white or near-black, whichever reads (4.5:1); links use the colour darkened (light scheme) or lightened (dark scheme) until they read.",
           }),
         css: z.string().min(1).optional().meta({
           env: "IDP_BRAND_CSS",
+          topic: "Branding and languages",
           description: "Path to a stylesheet (UTF-8, at most 256 KiB) linked after ours on every page, served as `/static/brand/custom.css`.",
         }),
         theme_dir: z.string().min(1).optional().meta({
           env: "IDP_THEME_DIR",
+          topic: "Branding and languages",
           description:
             "A folder of templates that replace ours by name (`login.eta`, `mail/password_reset.html.eta`), its `partials/` and its `static/` files (served under `/static/theme/`). A template that does not compile, or replaces none, stops the start.",
         }),

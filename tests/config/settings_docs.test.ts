@@ -1,11 +1,13 @@
-// Each setting is declared once, on the schema (src/config/schema.ts): its variable and its
-// description in `.meta()`. The variable mapping (ENV_KEYS), the README's settings table and
-// `idp config check` are read from those declarations, so they must be whole and consistent.
+// Each setting is declared once, on the schema (src/config/schema.ts): its variable, its
+// description, its topic and what production needs of it in `.meta()`. The variable mapping
+// (ENV_KEYS), the settings reference (docs/configuration.md) and `idp config check` are read from
+// those declarations, so they must be whole and consistent.
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { ENV_KEYS, OTHER_IDP_VARIABLES } from "../../src/app/config.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
-import { object_shape, SETTINGS, settings_of } from "../../src/config/settings.ts";
+import { object_shape, SETTINGS, settings_of, TOPICS } from "../../src/config/settings.ts";
+import { by_topic } from "../../scripts/docs/sections/settings.ts";
 
 /** The schema of the setting at a dotted path. */
 const field_at = (path: string): z.ZodType => path.split(".").reduce<unknown>((node, part) => object_shape(node)?.[part], ConfigSchema) as z.ZodType;
@@ -36,14 +38,33 @@ describe("the settings' declarations", () => {
     expect(SETTINGS.filter((s) => s.env === null).map((s) => s.path)).toEqual(["federation.upstreams"]);
   });
 
-  test("the declarations hold env, description and shown_default only (a misspelt key would be ignored)", () => {
+  test("the declarations hold env, description, topic, production and shown_default only (a misspelt key would be ignored)", () => {
     for (const s of SETTINGS) {
       const keys = Object.keys(field_at(s.path).meta() ?? {});
       expect(
-        keys.filter((key) => !["env", "description", "shown_default"].includes(key)),
+        keys.filter((key) => !["env", "description", "topic", "production", "shown_default"].includes(key)),
         s.path,
       ).toEqual([]);
     }
+  });
+
+  test("every setting has a topic of docs/configuration.md, and every topic has settings", () => {
+    expect(SETTINGS.filter((s) => s.topic === undefined).map((s) => s.path)).toEqual([]);
+    for (const s of SETTINGS) expect(TOPICS as readonly string[], s.path).toContain(s.topic!);
+    expect(TOPICS.filter((topic) => !SETTINGS.some((s) => s.topic === topic))).toEqual([]);
+  });
+
+  test("a setting without a topic stops `npm run docs`, naming it", () => {
+    const schema = z.strictObject({ a: z.string().default("x").meta({ env: "A", description: "declared, no topic" }) });
+    expect(() => by_topic(settings_of(schema))).toThrow("setting a has no topic");
+  });
+
+  test("what production needs is one line, on the settings a production server must set", () => {
+    for (const s of SETTINGS) if (s.production !== undefined) expect(s.production, s.path).toMatch(/^[^\n]{10,200}$/);
+    const marked = SETTINGS.filter((s) => s.production !== undefined).map((s) => s.env);
+    // Going to production (README): https issuer, production mode, the proxy, the secret key, the database, mail.
+    for (const env of ["IDP_ISSUER", "IDP_PRODUCTION", "IDP_TRUST_PROXY", "IDP_TRUSTED_PROXIES", "IDP_SECRET_KEY", "DATABASE_URL", "IDP_SMTP_URL", "IDP_MAIL_FROM"])
+      expect(marked).toContain(env);
   });
 
   test("a variable names one setting, and is none of the other IDP_ variables", () => {

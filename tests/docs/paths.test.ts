@@ -31,10 +31,17 @@
 // A bare name that still exists elsewhere passes even when the mention meant another file of
 // that name; prefer the capability's folder (`signin/methods.ts`) when naming a file of another
 // folder.
+//
+// And every link of those documents to a heading — `[Mail](#mail)` in the same document,
+// `[Database](docs/configuration.md#database)` in another Markdown file of the repository, found
+// from the linking document's folder — names a heading that exists there (GitHub's anchors,
+// scripts/docs/anchors.ts), so a renamed heading or a section moved to another document fails
+// here, naming the link.
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
+import { anchors_of } from "../../scripts/docs/anchors.ts";
 import { strip } from "../architecture/rules.ts";
 
 const ROOT = posix
@@ -188,6 +195,37 @@ function stale_mentions(sources: Record<string, { text: string; kind: "code" | "
   return out;
 }
 
+type AnchorLink = { file: string; line: number; target: string; anchor: string };
+
+/** The links of a Markdown text to a heading of a Markdown file (`](#anchor)`, or a `.md` path and `#anchor`), resolved from the text's folder. */
+function anchor_links(file: string, text: string): AnchorLink[] {
+  const out: AnchorLink[] = [];
+  for (const m of text.matchAll(/\]\(([^()\s]*)#([^()\s]+)\)/g)) {
+    const [, path, anchor] = m as unknown as [string, string, string];
+    if (path.includes("://") || (path !== "" && !path.endsWith(".md"))) continue;
+    const target = path === "" ? file : posix.normalize(posix.join(posix.dirname(file), path));
+    out.push({ file, line: text.slice(0, m.index).split("\n").length, target, anchor });
+  }
+  return out;
+}
+
+/** Every link of `links` whose anchor is no heading of its target, as `file:line "target#anchor"`. */
+function broken_anchors(links: AnchorLink[], read: (path: string) => string | undefined): string[] {
+  const anchors = new Map<string, Set<string> | undefined>();
+  const of = (path: string) => {
+    if (!anchors.has(path)) {
+      const text = read(path);
+      anchors.set(path, text === undefined ? undefined : anchors_of(text));
+    }
+    return anchors.get(path);
+  };
+  return links.flatMap((link) => {
+    const known = of(link.target);
+    if (known?.has(link.anchor)) return [];
+    return [`${link.file}:${link.line} "${link.target}#${link.anchor}" (${known === undefined ? "no such file" : "no such heading"})`];
+  });
+}
+
 describe("the scanner", () => {
   const index = index_of([
     "src/oidc/signin/methods.ts",
@@ -251,6 +289,32 @@ describe("the scanner", () => {
   });
 });
 
+describe("the anchor checker", () => {
+  const files: Record<string, string> = {
+    "README.md": "# idp\n\n## Going to production\n\n```sh\n# not a heading\n```\n## Mail\n## Mail\n",
+    "docs/configuration.md": "# Configuration\n\n## Server and issuer\n## `idp config check`\n",
+  };
+  const check = (file: string, text: string) => broken_anchors(anchor_links(file, text), (path) => files[path]);
+
+  test("links in the same document, to another document, up a folder; repeated headings get -1", () => {
+    expect(check("README.md", "[a](#mail) [b](#mail-1) [c](docs/configuration.md#server-and-issuer)")).toEqual([]);
+    expect(check("docs/cli.md", "[a](../README.md#going-to-production) [b](configuration.md#idp-config-check)")).toEqual([]);
+  });
+
+  test("a heading that is not there, a file that is not there, a heading in a code block", () => {
+    expect(check("README.md", "[a](#configuration)\n[b](docs/configuration.md#database) [c](docs/gone.md#x) [d](#not-a-heading)")).toEqual([
+      'README.md:1 "README.md#configuration" (no such heading)',
+      'README.md:2 "docs/configuration.md#database" (no such heading)',
+      'README.md:2 "docs/gone.md#x" (no such file)',
+      'README.md:2 "README.md#not-a-heading" (no such heading)',
+    ]);
+  });
+
+  test("skips URLs and anchors of files that are not Markdown", () => {
+    expect(check("README.md", "[a](https://example.com/x.md#y) [b](src/x.ts#L10)")).toEqual([]);
+  });
+});
+
 describe("the repository", () => {
   test("every file named in a comment or a document exists", () => {
     const files = repository_files();
@@ -261,5 +325,13 @@ describe("the repository", () => {
     for (const f of code) sources[f] = { text: readFileSync(posix.join(ROOT, f), "utf8"), kind: "code" };
     for (const f of documents) sources[f] = { text: readFileSync(posix.join(ROOT, f), "utf8"), kind: "document" };
     expect(stale_mentions(sources, index_of(files))).toEqual([]);
+  });
+
+  test("every link of a document to a heading names a heading that exists", () => {
+    const files = new Set(repository_files());
+    const { documents } = scanned([...files]);
+    const links = documents.flatMap((f) => anchor_links(f, readFileSync(posix.join(ROOT, f), "utf8")));
+    expect(links.filter((link) => link.target.startsWith("docs/")).length).toBeGreaterThan(10);
+    expect(broken_anchors(links, (path) => (files.has(path) ? readFileSync(posix.join(ROOT, path), "utf8") : undefined))).toEqual([]);
   });
 });

@@ -11,14 +11,14 @@
  * valid and nothing in the whole session — the CLI's stderr, the server's log — is a warning;
  * the first administrator is active and in the admin group; /healthz, /readyz and /metrics
  * answer; the database files are the owner's only; SIGTERM stops the server gracefully. And the
- * checklist's links to README sections point at headings that exist. Linux (/proc), with sh,
- * openssl, curl and setsid.
+ * checklist's links to README sections and to the settings of docs/configuration.md point at
+ * headings that exist. Linux (/proc), with sh, openssl, curl and setsid.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { anchor } from "../../scripts/docs/sections/contents.ts";
+import { anchors_of } from "../../scripts/docs/anchors.ts";
 import { alive, answers, descendants, pump, wait_for } from "../helpers/process_tree.ts";
 import { free_port } from "../helpers/provider.ts";
 
@@ -52,17 +52,16 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("README, Going to production", () => {
-  test("its links to README sections point at headings that exist", () => {
-    const headings = new Set<string>();
-    let fenced = false;
-    for (const line of README.split("\n")) {
-      if (line.startsWith("```")) fenced = !fenced;
-      const m = fenced ? null : /^#{1,6} (.+)$/.exec(line);
-      if (m) headings.add(anchor(m[1]!));
-    }
+  test("its links to README sections and to docs/configuration.md point at headings that exist", () => {
+    const headings = anchors_of(README);
     const links = [...checklist_section().matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]!);
     expect(links.length).toBeGreaterThan(5);
     expect(links.filter((link) => !headings.has(link))).toEqual([]);
+    // Each setting step links to its topic in the settings reference.
+    const settings = anchors_of(readFileSync(join(ROOT, "docs/configuration.md"), "utf8"));
+    const to_settings = [...checklist_section().matchAll(/\]\(docs\/configuration\.md#([^)]+)\)/g)].map((m) => m[1]!);
+    expect(to_settings).toEqual(expect.arrayContaining(["server-and-issuer", "security-and-secrets", "database", "mail", "what-production-needs"]));
+    expect(to_settings.filter((link) => !settings.has(link))).toEqual([]);
   });
 
   test("its command blocks: the configuration, the first administrator, the start, the checks", () => {

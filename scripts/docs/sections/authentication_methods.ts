@@ -1,6 +1,8 @@
 // README: the acr classes and RFC 8176 amr values, from src/oidc/signin/methods.ts.
 import { ACR_MEANING, ACR_VALUES_SUPPORTED, AMR_TABLE, PASSKEY_ACR_VALUES, type Amr } from "../../../src/oidc/signin/methods.ts";
 
+export const document = "README.md";
+
 const yes = (flag: boolean) => (flag ? "yes" : "no");
 const UPSTREAM: Record<string, string> = { kept: "kept", mfa: "counts as `mfa` (trusted upstreams)", dropped: "dropped" };
 

@@ -3,6 +3,8 @@ import { ENV_KEYS } from "../../../src/app/config.ts";
 import { ConfigSchema } from "../../../src/config/schema.ts";
 import { COUNTERS, type Amount, type Counter } from "../../../src/oidc/limits/counters.ts";
 
+export const document = "README.md";
+
 const DEFAULTS = ConfigSchema.parse({});
 const ENV_OF = new Map(Object.entries(ENV_KEYS).map(([env, path]) => [path, env]));
 
