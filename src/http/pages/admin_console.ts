@@ -61,6 +61,7 @@ export const CONSOLE_NOTICES: Record<string, string> = {
   resource_removed: "The resource server was removed: no new token is issued for it.",
   registration_token_revoked: "The registration token was revoked: POST /register no longer accepts it.",
   keys_rotated: "New signing keys are in use; the old ones stay published until tokens signed with them expire.",
+  key_rotated: "A new signing key is in use for this algorithm; the old one stays published until tokens signed with it expire.",
   key_revoked: "The key was revoked: it left the published keys, and tokens signed with it are refused.",
 };
 
