@@ -3,26 +3,16 @@
  * registration (RFC 7591 §3, used when IDP_REGISTRATION=token). A token is printed once; only its
  * SHA-256 is stored. It expires (24 hours unless `--expires-in` says otherwise; 0: never) and may
  * be limited to a number of registrations (`--uses`). `list` shows ids, never tokens; `revoke ID`
- * deletes one.
+ * deletes one. Rules in oidc/admin/registration_tokens.ts.
  */
-import { random_token, sha256 } from "../oidc/crypto/secrets.ts";
+import { AdminError } from "../oidc/admin/errors.ts";
+import { create_registration_token, DEFAULT_EXPIRES_IN, MAX_EXPIRES_IN, MAX_USES, registration_token_view, revoke_registration_token } from "../oidc/admin/registration_tokens.ts";
 import type { InitialAccessTokenRow } from "../store/types.ts";
 import { duration_option, int_option } from "./args.ts";
 import type { CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time, secret_notice, write_record, write_table } from "./output.ts";
 import { command, type ArgsOf, type Command, type CommandSpec, type OptionSpecs } from "./spec.ts";
-
-const TEN_YEARS = 10 * 365 * 24 * 3600;
-/** A token is meant for the next few registrations, not for a standing credential. */
-export const DEFAULT_EXPIRES_IN = 24 * 3600;
-const MAX_USES = 1_000_000;
-
-/** What list and --json show of a token: never the token or its hash. */
-function public_view(row: InitialAccessTokenRow, now: number) {
-  const status = row.expires_at !== null && row.expires_at <= now ? "expired" : row.uses_left === 0 ? "used up" : "active";
-  return { id: row.id, created_at: row.created_at, expires_at: row.expires_at, uses_left: row.uses_left, status };
-}
 
 const CREATE = {
   summary: "create an initial access token for POST /register and print it (once; only its SHA-256 is stored)",
@@ -33,17 +23,9 @@ const CREATE = {
 } as const satisfies CommandSpec<OptionSpecs>;
 
 async function create(ctx: CliContext, { flags }: ArgsOf<typeof CREATE>): Promise<void> {
-  const expires_in = duration_option("expires-in", flags.expires_in, TEN_YEARS) ?? DEFAULT_EXPIRES_IN;
+  const expires_in = duration_option("expires-in", flags.expires_in, MAX_EXPIRES_IN) ?? DEFAULT_EXPIRES_IN;
   const uses = int_option("uses", flags.uses, { min: 1, max: MAX_USES });
-  const store = await ctx.store();
-  const now = Math.floor(Date.now() / 1000);
-  const token = random_token(32);
-  const row = await store.create_initial_access_token({
-    token_hash: sha256(token),
-    created_at: now,
-    expires_at: expires_in === 0 ? null : now + expires_in,
-    uses_left: uses ?? null,
-  });
+  const { token, row } = await create_registration_token(await ctx.store(), { expires_in, uses: uses ?? null }, Math.floor(Date.now() / 1000));
   await ctx.audit({ type: "registration_token_created", details: { id: row.id, expires_at: row.expires_at, uses_left: row.uses_left } });
   const registration = ctx.config().registration;
   ctx.emit({ token, id: row.id, created_at: row.created_at, expires_at: row.expires_at, uses_left: row.uses_left }, (write) => {
@@ -64,7 +46,7 @@ const LIST = { summary: "list the tokens: id, creation and expiry, uses left, st
 async function list(ctx: CliContext): Promise<void> {
   const store = await ctx.store();
   const now = Math.floor(Date.now() / 1000);
-  const rows = (await store.list_initial_access_tokens()).map((row) => public_view(row, now));
+  const rows = (await store.list_initial_access_tokens()).map((row) => registration_token_view(row, now));
   ctx.emit(rows, (write) =>
     write_table(
       write,
@@ -83,11 +65,13 @@ async function list(ctx: CliContext): Promise<void> {
 const REVOKE = { summary: "delete the token with that id: POST /register no longer accepts it", positionals: ["id"] } as const satisfies CommandSpec<OptionSpecs>;
 
 async function revoke(ctx: CliContext, { positionals }: ArgsOf<typeof REVOKE>): Promise<void> {
-  const [id] = positionals;
-  const store = await ctx.store();
-  const row = (await store.list_initial_access_tokens()).find((candidate) => candidate.id === id);
-  if (row === undefined || !(await store.delete_initial_access_token(row.token_hash))) {
-    throw new CliError(`no registration token with id "${id}" (see \`idp registration-token list\`)`);
+  const [id] = positionals as [string];
+  let row: InitialAccessTokenRow;
+  try {
+    row = await revoke_registration_token(await ctx.store(), id);
+  } catch (error) {
+    if (error instanceof AdminError) throw new CliError(`${error.message} (see \`idp registration-token list\`)`);
+    throw error;
   }
   await ctx.audit({ type: "registration_token_revoked", details: { id: row.id } });
   ctx.emit({ revoked: row.id }, (write) => write(`Revoked registration token ${row.id}: POST /register no longer accepts it.\n`));

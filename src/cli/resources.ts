@@ -6,7 +6,7 @@
  */
 import type { ResourceServerRow } from "../store/types.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
-import { create_resource_server } from "../oidc/admin/resources.ts";
+import { create_resource_server, remove_resource_server, resource_ttl_of, scope_list } from "../oidc/admin/resources.ts";
 import { must, type CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
 import { format_time, write_record, write_table } from "./output.ts";
@@ -28,16 +28,11 @@ const ADD = {
 
 async function add(ctx: CliContext, { flags, positionals }: ArgsOf<typeof ADD>): Promise<void> {
   const [uri] = positionals as [string];
-  let ttl: number | undefined;
-  if (flags.ttl !== undefined) {
-    if (!/^\d{1,6}$/.test(flags.ttl)) throw new CliError(`--ttl "${flags.ttl}" is not a whole number of seconds`);
-    ttl = Number(flags.ttl);
-  }
   let row: ResourceServerRow;
   try {
     // --scope may list several values in one (space-separated) or repeat.
-    const scopes = flags.scope.flatMap((value) => value.split(/\s+/)).filter(Boolean);
-    row = await create_resource_server(await ctx.store(), { uri, scopes, access_token_format: flags.format, access_token_ttl: ttl }, Math.floor(Date.now() / 1000));
+    const input = { uri, scopes: scope_list(flags.scope), access_token_format: flags.format, access_token_ttl: resource_ttl_of(flags.ttl) };
+    row = await create_resource_server(await ctx.store(), input, Math.floor(Date.now() / 1000));
   } catch (error) {
     if (error instanceof AdminError) {
       const field = error.errors[0]?.field;
@@ -79,8 +74,12 @@ const REMOVE = {
 
 async function remove(ctx: CliContext, { positionals }: ArgsOf<typeof REMOVE>): Promise<void> {
   const [uri] = positionals as [string];
-  const store = await ctx.store();
-  if (!(await store.delete_resource_server(uri))) throw new CliError(`no resource "${uri}"`);
+  try {
+    await remove_resource_server(await ctx.store(), uri);
+  } catch (error) {
+    if (error instanceof AdminError) throw new CliError(error.message);
+    throw error;
+  }
   await ctx.audit({ type: "resource_deleted", details: { uri } });
   // Tokens already issued for it stay valid until they expire (or are revoked); new requests naming it get invalid_target.
   ctx.emit({ removed: true, uri }, (write) => write(`Removed resource ${uri}; requests naming it now get invalid_target.\n`));

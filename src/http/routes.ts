@@ -112,6 +112,14 @@ import { AdminConsoleKeyConfirm } from "./endpoints/admin_console/key_confirm.ts
 import { AdminConsoleKeyRevoke } from "./endpoints/admin_console/key_revoke.ts";
 import { AdminConsoleKeyRotate } from "./endpoints/admin_console/key_rotate.ts";
 import { AdminConsoleKeys } from "./endpoints/admin_console/keys.ts";
+import { AdminConsoleRegistrationTokenConfirm } from "./endpoints/admin_console/registration_token_confirm.ts";
+import { AdminConsoleRegistrationTokenCreate } from "./endpoints/admin_console/registration_token_create.ts";
+import { AdminConsoleRegistrationTokenRevoke } from "./endpoints/admin_console/registration_token_revoke.ts";
+import { AdminConsoleRegistrationTokens } from "./endpoints/admin_console/registration_tokens.ts";
+import { AdminConsoleResourceConfirm } from "./endpoints/admin_console/resource_confirm.ts";
+import { AdminConsoleResourceCreate } from "./endpoints/admin_console/resource_create.ts";
+import { AdminConsoleResourceRemove } from "./endpoints/admin_console/resource_remove.ts";
+import { AdminConsoleResources } from "./endpoints/admin_console/resources.ts";
 import { AdminConsoleSettings } from "./endpoints/admin_console/settings.ts";
 import { AdminConsoleTestMail } from "./endpoints/admin_console/settings_test_mail.ts";
 import { AdminConsoleUser } from "./endpoints/admin_console/user.ts";
@@ -293,6 +301,14 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleClientCreate(idp),
     AdminConsoleClientAction(idp),
     AdminConsoleClientConfirm(idp),
+    AdminConsoleResources(idp),
+    AdminConsoleResourceCreate(idp),
+    AdminConsoleResourceConfirm(idp),
+    AdminConsoleResourceRemove(idp),
+    AdminConsoleRegistrationTokens(idp),
+    AdminConsoleRegistrationTokenCreate(idp),
+    AdminConsoleRegistrationTokenConfirm(idp),
+    AdminConsoleRegistrationTokenRevoke(idp),
     AdminConsoleUpstreams(idp),
     AdminConsoleUpstreamAction(idp),
     AdminConsoleUpstreamConfirm(idp),

@@ -11,6 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { create_registration_token } from "../../src/oidc/admin/registration_tokens.ts";
+import { create_resource_server } from "../../src/oidc/admin/resources.ts";
 import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -91,7 +93,7 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
   }
 
   // A browser walk with argon2 hashing on a shared 2-core machine: more than bun's default 5 s.
-  const run = (name: string, fn: () => Promise<void>) => (chromium_available ? test : test.skip)(name, fn, 30_000);
+  const run = (name: string, fn: () => Promise<void>, timeout = 30_000) => (chromium_available ? test : test.skip)(name, fn, timeout);
 
   async function expect_visible(locator: ReturnType<Page["locator"]>): Promise<void> {
     expect(await locator.isVisible()).toBe(true);
@@ -362,7 +364,13 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
     });
 
     run("tables at 390 and 1280 px: no word broken across lines, the page never wider than the screen", async () => {
-      for (const path of ["/users", "/clients", "/groups", "/audit", "/keys", "/upstreams"]) {
+      await create_resource_server(
+        t.store,
+        { uri: "https://api.example.com/v1", scopes: ["read:docs", "write:docs"], access_token_format: "jwt", access_token_ttl: 900 },
+        t.clock.now(),
+      );
+      await create_registration_token(t.store, { expires_in: 7 * 86_400, uses: 5 }, t.clock.now());
+      for (const path of ["/users", "/clients", "/groups", "/audit", "/keys", "/upstreams", "/resources", "/registration-tokens"]) {
         for (const size of [PHONE, DESKTOP]) {
           await page.setViewportSize(size);
           await page.goto(`${t.issuer}/admin${path}`);
@@ -384,28 +392,57 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       await page.setViewportSize(DESKTOP);
     });
 
-    run("screenshots of the console at 1280 and 390 px (docs/screenshots/), axe clean at both", async () => {
-      if (WRITE_SCREENSHOTS) mkdirSync(SCREENSHOT_DIR, { recursive: true });
-      const bob = (await t.store.get_user_by_username("bob"))!;
-      const pages = [
-        ["dashboard", "/admin"],
-        ["users", "/admin/users"],
-        ["user", `/admin/users/${bob.id}`],
-        ["applications", "/admin/clients"],
-        ["audit", "/admin/audit?period=24h"],
-        ["confirmation", `/admin/users/${bob.id}/confirm?action=delete`],
-        ["settings", "/admin/settings"],
-      ] as const;
-      for (const [name, path] of pages) {
-        for (const size of [DESKTOP, PHONE]) {
-          await page.setViewportSize(size);
-          await page.goto(`${t.issuer}${path}`);
-          expect(await overflow(page)).toBeLessThanOrEqual(0);
-          await clean(`${name} at ${size.width} px`);
-          const shot = await page.screenshot({ fullPage: false, ...(WRITE_SCREENSHOTS && { path: join(SCREENSHOT_DIR, `console-${name}-${size.width}.png`) }) });
-          expect(shot.byteLength).toBeGreaterThan(1000);
+    run(
+      "screenshots of the console at 1280 and 390 px (docs/screenshots/), axe clean at both",
+      async () => {
+        if (WRITE_SCREENSHOTS) mkdirSync(SCREENSHOT_DIR, { recursive: true });
+        const bob = (await t.store.get_user_by_username("bob"))!;
+        // Made by the tables' walk above.
+        const api = "https://api.example.com/v1";
+        const [token] = await t.store.list_initial_access_tokens();
+        const pages = [
+          ["dashboard", "/admin"],
+          ["users", "/admin/users"],
+          ["user", `/admin/users/${bob.id}`],
+          ["applications", "/admin/clients"],
+          ["resources", "/admin/resources"],
+          ["resource-removal", `/admin/resources/confirm?action=remove&uri=${encodeURIComponent(api)}`],
+          ["registration-tokens", "/admin/registration-tokens"],
+          ["registration-token-revocation", `/admin/registration-tokens/confirm?action=revoke&id=${token!.id}`],
+          ["keys", "/admin/keys"],
+          ["key-rotation", "/admin/keys/confirm?action=rotate&alg=ES256"],
+          ["audit", "/admin/audit?period=24h"],
+          ["confirmation", `/admin/users/${bob.id}/confirm?action=delete`],
+          ["settings", "/admin/settings"],
+        ] as const;
+        for (const [name, path] of pages) {
+          for (const size of [DESKTOP, PHONE]) {
+            await page.setViewportSize(size);
+            await page.goto(`${t.issuer}${path}`);
+            expect(await overflow(page)).toBeLessThanOrEqual(0);
+            await clean(`${name} at ${size.width} px`);
+            const shot = await page.screenshot({ fullPage: false, ...(WRITE_SCREENSHOTS && { path: join(SCREENSHOT_DIR, `console-${name}-${size.width}.png`) }) });
+            expect(shot.byteLength).toBeGreaterThan(1000);
+          }
         }
-      }
+        await page.setViewportSize(DESKTOP);
+      },
+      // Thirteen pages at two sizes, axe on each: more than the walk's 30 s on a shared machine.
+      120_000,
+    );
+
+    run("a registration token made with the form is shown once, on a page axe finds clean at 1280 and 390 px", async () => {
+      await page.setViewportSize(DESKTOP);
+      await page.goto(`${t.issuer}/admin/registration-tokens`);
+      await page.getByLabel("in 7 days").check();
+      await page.getByLabel("Registrations it may make").fill("3");
+      await page.getByRole("button", { name: "Create token" }).click();
+      expect(await page.locator("h1").innerText()).toBe("Registration token created");
+      expect(await page.locator("#registration-token").innerText()).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      await clean("registration token shown once at 1280 px");
+      await page.setViewportSize(PHONE);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+      await clean("registration token shown once at 390 px");
       await page.setViewportSize(DESKTOP);
     });
 

@@ -19,6 +19,8 @@ export const CONSOLE_PAGES = [
   { key: "users", path: "/users", text: "Users", permission: "view_users" },
   { key: "groups", path: "/groups", text: "Groups", permission: "view_groups" },
   { key: "clients", path: "/clients", text: "Applications", permission: "view_clients" },
+  { key: "resources", path: "/resources", text: "Resource servers", permission: "view_resources" },
+  { key: "registration_tokens", path: "/registration-tokens", text: "Registration tokens", permission: "view_registration_tokens" },
   { key: "upstreams", path: "/upstreams", text: "Sign-in providers", permission: "view_upstreams" },
   { key: "audit", path: "/audit", text: "Audit log", permission: "view_audit" },
   { key: "keys", path: "/keys", text: "Keys", permission: "view_keys" },
@@ -55,7 +57,11 @@ export const CONSOLE_NOTICES: Record<string, string> = {
   upstream_enabled: "The sign-in provider was enabled: its button is on the sign-in page.",
   upstream_disabled: "The sign-in provider was disabled: nobody signs in with it until it is enabled again.",
   upstream_deleted: "The sign-in provider was removed, with the accounts linked through it.",
+  resource_created: "The resource server was added: applications may now ask for tokens for it.",
+  resource_removed: "The resource server was removed: no new token is issued for it.",
+  registration_token_revoked: "The registration token was revoked: POST /register no longer accepts it.",
   keys_rotated: "New signing keys are in use; the old ones stay published until tokens signed with them expire.",
+  key_rotated: "A new signing key is in use for this algorithm; the old one stays published until tokens signed with it expire.",
   key_revoked: "The key was revoked: it left the published keys, and tokens signed with it are refused.",
 };
 

@@ -13,7 +13,7 @@
  *
  * Destructive actions (delete a user, group, application or sign-in provider, disable a user, end
  * all of a user's sessions, reset second factors, remove someone from the admin group, rotate a
- * secret or the keys) are confirmed on a page of their own (http/pages/admin_confirm.ts), whose
+ * secret or the keys, remove a resource server, revoke a registration token) are confirmed on a page of their own (http/pages/admin_confirm.ts), whose
  * form carries a token for that action on that object alone (`confirmation_token`: the console's
  * other forms' token does not fit it, nor does one action's fit another) and re-authentication:
  * the admin's password, checked and throttled like a sign-in; or, for an admin without a

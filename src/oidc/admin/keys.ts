@@ -1,5 +1,5 @@
 /**
- * Signing keys for `idp keys` (src/cli/keys.ts) and the admin API: a rotation through a KeyRing,
+ * Signing keys for `idp keys` (src/cli/keys.ts), the admin API and the console: a rotation through a KeyRing,
  * which first brings the store to a signing state (an active and a published next key per
  * configured alg), and the revocation of a compromised key. Key material is never shown: KeyInfo
  * has ids, algs, states and dates.
@@ -9,12 +9,18 @@ import { KeyRingError } from "../keys/errors.ts";
 import type { KeyInfo, KeyRing } from "../keys/keyring.ts";
 import { AdminError, invalid_field, not_found } from "./errors.ts";
 
+/** The alg a rotation names, when one of the configured algs (IDP_SIGNING_ALGS); invalid_request otherwise. */
+export function rotation_alg(configured: readonly Alg[], alg: string): Alg {
+  if (!is_alg(alg)) throw invalid_field("alg", `"${alg}" is not one of ${ALGS.join(", ")}`);
+  if (!configured.includes(alg)) throw invalid_field("alg", `${alg} is not configured (IDP_SIGNING_ALGS=${configured.join(",")})`);
+  return alg;
+}
+
 /** Rotates `alg` (every configured alg when undefined); returns the kid that now signs, per alg. */
 export async function rotate_signing_keys(ring: KeyRing, configured: readonly Alg[], alg?: string): Promise<Record<string, string>> {
-  if (alg !== undefined && !is_alg(alg)) throw invalid_field("alg", `"${alg}" is not one of ${ALGS.join(", ")}`);
-  if (alg !== undefined && !configured.includes(alg)) throw invalid_field("alg", `${alg} is not configured (IDP_SIGNING_ALGS=${configured.join(",")})`);
+  const checked = alg === undefined ? undefined : rotation_alg(configured, alg);
   try {
-    return Object.fromEntries(await ring.rotate(alg));
+    return Object.fromEntries(await ring.rotate(checked));
   } catch (error) {
     if (error instanceof KeyRingError) throw new AdminError("conflict", error.message);
     throw error;

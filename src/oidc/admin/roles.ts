@@ -5,12 +5,14 @@
  *
  * - `admin`: members of IDP_ADMIN_GROUP: everything.
  * - `auditor`: members of IDP_AUDITOR_GROUP (unset: nobody): the dashboard, users, groups,
- *   applications, the audit log, the keys and the settings, read-only. Every change is refused (403).
+ *   applications, resource servers, registration tokens (never the tokens), the audit log, the
+ *   keys and the settings, read-only. Every change is refused (403).
  * - `helpdesk`: members of IDP_HELPDESK_GROUP (unset: nobody): the dashboard, users and the audit
  *   log; on a user: reset the second factors, send a password reset link, end sessions, withdraw
  *   a consent an application holds (revoking its tokens). Never on
  *   someone who holds a console role (`may_act_on`): the helpdesk could otherwise
- *   remove an administrator's second factor and, knowing their password, become one.
+ *   remove an administrator's second factor and, knowing their password, become one. Never
+ *   resource servers, registration tokens or keys: they decide who gets tokens for what.
  *
  * Every role needs a second factor in the sign-in (console.ts). Someone in several groups gets
  * what any of them allows.
@@ -28,6 +30,10 @@ export const CONSOLE_PERMISSIONS = [
   "view_users",
   "view_groups",
   "view_clients",
+  /** Resource servers (RFC 8707): their URIs, scopes and token formats. */
+  "view_resources",
+  /** Initial access tokens for dynamic registration (RFC 7591 §3): ids, dates and uses, never a token. */
+  "view_registration_tokens",
   "view_upstreams",
   "view_audit",
   "view_keys",
@@ -49,6 +55,10 @@ export const CONSOLE_PERMISSIONS = [
   /** Create and delete groups, add and remove members (the admin group's too). */
   "manage_groups",
   "manage_clients",
+  /** Add and remove resource servers. */
+  "manage_resources",
+  /** Create registration tokens (each shown once) and revoke them. */
+  "manage_registration_tokens",
   "manage_upstreams",
   "rotate_keys",
   "revoke_keys",
@@ -60,7 +70,7 @@ export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
 /** Role → what it may do. */
 export const ROLE_PERMISSIONS: Readonly<Record<ConsoleRole, readonly ConsolePermission[]>> = {
   admin: CONSOLE_PERMISSIONS,
-  auditor: ["view_dashboard", "view_users", "view_groups", "view_clients", "view_audit", "view_keys", "view_settings"],
+  auditor: ["view_dashboard", "view_users", "view_groups", "view_clients", "view_resources", "view_registration_tokens", "view_audit", "view_keys", "view_settings"],
   helpdesk: ["view_dashboard", "view_users", "view_audit", "send_reset", "end_sessions", "reset_second_factors", "revoke_consents"],
 };
 

@@ -1,7 +1,8 @@
 /**
- * POST /admin/keys: the next key of every configured algorithm starts signing (the rules of the
- * API and `idp keys rotate`: oidc/admin/keys.ts). Only from its confirmation page
- * (key_confirm.ts: its own form token and re-authentication), as a rotation cannot be undone.
+ * POST /admin/keys: the next key of every configured algorithm starts signing, or with `alg` the
+ * next key of that algorithm alone (the rules of the API and `idp keys rotate [--alg]`:
+ * oidc/admin/keys.ts). Only from its confirmation page (key_confirm.ts: its own form token,
+ * bound to the alg, and re-authentication), as a rotation cannot be undone.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -16,7 +17,7 @@ import { keys_danger } from "./key_confirm.ts";
 
 export const AdminConsoleKeyRotateRequest = Fw.Request(
   "AdminConsoleKeyRotateRequest",
-  z.object({ csrf: z.string().max(256).optional(), password: z.string().max(4096).optional() }),
+  z.object({ csrf: z.string().max(256).optional(), alg: z.string().max(16).optional(), password: z.string().max(4096).optional() }),
   { from: ["body"], on_invalid: invalid_form },
 );
 
@@ -29,16 +30,21 @@ export const AdminConsoleKeyRotate = (idp: Provider) =>
       if ("refused" in gate) return gate.refused;
       const input = this.admin_console_key_rotate_request;
       const ip = client_ip(this.context, idp.config);
-      const danger = keys_danger(idp);
+      const alg = input.alg === "" ? undefined : input.alg;
+      const danger = keys_danger(idp, alg);
       const problem = await confirmation_problem(idp, gate.admin, danger, input, ip);
       if (problem !== null) {
-        await record_console_event(idp, gate.admin.user, ip, { action: "keys_rotated", outcome: "failure", details: { reason: "reauthentication" } });
+        await record_console_event(idp, gate.admin.user, ip, {
+          action: "keys_rotated",
+          outcome: "failure",
+          details: { ...(alg !== undefined && { alg }), reason: "reauthentication" },
+        });
         return this.view("admin/confirm", danger_values(idp, gate.admin, danger, { error: problem }), 403);
       }
       try {
-        const rotated = await rotate_signing_keys(idp.keys, idp.config.signing_algs);
-        await record_console_event(idp, gate.admin.user, ip, { action: "keys_rotated", details: { active: rotated } });
-        return this.redirect_to(`${console_url(idp, "/keys")}?done=keys_rotated`, 303);
+        const rotated = await rotate_signing_keys(idp.keys, idp.config.signing_algs, alg);
+        await record_console_event(idp, gate.admin.user, ip, { action: "keys_rotated", details: { ...(alg !== undefined && { alg }), active: rotated } });
+        return this.redirect_to(`${console_url(idp, "/keys")}?done=${alg === undefined ? "keys_rotated" : "key_rotated"}`, 303);
       } catch (error) {
         return this.view("admin/confirm", danger_values(idp, gate.admin, { ...danger, refusal: refusal_words(error) }), 409);
       }

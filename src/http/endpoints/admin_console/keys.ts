@@ -1,4 +1,9 @@
-/** GET /admin/keys: the signing keys (ids, algorithms, states, dates; never key material) and the link to rotate them. */
+/**
+ * GET /admin/keys: the signing keys (ids, algorithms, states, dates; never key material); per
+ * configured algorithm (IDP_SIGNING_ALGS) its schedule: the key that signs now, the published
+ * next key that takes over at the next rotation, the retired keys and when each leaves the JWKS;
+ * and the links to rotate one algorithm's key or all of them, and to revoke a key.
+ */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
@@ -19,6 +24,21 @@ export function keys_page(idp: Provider, admin: ConsoleSession, extra: Record<st
     // A revocation is confirmed on its own page too (key_confirm.ts).
     revoke_url: key_revoke_confirm_url(idp, key.kid),
   }));
+  // Per configured alg: no setting rotates keys on a timer (KeyRing.rotate runs only when asked), so the next rotation is a person's.
+  const algs = idp.config.signing_algs.map((alg) => {
+    const mine = list.filter((key) => key.alg === alg);
+    // With several active rows (concurrent rotations, a key held back until published: keys/view.ts) the ring's signer is the one that signs.
+    const signing = idp.keys.signing_algs().includes(alg) ? idp.keys.active_kid(alg) : null;
+    const active = mine.find((key) => key.kid === signing) ?? null;
+    const next = mine.find((key) => key.status === "next") ?? null;
+    return {
+      alg,
+      active: active === null ? null : { kid: active.kid, since: when(active.activated_at) },
+      next: next === null ? null : { kid: next.kid, since: when(next.created_at) },
+      retired: mine.filter((key) => key.status === "retired").map((key) => ({ kid: key.kid, leaves: when(key.retire_at) })),
+      rotate_url: keys_confirm_url(idp, alg),
+    };
+  });
   // The schedule: rotations are by hand; the latest one; how long a retired key stays; how soon other instances follow.
   const activations = list.map((key) => key.activated_at).filter((at): at is number => at !== null);
   const schedule = {
@@ -27,7 +47,7 @@ export function keys_page(idp: Provider, admin: ConsoleSession, extra: Record<st
     poll_seconds: idp.config.keys_poll_seconds,
   };
   // The rotation is confirmed on its own page (key_confirm.ts).
-  return console_values(idp, admin, "keys", "Signing keys", { keys, schedule, rotate_url: keys_confirm_url(idp), ...extra });
+  return console_values(idp, admin, "keys", "Signing keys", { keys, algs, schedule, rotate_url: keys_confirm_url(idp), ...extra });
 }
 
 export const AdminConsoleKeys = (idp: Provider) =>

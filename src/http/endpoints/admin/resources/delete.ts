@@ -1,6 +1,6 @@
 /** DELETE /admin/api/v1/resources/:uri (the URI percent-encoded): new requests naming it get invalid_target. */
 import { Fw } from "../../../../fw/index.ts";
-import { not_found } from "../../../../oidc/admin/errors.ts";
+import { remove_resource_server } from "../../../../oidc/admin/resources.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { ADMIN_API, audit_target, type OpenApiOperation } from "../common.ts";
 
@@ -11,7 +11,7 @@ export const AdminResourceDelete = (idp: Provider) =>
 
     async call() {
       const uri = this.route_params.uri ?? "";
-      if (!(await idp.store.delete_resource_server(uri))) throw not_found("resource", uri);
+      await remove_resource_server(idp.store, uri);
       audit_target(this, { action: "resource_deleted", details: { uri } });
       return new Fw.Response.Empty();
     }
