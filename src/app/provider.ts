@@ -50,6 +50,7 @@ export async function create_provider(config: Config, options: ProviderOptions =
     algs: config.signing_algs,
     retire_after_seconds: config.tokens.id_token_ttl,
     publish_lead_seconds: 2 * config.keys_poll_seconds,
+    rotate_after_seconds: config.key_rotation_days * 86400,
     openssl: config.openssl,
     secret_key: config.federation.secret_key,
     now,

@@ -20,6 +20,7 @@ import { create_provider } from "./provider.ts";
 import { at_rest_warnings } from "./at_rest.ts";
 import { theme_static_files, themed_templates } from "./theme.ts";
 import { start_purge } from "./purge.ts";
+import { record_event } from "../oidc/audit.ts";
 import { settle_password_reset_requests } from "../oidc/accounts/password_reset.ts";
 import { create_transport, mail_off_warning, WITHOUT_MAIL } from "./mail/outbox.ts";
 import { mail_sender } from "./mail/transport.ts";
@@ -123,7 +124,17 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     idp.keys.on_change(() => running.refresh_native().catch((error) => log({ level: "error", msg: "native routes not refreshed", error: String(error) })));
     await running.native_ready;
     // Keys rotated by another instance (or `idp keys rotate`) are picked up within one interval.
-    idp.keys.start_polling(config.keys_poll_seconds * 1000, (error) => log({ level: "error", msg: "key refresh failed", error: String(error) }));
+    // Keys due under IDP_KEY_ROTATION_DAYS are rotated by the first instance that notices.
+    idp.keys.start_polling(
+      config.keys_poll_seconds * 1000,
+      (error) => log({ level: "error", msg: "key refresh failed", error: String(error) }),
+      (rotated) => {
+        log({ level: "info", msg: "signing keys rotated on schedule", active: Object.fromEntries(rotated), rotation_days: config.key_rotation_days });
+        record_event(idp, { type: "keys_rotated", outcome: "success", details: { active: Object.fromEntries(rotated), reason: "schedule" } }).catch((error) =>
+          log({ level: "error", msg: "audit event not written", type: "keys_rotated", error: String(error) }),
+        );
+      },
+    );
     // One purger is enough: the workers share one database, and on SQLite a second purge pass
     // would only wait for the first one's write lock.
     const purge = worker === undefined || worker.index === 1 ? start_purge(idp, { interval_seconds: config.purge_interval_seconds }) : null;

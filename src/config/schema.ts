@@ -422,6 +422,12 @@ export const ConfigSchema = z
         description:
           "The From of outgoing mail: an address (`idp@example.com`) or a name and an address (`Example ID <idp@example.com>`, an RFC 5322 mailbox; quote a name with commas). Without a name, mail goes out under `IDP_BRAND_NAME` (or the issuer's host). Required with `IDP_SMTP_URL`.",
       }),
+    key_rotation_days: z.coerce.number().int().min(0).max(3650).default(90).meta({
+      env: "IDP_KEY_ROTATION_DAYS",
+      topic: "Tokens and keys",
+      description:
+        "Days a signing key signs before the next key, published in the JWKS all along, takes over; the old key stays published until the tokens it signed expire. 0: keys rotate only by hand (`idp keys rotate`, the admin console or API).",
+    }),
     keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5).meta({
       env: "IDP_KEYS_POLL_SECONDS",
       topic: "Tokens and keys",

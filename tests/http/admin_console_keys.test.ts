@@ -76,7 +76,10 @@ describe("admin console: the keys page", () => {
       expect(text).toMatch(
         new RegExp(`^${alg} Signs now ${active}, since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC Next key ${next}, published since .+ UTC; signs after the next rotation`),
       );
-      expect(text).toContain("Next rotation When an administrator rotates it: no setting rotates keys on a timer");
+      // IDP_KEY_ROTATION_DAYS (90 by default): the key activated now hands over 90 days later.
+      const due = new Date((t.provider.keys.next_rotation(alg) ?? 0) * 1000).toISOString().slice(0, 16).replace("T", " ");
+      expect(t.provider.keys.next_rotation(alg)).toBe(t.provider.keys.list().find((key) => key.kid === active)!.activated_at! + 90 * 86400);
+      expect(text).toContain(`Next rotation ${due} UTC, automatically`);
       expect(text).toContain("Retired none");
       expect(html).toContain(`<a class="button secondary" href="${t.issuer}/admin/keys/confirm?action=rotate&amp;alg=${alg}">Rotate ${alg}</a>`);
     }

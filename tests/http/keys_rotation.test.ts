@@ -174,3 +174,66 @@ describe("several instances", () => {
     expect(published_kids(ring)).toContain(older); // what it signed still verifies
   });
 });
+
+describe("rotation on schedule (IDP_KEY_ROTATION_DAYS)", () => {
+  const DAY = 86400;
+
+  test("nothing is due before the period ends; then each alg's next key takes over, once", async () => {
+    const ring = await KeyRing.load(await memory_store(), { ...options, rotate_after_seconds: 30 * DAY });
+    const rs = ring.active_kid("RS256");
+    const es = ring.active_kid("ES256");
+    const rs_next = ring.list().find((key) => key.alg === "RS256" && key.status === "next")!.kid;
+    expect(ring.next_rotation("RS256")).toBe(clock + 30 * DAY);
+
+    clock += 30 * DAY - 1;
+    expect((await ring.rotate_due()).size).toBe(0);
+    expect(ring.active_kid("RS256")).toBe(rs);
+
+    clock += 1;
+    const rotated = await ring.rotate_due();
+    expect([...rotated.keys()].sort()).toEqual(["ES256", "RS256"]);
+    expect(ring.active_kid("RS256")).toBe(rs_next);
+    expect(ring.active_kid("ES256")).not.toBe(es);
+    expect(ring.next_rotation("RS256")).toBe(clock + 30 * DAY);
+    // Due again only a full period later.
+    expect((await ring.rotate_due()).size).toBe(0);
+  });
+
+  test("a rotation by hand restarts that alg's period only", async () => {
+    const ring = await KeyRing.load(await memory_store(), { ...options, rotate_after_seconds: 10 * DAY });
+    clock += 4 * DAY;
+    await ring.rotate("ES256");
+    expect(ring.next_rotation("ES256")).toBe(clock + 10 * DAY);
+    clock += 6 * DAY;
+    expect([...(await ring.rotate_due()).keys()]).toEqual(["RS256"]);
+  });
+
+  test("two instances on one database: the first to notice rotates, the other follows without rotating again", async () => {
+    const [a_store, b_store] = await shared_stores();
+    const a = await KeyRing.load(a_store, { ...options, algs: ["RS256"], rotate_after_seconds: DAY });
+    const b = await KeyRing.load(b_store, { ...options, algs: ["RS256"], rotate_after_seconds: DAY });
+    clock += DAY;
+    const by_a = await a.rotate_due();
+    expect(by_a.size).toBe(1);
+    expect((await b.rotate_due()).size).toBe(0);
+    expect(b.active_kid("RS256")).toBe(by_a.get("RS256")!);
+  });
+
+  test("0 or no period: keys rotate only by hand", async () => {
+    const ring = await KeyRing.load(await memory_store(), { ...options, rotate_after_seconds: 0 });
+    expect(ring.next_rotation("RS256")).toBeNull();
+    clock += 3650 * DAY;
+    expect((await ring.rotate_due()).size).toBe(0);
+  });
+});
+
+test("start_polling rotates the keys that are due and says which", async () => {
+  const ring = await KeyRing.load(await memory_store(), { ...options, algs: ["RS256"], rotate_after_seconds: 86400 });
+  const before = ring.active_kid("RS256");
+  clock += 86400;
+  const told = new Promise<Map<string, string>>((resolve) => ring.start_polling(20, (error) => resolve(new Map([["error", String(error)]])), resolve));
+  const rotated = await told;
+  ring.stop_polling();
+  expect(rotated.get("RS256")).toBe(ring.active_kid("RS256"));
+  expect(ring.active_kid("RS256")).not.toBe(before);
+});

@@ -24,7 +24,8 @@ export type MailHealth = {
   counts: Record<MailStatus, number>;
 };
 
-export type KeyHealth = { alg: string; active: string | null; next: string | null };
+/** Per alg: the kids that sign now and next, and when the next key takes over on schedule (null: by hand only). */
+export type KeyHealth = { alg: string; active: string | null; next: string | null; next_rotation: number | null };
 
 export type TrendDay = { date: string; successes: number; failures: number };
 
@@ -47,11 +48,11 @@ export async function mail_health(idp: Provider): Promise<MailHealth> {
   return { enabled: idp.mail.enabled, transport, counts: await idp.store.count_mail() };
 }
 
-/** Per configured algorithm: the key that signs now and the published next one. */
+/** Per configured algorithm: the key that signs now, the published next one, and when it takes over (IDP_KEY_ROTATION_DAYS). */
 export function key_health(idp: Provider): KeyHealth[] {
   const keys = idp.keys.list();
   const newest = (alg: string, status: string) => keys.filter((key) => key.alg === alg && key.status === status).sort((a, b) => b.created_at - a.created_at)[0]?.kid ?? null;
-  return idp.config.signing_algs.map((alg) => ({ alg, active: newest(alg, "active"), next: newest(alg, "next") }));
+  return idp.config.signing_algs.map((alg) => ({ alg, active: newest(alg, "active"), next: newest(alg, "next"), next_rotation: idp.keys.next_rotation(alg) }));
 }
 
 /** The UTC date (YYYY-MM-DD) of a unix time. */

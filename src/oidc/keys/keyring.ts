@@ -12,6 +12,9 @@
  * - Revocation (`revoke()`, a compromised key) deletes the key from the store at once: it leaves
  *   the JWKS and is trusted no more; an active key first hands signing to the next key (or a new one).
  * - Instances notice changes through `store.keys_version()` (`refresh()`, `start_polling()`).
+ * - With `rotate_after_seconds` each poll also rotates an alg whose active key has signed that
+ *   long (`rotate_due()`), after reading the store, so the first instance to notice rotates and
+ *   the others see its new key instead of rotating again.
  *   Concurrent starts or rotations may activate two keys for one alg; every instance then keeps
  *   the same one (`newest_first`) and retires the other, which still verifies.
  */
@@ -170,10 +173,46 @@ export class KeyRing {
     });
   }
 
-  /** Polls the store every `ms` so rotation on another instance is seen within that time. */
-  start_polling(ms = 5000, on_error: (error: unknown) => void = () => {}): void {
+  /**
+   * When the key that signs `alg` now is due to hand over to the next key (its activation plus
+   * `rotate_after_seconds`); null when keys rotate only when asked, or `alg` has no signer.
+   */
+  next_rotation(alg: Alg): UnixSeconds | null {
+    const period = this.options.rotate_after_seconds ?? 0;
+    const signer = this.view.signers.get(alg);
+    if (period <= 0 || signer === undefined) return null;
+    const row = this.view.rows.find((r) => r.kid === signer.kid);
+    return (row?.activated_at ?? row?.created_at ?? this.now()) + period;
+  }
+
+  /**
+   * Rotates every configured alg whose key is due (`next_rotation`), after re-reading the store
+   * so a rotation another instance just made counts. Returns the algs rotated and their new kids.
+   */
+  async rotate_due(): Promise<Map<Alg, string>> {
+    const rotated = new Map<Alg, string>();
+    if ((this.options.rotate_after_seconds ?? 0) <= 0) return rotated;
+    await this.refresh();
+    for (const alg of this.signing_algs()) {
+      const due = this.next_rotation(alg);
+      if (due === null || due > this.now()) continue;
+      for (const [a, kid] of await this.rotate(alg)) rotated.set(a, kid);
+    }
+    return rotated;
+  }
+
+  /**
+   * Polls the store every `ms` so rotation on another instance is seen within that time, and
+   * rotates the keys that are due (`rotate_due`), telling `on_rotated` which.
+   */
+  start_polling(ms = 5000, on_error: (error: unknown) => void = () => {}, on_rotated: (rotated: Map<Alg, string>) => void = () => {}): void {
     this.stop_polling();
-    this.poller = setInterval(() => void this.refresh().catch(on_error), ms);
+    const tick = async () => {
+      await this.refresh();
+      const rotated = await this.rotate_due();
+      if (rotated.size > 0) on_rotated(rotated);
+    };
+    this.poller = setInterval(() => void tick().catch(on_error), ms);
     this.poller.unref?.();
   }
 

@@ -22,6 +22,11 @@ export type KeyRingOptions = {
    * poll intervals.
    */
   publish_lead_seconds?: number;
+  /**
+   * Seconds a key signs before the published next key takes over (`rotate_due()`, run on every
+   * poll); 0 or absent: keys rotate only when asked (`rotate()`). IDP_KEY_ROTATION_DAYS.
+   */
+  rotate_after_seconds?: number;
   /** RS256/PS256 through the system's OpenSSL 3 when it loads (default true; config `openssl`, jws.ts). */
   openssl?: boolean;
   /**

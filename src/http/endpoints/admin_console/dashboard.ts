@@ -8,7 +8,7 @@ import { Fw } from "../../../fw/index.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
 import { dashboard } from "../../../oidc/admin/overview.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { console_gate, console_values } from "../../pages/admin_console.ts";
+import { console_gate, console_values, when } from "../../pages/admin_console.ts";
 
 export const AdminConsoleDashboard = (idp: Provider) =>
   class AdminConsoleDashboard extends Fw.Renderable(Fw.Endpoint(Fw.EmptyRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
@@ -21,6 +21,7 @@ export const AdminConsoleDashboard = (idp: Provider) =>
       // The trend's bars: each day's sign-ins against the busiest day's, in steps of 10 % (CSS classes, no inline style).
       const busiest = Math.max(1, ...(board.trend ?? []).map((day) => day.successes + day.failures));
       const trend = (board.trend ?? []).map((day) => ({ ...day, step: Math.round(((day.successes + day.failures) / busiest) * 10) * 10 }));
-      return this.view("admin/dashboard", console_values(idp, gate.admin, "dashboard", "Dashboard", { board, counts: board.counts, trend }));
+      const keys = board.keys.map((key) => ({ ...key, rotates: key.next_rotation === null ? null : when(key.next_rotation) }));
+      return this.view("admin/dashboard", console_values(idp, gate.admin, "dashboard", "Dashboard", { board, keys, counts: board.counts, trend }));
     }
   };

@@ -24,7 +24,7 @@ export function keys_page(idp: Provider, admin: ConsoleSession, extra: Record<st
     // A revocation is confirmed on its own page too (key_confirm.ts).
     revoke_url: key_revoke_confirm_url(idp, key.kid),
   }));
-  // Per configured alg: no setting rotates keys on a timer (KeyRing.rotate runs only when asked), so the next rotation is a person's.
+  // Per configured alg: when its key hands over on schedule (IDP_KEY_ROTATION_DAYS; none when 0: by hand only).
   const algs = idp.config.signing_algs.map((alg) => {
     const mine = list.filter((key) => key.alg === alg);
     // With several active rows (concurrent rotations, a key held back until published: keys/view.ts) the ring's signer is the one that signs.
@@ -35,13 +35,15 @@ export function keys_page(idp: Provider, admin: ConsoleSession, extra: Record<st
       alg,
       active: active === null ? null : { kid: active.kid, since: when(active.activated_at) },
       next: next === null ? null : { kid: next.kid, since: when(next.created_at) },
+      next_rotation: signing === null || idp.keys.next_rotation(alg) === null ? null : when(idp.keys.next_rotation(alg)),
       retired: mine.filter((key) => key.status === "retired").map((key) => ({ kid: key.kid, leaves: when(key.retire_at) })),
       rotate_url: keys_confirm_url(idp, alg),
     };
   });
-  // The schedule: rotations are by hand; the latest one; how long a retired key stays; how soon other instances follow.
+  // The schedule: the rotation period (0: by hand); the latest rotation; how long a retired key stays; how soon other instances follow.
   const activations = list.map((key) => key.activated_at).filter((at): at is number => at !== null);
   const schedule = {
+    rotation_days: idp.config.key_rotation_days,
     last_rotation: when(activations.length === 0 ? null : Math.max(...activations)),
     retire_hours: Math.round((idp.config.tokens.id_token_ttl / 3600) * 10) / 10,
     poll_seconds: idp.config.keys_poll_seconds,
