@@ -4,7 +4,8 @@
  * giving it a new secret (it cannot authenticate until it has the new one, unless the old one
  * keeps working for the grace period chosen here), or ending such a grace period early. Its form
  * posts to /admin/clients/:client_id (client_action.ts). A client without a secret, or without
- * a previous secret still working, is refused here already, saying why.
+ * a previous secret still working, is refused here already, saying why. Also the addresses of an
+ * application's page and its 404 page, which the other application endpoints share.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
