@@ -9,6 +9,8 @@ import { backchannel_uri_problem } from "../oidc/logout/backchannel.ts";
 import { public_jwks_problem } from "../oidc/clients/public_jwks.ts";
 import { group_settings_problem, type GroupSettings } from "../oidc/claims/groups.ts";
 import { GRANT_TYPES, TOKEN_AUTH_METHODS } from "../oidc/discovery/metadata.ts";
+import { operator_metadata_problem } from "../oidc/admin/clients.ts";
+import { DISPLAY_LINKS } from "../oidc/clients/metadata.ts";
 
 /** The client authentication methods and grant types the provider accepts: discovery's lists (oidc/discovery/metadata.ts). */
 export { TOKEN_AUTH_METHODS as AUTH_METHODS, GRANT_TYPES } from "../oidc/discovery/metadata.ts";
@@ -19,6 +21,9 @@ export const DEFAULT_GRANT_TYPES: readonly GrantType[] = ["authorization_code", 
 
 /** Methods whose client holds a shared secret (the ones `rotate-secret` applies to). */
 export { SECRET_AUTH_METHODS } from "../oidc/admin/clients.ts";
+
+/** The flag of each member `operator_metadata_problem` may name, for messages. */
+const OPERATOR_FLAG: Record<string, string> = { grant_types: "grant-type", logo_uri: "logo-uri", policy_uri: "policy-uri", tos_uri: "tos-uri", client_uri: "client-uri" };
 
 /** RFC 6749 §3.3 scope-token: printable ASCII without space, `"` or `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -125,10 +130,10 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
   if (uses_code && redirect_uris.length === 0) {
     throw new UsageError("clients add needs at least one --redirect-uri for the authorization_code grant");
   }
-  // Refresh tokens are issued with codes, and with device authorizations (RFC 8628 §3.5).
-  if (grant_types.includes("refresh_token") && !uses_code && !grant_types.includes("urn:ietf:params:oauth:grant-type:device_code")) {
-    throw new CliError("--grant-type refresh_token needs authorization_code or urn:ietf:params:oauth:grant-type:device_code too (refresh tokens are issued with those)");
-  }
+  // The operator's rules the admin API and the console keep too (oidc/admin/clients.ts): refresh
+  // tokens come with codes or device authorizations; the consent page shows https links only.
+  const operator_problem = operator_metadata_problem({ grant_types, ...display_links(options) });
+  if (operator_problem !== null) throw new CliError(`--${OPERATOR_FLAG[operator_problem.field]} ${operator_problem.message}`);
   if (grant_types.includes("client_credentials") && auth_method === "none") {
     throw new CliError("--grant-type client_credentials needs an authenticating client (not --auth-method none)");
   }
@@ -161,18 +166,8 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
     if (auth_method === "none") throw new CliError("--resource-server needs an authenticating client (not --auth-method none)");
     metadata.resource_server = true;
   }
-  // OIDC Registration §2: shown on the consent page (oidc/clients/metadata.ts safe_link), which shows https only.
-  for (const [flag, field] of [
-    ["logo-uri", "logo_uri"],
-    ["policy-uri", "policy_uri"],
-    ["tos-uri", "tos_uri"],
-    ["client-uri", "client_uri"],
-  ] as const) {
-    const value = options[field];
-    if (value === undefined) continue;
-    if (!is_https_url(value)) throw new CliError(`--${flag} "${value}" must be an https URL without user or password (the consent page shows nothing else)`);
-    metadata[field] = value;
-  }
+  // OIDC Registration §2: shown on the consent page (oidc/clients/metadata.ts safe_link), checked above.
+  Object.assign(metadata, display_links(options));
   if (options.backchannel_logout_uri !== undefined) {
     const uri = options.backchannel_logout_uri;
     // The rule the provider applies when it calls the URI (OIDC Back-Channel Logout §2.2: no fragment).
@@ -199,11 +194,9 @@ export function client_metadata(options: ClientAddOptions): ClientMetadata {
   return metadata;
 }
 
-function is_https_url(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === "https:" && url.hostname !== "" && url.username === "" && url.password === "";
-  } catch {
-    return false;
-  }
+/** The display links given (OIDC Registration §2), as metadata members. */
+function display_links(options: ClientAddOptions): Partial<Record<(typeof DISPLAY_LINKS)[number], string>> {
+  const links: Partial<Record<(typeof DISPLAY_LINKS)[number], string>> = {};
+  for (const field of DISPLAY_LINKS) if (options[field] !== undefined) links[field] = options[field];
+  return links;
 }

@@ -100,9 +100,11 @@ import { AdminConsoleAudit } from "./endpoints/admin_console/audit.ts";
 import { AdminConsoleAuditCsv } from "./endpoints/admin_console/audit_csv.ts";
 import { AdminConsoleAuditJson } from "./endpoints/admin_console/audit_json.ts";
 import { AdminConsoleSignOut } from "./endpoints/admin_console/sign_out.ts";
+import { AdminConsoleClient } from "./endpoints/admin_console/client.ts";
 import { AdminConsoleClientAction } from "./endpoints/admin_console/client_action.ts";
 import { AdminConsoleClientConfirm } from "./endpoints/admin_console/client_confirm.ts";
 import { AdminConsoleClientCreate } from "./endpoints/admin_console/client_create.ts";
+import { AdminConsoleClientNew } from "./endpoints/admin_console/client_new.ts";
 import { AdminConsoleClients } from "./endpoints/admin_console/clients.ts";
 import { AdminConsoleDashboard } from "./endpoints/admin_console/dashboard.ts";
 import { AdminConsoleGroupAction } from "./endpoints/admin_console/group_action.ts";
@@ -298,7 +300,9 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleGroupAction(idp),
     AdminConsoleGroupConfirm(idp),
     AdminConsoleClients(idp),
+    AdminConsoleClientNew(idp),
     AdminConsoleClientCreate(idp),
+    AdminConsoleClient(idp),
     AdminConsoleClientAction(idp),
     AdminConsoleClientConfirm(idp),
     AdminConsoleResources(idp),

@@ -202,6 +202,12 @@ describe("idp clients add", () => {
       [["clients", "add", "--name", "X", "--redirect-uri", "https://a.example/cb", "--grant-type", "password"], 1, '--grant-type "password"'],
       [["clients", "add", "--name", "X", "--redirect-uri", "https://a.example/cb", "--application-type", "tv"], 1, "--application-type"],
       [["clients", "add", "--name", "X", "--grant-type", "client_credentials", "--auth-method", "none"], 1, "needs an authenticating client"],
+      // The rule the admin API and the console keep too (oidc/admin/clients.ts operator_metadata_problem).
+      [
+        ["clients", "add", "--name", "X", "--grant-type", "client_credentials", "--grant-type", "refresh_token"],
+        1,
+        "--grant-type refresh_token needs authorization_code or urn:ietf:params:oauth:grant-type:device_code too (refresh tokens are issued with those)",
+      ],
       [["clients", "add", "--name", "X", "--redirect-uri", "https://a.example/cb", "--scope", 'openid "x"'], 1, "not a valid scope"],
       [["clients", "add", "--name", "X", "--redirect-uri", "https://a.example/cb", "--secret", "x"], 2, "unknown option --secret"],
     ];

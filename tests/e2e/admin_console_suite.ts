@@ -1,8 +1,8 @@
 /**
  * The admin web console (/admin) in Chromium, axe on every page: an administrator (member of
  * `admins`, TOTP enrolled through the store) signs in with the account sign-in and a code,
- * creates a user, adds them to a group, registers an application (its secret shown once works at
- * /token), ends one of the user's sessions (its cookie stops working) and reads the audit log
+ * creates a user, adds them to a group, registers an application on its own page (its secret
+ * shown once works at /token) and edits it on the application's page, ends one of the user's sessions (its cookie stops working) and reads the audit log
  * filtered by that user. With `full` (SQLite): the refusals: a non-admin gets 403, an admin
  * without a second factor is refused, a form without its CSRF token is 403, a stale ETag shows
  * the "changed by someone else" message and changes nothing, a destructive action goes through
@@ -151,6 +151,9 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
     run("registers an application: its secret is shown once and works at /token", async () => {
       await page.goto(`${t.issuer}/admin/clients`);
       await clean("clients");
+      await page.getByRole("link", { name: "New application" }).click();
+      expect(await page.locator("h1").innerText()).toBe("New application");
+      await clean("new application");
       const form = page.locator("form", { has: page.getByRole("button", { name: "Register" }) });
       await form.getByLabel("Name").fill("Console App");
       await form.getByLabel("Redirect URIs (one a line)").fill("https://console-app.example.com/callback");
@@ -168,8 +171,9 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
         body: "grant_type=client_credentials",
       });
       expect(token.status).toBe(200);
-      // Never shown again.
-      await page.goto(`${t.issuer}/admin/clients`);
+      // Never shown again; the secret page leads to the application's page.
+      await page.getByRole("link", { name: "Open the application's settings" }).click();
+      expect(await page.locator("h1").innerText()).toBe("Application Console App");
       expect(await page.content()).not.toContain(secret);
     });
 
@@ -236,31 +240,36 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       await clean("invited user");
     });
 
-    run("edits an application's access policy: only an existing group is accepted", async () => {
-      const section = () => page.locator("section", { has: page.getByRole("heading", { name: "Console App" }) });
-      await page.goto(`${t.issuer}/admin/clients`);
-      await section().getByText("Groups: access policy and claims").click();
-      await section()
-        .getByLabel(/^Only members of these groups/)
-        .fill("no-such-group");
-      await section().getByRole("button", { name: "Save" }).click();
+    run("edits an application's access policy on its page: only an existing group is accepted, the refusal next to the field", async () => {
+      await page.goto(`${t.issuer}/admin/clients?q=console`);
+      await page.getByRole("link", { name: "Console App" }).click();
+      expect(await page.locator("h1").innerText()).toBe("Application Console App");
+      const allowed = page.getByLabel(/^Only members of these groups/);
+      await allowed.fill("no-such-group");
+      await page.getByRole("button", { name: "Save" }).click();
       expect(await page.getByRole("alert").innerText()).toContain('no group "no-such-group"');
-      await section().getByText("Groups: access policy and claims").click();
-      await section()
-        .getByLabel(/^Only members of these groups/)
-        .fill("STAFF");
-      await section().getByRole("button", { name: "Save" }).click();
+      // The words next to the field, which says it is invalid; what was typed stays.
+      expect(await allowed.getAttribute("aria-invalid")).toBe("true");
+      expect(await page.locator("#allowed_groups-error").innerText()).toContain('no group "no-such-group"');
+      expect(await allowed.inputValue()).toBe("no-such-group");
+      await clean("refused application settings");
+      await page.setViewportSize(PHONE);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
+      await clean("refused application settings at 390 px");
+      await page.setViewportSize(DESKTOP);
+      await allowed.fill("STAFF");
+      await page.getByRole("button", { name: "Save" }).click();
       expect(await page.getByRole("status").innerText()).toBe("The application was saved.");
       const client = (await t.store.list_clients()).find((c) => c.metadata.client_name === "Console App")!;
       expect(client.metadata.allowed_groups).toEqual(["staff"]);
       expect(client.metadata.redirect_uris).toEqual(["https://console-app.example.com/callback"]);
-      await clean("clients with policy");
+      await clean("application with policy");
     });
 
     run("a new secret may keep the old one working for an hour; the page says until when", async () => {
-      const section = () => page.locator("section", { has: page.getByRole("heading", { name: "Console App" }) });
       await page.goto(`${t.issuer}/admin/clients`);
-      await section().getByRole("link", { name: "New secret" }).click();
+      await page.getByRole("link", { name: "Console App" }).click();
+      await page.getByRole("link", { name: "New secret" }).click();
       expect(await page.locator("h1").innerText()).toBe("A new secret for Console App");
       await clean("rotation confirmation");
       await page.getByLabel("For 1 hour").check();
@@ -268,9 +277,9 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
       await page.getByRole("button", { name: "Make a new secret" }).click();
       expect(await page.locator("main").innerText()).toContain("The previous secret keeps working until");
       await clean("new secret with a grace period");
-      await page.goto(`${t.issuer}/admin/clients`);
-      expect(await section().innerText()).toContain("Previous secret");
-      await clean("clients with a previous secret");
+      await page.getByRole("link", { name: "Back to the application" }).click();
+      expect(await page.getByRole("region", { name: "Client secret" }).innerText()).toContain("Previous secret");
+      await clean("application with a previous secret");
     });
 
     run("a user outside the admin group gets 403", async () => {
@@ -400,11 +409,16 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
         // Made by the tables' walk above.
         const api = "https://api.example.com/v1";
         const [token] = await t.store.list_initial_access_tokens();
+        const app = (await t.store.list_clients()).find((c) => c.metadata.client_name === "Console App")!;
         const pages = [
           ["dashboard", "/admin"],
           ["users", "/admin/users"],
           ["user", `/admin/users/${bob.id}`],
           ["applications", "/admin/clients"],
+          ["application", `/admin/clients/${app.client_id}`],
+          ["new-application", "/admin/clients/new"],
+          ["groups", "/admin/groups"],
+          ["sign-in-providers", "/admin/upstreams"],
           ["resources", "/admin/resources"],
           ["resource-removal", `/admin/resources/confirm?action=remove&uri=${encodeURIComponent(api)}`],
           ["registration-tokens", "/admin/registration-tokens"],
@@ -427,7 +441,7 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
         }
         await page.setViewportSize(DESKTOP);
       },
-      // Thirteen pages at two sizes, axe on each: more than the walk's 30 s on a shared machine.
+      // Every console page at two sizes, axe on each: more than the walk's 30 s on a shared machine.
       120_000,
     );
 

@@ -58,3 +58,51 @@ export async function confirm(browser: Browser, url: string, password: string | 
   const answer = await browser.post(form.action, { ...form.fields, ...(password === undefined ? {} : { password }) });
   return { status: answer.status, html: await answer.text(), location: answer.headers.get("location") };
 }
+
+function decode(text: string): string {
+  return text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
+}
+
+/**
+ * The fields the form `id` of a page would send, as a browser sends them: hidden and text inputs,
+ * checked checkboxes (a name repeated), textareas, the selected option of each select.
+ */
+export function form_fields(html: string, id: string): [string, string][] {
+  const form = new RegExp(`<form [^>]*id="${id}"[\\s\\S]*?</form>`).exec(html)?.[0];
+  if (form === undefined) throw new Error(`no form #${id}`);
+  const attribute = (tag: string, name: string) => {
+    const found = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
+    return found === null ? null : decode(found[1]!);
+  };
+  const fields: [string, string][] = [];
+  for (const found of form.matchAll(/<input [^>]*>|<textarea [^>]*>[\s\S]*?<\/textarea>|<select [^>]*>[\s\S]*?<\/select>/g)) {
+    const tag = found[0];
+    const name = attribute(tag, "name");
+    if (name === null) continue;
+    if (tag.startsWith("<textarea")) fields.push([name, decode(/>([\s\S]*?)<\/textarea>/.exec(tag)![1]!)]);
+    else if (tag.startsWith("<select")) {
+      const options = [...tag.matchAll(/<option value="([^"]*)"( selected)?>/g)];
+      const chosen = options.find((option) => option[2] !== undefined) ?? options[0];
+      if (chosen !== undefined) fields.push([name, decode(chosen[1]!)]);
+    } else if (attribute(tag, "type") === "checkbox") {
+      if (/\schecked[\s>]/.test(tag)) fields.push([name, attribute(tag, "value") ?? "on"]);
+    } else fields.push([name, attribute(tag, "value") ?? ""]);
+  }
+  return fields;
+}
+
+/** `fields` with the fields named in `changes` replaced (a list replaces every field of that name; "" removes a checkbox). */
+export function with_fields(fields: [string, string][], changes: Record<string, string | string[] | boolean>): [string, string][] {
+  const out = fields.filter(([name]) => !Object.hasOwn(changes, name));
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === false) continue;
+    if (value === true) out.push([name, "on"]);
+    else for (const one of Array.isArray(value) ? value : [value]) out.push([name, one]);
+  }
+  return out;
+}

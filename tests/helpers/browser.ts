@@ -29,7 +29,8 @@ export class Browser {
     }
   }
 
-  async request(method: string, url: string, init: { form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+  /** `form`: fields by name, or pairs (a name repeated, as checkboxes send it). */
+  async request(method: string, url: string, init: { form?: Record<string, string> | [string, string][]; headers?: Record<string, string> } = {}): Promise<Response> {
     const headers: Record<string, string> = { accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8", ...init.headers };
     const cookie = this.cookie_header();
     if (cookie) headers.cookie = cookie;
@@ -48,7 +49,7 @@ export class Browser {
     return this.request("GET", url, headers ? { headers } : {});
   }
 
-  post(url: string, form: Record<string, string>): Promise<Response> {
+  post(url: string, form: Record<string, string> | [string, string][]): Promise<Response> {
     return this.request("POST", url, { form });
   }
 }

@@ -65,12 +65,12 @@ describe("admin console: confirmation pages", () => {
     }
   });
 
-  test("the applications, groups, keys and sign-in providers pages have no password field; their destructive actions are links", async () => {
+  test("an application's page, the groups, keys and sign-in providers pages have no password field; their destructive actions are links", async () => {
     await t.store.create_group({ name: "staff", description: null });
     const { client } = await t.add_client({ client_name: "Shop" });
     await create_upstream(t.store, t.config, { name: "gitlab", client_id: "gl", preset: "gitlab" });
     const pages: [string, string[]][] = [
-      ["/admin/clients", [`/admin/clients/${client.client_id}/confirm?action=rotate_secret`, `/admin/clients/${client.client_id}/confirm?action=delete`]],
+      [`/admin/clients/${client.client_id}`, [`/admin/clients/${client.client_id}/confirm?action=rotate_secret`, `/admin/clients/${client.client_id}/confirm?action=delete`]],
       ["/admin/groups", ["/admin/groups/confirm?action=delete&amp;group=staff"]],
       ["/admin/keys", ["/admin/keys/confirm?action=rotate"]],
       ["/admin/upstreams", ["/admin/upstreams/confirm?action=delete&amp;upstream=gitlab"]],

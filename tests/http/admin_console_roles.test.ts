@@ -71,7 +71,7 @@ async function snapshot() {
 
 describe("auditor: read-only", () => {
   test("sees the dashboard, users, a user, groups, applications, the audit log and the keys, with no action form or link", async () => {
-    for (const path of ["", "/users", `/users/${carol.id}`, `/users/${root.id}`, "/groups", "/clients", "/audit", "/keys"]) {
+    for (const path of ["", "/users", `/users/${carol.id}`, `/users/${root.id}`, "/groups", "/clients", `/clients/${client_id}`, "/audit", "/keys"]) {
       const html = main((await console_page(as_auditor, `${t.url}/admin${path}`)).html);
       expect(html).not.toContain('method="post"');
       expect(html).not.toContain("/confirm?");

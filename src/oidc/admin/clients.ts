@@ -10,11 +10,14 @@ import { split_scope } from "../claims/scopes.ts";
 import type { ClientMetadata, ClientRow, Store, TokenExchangePolicy, UnixSeconds } from "../../store/types.ts";
 import { GROUP_METADATA, group_settings_problem, type GroupSettings } from "../claims/groups.ts";
 import { previous_secret_live } from "../clients/previous_secret.ts";
-import { AdminError, invalid_field } from "./errors.ts";
+import { DISPLAY_LINKS, display_link_problem } from "../clients/metadata.ts";
+import { SECRET_AUTH_METHODS } from "../clients/method_secret.ts";
+import { DEVICE_CODE_GRANT } from "../authorize/device.ts";
+import { AdminError, invalid_field, type FieldProblem } from "./errors.ts";
 import { ADMIN_SCOPE } from "./scope.ts";
 
-/** Methods whose client holds a shared secret (the ones a rotation applies to). */
-export const SECRET_AUTH_METHODS: ReadonlySet<string> = new Set(["client_secret_basic", "client_secret_post"]);
+/** Methods whose client holds a shared secret (clients/method_secret.ts: the ones a rotation applies to). */
+export { SECRET_AUTH_METHODS };
 
 /** What is shown of a client: its metadata and dates, never a secret or token hash. */
 export type PublicClient = ClientMetadata & {
@@ -66,6 +69,35 @@ export function set_admin(metadata: ClientMetadata, on: boolean): void {
     ]);
   metadata.admin = true;
   metadata.scope = [...scopes, ADMIN_SCOPE].join(" ");
+}
+
+/**
+ * Rules an operator's client keeps beyond the registration rules (registration/validate.ts), the
+ * same for `idp clients add`, the admin API and the console: refresh tokens are issued only with
+ * authorization codes and device authorizations (RFC 6749 §6, RFC 8628 §3.5), so the
+ * refresh_token grant alone is a mistake; the consent page shows only https links
+ * (clients/metadata.ts `display_link_problem`). The first problem, naming the member; null when none.
+ */
+export function operator_metadata_problem(metadata: ClientMetadata): FieldProblem | null {
+  const grants = metadata.grant_types ?? [];
+  if (grants.includes("refresh_token") && !grants.includes("authorization_code") && !grants.includes(DEVICE_CODE_GRANT))
+    return { field: "grant_types", message: `refresh_token needs authorization_code or ${DEVICE_CODE_GRANT} too (refresh tokens are issued with those)` };
+  for (const field of DISPLAY_LINKS) {
+    const value = metadata[field];
+    const problem = typeof value === "string" ? display_link_problem(value) : null;
+    if (problem !== null) return { field, message: `"${value}" ${problem}` };
+  }
+  return null;
+}
+
+/**
+ * When the client was last used, as far as the store knows: the last use of a secret (to the
+ * minute, clients/authentication.ts), else its first token (a client without a secret has no
+ * other record, store `mark_client_used`); null: never.
+ */
+export function last_used_at(client: ClientRow): UnixSeconds | null {
+  const known = [client.client_secret_used_at, client.previous_secret_used_at, client.first_used_at].filter((at): at is UnixSeconds => at !== null);
+  return known.length === 0 ? null : Math.max(...known);
 }
 
 /** A new client with checked metadata; the secret (null for a client without one) is answered once. */

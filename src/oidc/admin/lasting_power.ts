@@ -13,7 +13,8 @@
  *   reset link goes) and their second factors.
  *
  * These stay with an operator on the host (`idp clients|groups|users`) and with a human admin in
- * the console, who confirms with their password (console.ts `reauthentication_problem`). The
+ * the console, who confirms with their password (console.ts `reauthentication_problem`; for an
+ * admin client's credentials on its application page, `admin_credentials_changed`). The
  * refusal is `forbidden` (403 problem) and says where the change can be made. The configured
  * admin group is never deleted, by anyone: the console would lock everybody out.
  */
@@ -47,6 +48,19 @@ export function check_admin_client_change(client: ClientRow, change: "secret" | 
         );
   if (touched.length === 0) return;
   throw new AdminError("forbidden", `the credentials of an admin client (${touched.join(", ")}) do not change through the admin API: ${ELSEWHERE}`);
+}
+
+/**
+ * The credentials (CLIENT_CREDENTIAL_METADATA) of an admin-flagged client that differ in `after`,
+ * its whole metadata after a change; none for a client without the flag. The console asks for
+ * the administrator's password before such a change (http/endpoints/admin_console/client_settings.ts).
+ */
+export function admin_credentials_changed(client: ClientRow, after: ClientMetadata): string[] {
+  if (client.metadata.admin !== true) return [];
+  // RFC 7591 §2: an absent method is client_secret_basic.
+  const value = (metadata: ClientMetadata, name: (typeof CLIENT_CREDENTIAL_METADATA)[number]) =>
+    name === "token_endpoint_auth_method" ? (metadata[name] ?? "client_secret_basic") : metadata[name];
+  return CLIENT_CREDENTIAL_METADATA.filter((name) => JSON.stringify(value(after, name)) !== JSON.stringify(value(client.metadata, name)));
 }
 
 /** Refuses, through the API, adding to or removing from the admin group. */

@@ -40,20 +40,34 @@ export function display_name(client: ClientRow): string {
   return typeof name === "string" && name.trim() !== "" ? name : client.client_id;
 }
 
+/** The metadata members the consent page shows as links or an image (OIDC Registration §2). */
+export const DISPLAY_LINKS = ["logo_uri", "policy_uri", "tos_uri", "client_uri"] as const;
+
+/**
+ * Why `value` is not a link the consent page shows (`safe_link`); null when it is. An operator's
+ * client (the CLI, the admin API, the console) is held to it when registered, so a link that
+ * would never be shown is said then (a self-registered client is not: it may name loopback http
+ * outside production, registration/validate.ts).
+ */
+export function display_link_problem(value: string): string | null {
+  try {
+    const url = new URL(value);
+    if (url.protocol === "https:" && url.username === "" && url.password === "") return null;
+  } catch {
+    // Not a URL: the same words.
+  }
+  return "must be an https URL without user or password (the consent page shows nothing else)";
+}
+
 /**
  * An https URL from client metadata (OIDC Registration §2 logo_uri, policy_uri, tos_uri,
  * client_uri), safe to put in an href/src; null otherwise. Only https is shown: no mixed content,
  * no javascript:/data: links, and the logo is fetched by the user's browser, never by the server.
  */
-export function safe_link(metadata: ClientMetadata, key: "logo_uri" | "policy_uri" | "tos_uri" | "client_uri"): string | null {
+export function safe_link(metadata: ClientMetadata, key: (typeof DISPLAY_LINKS)[number]): string | null {
   const value = metadata[key];
-  if (typeof value !== "string") return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === "https:" && url.username === "" && url.password === "" ? url.href : null;
-  } catch {
-    return null;
-  }
+  if (typeof value !== "string" || display_link_problem(value) !== null) return null;
+  return new URL(value).href;
 }
 
 /**

@@ -87,6 +87,10 @@ export const ClientSchema = z
     client_secret_expires_at: time,
     created_at: time,
     updated_at: time,
+    client_secret: z
+      .string()
+      .optional()
+      .describe("in the answer to a create, or to a change to a secret-based token_endpoint_auth_method of a client without a secret: its new secret, shown this once"),
     warnings: z
       .array(z.string())
       .optional()

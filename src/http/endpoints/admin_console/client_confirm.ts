@@ -4,16 +4,18 @@
  * giving it a new secret (it cannot authenticate until it has the new one, unless the old one
  * keeps working for the grace period chosen here), or ending such a grace period early. Its form
  * posts to /admin/clients/:client_id (client_action.ts). A client without a secret, or without
- * a previous secret still working, is refused here already, saying why.
+ * a previous secret still working, is refused here already, saying why. Also the addresses of an
+ * application's page and its 404 page, which the other application endpoints share.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
+import type { Html } from "../../../fw/response.ts";
+import { ADMIN_CONSOLE, type ConsoleSession } from "../../../oidc/admin/console.ts";
 import { AdminError } from "../../../oidc/admin/errors.ts";
 import { previous_secret_live } from "../../../oidc/clients/previous_secret.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import type { ClientRow } from "../../../store/types.ts";
-import { console_gate, console_url, console_values, when } from "../../pages/admin_console.ts";
+import { console_gate, console_url, console_values, when, type ConsoleEndpoint } from "../../pages/admin_console.ts";
 import { confirm_url, danger_values, type Danger } from "../../pages/admin_confirm.ts";
 import { client_of } from "../admin/clients/find.ts";
 
@@ -56,17 +58,36 @@ export function client_danger(idp: Provider, client: ClientRow, action: ClientDa
       { label: "admin.client_id", value: client.client_id, code: true },
     ],
     button: { key: words.button },
-    post: console_url(idp, `/clients/${encodeURIComponent(client.client_id)}`),
+    post: client_url(idp, client.client_id),
     fields: { action },
-    back: console_url(idp, "/clients"),
+    back: client_url(idp, client.client_id),
     refusal: refusal(client, action, idp.now()),
     ...(action === "rotate_secret" && { grace: GRACE_CHOICES }),
   };
 }
 
+/** The page of an application (client.ts), by its client ID; its forms post there too (client_action.ts). */
+export function client_url(idp: Provider, client_id: string): string {
+  return console_url(idp, `/clients/${encodeURIComponent(client_id)}`);
+}
+
 /** The link to the confirmation of `action` on the client `client_id`. */
 export function client_confirm_url(idp: Provider, client_id: string, action: ClientDanger): string {
   return confirm_url(idp, `/clients/${encodeURIComponent(client_id)}`, action);
+}
+
+/** The 404 page of an application that does not exist (any more). */
+export function missing_client(idp: Provider, admin: ConsoleSession, endpoint: ConsoleEndpoint): Html {
+  return endpoint.view(
+    "message",
+    {
+      ...console_values(idp, admin, "clients", "No such application"),
+      message: "This application does not exist (any more).",
+      link: { href: console_url(idp, "/clients"), text: "Back to applications" },
+      form: null,
+    },
+    404,
+  );
 }
 
 export const AdminConsoleClientConfirmRequest = Fw.Request("AdminConsoleClientConfirmRequest", z.object({ action: z.enum(CLIENT_DANGERS) }), { from: ["query"] });
@@ -83,16 +104,7 @@ export const AdminConsoleClientConfirm = (idp: Provider) =>
         client = await client_of(idp, this.route_params.client_id ?? "");
       } catch (error) {
         if (!(error instanceof AdminError)) throw error;
-        return this.view(
-          "message",
-          {
-            ...console_values(idp, gate.admin, "clients", "No such application"),
-            message: "This application does not exist (any more).",
-            link: { href: console_url(idp, "/clients"), text: "Back to applications" },
-            form: null,
-          },
-          404,
-        );
+        return missing_client(idp, gate.admin, this);
       }
       const danger = client_danger(idp, client, this.admin_console_client_confirm_request.action);
       return this.view("admin/confirm", danger_values(idp, gate.admin, danger), danger.refusal === null ? 200 : 409);

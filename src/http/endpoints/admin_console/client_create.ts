@@ -1,7 +1,9 @@
 /**
- * POST /admin/clients: registers an application by the API's rules (checked_metadata: the
- * registration rules of RFC 7591, then oidc/admin/clients.ts). A confidential one gets a secret,
- * shown on the answer page once and stored only as its hash.
+ * POST /admin/clients: registers an application from the new-application page (client_new.ts) by
+ * the API's rules (checked_metadata: the registration rules of RFC 7591, then
+ * oidc/admin/clients.ts). A confidential one gets a secret, shown on the answer page once and
+ * stored only as its hash; that page leads to the application's page for its other settings. A
+ * refusal shows the form again as typed, with the rule's words.
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -10,9 +12,10 @@ import { create_client_with_secret } from "../../../oidc/admin/clients.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
-import { console_gate, console_url, console_values, refusal_words } from "../../pages/admin_console.ts";
+import { console_gate, console_values, refusal_words } from "../../pages/admin_console.ts";
 import { checked_metadata, checked_subject_type } from "../admin/clients/metadata.ts";
-import { clients_page, FORM_GRANT_TYPES, type ClientForm } from "./clients.ts";
+import { client_url } from "./client_confirm.ts";
+import { FORM_GRANT_TYPES, new_client_page, type ClientForm } from "./client_new.ts";
 
 const grant = z.enum(FORM_GRANT_TYPES);
 
@@ -42,6 +45,7 @@ export function form_metadata(form: ClientForm): Record<string, unknown> {
   };
 }
 
+/** The form as typed (one grant checked arrives as a string). */
 export function typed_form(input: {
   client_name?: string | undefined;
   redirect_uris?: string | undefined;
@@ -74,12 +78,13 @@ export const AdminConsoleClientCreate = (idp: Provider) =>
             client_id: client.client_id,
             client_name: client.metadata.client_name ?? client.client_id,
             secret,
-            back: console_url(idp, "/clients"),
+            back: client_url(idp, client.client_id),
+            back_text: "admin.client.to_settings",
           },
           201,
         );
       } catch (error) {
-        return this.view("admin/clients", await clients_page(idp, gate.admin, { error: refusal_words(error), form }), 422);
+        return this.view("admin/client_new", new_client_page(idp, gate.admin, form, { error: refusal_words(error) }), 422);
       }
     }
   };

@@ -1,60 +1,24 @@
 /**
- * GET /admin/clients: the registered applications (operators register tens, not millions: one
- * page), when each one's secrets were made and last used, and the form to register one.
+ * GET /admin/clients: the registered applications in a table (operators register tens, not
+ * millions: one page), found by any part of their name or client ID (`q`, without regard to
+ * case): name, client ID, type and authentication method, when each was last used and
+ * registered. Each row links to the application's page (client.ts); a new one is registered on
+ * its own page (client_new.ts).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
+import { auth_method_of, last_used_at } from "../../../oidc/admin/clients.ts";
 import { ADMIN_CONSOLE } from "../../../oidc/admin/console.ts";
-import { auth_method_of, public_client, secret_dates } from "../../../oidc/admin/clients.ts";
-import { etag_of } from "../../../oidc/admin/etag.ts";
-import type { ConsoleSession } from "../../../oidc/admin/console.ts";
+import { display_name } from "../../../oidc/clients/metadata.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import type { ClientRow } from "../../../store/types.ts";
-import { console_gate, console_notice, console_values, when } from "../../pages/admin_console.ts";
-import { client_confirm_url } from "./client_confirm.ts";
+import { invalid_page_request } from "../../errors.ts";
+import { console_gate, console_notice, console_url, console_values, when } from "../../pages/admin_console.ts";
+import { client_url } from "./client_confirm.ts";
 
-export const AdminConsoleClientsRequest = Fw.Request("AdminConsoleClientsRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
-
-/** The grant types the register form offers (RFC 7591 §2); the registration rules check the rest. */
-export const FORM_GRANT_TYPES = ["authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"] as const;
-
-export type ClientForm = { client_name: string; redirect_uris: string; grant_types: string[]; kind: "confidential" | "public" };
-
-export const EMPTY_CLIENT_FORM: ClientForm = { client_name: "", redirect_uris: "", grant_types: ["authorization_code", "refresh_token"], kind: "confidential" };
-
-/** A client's secret dates as the page shows them (oidc/admin/clients.ts secret_dates); null without a secret. */
-function secret_view(row: ClientRow, now: number) {
-  const dates = secret_dates(row, now);
-  if (dates === null) return null;
-  const previous = dates.previous === null ? null : { created: when(dates.previous.created_at), used: when(dates.previous.last_used_at), until: when(dates.previous.expires_at) };
-  return { created: when(dates.created_at), used: when(dates.last_used_at), previous };
-}
-
-export async function clients_page(idp: Provider, admin: ConsoleSession, extra: Record<string, unknown> = {}) {
-  const clients = (await idp.store.list_clients()).map((row) => {
-    const shown = public_client(row);
-    // The ETag of the client as shown, for the edit form (the API's If-Match rule).
-    return {
-      ...shown,
-      etag: etag_of(shown),
-      auth: auth_method_of(row.metadata),
-      created: when(row.created_at),
-      redirects: (shown.redirect_uris ?? []).join("\n"),
-      grants: shown.grant_types ?? ["authorization_code"],
-      allowed: (row.metadata.allowed_groups ?? []).join(", "),
-      roles_text: Object.entries(row.metadata.roles ?? {})
-        .map(([group, role]) => `${group}=${role}`)
-        .join("\n"),
-      // A new secret and a deletion are confirmed on their own page (client_confirm.ts).
-      rotate_url: client_confirm_url(idp, row.client_id, "rotate_secret"),
-      delete_url: client_confirm_url(idp, row.client_id, "delete"),
-      // When each secret was made and last used; a previous one's grace period can end early.
-      secret: secret_view(row, idp.now()),
-      end_grace_url: client_confirm_url(idp, row.client_id, "end_grace"),
-    };
-  });
-  return console_values(idp, admin, "clients", "Applications", { clients, grant_types: FORM_GRANT_TYPES, form: EMPTY_CLIENT_FORM, ...extra });
-}
+export const AdminConsoleClientsRequest = Fw.Request("AdminConsoleClientsRequest", z.object({ q: z.string().trim().max(256).optional(), done: z.string().max(64).optional() }), {
+  from: ["query"],
+  on_invalid: invalid_page_request("The search could not be read", (issues) => `Go back and try again (${issues}).`),
+});
 
 export const AdminConsoleClients = (idp: Provider) =>
   class AdminConsoleClients extends Fw.Renderable(Fw.Endpoint(AdminConsoleClientsRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
@@ -63,6 +27,34 @@ export const AdminConsoleClients = (idp: Provider) =>
     async call() {
       const gate = await console_gate(idp, this, "view_clients");
       if ("refused" in gate) return gate.refused;
-      return this.view("admin/clients", await clients_page(idp, gate.admin, { notice: console_notice(this.admin_console_clients_request.done) }));
+      const { q = "", done } = this.admin_console_clients_request;
+      const wanted = q.toLowerCase();
+      const rows = await idp.store.list_clients();
+      const clients = rows
+        .filter((row) => wanted === "" || row.client_id.toLowerCase().includes(wanted) || (row.metadata.client_name ?? "").toLowerCase().includes(wanted))
+        .map((row) => {
+          const used = last_used_at(row);
+          return {
+            client_id: row.client_id,
+            name: display_name(row),
+            href: client_url(idp, row.client_id),
+            method: auth_method_of(row.metadata),
+            public: auth_method_of(row.metadata) === "none",
+            admin: row.metadata.admin === true,
+            last_used: used === null ? null : when(used),
+            created: when(row.created_at),
+          };
+        })
+        .sort((a, b) => a.name.localeCompare(b.name) || a.client_id.localeCompare(b.client_id));
+      return this.view(
+        "admin/clients",
+        console_values(idp, gate.admin, "clients", "Applications", {
+          clients,
+          q,
+          total: rows.length,
+          new_url: console_url(idp, "/clients/new"),
+          notice: console_notice(done),
+        }),
+      );
     }
   };

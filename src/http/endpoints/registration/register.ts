@@ -19,7 +19,8 @@ import { client_ip } from "../../middleware/proxy.ts";
 import { check_initial_access_token, count_anonymous_registration, use_initial_access_token } from "../../../oidc/registration/access.ts";
 import { audit } from "../../../oidc/registration/audit.ts";
 import { registration_policy } from "../../../oidc/registration/policy.ts";
-import { ClientInformationResponse, SECRET_METHODS, client_information, no_store } from "./response.ts";
+import { ClientInformationResponse, client_information, no_store } from "./response.ts";
+import { SECRET_AUTH_METHODS } from "../../../oidc/clients/method_secret.ts";
 import { json_object, parse_metadata } from "../../../oidc/registration/schema.ts";
 import { validate_metadata } from "../../../oidc/registration/validate.ts";
 import { check_subject_type } from "../../../oidc/claims/pairwise.ts";
@@ -45,7 +46,7 @@ export const Register = (idp: Provider) =>
 
       // RFC 7591 §3.2.1: a 256-bit secret for confidential clients, stored as SHA-256 (RFC 6819
       // §5.1.4.1.3); public clients (none) and key-based ones (private_key_jwt) get none.
-      const secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method ?? "") ? random_token(32) : null;
+      const secret = SECRET_AUTH_METHODS.has(metadata.token_endpoint_auth_method ?? "") ? random_token(32) : null;
       const registration_access_token = random_token(32);
       const now = idp.now();
       const client = await idp.store.create_client({

@@ -36,9 +36,6 @@ export type ClientInformation = { [K in (typeof REGISTRABLE)[number]]?: ClientMe
 /** The response contract of POST /register and GET|PUT /register/:client_id. */
 export const ClientInformationResponse = Fw.Response.Json.of(ClientInformationSchema);
 
-/** Token endpoint auth methods whose client holds a shared secret. */
-export const SECRET_METHODS: ReadonlySet<string> = new Set(["client_secret_basic", "client_secret_post"]);
-
 /** RFC 7591 §3.2.1: the client configuration endpoint of a client (RFC 7592 §1). */
 export function registration_client_uri(idp: Provider, client_id: string): string {
   return `${idp.config.issuer}${PATHS.register}/${encodeURIComponent(client_id)}`;

@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { constant_time_equal, random_token, sha256 } from "../../../oidc/crypto/secrets.ts";
+import { constant_time_equal, sha256 } from "../../../oidc/crypto/secrets.ts";
+import { secret_for_method } from "../../../oidc/clients/method_secret.ts";
 import { PATHS } from "../../../oidc/discovery/paths.ts";
 import { refuse_credentials_in_query } from "../../../oidc/clients/authentication.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -14,7 +15,7 @@ import { client_for_registration_token, invalid_registration_token } from "../..
 import { audit } from "../../../oidc/registration/audit.ts";
 import { invalid_metadata } from "../../../oidc/registration/errors.ts";
 import { registration_policy } from "../../../oidc/registration/policy.ts";
-import { ClientInformationResponse, SECRET_METHODS, client_information, no_store } from "./response.ts";
+import { ClientInformationResponse, client_information, no_store } from "./response.ts";
 import { REGISTRABLE, json_object, parse_metadata } from "../../../oidc/registration/schema.ts";
 import { validate_metadata } from "../../../oidc/registration/validate.ts";
 import { check_subject_type } from "../../../oidc/claims/pairwise.ts";
@@ -60,24 +61,11 @@ export const RegisterUpdate = (idp: Provider) =>
       await check_subject_type(idp, metadata, client.client_id);
 
       // A client that moves to a secret-based method without having a secret gets a new one (in
-      // this response only); one that moves away from secrets loses its secret.
-      const wants_secret = SECRET_METHODS.has(metadata.token_endpoint_auth_method ?? "");
-      const secret = wants_secret && client.client_secret_hash === null ? random_token(32) : null;
-      const client_secret_hash = !wants_secret ? null : secret === null ? client.client_secret_hash : sha256(secret);
-      // A new secret, or none, leaves no previous secret of an administrator's rotation working.
-      const secret_changed = client_secret_hash !== client.client_secret_hash;
+      // this response only); one that moves away from secrets loses its secret (clients/method_secret.ts).
+      const { patch, secret } = secret_for_method(client, metadata.token_endpoint_auth_method ?? "", idp.now());
       const updated = await idp.store.update_client(client.client_id, {
         metadata: { ...server_side(client.metadata), ...metadata },
-        client_secret_hash,
-        client_secret_expires_at: 0,
-        ...(secret_changed && {
-          client_secret_created_at: secret === null ? null : idp.now(),
-          client_secret_used_at: null,
-          previous_secret_hash: null,
-          previous_secret_expires_at: null,
-          previous_secret_created_at: null,
-          previous_secret_used_at: null,
-        }),
+        ...patch,
         updated_at: idp.now(),
       });
       if (updated === null) throw invalid_registration_token(idp);

@@ -1,12 +1,14 @@
 /**
- * The metadata of a client the admin API creates or changes: the registrable members checked as
- * POST /register checks them (oidc/registration: one vocabulary, one set of rules), then the
- * operator's flags no registration can set (skip_consent, resource_server, admin: kept or
- * removed, granted only by the CLI) and settings (group claims and access policy, require_2fa,
- * the token exchange policy: `with_operator_settings`).
+ * The metadata of a client the admin API creates or changes (and the console, the same way): the
+ * registrable members checked as POST /register checks them (oidc/registration: one vocabulary,
+ * one set of rules) and by the operator's rules `idp clients add` keeps too
+ * (oidc/admin/clients.ts `operator_metadata_problem`), then the operator's flags no registration
+ * can set (skip_consent, resource_server, admin: kept or removed, granted only by the CLI) and
+ * settings (group claims and access policy, require_2fa, the token exchange policy:
+ * `with_operator_settings`).
  */
-import { AdminError } from "../../../../oidc/admin/errors.ts";
-import { checked_token_exchange, set_admin, with_group_settings } from "../../../../oidc/admin/clients.ts";
+import { AdminError, invalid_field } from "../../../../oidc/admin/errors.ts";
+import { checked_token_exchange, operator_metadata_problem, set_admin, with_group_settings } from "../../../../oidc/admin/clients.ts";
 import { GROUP_METADATA, group_settings, type GroupSettings } from "../../../../oidc/claims/groups.ts";
 import { ADMIN_SCOPE } from "../../../../oidc/admin/scope.ts";
 import { split_scope } from "../../../../oidc/claims/scopes.ts";
@@ -93,6 +95,9 @@ export function checked_metadata(idp: Provider, input: Record<string, unknown>, 
   const policy = registration_policy(idp);
   const own_scopes = typeof registrable.scope === "string" ? split_scope(registrable.scope) : [];
   const metadata: ClientMetadata = { ...base, ...registration_checked(registrable, { ...policy, scopes: [...new Set([...policy.scopes, ...own_scopes])] }) };
+  // The operator's rules beyond registration's (oidc/admin/clients.ts), as `idp clients add` keeps them.
+  const problem = operator_metadata_problem(metadata);
+  if (problem !== null) throw invalid_field(problem.field, problem.message);
   for (const flag of ["skip_consent", "resource_server"] as const) {
     const value = input[flag];
     if (value === true) metadata[flag] = true;

@@ -1,9 +1,12 @@
 /**
  * PATCH /admin/api/v1/clients/:client_id, with If-Match: the members sent replace the stored
- * ones (null removes one), the result is checked whole as a registration would be.
+ * ones (null removes one), the result is checked whole as a registration would be. A client that
+ * moves to a secret-based token_endpoint_auth_method without a secret gets one, in this answer
+ * only (`client_secret`); one that moves away from secrets loses its secret.
  */
 import { Fw } from "../../../../fw/index.ts";
-import { public_client } from "../../../../oidc/admin/clients.ts";
+import { auth_method_of, public_client } from "../../../../oidc/admin/clients.ts";
+import { secret_for_method } from "../../../../oidc/clients/method_secret.ts";
 import { lost_write } from "../../../../oidc/admin/etag.ts";
 import { check_admin_client_change } from "../../../../oidc/admin/lasting_power.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
@@ -29,11 +32,13 @@ export const AdminClientUpdate = (idp: Provider) =>
       await checked_subject_type(idp, metadata, client.client_id);
       // Compare-and-set on the version whose ETag was checked (store/types/common.ts IfVersion):
       // a change written since makes this one 412, never a lost update.
-      const updated = await idp.store.update_client(client.client_id, { metadata, updated_at: idp.now() }, { if_version: client.version });
+      // A move to a secret-based method makes a secret, answered here once; a move away drops it (oidc/clients/method_secret.ts).
+      const { patch, secret } = secret_for_method(client, auth_method_of(metadata), idp.now());
+      const updated = await idp.store.update_client(client.client_id, { metadata, ...patch, updated_at: idp.now() }, { if_version: client.version });
       if (updated === null) throw await lost_write(idp.store.get_client(client.client_id), "client", client.client_id);
-      audit_target(this, { action: "client_updated", client_id: client.client_id, details: { changed: Object.keys(input) } });
+      audit_target(this, { action: "client_updated", client_id: client.client_id, details: { changed: Object.keys(input), ...(secret !== null && { secret_issued: true }) } });
       // The ETag is of the client alone; `warnings` names URLs the outbound fence would refuse.
       const warnings = await outbound_warnings(client_called_urls(updated.metadata), idp.config.outbound);
-      return this.json({ ...with_etag(this, public_client(updated)), ...(warnings.length > 0 ? { warnings } : {}) });
+      return this.json({ ...with_etag(this, public_client(updated)), ...(secret === null ? {} : { client_secret: secret }), ...(warnings.length > 0 ? { warnings } : {}) });
     }
   };
