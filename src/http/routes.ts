@@ -129,6 +129,7 @@ import { AdminConsoleUserAction } from "./endpoints/admin_console/user_action.ts
 import { AdminConsoleUserConfirm } from "./endpoints/admin_console/user_confirm.ts";
 import { AdminConsoleUserCreate } from "./endpoints/admin_console/user_create.ts";
 import { AdminConsoleUserInvite } from "./endpoints/admin_console/user_invite.ts";
+import { AdminConsoleUserNew } from "./endpoints/admin_console/user_new.ts";
 import { AdminConsoleUserUpdate } from "./endpoints/admin_console/user_update.ts";
 import { AdminConsoleUsers } from "./endpoints/admin_console/users.ts";
 import { AdminConsoleUsersBulkAction } from "./endpoints/admin_console/users_bulk_action.ts";
@@ -292,6 +293,7 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleUsersBulkAction(idp),
     AdminConsoleUserCreate(idp),
     AdminConsoleUserInvite(idp),
+    AdminConsoleUserNew(idp),
     AdminConsoleUser(idp),
     AdminConsoleUserUpdate(idp),
     AdminConsoleUserAction(idp),

@@ -126,6 +126,10 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
     run("creates a user, a group, and adds the user to it", async () => {
       await page.goto(`${t.issuer}/admin/users`);
       await clean("users");
+      // "New user" is a page of its own, reached from the users page.
+      await page.getByRole("link", { name: "New user" }).click();
+      expect(new URL(page.url()).pathname).toBe("/admin/users/new");
+      await clean("new user");
       await page.getByLabel("Username", { exact: true }).fill("bob");
       await page.getByLabel("E-mail (optional)").fill("bob@example.com");
       await page.getByLabel("Initial password").fill("a long enough passphrase 42");
@@ -228,7 +232,7 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
     });
 
     run("invites someone by e-mail: an invited account and a link in their mail", async () => {
-      await page.goto(`${t.issuer}/admin/users`);
+      await page.goto(`${t.issuer}/admin/users/new`);
       await page.getByLabel("Their e-mail").fill("erin@example.com");
       await page.getByLabel("Their name (optional)").fill("Erin Invited");
       await page.getByRole("button", { name: "Send invitation" }).click();
@@ -414,6 +418,7 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
           ["dashboard", "/admin"],
           ["users", "/admin/users"],
           ["user", `/admin/users/${bob.id}`],
+          ["new-user", "/admin/users/new"],
           ["applications", "/admin/clients"],
           ["application", `/admin/clients/${app.client_id}`],
           ["new-application", "/admin/clients/new"],

@@ -49,6 +49,34 @@ afterAll(async () => {
   await t.stop();
 });
 
+describe("admin console: the new-user page", () => {
+  test("has the create form (and no list); a refusal shows it again with what was typed, never the password", async () => {
+    const { html, csrf } = await console_page(browser, `${t.url}/admin/users/new`);
+    expect(html).toContain(`action="${t.url}/admin/users"`);
+    expect(html).not.toContain('id="users-range"');
+    const refused = await browser.post(`${t.url}/admin/users`, {
+      csrf: csrf!,
+      username: "root",
+      email: "kept@example.com",
+      name: "Kept Name",
+      password: "a long enough passphrase 42",
+    });
+    expect(refused.status).toBe(422);
+    const page = await refused.text();
+    expect(page).toContain('<p class="alert" role="alert"');
+    expect(page).toContain('value="kept@example.com"');
+    expect(page).toContain('value="Kept Name"');
+    expect(page).not.toContain("a long enough passphrase 42");
+    expect(await t.store.find_users_by_email("kept@example.com")).toHaveLength(0);
+  });
+
+  test("the users page links to it for those who may create users; the helpdesk gets neither link nor page", async () => {
+    expect((await console_page(browser, `${t.url}/admin/users`)).html).toContain(`href="${t.url}/admin/users/new"`);
+    expect((await console_page(as_helpdesk, `${t.url}/admin/users`)).html).not.toContain(`href="${t.url}/admin/users/new"`);
+    await console_page(as_helpdesk, `${t.url}/admin/users/new`, 403);
+  });
+});
+
 describe("admin console: the users page", () => {
   test("finds any part of the username, e-mail or name; filters and sorts are links", async () => {
     await t.store.create_user({ username: "zelda", password_hash: "h", email: "zelda@hyrule.example", name: "Princess Zelda", created_at: t.clock.now() - 10 });

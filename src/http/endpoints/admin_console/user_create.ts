@@ -1,6 +1,6 @@
 /**
  * POST /admin/users: a new user with a password (the rules of the API's POST /users and
- * `idp users add`: oidc/admin/users.ts), then their page. A refusal shows the users page again
+ * `idp users add`: oidc/admin/users.ts), then their page. A refusal shows the new-user page again
  * with what was typed (never the password) and the rule's words.
  */
 import { z } from "zod";
@@ -12,7 +12,7 @@ import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { console_gate, console_url, refusal_words } from "../../pages/admin_console.ts";
-import { users_page } from "./users.ts";
+import { new_user_page } from "./user_new.ts";
 
 export const AdminConsoleUserCreateRequest = Fw.Request(
   "AdminConsoleUserCreateRequest",
@@ -49,7 +49,7 @@ export const AdminConsoleUserCreate = (idp: Provider) =>
         await record_console_event(idp, gate.admin.user, client_ip(this.context, idp.config), { action: "user_created", user_id: user.id });
         return this.redirect_to(`${console_url(idp, `/users/${user.id}`)}?done=user_created`, 303);
       } catch (error) {
-        return this.view("admin/users", await users_page(idp, gate.admin, {}, { error: refusal_words(error), form: typed }), 422);
+        return this.view("admin/user_new", new_user_page(idp, gate.admin, { error: refusal_words(error), form: typed }), 422);
       }
     }
   };

@@ -12,7 +12,7 @@ import type { Provider } from "../../../oidc/provider.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { console_gate, console_url, invitations_available } from "../../pages/admin_console.ts";
-import { users_page } from "./users.ts";
+import { new_user_page } from "./user_new.ts";
 
 export const AdminConsoleUserInviteRequest = Fw.Request(
   "AdminConsoleUserInviteRequest",
@@ -39,7 +39,7 @@ export const AdminConsoleUserInvite = (idp: Provider) =>
       } catch (error) {
         const words = error instanceof InvitationRefused ? error.message : error instanceof AdminError ? error.message : null;
         if (words === null) throw error;
-        return this.view("admin/users", await users_page(idp, gate.admin, {}, { error: words, invite_form: typed }), 422);
+        return this.view("admin/user_new", new_user_page(idp, gate.admin, { error: words, invite_form: typed }), 422);
       }
     }
   };

@@ -15,7 +15,7 @@ import type { ConsoleSession } from "../../../oidc/admin/console.ts";
 import { USER_SORTS, USER_STATUSES, type UserBrowse, type UserStatus } from "../../../store/types.ts";
 import { invalid_page_request } from "../../errors.ts";
 import { BULK_ACTIONS, BULK_PERMISSIONS } from "../../pages/admin_bulk.ts";
-import { console_gate, console_notice, console_values, invitations_available } from "../../pages/admin_console.ts";
+import { console_gate, console_notice, console_values } from "../../pages/admin_console.ts";
 
 /** The highest page number asked for: 100k users are 2,000 pages of 50. */
 const MAX_PAGE_NUMBER = 100_000;
@@ -47,7 +47,7 @@ export const AdminConsoleUsersRequest = Fw.Request(
   { from: ["query"], on_invalid: invalid_page_request("The search could not be read", (issues) => `Go back and try again (${issues}).`) },
 );
 
-/** The users page's values: a page of users, its filters, and the create forms (`form`: what was typed, on a refusal). */
+/** The users page's values: a page of users, its filters and the bulk actions (new users are made on user_new.ts's page). */
 export async function users_page(idp: Provider, admin: ConsoleSession, query: UsersQuery, extra: Record<string, unknown> = {}) {
   const q = query.q ?? "";
   const status = USER_STATUSES.includes(query.status as UserStatus) ? (query.status as UserStatus) : undefined;
@@ -86,9 +86,6 @@ export async function users_page(idp: Provider, admin: ConsoleSession, query: Us
     next: browse.offset + users.length < total ? link(page_number + 1) : null,
     // The bulk actions this role may take (the form is shown when there is one).
     bulk_actions: BULK_ACTIONS.filter((action) => admin.permissions.has(BULK_PERMISSIONS[action])),
-    form: { username: "", email: "", name: "" },
-    invite: invitations_available(idp),
-    invite_form: { email: "", name: "", username: "" },
     ...extra,
   });
 }
