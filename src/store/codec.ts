@@ -1,8 +1,8 @@
 /**
  * The conversions between rows of the interface and what each database stores, driven by each
  * table's column spec (rows/<area>.ts). SQLite keeps JSON as text and booleans as 0/1;
- * PostgreSQL keeps jsonb, boolean and bigint (which Bun.SQL returns as a string). Decoding is an
- * allow-list: columns that are not in the spec (such as users.username_key) never reach a row.
+ * PostgreSQL keeps jsonb, boolean and bigint (which both drivers return as a string). Decoding is
+ * an allow-list: columns that are not in the spec (such as users.username_key) never reach a row.
  */
 /** How a column is stored and read back. */
 export type ColumnKind = "text" | "int" | "bool" | "json";
@@ -59,7 +59,7 @@ export function decode_or_null<Row>(spec: TableSpec<Row>, raw: unknown): Row | n
 
 export type SqliteValue = string | number | null;
 
-/** Bind values for bun:sqlite named parameters (`$column`). */
+/** Bind values for the SQLite driver's named parameters (`$column`, sqlite/driver.ts). */
 export function encode_sqlite<Row>(spec: TableSpec<Row>, row: Partial<Row>): Record<string, SqliteValue> {
   const out: Record<string, SqliteValue> = {};
   const source = row as Record<string, unknown>;
@@ -76,8 +76,9 @@ export function encode_sqlite<Row>(spec: TableSpec<Row>, row: Partial<Row>): Rec
 export type PgValue = string | number | boolean | null | object;
 
 /**
- * Values for Bun.SQL's `sql(object)` helper. JSON stays a JS value: Bun encodes parameters the
- * server types as jsonb, so a pre-stringified value would be stored as a JSON string.
+ * Values for the PostgreSQL driver's `sql(object)` helper (postgres/driver.ts). JSON stays a JS
+ * value: the driver encodes parameters the server types as jsonb, so a pre-stringified value
+ * would be stored as a JSON string.
  */
 export function encode_postgres<Row>(spec: TableSpec<Row>, row: Partial<Row>): Record<string, PgValue> {
   const out: Record<string, PgValue> = {};

@@ -4,7 +4,8 @@
  * - `sqlite:./data/idp.db`, `sqlite:/var/lib/idp/idp.db` (also `sqlite://...`): a SQLite file,
  *   created with its directory if missing.
  * - `sqlite::memory:`: a private in-memory SQLite database (tests, demos).
- * - `postgres://user:pass@host:5432/db` or `postgresql://...`: PostgreSQL through Bun.SQL.
+ * - `postgres://user:pass@host:5432/db` or `postgresql://...`: PostgreSQL, through Bun.SQL on Bun
+ *   and postgres.js on Deno (postgres/driver.ts).
  *
  * Pending migrations are applied at open. With `{ migrate: false }` the store only opens on an
  * up-to-date schema (else a StoreError says to run `idp migrate`, which calls `migrate()` below).

@@ -62,11 +62,12 @@ describe("the checker reports planted violations", () => {
       "src/fw/runtime/bun.ts": 'import { serve } from "bun";\nexport const s = Bun.serve;',
       "src/platform/hash.ts": 'import { dlopen } from "bun:ffi";\nimport { createHash } from "node:crypto";\nexport const p = Bun.password;',
       "src/config/schema.ts": 'import { z } from "zod";',
-      "src/store/sqlite/db.ts": 'import { Database } from "bun:sqlite";\nimport { p } from "../../platform/hash.ts";\nimport "../../config/schema.ts";',
-      "src/oidc/tokens.ts": 'import { p } from "../platform/hash.ts";\nimport "../store/sqlite/db.ts";\n// Bun.password is hashed in platform\nconst msg = "see Bun.password";',
+      "src/store/sqlite/bun_sqlite.ts": 'import { Database } from "bun:sqlite";\nimport { p } from "../../platform/hash.ts";\nimport "../../config/schema.ts";',
+      "src/oidc/tokens.ts":
+        'import { p } from "../platform/hash.ts";\nimport "../store/sqlite/bun_sqlite.ts";\n// Bun.password is hashed in platform\nconst msg = "see Bun.password";',
       "src/http/token.ts": 'import { r } from "../fw/index.ts";\nimport "../oidc/tokens.ts";\nimport { readFileSync } from "node:fs";',
       "src/app/server.ts": 'import "../http/token.ts";\nimport "../fw/runtime/bun.ts";\nimport "../cli/index.ts";',
-      "src/cli/index.ts": 'export async function go() { await import("../store/sqlite/db.ts"); }\nimport "../fw"; // a directory resolves to its index.ts',
+      "src/cli/index.ts": 'export async function go() { await import("../store/sqlite/bun_sqlite.ts"); }\nimport "../fw"; // a directory resolves to its index.ts',
     };
     expect(check(files).map(format)).toEqual([]);
   });
@@ -118,7 +119,7 @@ describe("the checker reports planted violations", () => {
         "const other = foo.Bun.x; /* Bun.nope */ const tpl = `Bun.no ${Bun.env.X}`;",
         'import { randomBytes } from "node:crypto";',
       ].join("\n"),
-      "src/store/sqlite/db.ts": 'import { Database } from "bun:sqlite";\nBun.file("x");',
+      "src/store/sqlite/bun_sqlite.ts": 'import { Database } from "bun:sqlite";\nBun.file("x");',
       "src/fw/runtime/serve.ts": "Bun.serve({});",
     };
     expect(rules_of(files, 7).map((v) => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
@@ -127,6 +128,24 @@ describe("the checker reports planted violations", () => {
       "src/oidc/hash.ts:5 Bun.password",
       "src/oidc/hash.ts:6 Bun.CookieMap",
       "src/oidc/hash.ts:7 Bun.env",
+    ]);
+  });
+
+  test("rule 7: the database clients only in the store's driver files, not in the rest of store/", () => {
+    const files = {
+      "src/store/sqlite/users.ts": 'import type { Database } from "bun:sqlite";',
+      "src/store/postgres/users.ts": 'import type { SQL } from "bun";\nimport postgres from "postgres";',
+      "src/oidc/x.ts": 'import { DatabaseSync } from "node:sqlite";',
+      "src/store/sqlite/bun_sqlite.ts": 'import { Database } from "bun:sqlite";',
+      "src/store/sqlite/node_sqlite.ts": 'import { DatabaseSync } from "node:sqlite";',
+      "src/store/postgres/bun_sql.ts": 'import { SQL } from "bun";',
+      "src/store/postgres/postgres_js.ts": 'import postgres from "postgres";',
+    };
+    expect(rules_of(files, 7).map((v) => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
+      "src/oidc/x.ts:1 node:sqlite",
+      "src/store/postgres/users.ts:1 bun",
+      "src/store/postgres/users.ts:2 postgres",
+      "src/store/sqlite/users.ts:1 bun:sqlite",
     ]);
   });
 
@@ -188,6 +207,7 @@ describe("src/ follows the architecture (docs/ARCHITECTURE.md)", () => {
   test("rule 4: oidc imports only oidc, store, platform, config", () => expect(report(4)).toEqual([]));
   test("rule 5: http does not import app or cli", () => expect(report(5)).toEqual([]));
   test("rule 6: every top-level folder of src/ is a known layer", () => expect(report(6)).toEqual([]));
-  test("rule 7: Bun APIs (and Bun's import.meta members) only in fw/runtime, store/sqlite, store/postgres, platform", () => expect(report(7)).toEqual([]));
+  test("rule 7: Bun APIs (and Bun's import.meta members) only in fw/runtime, the store's Bun drivers, platform; database clients only in the store's drivers", () =>
+    expect(report(7)).toEqual([]));
   test("rule 8: no import cycles", () => expect(report(8)).toEqual([]));
 });

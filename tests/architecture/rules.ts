@@ -12,7 +12,8 @@
 //      global in code (types included; comments and strings do not count), or Bun's own
 //      `import.meta` members (dir, file, path, main) — only under BUN_ALLOWED. "node:*"
 //      builtins are portable and allowed everywhere, and so are `import.meta.url` (with
-//      node:url's fileURLToPath), `import.meta.dirname` and `import.meta.filename`.
+//      node:url's fileURLToPath), `import.meta.dirname` and `import.meta.filename`; but the
+//      database clients (DRIVER_MODULES: node:sqlite, the npm postgres) only in STORE_DRIVERS.
 //   8. No import cycles between files of src/ (`import type` and `export … from` count).
 //   (0. Housekeeping: every relative import that stays inside src/ resolves to a file.)
 //
@@ -32,7 +33,10 @@ export const LAYERS: Record<string, readonly string[] | "*"> = {
   cli: "*",
 };
 const LAYER_RULE: Record<string, number> = { fw: 1, config: 2, platform: 2, store: 3, oidc: 4, http: 5 };
-export const BUN_ALLOWED = ["src/fw/runtime/", "src/store/sqlite/", "src/store/postgres/", "src/platform/"];
+export const BUN_ALLOWED = ["src/fw/runtime/", "src/store/sqlite/bun_sqlite.ts", "src/store/postgres/bun_sql.ts", "src/platform/"];
+/** The store's driver files (src/store/*\/driver.ts): the only files that load a database client. */
+export const STORE_DRIVERS = ["src/store/sqlite/bun_sqlite.ts", "src/store/sqlite/node_sqlite.ts", "src/store/postgres/bun_sql.ts", "src/store/postgres/postgres_js.ts"];
+const DRIVER_MODULES = ["node:sqlite", "postgres"];
 
 export type Violation = { rule: number; file: string; line: number; specifier?: string; target?: string; message: string };
 export type Import = { specifier: string; line: number; target?: string };
@@ -191,6 +195,8 @@ export function check(files: Record<string, string>): Violation[] {
       const at = { file, line: imp.line, specifier: imp.specifier };
       if (!imp.specifier.startsWith(".")) {
         if (is_bun_module(imp.specifier) && !bun_ok) out.push({ ...at, rule: 7, message: `Bun module import outside ${BUN_ALLOWED.join(", ")}` });
+        if (DRIVER_MODULES.includes(imp.specifier) && !STORE_DRIVERS.includes(file))
+          out.push({ ...at, rule: 7, message: `database client import outside ${STORE_DRIVERS.join(", ")}` });
         continue;
       }
       const target = resolve(file, imp.specifier, files);

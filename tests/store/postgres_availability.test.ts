@@ -1,12 +1,15 @@
 /**
  * PostgreSQL-only behaviour: an unreachable database surfaces as StoreUnavailableError quickly
  * (so the server answers 503 instead of hanging), the pool recovers when the database returns,
- * the pool size holds, and a schema newer than the build is refused.
+ * the pool size holds, and a schema newer than the build is refused. Through each PostgreSQL
+ * driver: Bun.SQL, the runtime's, and postgres.js, which Deno uses (their errors differ).
  */
 import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { open_store } from "../../src/store/open.ts";
-import { StoreError, StoreUnavailableError, type Store } from "../../src/store/types.ts";
+import type { PgDriver } from "../../src/store/postgres/driver.ts";
+import { open_postgres_store } from "../../src/store/postgres/index.ts";
+import { POSTGRES_JS } from "../../src/store/postgres/postgres_js.ts";
+import { StoreError, StoreUnavailableError, type OpenStoreOptions, type Store } from "../../src/store/types.ts";
 import { concurrently, seed_user } from "./fixtures.ts";
 import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase } from "./pg.ts";
 import { blackhole, closed_port, tcp_proxy } from "./tcp_proxy.ts";
@@ -21,8 +24,14 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error("expected a rejection");
 }
 
-if (await use_postgres()) {
-  describe("postgres: availability", () => {
+const DRIVERS: [name: string, driver: PgDriver | undefined][] = [
+  ["the runtime's driver", undefined],
+  ["postgres.js", POSTGRES_JS],
+];
+
+for (const [name, driver] of (await use_postgres()) ? DRIVERS : []) {
+  const open_store = (url: string, options?: OpenStoreOptions) => open_postgres_store(url, options, driver);
+  describe(`postgres: availability (${name})`, () => {
     let db: TempDatabase;
     const target = new URL(TEST_DATABASE_URL);
     const via_port = (port: number) => {

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open_store } from "../../src/store/open.ts";
 import { open_sqlite_database } from "../../src/store/sqlite/connection.ts";
+import { load_sqlite_driver } from "../../src/store/sqlite/load_driver.ts";
 import { StoreError, StoreUnavailableError } from "../../src/store/types.ts";
 import { seed_user } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";
@@ -27,8 +28,8 @@ describe("sqlite specifics", () => {
     }
   });
 
-  test("the connection reads without a memory map, so the file's pages never count in the process's RSS", () => {
-    const db = open_sqlite_database(join(dir, "nommap.db"), 1000);
+  test("the connection reads without a memory map, so the file's pages never count in the process's RSS", async () => {
+    const db = open_sqlite_database(join(dir, "nommap.db"), 1000, await load_sqlite_driver());
     try {
       expect(db.query("PRAGMA mmap_size").get()).toEqual({ mmap_size: 0 });
       expect(db.query("PRAGMA synchronous").get()).toEqual({ synchronous: 1 }); // NORMAL

@@ -1,11 +1,11 @@
 /** PostgreSQL: registered clients. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
 import { client_row, client_spec } from "../rows/clients.ts";
 import type { ClientStore } from "../types.ts";
 
-export function pg_clients(sql: SQL): ClientStore {
+export function pg_clients(sql: PgSql): ClientStore {
   return {
     async create_client(input) {
       const row = client_row(input);

@@ -1,11 +1,11 @@
 /** PostgreSQL: device authorizations (RFC 8628), decided by the user once and redeemed once. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode_or_null, encode_postgres } from "../codec.ts";
 import { device_authorization_row, device_authorization_spec } from "../rows/device_authorizations.ts";
 import { decide_poll } from "../device_poll.ts";
 import type { DeviceAuthorizationStore } from "../types.ts";
 
-export function pg_device_authorizations(sql: SQL): DeviceAuthorizationStore {
+export function pg_device_authorizations(sql: PgSql): DeviceAuthorizationStore {
   return {
     async insert_device_authorization(input) {
       const row = device_authorization_row(input);

@@ -1,11 +1,11 @@
 /** PostgreSQL: upstream identity providers, linked upstream accounts, pending upstream sign-ins. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
 import { federated_identity_row, federated_identity_spec, upstream_row, upstream_spec, upstream_state_spec } from "../rows/federation.ts";
 import type { FederationStore } from "../types.ts";
 
-export function pg_federation(sql: SQL): FederationStore {
+export function pg_federation(sql: PgSql): FederationStore {
   return {
     async create_upstream(input) {
       const row = upstream_row(input);

@@ -1,12 +1,12 @@
 /** PostgreSQL: groups of users and their members. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode, decode_or_null } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
 import { group_row, group_spec } from "../rows/groups.ts";
 import { group_name_key } from "../group_names.ts";
 import type { GroupMember, GroupStore } from "../types.ts";
 
-export function pg_groups(sql: SQL): GroupStore {
+export function pg_groups(sql: PgSql): GroupStore {
   return {
     async create_group(input) {
       const row = group_row(input);

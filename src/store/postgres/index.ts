@@ -1,10 +1,10 @@
 /**
- * The PostgreSQL adapter, through Bun.SQL's pool. Several instances can share one database:
+ * The PostgreSQL adapter, through the pool of the runtime's driver (driver.ts, load_driver.ts:
+ * Bun.SQL, or postgres.js on Deno). Several instances can share one database:
  * every single-use operation is one conditional UPDATE/INSERT, and migrations take an advisory
  * lock. A connection failure raises StoreUnavailableError within `connection_timeout` seconds;
  * the pool reconnects on the next call once the server is back.
  */
-import type { SQL } from "bun";
 import { DEFAULT_PURGE_BATCH } from "../default_limits.ts";
 import { guard } from "../guard.ts";
 import { require_current_schema } from "../migrations/index.ts";
@@ -12,6 +12,8 @@ import { empty_purge_counts, next_turn, purge_in_batches, purge_targets } from "
 import type { LifecycleStore, MigrationResult, OpenStoreOptions, Store } from "../types.ts";
 import { pg_clients } from "./clients.ts";
 import { create_pool, DEFAULT_POOL_SIZE, is_dead_connection, map_postgres_error, migrate_postgres, postgres_schema_version } from "./connection.ts";
+import type { PgDriver, PgPool } from "./driver.ts";
+import { load_postgres_driver } from "./load_driver.ts";
 import { pg_initial_access_tokens, pg_keys } from "./keys.ts";
 import { pg_audit, pg_counters, pg_replay } from "./limits.ts";
 import { pg_mail } from "./mail.ts";
@@ -26,32 +28,39 @@ import { pg_user_tokens } from "./user_tokens.ts";
 import { pg_pushed_requests } from "./pushed_requests.ts";
 import { pg_device_authorizations } from "./device_authorizations.ts";
 
-export async function open_postgres_store(url: string, options: OpenStoreOptions = {}): Promise<Store> {
-  const sql = create_pool(url, options);
+/** `driver`: the runtime's unless given. */
+export async function open_postgres_store(url: string, options: OpenStoreOptions = {}, driver?: PgDriver): Promise<Store> {
+  const chosen = driver ?? (await load_postgres_driver());
+  const pool = create_pool(chosen, url, options);
   try {
-    if (options.migrate === false) require_current_schema(await postgres_schema_version(sql));
-    else await migrate_postgres(sql);
+    if (options.migrate === false) require_current_schema(await postgres_schema_version(pool.sql));
+    else await migrate_postgres(pool.sql);
   } catch (error) {
-    await sql.close({ timeout: 0 }).catch(() => {});
-    throw map_postgres_error(error);
+    await pool.close(0).catch(() => {});
+    throw map_postgres_error(chosen, error);
   }
   // Every pooled connection may be dead after an outage, so allow one try per connection.
-  return guard(postgres_store(sql), map_postgres_error, { retry_if: is_dead_connection, attempts: (options.max ?? DEFAULT_POOL_SIZE) + 1 });
+  return guard(postgres_store(pool), (error) => map_postgres_error(chosen, error), {
+    retry_if: (error) => is_dead_connection(chosen, error),
+    attempts: (options.max ?? DEFAULT_POOL_SIZE) + 1,
+  });
 }
 
 /** Applies pending migrations without opening a store (for `idp migrate`). */
 export async function migrate_postgres_database(url: string, options: OpenStoreOptions = {}): Promise<MigrationResult> {
-  const sql = create_pool(url, { ...options, max: 1 });
+  const driver = await load_postgres_driver();
+  const pool = create_pool(driver, url, { ...options, max: 1 });
   try {
-    return await migrate_postgres(sql);
+    return await migrate_postgres(pool.sql);
   } catch (error) {
-    throw map_postgres_error(error);
+    throw map_postgres_error(driver, error);
   } finally {
-    await sql.close({ timeout: 0 }).catch(() => {});
+    await pool.close(0).catch(() => {});
   }
 }
 
-function postgres_store(sql: SQL): Store {
+function postgres_store(pool: PgPool): Store {
+  const { sql } = pool;
   const lifecycle: LifecycleStore = {
     kind: "postgres",
     migrate: () => migrate_postgres(sql),
@@ -70,7 +79,7 @@ function postgres_store(sql: SQL): Store {
       await sql`SELECT 1`;
     },
     async close() {
-      await sql.close({ timeout: 5 });
+      await pool.close(5);
     },
   };
   return {

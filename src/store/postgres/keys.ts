@@ -1,11 +1,11 @@
 /** PostgreSQL: signing keys (with the version counter instances poll) and initial access tokens. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode, decode_or_null, encode_postgres } from "../codec.ts";
 import { key_row, key_spec, key_status_change } from "../rows/keys.ts";
 import { initial_access_token_row, initial_access_token_spec } from "../rows/registration.ts";
 import type { InitialAccessTokenStore, KeyStore } from "../types.ts";
 
-export function pg_keys(sql: SQL): KeyStore {
+export function pg_keys(sql: PgSql): KeyStore {
   return {
     // Every change bumps keys_version in the same transaction, so a poller never misses one.
     async insert_key(input) {
@@ -43,8 +43,8 @@ export function pg_keys(sql: SQL): KeyStore {
       });
     },
     async replace_private_jwk(kid, expected, private_jwk) {
-      // jsonb equality: the same members and values, whatever their order. (Bun.SQL sends an
-      // object as JSON; a string cast to jsonb would become a JSON string.)
+      // jsonb equality: the same members and values, whatever their order. (The driver sends an
+      // object as JSON; a string cast to jsonb would become a JSON string: postgres/driver.ts.)
       const result = await sql`
         UPDATE signing_keys SET private_jwk = ${private_jwk}::jsonb
         WHERE kid = ${kid} AND private_jwk = ${expected}::jsonb`;
@@ -57,7 +57,7 @@ export function pg_keys(sql: SQL): KeyStore {
   };
 }
 
-export function pg_initial_access_tokens(sql: SQL): InitialAccessTokenStore {
+export function pg_initial_access_tokens(sql: PgSql): InitialAccessTokenStore {
   return {
     async create_initial_access_token(input) {
       const row = initial_access_token_row(input);

@@ -1,12 +1,12 @@
 /** PostgreSQL: client-assertion replay protection, rate-limit counters and audit events. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
 import { DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH } from "../default_limits.ts";
 import { audit_row, audit_spec } from "../rows/audit.ts";
 import type { AuditStore, CounterStore, ReplayStore } from "../types.ts";
 
-export function pg_replay(sql: SQL): ReplayStore {
+export function pg_replay(sql: PgSql): ReplayStore {
   return {
     async use_jti(client_id, jti, expires_at, now) {
       // A concurrent insert of the same key waits for the first to commit, then takes the
@@ -21,20 +21,22 @@ export function pg_replay(sql: SQL): ReplayStore {
   };
 }
 
-export function pg_counters(sql: SQL): CounterStore {
-  const state = (raw: { count: unknown; reset_at: unknown }) => ({ count: Number(raw.count), reset_at: Number(raw.reset_at) });
+type Counted = { count: unknown; reset_at: unknown };
+
+export function pg_counters(sql: PgSql): CounterStore {
+  const state = (raw: Counted) => ({ count: Number(raw.count), reset_at: Number(raw.reset_at) });
   return {
     async hit(key, window_seconds, now) {
-      const [raw] = await sql`
+      const [raw] = await sql<Counted>`
         INSERT INTO counters (key, count, reset_at) VALUES (${key}, 1, ${now + window_seconds})
         ON CONFLICT (key) DO UPDATE SET
           count = CASE WHEN counters.reset_at <= ${now} THEN 1 ELSE counters.count + 1 END,
           reset_at = CASE WHEN counters.reset_at <= ${now} THEN EXCLUDED.reset_at ELSE counters.reset_at END
         RETURNING count, reset_at`;
-      return state(raw);
+      return state(raw!);
     },
     async get_counter(key) {
-      const [raw] = await sql`SELECT count, reset_at FROM counters WHERE key = ${key}`;
+      const [raw] = await sql<Counted>`SELECT count, reset_at FROM counters WHERE key = ${key}`;
       return raw ? state(raw) : null;
     },
     async reset_counter(key) {
@@ -44,7 +46,7 @@ export function pg_counters(sql: SQL): CounterStore {
       // The decision is this one statement: ON CONFLICT DO UPDATE locks the row and evaluates its
       // WHERE on the newest committed version, so concurrent reservations from any instance queue
       // on the row and the count never passes the limit. A full window returns no row.
-      const [counted] = await sql`
+      const [counted] = await sql<Counted>`
         INSERT INTO counters (key, count, reset_at)
         SELECT ${key}::text, 1, ${now + window_seconds}::bigint WHERE ${limit}::bigint >= 1
         ON CONFLICT (key) DO UPDATE SET
@@ -55,7 +57,7 @@ export function pg_counters(sql: SQL): CounterStore {
       if (counted) return { allowed: true, ...state(counted) };
       // Refused: report the window that refused, read after the decision (a new snapshot sees the
       // rows of concurrent reservations). Gone meanwhile (reset): still refused, the safe answer.
-      const [current] = await sql`SELECT count, reset_at FROM counters WHERE key = ${key}`;
+      const [current] = await sql<Counted>`SELECT count, reset_at FROM counters WHERE key = ${key}`;
       return { allowed: false, ...(current ? state(current) : { count: limit, reset_at: now + window_seconds }) };
     },
     async release(key, reset_at) {
@@ -64,16 +66,17 @@ export function pg_counters(sql: SQL): CounterStore {
   };
 }
 
-export function pg_audit(sql: SQL): AuditStore {
+export function pg_audit(sql: PgSql): AuditStore {
   return {
     async count_overview(now, since) {
-      const [row] = await sql`
+      const rows = await sql`
         SELECT (SELECT count(*) FROM users) AS users,
                (SELECT count(*) FROM clients) AS clients,
                (SELECT count(*) FROM groups) AS groups,
                (SELECT count(*) FROM sessions WHERE expires_at > ${now}) AS active_sessions,
                (SELECT count(*) FROM audit_events WHERE at >= ${since} AND type = 'login' AND outcome = 'success') AS sign_ins,
                (SELECT count(*) FROM audit_events WHERE at >= ${since} AND type = 'login' AND outcome = 'failure') AS failed_sign_ins`;
+      const row = rows[0]!;
       return {
         users: Number(row.users),
         clients: Number(row.clients),
@@ -85,10 +88,10 @@ export function pg_audit(sql: SQL): AuditStore {
     },
     async sign_in_stats({ failures_since, days_from, top }) {
       const keyed = (rows: { key: string | null; count: unknown }[]) => rows.map((row) => ({ key: row.key, count: Number(row.count) }));
-      const by_client = await sql`
+      const by_client = await sql<{ key: string | null; count: unknown }>`
         SELECT client_id AS key, count(*) AS count FROM audit_events WHERE at >= ${failures_since} AND type = 'login' AND outcome = 'failure'
         GROUP BY client_id ORDER BY count DESC, client_id IS NULL, client_id LIMIT ${top}`;
-      const by_ip = await sql`
+      const by_ip = await sql<{ key: string | null; count: unknown }>`
         SELECT ip AS key, count(*) AS count FROM audit_events WHERE at >= ${failures_since} AND type = 'login' AND outcome = 'failure'
         GROUP BY ip ORDER BY count DESC, ip IS NULL, ip LIMIT ${top}`;
       const days: { day: unknown; successes: unknown; failures: unknown }[] = await sql`
@@ -104,7 +107,7 @@ export function pg_audit(sql: SQL): AuditStore {
     async add_audit_event(input) {
       const row = audit_row(input);
       const [raw] = await sql`INSERT INTO audit_events ${sql(row)} RETURNING id`;
-      return { id: Number(raw.id), ...row };
+      return { id: Number(raw!.id), ...row };
     },
     async list_audit_events(query = {}) {
       const user_id = query.user_id ?? null;

@@ -2,7 +2,7 @@
  * PostgreSQL: the mail outbox. Workers of several instances claim with FOR UPDATE SKIP LOCKED:
  * concurrent claims take different rows instead of waiting, and never the same row twice.
  */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { columns, decode, decode_or_null, encode_postgres } from "../codec.ts";
 import { DEFAULT_MAIL_LIST_LIMIT } from "../default_limits.ts";
 import { mail_row, mail_spec, mail_summary_spec } from "../rows/mail.ts";
@@ -10,7 +10,7 @@ import { MAIL_STATUSES, type MailRow, type MailStatus, type MailStore } from "..
 
 const SUMMARY_COLUMNS = columns(mail_summary_spec).join(", ");
 
-export function pg_mail(sql: SQL): MailStore {
+export function pg_mail(sql: PgSql): MailStore {
   return {
     async enqueue_mail(input) {
       const row = mail_row(input);

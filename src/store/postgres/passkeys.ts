@@ -1,10 +1,10 @@
 /** PostgreSQL: passkeys and WebAuthn challenges. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode, decode_or_null, encode_postgres } from "../codec.ts";
 import { passkey_row, passkey_spec, webauthn_challenge_row, webauthn_challenge_spec } from "../rows/passkeys.ts";
 import type { PasskeyStore } from "../types.ts";
 
-export function pg_passkeys(sql: SQL): PasskeyStore {
+export function pg_passkeys(sql: PgSql): PasskeyStore {
   return {
     async create_passkey(input) {
       const row = passkey_row(input);

@@ -1,10 +1,10 @@
 /** PostgreSQL: pushed authorization requests (RFC 9126), consumed once. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode_or_null, encode_postgres } from "../codec.ts";
 import { pushed_request_row, pushed_request_spec } from "../rows/pushed_requests.ts";
 import type { PushedRequestStore } from "../types.ts";
 
-export function pg_pushed_requests(sql: SQL): PushedRequestStore {
+export function pg_pushed_requests(sql: PgSql): PushedRequestStore {
   return {
     async insert_pushed_request(input) {
       const values = encode_postgres(pushed_request_spec, pushed_request_row(input));

@@ -1,10 +1,10 @@
 /** PostgreSQL: resource servers (RFC 8707, RFC 9068). */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode_or_null, encode_postgres } from "../codec.ts";
 import { resource_server_row, resource_server_spec } from "../rows/resource_servers.ts";
 import type { ResourceServerRow, ResourceServerStore } from "../types.ts";
 
-export function pg_resource_servers(sql: SQL): ResourceServerStore {
+export function pg_resource_servers(sql: PgSql): ResourceServerStore {
   return {
     async create_resource_server(input) {
       const row = resource_server_row(input);

@@ -1,5 +1,5 @@
 /** PostgreSQL: browser sessions, pending interactions and consent grants. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
 import { grant_spec, merge_scopes } from "../rows/grants.ts";
@@ -7,7 +7,7 @@ import { interaction_row, interaction_spec } from "../rows/interactions.ts";
 import { session_row, session_spec } from "../rows/sessions.ts";
 import type { GrantStore, InteractionStore, SessionStore } from "../types.ts";
 
-export function pg_sessions(sql: SQL): SessionStore {
+export function pg_sessions(sql: PgSql): SessionStore {
   return {
     async create_session(input) {
       const row = session_row(input);
@@ -51,7 +51,7 @@ export function pg_sessions(sql: SQL): SessionStore {
   };
 }
 
-export function pg_interactions(sql: SQL): InteractionStore {
+export function pg_interactions(sql: PgSql): InteractionStore {
   const get = async (id: string) => {
     const [raw] = await sql`SELECT * FROM interactions WHERE id = ${id}`;
     return decode_or_null(interaction_spec, raw);
@@ -76,7 +76,7 @@ export function pg_interactions(sql: SQL): InteractionStore {
   };
 }
 
-export function pg_grants(sql: SQL): GrantStore {
+export function pg_grants(sql: PgSql): GrantStore {
   return {
     async upsert_grant(input) {
       const now = input.now ?? now_seconds();

@@ -1,5 +1,5 @@
 /** PostgreSQL: authorization codes and access/refresh tokens, with their single-use operations. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode_or_null, encode_postgres } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
 import { code_row, code_spec } from "../rows/codes.ts";
@@ -7,7 +7,7 @@ import { GRANT_NOT_REVOKED, OFFLINE_SCOPE_PATTERN, TOKEN_READ_COLUMNS, token_row
 import { code_outcome, refresh_outcome } from "../single_use.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
 
-export function pg_codes(sql: SQL): CodeStore {
+export function pg_codes(sql: PgSql): CodeStore {
   const get = async (code_hash: string) => {
     const [raw] = await sql`SELECT * FROM codes WHERE code_hash = ${code_hash}`;
     return decode_or_null(code_spec, raw);
@@ -31,7 +31,7 @@ export function pg_codes(sql: SQL): CodeStore {
   };
 }
 
-export function pg_tokens(sql: SQL): TokenStore {
+export function pg_tokens(sql: PgSql): TokenStore {
   // A token of a grant or family revoked as a whole (migration 022) reads as revoked.
   const get = async (token_hash: string) => {
     const [raw] = await sql`SELECT ${sql.unsafe(TOKEN_READ_COLUMNS)} FROM tokens t WHERE t.token_hash = ${token_hash}`;
@@ -60,7 +60,7 @@ export function pg_tokens(sql: SQL): TokenStore {
         VALUES (${v.token_hash}, ${v.kind}, ${v.client_id}, ${v.user_id}, ${v.scope}, ${v.grant_id}, ${v.family_id}, ${v.session_id_hash}, ${v.auth_time}, ${v.acr}, ${v.amr}, ${v.claims}, ${v.nonce}, ${v.created_at}, ${v.expires_at},
           (SELECT min(revoked_at) FROM revoked_grants WHERE grant_id IN (${row.grant_id}, ${row.family_id})), ${v.rotated_at}, ${v.jkt}, ${v.resources}, ${v.act})
         RETURNING revoked_at`;
-      row.revoked_at = stored.revoked_at === null ? null : Number(stored.revoked_at);
+      row.revoked_at = stored!.revoked_at === null ? null : Number(stored!.revoked_at);
       return row;
     },
     get_token: get,

@@ -1,10 +1,10 @@
 /** PostgreSQL: link tokens mailed to users (password reset, verification, invitation, e-mail change). */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode_or_null, encode_postgres } from "../codec.ts";
 import { user_token_row, user_token_spec } from "../rows/user_tokens.ts";
 import type { UserTokenStore } from "../types.ts";
 
-export function pg_user_tokens(sql: SQL): UserTokenStore {
+export function pg_user_tokens(sql: PgSql): UserTokenStore {
   return {
     async create_user_token(input, options) {
       const row = user_token_row(input);

@@ -1,5 +1,5 @@
 /** PostgreSQL: users and their recovery codes. */
-import type { SQL } from "bun";
+import type { PgSql } from "./driver.ts";
 import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
 import { checked_status, user_row, user_spec } from "../rows/users.ts";
@@ -17,7 +17,7 @@ const BROWSE_WHERE = `($1::text IS NULL OR strpos(username_key, $2::text) > 0 OR
   AND ($5::boolean IS NULL OR (totp_enabled_at IS NOT NULL OR EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = users.id)) = $5::boolean)`;
 const BROWSE_ORDER = { username: "username_key", created: "created_at DESC, username_key" } as const;
 
-export function pg_users(sql: SQL): UserStore {
+export function pg_users(sql: PgSql): UserStore {
   return {
     async create_user(input) {
       const row = user_row(input);
@@ -61,7 +61,7 @@ export function pg_users(sql: SQL): UserStore {
         Math.max(0, query.offset),
       ]);
       const [count] = await sql.unsafe(`SELECT count(*) AS n FROM users WHERE ${BROWSE_WHERE}`, filters);
-      return { users: rows.map((raw) => decode(user_spec, raw)), total: Number(count.n) };
+      return { users: rows.map((raw) => decode(user_spec, raw)), total: Number(count!.n) };
     },
     async update_user(id, patch, options) {
       checked_status(patch.status);

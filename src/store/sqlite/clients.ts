@@ -1,5 +1,5 @@
 /** SQLite: registered clients. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
@@ -7,7 +7,7 @@ import { client_row, client_spec } from "../rows/clients.ts";
 import type { ClientPatch, ClientRow, ClientStore } from "../types.ts";
 import { insert_sql, limit_of, update_sql } from "./sql.ts";
 
-export function sqlite_clients(db: Database): Sync<ClientStore> {
+export function sqlite_clients(db: SqliteDatabase): Sync<ClientStore> {
   const cols = columns(client_spec);
   const insert = db.prepare(insert_sql("clients", cols));
   const update = db.prepare(update_sql("clients", cols, ["client_id"]));

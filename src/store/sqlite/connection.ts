@@ -1,9 +1,9 @@
 /** Opening a SQLite database, its migrations, and the mapping of its errors. */
-import { Database } from "bun:sqlite";
 import { error_code, error_message } from "../guard.ts";
 import { pending_migrations } from "../migrations/index.ts";
 import { now_seconds } from "../clock.ts";
 import { StoreConflictError, StoreError, StoreReferenceError, StoreUnavailableError, type MigrationResult } from "../types.ts";
+import type { SqliteDatabase, SqliteDriver } from "./driver.ts";
 import { prepare_sqlite_files, restrict_sqlite_files } from "./files.ts";
 import { sqlite_write_problem } from "./writable.ts";
 
@@ -11,14 +11,14 @@ import { sqlite_write_problem } from "./writable.ts";
  * Opens (creating if needed) the database file; `:memory:` gives a private in-memory one. The
  * files are the owner's only (0600, a created directory 0700: files.ts), whatever the umask.
  */
-export function open_sqlite_database(path: string, busy_timeout_ms: number): Database {
+export function open_sqlite_database(path: string, busy_timeout_ms: number, driver: SqliteDriver): SqliteDatabase {
   // A file or directory this process cannot write: said with the path and the fix (writable.ts).
   const unwritable = sqlite_write_problem(path);
   if (unwritable !== null) throw new StoreUnavailableError(unwritable);
-  let db: Database;
+  let db: SqliteDatabase;
   try {
     if (path !== ":memory:") prepare_sqlite_files(path);
-    db = new Database(path, { create: true, strict: true });
+    db = driver.open(path);
   } catch (error) {
     throw new StoreUnavailableError(`cannot open SQLite database ${path}: ${error_message(error)}`, { cause: error });
   }
@@ -45,7 +45,7 @@ export function open_sqlite_database(path: string, busy_timeout_ms: number): Dat
 }
 
 /** The applied migration versions; none for a database without the table. */
-function applied_versions(db: Database): Set<number> {
+function applied_versions(db: SqliteDatabase): Set<number> {
   const table = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
   if (!table) return new Set();
   const rows = db.query("SELECT version FROM schema_migrations").all() as { version: number }[];
@@ -61,7 +61,7 @@ function applied_versions(db: Database): Set<number> {
  * commit), and another process waits for it by polling: `idp users list` waited seconds for a
  * lock it had no use for (bench/RESULTS.md, "Group commit and other processes").
  */
-export function migrate_sqlite(db: Database): MigrationResult {
+export function migrate_sqlite(db: SqliteDatabase): MigrationResult {
   const current = applied_versions(db);
   if (pending_migrations(current).length === 0) return { applied: [], version: Math.max(0, ...current) };
   const run = db.transaction((): MigrationResult => {
@@ -86,7 +86,7 @@ export function migrate_sqlite(db: Database): MigrationResult {
 }
 
 /** The applied schema version, 0 for an empty database. */
-export function sqlite_schema_version(db: Database): number {
+export function sqlite_schema_version(db: SqliteDatabase): number {
   return Math.max(0, ...applied_versions(db));
 }
 

@@ -1,5 +1,5 @@
 /** SQLite: device authorizations (RFC 8628), decided by the user once and redeemed once. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode_or_null, encode_sqlite } from "../codec.ts";
 import { device_authorization_row, device_authorization_spec } from "../rows/device_authorizations.ts";
@@ -7,7 +7,7 @@ import { decide_poll } from "../device_poll.ts";
 import type { DeviceAuthorizationRow, DeviceAuthorizationStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 
-export function sqlite_device_authorizations(db: Database): Sync<DeviceAuthorizationStore> {
+export function sqlite_device_authorizations(db: SqliteDatabase): Sync<DeviceAuthorizationStore> {
   const insert = db.prepare(insert_sql("device_authorizations", columns(device_authorization_spec)));
   const find = db.prepare("SELECT * FROM device_authorizations WHERE user_code_hash = $user_code_hash AND expires_at > $now");
   // Only a pending, unexpired authorization is decided, in one statement: a second decision finds nothing.

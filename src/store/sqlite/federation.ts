@@ -1,5 +1,5 @@
 /** SQLite: upstream identity providers, linked upstream accounts, pending upstream sign-ins. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
@@ -7,7 +7,7 @@ import { federated_identity_row, federated_identity_spec, upstream_row, upstream
 import type { FederationStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 
-export function sqlite_federation(db: Database): Sync<FederationStore> {
+export function sqlite_federation(db: SqliteDatabase): Sync<FederationStore> {
   const insert = db.prepare(insert_sql("upstreams", columns(upstream_spec)));
   const by_name = db.prepare("SELECT * FROM upstreams WHERE name = $name");
   const list = db.prepare("SELECT * FROM upstreams ORDER BY name");

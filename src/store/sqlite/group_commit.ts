@@ -12,8 +12,8 @@
  * - a write inside its own SAVEPOINT, so a failing call (a UNIQUE conflict, a missing reference,
  *   an exception of its own) is undone alone by ROLLBACK TO + RELEASE and rejects only its own
  *   promise. The write that opens the batch needs none: ROLLBACK undoes it, and nothing else.
- *   Methods built on `db.transaction(...)` nest: bun:sqlite uses a savepoint of its own when
- *   `db.inTransaction`, so they stay atomic.
+ *   Methods built on `db.transaction(...)` nest: the driver uses a savepoint of its own when
+ *   `db.inTransaction` (driver.ts), so they stay atomic.
  * - a read (a SELECT-only method) with no savepoint; it may see rows the batch has not committed.
  * A read with no batch open runs at once on its own, as before, and resolves at once.
  * A batch is committed when the turn ends, when it reaches `max_calls` calls, before `close`,
@@ -40,8 +40,8 @@
  * costs slightly more, the savepoint around each call is cheap next to a commit, and under load
  * batches stayed well below the cap (DEFAULT_MAX_BATCH).
  */
-import type { Database, Statement } from "bun:sqlite";
 import { StoreUnavailableError } from "../types.ts";
+import type { SqliteDatabase, SqliteStatement } from "./driver.ts";
 
 /** The synchronous form of a store interface: what the SQLite modules implement; GroupCommit makes it async. */
 export type Sync<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : never };
@@ -62,12 +62,12 @@ let open_owner: GroupCommit | null = null;
 export class GroupCommit {
   private batch: Batch | null = null;
   private closed = false;
-  private readonly begin: Statement;
-  private readonly commit: Statement;
-  private readonly rollback: Statement;
-  private readonly savepoint: Statement;
-  private readonly release: Statement;
-  private readonly rollback_to: Statement;
+  private readonly begin: SqliteStatement;
+  private readonly commit: SqliteStatement;
+  private readonly rollback: SqliteStatement;
+  private readonly savepoint: SqliteStatement;
+  private readonly release: SqliteStatement;
+  private readonly rollback_to: SqliteStatement;
   private readonly on_turn_end = (): void => this.flush();
 
   /**
@@ -80,7 +80,7 @@ export class GroupCommit {
    * once; a write still settles only after its COMMIT.
    */
   constructor(
-    private readonly db: Database,
+    private readonly db: SqliteDatabase,
     private readonly map_error: (error: unknown) => unknown,
     private readonly max_calls = DEFAULT_MAX_BATCH,
     private readonly deferred = false,

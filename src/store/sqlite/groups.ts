@@ -1,5 +1,5 @@
 /** SQLite: groups of users and their members. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { decode, decode_or_null } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
@@ -7,7 +7,7 @@ import { group_row, group_spec } from "../rows/groups.ts";
 import { group_name_key } from "../group_names.ts";
 import type { GroupMember, GroupStore, GroupSummary } from "../types.ts";
 
-export function sqlite_groups(db: Database): Sync<GroupStore> {
+export function sqlite_groups(db: SqliteDatabase): Sync<GroupStore> {
   const insert = db.prepare("INSERT INTO groups (id, name, name_key, description, created_at) VALUES ($id, $name, $name_key, $description, $created_at)");
   const by_key = db.prepare("SELECT * FROM groups WHERE name_key = $name_key");
   const list = db.prepare(

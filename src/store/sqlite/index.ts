@@ -1,9 +1,9 @@
 /**
- * The SQLite adapter: one WAL-mode file (or `:memory:`), statements prepared once at open. The
- * modules implement the store synchronously; group_commit.ts runs their calls, the writes of one
- * event-loop turn in one transaction, and maps database errors to the store's (map_sqlite_error).
+ * The SQLite adapter: one WAL-mode file (or `:memory:`), statements prepared once at open, through
+ * the runtime's driver (driver.ts, load_driver.ts). The modules implement the store synchronously;
+ * group_commit.ts runs their calls, the writes of one event-loop turn in one transaction, and maps
+ * database errors to the store's (map_sqlite_error).
  */
-import type { Database } from "bun:sqlite";
 import { DEFAULT_PURGE_BATCH } from "../default_limits.ts";
 import { empty_purge_counts, next_turn, purge_in_batches, purge_targets } from "../purge.ts";
 import type { DataStore, LifecycleStore, MigrationResult, OpenStoreOptions, Store } from "../types.ts";
@@ -11,6 +11,8 @@ import { SQLITE_ACCESS } from "./access.ts";
 import { sqlite_clients } from "./clients.ts";
 import { GroupCommit, flush_open_batch, type Method, type Sync } from "./group_commit.ts";
 import { map_sqlite_error, migrate_sqlite, open_sqlite_database, sqlite_schema_version } from "./connection.ts";
+import type { SqliteDatabase, SqliteDriver } from "./driver.ts";
+import { load_sqlite_driver } from "./load_driver.ts";
 import { require_current_schema } from "../migrations/index.ts";
 import { sqlite_initial_access_tokens, sqlite_keys } from "./keys.ts";
 import { sqlite_audit, sqlite_counters, sqlite_replay } from "./limits.ts";
@@ -26,12 +28,14 @@ import { sqlite_user_tokens } from "./user_tokens.ts";
 import { sqlite_pushed_requests } from "./pushed_requests.ts";
 import { sqlite_device_authorizations } from "./device_authorizations.ts";
 
-export async function open_sqlite_store(path: string, options: OpenStoreOptions = {}): Promise<Store> {
+/** `driver`: the runtime's unless given (a test runs the suite on node:sqlite under Bun too). */
+export async function open_sqlite_store(path: string, options: OpenStoreOptions = {}, driver?: SqliteDriver): Promise<Store> {
+  const chosen = driver ?? (await load_sqlite_driver());
   // A batch another store of this process holds open would block the migration below.
   flush_open_batch();
-  let db: Database;
+  let db: SqliteDatabase;
   try {
-    db = open_sqlite_database(path, options.busy_timeout ?? 5000);
+    db = open_sqlite_database(path, options.busy_timeout ?? 5000, chosen);
   } catch (error) {
     throw map_sqlite_error(error);
   }
@@ -47,8 +51,9 @@ export async function open_sqlite_store(path: string, options: OpenStoreOptions 
 
 /** Applies pending migrations to a SQLite file without opening a store (for `idp migrate`). */
 export async function migrate_sqlite_file(path: string, options: OpenStoreOptions = {}): Promise<MigrationResult> {
+  const driver = await load_sqlite_driver();
   flush_open_batch();
-  const db = open_sqlite_database(path, options.busy_timeout ?? 5000);
+  const db = open_sqlite_database(path, options.busy_timeout ?? 5000, driver);
   try {
     return migrate_sqlite(db);
   } catch (error) {
@@ -59,7 +64,7 @@ export async function migrate_sqlite_file(path: string, options: OpenStoreOption
 }
 
 /** Statements are prepared here, so the schema must exist (migrate first). */
-function sqlite_store(db: Database, deferred_writes: boolean): Store {
+function sqlite_store(db: SqliteDatabase, deferred_writes: boolean): Store {
   const group = new GroupCommit(db, map_sqlite_error, undefined, deferred_writes);
   const data: Sync<DataStore> = {
     ...sqlite_users(db),

@@ -1,5 +1,5 @@
 /** SQLite: signing keys (with the version counter instances poll) and initial access tokens. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite } from "../codec.ts";
 import { key_row, key_spec, key_status_change } from "../rows/keys.ts";
@@ -7,7 +7,7 @@ import { initial_access_token_row, initial_access_token_spec } from "../rows/reg
 import type { InitialAccessTokenStore, KeyRow, KeyStatus, KeyStore, NewKey } from "../types.ts";
 import { insert_sql, update_sql } from "./sql.ts";
 
-export function sqlite_keys(db: Database): Sync<KeyStore> {
+export function sqlite_keys(db: SqliteDatabase): Sync<KeyStore> {
   const cols = columns(key_spec);
   const insert = db.prepare(insert_sql("signing_keys", cols));
   const update = db.prepare(update_sql("signing_keys", cols, ["kid"]));
@@ -63,7 +63,7 @@ export function sqlite_keys(db: Database): Sync<KeyStore> {
   };
 }
 
-export function sqlite_initial_access_tokens(db: Database): Sync<InitialAccessTokenStore> {
+export function sqlite_initial_access_tokens(db: SqliteDatabase): Sync<InitialAccessTokenStore> {
   const insert = db.prepare(insert_sql("initial_access_tokens", columns(initial_access_token_spec)));
   const by_hash = db.prepare("SELECT * FROM initial_access_tokens WHERE token_hash = $token_hash");
   const list = db.prepare("SELECT * FROM initial_access_tokens ORDER BY created_at, token_hash");

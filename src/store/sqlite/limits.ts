@@ -1,5 +1,5 @@
 /** SQLite: client-assertion replay protection, rate-limit counters and audit events. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { decode } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
@@ -7,7 +7,7 @@ import { DEFAULT_AUDIT_LIMIT, DEFAULT_PURGE_BATCH } from "../default_limits.ts";
 import { audit_row, audit_spec } from "../rows/audit.ts";
 import type { AuditStore, CounterState, CounterStore, KeyedCount, ReplayStore, SignInDay, StoreOverview } from "../types.ts";
 
-export function sqlite_replay(db: Database): Sync<ReplayStore> {
+export function sqlite_replay(db: SqliteDatabase): Sync<ReplayStore> {
   // Inserts, or takes over a row whose previous use has expired; a live row makes it return nothing.
   const use = db.prepare(
     `INSERT INTO used_jtis (client_id, jti, expires_at) VALUES ($client_id, $jti, $expires_at)
@@ -21,7 +21,7 @@ export function sqlite_replay(db: Database): Sync<ReplayStore> {
   };
 }
 
-export function sqlite_counters(db: Database): Sync<CounterStore> {
+export function sqlite_counters(db: SqliteDatabase): Sync<CounterStore> {
   const hit = db.prepare(
     `INSERT INTO counters (key, count, reset_at) VALUES ($key, 1, $now + $window)
      ON CONFLICT (key) DO UPDATE SET
@@ -65,7 +65,7 @@ export function sqlite_counters(db: Database): Sync<CounterStore> {
   };
 }
 
-export function sqlite_audit(db: Database): Sync<AuditStore> {
+export function sqlite_audit(db: SqliteDatabase): Sync<AuditStore> {
   const insert = db.prepare(
     `INSERT INTO audit_events (at, type, user_id, client_id, ip, outcome, details)
      VALUES ($at, $type, $user_id, $client_id, $ip, $outcome, $details) RETURNING id`,

@@ -1,5 +1,5 @@
 /** SQLite: the mail outbox. One writer connection, so a claim (one UPDATE … RETURNING) is atomic. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite } from "../codec.ts";
 import { DEFAULT_MAIL_LIST_LIMIT } from "../default_limits.ts";
@@ -9,7 +9,7 @@ import { insert_sql } from "./sql.ts";
 
 const SUMMARY_COLUMNS = columns(mail_summary_spec).join(", ");
 
-export function sqlite_mail(db: Database): Sync<MailStore> {
+export function sqlite_mail(db: SqliteDatabase): Sync<MailStore> {
   const insert = db.prepare(insert_sql("mail_outbox", columns(mail_spec)));
   // Due: queued and its time has come, or claimed by a worker whose lease lapsed (it died).
   const claim = db.prepare(

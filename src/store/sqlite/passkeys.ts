@@ -1,12 +1,12 @@
 /** SQLite: passkeys and WebAuthn challenges. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite } from "../codec.ts";
 import { passkey_row, passkey_spec, webauthn_challenge_row, webauthn_challenge_spec } from "../rows/passkeys.ts";
 import type { PasskeyStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 
-export function sqlite_passkeys(db: Database): Sync<PasskeyStore> {
+export function sqlite_passkeys(db: SqliteDatabase): Sync<PasskeyStore> {
   const insert = db.prepare(insert_sql("passkeys", columns(passkey_spec)));
   const by_credential = db.prepare("SELECT * FROM passkeys WHERE credential_id = $credential_id");
   const for_user = db.prepare("SELECT * FROM passkeys WHERE user_id = $user_id ORDER BY created_at, id");

@@ -1,12 +1,12 @@
 /** SQLite: resource servers (RFC 8707, RFC 9068). */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode_or_null, encode_sqlite } from "../codec.ts";
 import { resource_server_row, resource_server_spec } from "../rows/resource_servers.ts";
 import type { ResourceServerRow, ResourceServerStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 
-export function sqlite_resource_servers(db: Database): Sync<ResourceServerStore> {
+export function sqlite_resource_servers(db: SqliteDatabase): Sync<ResourceServerStore> {
   const insert = db.prepare(insert_sql("resource_servers", columns(resource_server_spec)));
   const by_uri = db.prepare("SELECT * FROM resource_servers WHERE uri = $uri");
   const list = db.prepare("SELECT * FROM resource_servers ORDER BY uri");

@@ -1,5 +1,5 @@
 /** SQLite: browser sessions, pending interactions and consent grants. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
@@ -9,7 +9,7 @@ import { session_row, session_spec } from "../rows/sessions.ts";
 import type { GrantStore, GrantUpsert, InteractionPatch, InteractionRow, InteractionStore, SessionStore } from "../types.ts";
 import { insert_sql, update_sql } from "./sql.ts";
 
-export function sqlite_sessions(db: Database): Sync<SessionStore> {
+export function sqlite_sessions(db: SqliteDatabase): Sync<SessionStore> {
   const insert = db.prepare(insert_sql("sessions", columns(session_spec)));
   const by_id = db.prepare("SELECT * FROM sessions WHERE id_hash = $id_hash");
   const by_user = db.prepare("SELECT * FROM sessions WHERE user_id = $user_id ORDER BY created_at, id_hash");
@@ -54,7 +54,7 @@ export function sqlite_sessions(db: Database): Sync<SessionStore> {
   };
 }
 
-export function sqlite_interactions(db: Database): Sync<InteractionStore> {
+export function sqlite_interactions(db: SqliteDatabase): Sync<InteractionStore> {
   const cols = columns(interaction_spec);
   const insert = db.prepare(insert_sql("interactions", cols));
   const update = db.prepare(update_sql("interactions", cols, ["id"]));
@@ -88,7 +88,7 @@ export function sqlite_interactions(db: Database): Sync<InteractionStore> {
   };
 }
 
-export function sqlite_grants(db: Database): Sync<GrantStore> {
+export function sqlite_grants(db: SqliteDatabase): Sync<GrantStore> {
   const cols = columns(grant_spec);
   const upsert = db.prepare(
     `${insert_sql("grants", cols)} ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, claims = excluded.claims, updated_at = excluded.updated_at`,

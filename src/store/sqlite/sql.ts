@@ -1,4 +1,4 @@
-/** SQL text for bun:sqlite statements built from a fixed column list (at open, never from input). */
+/** SQL text for the SQLite driver's statements (driver.ts), built from a fixed column list (at open, never from input). */
 export function insert_sql(table: string, cols: readonly string[]): string {
   return `INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((c) => `$${c}`).join(", ")})`;
 }

@@ -1,5 +1,5 @@
 /** SQLite: authorization codes and access/refresh tokens, with their single-use operations. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode_or_null, encode_sqlite } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
@@ -9,7 +9,7 @@ import { code_outcome, refresh_outcome } from "../single_use.ts";
 import type { CodeStore, TokenStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 
-export function sqlite_codes(db: Database): Sync<CodeStore> {
+export function sqlite_codes(db: SqliteDatabase): Sync<CodeStore> {
   const insert = db.prepare(insert_sql("codes", columns(code_spec)));
   const by_hash = db.prepare("SELECT * FROM codes WHERE code_hash = $code_hash");
   // Check-and-mark in one statement: only the caller whose UPDATE matched gets the row back.
@@ -32,7 +32,7 @@ export function sqlite_codes(db: Database): Sync<CodeStore> {
   };
 }
 
-export function sqlite_tokens(db: Database): Sync<TokenStore> {
+export function sqlite_tokens(db: SqliteDatabase): Sync<TokenStore> {
   // A token of a grant or family revoked as a whole (migration 022) is stored revoked.
   const cols = columns(token_spec);
   const insert = db.prepare(

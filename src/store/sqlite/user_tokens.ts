@@ -1,12 +1,12 @@
 /** SQLite: link tokens mailed to users (password reset, verification, invitation, e-mail change). */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode_or_null, encode_sqlite } from "../codec.ts";
 import { user_token_row, user_token_spec } from "../rows/user_tokens.ts";
 import type { UserTokenRow, UserTokenStore } from "../types.ts";
 import { insert_sql } from "./sql.ts";
 
-export function sqlite_user_tokens(db: Database): Sync<UserTokenStore> {
+export function sqlite_user_tokens(db: SqliteDatabase): Sync<UserTokenStore> {
   const insert = db.prepare(insert_sql("user_tokens", columns(user_token_spec)));
   const remove_purpose = db.prepare("DELETE FROM user_tokens WHERE user_id = $user_id AND purpose = $purpose");
   const remove_all = db.prepare("DELETE FROM user_tokens WHERE user_id = $user_id");

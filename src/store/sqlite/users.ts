@@ -1,5 +1,5 @@
 /** SQLite: users and their recovery codes. */
-import type { Database } from "bun:sqlite";
+import type { SqliteDatabase } from "./driver.ts";
 import type { Sync } from "./group_commit.ts";
 import { columns, decode, decode_or_null, encode_sqlite, pick_patch } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
@@ -11,7 +11,7 @@ import { insert_sql, limit_of, update_sql } from "./sql.ts";
 /** The greatest code point: `prefix <= x < prefix + PREFIX_END` is "x starts with prefix". */
 const PREFIX_END = "\u{10FFFF}";
 
-export function sqlite_users(db: Database): Sync<UserStore> {
+export function sqlite_users(db: SqliteDatabase): Sync<UserStore> {
   const cols = [...columns(user_spec), "username_key"];
   const insert = db.prepare(insert_sql("users", cols));
   const update = db.prepare(update_sql("users", cols, ["id"]));
