@@ -2,6 +2,9 @@
 // endpoints (app.ts `native_routes`) are answered by the app like every other request. Deno.serve
 // has no idle-connection timeout to set (FwConfig idle_timeout) and no body size limit: a body
 // sent without a Content-Length is counted as it arrives and refused past the app's body_limit.
+// Nor can it close the connections of a shutdown under way (its abort signal then fails with
+// BadResource): past the grace period `stop` returns and what is still in flight ends with the
+// process, as the caller then goes on to close the store and exit.
 import { App, type FwConfig, type Item } from "../app.ts";
 import type { AddressLookup } from "../context.ts";
 import { PayloadTooLarge } from "../errors.ts";
@@ -57,14 +60,12 @@ export function start(config: FwConfig, items: readonly Item[]): Running {
   const port = config.port ?? 3000;
   if (config.reuse_port === true) throw new Error(PORT_SHARING);
   const limit = app.body_limit;
-  const closing = new AbortController();
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
     server = Deno.serve(
       {
         hostname,
         port,
-        signal: closing.signal,
         // Deno prints a line of its own unless told otherwise; the app logs its own start.
         onListen: () => {},
         onError: () => new Response(INTERNAL_ERROR, { status: 500, headers: { "content-type": "application/json; charset=utf-8" } }),
@@ -87,18 +88,12 @@ export function start(config: FwConfig, items: readonly Item[]): Running {
     refresh_native: () => Promise.resolve(false),
     native_ready: Promise.resolve(),
     async stop(grace_ms = 10_000) {
-      // shutdown() stops accepting and waits for the requests in flight; past the grace period
-      // the signal closes every connection.
+      // shutdown() stops accepting at once and waits for the requests in flight (see the header
+      // for what happens past the grace period).
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const forced = new Promise<void>((done) => {
-        timer = setTimeout(() => {
-          closing.abort();
-          done();
-        }, grace_ms);
-      });
-      await Promise.race([server.shutdown(), forced]);
+      const grace = new Promise<void>((done) => (timer = setTimeout(done, grace_ms)));
+      await Promise.race([server.shutdown(), grace]);
       clearTimeout(timer);
-      await server.finished.catch(() => {});
     },
   };
 }
