@@ -1,6 +1,6 @@
 /**
  * The part of Deno's API that the Deno adapters use (src/platform/*_deno.ts,
- * src/fw/runtime/*_deno.ts), declared for `tsc`, which checks the whole tree with Bun's types.
+ * src/fw/runtime/*_deno.ts) and the Deno-only scripts (scripts/deno/, tests/runtime/deno/), declared for `tsc`, which checks the whole tree with Bun's types.
  * `deno check` never reads this file: it checks the same adapters against Deno's own types
  * (`npm run typecheck` runs both), so a declaration here that drifts from Deno's is caught there.
  */
@@ -23,6 +23,10 @@ declare namespace Deno {
   const stdin: { readonly readable: ReadableStream<Uint8Array> };
 
   function execPath(): string;
+
+  /** The script's arguments (the Deno-only scripts of tests/runtime/deno/ and scripts/deno/). */
+  const args: readonly string[];
+  function exit(code?: number): never;
 
   type NativeNumber = "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "f32" | "f64";
   type NativeBig = "u64" | "i64" | "usize" | "isize";
@@ -53,6 +57,12 @@ declare namespace Deno {
   type FsFile = { readonly readable: ReadableStream<Uint8Array>; close(): void };
   function open(path: string, options?: { read?: boolean }): Promise<FsFile>;
   function stat(path: string): Promise<{ isFile: boolean; size: number }>;
+
+  type ChildProcess = { readonly stderr: ReadableStream<Uint8Array>; readonly status: Promise<{ code: number; success: boolean }> };
+  class Command {
+    constructor(command: string, options?: { args?: readonly string[]; cwd?: string; stdin?: "inherit" | "null"; stdout?: "inherit" | "piped"; stderr?: "inherit" | "piped" });
+    spawn(): ChildProcess;
+  }
 
   namespace errors {
     class NotCapable extends Error {}
