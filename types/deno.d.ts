@@ -32,7 +32,7 @@ declare namespace Deno {
   type NativeBig = "u64" | "i64" | "usize" | "isize";
   type NativeType = NativeNumber | NativeBig | "bool" | "buffer" | "pointer";
   type ToNative<T> = T extends NativeNumber ? number : T extends NativeBig ? bigint : T extends "bool" ? boolean : T extends "buffer" ? BufferSource | null : unknown;
-  type FromNative<T> = T extends NativeNumber ? number : T extends NativeBig ? number | bigint : T extends "bool" ? boolean : T extends "void" ? void : unknown;
+  type FromNative<T> = T extends NativeNumber ? number : T extends NativeBig ? number | bigint : T extends "bool" ? boolean : T extends "void" ? undefined : unknown;
   type ForeignFunction = { readonly parameters: readonly NativeType[]; readonly result: NativeType | "void" };
   type Arguments<P extends readonly NativeType[]> = { -readonly [I in keyof P]: ToNative<P[I]> };
   type Symbols<S extends Record<string, ForeignFunction>> = { [K in keyof S]: (...args: Arguments<S[K]["parameters"]>) => FromNative<S[K]["result"]> };

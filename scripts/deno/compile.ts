@@ -47,9 +47,10 @@ if (import.meta.main) {
   const child = new Deno.Command("deno", { args: planned.args, cwd: ROOT, stdin: "inherit", stdout: "inherit", stderr: "piped" }).spawn();
   let stderr = "";
   const decoder = new TextDecoder();
-  for await (const chunk of child.stderr) {
-    stderr += decoder.decode(chunk, { stream: true });
-    process.stderr.write(chunk);
+  const reader = child.stderr.getReader();
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    stderr += decoder.decode(part.value, { stream: true });
+    process.stderr.write(part.value);
   }
   const { code } = await child.status;
   if (code !== 0 && denort_download_failed(stderr)) {

@@ -140,7 +140,9 @@ export function flags_for(env: Record<string, string | undefined>, cwd: string, 
     try {
       mkdirSync(folder, { recursive: true, mode: 0o700 });
     } catch (error) {
-      return { refused: `the SQLite folder ${folder} (DATABASE_URL) does not exist, and this step creates one only inside ${cwd}: create it (mkdir -m 700 ${folder}). ${(error as Error).message}` };
+      return {
+        refused: `the SQLite folder ${folder} (DATABASE_URL) does not exist, and this step creates one only inside ${cwd}: create it (mkdir -m 700 ${folder}). ${(error as Error).message}`,
+      };
     }
   }
   const flags = permission_flags(config, env, cwd, root);

@@ -59,7 +59,8 @@ describe("the checker reports planted violations", () => {
     const files = {
       "src/fw/index.ts": 'export * from "./router/index.ts";',
       "src/fw/router/index.ts": "export const r = 1;",
-      "src/fw/runtime/serve.ts": 'import { RUNTIME } from "../../platform/which.ts";\nexport const s = RUNTIME === "deno" ? await import("./serve_deno.ts") : await import("./serve_bun.ts");',
+      "src/fw/runtime/serve.ts":
+        'import { RUNTIME } from "../../platform/which.ts";\nexport const s = RUNTIME === "deno" ? await import("./serve_deno.ts") : await import("./serve_bun.ts");',
       "src/fw/runtime/serve_bun.ts": 'import { serve } from "bun";\nexport const s = Bun.serve;',
       "src/fw/runtime/serve_deno.ts": "export const s = Deno.serve;\nexport type S = Deno.HttpServer;",
       "src/platform/which.ts": 'export const RUNTIME = "Deno" in globalThis ? "deno" : "bun";',

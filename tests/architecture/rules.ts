@@ -53,7 +53,8 @@ export function may_name(file: string, runtime: RuntimeName): boolean {
   return !NAMED_BY_FILE.some((p) => file.startsWith(p)) || file.endsWith(`_${runtime}.ts`);
 }
 
-const where = (runtime: RuntimeName) => `outside the ${runtime === "bun" ? "Bun" : "Deno"} adapters (*_${runtime}.ts in src/fw/runtime/ and src/platform/; src/store/sqlite/, src/store/postgres/)`;
+const where = (runtime: RuntimeName) =>
+  `outside the ${runtime === "bun" ? "Bun" : "Deno"} adapters (*_${runtime}.ts in src/fw/runtime/ and src/platform/; src/store/sqlite/, src/store/postgres/)`;
 
 export type Violation = { rule: number; file: string; line: number; specifier?: string; target?: string; message: string };
 export type Import = { specifier: string; line: number; target?: string };
@@ -240,8 +241,7 @@ export function check(files: Record<string, string>): Violation[] {
     }
     graph.set(file, edges);
     const [code, blank] = strip(src);
-    const found = (m: RegExpMatchArray, message: string) =>
-      out.push({ rule: 7, file, line: line_at(src, m.index!), specifier: m[0].replace(/\s+/g, ""), message });
+    const found = (m: RegExpMatchArray, message: string) => out.push({ rule: 7, file, line: line_at(src, m.index!), specifier: m[0].replace(/\s+/g, ""), message });
     if (!bun_ok) {
       for (const m of blank.matchAll(BUN_GLOBAL)) found(m, `Bun global used ${where("bun")}`);
       for (const m of blank.matchAll(BUN_IMPORT_META)) found(m, `Bun-only import.meta member used ${where("bun")}`);

@@ -80,7 +80,8 @@ async function transcript(url: string): Promise<unknown[]> {
   const answers: unknown[] = [];
   for (const [label, path, init] of REQUESTS) {
     // A fresh body per runtime: a stream is read once.
-    const fresh = init?.body instanceof ReadableStream ? { ...init, body: chunked(...(label.includes("over") ? [big.slice(0, 600), big.slice(600)] : ['{"text":', '"chunked"}'])) } : init;
+    const fresh =
+      init?.body instanceof ReadableStream ? { ...init, body: chunked(...(label.includes("over") ? [big.slice(0, 600), big.slice(600)] : ['{"text":', '"chunked"}'])) } : init;
     const response = await fetch(url + path, fresh);
     const headers = Object.fromEntries(KEPT_HEADERS.flatMap((name) => (response.headers.has(name) ? [[name, response.headers.get(name)]] : [])));
     answers.push({ label, status: response.status, headers, cookies: response.headers.getSetCookie(), body: await response.text() });
@@ -98,7 +99,10 @@ describe("the same app on Bun.serve and Deno.serve", () => {
     expect(by_label["404 in the app's shape"]).toMatchObject({ status: 404, body: JSON.stringify({ error: "not_found", message: "Nothing at /nowhere", path: "/nowhere" }) });
     expect(by_label["405 with Allow"]).toMatchObject({ status: 405, headers: { allow: "GET, HEAD" } });
     expect(by_label["HEAD has no body"]).toMatchObject({ status: 200, body: "" });
-    expect(by_label["413 for a chunked body over the limit"]).toMatchObject({ status: 413, body: JSON.stringify({ error: "payload_too_large", message: `Body larger than ${BODY_LIMIT} bytes` }) });
+    expect(by_label["413 for a chunked body over the limit"]).toMatchObject({
+      status: 413,
+      body: JSON.stringify({ error: "payload_too_large", message: `Body larger than ${BODY_LIMIT} bytes` }),
+    });
     expect(by_label["a chunked body within the limit"]).toMatchObject({ status: 200, body: JSON.stringify({ text: "chunked", length: 7 }) });
     expect(by_label["the client's address"]).toMatchObject({ body: JSON.stringify({ ip: "127.0.0.1" }) });
     expect(by_label["a download"]).toMatchObject({ status: 200, body: "report body\n" });

@@ -53,7 +53,9 @@ describe("what each setting grants", () => {
     expect(granted["--allow-sys"]).toEqual(["uid"]);
     if (LIBSODIUM) expect(granted["--allow-ffi"]).toEqual([LIBSODIUM]);
     // Nothing else: no run, no blanket permission.
-    expect(Object.keys(granted).sort()).toEqual(["--allow-env", "--allow-net", "--allow-read", "--allow-sys", "--allow-write", "--no-prompt", ...(LIBSODIUM ? ["--allow-ffi"] : [])].sort());
+    expect(Object.keys(granted).sort()).toEqual(
+      ["--allow-env", "--allow-net", "--allow-read", "--allow-sys", "--allow-write", "--no-prompt", ...(LIBSODIUM ? ["--allow-ffi"] : [])].sort(),
+    );
   });
 
   test("the SQLite folder is created 0700 when missing; a relative path is the working directory's", () => {
@@ -105,7 +107,9 @@ describe("what each setting grants", () => {
 
 describe("what it refuses", () => {
   test("a misspelt IDP_ variable, which the server, granted IDP_* only, could not see", () => {
-    expect(refusal({ IDP_THEME_DIRR: "x" })).toBe(`Invalid configuration:\n  IDP_THEME_DIRR: not a setting (did you mean IDP_THEME_DIR?); the settings are listed in README.md, "Configuration"`);
+    expect(refusal({ IDP_THEME_DIRR: "x" })).toBe(
+      `Invalid configuration:\n  IDP_THEME_DIRR: not a setting (did you mean IDP_THEME_DIR?); the settings are listed in README.md, "Configuration"`,
+    );
   });
 
   test("an invalid setting, with the server's words", () => {
@@ -146,7 +150,9 @@ describe("the step as the tasks run it (Deno)", () => {
   test("a missing SQLite folder outside the working directory is not created: it says how to", async () => {
     const outside = join(tmpdir(), `idp-permissions-outside-${process.pid}`);
     const result = await run(step, { ...base, DATABASE_URL: `sqlite:${join(outside, "idp.sqlite")}` }, dir);
-    expect(result.stderr).toContain(`the SQLite folder ${outside} (DATABASE_URL) does not exist, and this step creates one only inside ${dir}: create it (mkdir -m 700 ${outside})`);
+    expect(result.stderr).toContain(
+      `the SQLite folder ${outside} (DATABASE_URL) does not exist, and this step creates one only inside ${dir}: create it (mkdir -m 700 ${outside})`,
+    );
     expect(existsSync(outside)).toBe(false);
   }, 30_000);
 });
@@ -175,7 +181,16 @@ Caused by:
   });
 
   test("on this machine, offline: the task stops with the message and the command to run elsewhere", async () => {
-    const result = await run([DENO, "task", "--quiet", "compile", "--output", join(dir, "idp-deno")], { PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, HOME: process.env.HOME ?? dir, DENO_DIR: process.env.DENO_DIR ?? join(process.env.HOME ?? dir, ".cache/deno"), DATABASE_URL: "sqlite::memory:" }, ROOT);
+    const result = await run(
+      [DENO, "task", "--quiet", "compile", "--output", join(dir, "idp-deno")],
+      {
+        PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`,
+        HOME: process.env.HOME ?? dir,
+        DENO_DIR: process.env.DENO_DIR ?? join(process.env.HOME ?? dir, ".cache/deno"),
+        DATABASE_URL: "sqlite::memory:",
+      },
+      ROOT,
+    );
     if (result.code === 0) return; // a machine that reached dl.deno.land built it
     expect(result.stderr).toContain("`deno compile` needs denort");
     expect(result.stderr).toContain(`deno compile --no-prompt --allow-net=127.0.0.1:3000`);

@@ -95,26 +95,30 @@ describe("the runtime seam under Deno", () => {
     expect(result.openssl).toBe("none");
   }, 60_000);
 
-  test.skipIf(!libsodium || !LIBSODIUM_PATH)("with --allow-ffi for libsodium: libsodium, and the hashes cross over both ways", async () => {
-    const bun_hash = await Bun.password.hash("correct horse", { algorithm: "argon2id", memoryCost: 1024, timeCost: 1 });
-    const sodium_hash = libsodium!.hash("correct horse", 1024, 1);
-    const result = await on_deno([`--allow-ffi=${LIBSODIUM_PATH}`], {
-      verify: [
-        { password: "correct horse", hash: bun_hash },
-        { password: "correct horse", hash: sodium_hash },
-        { password: "wrong horse", hash: sodium_hash },
-      ],
-    });
-    expect(result.argon2).toBe("libsodium");
-    expect(result.argon2_in_use).toBe("libsodium");
-    expect(result.verified).toEqual([true, true, false]);
-    const [first, empty, accented] = result.hashes;
-    for (const hash of result.hashes) expect(hash).toMatch(PHC);
-    expect(await Bun.password.verify("correct horse", first!, "argon2id")).toBe(true);
-    expect(libsodium!.verify("", empty!)).toBe(true);
-    expect(libsodium!.verify("pässwörd ✓", accented!)).toBe(true);
-    expect(libsodium!.verify("passwort ✓", accented!)).toBe(false);
-  }, 60_000);
+  test.skipIf(!libsodium || !LIBSODIUM_PATH)(
+    "with --allow-ffi for libsodium: libsodium, and the hashes cross over both ways",
+    async () => {
+      const bun_hash = await Bun.password.hash("correct horse", { algorithm: "argon2id", memoryCost: 1024, timeCost: 1 });
+      const sodium_hash = libsodium!.hash("correct horse", 1024, 1);
+      const result = await on_deno([`--allow-ffi=${LIBSODIUM_PATH}`], {
+        verify: [
+          { password: "correct horse", hash: bun_hash },
+          { password: "correct horse", hash: sodium_hash },
+          { password: "wrong horse", hash: sodium_hash },
+        ],
+      });
+      expect(result.argon2).toBe("libsodium");
+      expect(result.argon2_in_use).toBe("libsodium");
+      expect(result.verified).toEqual([true, true, false]);
+      const [first, empty, accented] = result.hashes;
+      for (const hash of result.hashes) expect(hash).toMatch(PHC);
+      expect(await Bun.password.verify("correct horse", first!, "argon2id")).toBe(true);
+      expect(libsodium!.verify("", empty!)).toBe(true);
+      expect(libsodium!.verify("pässwörd ✓", accented!)).toBe(true);
+      expect(libsodium!.verify("passwort ✓", accented!)).toBe(false);
+    },
+    60_000,
+  );
 
   test("without --allow-ffi: hash-wasm (no prompt, no crash), and the hashes cross over both ways", async () => {
     const bun_hash = await Bun.password.hash("correct horse", { algorithm: "argon2id", memoryCost: 1024, timeCost: 1 });
@@ -144,7 +148,9 @@ describe("the runtime seam under Deno", () => {
     expect((await on_deno([], { impl: "bun" })).argon2).toBe(
       'error: IDP_ARGON2_IMPL=bun: Bun.password exists only on Bun; here use "auto" (libsodium when it loads, else hash-wasm) or "libsodium"',
     );
-    expect((await on_deno([], { impl: "libsodium" })).argon2).toBe("error: IDP_ARGON2_IMPL=libsodium, but libsodium (libsodium.so.23) does not load (or --allow-ffi does not grant it)");
+    expect((await on_deno([], { impl: "libsodium" })).argon2).toBe(
+      "error: IDP_ARGON2_IMPL=libsodium, but libsodium (libsodium.so.23) does not load (or --allow-ffi does not grant it)",
+    );
   }, 60_000);
 
   test("the environment: what --allow-env lists and is set; everything with --allow-env alone", async () => {
