@@ -1,13 +1,17 @@
 #!/usr/bin/env bun
 /**
- * Entry point of the `idp` executable: the server and the admin CLI in one binary.
- * All the work happens in run_cli (src/cli/index.ts); this file only wires the process to it.
+ * Entry point of the `idp` executable: the server and the admin CLI in one binary, on Bun or on
+ * Deno (README, "Running on Deno"). All the work happens in run_cli (src/cli/index.ts); this
+ * file only wires the process to it.
  */
+import { ENVIRONMENT_NAMES } from "./src/app/config.ts";
 import { is_server_command, run_cli } from "./src/cli/index.ts";
-import { is_compiled_executable } from "./src/platform/runtime.ts";
+import { environment, is_compiled_executable, read_stdin } from "./src/platform/runtime.ts";
 
 const argv = process.argv.slice(2);
 const stop = new AbortController();
+// Every variable the configuration reads; under Deno's `--allow-env=<list>`, only those granted.
+const env = environment(ENVIRONMENT_NAMES);
 
 // The server stops cleanly on the first SIGINT/SIGTERM; a second one, or one during an admin
 // command, ends the process at once. A Ctrl-C reaches every process of the terminal's group, and
@@ -16,7 +20,7 @@ const stop = new AbortController();
 // A worker of `idp serve --workers N` may get the terminal's SIGINT and its primary's SIGTERM
 // for one stop: it counts every later signal as the same one (the primary, on a second signal,
 // ends the workers itself).
-const worker = Boolean(process.env.IDP_WORKER);
+const worker = Boolean(env.IDP_WORKER);
 if (is_server_command(argv)) {
   let first_at = 0;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -38,10 +42,10 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 });
 
 const code = await run_cli(argv, {
-  stdin: () => Bun.stdin.text(),
+  stdin: read_stdin,
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
-  env: process.env,
+  env,
   signal: stop.signal,
   // This program again, for the workers of `idp serve --workers N`: the compiled executable
   // carries main.ts inside (argv[1] is its embedded path), `bun main.ts` needs the script.

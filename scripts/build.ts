@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { embed_plugin } from "./embed.ts";
 
-export const ROOT = resolve(import.meta.dir, "..");
+export const ROOT = resolve(import.meta.dirname, "..");
 
 export type Built = { outfile: string; bytes: number; seconds: number };
 

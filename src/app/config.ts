@@ -23,6 +23,13 @@ export const ENV_KEYS: Record<string, string> = Object.fromEntries(SETTINGS.flat
  */
 export const OTHER_IDP_VARIABLES: readonly string[] = ["IDP_CONFIG", "IDP_DEBUG", "IDP_REQUIRE_POSTGRES", "IDP_E2E_TARGET", "IDP_SCREENSHOTS", "IDP_WORKER"];
 
+/**
+ * Every environment variable the configuration reads: the settings', the other IDP_ ones and
+ * NODE_ENV. Where the runtime grants only some variables (Deno's `--allow-env=<list>`), main.ts
+ * reads these (src/platform/runtime.ts `environment`) and scripts/deno/permissions.ts grants them.
+ */
+export const ENVIRONMENT_NAMES: readonly string[] = [...Object.keys(ENV_KEYS), ...OTHER_IDP_VARIABLES, "NODE_ENV"];
+
 /** Hosts a browser on this machine reaches as localhost: loopback, and the wildcard addresses. */
 const LOCAL_HOSTS = new Set(["127.0.0.1", "::1", "localhost", "0.0.0.0", "::"]);
 

@@ -26,7 +26,7 @@ import { create_transport, mail_off_warning, WITHOUT_MAIL } from "./mail/outbox.
 import { mail_sender } from "./mail/transport.ts";
 import { start_mail_worker, type MailWorker, type MailWorkerOptions } from "./mail/worker.ts";
 
-export const VIEWS_DIR = fileURLToPath(new URL("../../views", import.meta.url));
+export const VIEWS_DIR = fileURLToPath(new URL("../../views", import.meta.url).href);
 
 /**
  * The page templates and static files. Read from views/ and static/ by default; a single

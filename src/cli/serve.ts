@@ -24,6 +24,10 @@ function listen_message(error: { code: string; address: string; message: string 
   if (error.code === "EADDRINUSE") {
     return `${error.address} is already in use: another server (perhaps another idp) listens there. Stop it, or choose another port (PORT or --port).`;
   }
+  // The runtime's own permissions (Deno's --allow-net), computed from PORT and HOST before --port and --host were read.
+  if (error.code === "NOT_PERMITTED") {
+    return `${error.message}. The Deno tasks grant the address of PORT and HOST (or IDP_CONFIG): set those rather than --port and --host (README, "Running on Deno")`;
+  }
   const setting = error.code === "EACCES" ? "PORT or --port" : "HOST or --host";
   return `cannot listen on ${error.message} (check ${setting})`;
 }
@@ -118,6 +122,7 @@ async function primary(ctx: CliContext, config: ReturnType<CliContext["config"]>
   }
   if (ctx.io.self === undefined) throw new CliError("--workers (IDP_WORKERS) needs the idp executable to start its workers (not available in-process)");
   const { Fw, ListenError } = await import("../fw/index.ts");
+  if (Fw.PORT_SHARING !== null) throw new CliError(`--workers (IDP_WORKERS) is not available here: ${Fw.PORT_SHARING}`);
   const { migrate } = await import("../store/open.ts");
   const { json_log } = await import("../oidc/provider.ts");
   const { run_primary } = await import("../app/workers.ts");

@@ -68,6 +68,15 @@ function is_allow_entry(entry: string): boolean {
   return /^(?=.{1,253}\.?$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i.test(entry);
 }
 
+/** An entry of Deno's `--allow-net`: a host name or address, with or without `:port` (`[v6]:port`), or `*` for any. */
+function is_net_permission(entry: string): boolean {
+  if (entry === "*") return true;
+  const match = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(entry);
+  if (match === null || (match[2] !== undefined && Number(match[2]) > 65535)) return false;
+  const host = match[1]!.replace(/^\[|\]$/g, "");
+  return isIP(host) !== 0 || is_allow_entry(host);
+}
+
 /**
  * An e-mail domain in the one spelling comparisons use: lower-case A-labels (UTS #46 via
  * domainToASCII, RFC 5891), without a trailing dot; null when it is no domain name.
@@ -210,7 +219,7 @@ export const ConfigSchema = z
           env: "IDP_ARGON2_IMPL",
           topic: "Sign-in, sessions and passwords",
           description:
-            "`auto`: argon2id through the system's libsodium (`libsodium.so.23`, Debian `libsodium23`) on worker threads when it loads — about 60% of the CPU of `Bun.password` a check (`bench/argon2`) —, else `Bun.password`; `bun` forces `Bun.password`; `libsodium` refuses to start without it. Hashes are standard argon2id strings either way, and each verifies the other's. The start log line says which is in use (`password_hashing`).",
+            "`auto`: argon2id through the system's libsodium (`libsodium.so.23`, Debian `libsodium23`) on worker threads when it loads — about 60% of the CPU of `Bun.password` a check (`bench/argon2`) —, else `Bun.password` (on Deno: hash-wasm, on the worker threads); `bun` forces `Bun.password` (refused on Deno); `libsodium` refuses to start without it (on Deno: without `--allow-ffi` for it, see [Running on Deno](#running-on-deno)). Hashes are standard argon2id strings either way, and each verifies the others'. The start log line says which is in use (`password_hashing`).",
         }),
       })
       .prefault({}),
@@ -470,8 +479,28 @@ export const ConfigSchema = z
     idle_timeout_seconds: z.coerce.number().int().min(1).max(255).default(30).meta({
       env: "IDP_IDLE_TIMEOUT_SECONDS",
       topic: "Server and issuer",
-      description: "Idle or slow connections (slow clients, Slowloris) are closed after this; Bun's own limit, at most 255. Keep it above `IDP_REQUEST_TIMEOUT_SECONDS`.",
+      description:
+        "Idle or slow connections (slow clients, Slowloris) are closed after this; Bun's own limit, at most 255 (Deno.serve has no such setting: on Deno this is not applied). Keep it above `IDP_REQUEST_TIMEOUT_SECONDS`.",
     }),
+    /** Deno's network permission beyond what the configuration names (scripts/deno/permissions.ts). */
+    deno_allow_net: z
+      .preprocess(
+        (v) =>
+          typeof v === "string"
+            ? v
+                .split(",")
+                .map((s) => s.trim())
+                .filter(Boolean)
+            : v,
+        z.array(z.string().refine(is_net_permission, "each entry must be a host name or address, optionally with :port, or * for any")),
+      )
+      .default([])
+      .meta({
+        env: "IDP_DENO_ALLOW_NET",
+        topic: "Server and issuer",
+        description:
+          'On Deno only (README, "Running on Deno"): comma-separated hosts (`host`, `host:port`, `[::1]:8080`) added to `--allow-net` besides the listening address, the database and the mail server, which it grants by itself: the hosts of upstream identity providers and of the URLs clients register (`jwks_uri`, `request_uri`, logout URIs), or `*` for any host (the outbound fence, `IDP_OUTBOUND_ALLOW`, still applies). The provider connects to the address it checked, so list addresses as well as names. Ignored on Bun.',
+      }),
     /**
      * Requests to URLs clients register (jwks_uri, backchannel_logout_uri): oidc/outbound/fetch.ts. The
      * defaults refuse every non-public address (OWASP SSRF Prevention Cheat Sheet).

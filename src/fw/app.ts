@@ -24,8 +24,9 @@ export interface FwConfig {
   max_params?: number;
   views?: ViewEngine;
   /**
-   * Let Bun's native route table answer GETs of precomputed endpoints (endpoint.ts
-   * `precomputed`). Default true; it applies only while no handler must see every request.
+   * Let the runtime's native route table (Bun's; Deno has none) answer GETs of precomputed
+   * endpoints (endpoint.ts `precomputed`). Default true; it applies only while no handler must
+   * see every request.
    */
   serve_natively?: boolean;
   /**
@@ -210,7 +211,7 @@ export class App {
   /** Handles one request (also usable in-process, without a server). */
   fetch = async (raw: Request, server?: AddressLookup): Promise<Response> => this.answer(raw, server);
 
-  /** What Bun.serve calls: like fetch, but answers without a promise when nothing waited. */
+  /** What the server adapter calls (runtime/serve.ts): like fetch, but answers without a promise when nothing waited. */
   readonly answer = (raw: Request, server?: AddressLookup): Response | Promise<Response> => {
     const url = raw.url;
     const start = url.indexOf("/", url.indexOf("//") + 2);

@@ -7,7 +7,8 @@ export type Query = Record<string, string | string[]>;
 
 /**
  * What the framework needs of the server that received a request: the client's address.
- * The server adapter (runtime/serve.ts) passes its server, which has this method.
+ * The server adapters pass it: Bun's server itself (runtime/serve_bun.ts), or one lookup per
+ * request over Deno's connection info (runtime/serve_deno.ts).
  */
 export interface AddressLookup {
   requestIP(request: Request): { address: string } | null;

@@ -13,7 +13,7 @@ export interface CookieOptions {
   sameSite?: "strict" | "lax" | "none";
   /** Seconds; 0 or less expires the cookie at once (RFC 6265 §5.2.2). */
   maxAge?: number;
-  /** A Date, a time in milliseconds, or an HTTP date string (RFC 6265 §5.2.1). */
+  /** A Date, a Unix time in seconds, or an HTTP date string (RFC 6265 §5.2.1). */
   expires?: Date | number | string;
 }
 

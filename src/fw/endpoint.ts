@@ -118,7 +118,7 @@ export type ConcreteEndpoint = {
   /**
    * True when the endpoint's answer to a GET depends on nothing in the request but its
    * conditional headers (If-None-Match): the app may compute it once through the whole chain
-   * and let Bun answer it natively (app.ts `native_routes`, runtime/serve.ts `refresh_native`).
+   * and let Bun answer it natively (app.ts `native_routes`, runtime/serve_bun.ts `refresh_native`).
    */
   readonly precomputed?: boolean;
   readonly name: string;

@@ -1,4 +1,4 @@
-// Fw: a small typed endpoint framework on Bun.serve. Knows nothing of OpenID.
+// Fw: a small typed endpoint framework on Bun.serve or Deno.serve. Knows nothing of OpenID.
 import { App, build, parse_route, type FwConfig, type Item } from "./app.ts";
 import type { AddressLookup, Context, Params, Query } from "./context.ts";
 import type { CookieOptions, CookieReader } from "./cookies.ts";
@@ -10,7 +10,7 @@ import { EmptyRequest, Request, snake_case, type RequestSource } from "./request
 import { Bytes, Empty, FileDownload, Html, Json, Redirect, Stream, Text } from "./response.ts";
 import { Router } from "./router/index.ts";
 import { read_cookies } from "./runtime/cookies.ts";
-import { claim_port, ListenError, start, type Running } from "./runtime/serve.ts";
+import { claim_port, ListenError, PORT_SHARING, start, type Running } from "./runtime/serve.ts";
 import { Renderable, ViewEngine, read_templates, view_locals } from "./views.ts";
 
 export const Fw = {
@@ -32,6 +32,7 @@ export const Fw = {
   build,
   start,
   claim_port,
+  PORT_SHARING,
   ListenError,
   parse_route,
   negotiate,

@@ -5,6 +5,7 @@ import { resolve, sep } from "node:path";
 import type { Context } from "./context.ts";
 import { NotFound } from "./errors.ts";
 import { existing_file } from "./runtime/files.ts";
+import { stream_body, type StreamSource } from "./runtime/stream.ts";
 
 export const CONTENT_TYPES = {
   json: "application/json; charset=utf-8",
@@ -143,14 +144,7 @@ export class Redirect implements Sendable {
   }
 }
 
-/** Bun's direct-stream controller: write() then flush() sends a part at once. */
-interface DirectController {
-  write(part: string | Uint8Array): unknown;
-  flush(): unknown;
-  close(): void;
-}
-
-export type StreamSource = AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>;
+export type { StreamSource } from "./runtime/stream.ts";
 
 /** Chunked response; every part is flushed to the client as soon as it is produced. */
 export class Stream implements Sendable {
@@ -160,19 +154,8 @@ export class Stream implements Sendable {
     readonly content_type: string = CONTENT_TYPES.text,
   ) {}
   to_response(context: Context): Response {
-    const source = this.source;
-    const body = new ReadableStream({
-      type: "direct",
-      async pull(controller: DirectController) {
-        for await (const part of source) {
-          controller.write(part);
-          await controller.flush();
-        }
-        controller.close();
-      },
-    } as unknown as UnderlyingDefaultSource);
     context.response.headers.set("transfer-encoding", "chunked");
-    return finish(context, body, this.content_type);
+    return finish(context, stream_body(this.source), this.content_type);
   }
 }
 

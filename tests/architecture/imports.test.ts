@@ -59,14 +59,19 @@ describe("the checker reports planted violations", () => {
     const files = {
       "src/fw/index.ts": 'export * from "./router/index.ts";',
       "src/fw/router/index.ts": "export const r = 1;",
-      "src/fw/runtime/bun.ts": 'import { serve } from "bun";\nexport const s = Bun.serve;',
-      "src/platform/hash.ts": 'import { dlopen } from "bun:ffi";\nimport { createHash } from "node:crypto";\nexport const p = Bun.password;',
+      "src/fw/runtime/serve.ts":
+        'import { RUNTIME } from "../../platform/which.ts";\nexport const s = RUNTIME === "deno" ? await import("./serve_deno.ts") : await import("./serve_bun.ts");',
+      "src/fw/runtime/serve_bun.ts": 'import { serve } from "bun";\nexport const s = Bun.serve;',
+      "src/fw/runtime/serve_deno.ts": "export const s = Deno.serve;\nexport type S = Deno.HttpServer;",
+      "src/platform/which.ts": 'export const RUNTIME = "Deno" in globalThis ? "deno" : "bun";',
+      "src/platform/hash.ts": 'import { RUNTIME } from "./which.ts";\nexport const p = RUNTIME === "bun" ? await import("./hash_bun.ts") : null;',
+      "src/platform/hash_bun.ts": 'import { dlopen } from "bun:ffi";\nimport { createHash } from "node:crypto";\nexport const p = Bun.password;',
       "src/config/schema.ts": 'import { z } from "zod";',
       "src/store/sqlite/bun_sqlite.ts": 'import { Database } from "bun:sqlite";\nimport { p } from "../../platform/hash.ts";\nimport "../../config/schema.ts";',
       "src/oidc/tokens.ts":
         'import { p } from "../platform/hash.ts";\nimport "../store/sqlite/bun_sqlite.ts";\n// Bun.password is hashed in platform\nconst msg = "see Bun.password";',
       "src/http/token.ts": 'import { r } from "../fw/index.ts";\nimport "../oidc/tokens.ts";\nimport { readFileSync } from "node:fs";',
-      "src/app/server.ts": 'import "../http/token.ts";\nimport "../fw/runtime/bun.ts";\nimport "../cli/index.ts";',
+      "src/app/server.ts": 'import "../http/token.ts";\nimport "../fw/runtime/serve.ts";\nimport "../cli/index.ts";',
       "src/cli/index.ts": 'export async function go() { await import("../store/sqlite/bun_sqlite.ts"); }\nimport "../fw"; // a directory resolves to its index.ts',
     };
     expect(check(files).map(format)).toEqual([]);
@@ -120,7 +125,7 @@ describe("the checker reports planted violations", () => {
         'import { randomBytes } from "node:crypto";',
       ].join("\n"),
       "src/store/sqlite/bun_sqlite.ts": 'import { Database } from "bun:sqlite";\nBun.file("x");',
-      "src/fw/runtime/serve.ts": "Bun.serve({});",
+      "src/fw/runtime/serve_bun.ts": "Bun.serve({});",
     };
     expect(rules_of(files, 7).map((v) => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
       "src/oidc/hash.ts:1 bun",
@@ -160,8 +165,8 @@ describe("the checker reports planted violations", () => {
         '// import.meta.dir in a comment; "import.meta.main" in a string',
         "const x = { import: { meta: { dir: 1 } } }.import.meta.dir;",
       ].join("\n"),
-      "src/platform/runtime.ts": "export const here = import.meta.dir;",
-      "src/fw/runtime/serve.ts": "if (import.meta.main) Bun.serve({});",
+      "src/platform/runtime_bun.ts": "export const here = import.meta.dir;",
+      "src/fw/runtime/serve_bun.ts": "if (import.meta.main) Bun.serve({});",
     };
     expect(rules_of(files, 7).map((v) => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
       "src/app/server.ts:1 import.meta.dir",
@@ -169,6 +174,70 @@ describe("the checker reports planted violations", () => {
       "src/app/server.ts:3 import.meta.file",
       "src/app/server.ts:3 import.meta.path",
     ]);
+  });
+
+  test("rule 7: Deno's global and specifiers outside the Deno adapters", () => {
+    const files = {
+      "src/oidc/env.ts": [
+        "export const home = Deno.env.get('HOME');",
+        "// Deno.exit in a comment; 'Deno.exit' in a string",
+        "export type S = Deno.HttpServer;",
+        'import { z } from "npm:zod";',
+        'import { assert } from "jsr:@std/assert";',
+        "const d = globalThis.Deno;",
+      ].join("\n"),
+      "src/platform/env_deno.ts": "export const home = Deno.env.get('HOME');",
+      "src/store/sqlite/driver.ts": "Deno.cwd();",
+    };
+    expect(rules_of(files, 7).map((v) => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
+      "src/oidc/env.ts:1 Deno.env",
+      "src/oidc/env.ts:3 Deno.HttpServer",
+      "src/oidc/env.ts:4 npm:zod",
+      "src/oidc/env.ts:5 jsr:@std/assert",
+      "src/oidc/env.ts:6 globalThis.Deno",
+      // The store's drivers use bun:sqlite, Bun.SQL, node:sqlite or postgres.js: none names Deno.
+      "src/store/sqlite/driver.ts:1 Deno.cwd",
+    ]);
+  });
+
+  test("rule 7: in fw/runtime and platform, a file names only the runtime its name says", () => {
+    const files = {
+      "src/platform/crypto.ts": "export const h = Bun.SHA256;",
+      "src/platform/crypto_deno.ts": 'import { dlopen } from "bun:ffi";\nexport const h = Bun.SHA256;',
+      "src/fw/runtime/serve_bun.ts": "export const s = Deno.serve;",
+      "src/fw/runtime/serve_deno.ts": "export const s = Deno.serve;",
+    };
+    expect(rules_of(files, 7).map((v) => `${v.file}:${v.line} ${v.specifier}`)).toEqual([
+      "src/fw/runtime/serve_bun.ts:1 Deno.serve",
+      "src/platform/crypto_deno.ts:1 bun:ffi",
+      "src/platform/crypto_deno.ts:2 Bun.SHA256",
+      "src/platform/crypto.ts:1 Bun.SHA256",
+    ]);
+  });
+
+  test("rule 7: only platform/which.ts asks which runtime runs, and only the adapters' selectors read it", () => {
+    const files = {
+      "src/platform/which.ts": 'export const RUNTIME = "Deno" in globalThis ? "deno" : "bun";',
+      "src/platform/crypto.ts": 'import { RUNTIME } from "./which.ts";\nconst deno = typeof Deno !== "undefined";',
+      "src/fw/runtime/files.ts": 'import { RUNTIME } from "../../platform/which.ts";',
+      "src/fw/app.ts": 'import { RUNTIME } from "../platform/which.ts";',
+      "src/oidc/x.ts": [
+        'import { RUNTIME } from "../platform/which.ts";',
+        "const bun = 'Bun' in globalThis || process.versions.bun !== undefined || process.versions['deno'];",
+        '// "Deno" in globalThis, in a comment',
+        "const s = 'is \"Deno\" in globalThis?';",
+      ].join("\n"),
+    };
+    expect(rules_of(files, 7).map((v) => `${v.file}:${v.line} ${v.specifier ?? ""}`)).toEqual([
+      "src/fw/app.ts:1 ../platform/which.ts",
+      "src/oidc/x.ts:1 ../platform/which.ts",
+      "src/oidc/x.ts:2 'Bun'inglobalThis",
+      "src/oidc/x.ts:2 versions.bun",
+      "src/oidc/x.ts:2 versions['deno']",
+      "src/platform/crypto.ts:2 typeofDeno",
+    ]);
+    // fw's selectors may read which.ts; the rest of fw may not (rule 1 too).
+    expect(rules_of(files, 1).map((v) => v.file)).toEqual(["src/fw/app.ts"]);
   });
 
   test("rule 8: import cycles, type-only and re-export edges included", () => {
@@ -207,7 +276,7 @@ describe("src/ follows the architecture (docs/ARCHITECTURE.md)", () => {
   test("rule 4: oidc imports only oidc, store, platform, config", () => expect(report(4)).toEqual([]));
   test("rule 5: http does not import app or cli", () => expect(report(5)).toEqual([]));
   test("rule 6: every top-level folder of src/ is a known layer", () => expect(report(6)).toEqual([]));
-  test("rule 7: Bun APIs (and Bun's import.meta members) only in fw/runtime, the store's Bun drivers, platform; database clients only in the store's drivers", () =>
+  test("rule 7: Bun's and Deno's APIs only in their adapters, database clients only in the store's drivers; only platform/which.ts asks which runtime runs", () =>
     expect(report(7)).toEqual([]));
   test("rule 8: no import cycles", () => expect(report(8)).toEqual([]));
 });

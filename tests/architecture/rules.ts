@@ -1,16 +1,22 @@
 // Architecture rules for src/, checked by tests/architecture/imports.test.ts.
 // The layers and why they are shaped this way are explained in docs/ARCHITECTURE.md.
 //
-//   1. fw imports only fw (the HTTP framework knows nothing of OpenID).
+//   1. fw imports only fw (the HTTP framework knows nothing of OpenID); its server adapters
+//      (fw/runtime/) also read which runtime runs (platform/which.ts), and nothing else of ours.
 //   2. config and platform are leaves: each imports only itself.
 //   3. store may import store, platform, config.
 //   4. oidc may import oidc, store, platform, config.
 //   5. http may import http, fw, oidc, store, platform, config.
 //   6. app and cli may import anything of ours; any other top-level entry of src/ is an
 //      unknown layer and fails until it is added to LAYERS below.
-//   7. Runtime-specific (Bun) APIs — `import … from "bun"`, any "bun:*" module, the `Bun`
-//      global in code (types included; comments and strings do not count), or Bun's own
-//      `import.meta` members (dir, file, path, main) — only under BUN_ALLOWED. "node:*"
+//   7. Runtime-specific APIs only in the runtime adapters. Bun's — `import … from "bun"`, any
+//      "bun:*" module, the `Bun` global in code (types included; comments and strings do not
+//      count), Bun's own `import.meta` members (dir, file, path, main) — and Deno's — the `Deno`
+//      global, "npm:" and "jsr:" specifiers — only under RUNTIME_FOLDERS; within
+//      src/fw/runtime/ and src/platform/ only in a file whose name says which runtime it is for
+//      (`serve_bun.ts`, `serve_deno.ts`), so no file there names two. Which runtime runs is asked
+//      in src/platform/which.ts alone (`"Deno" in globalThis`, `typeof Bun`, process.versions.bun…),
+//      and its RUNTIME is read only by the adapters' selectors (RUNTIME_FOLDERS). "node:*"
 //      builtins are portable and allowed everywhere, and so are `import.meta.url` (with
 //      node:url's fileURLToPath), `import.meta.dirname` and `import.meta.filename`; but the
 //      database clients (DRIVER_MODULES: node:sqlite, the npm postgres) only in STORE_DRIVERS.
@@ -33,10 +39,30 @@ export const LAYERS: Record<string, readonly string[] | "*"> = {
   cli: "*",
 };
 const LAYER_RULE: Record<string, number> = { fw: 1, config: 2, platform: 2, store: 3, oidc: 4, http: 5 };
-export const BUN_ALLOWED = ["src/fw/runtime/", "src/store/sqlite/bun_sqlite.ts", "src/store/postgres/bun_sql.ts", "src/platform/"];
+/** Where runtime-specific code may be: the adapters of each seam (docs/decisions/0002-runtime-seam.md). */
+export const RUNTIME_FOLDERS = ["src/fw/runtime/", "src/store/sqlite/", "src/store/postgres/", "src/platform/"];
 /** The store's driver files (src/store/*\/driver.ts): the only files that load a database client. */
 export const STORE_DRIVERS = ["src/store/sqlite/bun_sqlite.ts", "src/store/sqlite/node_sqlite.ts", "src/store/postgres/bun_sql.ts", "src/store/postgres/postgres_js.ts"];
 const DRIVER_MODULES = ["node:sqlite", "postgres"];
+/** The store drivers built on a runtime's own client (the others use portable node: or npm clients). */
+const STORE_RUNTIME_DRIVERS: Record<RuntimeName, readonly string[]> = { bun: ["src/store/sqlite/bun_sqlite.ts", "src/store/postgres/bun_sql.ts"], deno: [] };
+/** The one file that asks which runtime runs. */
+export const WHICH = "src/platform/which.ts";
+
+type RuntimeName = "bun" | "deno";
+
+/**
+ * Whether `file` may name `runtime`'s APIs: in src/fw/runtime/ and src/platform/ a file whose
+ * name says it is for that runtime (`serve_bun.ts`); in the store, that runtime's drivers.
+ */
+export function may_name(file: string, runtime: RuntimeName): boolean {
+  if (file.startsWith("src/store/")) return STORE_RUNTIME_DRIVERS[runtime].includes(file);
+  if (!RUNTIME_FOLDERS.some((p) => file.startsWith(p))) return false;
+  return file.endsWith(`_${runtime}.ts`);
+}
+
+const where = (runtime: RuntimeName) =>
+  `outside the ${runtime === "bun" ? "Bun" : "Deno"} adapters (*_${runtime}.ts in src/fw/runtime/ and src/platform/${runtime === "bun" ? "; the store's Bun drivers" : ""})`;
 
 export type Violation = { rule: number; file: string; line: number; specifier?: string; target?: string; message: string };
 export type Import = { specifier: string; line: number; target?: string };
@@ -174,7 +200,11 @@ export function resolve(from: string, specifier: string, files: Record<string, s
 
 const layer_of = (file: string) => (file.split("/").length > 2 ? file.split("/")[1]! : "(src root)");
 const is_bun_module = (s: string) => s === "bun" || s.startsWith("bun:");
+const is_deno_module = (s: string) => s.startsWith("npm:") || s.startsWith("jsr:");
 const BUN_GLOBAL = /(?<![\w$.])Bun\s*(?:\?\.|\.|\[)\s*[\w$"']*|\bglobalThis\s*\??\.\s*Bun\b/g;
+const DENO_GLOBAL = /(?<![\w$.])Deno\s*(?:\?\.|\.|\[)\s*[\w$"']*|\bglobalThis\s*\??\.\s*Deno\b/g;
+/** Asking which runtime runs (on code with comments removed and strings kept). */
+const RUNTIME_QUESTION = /(["'])(?:Bun|Deno)\1\s+in\s+globalThis\b|\btypeof\s+(?:Bun|Deno)\b|\bversions\s*(?:\??\.\s*(?:bun|deno)\b|\[\s*(["'])(?:bun|deno)\2\s*\])/g;
 /** `import.meta` members only Bun defines (https://bun.sh/docs/api/import-meta). */
 const BUN_IMPORT_META = /(?<![\w$.])import\s*\.\s*meta\s*\??\.\s*(?:dir|file|path|main)(?![\w$])/g;
 
@@ -189,12 +219,15 @@ export function check(files: Record<string, string>): Violation[] {
       unknown.add(layer);
       out.push({ rule: 6, file: layer === "(src root)" ? file : `src/${layer}/`, line: 0, message: `unknown layer "${layer}": add it to the rules` });
     }
-    const bun_ok = BUN_ALLOWED.some((p) => file.startsWith(p));
+    const bun_ok = may_name(file, "bun");
+    const deno_ok = may_name(file, "deno");
+    const adapter_folder = RUNTIME_FOLDERS.some((p) => file.startsWith(p));
     const edges: string[] = [];
     for (const imp of scan_imports(src)) {
       const at = { file, line: imp.line, specifier: imp.specifier };
       if (!imp.specifier.startsWith(".")) {
-        if (is_bun_module(imp.specifier) && !bun_ok) out.push({ ...at, rule: 7, message: `Bun module import outside ${BUN_ALLOWED.join(", ")}` });
+        if (is_bun_module(imp.specifier) && !bun_ok) out.push({ ...at, rule: 7, message: `Bun module import ${where("bun")}` });
+        if (is_deno_module(imp.specifier) && !deno_ok) out.push({ ...at, rule: 7, message: `Deno module specifier ${where("deno")}` });
         if (DRIVER_MODULES.includes(imp.specifier) && !STORE_DRIVERS.includes(file))
           out.push({ ...at, rule: 7, message: `database client import outside ${STORE_DRIVERS.join(", ")}` });
         continue;
@@ -206,24 +239,27 @@ export function check(files: Record<string, string>): Violation[] {
         continue;
       }
       edges.push(target);
+      if (target === WHICH && !adapter_folder) {
+        out.push({ ...at, target, rule: 7, message: `which runtime runs is read only by the adapters' selectors (${RUNTIME_FOLDERS.join(", ")})` });
+      }
       const allowed = LAYERS[layer],
         to = layer_of(target);
+      // The server adapters' selectors read which runtime runs: the one thing of platform fw may import.
+      if (target === WHICH && file.startsWith("src/fw/runtime/")) continue;
       if (Array.isArray(allowed) && !allowed.includes(to))
         out.push({ ...at, target, rule: LAYER_RULE[layer] ?? 6, message: `${layer} must not import ${to} (${layer} may import only ${allowed.join(", ")})` });
     }
     graph.set(file, edges);
+    const [code, blank] = strip(src);
+    const found = (m: RegExpMatchArray, message: string) => out.push({ rule: 7, file, line: line_at(src, m.index!), specifier: m[0].replace(/\s+/g, ""), message });
     if (!bun_ok) {
-      const [, blank] = strip(src);
-      for (const m of blank.matchAll(BUN_GLOBAL))
-        out.push({ rule: 7, file, line: line_at(src, m.index), specifier: m[0].replace(/\s+/g, ""), message: `Bun global used outside ${BUN_ALLOWED.join(", ")}` });
-      for (const m of blank.matchAll(BUN_IMPORT_META))
-        out.push({
-          rule: 7,
-          file,
-          line: line_at(src, m.index),
-          specifier: m[0].replace(/\s+/g, ""),
-          message: `Bun-only import.meta member used outside ${BUN_ALLOWED.join(", ")}`,
-        });
+      for (const m of blank.matchAll(BUN_GLOBAL)) found(m, `Bun global used ${where("bun")}`);
+      for (const m of blank.matchAll(BUN_IMPORT_META)) found(m, `Bun-only import.meta member used ${where("bun")}`);
+    }
+    if (!deno_ok) for (const m of blank.matchAll(DENO_GLOBAL)) found(m, `Deno global used ${where("deno")}`);
+    if (file !== WHICH) {
+      // Matched on the code with its strings (`"Deno" in globalThis`), but not inside a string.
+      for (const m of code.matchAll(RUNTIME_QUESTION)) if (blank[m.index!] !== " ") found(m, `asks which runtime runs: only ${WHICH} does`);
     }
   }
   for (const { cycle, component } of find_cycles(graph)) {

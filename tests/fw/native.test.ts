@@ -1,5 +1,6 @@
 // Precomputed endpoints answered by Bun's native route table (app.ts native_routes, runtime/serve.ts refresh_native).
 import { afterEach, describe, expect, spyOn, test } from "bun:test";
+import type { Server } from "bun";
 import { Fw, type Context, type Next } from "../../src/fw/index.ts";
 import { serve, type Served } from "./helpers.ts";
 import { rejection } from "../helpers/settle.ts";
@@ -88,7 +89,7 @@ describe("precomputed endpoints", () => {
     const { Document, state } = document_endpoint();
     running = serve([new Fw.ErrorHandler(), Document]);
     await running.native_ready;
-    const reload = spyOn(running.server, "reload").mockImplementationOnce(() => {
+    const reload = spyOn(running.server as Server<unknown>, "reload").mockImplementationOnce(() => {
       throw new Error("reload failed");
     });
     state.body = '{"version":2}';

@@ -1,12 +1,14 @@
 /**
  * The provider as an operator runs it: a separate process (the compiled `idp` executable, or
- * `bun run main.ts`) started from a fresh temporary directory with its own SQLite file, seeded
+ * `bun run main.ts`, `deno task idp`) started from a fresh temporary directory with its own SQLite
+ * file (or, with IDP_E2E_DATABASE=postgres, a throwaway PostgreSQL database), seeded
  * through its own admin CLI, and reached over HTTP only. Used by the end-to-end suites when
  * IDP_E2E_TARGET asks for it (target.ts) and by the build test.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { create_temp_database } from "../store/pg.ts";
 import type { ClientMetadata } from "../../src/store/types.ts";
 import { PASSWORD, REDIRECT_URI, free_port } from "./provider.ts";
 import type { E2eProvider } from "./target.ts";
@@ -71,10 +73,12 @@ export async function start_subprocess_provider(command: string[], options: { en
   const port = free_port();
   const issuer = `http://127.0.0.1:${port}`;
   // Nothing of this process's environment leaks in (a CI DATABASE_URL, IDP_* settings).
+  // IDP_E2E_DATABASE=postgres: a throwaway PostgreSQL database instead of the SQLite file.
+  const database = process.env.IDP_E2E_DATABASE === "postgres" ? await create_temp_database() : null;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: dir,
-    DATABASE_URL: `sqlite:${join(dir, "idp.sqlite")}`,
+    DATABASE_URL: database?.url ?? `sqlite:${join(dir, "idp.sqlite")}`,
     IDP_ISSUER: issuer,
     PORT: String(port),
     HOST: "127.0.0.1",
@@ -104,6 +108,7 @@ export async function start_subprocess_provider(command: string[], options: { en
       if (!stopped) server.kill("SIGKILL");
     }
     rmSync(dir, { recursive: true, force: true });
+    await database?.drop();
   };
 
   try {

@@ -5,6 +5,8 @@
  *   (unset), "in-process"   serve() in the test process (tests/helpers/provider.ts)
  *   "dev"                   `bun run main.ts serve` as a separate process
  *   "binary:/path/to/idp"   the compiled executable as a separate process
+ *   "deno"                  `deno task idp serve` (deno.json): Deno, with the permissions
+ *                           scripts/deno/permissions.ts computes, as README "Running on Deno" says
  *
  * The two process targets run from a fresh temporary directory with their own SQLite file and
  * are seeded through the executable's own CLI (subprocess.ts). A suite written against
@@ -38,7 +40,8 @@ export function target_command(target: string | undefined = process.env.IDP_E2E_
   if (target === undefined || target === "" || target === "in-process") return null;
   if (target === "dev") return [join(ROOT, "node_modules", ".bin", "bun"), "run", join(ROOT, "main.ts")];
   if (target.startsWith("binary:") && target.length > "binary:".length) return [target.slice("binary:".length)];
-  throw new Error(`IDP_E2E_TARGET="${target}": expected in-process, dev or binary:/path/to/idp`);
+  if (target === "deno") return [join(ROOT, "node_modules", ".bin", "deno"), "task", "--quiet", "--config", join(ROOT, "deno.json"), "idp"];
+  throw new Error(`IDP_E2E_TARGET="${target}": expected in-process, dev, deno or binary:/path/to/idp`);
 }
 
 /** Starts the provider the environment asks for. */

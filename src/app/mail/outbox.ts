@@ -21,7 +21,7 @@ import { MANIFEST } from "../embedded/manifest.ts";
 import { smtp_transport } from "./smtp.ts";
 import { log_transport, type MailTransport } from "./transport.ts";
 
-const VIEWS_DIR = fileURLToPath(new URL("../../../views", import.meta.url));
+const VIEWS_DIR = fileURLToPath(new URL("../../../views", import.meta.url).href);
 
 /** After this long without a successful delivery a message ends `failed` (worker.ts). */
 export const MAIL_GIVE_UP_SECONDS = 24 * 3600;

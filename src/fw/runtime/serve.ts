@@ -1,157 +1,29 @@
-// Serving an app with Bun.serve, and stopping it gracefully. The one place the framework
-// starts a server; everything else sees the server only as an AddressLookup (context.ts).
-import type { Server } from "bun";
-import { App, type FwConfig, type Item, type NativeAnswer } from "../app.ts";
+// Serving an app, and stopping it gracefully: the one place the framework starts a server;
+// everything else sees the server only as an AddressLookup (context.ts). Bun.serve
+// (serve_bun.ts) or Deno.serve (serve_deno.ts), chosen once by RUNTIME (platform/which.ts).
+import { RUNTIME } from "../../platform/which.ts";
+import type { FwConfig, Item } from "../app.ts";
+import type { Running } from "./server.ts";
 
-export interface Running {
-  readonly app: App;
-  readonly server: Server<unknown>;
-  readonly url: string;
-  /** Stops accepting, lets in-flight requests finish (up to grace_ms), then closes. */
-  stop(grace_ms?: number): Promise<void>;
-  /**
-   * Recomputes the answers Bun serves natively (app.ts `native_routes`) and hands the changed
-   * ones to the server; true when something changed. Call it when what a precomputed endpoint
-   * returns may have changed (for example a key rotation). `start` calls it once.
-   */
-  refresh_native(): Promise<boolean>;
-  /** Settles when the first refresh_native (from `start`) is done. */
-  readonly native_ready: Promise<void>;
-}
+export { ListenError, type Running } from "./server.ts";
 
-/**
- * The server could not listen on its address: `code` is the system's (EADDRINUSE, EADDRNOTAVAIL,
- * EACCES, EINVAL, ENOTFOUND), `address` is `host:port` as configured.
- */
-export class ListenError extends Error {
-  override name = "ListenError";
-  constructor(
-    readonly code: string,
-    readonly host: string,
-    readonly port: number,
-    message: string,
-  ) {
-    super(message);
-  }
+type ServeAdapter = {
+  start(config: FwConfig, items: readonly Item[]): Running;
+  claim_port(hostname: string, port: number): number;
+  readonly PORT_SHARING: string | null;
+};
 
-  get address(): string {
-    return `${this.host.includes(":") ? `[${this.host}]` : this.host}:${this.port}`;
-  }
-}
+const adapter: ServeAdapter = RUNTIME === "deno" ? await import("./serve_deno.ts") : await import("./serve_bun.ts");
 
-function listen_error(error: unknown, host: string, port: number): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string") return error;
-  const at = new ListenError(code, host, port, "").address;
-  const words: Record<string, string> = {
-    EADDRINUSE: `${at} is already in use`,
-    EADDRNOTAVAIL: `${at}: ${host} is not an address of this machine`,
-    EACCES: `${at}: permission denied (ports below 1024 need privileges)`,
-    EINVAL: `${at}: ${host} is not a valid address to listen on`,
-    ENOTFOUND: `${at}: the host name ${host} does not resolve`,
-  };
-  return new ListenError(code, host, port, words[code] ?? `cannot listen on ${at}: ${(error as Error).message}`);
-}
+/** Builds the app and starts serving it; throws a ListenError when the address cannot be had. */
+export const start: (config: FwConfig, items: readonly Item[]) => Running = adapter.start;
 
 /**
  * Checks that nobody listens on `host:port`, SO_REUSEPORT sockets included (a plain bind fails
  * next to them), and returns the port (a free one for port 0). The socket is closed again at
  * once: whoever listens next may share the port (reuse_port) with their siblings only.
  */
-export function claim_port(hostname: string, port: number): number {
-  let probe: Server<unknown>;
-  try {
-    probe = Bun.serve({ port, hostname, development: false, reusePort: false, fetch: () => new Response(null, { status: 503 }) });
-  } catch (error) {
-    throw listen_error(error, hostname, port);
-  }
-  const bound = probe.port ?? port;
-  void probe.stop(true);
-  return bound;
-}
+export const claim_port: (hostname: string, port: number) => number = adapter.claim_port;
 
-export function start(config: FwConfig, items: readonly Item[]): Running {
-  const app = new App(config, items);
-  const hostname = config.hostname ?? "127.0.0.1";
-  const port = config.port ?? 3000;
-  let server: Server<unknown>;
-  try {
-    server = Bun.serve({
-      port,
-      hostname,
-      development: false,
-      // Explicit: with development false Bun sets SO_REUSEPORT, and a second server on the same
-      // port would start too and silently take half the connections. One process per port,
-      // unless the caller shares it on purpose (`idp serve --workers N`).
-      reusePort: config.reuse_port === true,
-      // Twice the limit: a declared Content-Length over body_limit is refused by Fw (413 in the
-      // app's error shape, which handlers may turn into a protocol error); Bun's own bare 413 is
-      // only the backstop for chunked bodies far over it.
-      maxRequestBodySize: app.body_limit * 2,
-      idleTimeout: config.idle_timeout ?? 30,
-      fetch: app.answer,
-      error: () =>
-        new Response(JSON.stringify({ error: "internal_server_error", message: "Internal server error" }), {
-          status: 500,
-          headers: { "content-type": "application/json; charset=utf-8" },
-        }),
-    });
-  } catch (error) {
-    throw listen_error(error, hostname, port);
-  }
-  // Bun's route table answers precomputed endpoints without entering JavaScript (HEAD and
-  // If-None-Match included); every other request, and every method but GET on those paths,
-  // goes to app.answer.
-  let frozen = new Map<string, NativeAnswer>();
-  let refreshing: Promise<boolean> = Promise.resolve(false);
-  const refresh_native = (): Promise<boolean> => {
-    // After a failed refresh the next one still runs (the failure is reported to its own caller).
-    refreshing = refreshing
-      .catch(() => false)
-      .then(async () => {
-        if (config.serve_natively === false || app.native_paths().length === 0) return false;
-        const answers = await app.native_routes();
-        if (same_answers(frozen, answers)) return false;
-        frozen = answers;
-        const routes: Record<string, { GET: Response }> = {};
-        for (const [path, answer] of answers) routes[path] = { GET: new Response(answer.body, { status: answer.status, headers: answer.headers as [string, string][] }) };
-        server.reload({ routes, fetch: app.answer });
-        return true;
-      });
-    return refreshing;
-  };
-  const native_ready = refresh_native().then(
-    () => undefined,
-    (error: unknown) => app.services.log({ level: "error", msg: "native routes not installed", error: String(error) }),
-  );
-  const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
-  return {
-    app,
-    server,
-    url,
-    refresh_native,
-    native_ready,
-    async stop(grace_ms = 10_000) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const forced = new Promise<void>((done) => {
-        timer = setTimeout(() => {
-          void server.stop(true);
-          done();
-        }, grace_ms);
-      });
-      await Promise.race([server.stop(false), forced]);
-      clearTimeout(timer);
-    },
-  };
-}
-
-function same_answers(a: Map<string, NativeAnswer>, b: Map<string, NativeAnswer>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [path, x] of a) {
-    const y = b.get(path);
-    if (y === undefined || x.status !== y.status || x.headers.length !== y.headers.length) return false;
-    if (x.headers.some(([name, value], i) => y.headers[i]![0] !== name || y.headers[i]![1] !== value)) return false;
-    if (Buffer.compare(x.body, y.body) !== 0) return false;
-  }
-  return true;
-}
+/** Null when servers of several processes can share a port (FwConfig `reuse_port`), else why not. */
+export const PORT_SHARING: string | null = adapter.PORT_SHARING;

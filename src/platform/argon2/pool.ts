@@ -1,30 +1,20 @@
 /**
- * A small pool of worker threads running worker.ts, so libsodium's synchronous argon2id
- * (slow by design: bench/RESULTS.md, "Password hashing") never blocks the JS thread. Workers
- * start on first use, one job each at a time; the queue in front of them is bounded, and `run`
- * answers null when it is full (the caller then uses Bun.password, which has its own thread
- * pool). Idle workers are unref'd, so they never keep a CLI command or a test process alive.
+ * A small pool of worker threads running the argon2id jobs of jobs.ts, so slow-by-design
+ * argon2id (bench/RESULTS.md, "Password hashing") never blocks the JS thread. Workers start on
+ * first use (spawn.ts: the runtime's kind of thread), one job each at a time; the queue in front
+ * of them is bounded, and `run` answers null when it is full (the caller then uses its fallback:
+ * Bun.password, which has its own thread pool, or hash-wasm on the JS thread). Idle workers are
+ * unref'd, so they never keep a CLI command or a test process alive.
  *
  * A worker that fails (cannot load, crashes) breaks the pool: its jobs and every later one are
- * answered with an error, and passwords.ts falls back to Bun.password for them.
+ * answered with an error, and passwords.ts falls back for them.
  */
-import type { Argon2Answer, Argon2Job } from "./worker.ts";
+import type { Argon2Answer, Argon2Backend, Argon2Job } from "./jobs.ts";
+import { spawn_worker, type PoolWorker } from "./spawn.ts";
 
-type Job = Argon2Job extends infer J ? (J extends Argon2Job ? Omit<J, "id"> : never) : never;
+type Job = Argon2Job extends infer J ? (J extends Argon2Job ? Omit<J, "id" | "backend"> : never) : never;
 type Pending = { job: Argon2Job; resolve: (answer: Argon2Answer) => void };
-/** Bun's Worker has ref/unref (like a timer); the DOM typings in scope do not declare them. */
-type BunWorker = Worker & { ref(): void; unref(): void };
-type Slot = { worker: BunWorker; current: Pending | null };
-
-/**
- * Where the worker module is. In the compiled executable every module lives under Bun's
- * embedded root (/$bunfs/root, B:/~BUN/root on Windows) and a worker is found by its path from
- * the build root, which scripts/build.ts makes the repository root by listing it as an entrypoint.
- */
-function worker_specifier(): string {
-  const compiled = import.meta.url.includes("/$bunfs/") || import.meta.url.includes("~BUN");
-  return compiled ? "./src/platform/argon2/worker.ts" : new URL("./worker.ts", import.meta.url).href;
-}
+type Slot = { worker: PoolWorker; current: Pending | null };
 
 export class Argon2Pool {
   readonly #size: number;
@@ -34,7 +24,12 @@ export class Argon2Pool {
   #next_id = 1;
   #broken: string | null = null;
 
-  constructor(size: number, max_queued: number) {
+  /** `backend`: the argon2id code the workers run (default libsodium). */
+  constructor(
+    size: number,
+    max_queued: number,
+    readonly backend: Argon2Backend = "libsodium",
+  ) {
     this.#size = Math.max(1, size);
     this.#max_queued = max_queued;
   }
@@ -51,7 +46,7 @@ export class Argon2Pool {
     const idle = this.#slots.find((slot) => slot.current === null) ?? this.#spawn();
     if (!idle && this.#queue.length >= this.#max_queued) return null;
     return new Promise<Argon2Answer>((resolve) => {
-      const pending = { job: { ...job, id } as Argon2Job, resolve };
+      const pending = { job: { ...job, id, backend: this.backend } as Argon2Job, resolve };
       if (idle) this.#start(idle, pending);
       else this.#queue.push(pending);
     });
@@ -64,27 +59,25 @@ export class Argon2Pool {
 
   #spawn(): Slot | null {
     if (this.#slots.length >= this.#size) return null;
-    const worker = new Worker(worker_specifier()) as BunWorker;
-    const slot: Slot = { worker, current: null };
-    worker.unref();
-    worker.onmessage = (event: MessageEvent<Argon2Answer>) => {
-      const done = slot.current;
-      // An answer must be the one for the job this worker holds: a mix-up would hand one
-      // login another login's verdict, so it breaks the pool instead (Bun.password from then on).
-      if (done === null || event.data.id !== done.job.id) return this.#fail("argon2 worker answered out of order");
-      slot.current = null;
-      worker.unref();
-      done?.resolve(event.data);
-      const next = this.#queue.shift();
-      if (next) this.#start(slot, next);
-    };
-    worker.onerror = (event: ErrorEvent) => {
-      event.preventDefault();
-      this.#fail(`argon2 worker failed: ${event.message}`);
-    };
-    worker.addEventListener("close", () => {
-      if (!this.#broken) this.#fail("argon2 worker exited");
+    const slot = { current: null } as Slot;
+    slot.worker = spawn_worker({
+      message: (answer) => {
+        const done = slot.current;
+        // An answer must be the one for the job this worker holds: a mix-up would hand one
+        // login another login's verdict, so it breaks the pool instead (the fallback from then on).
+        if (done === null || answer.id !== done.job.id) return this.#fail("argon2 worker answered out of order");
+        slot.current = null;
+        slot.worker.unref();
+        done.resolve(answer);
+        const next = this.#queue.shift();
+        if (next) this.#start(slot, next);
+      },
+      error: (message) => this.#fail(`argon2 worker failed: ${message}`),
+      exit: () => {
+        if (!this.#broken) this.#fail("argon2 worker exited");
+      },
     });
+    slot.worker.unref();
     this.#slots.push(slot);
     return slot;
   }
@@ -92,7 +85,7 @@ export class Argon2Pool {
   #start(slot: Slot, pending: Pending): void {
     slot.current = pending;
     slot.worker.ref();
-    slot.worker.postMessage(pending.job);
+    slot.worker.post(pending.job);
   }
 
   #fail(reason: string): void {

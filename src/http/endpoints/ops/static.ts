@@ -14,7 +14,7 @@ import type { Provider } from "../../../oidc/provider.ts";
 import { NotModified, cached_bytes } from "../../precomputed.ts";
 import { VENDOR_FILES } from "../../vendor_files.ts";
 
-export const STATIC_DIR = fileURLToPath(new URL("../../../../static", import.meta.url));
+export const STATIC_DIR = fileURLToPath(new URL("../../../../static", import.meta.url).href);
 
 const TYPES: Record<string, string> = {
   ".css": "text/css; charset=utf-8",
