@@ -48,7 +48,7 @@ export type EventInput = {
   at?: UnixSeconds;
 };
 
-export function record_event(idp: Provider, event: EventInput): Promise<AuditEvent> {
+export function record_event(idp: Pick<Provider, "store" | "now">, event: EventInput): Promise<AuditEvent> {
   return idp.store.add_audit_event({
     type: event.type,
     outcome: event.outcome,

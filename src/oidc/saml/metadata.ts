@@ -19,7 +19,7 @@ export const SAML_PATHS = {
 } as const;
 
 /** Our entityID (SAML Core §8.3.6): the metadata's URL. */
-export function idp_entity_id(idp: Provider): string {
+export function idp_entity_id(idp: Pick<Provider, "config">): string {
   return `${idp.config.issuer}${SAML_PATHS.metadata}`;
 }
 
