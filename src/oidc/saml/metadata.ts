@@ -14,7 +14,7 @@ import { escape_xml } from "./xml.ts";
 export const SAML_PATHS = {
   metadata: "/saml/metadata",
   sso: "/saml/sso",
-  /** Where a pending request goes on once the browser is signed in. */
+  /** Where a pending request goes on in the browser (pending.ts). */
   resume: "/saml/resume",
 } as const;
 
@@ -49,7 +49,7 @@ export function idp_metadata(idp: Provider): string {
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
     `<md:EntityDescriptor xmlns:md="${NS.metadata}" xmlns:ds="${NS.dsig}" entityID="${entity_id}">` +
     // SAML Metadata §2.4.3: WantAuthnRequestsSigned is the IdP's wish for every SP; ours is per
-    // service provider (its own AuthnRequestsSigned), so false here.
+    // service provider (its own AuthnRequestsSigned, sp_metadata.ts), so false here.
     `<md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="${NS.protocol}">` +
     key_descriptors +
     formats +

@@ -71,6 +71,16 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 /** No DTD in any form, in any case (XML 1.0 §2.8 doctypedecl; §4.2 entity declarations). */
 const DECLARATIONS = /<!(?:DOCTYPE|ENTITY|ELEMENT|ATTLIST|NOTATION)/i;
 
+/** UTF-8 bytes as text (XML 1.0 §4.3.3), within `max_bytes`; XmlRejected for anything else. */
+export function utf8_text(bytes: Uint8Array, max_bytes: number = MAX_MESSAGE_BYTES): string {
+  if (bytes.byteLength > max_bytes) throw new XmlRejected(`the document is larger than ${max_bytes} bytes`);
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new XmlRejected("the document is not UTF-8");
+  }
+}
+
 /** Parses `input` (UTF-8 bytes or text) within the limits above; XmlRejected when it is not acceptable. */
 export function parse_xml(input: Uint8Array | string, max_bytes: number = MAX_MESSAGE_BYTES): Document {
   let text: string;
@@ -78,12 +88,7 @@ export function parse_xml(input: Uint8Array | string, max_bytes: number = MAX_ME
     if (Buffer.byteLength(input, "utf8") > max_bytes) throw new XmlRejected(`the document is larger than ${max_bytes} bytes`);
     text = input;
   } else {
-    if (input.byteLength > max_bytes) throw new XmlRejected(`the document is larger than ${max_bytes} bytes`);
-    try {
-      text = UTF8.decode(input);
-    } catch {
-      throw new XmlRejected("the document is not UTF-8");
-    }
+    text = utf8_text(input, max_bytes);
   }
   if (DECLARATIONS.test(text)) throw new XmlRejected("the document has a DTD (document type or entity declaration), which SAML never uses");
   let doc: Document;
@@ -128,15 +133,25 @@ function check_structure(doc: Document): void {
   }
 }
 
-/** base64 → XML: a message of the HTTP-POST binding (SAML Bindings §3.5.4). */
-export function decode_post_message(value: string, max_bytes: number = MAX_MESSAGE_BYTES): Document {
-  return parse_xml(decode_base64(value, max_bytes), max_bytes);
+/** base64 → text: the XML of a message of the HTTP-POST binding (SAML Bindings §3.5.4), not yet parsed. */
+export function post_message_text(value: string, max_bytes: number = MAX_MESSAGE_BYTES): string {
+  return utf8_text(decode_base64(value, max_bytes), max_bytes);
 }
 
-/** base64 → DEFLATE → XML: a message of the HTTP-Redirect binding (SAML Bindings §3.4.4.1). */
-export function decode_redirect_message(value: string, max_bytes: number = MAX_MESSAGE_BYTES): Document {
+/** base64 → DEFLATE → text: the XML of a message of the HTTP-Redirect binding (SAML Bindings §3.4.4.1). */
+export function redirect_message_text(value: string, max_bytes: number = MAX_MESSAGE_BYTES): string {
   // The compressed form is smaller than what it inflates to: the same cap bounds it.
-  return parse_xml(inflate(decode_base64(value, max_bytes), max_bytes), max_bytes);
+  return utf8_text(inflate(decode_base64(value, max_bytes), max_bytes), max_bytes);
+}
+
+/** A message of the HTTP-POST binding, parsed. */
+export function decode_post_message(value: string, max_bytes: number = MAX_MESSAGE_BYTES): Document {
+  return parse_xml(post_message_text(value, max_bytes), max_bytes);
+}
+
+/** A message of the HTTP-Redirect binding, parsed. */
+export function decode_redirect_message(value: string, max_bytes: number = MAX_MESSAGE_BYTES): Document {
+  return parse_xml(redirect_message_text(value, max_bytes), max_bytes);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -42,7 +42,8 @@ export const AccountLogin = (idp: Provider) =>
     async call() {
       const input = this.account_login_request;
       if (this.request.method === "GET") {
-        if ((await account_session(idp, this.cookies)) !== null) return this.redirect_to(account_url(idp));
+        // prompt=login: sign in again even when signed in (a SAML request with ForceAuthn, oidc/saml/sso.ts).
+        if (this.query.prompt !== "login" && (await account_session(idp, this.cookies)) !== null) return this.redirect_to(account_url(idp));
         return this.page("", null);
       }
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
