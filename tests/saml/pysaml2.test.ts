@@ -310,6 +310,33 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     expect(reasons).toEqual(expect.arrayContaining(["acs", "unknown_sp"]));
   });
 
+  test("IdP-initiated: refused while off (the default); allowed, an unsolicited Response pysaml2 accepts only when it allows them", async () => {
+    const browser = new Browser();
+    await account_login(t, browser, "alice", t.password);
+    const start = `${t.url}/saml/start?sp=${encodeURIComponent(SP)}&RelayState=${encodeURIComponent("/home")}`;
+    const off = await browser.get(start);
+    expect(off.status).toBe(403);
+    expect(await off.text()).toContain("accepts only sign-ins it starts itself");
+    expect((await browser.get(`${t.url}/saml/start?sp=${encodeURIComponent("https://nobody.example/")}`)).status).toBe(404);
+    await update_saml_service_provider(t.store, SP, { idp_initiated: true }, t.clock.now());
+    try {
+      const form = await through(browser, await browser.get(start));
+      expect(form.steps).toEqual(["/saml/resume"]);
+      expect(form.action).toBe(ACS);
+      expect(form.relay_state).toBe("/home");
+      expect(Buffer.from(form.saml_response, "base64").toString()).not.toContain("InResponseTo");
+      expect((await sp.response(form.saml_response, null)).error).toBeDefined();
+      const parsed = await sp.response(form.saml_response, null, { allow_unsolicited: true });
+      expect(parsed.error).toBeUndefined();
+      expect(parsed.in_response_to).toBeNull();
+      expect(parsed.attributes.uid).toEqual(["alice", "alice"]);
+    } finally {
+      await update_saml_service_provider(t.store, SP, { idp_initiated: false }, t.clock.now());
+    }
+    const reasons = (await saml_events()).map((e) => e.reason);
+    expect(reasons).toContain("idp_initiated_off");
+  });
+
   test("every successful sign-in is audited with the service provider and the user", async () => {
     const successes = (await saml_events()).filter((e) => e.outcome === "success");
     expect(successes.length).toBeGreaterThanOrEqual(8);

@@ -14,6 +14,8 @@ import { escape_xml } from "./xml.ts";
 export const SAML_PATHS = {
   metadata: "/saml/metadata",
   sso: "/saml/sso",
+  /** IdP-initiated sign-in to a service provider that allows it (sso.ts `start_idp_initiated`). */
+  start: "/saml/start",
   /** Where a pending request goes on in the browser (pending.ts). */
   resume: "/saml/resume",
 } as const;

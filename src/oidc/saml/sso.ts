@@ -12,6 +12,10 @@
  *    instead (SAML Core §3.4.1). Then the service provider's access policy (its allowed groups)
  *    and the NameID format, and the signed Response (response.ts).
  *
+ * IdP-initiated (unsolicited, SAML Profiles §4.1.5): `start_idp_initiated` makes the same
+ * pending request without an AuthnRequest, for a service provider whose operator allowed it
+ * (`--idp-initiated`, off by default), to its default ACS; the Response then has no InResponseTo.
+ *
  * Every sign-in and every refusal is audited as `saml_login` (`details.entity_id`, and
  * `details.reason` of a refusal).
  */
@@ -26,12 +30,13 @@ import { current_session } from "../signin/sessions.ts";
 import { group_name_key } from "../../store/group_names.ts";
 import type { JsonObject, SamlServiceProviderRow } from "../../store/types.ts";
 import { user_attributes } from "./attributes.ts";
-import { receive_authn_request, type IncomingMessage } from "./authn_request.ts";
+import { MAX_RELAY_STATE, receive_authn_request, type IncomingMessage } from "./authn_request.ts";
 import { idp_entity_id } from "./metadata.ts";
 import { NAMEID_FORMATS, STATUS } from "./names.ts";
 import { end_pending, expired_pending, load_pending, resume_path, resume_url, save_pending, type PendingSaml } from "./pending.ts";
 import { SamlRefusal } from "./refusal.ts";
 import { error_response, post_encoded, success_response, type Delivery } from "./response.ts";
+import { default_acs, stored_sp_metadata } from "./sp_metadata.ts";
 import { name_id } from "./subject.ts";
 
 type Audit = { outcome: "success" | "failure"; ip: string; user_id?: string | null; details: JsonObject };
@@ -66,6 +71,41 @@ export async function start_sso(idp: Provider, message: IncomingMessage, ip: str
       value: error.reason,
     });
   }
+}
+
+/**
+ * A sign-in started here for the service provider `entity_id` (SAML Profiles §4.1.5), with the
+ * RelayState to hand it (where to go, its own business). Returns the URL that goes on in the
+ * browser; a page when the service provider is unknown or does not allow it.
+ */
+export async function start_idp_initiated(idp: Provider, entity_id: string, relay_state: string | null, ip: string): Promise<string> {
+  const sp = await idp.store.get_saml_service_provider(entity_id);
+  const refuse = async (reason: string, error: PageError): Promise<never> => {
+    await audit(idp, { outcome: "failure", ip, details: { entity_id: sp?.entity_id ?? null, binding: "idp_initiated", reason } });
+    throw error;
+  };
+  if (sp === null) return refuse("unknown_sp", new PageError("Unknown application", "There is no SAML application of that name on this sign-in service.", "invalid_client", true));
+  if (!sp.idp_initiated) {
+    return refuse(
+      "idp_initiated_off",
+      new PageError("Sign in from the application", `${sp.name} accepts only sign-ins it starts itself. Open ${sp.name} and sign in from there.`, "access_denied"),
+    );
+  }
+  if (relay_state !== null && Buffer.byteLength(relay_state, "utf8") > MAX_RELAY_STATE) {
+    return refuse("relay_state", new PageError("The link is invalid", `Its RelayState is longer than ${MAX_RELAY_STATE} bytes.`, "invalid_request"));
+  }
+  const pending: PendingSaml = {
+    entity_id: sp.entity_id,
+    request_id: null,
+    acs: default_acs(stored_sp_metadata(sp.metadata_xml)).location,
+    relay_state,
+    force_authn: false,
+    is_passive: false,
+    binding: "idp_initiated",
+    nameid_format: null,
+    created_at: idp.now(),
+  };
+  return resume_url(idp, await save_pending(idp, pending));
 }
 
 /** What the browser does next: sign in, or carry the Response (fields of the auto-submitted form) to the ACS. */
