@@ -25,6 +25,8 @@ export type PendingSaml = {
   force_authn: boolean;
   is_passive: boolean;
   binding: "redirect" | "post" | "idp_initiated";
+  /** The request was signed (and its signature verified): for the audit log. */
+  signed: boolean;
   /** The NameIDPolicy Format the request asked for, when it named one. */
   nameid_format: string | null;
   created_at: number;

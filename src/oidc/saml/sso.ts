@@ -58,6 +58,7 @@ export async function start_sso(idp: Provider, message: IncomingMessage, ip: str
       force_authn: request.force_authn,
       is_passive: request.is_passive,
       binding: request.binding,
+      signed: request.signed,
       created_at: idp.now(),
       nameid_format: request.nameid_format,
     };
@@ -102,6 +103,7 @@ export async function start_idp_initiated(idp: Provider, entity_id: string, rela
     force_authn: false,
     is_passive: false,
     binding: "idp_initiated",
+    signed: false,
     nameid_format: null,
     created_at: idp.now(),
   };
@@ -181,7 +183,7 @@ export async function resume_sso(idp: Provider, id: string, cookies: CookieReade
   // Single use: of two tabs or a double submit, one goes on.
   if (!(await end_pending(idp, id))) throw expired_pending();
   const xml = success_response(idp, delivery, { name_id: subject, attributes: user_attributes(user, groups, sp.attributes), session });
-  await audit(idp, { outcome: "success", ip, user_id: user.id, details: { ...base, nameid_format: sp.nameid_format, amr: session.amr } });
+  await audit(idp, { outcome: "success", ip, user_id: user.id, details: { ...base, signed: pending.signed, nameid_format: sp.nameid_format, amr: session.amr } });
   return post_step(xml, pending, sp, set);
 }
 
