@@ -49,6 +49,8 @@ describe.skipIf(!chromium_available || !mellon_available)("mod_auth_mellon in Ch
     expect(new URL(page.url()).origin).toBe(t.url);
     expect(new URL(page.url()).pathname).toBe("/account/login");
     expect(response?.status()).toBe(200);
+    // The sign-in page says whom the user signs in to.
+    expect(await page.locator(".lead").innerText()).toBe("to continue to Intranet");
     await sign_in(page, "alice");
     await page.waitForURL(`${mellon.url}/protected/`);
     const row = (await t.store.get_saml_service_provider(mellon.entity_id))!;

@@ -27,6 +27,11 @@ export function return_cookie(idp: Provider, path: string): CookieToSet | null {
   return safe === null ? null : { name: cookie_name(idp, RETURN_COOKIE), value: safe, options: cookie_options(idp, idp.config.tokens.interaction_ttl) };
 }
 
+/** The path this browser's next account sign-in returns to; null: the account page. */
+export function pending_return_path(idp: Provider, cookies: CookieReader): string | null {
+  return safe_return_path(cookies.get(cookie_name(idp, RETURN_COOKIE)));
+}
+
 /** Where a finished account sign-in goes, and the cookie to clear when it used one. */
 export function after_account_sign_in(idp: Provider, cookies: CookieReader): { url: string; clear: CookieToSet | null } {
   const name = cookie_name(idp, RETURN_COOKIE);

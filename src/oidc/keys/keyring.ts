@@ -197,13 +197,14 @@ export class KeyRing {
   /**
    * The stored keys of `alg` for XML signatures (saml/keys.ts): the one that signs now, private
    * JWK included (xml-crypto signs through node:crypto, not through the JWS signer), and the
-   * `next` keys, which SAML metadata announces before a rotation makes one of them sign.
+   * keys that may sign next — the `next` keys, and an `active` key held back while other
+   * instances learn of it (`publish_lead_seconds`) — which SAML metadata announces ahead.
    */
   stored_signing_keys(alg: Alg): { signer: KeyRow; upcoming: KeyRow[] } {
     const kid = this.active_kid(alg);
     const signer = this.view.rows.find((row) => row.kid === kid);
     if (signer === undefined) throw new KeyRingError(`No active signing key for alg ${alg}`);
-    const upcoming = this.view.rows.filter((row) => row.alg === alg && row.kid !== kid && row.status === "next").sort(newest_first);
+    const upcoming = this.view.rows.filter((row) => row.alg === alg && row.kid !== kid && row.status !== "retired").sort(newest_first);
     return { signer, upcoming };
   }
 

@@ -78,6 +78,20 @@ export async function load_pending(idp: Provider, id: string, cookies: CookieRea
   return { pending: params.saml, cookie: null };
 }
 
+/**
+ * The name of the service provider a pending request at `path` (a return path of the sign-in
+ * page, browser/return_path.ts) is for, to say on the sign-in page whom the user signs in to;
+ * null for any other path, or a request gone.
+ */
+export async function pending_sp_name(idp: Provider, path: string | null): Promise<string | null> {
+  const prefix = `${SAML_PATHS.resume}/`;
+  if (path === null || !path.startsWith(prefix)) return null;
+  const row = await idp.store.get_interaction(path.slice(prefix.length));
+  const pending = (row?.params as { saml?: PendingSaml } | undefined)?.saml;
+  if (row === null || row.expires_at <= idp.now() || pending === undefined) return null;
+  return (await idp.store.get_saml_service_provider(pending.entity_id))?.name ?? null;
+}
+
 /** Ends the pending request; false when another request ended it first (a double submit). */
 export function end_pending(idp: Provider, id: string): Promise<boolean> {
   return idp.store.delete_interaction(id);
