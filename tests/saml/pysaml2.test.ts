@@ -36,7 +36,8 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     const signing_metadata = await signing.metadata();
     expect(signing_metadata).toContain('AuthnRequestsSigned="true"');
     await create_saml_service_provider(t.store, { metadata_xml: signing_metadata, name: "Payroll", sign: "both" }, t.clock.now());
-  });
+    // Importing pysaml2 takes seconds on a busy machine.
+  }, 60_000);
   afterAll(async () => {
     sp?.cleanup();
     signing?.cleanup();
@@ -135,7 +136,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     );
     expect(verified.stderr).toContain("OK");
     expect(verified.status).toBe(0);
-  });
+  }, 30_000);
 
   test("HTTP-POST: the same session signs in again without a password; the NameID is the same", async () => {
     const browser = new Browser();
@@ -153,7 +154,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     expect(b.name_id).toBe(a.name_id);
     // One SessionIndex per session and service provider.
     expect(b.session_index).toBe(a.session_index);
-  });
+  }, 30_000);
 
   test("one sign-in serves OpenID and SAML: a session from /authorize needs no password here", async () => {
     const browser = new Browser();
@@ -164,7 +165,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     const form = await through(browser, await send(browser, request));
     expect(form.steps).toEqual(["/saml/resume"]);
     expect((await sp.response(form.saml_response, { [request.id]: "x" })).error).toBeUndefined();
-  });
+  }, 30_000);
 
   test("a signing service provider: its signed POST request is accepted, the Response and Assertion are both signed", async () => {
     const browser = new Browser();
@@ -179,7 +180,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     // Its own salt: another NameID than the other service provider's.
     expect(parsed.name_id).toBe(persistent_id((await t.store.get_saml_service_provider(SIGNING_SP))!.nameid_salt, t.user.id));
     expect(parsed.name_id).not.toBe(persistent_id((await t.store.get_saml_service_provider(SP))!.nameid_salt, t.user.id));
-  });
+  }, 30_000);
 
   test("a signing service provider: its signed Redirect request is accepted; unsigned ones are refused", async () => {
     const browser = new Browser();
@@ -203,7 +204,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     expect(await forged.text()).toContain("does not verify");
     const reasons = (await saml_events()).filter((e) => e.entity_id === SIGNING_SP && e.outcome === "failure").map((e) => e.reason);
     expect(reasons).toEqual(expect.arrayContaining(["unsigned", "bad_signature"]));
-  });
+  }, 30_000);
 
   test("a replayed AuthnRequest is refused: its ID is single use", async () => {
     const browser = new Browser();
@@ -216,7 +217,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     expect((await browser.post(post.action!, post.fields!)).status).toBe(303);
     expect((await browser.post(post.action!, post.fields!)).status).toBe(400);
     expect((await saml_events()).filter((e) => e.reason === "replayed").length).toBe(2);
-  });
+  }, 30_000);
 
   test("a tampered response is refused by pysaml2; so is one for another request", async () => {
     const browser = new Browser();
@@ -230,7 +231,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     // Unsolicited (no outstanding request) is refused too: allow_unsolicited is off.
     expect((await sp.response(form.saml_response, {})).error).toBeDefined();
     expect((await sp.response(form.saml_response, { [request.id]: "x" })).error).toBeUndefined();
-  });
+  }, 30_000);
 
   test("ForceAuthn signs in again despite the session; IsPassive without a session answers NoPassive", async () => {
     const browser = new Browser();
@@ -249,7 +250,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     const parsed = await sp.response(answer.saml_response, { [passive.id]: "x" });
     expect(parsed.error).toContain("NoPassive");
     expect((await saml_events()).some((e) => e.reason === "no_passive")).toBe(true);
-  });
+  }, 30_000);
 
   test("an allowed-group policy refuses a user outside it with a clear page, audited", async () => {
     const group = await t.store.create_group({ name: "wiki-editors" });
@@ -278,7 +279,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     } finally {
       await update_saml_service_provider(t.store, SP, { allowed_groups: [] }, t.clock.now());
     }
-  });
+  }, 30_000);
 
   test("the e-mail NameID format; NameIDPolicy asking for another format gets InvalidNameIDPolicy", async () => {
     await update_saml_service_provider(t.store, SP, { nameid_format: "email" }, t.clock.now());
@@ -294,7 +295,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     } finally {
       await update_saml_service_provider(t.store, SP, { nameid_format: "persistent" }, t.clock.now());
     }
-  });
+  }, 30_000);
 
   test("an ACS URL the service provider did not register, and an unknown issuer, are refused before anything is sent", async () => {
     const browser = new Browser();
@@ -308,7 +309,7 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     expect(await unknown.text()).toContain("not registered with this sign-in service");
     const reasons = (await saml_events()).map((e) => e.reason);
     expect(reasons).toEqual(expect.arrayContaining(["acs", "unknown_sp"]));
-  });
+  }, 30_000);
 
   test("IdP-initiated: refused while off (the default); allowed, an unsolicited Response pysaml2 accepts only when it allows them", async () => {
     const browser = new Browser();
@@ -335,12 +336,12 @@ describe.skipIf(!pysaml2_available)("SAML single sign-on with pysaml2", () => {
     }
     const reasons = (await saml_events()).map((e) => e.reason);
     expect(reasons).toContain("idp_initiated_off");
-  });
+  }, 30_000);
 
   test("every successful sign-in is audited with the service provider and the user", async () => {
     const successes = (await saml_events()).filter((e) => e.outcome === "success");
     expect(successes.length).toBeGreaterThanOrEqual(8);
     for (const event of successes) expect(event.user_id).toBe(t.user.id);
     expect(new Set(successes.map((e) => e.entity_id))).toEqual(new Set([SP, SIGNING_SP]));
-  });
+  }, 30_000);
 });

@@ -223,12 +223,31 @@ export function boolean_attribute(element: Element, name: string, fallback: bool
   throw new XmlRejected(`${name}="${value.slice(0, 40)}" is not a boolean`);
 }
 
-/** Escapes text for an XML attribute value or element content (XML 1.0 §2.4, §3.3.3). */
+/**
+ * Escapes text for an XML attribute value or element content (XML 1.0 §2.4, §3.3.3). Line ends
+ * and tabs become character references, so neither attribute normalization nor line-end
+ * handling changes them. So do U+0085 and U+2028, which XML 1.1 (§2.11) reads as line ends, and
+ * U+2029, which @xmldom/xmldom reads as one too: a value must mean the same to our signer as to
+ * the verifier. And U+FFFD, which @xmldom/xmldom warns about when it meets it literally.
+ */
 export function escape_xml(value: string): string {
-  return xml_chars(value).replace(/[&<>"'\r\n\t]/g, (c) => ESCAPES[c]!);
+  return xml_chars(value).replace(/[&<>"'\r\n\t\u0085\u2028\u2029\uFFFD]/g, (c) => ESCAPES[c]!);
 }
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;", "\r": "&#13;", "\n": "&#10;", "\t": "&#9;" };
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&apos;",
+  "\r": "&#13;",
+  "\n": "&#10;",
+  "\t": "&#9;",
+  "\u0085": "&#133;",
+  "\u2028": "&#8232;",
+  "\u2029": "&#8233;",
+  "\uFFFD": "&#65533;",
+};
 
 /** Characters XML 1.0 §2.2 cannot carry at all (a control character in a user's name) are dropped. */
 export function xml_chars(value: string): string {

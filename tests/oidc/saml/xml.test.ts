@@ -172,6 +172,14 @@ describe("properties", () => {
     );
   });
 
+  test("characters a parser reads as line ends (U+0085, U+2028, U+2029) or warns about (U+FFFD) read back unchanged", () => {
+    for (const value of ["a\u0085b", "a\u2028b", "a\u2029b", "a\uFFFDb", "a\r\nb", "a\tb", "a\u0000b\u0008c"]) {
+      const doc = parse_xml(`<r a="${escape_xml(value)}">${escape_xml(value)}</r>`);
+      const clean = value.replace(/[\u0000\u0008]/g, "");
+      expect([doc.documentElement!.getAttribute("a"), doc.documentElement!.textContent]).toEqual([clean, clean]);
+    }
+  });
+
   test("strict base64: a character outside the alphabet is refused, never skipped", () => {
     fc.assert(
       fc.property(fc.base64String({ minLength: 4 }), fc.constantFrom("*", "-", "_", "!", "é", "%"), fc.nat(), (value, bad, at) => {
