@@ -15,6 +15,8 @@ import { mail_commands } from "./mail.ts";
 import { migrate_command } from "./migrate.ts";
 import { registration_commands } from "./registration.ts";
 import { resources_commands } from "./resources.ts";
+import { saml_commands } from "./saml.ts";
+import { ATTRIBUTE_CLAIMS, STANDARD_ATTRIBUTES } from "../oidc/saml/attributes.ts";
 import { serve_command } from "./serve.ts";
 import { group, type Command, type CommandGroup } from "./spec.ts";
 import { upstreams_commands } from "./upstreams.ts";
@@ -135,6 +137,26 @@ the access token is then audience-restricted to it and carries only the granted 
 resource accepts. An unregistered or unauthorized resource gets invalid_target. JWT access
 tokens (--format jwt) have typ at+jwt and aud the resource, are signed with the provider's keys,
 and stay revocable and introspectable.`,
+  }),
+  saml: group({
+    summary: "SAML 2.0 service providers (applications that speak only SAML)",
+    commands: saml_commands,
+    notes: `A service provider is registered from its metadata: --metadata-file, or --metadata-url
+(fetched through the outbound fence: https, a public address or one in IDP_OUTBOUND_ALLOW). Give
+it our metadata: <issuer>/saml/metadata, which is also our entityID. Its users sign in on our
+sign-in page, with the same session, second factor and passkeys as the OpenID applications.
+
+The assertion goes only to an assertion consumer service (HTTP-POST) of its metadata. When the
+metadata says AuthnRequestsSigned="true", an unsigned request is refused. The Assertion is signed
+with RSA-SHA256 by the provider's RS256 key (idp keys rotate changes it; the next key is in our
+metadata ahead of time); --sign response or both signs the Response too.
+
+Attributes (both as the plain name and as its OID, urn:oid:...): ${STANDARD_ATTRIBUTES.map((a) => a.name).join(", ")}.
+--attribute NAME=CLAIM adds one (or replaces a standard one); CLAIM is one of
+${ATTRIBUTE_CLAIMS.join(", ")}.
+
+update changes the settings given; --attribute and --allowed-group replace the whole map or
+list.`,
   }),
   keys: group({
     summary: "list and rotate signing keys",

@@ -219,7 +219,7 @@ export const ConfigSchema = z
           env: "IDP_ARGON2_IMPL",
           topic: "Sign-in, sessions and passwords",
           description:
-            "`auto`: argon2id through the system's libsodium (`libsodium.so.23`, Debian `libsodium23`) on worker threads when it loads — about 60% of the CPU of `Bun.password` a check (`bench/argon2`) —, else `Bun.password` (on Deno: hash-wasm, on the worker threads); `bun` forces `Bun.password` (refused on Deno); `libsodium` refuses to start without it (on Deno: without `--allow-ffi` for it, see [Running on Deno](#running-on-deno)). Hashes are standard argon2id strings either way, and each verifies the others'. The start log line says which is in use (`password_hashing`).",
+            "`auto`: argon2id through the system's libsodium (`libsodium.so.23`, Debian `libsodium23`) on worker threads when it loads — about 60% of the CPU of `Bun.password` a check (`bench/argon2`) —, else `Bun.password` (on Deno: hash-wasm, on the worker threads); `bun` forces `Bun.password` (refused on Deno); `libsodium` refuses to start without it (on Deno: without `--allow-ffi` for it; README, \"Running on Deno\"). Hashes are standard argon2id strings either way, and each verifies the others'. The start log line says which is in use (`password_hashing`).",
         }),
       })
       .prefault({}),

@@ -78,8 +78,17 @@ export async function respond(page: ResponderPage, idp: Provider, sent: ClientRe
   // JARM: a jwt response mode becomes one signed `response` parameter, then goes by its base mode.
   const response = await jarm_encoded(idp, sent);
   if (response.response_mode === "query" || response.response_mode === "fragment") return page.redirect_to(query_url(response), status);
+  return form_post_page(page, idp, response.redirect_uri, response.params);
+}
+
+/**
+ * The page whose form POSTs `fields` to `action` at once (Form Post Response Mode, and SAML's
+ * HTTP-POST binding, SAML Bindings §3.5.4): its CSP allows that one script by hash and a form
+ * action to that origin only, and it is never cached.
+ */
+export function form_post_page(page: ResponderPage, idp: Provider, action: string, fields: Record<string, string>): Html {
   const headers = page.response.headers;
-  const source = csp_source(response.redirect_uri);
+  const source = csp_source(action);
   // form-action must allow the client's origin, or the browser refuses to post there.
   headers.set("content-security-policy", content_security_policy(source === null ? [] : [source], [AUTO_SUBMIT_HASH]));
   // Form Post Response Mode §2: the page must not be cached.
@@ -87,9 +96,9 @@ export async function respond(page: ResponderPage, idp: Provider, sent: ClientRe
   headers.set("pragma", "no-cache");
   return page.view("form_post", {
     ...layout_values(idp, "Returning to the application"),
-    action: response.redirect_uri,
-    fields: Object.entries(response.params).map(([name, value]) => ({ name, value })),
-    redirect_host: redirect_host(response.redirect_uri),
+    action,
+    fields: Object.entries(fields).map(([name, value]) => ({ name, value })),
+    redirect_host: redirect_host(action),
     script: AUTO_SUBMIT_SCRIPT,
     // The page posts itself to the client at once: a switcher there would lose the response.
     no_locale_switcher: true,

@@ -137,6 +137,10 @@ import { AdminConsoleUsersBulkConfirm } from "./endpoints/admin_console/users_bu
 import { AdminConsoleUpstreamAction } from "./endpoints/admin_console/upstream_action.ts";
 import { AdminConsoleUpstreamConfirm } from "./endpoints/admin_console/upstream_confirm.ts";
 import { AdminConsoleUpstreams } from "./endpoints/admin_console/upstreams.ts";
+import { SamlMetadata } from "./endpoints/saml/metadata.ts";
+import { SamlResume } from "./endpoints/saml/resume.ts";
+import { SamlSso } from "./endpoints/saml/sso.ts";
+import { SamlStart } from "./endpoints/saml/start.ts";
 import { ProviderErrorHandler, error_page } from "./errors.ts";
 import { LocaleHandler } from "./middleware/locale.ts";
 import { MetricsHandler } from "./middleware/metrics.ts";
@@ -223,6 +227,11 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     AccountIdentities(idp),
     AccountIdentityLink(idp),
     EmailConfirm(idp),
+    // The SAML 2.0 identity provider (oidc/saml/): metadata, single sign-on, IdP-initiated sign-in.
+    SamlMetadata(idp),
+    SamlSso(idp),
+    SamlResume(idp),
+    SamlStart(idp),
     // Sign-up (IDP_SIGNUP): the public page only when open; invitation links unless sign-up is off.
     ...(idp.config.signup.mode === "open" ? [Signup(idp)] : []),
     ...(idp.config.signup.mode === "off" ? [] : [Invitation(idp)]),

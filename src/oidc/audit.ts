@@ -31,7 +31,9 @@
  *   `client_id` the admin client that made it, `user_id` the user it acted on, `details` the
  *   method, path, status and action; http/middleware/admin_api.ts), admin_console (one change made
  *   in the admin web console, or refused: `user_id` the user it acted on, `details.actor`
- *   `user:<id>` of the administrator, `details.action`; oidc/admin/console.ts).
+ *   `user:<id>` of the administrator, `details.action`; oidc/admin/console.ts), saml_login (a SAML
+ *   sign-in to a service provider, or its refusal: `details.entity_id`, `details.binding`,
+ *   `details.reason`; saml/sso.ts).
  */
 import type { Provider } from "./provider.ts";
 import type { AuditEvent, JsonObject, UnixSeconds } from "../store/types.ts";
@@ -48,7 +50,7 @@ export type EventInput = {
   at?: UnixSeconds;
 };
 
-export function record_event(idp: Provider, event: EventInput): Promise<AuditEvent> {
+export function record_event(idp: Pick<Provider, "store" | "now">, event: EventInput): Promise<AuditEvent> {
   return idp.store.add_audit_event({
     type: event.type,
     outcome: event.outcome,

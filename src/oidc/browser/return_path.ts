@@ -1,6 +1,6 @@
 /**
  * Where the account's own sign-in goes once it is done: the account page, or back to the page of
- * the provider that sent the person to sign in (the admin console). The page to return to rides
+ * the provider that sent the person to sign in (the admin console, a SAML request). The page to return to rides
  * in a short-lived cookie set by that page, never in the URL, and only a fixed same-origin path
  * shape is honoured (an open redirect would let any site bounce people through the sign-in,
  * RFC 9700 §4.11). The cookie is cleared by the sign-in that uses it.
@@ -11,8 +11,11 @@ import { account_url } from "./account_guard.ts";
 
 const RETURN_COOKIE = "idp_return";
 
-/** Paths a sign-in may return to: the admin console's pages (letters, digits, . _ ~ - between slashes; no query). */
-const RETURN_PATH = /^\/admin(?:\/[A-Za-z0-9._~-]+)*\/?$/;
+/**
+ * Paths a sign-in may return to: the admin console's pages (letters, digits, . _ ~ - between
+ * slashes; no query), and a SAML request waiting for the sign-in (saml/pending.ts: its 43-character id).
+ */
+const RETURN_PATH = /^(?:\/admin(?:\/[A-Za-z0-9._~-]+)*\/?|\/saml\/resume\/[A-Za-z0-9_-]{43})$/;
 
 export function safe_return_path(path: string | null | undefined): string | null {
   return typeof path === "string" && path.length <= 512 && RETURN_PATH.test(path) && !path.includes("..") ? path : null;
@@ -22,6 +25,11 @@ export function safe_return_path(path: string | null | undefined): string | null
 export function return_cookie(idp: Provider, path: string): CookieToSet | null {
   const safe = safe_return_path(path);
   return safe === null ? null : { name: cookie_name(idp, RETURN_COOKIE), value: safe, options: cookie_options(idp, idp.config.tokens.interaction_ttl) };
+}
+
+/** The path this browser's next account sign-in returns to; null: the account page. */
+export function pending_return_path(idp: Provider, cookies: CookieReader): string | null {
+  return safe_return_path(cookies.get(cookie_name(idp, RETURN_COOKIE)));
 }
 
 /** Where a finished account sign-in goes, and the cookie to clear when it used one. */

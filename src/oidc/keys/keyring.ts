@@ -233,6 +233,20 @@ export class KeyRing {
     return signer.kid;
   }
 
+  /**
+   * The stored keys of `alg` for XML signatures (saml/keys.ts): the one that signs now, private
+   * JWK included (xml-crypto signs through node:crypto, not through the JWS signer), and the
+   * keys that may sign next — the `next` keys, and an `active` key held back while other
+   * instances learn of it (`publish_lead_seconds`) — which SAML metadata announces ahead.
+   */
+  stored_signing_keys(alg: Alg): { signer: KeyRow; upcoming: KeyRow[] } {
+    const kid = this.active_kid(alg);
+    const signer = this.view.rows.find((row) => row.kid === kid);
+    if (signer === undefined) throw new KeyRingError(`No active signing key for alg ${alg}`);
+    const upcoming = this.view.rows.filter((row) => row.alg === alg && row.kid !== kid && row.status !== "retired").sort(newest_first);
+    return { signer, upcoming };
+  }
+
   /** Every stored key, for `idp keys list`: no key material. */
   list(): KeyInfo[] {
     return this.view.all_rows.map(({ kid, alg, status, created_at, activated_at, retire_at }) => ({ kid, alg, status, created_at, activated_at, retire_at }));

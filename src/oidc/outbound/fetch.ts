@@ -235,7 +235,7 @@ async function exchange(url: URL, request: OutboundRequest, settings: OutboundSe
 }
 
 /** Logs the refusal or failure, and audits a refused destination. Never throws. */
-async function report(idp: Provider, request: OutboundRequest, error: OutboundError): Promise<void> {
+async function report(idp: OutboundContext, request: OutboundRequest, error: OutboundError): Promise<void> {
   const { host, address, status } = error.details;
   idp.log({
     level: "warn",
@@ -259,10 +259,16 @@ async function report(idp: Provider, request: OutboundRequest, error: OutboundEr
 }
 
 /**
+ * What the fence needs of the provider: its settings, log, store (the audit) and clock. A command
+ * of the CLI, which has no running provider, passes these (src/cli/saml.ts).
+ */
+export type OutboundContext = Pick<Provider, "config" | "log" | "store" | "now">;
+
+/**
  * Fetches `uri` for a client within the fence above. Resolves with the answer (status accepted,
  * body within the cap); rejects with an OutboundError, already logged (and audited when refused).
  */
-export async function outbound_fetch(idp: Provider, uri: string, request: OutboundRequest): Promise<OutboundResponse> {
+export async function outbound_fetch(idp: OutboundContext, uri: string, request: OutboundRequest): Promise<OutboundResponse> {
   const settings = idp.config.outbound;
   try {
     return await exchange(target_of(uri, settings), request, settings);

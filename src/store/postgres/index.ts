@@ -20,6 +20,7 @@ import { pg_mail } from "./mail.ts";
 import { pg_grants, pg_interactions, pg_sessions } from "./sessions.ts";
 import { pg_codes, pg_tokens } from "./tokens.ts";
 import { pg_resource_servers } from "./resource_servers.ts";
+import { pg_saml } from "./saml.ts";
 import { pg_users } from "./users.ts";
 import { pg_passkeys } from "./passkeys.ts";
 import { pg_groups } from "./groups.ts";
@@ -92,6 +93,7 @@ function postgres_store(pool: PgPool): Store {
     ...pg_codes(sql),
     ...pg_tokens(sql),
     ...pg_resource_servers(sql),
+    ...pg_saml(sql),
     ...pg_keys(sql),
     ...pg_initial_access_tokens(sql),
     ...pg_replay(sql),

@@ -136,6 +136,12 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   get_resource_server: "read",
   list_resource_servers: "read",
   delete_resource_server: "write",
+  // SAML service providers
+  create_saml_service_provider: "write",
+  get_saml_service_provider: "read",
+  list_saml_service_providers: "read",
+  update_saml_service_provider: "write",
+  delete_saml_service_provider: "write",
   // audit
   add_audit_event: "write",
   list_audit_events: "read",

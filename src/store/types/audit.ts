@@ -77,6 +77,11 @@ export const AUDIT_EVENT_TYPES = [
   "user_disabled",
   "user_enabled",
   "admin_granted",
+  // SAML 2.0 (oidc/saml/, src/cli/saml.ts).
+  "saml_login",
+  "saml_sp_created",
+  "saml_sp_updated",
+  "saml_sp_deleted",
 ] as const;
 
 export type AuditEvent = {

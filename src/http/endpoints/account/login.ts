@@ -8,7 +8,8 @@
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
-import { after_account_sign_in } from "../../../oidc/browser/return_path.ts";
+import { after_account_sign_in, pending_return_path } from "../../../oidc/browser/return_path.ts";
+import { pending_sp_name } from "../../../oidc/saml/pending.ts";
 import { begin_for_account, has_any, second_factor_required, second_factors } from "../../../oidc/signin/second_factor.ts";
 import { sign_in } from "../../../oidc/signin/complete.ts";
 import { AMR_PASSWORD } from "../../../oidc/signin/methods.ts";
@@ -42,7 +43,8 @@ export const AccountLogin = (idp: Provider) =>
     async call() {
       const input = this.account_login_request;
       if (this.request.method === "GET") {
-        if ((await account_session(idp, this.cookies)) !== null) return this.redirect_to(account_url(idp));
+        // prompt=login: sign in again even when signed in (a SAML request with ForceAuthn, oidc/saml/sso.ts).
+        if (this.query.prompt !== "login" && (await account_session(idp, this.cookies)) !== null) return this.redirect_to(account_url(idp));
         return this.page("", null);
       }
       const binding = read_cookie(this.cookies, interaction_cookie_name(idp));
@@ -86,7 +88,8 @@ export const AccountLogin = (idp: Provider) =>
       return this.view("login", {
         ...layout_values(idp, "Sign in"),
         ...(passkeys_usable(idp.config) ? { scripts: passkey_scripts(idp), passkey: { options: `${passkey_base}/options`, action: passkey_base } } : { passkey: null }),
-        client_name: "your account",
+        // Signing in for a SAML application (oidc/saml/pending.ts): its name, as for an OpenID client.
+        client_name: (await pending_sp_name(idp, pending_return_path(idp, this.cookies))) ?? "your account",
         action: account_url(idp, "login"),
         csrf: form_token(binding, "account_login"),
         username,

@@ -15,6 +15,7 @@ import { not_active } from "../../../oidc/accounts/account_status.ts";
 import { after_upstream } from "../../../oidc/signin/second_factor.ts";
 import { sign_in } from "../../../oidc/signin/complete.ts";
 import { account_url } from "../../../oidc/browser/account_guard.ts";
+import { after_account_sign_in } from "../../../oidc/browser/return_path.ts";
 import { interaction_cookie_name, read_cookie } from "../../../oidc/browser/cookies.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import { complete_upstream } from "../../../oidc/federation/flow.ts";
@@ -57,7 +58,12 @@ export const FederationCallback = (idp: Provider) =>
       // A new sign-in replaces the browser's previous session (session fixation, another user).
       const { session, cookie } = await sign_in(idp, this.cookies, outcome.user, outcome.amr, ip, client?.client_id ?? null, this.headers.get("user-agent"));
       this.set_cookie(cookie.name, cookie.value, cookie.options);
-      if (interaction === null || client === null) return this.go_on(account_url(idp), outcome.upstream.display_name);
+      if (interaction === null || client === null) {
+        // The account's own sign-in: back where it was asked for (the admin console, a SAML request; return_path.ts).
+        const back = after_account_sign_in(idp, this.cookies);
+        if (back.clear !== null) this.set_cookie(back.clear.name, back.clear.value, back.clear.options);
+        return this.go_on(back.url, outcome.upstream.display_name);
+      }
       const next = await after_sign_in(idp, client, interaction, session);
       if (next.kind === "page") return this.go_on(next.url, outcome.upstream.display_name);
       const response = await jarm_encoded(idp, next.response);

@@ -1,0 +1,36 @@
+/** PostgreSQL: SAML 2.0 service providers. */
+import type { PgSql } from "./driver.ts";
+import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { saml_service_provider_row, saml_service_provider_spec } from "../rows/saml.ts";
+import type { SamlStore } from "../types.ts";
+
+export function pg_saml(sql: PgSql): SamlStore {
+  return {
+    async create_saml_service_provider(input) {
+      const row = saml_service_provider_row(input);
+      await sql`INSERT INTO saml_service_providers ${sql(encode_postgres(saml_service_provider_spec, row))}`;
+      return row;
+    },
+    async get_saml_service_provider(entity_id) {
+      const [raw] = await sql`SELECT * FROM saml_service_providers WHERE entity_id = ${entity_id}`;
+      return decode_or_null(saml_service_provider_spec, raw);
+    },
+    async list_saml_service_providers() {
+      const rows: unknown[] = await sql`SELECT * FROM saml_service_providers ORDER BY entity_id`;
+      return rows.map((raw) => decode(saml_service_provider_spec, raw));
+    },
+    async update_saml_service_provider(entity_id, patch) {
+      const changes = encode_postgres(saml_service_provider_spec, {
+        ...pick_patch(saml_service_provider_spec, patch, ["entity_id", "nameid_salt", "created_at"]),
+        updated_at: patch.updated_at ?? now_seconds(),
+      });
+      const [raw] = await sql`UPDATE saml_service_providers SET ${sql(changes)} WHERE entity_id = ${entity_id} RETURNING *`;
+      return decode_or_null(saml_service_provider_spec, raw);
+    },
+    async delete_saml_service_provider(entity_id) {
+      const result = await sql`DELETE FROM saml_service_providers WHERE entity_id = ${entity_id}`;
+      return result.count > 0;
+    },
+  };
+}
