@@ -4,7 +4,7 @@
  * server answers discovery, renders the login page and serves the stylesheet, which proves the
  * templates and static files are embedded.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "./helpers/test_api.ts";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

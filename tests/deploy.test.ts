@@ -7,7 +7,7 @@
  * load bench's rewrite of it; Caddy proxies to 127.0.0.1:3000 too.
  * The tool checks run only where the tool is installed (one line on stderr otherwise).
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "./helpers/test_api.ts";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

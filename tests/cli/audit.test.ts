@@ -2,7 +2,7 @@
  * `idp audit list`: --type accepts only the event types the code records (and says which they
  * are); every event shows the username and client name beside their ids.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AUDIT_EVENT_TYPES } from "../../src/store/types.ts";

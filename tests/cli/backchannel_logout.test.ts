@@ -5,7 +5,7 @@
  * remove` run on the same database, and the RP's backchannel_logout_uri receives a logout token
  * that verifies against the provider's JWKS, before the command returns.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { BACKCHANNEL_LOGOUT_EVENT } from "../../src/oidc/logout/backchannel.ts";
 import { Browser } from "../helpers/browser.ts";

@@ -1,7 +1,7 @@
 /**
  * The entry point through a real process: `bun run main.ts ...`, as an operator runs it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { sandbox, type Sandbox } from "./helpers.ts";

@@ -1,7 +1,7 @@
 /**
  * `idp serve`: in-process (stopped through the CliIo signal) and as a real process (SIGTERM).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 import { run_cli } from "../../src/cli/index.ts";
 import { until } from "../helpers/until.ts";

@@ -4,7 +4,7 @@
  * `kill` on the pid npx printed), where npm's shell in between does not pass the signal on. The
  * server stops gracefully, no process is left behind and the port is free. Linux (/proc).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";

@@ -3,7 +3,7 @@
  * port, the issuer derived from HOST and PORT, the demo client following the issuer, every
  * IDP_ variable and config-file key checked, and `idp` runnable without Bun on the PATH.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };

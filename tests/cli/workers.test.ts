@@ -5,7 +5,7 @@
  * started again, SIGTERM stops everything with exit 0 and leaves no process behind, and the port
  * stays closed to any other server.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";

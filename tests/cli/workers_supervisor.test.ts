@@ -7,7 +7,7 @@
  * Times are read from the kernel: a worker's start is its fork time (/proc/<pid>/stat field 22,
  * in clock ticks since boot), compared with /proc/uptime read just before the kill.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";

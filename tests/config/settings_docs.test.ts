@@ -1,7 +1,7 @@
 // Each setting is declared once, on the schema (src/config/schema.ts): its variable and its
 // description in `.meta()`. The variable mapping (ENV_KEYS), the README's settings table and
 // `idp config check` are read from those declarations, so they must be whole and consistent.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { z } from "zod";
 import { ENV_KEYS, OTHER_IDP_VARIABLES } from "../../src/app/config.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";

@@ -31,7 +31,7 @@
 // A bare name that still exists elsewhere passes even when the mention meant another file of
 // that name; prefer the capability's folder (`signin/methods.ts`) when naming a file of another
 // folder.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";

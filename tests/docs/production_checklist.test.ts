@@ -14,7 +14,7 @@
  * checklist's links to README sections point at headings that exist. Linux (/proc), with sh,
  * openssl, curl and setsid.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 // The README's generated parts (scripts/docs/sections/*) match the code they are built from:
 // a setting, a CLI option or a rate-limit counter changed without `npm run docs` fails here.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { orphan_markers, read_readme, regenerate, sections } from "../../scripts/docs/generate.ts";
 
 describe("README's generated parts", () => {

@@ -9,7 +9,7 @@
  * its confirmation page (a danger zone naming the user) and is refused without the password.
  * One server and one browser per file.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { mkdirSync } from "node:fs";

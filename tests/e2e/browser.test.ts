@@ -4,7 +4,7 @@
  * client's origin, since Chromium applies form-action to the redirects after a form POST.
  * Also: no CSP violations, keyboard-only sign-in, and an axe-core accessibility check.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";

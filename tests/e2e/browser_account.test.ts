@@ -5,7 +5,7 @@
  * by the RP), removing an application's access (consent is asked again), changing the password
  * and signing out from the account page.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, Page } from "playwright-core";
 import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { chromium_available, launch } from "../helpers/chromium.ts";

@@ -3,7 +3,7 @@
  * the printed demo user → consent → /demo/callback shows the validated ID Token and the userinfo
  * answer. Checked with axe-core and screenshotted like the other pages (a11y.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser } from "playwright-core";
 import { load_config } from "../../src/app/config.ts";
 import { serve, type Served } from "../../src/app/server.ts";

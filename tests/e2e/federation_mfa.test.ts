@@ -9,7 +9,7 @@
  * (refused unless the upstream's mapped acr or amr says mfa); the ID Token's acr and amr; a third
  * upstream, "keyed", where we authenticate with private_key_jwt (oidc-provider reads our JWKS).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";

@@ -6,7 +6,7 @@
  * (openid-client) ends the sign-in with our ID Token for the just-in-time local account. The
  * provider runs on PostgreSQL when it is available (SQLite otherwise).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
 // @ts-expect-error koa ships no type declarations (and @types/koa is not installed)

@@ -7,7 +7,7 @@
  * account page (never the last way in), login_hint=idp:NAME, a forged state, an unreachable
  * upstream.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import * as oidc from "openid-client";
 import type { Browser, BrowserContext, Page } from "playwright-core";

@@ -7,7 +7,7 @@
  * The id_token_hint is the ID Token of a pairwise client: its pairwise sub names the signed-in
  * user, so the logout needs no confirmation (logout/confirmation.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { decodeJwt } from "jose";
 import type { Browser, Page } from "playwright-core";
 import { axe, chromium_available, launch, serious } from "../helpers/chromium.ts";

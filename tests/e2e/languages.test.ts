@@ -10,7 +10,7 @@
  *   English catalog (every key, the rules' messages included);
  * - the admin console in French, its user page's <title> included.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { CATALOGS } from "../../src/platform/locales.ts";

@@ -11,7 +11,7 @@
  * Run on SQLite (passkeys.test.ts) and PostgreSQL (passkeys_postgres.test.ts): one server and
  * one browser per file.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createHash, createPrivateKey, sign, type KeyObject } from "node:crypto";
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
 import { axe, chromium_available, launch, serious } from "../helpers/chromium.ts";

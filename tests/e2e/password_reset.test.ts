@@ -9,7 +9,7 @@
  *   the link's confirm button activates the account;
  * - axe (WCAG 2 A/AA) finds no serious violation on each new page.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, Page } from "playwright-core";
 import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
 import { new_totp_secret } from "../../src/oidc/signin/totp.ts";

@@ -13,7 +13,7 @@
  *   confirm → the RP's ID Token has the new address; used and forged links change nothing;
  * - axe (WCAG 2 A/AA) finds no serious violation on each new page.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { z } from "zod";
 import { Fw, type Context, type Next } from "../../src/fw/index.ts";
 import { serve } from "./helpers.ts";

@@ -1,5 +1,5 @@
 // Streaming, negotiation, downloads, templates, handler chain, graceful stop.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 import { Fw, type Context, type CookieOptions, type CookieReader, type Next } from "../../src/fw/index.ts";
 import { serve } from "./helpers.ts";

@@ -1,5 +1,5 @@
 // Precomputed endpoints answered by Bun's native route table (app.ts native_routes, runtime/serve.ts refresh_native).
-import { afterEach, describe, expect, spyOn, test } from "bun:test";
+import { afterEach, describe, expect, spyOn, test } from "../helpers/test_api.ts";
 import { Fw, type Context, type Next } from "../../src/fw/index.ts";
 import { serve, type Served } from "./helpers.ts";
 import { rejection } from "../helpers/settle.ts";

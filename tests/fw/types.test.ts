@@ -1,4 +1,4 @@
-import { expect, test } from "bun:test";
+import { expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 
 // The request contract's static type reaches `this.<snake_case name>`; misuse fails to compile.

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "./test_api.ts";
 import { Glob } from "bun";
 import { join } from "node:path";
 import { rejection } from "./settle.ts";

@@ -5,7 +5,7 @@
  * warnings are those `idp config check` prints (check_warnings), and none when it has none;
  * failed sign-ins of the last 24 hours by application and by address, and the week's trend.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { check_warnings } from "../../src/app/config_warnings.ts";
 import type { UserRow } from "../../src/store/types.ts";

@@ -4,7 +4,7 @@
  * token it receives is verified with jose against our JWKS (§2.4, §2.6). Delivery failures
  * (unreachable, 400, redirect, no answer) never break the user's logout (§2.5, §2.8).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { Browser } from "../helpers/browser.ts";
 import * as client from "openid-client";

@@ -6,7 +6,7 @@
  * client, with iss, aud, iat, exp, jti, sub, sid and the event. The administrator's request does
  * not wait for the deliveries (an RP that never answers does not hold it).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
 import { Browser, account_login, account_page } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -6,7 +6,7 @@
  * brand files and broken theme templates stop the start; the consent page shows a client's
  * logo and links only over https, escaped; axe finds nothing serious in light and dark.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -4,7 +4,7 @@
  * openid-client's PrivateKeyJwt; hand-made assertions check each rule; a `jwks_uri` is fetched
  * from a local server, cached, and refetched once for an unknown kid.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import * as client from "openid-client";
 import { JWT_BEARER } from "../../src/oidc/clients/assertion.ts";

@@ -3,7 +3,7 @@
  * user and the public demo client; /demo and /demo/callback are the provider acting as its own
  * relying party. Production never seeds and does not mount the demo.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { load_config } from "../../src/app/config.ts";
 import { serve, type Served } from "../../src/app/server.ts";
 import { open_store } from "../../src/store/open.ts";

@@ -5,7 +5,7 @@
  * instance is accepted by another sharing the store (two servers, one database); a made-up nonce
  * is refused with a fresh one.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import * as oauth from "oauth4webapi";
 import { serve } from "../../src/app/server.ts";

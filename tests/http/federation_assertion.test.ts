@@ -6,7 +6,7 @@
  * (Bun.serve) that sends the browser straight back with a code and keeps the assertion of every
  * token request.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import { Browser } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";

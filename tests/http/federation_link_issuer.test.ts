@@ -7,7 +7,7 @@
  * made under the current source signs in as before. The upstream is a small OpenID Connect server
  * (Bun.serve, tokens signed with jose); driven by the fetch Browser.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from "jose";
 import { Browser } from "../helpers/browser.ts";

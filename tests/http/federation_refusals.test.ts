@@ -5,7 +5,7 @@
  * (Bun.serve, tokens signed with jose) whose next ID Token carries one chosen defect; a valid
  * one first shows the fake is accepted when nothing is wrong. Driven by the fetch Browser.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from "jose";
 import { Browser } from "../helpers/browser.ts";

@@ -4,7 +4,7 @@
  * address gets 429 with Retry-After and the "Too many attempts" page, for every upstream, with
  * one audit entry per window. The upstream is a minimal discovery document (Bun.serve).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { new_upstream } from "../../src/oidc/federation/upstreams.ts";

@@ -3,7 +3,7 @@
  * submits itself under our CSP (the inline script is allowed by its hash, and form-action allows
  * the client's origin), with no CSP violation; with JavaScript off, the Continue button does it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";

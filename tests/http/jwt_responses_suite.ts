@@ -11,7 +11,7 @@
  *   at registration (Registration §5); public stays the default.
  * The suite runs on SQLite (jwt_responses.test.ts) and PostgreSQL (jwt_responses_postgres.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { UnsecuredJWT, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import * as client from "openid-client";
 import { Browser, authorize, hidden_field } from "../helpers/browser.ts";

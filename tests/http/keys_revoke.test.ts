@@ -5,7 +5,7 @@
  * is refused at introspection and /userinfo, new tokens are signed by another key; an instance
  * sharing the database sees it within its poll interval. Plain HTTP.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -4,7 +4,7 @@
  * page's CSP form-action allows the client's origin, as Chromium applies it to the redirect
  * after the POST — with no CSP violation; both pages pass axe-core and fit a narrow screen.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, Page } from "playwright-core";
 import { axe, chromium_available, launch, overflow, serious } from "../helpers/chromium.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";

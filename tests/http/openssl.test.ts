@@ -4,7 +4,7 @@
  * WebCrypto when turned off or when libcrypto cannot be loaded, it keeps nothing per call, and
  * many async callers can share one signer.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { existsSync } from "node:fs";
 import { createPrivateKey, sign as node_sign, verify as node_verify } from "node:crypto";
 import fc from "fast-check";

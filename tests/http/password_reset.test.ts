@@ -3,7 +3,7 @@
  * through real HTTP against a real server, with the mail delivered to a real SMTP server
  * (tests/helpers/smtp.ts) and the links taken from the received messages.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/signin/totp.ts";

@@ -4,7 +4,7 @@
  * IDP_ARGON2_IMPL (config `argon2.impl`, applied by configure_argon2) picks one. Small parameters
  * keep the suite fast.
  */
-import { describe, expect, spyOn, test } from "bun:test";
+import { describe, expect, spyOn, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 import { open_argon2_ffi } from "../../src/platform/argon2/ffi.ts";
 import { Argon2Pool } from "../../src/platform/argon2/pool.ts";

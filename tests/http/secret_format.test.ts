@@ -4,7 +4,7 @@
  * SHA-256 of the whole value. Codes and tokens issued before that format (43 characters, stored
  * as their plain SHA-256) keep working until they expire.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { is_issued_secret, ordered_secret, random_token, secret_key, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { redeem, userinfo } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -2,7 +2,7 @@
  * Page details a new user notices (issue 14): a favicon, the recovery codes' one-time notice
  * styled as a warning, and a throttled sign-in that says how long to wait.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { VIEWS_DIR } from "../../src/app/server.ts";

@@ -5,7 +5,7 @@
  * address; here instance A's). What one instance writes, the other must honour: codes, sessions,
  * tokens, keys, and single use under concurrency.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import { Browser } from "../helpers/browser.ts";
 import { free_port } from "../helpers/provider.ts";

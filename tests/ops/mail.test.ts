@@ -5,7 +5,7 @@
  * password; development without SMTP logs the mail, production without SMTP has mail off; two
  * instances on one PostgreSQL database never send one message twice.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

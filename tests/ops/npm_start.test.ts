@@ -3,7 +3,7 @@
  * (Ctrl-C): the server stops gracefully and no process is left behind holding the port.
  * Linux: the process tree is read from /proc.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";

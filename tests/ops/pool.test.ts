@@ -6,7 +6,7 @@
  * the second run before it reaches the table.
  */
 import { SQL } from "bun";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { basic } from "../helpers/flow.ts";
 import { base_env, cli_json, spawn_server } from "./process.ts";
 import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase } from "../store/pg.ts";

@@ -3,7 +3,7 @@
  * interactions on its interval (clock injected, so "expired" is a clock jump, not a wait), keeps
  * live ones, and stops with the server. On SQLite and on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { secret_key, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import type { Provider } from "../../src/oidc/provider.ts";
 import { start_purge } from "../../src/app/purge.ts";

@@ -5,7 +5,7 @@
  * initial access token, and a recent one stay. A running server with an injected clock, on
  * SQLite and on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -4,7 +4,7 @@
  * expensive setting takes about a second), stops its timers, closes the database and exits
  * 0; afterwards nothing listens on the port. A second signal ends the process at once.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";

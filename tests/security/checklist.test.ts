@@ -5,7 +5,7 @@
  * no open redirect through any page, `iss` in successful authorization responses, and (README,
  * Pages) no external fonts or scripts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createHash } from "node:crypto";
 import { new_totp_secret } from "../../src/oidc/signin/totp.ts";
 import { Browser, account_login, form_action, hidden_field } from "../helpers/browser.ts";

@@ -4,7 +4,7 @@
  * wait before each attempt; fixed windows in the store that always end. Addresses come from
  * X-Forwarded-For (trust_proxy), so one test plays several machines.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "../helpers/test_api.ts";
 import { load_config } from "../../src/app/config.ts";
 import { create_provider } from "../../src/app/provider.ts";
 import { build_app } from "../../src/app/server.ts";

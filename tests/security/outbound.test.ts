@@ -7,7 +7,7 @@
  * log, served when the operator allow-lists 127.0.0.1, and no redirects, oversized bodies, slow
  * servers or (unless allowed) http.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import { ConfigError, load_config } from "../../src/app/config.ts";
 import { JWT_BEARER } from "../../src/oidc/clients/assertion.ts";

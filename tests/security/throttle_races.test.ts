@@ -9,7 +9,7 @@
  * Also one spelling per account (store/usernames.ts): NFD and fullwidth spellings of a name
  * reach the same account and the same counters.
  */
-import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "../helpers/test_api.ts";
 import { serve, type Served } from "../../src/app/server.ts";
 import { load_config } from "../../src/app/config.ts";
 import { COUNTERS } from "../../src/oidc/limits/counters.ts";

@@ -7,7 +7,7 @@
  * IDP_REQUIRE_POSTGRES=1 (CI sets it).
  */
 import { SQL } from "bun";
-import { test } from "bun:test";
+import { test } from "../helpers/test_api.ts";
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 

@@ -4,7 +4,7 @@
  * the pool size holds, and a schema newer than the build is refused.
  */
 import { SQL } from "bun";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { open_store } from "../../src/store/open.ts";
 import { StoreError, StoreUnavailableError, type Store } from "../../src/store/types.ts";
 import { concurrently, seed_user } from "./fixtures.ts";

@@ -4,7 +4,7 @@
  * neither wait for each other nor delete a row twice.
  */
 import { SQL } from "bun";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { ClientRow, Store, UserRow } from "../../src/store/types.ts";
 import { T0, concurrently, seed_pair, token_input } from "./fixtures.ts";

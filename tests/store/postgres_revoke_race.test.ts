@@ -8,7 +8,7 @@
  * are serialised by one lock, and a later INSERT sees the record: tests/store/suite/revoked_grants.ts).
  */
 import { SQL } from "bun";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";
 import { code_input, seed_pair, T0, uid } from "./fixtures.ts";

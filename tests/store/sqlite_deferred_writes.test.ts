@@ -5,7 +5,7 @@
  * after its COMMIT, a failing one rejects alone, and single use holds across processes.
  */
 import { Database } from "bun:sqlite";
-import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

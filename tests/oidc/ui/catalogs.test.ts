@@ -9,7 +9,7 @@
  *   by `text()`, so they reach the page translated;
  * - negotiation: Accept-Language q-values, region fallback.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { IntlMessageFormat } from "intl-messageformat";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
