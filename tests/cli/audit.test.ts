@@ -24,7 +24,7 @@ describe("idp audit list --type", () => {
   });
 
   test("every event type the code records is listed in AUDIT_EVENT_TYPES", () => {
-    const src = join(import.meta.dir, "..", "..", "src");
+    const src = join(import.meta.dirname, "..", "..", "src");
     const recorded = new Set<string>();
     const walk = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {

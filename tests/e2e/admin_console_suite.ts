@@ -24,7 +24,7 @@ import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
  * stay small. Written only with IDP_SCREENSHOTS=1 (the pages hold ports and dates that change
  * every run): `IDP_SCREENSHOTS=1 npx bun test tests/e2e/admin_console.test.ts` refreshes them.
  */
-const SCREENSHOT_DIR = join(import.meta.dir, "../../docs/screenshots");
+const SCREENSHOT_DIR = join(import.meta.dirname, "../../docs/screenshots");
 const WRITE_SCREENSHOTS = process.env.IDP_SCREENSHOTS === "1";
 
 /** Words (runs without a space) in the page's tables that are split across lines. */

@@ -19,7 +19,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!chromium_available) return;
   t = await start_provider();
-  const port = free_port();
+  const port = await free_port();
   const { client, secret } = await t.add_client({
     client_name: "Browser App",
     redirect_uris: [`http://127.0.0.1:${port}/callback`],

@@ -20,7 +20,7 @@ let issuer = "";
 
 beforeAll(async () => {
   if (!chromium_available) return;
-  const port = free_port();
+  const port = await free_port();
   issuer = `http://127.0.0.1:${port}`;
   const config = load_config({}, { issuer, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 } });
   store = await open_store("sqlite::memory:", { migrate: true });

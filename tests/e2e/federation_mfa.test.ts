@@ -86,7 +86,7 @@ beforeAll(async () => {
     config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } },
   });
   upstream = await start_upstream(
-    free_port(),
+    await free_port(),
     ["trusted", "strict", "keyed"].map((name) => `${t.issuer}/federation/${name}/callback`),
     `${t.issuer}/.well-known/jwks.json`,
   );

@@ -144,7 +144,7 @@ beforeAll(async () => {
     ...(db === null ? {} : { database_url: db.url }),
     config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } },
   });
-  const port = free_port();
+  const port = await free_port();
   hub_url = `http://127.0.0.1:${port}`;
   hub = await start_hub(port);
   await t.store.create_upstream(

@@ -48,7 +48,7 @@ beforeAll(async () => {
     }),
   );
   // An upstream nobody listens at.
-  await t.store.create_upstream(new_upstream(t.config, { name: "down", display_name: "Down SSO", issuer: `http://127.0.0.1:${free_port()}`, client_id: "x", enabled: true }));
+  await t.store.create_upstream(new_upstream(t.config, { name: "down", display_name: "Down SSO", issuer: `http://127.0.0.1:${await free_port()}`, client_id: "x", enabled: true }));
   await t.store.create_group({ name: "Staff" });
 
   landing = await start_landing_app(t, "Fed App");

@@ -39,7 +39,7 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
     if (!chromium_available) return;
     db = await database();
     t = await start_provider({ issuer_host: "localhost", database_url: db.url });
-    const port = free_port();
+    const port = await free_port();
     const { client, secret } = await t.add_client({
       client_name: "Passkey App",
       redirect_uris: [`http://127.0.0.1:${port}/callback`],
@@ -326,7 +326,7 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
     });
 
     test("a client that requires a second factor: a user without one adds a passkey after the password, then is signed in", async () => {
-      const port = free_port();
+      const port = await free_port();
       const { client, secret } = await t.add_client({
         client_name: "Strict App",
         redirect_uris: [`http://127.0.0.1:${port}/callback`],

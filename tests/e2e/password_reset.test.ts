@@ -29,7 +29,7 @@ beforeAll(async () => {
   if (!chromium_available) return;
   smtp = await start_smtp();
   t = await start_provider({ config: { smtp_url: smtp.url, mail_from: "idp@example.com" } });
-  const port = free_port();
+  const port = await free_port();
   const { client, secret } = await t.add_client({
     client_name: "Reset App",
     redirect_uris: [`http://127.0.0.1:${port}/callback`],

@@ -42,7 +42,7 @@ beforeAll(async () => {
     database_url: `sqlite:${join(dir, "idp.sqlite")}`,
     config: { smtp_url: smtp.url, mail_from: "idp@example.com", signup: { mode: "open", domains: ALLOWED } },
   });
-  const port = free_port();
+  const port = await free_port();
   const { client, secret } = await t.add_client({
     client_name: "Signup App",
     redirect_uris: [`http://127.0.0.1:${port}/callback`],

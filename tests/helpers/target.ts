@@ -3,7 +3,7 @@
  * server and against the compiled executable (README.md, "Connect an application"). Chosen by IDP_E2E_TARGET:
  *
  *   (unset), "in-process"   serve() in the test process (tests/helpers/provider.ts)
- *   "dev"                   `bun run main.ts serve` as a separate process
+ *   "dev"                   `bun run main.ts serve` (`deno run … main.ts serve` on Deno) as a separate process
  *   "binary:/path/to/idp"   the compiled executable as a separate process
  *
  * The two process targets run from a fresh temporary directory with their own SQLite file and
@@ -11,12 +11,10 @@
  * E2eProvider only (no store, no clock) works with all three; .ci/run runs every tests/e2e file
  * that calls start_target() against the binary.
  */
-import { join } from "node:path";
 import type { ClientMetadata } from "../../src/store/types.ts";
 import { start_provider } from "./provider.ts";
+import { idp_command } from "./spawn.ts";
 import { start_subprocess_provider } from "./subprocess.ts";
-
-const ROOT = join(import.meta.dir, "..", "..");
 
 /** What an end-to-end suite may use of a provider: HTTP, one seeded user and client, more clients. */
 export type E2eProvider = {
@@ -36,7 +34,7 @@ export type E2eProvider = {
 /** The command that starts the target, or null for the in-process provider. */
 export function target_command(target: string | undefined = process.env.IDP_E2E_TARGET): string[] | null {
   if (target === undefined || target === "" || target === "in-process") return null;
-  if (target === "dev") return [join(ROOT, "node_modules", ".bin", "bun"), "run", join(ROOT, "main.ts")];
+  if (target === "dev") return idp_command();
   if (target.startsWith("binary:") && target.length > "binary:".length) return [target.slice("binary:".length)];
   throw new Error(`IDP_E2E_TARGET="${target}": expected in-process, dev or binary:/path/to/idp`);
 }

@@ -72,6 +72,12 @@ describe("Bun's extra matchers", () => {
   });
 });
 
+test("a message as expect's second argument heads its failure", () => {
+  expect(() => expect(1, "the answer").toBe(2)).toThrow("the answer");
+  expect(() => expect(1, "the answer").not.toBe(1)).toThrow("the answer");
+  expect(1, "the answer").toBe(1);
+});
+
 describe("spies and mocks", () => {
   test("mock records its calls", () => {
     const double = mock((n: number) => n * 2);

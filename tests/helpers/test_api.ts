@@ -10,7 +10,7 @@
  * A test about one runtime only (its adapter) says so, and is reported as skipped on the other:
  * `describe.skipIf(RUNTIME !== "bun")("… (Bun only: the reason)", …)`.
  *
- * Not `tests/helpers/test.ts`: `deno test` would take a file of that name for a test file.
+ * Not named plain `test` (.ts): `deno test` takes a file of that name for a test file.
  */
 import type * as BunTest from "bun:test";
 import { RUNTIME } from "../../src/platform/which.ts";

@@ -13,6 +13,7 @@
  *   from its `beforeAll` to its `afterAll`, across many tests, which a per-test check would
  *   report as leaks. A server left running shows instead as a run that does not end.
  * - `mock.module` is Bun's alone (Deno cannot replace an ES module once loaded): it throws.
+ * - Bun's `expect(value, message)` is kept: a failure then starts with the message.
  */
 import { after, before, afterEach as node_after_each, beforeEach as node_before_each, describe as node_describe, it as node_it } from "node:test";
 import { inspect } from "node:util";
@@ -105,6 +106,40 @@ const register_describe: Register = (label, fn, _options, mode) => {
   node_describe(label, { skip, only: mode.only }, skip ? () => {} : () => void run(fn, []));
 };
 
+/** Matchers whose failures start with `message` (Bun's second argument of `expect`), nested ones (`.not`) too. */
+function with_message<T extends object>(matchers: T, message: string): T {
+  const prefixed = (error: unknown) => {
+    if (error instanceof Error) error.message = `${message}\n\n${error.message}`;
+    return error;
+  };
+  return new Proxy(matchers, {
+    get(target, key, receiver) {
+      const value: unknown = Reflect.get(target, key, receiver);
+      if (typeof value === "object" && value !== null) return with_message(value, message);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        try {
+          const result: unknown = value.apply(target, args);
+          return result instanceof Promise
+            ? result.catch((error: unknown) => {
+                throw prefixed(error);
+              })
+            : result;
+        } catch (error) {
+          throw prefixed(error);
+        }
+      };
+    },
+  });
+}
+
+/** The npm `expect`, which takes one argument, with Bun's optional message as the second. */
+function expect_with_message(): typeof jest_expect {
+  return new Proxy(jest_expect, {
+    apply: (target, _this, [actual, message]: unknown[]) => (typeof message === "string" ? with_message(target(actual), message) : target(actual)),
+  });
+}
+
 /** A hook of node:test under bun:test's signature: (fn, timeout or { timeout }). */
 function hook(node_hook: typeof before) {
   return (fn: Body, options?: Options) => node_hook(() => run(fn, []), { timeout: timeout_of(options) });
@@ -125,7 +160,7 @@ export function deno_test_api(): TestApi {
     describe: chain(register_describe, { skip: false, only: false, todo: false }),
     test,
     it: test,
-    expect: jest_expect,
+    expect: expect_with_message(),
     beforeAll: hook(before),
     afterAll: hook(after),
     beforeEach: hook(node_before_each),

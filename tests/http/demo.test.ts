@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 async function start(options: { production?: boolean; seed?: boolean; prepare?: (store: Store) => Promise<void> } = {}) {
-  const port = free_port();
+  const port = await free_port();
   const issuer = `http://127.0.0.1:${port}`;
   const config = load_config(
     {},

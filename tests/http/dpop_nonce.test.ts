@@ -24,7 +24,7 @@ const insecure = { [oauth.allowInsecureRequests]: true };
 beforeAll(async () => {
   t = await start_provider({ config: { dpop: { require_nonce: true } } });
   // Another instance on the same database and issuer (as behind a load balancer).
-  second = await serve(t.config, { store: t.store, port: free_port(), now: t.clock.now, log: () => {}, out: () => {}, mail_worker: TEST_MAIL_WORKER });
+  second = await serve(t.config, { store: t.store, port: await free_port(), now: t.clock.now, log: () => {}, out: () => {}, mail_worker: TEST_MAIL_WORKER });
   as = await oauth.processDiscoveryResponse(new URL(t.issuer), await oauth.discoveryRequest(new URL(t.issuer), insecure));
   app = { client_id: (await t.add_client({ client_name: "SPA", token_endpoint_auth_method: "none", skip_consent: true })).client.client_id };
 });

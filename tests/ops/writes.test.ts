@@ -52,7 +52,7 @@ describe("store calls per step of the flow", () => {
 
   beforeAll(async () => {
     raw = await open_store("sqlite::memory:");
-    const port = free_port();
+    const port = await free_port();
     const config = load_config(
       {},
       { issuer: `http://127.0.0.1:${port}`, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 } },

@@ -22,7 +22,7 @@ import { WRONG_CREDENTIALS } from "../../../src/oidc/signin/password.ts";
 import { check_password_policy, password_policy_hint } from "../../../src/oidc/accounts/password_policy.ts";
 import { load_config } from "../../../src/app/config.ts";
 
-const ROOT = join(import.meta.dir, "../../..");
+const ROOT = join(import.meta.dirname, "../../..");
 const VIEWS = join(ROOT, "views");
 
 /**
