@@ -4,7 +4,7 @@
  * `which`, and `idp_command`, the provider's entry point under the runtime that runs the tests.
  */
 import { type ChildProcess, spawn as node_spawn, spawnSync } from "node:child_process";
-import { accessSync, closeSync, constants, openSync, statSync } from "node:fs";
+import { closeSync, openSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { Readable } from "node:stream";
 import { constants as os_constants } from "node:os";
@@ -135,8 +135,9 @@ export function which(name: string, options: { PATH?: string } = {}): string | n
     if (dir === "") continue;
     const path = join(dir, name);
     try {
-      accessSync(path, constants.X_OK);
-      if (statSync(path).isFile()) return path;
+      // An execute bit, not accessSync(X_OK): on Deno that asks for the uid (--allow-sys).
+      const stat = statSync(path);
+      if (stat.isFile() && (stat.mode & 0o111) !== 0) return path;
     } catch {
       // Not here.
     }
