@@ -14,6 +14,8 @@
  *   report as leaks. A server left running shows instead as a run that does not end.
  * - `mock.module` is Bun's alone (Deno cannot replace an ES module once loaded): it throws.
  * - Bun's `expect(value, message)` is kept: a failure then starts with the message.
+ * - Deno reports a test as declared here (where node:test is called); the stack of its failure
+ *   names the test file's line.
  */
 import { after, before, afterEach as node_after_each, beforeEach as node_before_each, describe as node_describe, it as node_it } from "node:test";
 import { inspect } from "node:util";
