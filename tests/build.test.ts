@@ -3,14 +3,14 @@
  * another one, and run from a third (an empty working directory): the admin CLI works, and the
  * server answers discovery, renders the login page and serves the stylesheet, which proves the
  * templates and static files are embedded.
+ *
+ * Bun only: the executable is `bun build --compile`'s.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, RUNTIME, test } from "./helpers/test_api.ts";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
-import { build_executable } from "../scripts/build.ts";
-import { manifest_source } from "../scripts/embed.ts";
 import { embedded_assets } from "../src/app/embedded/assets.ts";
 import { load_assets } from "../src/app/server.ts";
 import { VENDOR_FILES } from "../src/http/vendor_files.ts";
@@ -18,8 +18,14 @@ import { Browser, form_action, hidden_field } from "./helpers/browser.ts";
 import { pkce } from "./helpers/flow.ts";
 import { free_port, REDIRECT_URI } from "./helpers/provider.ts";
 import { start_subprocess_provider, type SubprocessProvider } from "./helpers/subprocess.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { spawn } from "./helpers/spawn.ts";
 
-const ROOT = join(import.meta.dir, "..");
+// Loaded on Bun only: the build scripts name Bun's API (Bun.build, import.meta.dir).
+const { build_executable } = RUNTIME === "bun" ? await import("../scripts/build.ts") : { build_executable: null };
+const { manifest_source } = RUNTIME === "bun" ? await import("../scripts/embed.ts") : { manifest_source: null };
+
+const ROOT = join(import.meta.dirname, "..");
 /** Each CLI call starts a 100 MB executable; generous for a loaded CI machine. */
 const CLI_TIMEOUT = 30_000;
 
@@ -28,9 +34,9 @@ function static_path(name: string): string {
   return Object.hasOwn(VENDOR_FILES, name) ? join(ROOT, VENDOR_FILES[name]!) : join(ROOT, "static", name);
 }
 
-describe("embedding", () => {
+describe.skipIf(RUNTIME !== "bun")("embedding (Bun only)", () => {
   test("the generated manifest imports every template as text and every static file as a file", () => {
-    const source = manifest_source(ROOT);
+    const source = manifest_source!(ROOT);
     const { templates, static_files } = load_assets();
     for (const name of Object.keys(templates)) {
       expect(source).toContain(`${JSON.stringify(join(ROOT, "views", `${name}.eta`))} with { type: "text" }`);
@@ -58,7 +64,7 @@ describe("embedding", () => {
   });
 });
 
-describe("the compiled executable", () => {
+describe.skipIf(RUNTIME !== "bun")("the compiled executable (Bun only)", () => {
   let bin_dir: string;
   let bin: string;
   let t: SubprocessProvider;
@@ -67,7 +73,7 @@ describe("the compiled executable", () => {
     const build_dir = mkdtempSync(join(tmpdir(), "idp-build-"));
     bin_dir = mkdtempSync(join(tmpdir(), "idp-bin-"));
     try {
-      await build_executable(join(build_dir, "idp"));
+      await build_executable!(join(build_dir, "idp"));
       // Only the executable: no source map, no views/, no static/, no node_modules.
       bin = join(bin_dir, "idp");
       copyFileSync(join(build_dir, "idp"), bin);
@@ -184,10 +190,10 @@ describe("the compiled executable", () => {
   });
 
   test("serve with IDP_THEME_DIR: the theme's sign-in page replaces the embedded one (examples/theme)", async () => {
-    const port = free_port();
+    const port = await free_port();
     const issuer = `http://127.0.0.1:${port}`;
     const env = { ...t.env, PORT: String(port), IDP_ISSUER: issuer, IDP_THEME_DIR: join(ROOT, "examples", "theme"), IDP_BRAND_NAME: "ACME" };
-    const proc = Bun.spawn([bin, "serve"], { cwd: t.dir, env, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+    const proc = spawn([bin, "serve"], { cwd: t.dir, env, stdout: "ignore", stderr: "pipe" });
     try {
       const browser = new Browser();
       const p = pkce();
@@ -202,7 +208,7 @@ describe("the compiled executable", () => {
       let start: Response | null = null;
       for (let i = 0; i < 100 && start === null; i++) {
         start = await browser.get(`${issuer}/authorize?${new URLSearchParams(query)}`).catch(() => null);
-        if (start === null) await Bun.sleep(200);
+        if (start === null) await sleep(200);
       }
       const html = await (await browser.get(new URL(start!.headers.get("location")!, issuer).href)).text();
       expect(html).toContain("<h1>Welcome to ACME</h1>");
@@ -224,10 +230,10 @@ describe("the compiled executable", () => {
   });
 
   test("serve --workers 2: the executable starts itself twice on one port; SIGTERM stops them all, exit 0", async () => {
-    const port = free_port();
+    const port = await free_port();
     const token = "build-test-metrics-token";
     const env = { ...t.env, PORT: String(port), IDP_ISSUER: `http://127.0.0.1:${port}`, IDP_METRICS_TOKEN: token };
-    const proc = Bun.spawn([bin, "serve", "--workers", "2", "--json"], { cwd: t.dir, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const proc = spawn([bin, "serve", "--workers", "2", "--json"], { cwd: t.dir, env, stdout: "pipe", stderr: "pipe" });
     let stdout = "";
     const reader = proc.stdout.getReader();
     const decoder = new TextDecoder();

@@ -7,13 +7,14 @@
  * load bench's rewrite of it; Caddy proxies to 127.0.0.1:3000 too.
  * The tool checks run only where the tool is installed (one line on stderr otherwise).
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "./helpers/test_api.ts";
+import { run_sync, which } from "./helpers/spawn.ts";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cluster_site, location_block } from "../bench/load/nginx.ts";
 
-const DEPLOY = join(import.meta.dir, "..", "deploy");
+const DEPLOY = join(import.meta.dirname, "..", "deploy");
 const read = (name: string) => readFileSync(join(DEPLOY, name), "utf8");
 const temp_dirs: string[] = [];
 afterAll(() => {
@@ -47,14 +48,14 @@ function parse_unit(text: string): Map<string, string[]> {
 
 /** Runs a tool only when it is installed; otherwise says so once and skips. */
 function has_tool(name: string): boolean {
-  if (Bun.which(name)) return true;
+  if (which(name)) return true;
   console.warn(`${name} not installed: skipping its check of deploy/`);
   return false;
 }
 
 function run(cmd: string[]): { code: number; output: string } {
-  const result = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
-  return { code: result.exitCode, output: `${result.stdout.toString()}${result.stderr.toString()}` };
+  const result = run_sync(cmd);
+  return { code: result.code, output: `${result.stdout}${result.stderr}` };
 }
 
 /** `nginx -t` on a site file, inside an http block, with a throwaway certificate; asserts it passes. */

@@ -43,8 +43,8 @@ export async function start_cluster(users_count: number, through_proxy = false):
   const servers: ServerProcess[] = [];
   let nginx: Nginx | undefined;
   try {
-    const ports = Array.from({ length: INSTANCES }, () => free_port());
-    const nginx_port = free_port();
+    const ports = await Promise.all(Array.from({ length: INSTANCES }, () => free_port()));
+    const nginx_port = await free_port();
     const issuer = `http://127.0.0.1:${nginx_port}`;
     const env = server_env(db, { DATABASE_URL: through_proxy ? db.url : db.direct, IDP_ISSUER: issuer, IDP_TRUST_PROXY: "true" });
     const { users, client } = await seed(env, users_count);

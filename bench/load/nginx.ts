@@ -73,7 +73,8 @@ function parse_access(text: string): AccessLine[] {
 }
 
 /** Starts nginx on a free loopback port in front of `upstream_ports`, with the deploy file's site. */
-export async function start_nginx(upstream_ports: number[], port = free_port()): Promise<Nginx> {
+export async function start_nginx(upstream_ports: number[], chosen_port?: number): Promise<Nginx> {
+  const port = chosen_port ?? (await free_port());
   const dir = mkdtempSync(join(tmpdir(), "idp-nginx-"));
   // Run as root, nginx's workers drop to `nobody`: they must reach the prefix and its temp paths.
   chmodSync(dir, 0o755);

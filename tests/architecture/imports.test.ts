@@ -2,7 +2,7 @@
 // The rules live in ./rules.ts (header comment there); the why is in docs/ARCHITECTURE.md.
 // The first block runs the checker on small synthetic trees to prove that it catches each
 // kind of violation (and does not cry wolf); the second runs it on the real src/.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { check, format, load_tree, scan_imports, strip, type Violation } from "./rules.ts";
 
 const rules_of = (files: Record<string, string>, rule: number) => check(files).filter((v) => v.rule === rule);

@@ -199,14 +199,14 @@ export function resolve(from: string, specifier: string, files: Record<string, s
 }
 
 const layer_of = (file: string) => (file.split("/").length > 2 ? file.split("/")[1]! : "(src root)");
-const is_bun_module = (s: string) => s === "bun" || s.startsWith("bun:");
+export const is_bun_module = (s: string) => s === "bun" || s.startsWith("bun:");
 const is_deno_module = (s: string) => s.startsWith("npm:") || s.startsWith("jsr:");
-const BUN_GLOBAL = /(?<![\w$.])Bun\s*(?:\?\.|\.|\[)\s*[\w$"']*|\bglobalThis\s*\??\.\s*Bun\b/g;
+export const BUN_GLOBAL = /(?<![\w$.])Bun\s*(?:\?\.|\.|\[)\s*[\w$"']*|\bglobalThis\s*\??\.\s*Bun\b/g;
 const DENO_GLOBAL = /(?<![\w$.])Deno\s*(?:\?\.|\.|\[)\s*[\w$"']*|\bglobalThis\s*\??\.\s*Deno\b/g;
 /** Asking which runtime runs (on code with comments removed and strings kept). */
 const RUNTIME_QUESTION = /(["'])(?:Bun|Deno)\1\s+in\s+globalThis\b|\btypeof\s+(?:Bun|Deno)\b|\bversions\s*(?:\??\.\s*(?:bun|deno)\b|\[\s*(["'])(?:bun|deno)\2\s*\])/g;
 /** `import.meta` members only Bun defines (https://bun.sh/docs/api/import-meta). */
-const BUN_IMPORT_META = /(?<![\w$.])import\s*\.\s*meta\s*\??\.\s*(?:dir|file|path|main)(?![\w$])/g;
+export const BUN_IMPORT_META = /(?<![\w$.])import\s*\.\s*meta\s*\??\.\s*(?:dir|file|path|main)(?![\w$])/g;
 
 /** Checks all eight rules over the file map; returns violations sorted by rule, file, line. */
 export function check(files: Record<string, string>): Violation[] {

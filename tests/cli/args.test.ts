@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { expect_positionals, int_option, parse_args } from "../../src/cli/args.ts";
 import { UsageError } from "../../src/cli/errors.ts";
 

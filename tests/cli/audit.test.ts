@@ -2,7 +2,7 @@
  * `idp audit list`: --type accepts only the event types the code records (and says which they
  * are); every event shows the username and client name beside their ids.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AUDIT_EVENT_TYPES } from "../../src/store/types.ts";
@@ -24,7 +24,7 @@ describe("idp audit list --type", () => {
   });
 
   test("every event type the code records is listed in AUDIT_EVENT_TYPES", () => {
-    const src = join(import.meta.dir, "..", "..", "src");
+    const src = join(import.meta.dirname, "..", "..", "src");
     const recorded = new Set<string>();
     const walk = (dir: string) => {
       for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -5,7 +5,8 @@
  * remove` run on the same database, and the RP's backchannel_logout_uri receives a logout token
  * that verifies against the provider's JWKS, before the command returns.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import { BACKCHANNEL_LOGOUT_EVENT } from "../../src/oidc/logout/backchannel.ts";
 import { Browser } from "../helpers/browser.ts";
@@ -15,25 +16,21 @@ import { sandbox, type Sandbox } from "./helpers.ts";
 
 let cli: Sandbox;
 let t: TestProvider;
-let rp_server: ReturnType<typeof Bun.serve>;
+let rp_server: FetchServer;
 const received: { path: string; token: string }[] = [];
 
 beforeAll(async () => {
   cli = sandbox();
-  rp_server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      received.push({ path: new URL(request.url).pathname, token: new URLSearchParams(await request.text()).get("logout_token") ?? "" });
-      return new Response(null, { status: 200 });
-    },
+  rp_server = await serve_fetch(async (request) => {
+    received.push({ path: new URL(request.url).pathname, token: new URLSearchParams(await request.text()).get("logout_token") ?? "" });
+    return new Response(null, { status: 200 });
   });
   // The RP listens on 127.0.0.1 over http: the operator allow-lists it for the server and the CLI alike.
   t = await start_provider({ database_url: cli.env.DATABASE_URL!, config: { outbound: { allow_http: true, allow: ["127.0.0.1/32"] } } });
   Object.assign(cli.env, { IDP_ISSUER: t.issuer, IDP_OUTBOUND_ALLOW_HTTP: "true", IDP_OUTBOUND_ALLOW: "127.0.0.1/32" });
 });
 afterAll(async () => {
-  rp_server.stop(true);
+  await rp_server.stop();
   await t?.stop();
   cli?.cleanup();
 });

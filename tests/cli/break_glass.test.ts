@@ -4,7 +4,7 @@
  * grant` (enables the account, makes the admin group if missing, adds the user, and says what
  * they must still do before the console lets them in).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "../helpers/test_api.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { load_config } from "../../src/app/config.ts";
 import { create_provider } from "../../src/app/provider.ts";

@@ -1,5 +1,5 @@
 /** `idp clients add|update --admin`: the flag that lets a client get the admin API's scope (oidc/admin/scope.ts). */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
 let box: Sandbox;

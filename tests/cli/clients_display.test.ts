@@ -3,7 +3,7 @@
  * Registration §2 the consent page shows (tests/http/branding.test.ts). Stored when https,
  * refused otherwise with the flag named and nothing created.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "../helpers/test_api.ts";
 import { open_store } from "../../src/store/open.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 

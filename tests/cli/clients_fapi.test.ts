@@ -2,7 +2,7 @@
  * `idp clients add|update --fapi 2.0`: the FAPI 2.0 Security Profile for one client (src/oidc/clients/fapi.ts),
  * with its defaults, and metadata the profile forbids refused naming the member.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "../helpers/test_api.ts";
 import { exportJWK, generateKeyPair } from "jose";
 import { open_store } from "../../src/store/open.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";

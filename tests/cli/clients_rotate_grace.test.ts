@@ -3,7 +3,7 @@
  * the previous secret's hash with its expiry), and the command says until when; anything else is
  * a usage error that changes nothing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 

@@ -2,7 +2,7 @@
  * The commands' declarations (src/cli/commands.ts) are the only list of their options: the
  * parser accepts exactly the declared ones, and the help shows every one of them.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { COMMON_FLAGS, flag_name, type OptionSpec } from "../../src/cli/args.ts";
 import { COMMANDS } from "../../src/cli/commands.ts";
 import { UsageError } from "../../src/cli/errors.ts";

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { idp_command, spawn, which } from "../helpers/spawn.ts";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -189,10 +190,8 @@ describe("idp config check lists the unset settings", () => {
  * run as nobody (setpriv); otherwise as this user.
  */
 const AS_ROOT = process.getuid?.() === 0;
-const SETPRIV = Bun.which("setpriv");
+const SETPRIV = which("setpriv");
 describe.skipIf(process.platform === "win32" || (AS_ROOT && SETPRIV === null))("a SQLite database this user cannot write", () => {
-  const BUN = join(import.meta.dir, "..", "..", "node_modules", ".bin", "bun");
-  const MAIN = join(import.meta.dir, "..", "..", "main.ts");
   let base: string;
   beforeAll(() => {
     base = mkdtempSync(join(tmpdir(), "idp-unwritable-"));
@@ -206,7 +205,7 @@ describe.skipIf(process.platform === "win32" || (AS_ROOT && SETPRIV === null))("
   async function idp(argv: string[], database: string): Promise<{ code: number; stdout: string; stderr: string }> {
     const prefix = AS_ROOT ? [SETPRIV!, "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base, DATABASE_URL: `sqlite:${database}`, PORT: "0", HOST: "127.0.0.1", IDP_LOG_REQUESTS: "false" };
-    const proc = Bun.spawn([...prefix, BUN, MAIN, ...argv], { cwd: base, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const proc = spawn([...prefix, ...idp_command(), ...argv], { cwd: base, env, stdout: "pipe", stderr: "pipe" });
     const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     clearTimeout(timer);

@@ -2,7 +2,7 @@
  * `idp groups ...`, `idp users show` listing groups, and the group flags of `idp clients
  * add|update` (oidc/claims/groups.ts): bad input is refused naming the field and changes nothing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { AuditEvent, ClientMetadata } from "../../src/store/types.ts";
 import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 

@@ -3,7 +3,7 @@
  * refuses to remove the last active administrator, or take them out of the admin group, unless
  * given --force, and then says what it did.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 
 let box: Sandbox;

@@ -2,7 +2,7 @@
  * `idp mail list|retry|test` against a real SMTP server (tests/helpers/smtp.ts), and the SMTP
  * password masked by `idp config check`.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { open_store } from "../../src/store/open.ts";
 import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";

@@ -1,13 +1,11 @@
 /**
- * The entry point through a real process: `bun run main.ts ...`, as an operator runs it.
+ * The entry point through a real process: `bun run main.ts ...` (`deno run … main.ts` on Deno),
+ * as an operator runs it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { idp_command, run } from "../helpers/spawn.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { sandbox, type Sandbox } from "./helpers.ts";
-
-const ROOT = join(import.meta.dir, "..", "..");
-const BUN = join(ROOT, "node_modules", ".bin", "bun");
 
 let box: Sandbox;
 beforeAll(() => {
@@ -19,16 +17,8 @@ function child_env(extra: Record<string, string> = {}): Record<string, string> {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? box.dir, ...box.env, ...extra };
 }
 
-async function idp(argv: string[], options: { stdin?: string; env?: Record<string, string> } = {}) {
-  const proc = Bun.spawn([BUN, "run", join(ROOT, "main.ts"), ...argv], {
-    cwd: box.dir,
-    env: child_env(options.env),
-    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
+function idp(argv: string[], options: { stdin?: string; env?: Record<string, string> } = {}) {
+  return run([...idp_command(), ...argv], { cwd: box.dir, env: child_env(options.env), ...(options.stdin === undefined ? {} : { input: options.stdin }) });
 }
 
 describe("main.ts as a process", () => {

@@ -5,7 +5,7 @@
  * included) is unchanged. Hosts here are literals, localhost or a `.invalid` name, so no test
  * depends on the network's DNS.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
 let box: Sandbox;

@@ -2,7 +2,7 @@
  * `idp users passkeys list|remove` and `idp clients add|update --require-2fa`, in-process against
  * a SQLite file; the passkeys are put in the store as a registration would.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { Store, UserRow } from "../../src/store/types.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";

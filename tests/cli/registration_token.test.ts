@@ -4,7 +4,7 @@
  * (`--uses`), are stored as SHA-256 only, and are listed by id, never by token or hash.
  * Registration with them over HTTP: tests/http/register_access.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { open_store } from "../../src/store/open.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";

@@ -3,7 +3,7 @@
  * policy flags of `idp clients add|update` (RFC 8693): bad input is refused naming the flag and
  * changes nothing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { AuditEvent, ClientMetadata, ResourceServerRow } from "../../src/store/types.ts";
 import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 

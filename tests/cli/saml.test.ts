@@ -3,7 +3,8 @@
  * file, or a URL fetched through the outbound fence), the operator's settings checked, bad input
  * refused naming the option and changing nothing, every change audited.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { serve_fetch } from "../helpers/serve_fetch.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sandbox, with_store, type Sandbox } from "./helpers.ts";
@@ -175,7 +176,7 @@ describe("idp saml", () => {
 
   test("--metadata-url goes through the outbound fence: a loopback address is refused unless allowed", async () => {
     const entity = "https://fetched.example.com/sp";
-    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(sp_metadata({ entity_id: entity, acs: ["https://fetched.example.com/acs"] })) });
+    const server = await serve_fetch(() => new Response(sp_metadata({ entity_id: entity, acs: ["https://fetched.example.com/acs"] })));
     try {
       const url = `http://127.0.0.1:${server.port}/metadata`;
       const refused = await box.run(["saml", "add", "--metadata-url", url], { env: { IDP_OUTBOUND_ALLOW_HTTP: "true" } });
@@ -188,7 +189,7 @@ describe("idp saml", () => {
       const events = await with_store(box, (store) => store.list_audit_events({ type: "outbound_refused" }));
       expect(events[0]?.details).toMatchObject({ purpose: "saml_metadata" });
     } finally {
-      server.stop(true);
+      await server.stop();
     }
   });
 });

@@ -1,13 +1,11 @@
 /**
  * `idp serve`: in-process (stopped through the CliIo signal) and as a real process (SIGTERM).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { idp_command, spawn } from "../helpers/spawn.ts";
 import { run_cli } from "../../src/cli/index.ts";
 import { until } from "../helpers/until.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
-
-const ROOT = join(import.meta.dir, "..", "..");
 
 let box: Sandbox;
 beforeAll(() => {
@@ -47,7 +45,7 @@ describe("idp serve", () => {
   });
 
   test("as a process: starts, answers /healthz, exits 0 on SIGTERM", async () => {
-    const proc = Bun.spawn([join(ROOT, "node_modules", ".bin", "bun"), "run", join(ROOT, "main.ts"), "serve", "--port", "0", "--json"], {
+    const proc = spawn([...idp_command(), "serve", "--port", "0", "--json"], {
       cwd: box.dir,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...box.env, IDP_LOG_REQUESTS: "false" },
       stdout: "pipe",

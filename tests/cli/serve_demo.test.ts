@@ -3,7 +3,7 @@
  * reaches the server, which creates the demo user and application, prints how to sign in and
  * serves /demo. In production mode (`--production --demo`) nothing is seeded and a note says so.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "../helpers/test_api.ts";
 import pkg from "../../package.json" with { type: "json" };
 import { run_cli } from "../../src/cli/index.ts";
 import { until } from "../helpers/until.ts";

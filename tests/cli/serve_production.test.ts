@@ -2,7 +2,7 @@
  * `idp serve` in production mode refuses an http issuer unless it is a loopback address: the
  * session cookies and tokens would otherwise travel in clear text.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { run_cli } from "../../src/cli/index.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 

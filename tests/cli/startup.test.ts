@@ -3,7 +3,8 @@
  * port, the issuer derived from HOST and PORT, the demo client following the issuer, every
  * IDP_ variable and config-file key checked, and `idp` runnable without Bun on the PATH.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { idp_command, spawn, which } from "../helpers/spawn.ts";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
@@ -15,7 +16,6 @@ import { until } from "../helpers/until.ts";
 import { base_env, ROOT, spawn_server } from "../ops/process.ts";
 import { sandbox, type Sandbox } from "./helpers.ts";
 
-const BUN = join(ROOT, "node_modules", ".bin", "bun");
 const SHIM = join(ROOT, "bin", "idp.mjs");
 
 let box: Sandbox;
@@ -32,7 +32,7 @@ function path_without_bun(): string {
 
 /** Runs a command to completion; one still running after `ms` is killed (a server that should have refused to start). */
 async function run(argv: string[], env: Record<string, string>, cwd = box.dir, ms = 20_000): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = spawn(argv, { cwd, env, stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill("SIGKILL"), ms);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
@@ -44,7 +44,7 @@ describe("two servers on one port", () => {
     const env = base_env(box.env.DATABASE_URL!, { IDP_LOG_REQUESTS: "false" });
     const first = await spawn_server(env);
     try {
-      const second = await run([BUN, "run", join(ROOT, "main.ts"), "serve"], { ...env, PORT: String(first.port), IDP_ISSUER: first.url });
+      const second = await run([...idp_command(), "serve"], { ...env, PORT: String(first.port), IDP_ISSUER: first.url });
       expect(second.code).toBe(1);
       expect(second.stderr).toContain(`error: 127.0.0.1:${first.port} is already in use`);
       expect(second.stderr).not.toContain("unexpected error");
@@ -83,17 +83,17 @@ describe("the default issuer follows HOST and PORT", () => {
       });
       return { code, stderr };
     };
-    const public_host = await serve({ HOST: "192.0.2.7", PORT: String(free_port()) });
+    const public_host = await serve({ HOST: "192.0.2.7", PORT: String(await free_port()) });
     expect(public_host.code).toBe(1);
     expect(public_host.stderr).toContain("production mode needs an https issuer, not http://192.0.2.7:");
-    expect((await serve({ PORT: String(free_port()) })).code).toBe(0);
+    expect((await serve({ PORT: String(await free_port()) })).code).toBe(0);
   }, 30_000);
 
   test("`PORT=<p> npm start` without IDP_ISSUER serves discovery with the issuer http://localhost:<p>; the demo client follows it on the next start", async () => {
     const demo = sandbox();
     try {
       const start = async () => {
-        const port = free_port();
+        const port = await free_port();
         const stop = new AbortController();
         let stdout = "";
         const running = run_cli(["serve", "--demo"], {
@@ -153,7 +153,7 @@ describe("every IDP_ variable and config-file key is validated", () => {
         if (skip.has(entry.name)) continue;
         const path = join(dir, entry.name);
         if (entry.isDirectory()) walk(path);
-        else if (/\.(ts|mjs|js|sh)$|^run$/.test(entry.name) && path !== import.meta.path) {
+        else if (/\.(ts|mjs|js|sh)$|^run$/.test(entry.name) && path !== import.meta.filename) {
           for (const match of readFileSync(path, "utf8").matchAll(/\bIDP_[A-Z0-9_]*[A-Z0-9]\b/g)) used.add(match[0]);
         }
       }
@@ -189,7 +189,7 @@ describe("every IDP_ variable and config-file key is validated", () => {
   test("a bad HOST names the setting instead of the system's EINVAL", async () => {
     expect(message({ HOST: "999.1.1.1" })).toContain("host (HOST): must be an IP address or a host name");
     expect(message({ HOST: "not a host" })).toContain("host (HOST): must be an IP address or a host name");
-    const result = await run([BUN, "run", join(ROOT, "main.ts"), "serve"], { ...base_env(box.env.DATABASE_URL!), HOST: "999.1.1.1" });
+    const result = await run([...idp_command(), "serve"], { ...base_env(box.env.DATABASE_URL!), HOST: "999.1.1.1" });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("host (HOST): must be an IP address or a host name");
     expect(result.stderr).not.toContain("EINVAL");
@@ -199,8 +199,8 @@ describe("every IDP_ variable and config-file key is validated", () => {
 describe("idp without Bun on the PATH", () => {
   test("bin/idp.mjs runs with node: --help, exit codes forwarded", async () => {
     const env = { ...box.env, PATH: path_without_bun(), HOME: process.env.HOME ?? box.dir };
-    expect(Bun.which("bun", { PATH: env.PATH })).toBeNull();
-    const node = Bun.which("node", { PATH: env.PATH });
+    expect(which("bun", { PATH: env.PATH })).toBeNull();
+    const node = which("node", { PATH: env.PATH });
     if (node === null) throw new Error("node is needed (npm install runs on it)");
     const help = await run([node, SHIM, "--help"], env);
     expect([help.code, help.stderr]).toEqual([0, ""]);

@@ -3,7 +3,7 @@
  * is read from stdin, stored encrypted under IDP_SECRET_KEY and never printed; bad input is
  * refused naming the field and changes nothing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import { identity_source } from "../../src/oidc/federation/identity_source.ts";
 import { open_secret } from "../../src/oidc/federation/secret_box.ts";

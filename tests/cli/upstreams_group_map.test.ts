@@ -4,7 +4,7 @@
  * second factor counts from it until the operator says so. Bad input is refused naming the field
  * and changes nothing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import { load_config } from "../../src/app/config.ts";
 import { serve } from "../../src/app/server.ts";

@@ -4,7 +4,7 @@
  * real SMTP server, and the link opens the reset page. Clear errors for a user without an
  * address, an invited user, and mail that is off; set-password voids the links.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 import { Browser } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { redirect_uri_problem, redirect_uri_problems, web_url_problem } from "../../src/oidc/clients/redirect_uris.ts";
 
 describe("redirect URI rules", () => {

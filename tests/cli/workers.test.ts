@@ -5,7 +5,8 @@
  * started again, SIGTERM stops everything with exit 0 and leaves no process behind, and the port
  * stays closed to any other server.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { idp_command, spawn } from "../helpers/spawn.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,10 +18,10 @@ import { until } from "../helpers/until.ts";
 import { get_code, redeem, type Client, CALLBACK } from "../ops/flow.ts";
 import { base_env, cli, seed, spawn_server, ROOT, type ServerProcess } from "../ops/process.ts";
 import { create_temp_database, use_postgres } from "../store/pg.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const PASSWORD = "correct horse battery staple";
 const METRICS_TOKEN = "workers-test-metrics-token";
-const BUN = join(ROOT, "node_modules", ".bin", "bun");
 
 /** Whether a process exists (signal 0 checks without sending anything). */
 function alive(pid: number): boolean {
@@ -39,7 +40,7 @@ async function eventually<T>(probe: () => Promise<T | undefined>, ms = 15_000): 
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(100);
+    await sleep(100);
   }
 }
 
@@ -127,11 +128,10 @@ function workers_suite(name: string, database: () => Promise<{ url: string; drop
 
     test("a second server on the port fails as before, with or without --workers", async () => {
       for (const extra of [[], ["--workers", "2"]]) {
-        const proc = Bun.spawn([BUN, "run", join(ROOT, "main.ts"), "serve", ...extra], {
+        const proc = spawn([...idp_command(), "serve", ...extra], {
           cwd: ROOT,
           env: { ...env, PORT: String(server.port) },
-          stdin: "ignore",
-          stdout: "pipe",
+          stdout: "ignore",
           stderr: "pipe",
         });
         const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
@@ -192,10 +192,10 @@ describe("--workers refuses what cannot work", () => {
   };
 
   test("sqlite::memory: (each worker would have its own database) and a bad count, naming the setting", async () => {
-    const memory = await run(["serve", "--workers", "2", "--port", String(free_port())], { DATABASE_URL: "sqlite::memory:" });
+    const memory = await run(["serve", "--workers", "2", "--port", String(await free_port())], { DATABASE_URL: "sqlite::memory:" });
     expect(memory.code).toBe(1);
     expect(memory.stderr).toContain("--workers (IDP_WORKERS) needs a database the workers share");
-    const bad = await run(["serve", "--port", String(free_port())], { DATABASE_URL: "sqlite::memory:", IDP_WORKERS: "many" });
+    const bad = await run(["serve", "--port", String(await free_port())], { DATABASE_URL: "sqlite::memory:", IDP_WORKERS: "many" });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("workers (IDP_WORKERS): must be a whole number from 1 to 1024, or auto (one per core)");
     const zero = await run(["serve", "--workers", "0"], { DATABASE_URL: "sqlite::memory:" });

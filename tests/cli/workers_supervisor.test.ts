@@ -7,7 +7,8 @@
  * Times are read from the kernel: a worker's start is its fork time (/proc/<pid>/stat field 22,
  * in clock ticks since boot), compared with /proc/uptime read just before the kill.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { run_sync } from "../helpers/spawn.ts";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -15,9 +16,10 @@ import { join } from "node:path";
 import { MAX_RESTARTS } from "../../src/app/workers.ts";
 import { until } from "../helpers/until.ts";
 import { base_env, spawn_server, type ServerProcess } from "../ops/process.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** Clock ticks per second of /proc/<pid>/stat times (sysconf(_SC_CLK_TCK), 100 on Linux). */
-const CLK_TCK = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+const CLK_TCK = Number(run_sync(["getconf", "CLK_TCK"]).stdout.trim()) || 100;
 
 /** Fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] state, [1] ppid, [19] starttime. */
 function stat_of(pid: number): string[] | null {
@@ -201,11 +203,11 @@ describe("the supervisor of idp serve --workers 2", () => {
     );
     const closed = Promise.all(sockets.map((socket) => new Promise<void>((done) => (socket.destroyed ? done() : socket.once("close", () => done())))));
     for (const socket of sockets) socket.on("error", () => {});
-    await Bun.sleep(200);
+    await sleep(200);
 
     server.proc.kill("SIGTERM");
     await until(() => (count(server!, "stopping") === 2 ? true : undefined), 10_000, "both workers draining");
-    await Bun.sleep(500);
+    await sleep(500);
     // Still draining: the first signal alone does not end them.
     expect(pids.every(running)).toBe(true);
     expect(server.proc.exitCode).toBeNull();

@@ -2,7 +2,7 @@
 // description, its topic and what production needs of it in `.meta()`. The variable mapping
 // (ENV_KEYS), the settings reference (docs/configuration.md) and `idp config check` are read from
 // those declarations, so they must be whole and consistent.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { z } from "zod";
 import { ENV_KEYS, OTHER_IDP_VARIABLES } from "../../src/app/config.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";

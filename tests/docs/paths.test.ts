@@ -37,7 +37,7 @@
 // from the linking document's folder — names a heading that exists there (GitHub's anchors,
 // scripts/docs/anchors.ts), so a renamed heading or a section moved to another document fails
 // here, naming the link.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { readdirSync, readFileSync } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";

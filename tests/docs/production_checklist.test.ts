@@ -14,15 +14,17 @@
  * checklist's links to README sections and to the settings of docs/configuration.md point at
  * headings that exist. Linux (/proc), with sh, openssl, curl and setsid.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { spawn, which } from "../helpers/spawn.ts";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { anchors_of } from "../../scripts/docs/anchors.ts";
 import { alive, answers, descendants, pump, wait_for } from "../helpers/process_tree.ts";
 import { free_port } from "../helpers/provider.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
-const ROOT = join(import.meta.dir, "..", "..");
+const ROOT = join(import.meta.dirname, "..", "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const MARKER = "<!-- checklist-commands -->";
 const DONE = "checklist: every block ran";
@@ -43,7 +45,7 @@ function checklist_blocks(section: string): string[] {
 }
 
 const tools = ["sh", "openssl", "curl", "setsid", "node"];
-const missing = tools.filter((tool) => Bun.which(tool) === null);
+const missing = tools.filter((tool) => which(tool) === null);
 
 let dir: string;
 beforeAll(() => {
@@ -74,8 +76,8 @@ describe("README, Going to production", () => {
   test.skipIf(missing.length > 0)(
     "followed on a fresh directory: no warning, the administrator in the admin group, the server answers and stops",
     async () => {
-      const port = free_port();
-      const node = Bun.which("node")!;
+      const port = await free_port();
+      const node = which("node")!;
       const replacements: [string, string][] = [
         ["/var/lib/idp", join(dir, "var/lib/idp")],
         ["PORT=3000", `PORT=${port}`],
@@ -114,13 +116,13 @@ describe("README, Going to production", () => {
         CHECKLIST_ROOT: ROOT,
       };
       // setsid: a process group of its own (its id is the shell's pid), stopped as a whole.
-      const proc = Bun.spawn(["setsid", "sh", "-c", script], { cwd: dir, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      const proc = spawn(["setsid", "sh", "-c", script], { cwd: dir, env, stdout: "pipe", stderr: "pipe" });
       let output = "";
       const pumped = Promise.all([pump(proc.stdout, (text) => void (output += text)), pump(proc.stderr, (text) => void (output += text))]);
       let tree: number[] = [];
       try {
         const deadline = Date.now() + 25_000;
-        while (!output.includes(DONE) && proc.exitCode === null && Date.now() < deadline) await Bun.sleep(50);
+        while (!output.includes(DONE) && proc.exitCode === null && Date.now() < deadline) await sleep(50);
         if (!output.includes(DONE)) throw new Error(`the checklist stopped (${proc.exitCode === null ? "after 25 s" : `exit ${proc.exitCode}`}):\n${output}`);
 
         // idp config check: valid, and no warning anywhere (neither the CLI's nor the server's log).

@@ -1,7 +1,7 @@
 // The generated parts of README.md and docs/ (scripts/docs/sections/*) match the code they are
 // built from: a setting, a CLI option or a rate-limit counter changed without `npm run docs`
 // fails here, naming the document and the first stale line.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { documents, orphan_markers, read_document, regenerate, sections } from "../../scripts/docs/generate.ts";
 
 const DOCUMENTS = await documents();

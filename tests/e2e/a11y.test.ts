@@ -6,7 +6,7 @@
  * axe is injected as a script, which the page CSP forbids: these contexts bypass the CSP, for
  * this check only (the other browser tests run under the real CSP).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { PHONE, axe, chromium_available, launch, overflow, screenshots, serious } from "../helpers/chromium.ts";

@@ -9,7 +9,7 @@
  * its confirmation page (a danger zone naming the user) and is refused without the password.
  * One server and one browser per file.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { create_registration_token } from "../../src/oidc/admin/registration_tokens.ts";
 import { create_resource_server } from "../../src/oidc/admin/resources.ts";
@@ -26,7 +26,7 @@ import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
  * stay small. Written only with IDP_SCREENSHOTS=1 (the pages hold ports and dates that change
  * every run): `IDP_SCREENSHOTS=1 npx bun test tests/e2e/admin_console.test.ts` refreshes them.
  */
-const SCREENSHOT_DIR = join(import.meta.dir, "../../docs/screenshots");
+const SCREENSHOT_DIR = join(import.meta.dirname, "../../docs/screenshots");
 const WRITE_SCREENSHOTS = process.env.IDP_SCREENSHOTS === "1";
 
 /** Words (runs without a space) in the page's tables that are split across lines. */

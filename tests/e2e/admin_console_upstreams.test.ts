@@ -6,7 +6,7 @@
  * (nothing changes), then removes it with the password: the identities linked through it go, the
  * local account stays. One server, one browser.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { open_secret } from "../../src/oidc/federation/secret_box.ts";

@@ -4,7 +4,8 @@
  * client's origin, since Chromium applies form-action to the redirects after a form POST.
  * Also: no CSP violations, keyboard-only sign-in, and an axe-core accessibility check.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -19,19 +20,15 @@ const available = existsSync(CHROMIUM);
 // In CI this suite also runs against the compiled executable (tests/helpers/target.ts).
 let t: E2eProvider;
 let browser: Browser;
-let rp: ReturnType<typeof Bun.serve>;
+let rp: FetchServer;
 let callback: string;
 let client_id: string;
 
 beforeAll(async () => {
   if (!available) return;
   t = await start_target();
-  const port = free_port();
-  rp = Bun.serve({
-    port,
-    hostname: "127.0.0.1",
-    fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }),
-  });
+  const port = await free_port();
+  rp = await serve_fetch(() => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }), { port });
   callback = `http://127.0.0.1:${port}/callback`;
   const { client } = await t.add_client({ client_name: "Browser App", redirect_uris: [callback] });
   client_id = client.client_id;
@@ -41,7 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!available) return;
   await browser.close();
-  rp.stop(true);
+  await rp.stop();
   await t.stop();
 });
 
@@ -107,7 +104,7 @@ describe.skipIf(!available)("in Chromium", () => {
     // axe is injected as a script, which our CSP (rightly) forbids: bypass it for this check only.
     const context = await browser.newContext({ bypassCSP: true });
     const page = await context.newPage();
-    const axe = readFileSync(join(import.meta.dir, "../../node_modules/axe-core/axe.min.js"), "utf8");
+    const axe = readFileSync(join(import.meta.dirname, "../../node_modules/axe-core/axe.min.js"), "utf8");
     const check = async () => {
       await page.addScriptTag({ content: axe });
       const result = (await page.evaluate(`axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] })`)) as { violations: { id: string; help: string }[] };

@@ -5,7 +5,7 @@
  * by the RP), removing an application's access (consent is asked again), changing the password
  * and signing out from the account page.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, Page } from "playwright-core";
 import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { chromium_available, launch } from "../helpers/chromium.ts";
@@ -19,7 +19,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!chromium_available) return;
   t = await start_provider();
-  const port = free_port();
+  const port = await free_port();
   const { client, secret } = await t.add_client({
     client_name: "Browser App",
     redirect_uris: [`http://127.0.0.1:${port}/callback`],

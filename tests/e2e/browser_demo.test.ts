@@ -3,7 +3,7 @@
  * the printed demo user → consent → /demo/callback shows the validated ID Token and the userinfo
  * answer. Checked with axe-core and screenshotted like the other pages (a11y.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser } from "playwright-core";
 import { load_config } from "../../src/app/config.ts";
 import { serve, type Served } from "../../src/app/server.ts";
@@ -20,7 +20,7 @@ let issuer = "";
 
 beforeAll(async () => {
   if (!chromium_available) return;
-  const port = free_port();
+  const port = await free_port();
   issuer = `http://127.0.0.1:${port}`;
   const config = load_config({}, { issuer, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 } });
   store = await open_store("sqlite::memory:", { migrate: true });

@@ -3,7 +3,7 @@
  * this one marked, axe clean (light and dark); signing out another session really ends it (its
  * cookie no longer opens the account), and "everywhere else" ends the rest but not this one.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Browser as FetchBrowser, account_login } from "../helpers/browser.ts";
 import { PHONE, axe, chromium_available, launch, overflow, screenshots, serious } from "../helpers/chromium.ts";

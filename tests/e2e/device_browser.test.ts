@@ -7,7 +7,7 @@
  * violation on the new pages (/device with and without an error, the device's consent page,
  * the result page, the demo device page).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, Page } from "playwright-core";
 import { axe, chromium_available, launch, overflow, PHONE, screenshots, serious } from "../helpers/chromium.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -6,7 +6,7 @@
  * runs unchanged against the compiled executable (tests/helpers/target.ts). The interval is the
  * default 5 seconds: one poll.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { start_target, type E2eProvider } from "../helpers/target.ts";

@@ -4,7 +4,7 @@
  * The application's relying party (openid-client) ends each sign-in with our ID Token for a local
  * account: auto-linked by the upstream's verified e-mail, or created just in time.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { chromium_available, launch } from "../helpers/chromium.ts";

@@ -12,7 +12,7 @@
  *   is a POST form (no session token in a URL), and mails the owner a notice; the former
  *   GET /federation/NAME/start?link=CSRF links nothing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { REAUTH_SECONDS } from "../../src/http/endpoints/account/passkey_options.ts";

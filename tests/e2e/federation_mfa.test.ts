@@ -9,7 +9,7 @@
  * (refused unless the upstream's mapped acr or amr says mfa); the ID Token's acr and amr; a third
  * upstream, "keyed", where we authenticate with private_key_jwt (oidc-provider reads our JWKS).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer } from "node:http";
@@ -86,7 +86,7 @@ beforeAll(async () => {
     config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } },
   });
   upstream = await start_upstream(
-    free_port(),
+    await free_port(),
     ["trusted", "strict", "keyed"].map((name) => `${t.issuer}/federation/${name}/callback`),
     `${t.issuer}/.well-known/jwks.json`,
   );

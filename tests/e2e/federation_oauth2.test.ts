@@ -6,7 +6,7 @@
  * (openid-client) ends the sign-in with our ID Token for the just-in-time local account. The
  * provider runs on PostgreSQL when it is available (SQLite otherwise).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, Server } from "node:http";
 // @ts-expect-error koa ships no type declarations (and @types/koa is not installed)
@@ -144,7 +144,7 @@ beforeAll(async () => {
     ...(db === null ? {} : { database_url: db.url }),
     config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } },
   });
-  const port = free_port();
+  const port = await free_port();
   hub_url = `http://127.0.0.1:${port}`;
   hub = await start_hub(port);
   await t.store.create_upstream(

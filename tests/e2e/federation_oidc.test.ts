@@ -7,7 +7,7 @@
  * account page (never the last way in), login_hint=idp:NAME, a forged state, an unreachable
  * upstream.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import * as oidc from "openid-client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -48,7 +48,7 @@ beforeAll(async () => {
     }),
   );
   // An upstream nobody listens at.
-  await t.store.create_upstream(new_upstream(t.config, { name: "down", display_name: "Down SSO", issuer: `http://127.0.0.1:${free_port()}`, client_id: "x", enabled: true }));
+  await t.store.create_upstream(new_upstream(t.config, { name: "down", display_name: "Down SSO", issuer: `http://127.0.0.1:${await free_port()}`, client_id: "x", enabled: true }));
   await t.store.create_group({ name: "Staff" });
 
   landing = await start_landing_app(t, "Fed App");

@@ -4,7 +4,7 @@
  * full ID Token validation against our JWKS, and userinfo. Only HTTP and the E2eProvider
  * interface are used, so it runs unchanged against the compiled executable.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { REDIRECT_URI } from "../helpers/provider.ts";

@@ -7,42 +7,37 @@
  * The id_token_hint is the ID Token of a pairwise client: its pairwise sub names the signed-in
  * user, so the logout needs no confirmation (logout/confirmation.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { decodeJwt } from "jose";
 import type { Browser, Page } from "playwright-core";
 import { axe, chromium_available, launch, serious } from "../helpers/chromium.ts";
 import { authorization_url, pkce, token_request, type Pkce } from "../helpers/flow.ts";
-import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
+import { start_provider, type TestProvider } from "../helpers/provider.ts";
 
 let t: TestProvider;
 let browser: Browser;
-const servers: ReturnType<typeof Bun.serve>[] = [];
+const servers: FetchServer[] = [];
 /** Every request the RPs received: origin + path + query. */
 const hits: string[] = [];
 let a: { client_id: string; secret: string; origin: string };
 let b: { client_id: string; secret: string; origin: string };
 
-function start_rp(): string {
-  const port = free_port();
-  servers.push(
-    Bun.serve({
-      port,
-      hostname: "127.0.0.1",
-      fetch(request) {
-        const url = new URL(request.url);
-        hits.push(`${url.origin}${url.pathname}${url.search}`);
-        return new Response('<!doctype html><html lang="en"><title>RP</title><p>ok</p></html>', { headers: { "content-type": "text/html" } });
-      },
-    }),
-  );
-  return `http://127.0.0.1:${port}`;
+async function start_rp(): Promise<string> {
+  const server = await serve_fetch((request) => {
+    const url = new URL(request.url);
+    hits.push(`${url.origin}${url.pathname}${url.search}`);
+    return new Response('<!doctype html><html lang="en"><title>RP</title><p>ok</p></html>', { headers: { "content-type": "text/html" } });
+  });
+  servers.push(server);
+  return server.url;
 }
 
 beforeAll(async () => {
   if (!chromium_available) return;
   t = await start_provider({ config: { pairwise: { salt: "frontchannel-test-salt-0123456789abcdefgh" } } });
-  const origin_a = start_rp();
-  const origin_b = start_rp();
+  const origin_a = await start_rp();
+  const origin_b = await start_rp();
   const made_a = await t.add_client({
     client_name: "Front App A",
     redirect_uris: [`${origin_a}/callback`],
@@ -61,7 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!chromium_available) return;
   await browser.close();
-  for (const server of servers) server.stop(true);
+  for (const server of servers) await server.stop();
   await t.stop();
 });
 

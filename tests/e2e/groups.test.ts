@@ -3,7 +3,7 @@
  * (openid-client v6: it validates the ID Token, the iss of error responses, and parses
  * introspection) against a real server. The pages are driven by the fetch Browser.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import * as oidc from "openid-client";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -10,7 +10,7 @@
  *   English catalog (every key, the rules' messages included);
  * - the admin console in French, its user page's <title> included.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { CATALOGS } from "../../src/platform/locales.ts";
@@ -23,7 +23,7 @@ import { start_provider, type TestProvider } from "../helpers/provider.ts";
 const NARROW = { width: 360, height: 740 };
 const ADMIN_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 const BRAND = "Müller Werke";
-const EXAMPLE_THEME = join(import.meta.dir, "../../examples/theme");
+const EXAMPLE_THEME = join(import.meta.dirname, "../../examples/theme");
 let root_id: string;
 
 let t: TestProvider;
@@ -62,7 +62,7 @@ async function check(page: Page, name: string): Promise<void> {
     expect({ page: name, scheme, problems: serious(await axe(page)) }).toEqual({ page: name, scheme, problems: [] });
   }
   await page.emulateMedia({ colorScheme: "light", reducedMotion: "reduce" });
-  await page.screenshot({ path: `${import.meta.dir}/../../test-artifacts/screenshots/${name}-360.png`, fullPage: true });
+  await page.screenshot({ path: `${import.meta.dirname}/../../test-artifacts/screenshots/${name}-360.png`, fullPage: true });
   await screenshots(page, name);
   await page.setViewportSize(NARROW);
 }

@@ -5,7 +5,7 @@
  * The browser's WebAuthn calls are replaced to fail on demand; the issuer is http://localhost,
  * where the pages offer passkeys (tests/http/passkeys_rp_id.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { translator } from "../../src/oidc/ui/catalogs.ts";
 import { chromium_available, launch } from "../helpers/chromium.ts";

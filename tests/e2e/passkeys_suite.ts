@@ -11,7 +11,7 @@
  * Run on SQLite (passkeys.test.ts) and PostgreSQL (passkeys_postgres.test.ts): one server and
  * one browser per file.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createHash, createPrivateKey, sign, type KeyObject } from "node:crypto";
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
 import { axe, chromium_available, launch, serious } from "../helpers/chromium.ts";
@@ -39,7 +39,7 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
     if (!chromium_available) return;
     db = await database();
     t = await start_provider({ issuer_host: "localhost", database_url: db.url });
-    const port = free_port();
+    const port = await free_port();
     const { client, secret } = await t.add_client({
       client_name: "Passkey App",
       redirect_uris: [`http://127.0.0.1:${port}/callback`],
@@ -326,7 +326,7 @@ export function passkey_browser_suite(label: string, database: () => Promise<Sui
     });
 
     test("a client that requires a second factor: a user without one adds a passkey after the password, then is signed in", async () => {
-      const port = free_port();
+      const port = await free_port();
       const { client, secret } = await t.add_client({
         client_name: "Strict App",
         redirect_uris: [`http://127.0.0.1:${port}/callback`],

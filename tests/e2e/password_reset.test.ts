@@ -9,7 +9,7 @@
  *   the link's confirm button activates the account;
  * - axe (WCAG 2 A/AA) finds no serious violation on each new page.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, Page } from "playwright-core";
 import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
 import { new_totp_secret } from "../../src/oidc/signin/totp.ts";
@@ -29,7 +29,7 @@ beforeAll(async () => {
   if (!chromium_available) return;
   smtp = await start_smtp();
   t = await start_provider({ config: { smtp_url: smtp.url, mail_from: "idp@example.com" } });
-  const port = free_port();
+  const port = await free_port();
   const { client, secret } = await t.add_client({
     client_name: "Reset App",
     redirect_uris: [`http://127.0.0.1:${port}/callback`],

@@ -10,7 +10,7 @@
  * subject token, or a wrong token type. Run on SQLite (resources.test.ts) and PostgreSQL
  * (resources_postgres.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { calculateJwkThumbprint, createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from "jose";
 import * as oauth from "oauth4webapi";
 import { Browser, authorize, form_action, hidden_field } from "../helpers/browser.ts";

@@ -13,7 +13,7 @@
  *   confirm → the RP's ID Token has the new address; used and forged links change nothing;
  * - axe (WCAG 2 A/AA) finds no serious violation on each new page.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,7 +42,7 @@ beforeAll(async () => {
     database_url: `sqlite:${join(dir, "idp.sqlite")}`,
     config: { smtp_url: smtp.url, mail_from: "idp@example.com", signup: { mode: "open", domains: ALLOWED } },
   });
-  const port = free_port();
+  const port = await free_port();
   const { client, secret } = await t.add_client({
     client_name: "Signup App",
     redirect_uris: [`http://127.0.0.1:${port}/callback`],

@@ -8,7 +8,7 @@
  *   - a redirect to this provider's own login page (a valid request).
  * Never a 5xx, never a redirect anywhere else (no open redirect), never a token or code.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import fc from "fast-check";
 import { CALLBACK, FORM, in_process, type InProcess } from "../security/helpers.ts";
 import { classify } from "./outcomes.ts";

@@ -8,7 +8,7 @@
  *   - request objects at /authorize (OIDC Core §6.1) → the /authorize outcomes (outcomes.ts).
  * Never a 5xx.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { generateKeyPair, SignJWT, type CryptoKey } from "jose";
 import fc from "fast-check";
 import { CALLBACK, FORM, ISSUER, LOGOUT_CALLBACK, in_process, protocol_error, type InProcess } from "../security/helpers.ts";

@@ -4,7 +4,7 @@
  * Whatever the input, a parser returns a null-prototype record of strings and string arrays or
  * raises one of the framework's typed errors (400, 413, 415) — never anything else.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import fc from "fast-check";
 import { parse_pairs, read_body } from "../../src/fw/body.ts";
 import { HttpError } from "../../src/fw/errors.ts";

@@ -5,7 +5,7 @@
  * invalid_request — and whatever was accepted obeys the redirect URI rules (no javascript:, no
  * http off loopback, no fragments: RFC 6749 §3.1.2, RFC 8252 §7, RFC 9700 §4.1).
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import fc from "fast-check";
 import { redirect_uri_problems } from "../../src/oidc/clients/redirect_uris.ts";
 import { in_process, protocol_error, type InProcess } from "../security/helpers.ts";

@@ -3,7 +3,7 @@
  * methods, paths (valid, percent-encoded, malformed, traversal-like) and query strings never give
  * a 5xx and never leak a stack trace. Fw's own router properties are in tests/fw/router_property.
  */
-import { afterAll, beforeAll, test } from "bun:test";
+import { afterAll, beforeAll, test } from "../helpers/test_api.ts";
 import fc from "fast-check";
 import { in_process, type InProcess } from "../security/helpers.ts";
 

@@ -6,7 +6,7 @@
  * error_description}` with a known code and 400/401 (415-class problems are invalid_request too).
  * Never a 5xx, never the framework's own error shape.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import fc from "fast-check";
 import { basic, in_process, protocol_error, type InProcess } from "../security/helpers.ts";
 

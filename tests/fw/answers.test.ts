@@ -1,5 +1,5 @@
 // Routing answers and the error body shape, over real HTTP.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { Fw, type HttpError } from "../../src/fw/index.ts";
 import { serve } from "./helpers.ts";
 

@@ -3,7 +3,7 @@
  * answer as Bun's CookieMap and Cookie do (cookies_bun.ts): the same inputs through both, from
  * generated headers and options, and the quirks the generators might miss, one by one.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import fc from "fast-check";
 import type { CookieOptions } from "../../src/fw/cookies.ts";
 import * as bun from "../../src/fw/runtime/cookies_bun.ts";

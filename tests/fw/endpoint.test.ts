@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { z } from "zod";
 import { Fw, type Context, type Next } from "../../src/fw/index.ts";
 import { serve } from "./helpers.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const CreateUserRequest = Fw.Request("CreateUserRequest", z.object({ name: z.string().min(2), age: z.coerce.number().int().optional() }));
 
@@ -37,7 +38,7 @@ class Greeting extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Text) {
 class Page extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Html) {
   static route = "GET /page";
   async call() {
-    await Bun.sleep(1);
+    await sleep(1);
     return this.html("<p>hi</p>");
   }
 }

@@ -1,12 +1,13 @@
 // Streaming, negotiation, downloads, templates, handler chain, graceful stop.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 import { Fw, type Context, type CookieOptions, type CookieReader, type Next } from "../../src/fw/index.ts";
 import { serve } from "./helpers.ts";
 import { rejection } from "../helpers/settle.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
-const FILES = join(import.meta.dir, "fixtures/files");
-const views = new Fw.ViewEngine({ dir: join(import.meta.dir, "fixtures/views") });
+const FILES = join(import.meta.dirname, "fixtures/files");
+const views = new Fw.ViewEngine({ dir: join(import.meta.dirname, "fixtures/views") });
 
 let release: () => void = () => {};
 class Ticks extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Stream) {
@@ -51,7 +52,7 @@ class Hello extends Fw.Renderable(Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Html)
 class Slow extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Text) {
   static route = "GET /slow";
   async call() {
-    await Bun.sleep(300);
+    await sleep(300);
     return this.text("done");
   }
 }
@@ -197,7 +198,7 @@ describe("graceful stop", () => {
   test("stop() finishes in-flight requests and refuses new ones", async () => {
     const other = serve([Slow]);
     const inflight = other.get("/slow");
-    await Bun.sleep(50);
+    await sleep(50);
     const stopped = other.stop(5000);
     const res = await inflight;
     expect(await res.text()).toBe("done");

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { PathCache } from "../../src/fw/router/cache.ts";
 import { Router, RouterError } from "../../src/fw/router/index.ts";
 

@@ -1,6 +1,6 @@
 // The router conformance suite, part two: methods, percent-encoding, registration. Run with the
 // path cache off and on (each lookup made twice, so the second answer comes from the cache).
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { Router, RouterError, type Method } from "../../src/fw/router/index.ts";
 import { suite } from "./router_suite.ts";
 

@@ -1,6 +1,6 @@
 // Properties that hold for any path: find never throws, never answers a found route with an
 // undefined parameter, never a 405 without methods; every registered static path is found.
-import { expect, test } from "bun:test";
+import { expect, test } from "../helpers/test_api.ts";
 import fc from "fast-check";
 import { METHODS, Router, RouterError, type FindResult, type Method } from "../../src/fw/router/index.ts";
 

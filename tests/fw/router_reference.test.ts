@@ -1,6 +1,6 @@
 // The router against a brute-force reference: for random route sets and paths, find() must pick
 // the same route as "try every route, keep the most specific" and extract the same parameters.
-import { expect, test } from "bun:test";
+import { expect, test } from "../helpers/test_api.ts";
 import fc from "fast-check";
 import { METHODS, Router, RouterError, type Method } from "../../src/fw/router/index.ts";
 

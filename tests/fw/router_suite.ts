@@ -1,6 +1,6 @@
 // Helpers of the router conformance suite: routers built from (method, path) pairs whose handler
 // is "METHOD path", and lookups made twice so the second answer comes from the cache when on.
-import { expect } from "bun:test";
+import { expect } from "../helpers/test_api.ts";
 import { Router, type FindResult, type Method } from "../../src/fw/router/index.ts";
 
 export type Found = { handler: string; params: Record<string, string>; route: string };

@@ -1,7 +1,7 @@
 // Where input comes from: the query string, the body and the route parameters are kept apart
 // (this.query, this.request.body, this.route_params; context.query, context.route_params), and a
 // request contract may declare which of them it reads (`from`). Through real HTTP.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { z } from "zod";
 import { Fw, type Context, type Next } from "../../src/fw/index.ts";
 import { serve } from "./helpers.ts";

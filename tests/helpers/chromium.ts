@@ -11,7 +11,7 @@ export const CHROMIUM = "/usr/bin/chromium";
 export const chromium_available = existsSync(CHROMIUM);
 if (!chromium_available) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 
-export const SCREENSHOTS = join(import.meta.dir, "../../test-artifacts/screenshots");
+export const SCREENSHOTS = join(import.meta.dirname, "../../test-artifacts/screenshots");
 
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };
@@ -50,7 +50,7 @@ export function overflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 }
 
-const AXE = readFileSync(join(import.meta.dir, "../../node_modules/axe-core/axe.min.js"), "utf8");
+const AXE = readFileSync(join(import.meta.dirname, "../../node_modules/axe-core/axe.min.js"), "utf8");
 
 export type AxeViolation = { id: string; impact: string | null; help: string; nodes: number };
 

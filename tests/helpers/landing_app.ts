@@ -6,21 +6,17 @@
  */
 import * as oidc from "openid-client";
 import type { Page } from "playwright-core";
-import { free_port, type TestProvider } from "./provider.ts";
+import type { TestProvider } from "./provider.ts";
+import { serve_fetch } from "./serve_fetch.ts";
 
-export type LandingApp = { app: oidc.Configuration; callback: string; stop(): void };
+export type LandingApp = { app: oidc.Configuration; callback: string; stop(): Promise<void> };
 
 export async function start_landing_app(t: TestProvider, client_name: string): Promise<LandingApp> {
-  const port = free_port();
-  const server = Bun.serve({
-    port,
-    hostname: "127.0.0.1",
-    fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }),
-  });
-  const callback = `http://127.0.0.1:${port}/callback`;
+  const server = await serve_fetch(() => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }));
+  const callback = `${server.url}/callback`;
   const { client, secret } = await t.add_client({ client_name, redirect_uris: [callback], token_endpoint_auth_method: "client_secret_basic", skip_consent: true });
   const app = await oidc.discovery(new URL(t.issuer), client.client_id, undefined, oidc.ClientSecretBasic(secret!), { execute: [oidc.allowInsecureRequests] });
-  return { app, callback, stop: () => server.stop(true) };
+  return { app, callback, stop: () => server.stop() };
 }
 
 export type AuthorizationRequest = { url: string; finish(page: Page): Promise<oidc.IDToken> };

@@ -19,7 +19,7 @@ export type UpstreamAccount = { sub: string; email: string; email_verified: bool
 export type OidcUpstream = { issuer: string; client_id: string; client_secret: string; stop(): Promise<void> };
 
 export async function start_oidc_upstream(accounts: Record<string, UpstreamAccount>, redirect_uris: string[]): Promise<OidcUpstream> {
-  const port = free_port();
+  const port = await free_port();
   const issuer = `http://127.0.0.1:${port}`;
   const client_secret = randomBytes(24).toString("base64url");
   const op = new Provider(issuer, {

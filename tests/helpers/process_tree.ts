@@ -4,6 +4,7 @@
  * is read from /proc.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** The ids of every live descendant of `pid` (children, grandchildren...). */
 export function descendants(pid: number): number[] {
@@ -50,7 +51,7 @@ export async function wait_for(probe: () => Promise<boolean> | boolean, ms: numb
   const deadline = Date.now() + ms;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
+    await sleep(50);
   }
 }
 

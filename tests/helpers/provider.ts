@@ -10,6 +10,7 @@ import type { Log, Provider } from "../../src/oidc/provider.ts";
 import { serve } from "../../src/app/server.ts";
 import type { MailWorkerOptions } from "../../src/app/mail/worker.ts";
 import { open_store } from "../../src/store/open.ts";
+import { free_port } from "./serve_fetch.ts";
 import type { ClientMetadata, ClientRow, NewUser, Store, UserRow } from "../../src/store/types.ts";
 
 export const PASSWORD = "correct horse battery staple";
@@ -51,13 +52,8 @@ export type TestProvider = {
   stop(): Promise<void>;
 };
 
-/** A port nothing listens on right now (the issuer must name the port before the server starts). */
-export function free_port(): number {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(null) });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
+// The issuer must name the port before the server starts.
+export { free_port } from "./serve_fetch.ts";
 
 export function test_clock(): TestClock {
   let offset = 0;
@@ -80,7 +76,7 @@ export async function start_provider(
     issuer_host?: string;
   } = {},
 ): Promise<TestProvider> {
-  const port = free_port();
+  const port = await free_port();
   const issuer = `http://${options.issuer_host ?? "127.0.0.1"}:${port}`;
   const database_url = options.database_url ?? "sqlite::memory:";
   const config = load_config(

@@ -1,12 +1,13 @@
 /**
- * A real relying party for the browser tests: openid-client (v6) behind a tiny Bun server.
+ * A real relying party for the browser tests: openid-client (v6) behind a tiny server (serve_fetch.ts).
  * /login starts an authorization (PKCE S256, state, nonce; ?acr_values= and ?prompt= passed on),
  * /callback redeems the code, validates the ID Token and calls userinfo — certified client code
  * checking our answers — and shows the results as JSON in #claims and #userinfo (or #error).
  */
 import * as client from "openid-client";
+import { serve_fetch } from "./serve_fetch.ts";
 
-export type RelyingParty = { url: string; callback: string; stop(): void };
+export type RelyingParty = { url: string; callback: string; stop(): Promise<void> };
 
 const escape_html = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 const page = (body: string, status = 200) =>
@@ -18,10 +19,8 @@ export async function start_rp(issuer: string, port: number, client_id: string, 
   const config = await client.discovery(new URL(issuer), client_id, undefined, auth, { execute: [client.allowInsecureRequests] });
   const callback = `http://127.0.0.1:${port}/callback`;
   const pending = new Map<string, { verifier: string; nonce: string }>();
-  const server = Bun.serve({
-    port,
-    hostname: "127.0.0.1",
-    async fetch(request) {
+  const server = await serve_fetch(
+    async (request) => {
       const url = new URL(request.url);
       if (url.pathname === "/login") {
         const verifier = client.randomPKCECodeVerifier();
@@ -59,6 +58,7 @@ export async function start_rp(issuer: string, port: number, client_id: string, 
       }
       return new Response("not found", { status: 404 });
     },
-  });
-  return { url: `http://127.0.0.1:${port}`, callback, stop: () => void server.stop(true) };
+    { port },
+  );
+  return { url: `http://127.0.0.1:${port}`, callback, stop: () => server.stop() };
 }

@@ -1,5 +1,5 @@
-import { describe, expect, test } from "bun:test";
-import { Glob } from "bun";
+import { describe, expect, test } from "./test_api.ts";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { rejection } from "./settle.ts";
 
@@ -16,14 +16,14 @@ describe("rejection", () => {
   });
 });
 
-test("no test waits on a promise through expect().resolves / .rejects (see settle.ts)", async () => {
-  const root = join(import.meta.dir, "..");
+test("no test waits on a promise through expect().resolves / .rejects (see settle.ts)", () => {
+  const root = join(import.meta.dirname, "..");
   // The matcher in any form: `.resolves`, `. rejects` across a line break, `["resolves"]`.
   const matcher = /(\.\s*|\[\s*["'`])(resolves|rejects)\b/g;
   const offenders: string[] = [];
-  for await (const path of new Glob("**/*.ts").scan(root)) {
+  for (const path of readdirSync(root, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".ts"))) {
     if (path === "helpers/settle.ts" || path === "helpers/settle.test.ts") continue;
-    const text = await Bun.file(join(root, path)).text();
+    const text = readFileSync(join(root, path), "utf8");
     for (const found of text.matchAll(matcher)) offenders.push(`tests/${path}:${text.slice(0, found.index).split("\n").length}`);
   }
   expect(offenders).toEqual([]);

@@ -1,5 +1,5 @@
 /** The SMTP test helper itself: it receives multipart mail, restarts on its port, rejects and authenticates. */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "./test_api.ts";
 import nodemailer from "nodemailer";
 import { start_smtp, type TestSmtp } from "./smtp.ts";
 import { rejection } from "./settle.ts";

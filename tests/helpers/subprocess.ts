@@ -11,7 +11,9 @@ import { join } from "node:path";
 import { create_temp_database } from "../store/pg.ts";
 import type { ClientMetadata } from "../../src/store/types.ts";
 import { PASSWORD, REDIRECT_URI, free_port } from "./provider.ts";
+import { type Child, run, spawn } from "./spawn.ts";
 import type { E2eProvider } from "./target.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export type CliRun = { code: number; stdout: string; stderr: string };
 
@@ -50,7 +52,7 @@ function read_or_empty(path: string): string {
   }
 }
 
-async function wait_ready(url: string, proc: Bun.Subprocess, logs: () => string, ms = 30_000): Promise<void> {
+async function wait_ready(url: string, proc: Child, logs: () => string, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (proc.exitCode !== null) throw new Error(`the server exited with ${proc.exitCode} before it was ready:\n${logs()}`);
@@ -59,7 +61,7 @@ async function wait_ready(url: string, proc: Bun.Subprocess, logs: () => string,
     } catch {
       // Not listening yet.
     }
-    await Bun.sleep(50);
+    await sleep(50);
   }
   throw new Error(`the server was not ready within ${ms} ms:\n${logs()}`);
 }
@@ -70,7 +72,7 @@ async function wait_ready(url: string, proc: Bun.Subprocess, logs: () => string,
  */
 export async function start_subprocess_provider(command: string[], options: { env?: Record<string, string> } = {}): Promise<SubprocessProvider> {
   const dir = mkdtempSync(join(tmpdir(), "idp-e2e-"));
-  const port = free_port();
+  const port = await free_port();
   const issuer = `http://127.0.0.1:${port}`;
   // Nothing of this process's environment leaks in (a CI DATABASE_URL, IDP_* settings).
   // IDP_E2E_DATABASE=postgres: a throwaway PostgreSQL database instead of the SQLite file.
@@ -89,22 +91,18 @@ export async function start_subprocess_provider(command: string[], options: { en
     ...options.env,
   };
 
-  const cli = async (argv: string[], stdin = ""): Promise<CliRun> => {
-    const proc = Bun.spawn([...command, ...argv], { cwd: dir, env, stdin: new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    return { code, stdout, stderr };
-  };
+  const cli = (argv: string[], stdin = ""): Promise<CliRun> => run([...command, ...argv], { cwd: dir, env, input: stdin });
   const cli_json = async <T>(argv: string[], stdin?: string): Promise<T> => {
     const run = await cli([...argv, "--json"], stdin);
     if (run.code !== 0) throw new Error(`idp ${argv.join(" ")} exited with ${run.code}: ${run.stderr}`);
     return JSON.parse(run.stdout) as T;
   };
 
-  let server: Bun.Subprocess | undefined;
+  let server: Child | undefined;
   const cleanup = async () => {
     if (server && server.exitCode === null) {
       server.kill("SIGTERM");
-      const stopped = await Promise.race([server.exited.then(() => true), Bun.sleep(15_000).then(() => false)]);
+      const stopped = await Promise.race([server.exited.then(() => true), sleep(15_000).then(() => false)]);
       if (!stopped) server.kill("SIGKILL");
     }
     rmSync(dir, { recursive: true, force: true });
@@ -128,7 +126,7 @@ export async function start_subprocess_provider(command: string[], options: { en
 
     // Logs go to files, not pipes: an unread pipe fills up and blocks the server.
     const [out, err] = [join(dir, "server.log"), join(dir, "server.err")];
-    server = Bun.spawn([...command, "serve"], { cwd: dir, env, stdin: "ignore", stdout: Bun.file(out), stderr: Bun.file(err) });
+    server = spawn([...command, "serve"], { cwd: dir, env, stdin: "ignore", stdout: { file: out }, stderr: { file: err } });
     await wait_ready(issuer, server, () => `${read_or_empty(out)}\n${read_or_empty(err)}`);
 
     let registration_token: string | undefined;

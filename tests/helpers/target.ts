@@ -3,7 +3,7 @@
  * server and against the compiled executable (README.md, "Connect an application"). Chosen by IDP_E2E_TARGET:
  *
  *   (unset), "in-process"   serve() in the test process (tests/helpers/provider.ts)
- *   "dev"                   `bun run main.ts serve` as a separate process
+ *   "dev"                   `bun run main.ts serve` (`deno run … main.ts serve` on Deno) as a separate process
  *   "binary:/path/to/idp"   the compiled executable as a separate process
  *   "deno"                  `deno task idp serve` (deno.json): Deno, with the permissions
  *                           scripts/deno/permissions.ts computes, as README "Running on Deno" says
@@ -13,12 +13,11 @@
  * E2eProvider only (no store, no clock) works with all three; .ci/run runs every tests/e2e file
  * that calls start_target() against the binary.
  */
-import { join } from "node:path";
 import type { ClientMetadata } from "../../src/store/types.ts";
 import { start_provider } from "./provider.ts";
+import { join } from "node:path";
+import { idp_command, ROOT } from "./spawn.ts";
 import { start_subprocess_provider } from "./subprocess.ts";
-
-const ROOT = join(import.meta.dir, "..", "..");
 
 /** What an end-to-end suite may use of a provider: HTTP, one seeded user and client, more clients. */
 export type E2eProvider = {
@@ -38,7 +37,7 @@ export type E2eProvider = {
 /** The command that starts the target, or null for the in-process provider. */
 export function target_command(target: string | undefined = process.env.IDP_E2E_TARGET): string[] | null {
   if (target === undefined || target === "" || target === "in-process") return null;
-  if (target === "dev") return [join(ROOT, "node_modules", ".bin", "bun"), "run", join(ROOT, "main.ts")];
+  if (target === "dev") return idp_command();
   if (target.startsWith("binary:") && target.length > "binary:".length) return [target.slice("binary:".length)];
   if (target === "deno") return [join(ROOT, "node_modules", ".bin", "deno"), "task", "--quiet", "--config", join(ROOT, "deno.json"), "idp"];
   throw new Error(`IDP_E2E_TARGET="${target}": expected in-process, dev, deno or binary:/path/to/idp`);

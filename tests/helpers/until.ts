@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from "node:timers/promises";
+
 /** Polls `probe` every 20 ms until it returns something other than undefined; fails after `ms`. */
 export async function until<T>(probe: () => T | undefined, ms = 15_000, what = "the condition"): Promise<T> {
   const deadline = Date.now() + ms;
@@ -5,6 +7,6 @@ export async function until<T>(probe: () => T | undefined, ms = 15_000, what = "
     const value = probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(20);
+    await sleep(20);
   }
 }

@@ -3,7 +3,7 @@
  * (current password required, other sessions end) and removing an application's access (grant
  * deleted, tokens revoked, consent asked again, audited).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { Browser, account_login, account_page, authorize, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce, redeem, userinfo } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -3,7 +3,7 @@
  * application. Opening that interaction's login or consent page sends the browser to the account
  * sign-in page instead of an "Unknown application" error.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { Browser, account_login } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 

@@ -4,7 +4,7 @@
  * client_credentials; other tokens are refused; problem documents (RFC 9457), ETags with
  * If-Match, cursor pages, the audit trail and the OpenAPI document.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { is_endpoint_class } from "../../src/fw/endpoint.ts";
 import { build_items } from "../../src/http/routes.ts";
 import { check_scope } from "../../src/oidc/claims/scopes.ts";

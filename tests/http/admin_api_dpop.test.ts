@@ -5,7 +5,7 @@
  * refused and audited, and so are proofs by another key, of another request, replayed or without
  * `ath` (hand-made with jose).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import * as oauth from "oauth4webapi";
 import { access_token_hash } from "../../src/oidc/tokens/dpop.ts";

@@ -4,7 +4,7 @@
  * group and the ways into an admin's account do not change (403 problems that say where they
  * can); the command line can. The configured admin group is never deleted. SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { test_databases } from "../store/pg.ts";

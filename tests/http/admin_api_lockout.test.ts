@@ -4,7 +4,7 @@
  * why); with a second active administrator both work. A disabled member does not count.
  * SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { test_databases } from "../store/pg.ts";

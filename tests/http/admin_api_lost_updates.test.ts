@@ -6,7 +6,7 @@
  * Likewise a DELETE with an ETag a PATCH just outdated. Through real HTTP with a real admin
  * token, on SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { test_databases } from "../store/pg.ts";

@@ -4,7 +4,7 @@
  * IDP_OUTBOUND_ALLOW_HTTP or IDP_OUTBOUND_ALLOW; the change is made all the same, and the ETag
  * is the representation's (a GET answers the same one, without warnings).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 

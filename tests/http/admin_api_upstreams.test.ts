@@ -3,7 +3,7 @@
  * with a real admin token, on SQLite and PostgreSQL; the server runs with the console off
  * (IDP_ADMIN_CONSOLE=off): /admin answers 404 while the API works.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import { open_secret } from "../../src/oidc/federation/secret_box.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";

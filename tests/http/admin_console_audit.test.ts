@@ -4,7 +4,7 @@
  * links, and the exports (/admin/audit.csv, /admin/audit.json): the page's filters, a header
  * row and RFC 4180 quoting, never a secret, only for administrators, each export audited.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { named_events } from "../../src/oidc/admin/audit.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import { console_browser, console_page } from "../helpers/admin_console.ts";

@@ -7,7 +7,7 @@
  * outbound fence's warnings after a save, a password for an admin client's credentials, and
  * nothing but the settings as text for an auditor. Plain HTTP (tests/helpers/admin_console.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { exportJWK, generateKeyPair } from "jose";
 import type { ClientMetadata, ClientRow, UserRow } from "../../src/store/types.ts";
 import type { Browser } from "../helpers/browser.ts";

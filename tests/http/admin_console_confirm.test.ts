@@ -6,7 +6,7 @@
  * one without a password a sign-in fresher than 5 minutes; no edit form carries a password
  * field or a destructive button. Plain HTTP (tests/helpers/admin_console.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { create_upstream } from "../../src/oidc/admin/upstreams.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import type { Browser } from "../helpers/browser.ts";

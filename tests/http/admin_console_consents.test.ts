@@ -5,7 +5,7 @@
  * auditor (no button, a forged POST refused with 403); the linked upstream identities, passkeys,
  * TOTP enrolment and the last sign-in (from the audit log), read-only. Plain HTTP.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { create_upstream } from "../../src/oidc/admin/upstreams.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import { console_browser, console_page } from "../helpers/admin_console.ts";

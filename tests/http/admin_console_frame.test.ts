@@ -4,7 +4,7 @@
  * sign-out (POST /admin/sign-out) needs the console's form token, then ends the session the way
  * the normal logout does (its `logout` audit event, its cookie removed) and shows the signed-out page.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import { console_browser, console_page } from "../helpers/admin_console.ts";
 import { hidden_field } from "../helpers/browser.ts";

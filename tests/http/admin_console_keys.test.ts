@@ -6,7 +6,7 @@
  * shows over HTTP; "rotate all" still rotates every algorithm. The auditor sees no rotate link.
  * Plain HTTP (tests/helpers/admin_console.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import type { Browser } from "../helpers/browser.ts";
 import { alert_text, confirm, confirm_form, console_browser, console_page } from "../helpers/admin_console.ts";

@@ -4,7 +4,7 @@
  * why and has no form, and a post made anyway with a valid confirmation is refused the same way;
  * another administrator's account they can. Plain HTTP (tests/helpers/admin_console.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import type { Browser } from "../helpers/browser.ts";
 import { alert_text, confirm, confirm_form, console_browser, console_page } from "../helpers/admin_console.ts";

@@ -6,7 +6,7 @@
  * roles (the auditor reads, the helpdesk gets 403), and the page's word when IDP_REGISTRATION is
  * not `token`. Plain HTTP (tests/helpers/admin_console.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import type { Browser } from "../helpers/browser.ts";

@@ -6,12 +6,15 @@
  * helpdesk gets 403. A resource added in the console gets tokens at /token; a removed one is
  * invalid_target there. Plain HTTP (tests/helpers/admin_console.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { create_resource_server } from "../../src/oidc/admin/resources.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import type { Browser } from "../helpers/browser.ts";
 import { alert_text, confirm, confirm_form, console_browser, console_page } from "../helpers/admin_console.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
+
+/** The HTML escape of the console's templates (Eta's: & < > " '). */
+const escape_html = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
 
 const EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 
@@ -124,8 +127,8 @@ describe("admin console: resource servers", () => {
       expect([form, answer.status]).toEqual([form, status]);
       expect([form, alert_text(html)]).toEqual([form, words]);
       // The form as typed, ready to be corrected.
-      expect(html).toContain(`id="resource-uri" name="uri" type="text" value="${Bun.escapeHTML(form.uri!)}"`);
-      expect(html).toContain(`id="resource-scopes" name="scopes" type="text" value="${Bun.escapeHTML(form.scopes!)}"`);
+      expect(html).toContain(`id="resource-uri" name="uri" type="text" value="${escape_html(form.uri!)}"`);
+      expect(html).toContain(`id="resource-scopes" name="scopes" type="text" value="${escape_html(form.scopes!)}"`);
       if (form.ttl !== undefined) expect(html).toContain(`value="${form.ttl}" maxlength="6"`);
     }
     expect(await t.store.get_resource_server("https://x.example.com/")).toBeNull();

@@ -6,7 +6,7 @@
  * and end sessions of ordinary users, and nothing else: not on an administrator, not on
  * groups, applications, keys or sign-in providers. Plain HTTP (tests/helpers/admin_console.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { start_session } from "../../src/oidc/signin/sessions.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import type { Browser } from "../helpers/browser.ts";

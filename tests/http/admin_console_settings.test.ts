@@ -6,7 +6,7 @@
  * read it without the button, the helpdesk not at all. And load_config's sources: default <
  * config file < environment < the program's own values.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

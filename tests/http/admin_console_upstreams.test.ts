@@ -5,7 +5,7 @@
  * echoed), a bad issuer refused with the rule's words and nothing stored, the outbound fence's
  * warnings after creation, and no secret field without IDP_SECRET_KEY. Plain HTTP.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import { open_secret } from "../../src/oidc/federation/secret_box.ts";
 import type { Browser } from "../helpers/browser.ts";

@@ -5,7 +5,7 @@
  * rules (never oneself, never the last administrator, the helpdesk's limits), audited per user.
  * Plain HTTP (tests/helpers/admin_console.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { UserRow } from "../../src/store/types.ts";
 import type { Browser } from "../helpers/browser.ts";
 import { confirm, confirm_form, console_browser, console_page } from "../helpers/admin_console.ts";

@@ -3,7 +3,7 @@
  * real admin token: create (the rules of `idp resources add`), list, delete; bad input is a
  * problem document naming the field and stores nothing; the OpenAPI document lists them.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { basic } from "../helpers/flow.ts";
 

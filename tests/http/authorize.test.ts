@@ -2,7 +2,7 @@
  * /authorize: where errors go (page vs redirect, OIDC Core §3.1.2.6), request checks, PKCE rules,
  * prompt and max_age, and redirect statuses.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { Browser } from "../helpers/browser.ts";
 import { authorization_url, get_code, pkce, redeem } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

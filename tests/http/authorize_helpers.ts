@@ -4,7 +4,7 @@
  * fetch Browser, and stops at the client — a redirect, or a form_post page turned into the
  * POST request the browser would send.
  */
-import { expect } from "bun:test";
+import { expect } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { type Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { PASSWORD, REDIRECT_URI, type TestProvider } from "../helpers/provider.ts";

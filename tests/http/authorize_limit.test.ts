@@ -6,7 +6,7 @@
  * interaction stored. A code entered at /device (which starts one too) shares the count. Other
  * addresses go on (X-Forwarded-For from the trusted loopback proxy plays them).
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "../helpers/test_api.ts";
 import { browser_from, form_action, hidden_field } from "../helpers/browser.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { load_config } from "../../src/app/config.ts";

@@ -3,7 +3,7 @@
  * loopback IP redirect URIs match on any port (RFC 8252 §7.3) — checked end to end with
  * openid-client, the code redeemed with the redirect URI actually used.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { Browser } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { drive, exchange, relying_party, start } from "./authorize_helpers.ts";

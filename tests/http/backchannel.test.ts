@@ -1,10 +1,11 @@
 /**
  * OIDC Back-Channel Logout 1.0 over real HTTP: relying parties (openid-client v6) sign in through
- * one browser session, a local Bun.serve plays their backchannel_logout_uri, and each logout
+ * one browser session, a local server (serve_fetch) plays their backchannel_logout_uri, and each logout
  * token it receives is verified with jose against our JWKS (§2.4, §2.6). Delivery failures
  * (unreachable, 400, redirect, no answer) never break the user's logout (§2.5, §2.8).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { Browser } from "../helpers/browser.ts";
 import * as client from "openid-client";
@@ -12,11 +13,12 @@ import { REDIRECT_URI, free_port, start_provider, type TestProvider } from "../h
 import { BACKCHANNEL_LOGOUT_EVENT, backchannel_uri_problem, deliver_logout_token, notify_clients } from "../../src/oidc/logout/backchannel.ts";
 import type { LogLine, Provider } from "../../src/oidc/provider.ts";
 import { BYE, end_session_url, make_rp, sign_in, silent_authorize } from "./logout_helpers.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 type Received = { path: string; content_type: string | null; form: URLSearchParams };
 
 let t: TestProvider;
-let rp_server: ReturnType<typeof Bun.serve>;
+let rp_server: FetchServer;
 const received: Received[] = [];
 /** Requests the hanging route has not answered; released at the end. */
 const hanging: (() => void)[] = [];
@@ -26,22 +28,18 @@ const LOOPBACK_ALLOWED = { outbound: { allow_http: true, allow: ["127.0.0.1/32"]
 
 beforeAll(async () => {
   t = await start_provider({ config: LOOPBACK_ALLOWED });
-  rp_server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const path = new URL(request.url).pathname;
-      received.push({ path, content_type: request.headers.get("content-type"), form: new URLSearchParams(await request.text()) });
-      if (path === "/refuse") return new Response(JSON.stringify({ error: "invalid_request" }), { status: 400 });
-      if (path === "/moved") return new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${rp_server.port}/ok` } });
-      if (path === "/hang") return new Promise<Response>((resolve) => hanging.push(() => resolve(new Response(null, { status: 200 }))));
-      return new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
-    },
+  rp_server = await serve_fetch(async (request) => {
+    const path = new URL(request.url).pathname;
+    received.push({ path, content_type: request.headers.get("content-type"), form: new URLSearchParams(await request.text()) });
+    if (path === "/refuse") return new Response(JSON.stringify({ error: "invalid_request" }), { status: 400 });
+    if (path === "/moved") return new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${rp_server.port}/ok` } });
+    if (path === "/hang") return new Promise<Response>((resolve) => hanging.push(() => resolve(new Response(null, { status: 200 }))));
+    return new Response(null, { status: 200, headers: { "cache-control": "no-store" } });
   });
 });
 afterAll(async () => {
   for (const release of hanging) release();
-  rp_server.stop(true);
+  await rp_server.stop();
   await t.stop();
 });
 
@@ -112,7 +110,7 @@ describe("logout tokens", () => {
 
 describe("failed deliveries do not break logout", () => {
   test("an unreachable backchannel_logout_uri: the user is still signed out and redirected", async () => {
-    const dead = `http://127.0.0.1:${free_port()}/gone`;
+    const dead = `http://127.0.0.1:${await free_port()}/gone`;
     const rp = await make_rp(t, { backchannel_logout_uri: dead });
     const ok = await make_rp(t, { backchannel_logout_uri: rp_uri("/beside-dead") });
     const { id_token, browser } = await sign_in(t, rp);
@@ -128,7 +126,7 @@ describe("failed deliveries do not break logout", () => {
     const idp = logging(lines);
     const sid = "test-sid";
     const clients = await Promise.all(["/refuse", "/moved"].map(async (path) => (await t.add_client({ client_name: path, backchannel_logout_uri: rp_uri(path) })).client));
-    const { client: dead } = await t.add_client({ backchannel_logout_uri: `http://127.0.0.1:${free_port()}/gone` });
+    const { client: dead } = await t.add_client({ backchannel_logout_uri: `http://127.0.0.1:${await free_port()}/gone` });
     const outcomes = await Promise.all([...clients, dead].map((client) => deliver_logout_token(idp, client, { user_id: t.user.id, sid })));
     expect(outcomes.map((o) => o.ok)).toEqual([false, false, false]);
     expect(outcomes[0]!.reason).toBe("answered 400");
@@ -152,7 +150,7 @@ describe("failed deliveries do not break logout", () => {
     const done = await notify_clients(logging(lines), [client.client_id], { user_id: t.user.id, sid: "s" }, 50);
     // The wait ended before the delivery did: the RP has the request (or soon will) and has not answered.
     expect(done).toEqual([]);
-    for (let i = 0; i < 200 && hanging.length === before; i++) await Bun.sleep(10);
+    for (let i = 0; i < 200 && hanging.length === before; i++) await sleep(10);
     expect(hanging.length).toBe(before + 1);
     expect(lines.filter((line) => line.msg === "back-channel logout delivered")).toHaveLength(0);
   });

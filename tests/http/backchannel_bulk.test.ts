@@ -1,21 +1,23 @@
 /**
  * Ending a user's sessions in bulk sends back-channel logout as a single sign-out does (OIDC
  * Back-Channel Logout 1.0 §2.4–2.6, logout/bulk.ts): relying parties (openid-client v6) sign in
- * through two browser sessions, a local Bun.serve plays their backchannel_logout_uri, and each
+ * through two browser sessions, a local server (serve_fetch) plays their backchannel_logout_uri, and each
  * logout token it receives is verified with jose against our JWKS: one per ended session and
  * client, with iss, aud, iat, exp, jti, sub, sid and the event. The administrator's request does
  * not wait for the deliveries (an RP that never answers does not hold it).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from "jose";
 import { Browser, account_login, account_page } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { until } from "../helpers/until.ts";
 import { BACKCHANNEL_LOGOUT_EVENT, RESPONSE_WAIT_MS } from "../../src/oidc/logout/backchannel.ts";
 import { make_rp, sign_in, type Rp } from "./logout_helpers.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 let t: TestProvider;
-let rp_server: ReturnType<typeof Bun.serve>;
+let rp_server: FetchServer;
 const received: { path: string; token: string }[] = [];
 /** Requests the hanging route has not answered; released at the end. */
 const hanging: (() => void)[] = [];
@@ -24,16 +26,12 @@ let admin_token: string;
 beforeAll(async () => {
   // The RPs listen on 127.0.0.1 over http: the operator allow-lists it (oidc/outbound/fetch.ts).
   t = await start_provider({ config: { outbound: { allow_http: true, allow: ["127.0.0.1/32"] } } });
-  rp_server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const path = new URL(request.url).pathname;
-      const token = new URLSearchParams(await request.text()).get("logout_token") ?? "";
-      received.push({ path, token });
-      if (path.endsWith("/hang")) return new Promise<Response>((resolve) => hanging.push(() => resolve(new Response(null, { status: 200 }))));
-      return new Response(null, { status: 200 });
-    },
+  rp_server = await serve_fetch(async (request) => {
+    const path = new URL(request.url).pathname;
+    const token = new URLSearchParams(await request.text()).get("logout_token") ?? "";
+    received.push({ path, token });
+    if (path.endsWith("/hang")) return new Promise<Response>((resolve) => hanging.push(() => resolve(new Response(null, { status: 200 }))));
+    return new Response(null, { status: 200 });
   });
   const { client, secret } = await t.add_client({ client_name: "ops", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "admin", admin: true });
   const issued = await fetch(`${t.url}/token`, {
@@ -45,7 +43,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const release of hanging) release();
-  rp_server.stop(true);
+  await rp_server.stop();
   await t.stop();
 });
 
@@ -133,7 +131,7 @@ describe("back-channel logout when sessions end in bulk", () => {
     expect(changed.status).toBe(303);
     const token = await until(() => tokens_to("/password/a")[0], 5000, "the logout token");
     expect((await verified(token, rp, pat.id)).sid).toBe(elsewhere.claims.sid as string);
-    await Bun.sleep(200);
+    await sleep(200);
     expect(tokens_to("/password/a")).toHaveLength(1);
     expect(kept.claims.sid).not.toBe(elsewhere.claims.sid);
   });

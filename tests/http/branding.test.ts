@@ -6,7 +6,7 @@
  * brand files and broken theme templates stop the start; the consent page shows a client's
  * logo and links only over https, escaped; axe finds nothing serious in light and dark.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,7 +24,7 @@ import { authorization_url, pkce } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
 
-const EXAMPLE_THEME = join(import.meta.dir, "..", "..", "examples", "theme");
+const EXAMPLE_THEME = join(import.meta.dirname, "..", "..", "examples", "theme");
 /** A 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 const FAVICON = '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" fill="#ffcc00"/></svg>';

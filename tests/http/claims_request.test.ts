@@ -3,7 +3,7 @@
  * checking the tokens: individual claims for the ID Token and for UserInfo, released even
  * outside the granted scopes after the user approved them on the consent page.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { Browser } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -4,7 +4,8 @@
  * openid-client's PrivateKeyJwt; hand-made assertions check each rule; a `jwks_uri` is fetched
  * from a local server, cached, and refetched once for an unknown kid.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import * as client from "openid-client";
 import { JWT_BEARER } from "../../src/oidc/clients/assertion.ts";
@@ -167,29 +168,25 @@ describe("assertion rules", () => {
 });
 
 describe("jwks_uri", () => {
-  let server: ReturnType<typeof Bun.serve>;
+  let server: FetchServer;
   let served: { keys: JWK[] } = { keys: [] };
   let fetches = 0;
-  beforeAll(() => {
-    server = Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      fetch(request) {
-        const path = new URL(request.url).pathname;
-        if (path === "/jwks") {
-          fetches++;
-          return Response.json(served);
-        }
-        if (path === "/redirect") return Response.redirect("/jwks", 302);
-        // Beyond outbound.max_bytes (512 KiB by default).
-        if (path === "/huge") return new Response(JSON.stringify({ keys: [], pad: "x".repeat(600_000) }), { headers: { "content-type": "application/json" } });
-        return new Response("not found", { status: 404 });
-      },
+  beforeAll(async () => {
+    server = await serve_fetch((request) => {
+      const path = new URL(request.url).pathname;
+      if (path === "/jwks") {
+        fetches++;
+        return Response.json(served);
+      }
+      if (path === "/redirect") return new Response(null, { status: 302, headers: { location: "/jwks" } });
+      // Beyond outbound.max_bytes (512 KiB by default).
+      if (path === "/huge") return new Response(JSON.stringify({ keys: [], pad: "x".repeat(600_000) }), { headers: { "content-type": "application/json" } });
+      return new Response("not found", { status: 404 });
     });
   });
-  afterAll(() => server.stop(true));
+  afterAll(() => server.stop());
 
-  test("private_key_jwt: jwks_uri fetched (served from a local Bun.serve), then cached", async () => {
+  test("private_key_jwt: jwks_uri fetched (served from a local server), then cached", async () => {
     const key = await make_key("ES256");
     served = { keys: [key.jwk] };
     fetches = 0;

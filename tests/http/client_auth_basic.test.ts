@@ -3,7 +3,7 @@
  * base64-encoded. The decoding takes a fast path (atob) for ASCII and must read every header
  * exactly as Buffer's lenient base64 does.
  */
-import { expect, test } from "bun:test";
+import { expect, test } from "../helpers/test_api.ts";
 import { parse_basic } from "../../src/oidc/clients/authentication.ts";
 
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");

@@ -3,7 +3,7 @@
  * confidential client's own access token — no user, no ID Token, no refresh token — within its
  * registered scope.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { secret_key } from "../../src/oidc/crypto/secrets.ts";
 import { token_request, userinfo } from "../helpers/flow.ts";

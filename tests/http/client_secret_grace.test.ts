@@ -5,7 +5,7 @@
  * grace period it stops at once. The console shows when each secret was made and last used (the
  * last use recorded at most once a minute) and can end the grace period early.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { ClientRow } from "../../src/store/types.ts";
 import { confirm_form, console_browser, console_page } from "../helpers/admin_console.ts";
 import { REDIRECT_URI } from "../helpers/provider.ts";

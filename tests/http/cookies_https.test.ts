@@ -5,7 +5,7 @@
  * the plain name is not read there (a sibling subdomain or plain http could have set it). With
  * an http://localhost issuer (development) the names stay plain. In process, no TLS needed.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { load_config } from "../../src/app/config.ts";
 import { create_provider } from "../../src/app/provider.ts";
 import { build_app } from "../../src/app/server.ts";

@@ -4,7 +4,7 @@
  * registration endpoints (RFC 7591, RFC 7592) a Bearer token sent there (RFC 6750 §2.3), with
  * invalid_request — even when the same request also carries valid credentials where they belong.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { manage, registered, WEB_CLIENT } from "./register_helpers.ts";
 import { main_client, post_form } from "./token_helpers.ts";

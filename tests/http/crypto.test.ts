@@ -1,10 +1,11 @@
-import { describe, expect, spyOn, test } from "bun:test";
+import { describe, expect, spyOn, test } from "../helpers/test_api.ts";
 import { createHash } from "node:crypto";
 import { sha512 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { at_hash, c_hash } from "../../src/oidc/crypto/hashes.ts";
 import { argon2_impl, hash_password, verify_password, verify_password_or_dummy } from "../../src/platform/passwords.ts";
 import { constant_time_equal, grant_id, random_id, random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 describe("secrets", () => {
   test("random_token is 256-bit base64url without padding by default", () => {
@@ -63,7 +64,7 @@ describe("secrets", () => {
     expect(Math.abs(Number.parseInt(first.replace("-", "").slice(0, 12), 16) - Date.now())).toBeLessThan(5_000);
     const ids = Array.from({ length: 1000 }, () => grant_id());
     expect(new Set(ids).size).toBe(1000);
-    await Bun.sleep(2);
+    await sleep(2);
     const later = grant_id();
     for (const id of ids) expect(id < later).toBe(true);
   });

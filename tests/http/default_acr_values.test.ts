@@ -2,7 +2,7 @@
  * default_acr_values (OIDC Registration §2): a client's registered defaults stand in for
  * acr_values when the authorization request has none; a request's own acr_values win.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { decodeJwt } from "jose";
 import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { Browser, authorize, form_action, hidden_field } from "../helpers/browser.ts";

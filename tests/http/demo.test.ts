@@ -3,7 +3,7 @@
  * user and the public demo client; /demo and /demo/callback are the provider acting as its own
  * relying party. Production never seeds and does not mount the demo.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { load_config } from "../../src/app/config.ts";
 import { serve, type Served } from "../../src/app/server.ts";
 import { open_store } from "../../src/store/open.ts";
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 async function start(options: { production?: boolean; seed?: boolean; prepare?: (store: Store) => Promise<void> } = {}) {
-  const port = free_port();
+  const port = await free_port();
   const issuer = `http://127.0.0.1:${port}`;
   const config = load_config(
     {},

@@ -6,7 +6,7 @@
  * access_denied, expired_token, a used device code, an approval whose user was disabled since;
  * wrong user codes limited per address; a client not registered for the grant. On SQLite, and on PostgreSQL when it runs.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -6,7 +6,7 @@
  * active, whatever tokens or codes are still about (RFC 6749 §5.2 invalid_grant, RFC 6750 §3.1
  * invalid_token, RFC 7662 §2.2 active false).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { authorization_url, pkce, redeem, userinfo } from "../helpers/flow.ts";

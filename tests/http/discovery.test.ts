@@ -1,5 +1,5 @@
 /** Discovery, JWKS, health and static files: precomputed, cached, advertising only what works. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 
 let t: TestProvider;

@@ -5,7 +5,7 @@
  * missing or wrong ath, another key, a private key in the header, a bound token sent as Bearer, a
  * refresh with another key, and a client that registered dpop_bound_access_tokens.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import * as oauth from "oauth4webapi";
 import { Browser, authorize } from "../helpers/browser.ts";

@@ -5,7 +5,7 @@
  * instance is accepted by another sharing the store (two servers, one database); a made-up nonce
  * is refused with a fresh one.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import * as oauth from "oauth4webapi";
 import { serve } from "../../src/app/server.ts";
@@ -24,7 +24,7 @@ const insecure = { [oauth.allowInsecureRequests]: true };
 beforeAll(async () => {
   t = await start_provider({ config: { dpop: { require_nonce: true } } });
   // Another instance on the same database and issuer (as behind a load balancer).
-  second = await serve(t.config, { store: t.store, port: free_port(), now: t.clock.now, log: () => {}, out: () => {}, mail_worker: TEST_MAIL_WORKER });
+  second = await serve(t.config, { store: t.store, port: await free_port(), now: t.clock.now, log: () => {}, out: () => {}, mail_worker: TEST_MAIL_WORKER });
   as = await oauth.processDiscoveryResponse(new URL(t.issuer), await oauth.discoveryRequest(new URL(t.issuer), insecure));
   app = { client_id: (await t.add_client({ client_name: "SPA", token_endpoint_auth_method: "none", skip_consent: true })).client.client_id };
 });

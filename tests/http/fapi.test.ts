@@ -6,7 +6,7 @@
  * issuer, form_post, a request object by value at /authorize, a code redeemed after 60 s, and
  * registration metadata the profile forbids. The server-wide switch (IDP_FAPI=2.0): discovery's shape.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { SignJWT, exportJWK, generateKeyPair, importJWK, type CryptoKey } from "jose";
 import * as oauth from "oauth4webapi";
 import { Browser, authorize } from "../helpers/browser.ts";

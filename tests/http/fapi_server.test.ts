@@ -3,7 +3,7 @@
  * as served, a client registered before the switch (client_secret_basic, RS256 ID Tokens)
  * refused, and registration applying the profile to every client.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import * as oauth from "oauth4webapi";
 import { basic } from "../helpers/flow.ts";

@@ -3,10 +3,11 @@
  * is signed with the key of our ID Tokens, so it is typed client-authentication+jwt
  * (draft-ietf-oauth-rfc7523bis), a type none of our own checks accepts: presented back to us as
  * an id_token_hint it is refused at /authorize and /logout. The upstream is a small fake
- * (Bun.serve) that sends the browser straight back with a code and keeps the assertion of every
+ * (serve_fetch) that sends the browser straight back with a code and keeps the assertion of every
  * token request.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { randomBytes } from "node:crypto";
 import { Browser } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
@@ -15,18 +16,16 @@ import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 import { jwt_claims, jwt_header } from "./token_helpers.ts";
 
 let t: TestProvider;
-let fake: ReturnType<typeof Bun.serve>;
+let fake: FetchServer;
 let fake_url: string;
 /** The client_assertion of each token request the fake upstream received. */
 const assertions: string[] = [];
 
 beforeAll(async () => {
-  const port = free_port();
+  const port = await free_port();
   fake_url = `http://127.0.0.1:${port}`;
-  fake = Bun.serve({
-    port,
-    hostname: "127.0.0.1",
-    async fetch(request) {
+  fake = await serve_fetch(
+    async (request) => {
       const url = new URL(request.url);
       if (url.pathname === "/.well-known/openid-configuration") {
         return Response.json({
@@ -52,7 +51,8 @@ beforeAll(async () => {
       }
       return new Response("not found", { status: 404 });
     },
-  });
+    { port },
+  );
   t = await start_provider({ config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } } });
   await t.store.create_upstream(
     new_upstream(t.config, { name: "keyed", display_name: "Keyed", issuer: fake_url, client_id: "our-idp", token_endpoint_auth_method: "private_key_jwt" }),
@@ -60,7 +60,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  fake.stop(true);
+  await fake.stop();
   await t.stop();
 });
 

@@ -4,7 +4,7 @@
  * stops the start naming the upstream and the field, and so does a new issuer or subject claim
  * while accounts are linked under the old one.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { randomBytes } from "node:crypto";
 import { load_config, masked } from "../../src/app/config.ts";
 import { serve } from "../../src/app/server.ts";

@@ -5,9 +5,10 @@
  * at another issuer is not signed in to that link's account: the user is unknown, and the
  * upstream's policy applies (here jit: a new account, whose link replaces the stale one). A link
  * made under the current source signs in as before. The upstream is a small OpenID Connect server
- * (Bun.serve, tokens signed with jose); driven by the fetch Browser.
+ * (serve_fetch, tokens signed with jose); driven by the fetch Browser.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { randomBytes } from "node:crypto";
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from "jose";
 import { Browser } from "../helpers/browser.ts";
@@ -16,7 +17,7 @@ import { identity_source } from "../../src/oidc/federation/identity_source.ts";
 import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 
 let t: TestProvider;
-let fake: ReturnType<typeof Bun.serve>;
+let fake: FetchServer;
 let fake_url: string;
 let key: CryptoKey;
 /** The `sub` of the next ID Token. */
@@ -26,13 +27,11 @@ beforeAll(async () => {
   const pair = await generateKeyPair("ES256");
   key = pair.privateKey;
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" };
-  const port = free_port();
+  const port = await free_port();
   fake_url = `http://127.0.0.1:${port}`;
   const nonces = new Map<string, string>();
-  fake = Bun.serve({
-    port,
-    hostname: "127.0.0.1",
-    async fetch(request) {
+  fake = await serve_fetch(
+    async (request) => {
       const url = new URL(request.url);
       if (url.pathname === "/.well-known/openid-configuration") {
         return Response.json({
@@ -69,7 +68,8 @@ beforeAll(async () => {
       }
       return new Response("not found", { status: 404 });
     },
-  });
+    { port },
+  );
   t = await start_provider({ config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } } });
   await t.store.create_upstream(
     new_upstream(t.config, { name: "fake", display_name: "Fake", issuer: fake_url, client_id: "our-idp", client_secret: "fake-secret", policy: "jit" }),
@@ -77,7 +77,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  fake.stop(true);
+  await fake.stop();
   await t.stop();
 });
 

@@ -2,10 +2,11 @@
  * What the upstream leg refuses (OIDC Core §3.1.3.7, RFC 9207, RFC 6749 §10.12): an ID Token
  * for another audience, with another nonce, from another issuer, or signed by another key, and
  * a state replayed or taken to another browser. The upstream is a small OpenID Connect server
- * (Bun.serve, tokens signed with jose) whose next ID Token carries one chosen defect; a valid
+ * (serve_fetch, tokens signed with jose) whose next ID Token carries one chosen defect; a valid
  * one first shows the fake is accepted when nothing is wrong. Driven by the fetch Browser.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { randomBytes } from "node:crypto";
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from "jose";
 import { Browser } from "../helpers/browser.ts";
@@ -15,7 +16,7 @@ import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 type Defect = "none" | "aud" | "nonce" | "iss" | "signature";
 
 let t: TestProvider;
-let fake: ReturnType<typeof Bun.serve>;
+let fake: FetchServer;
 let fake_url: string;
 let defect: Defect = "none";
 let subject = 0;
@@ -27,13 +28,11 @@ beforeAll(async () => {
   key = pair.privateKey;
   other_key = (await generateKeyPair("ES256")).privateKey;
   const jwk = { ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" };
-  const port = free_port();
+  const port = await free_port();
   fake_url = `http://127.0.0.1:${port}`;
   const nonces = new Map<string, string>();
-  fake = Bun.serve({
-    port,
-    hostname: "127.0.0.1",
-    async fetch(request) {
+  fake = await serve_fetch(
+    async (request) => {
       const url = new URL(request.url);
       if (url.pathname === "/.well-known/openid-configuration") {
         return Response.json({
@@ -71,13 +70,14 @@ beforeAll(async () => {
       }
       return new Response("not found", { status: 404 });
     },
-  });
+    { port },
+  );
   t = await start_provider({ config: { outbound: { allow_http: true, allow: ["127.0.0.1"] }, federation: { secret_key: randomBytes(32).toString("base64url") } } });
   await t.store.create_upstream(new_upstream(t.config, { name: "fake", display_name: "Fake", issuer: fake_url, client_id: "our-idp", client_secret: "fake-secret" }));
 });
 
 afterAll(async () => {
-  fake.stop(true);
+  await fake.stop();
   await t.stop();
 });
 

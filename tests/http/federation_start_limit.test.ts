@@ -2,24 +2,23 @@
  * GET /federation/NAME/start is rate-limited per address (rate_limits.federation_start_per_ip):
  * each start stores a pending state and sends the browser to the upstream, so a flood from one
  * address gets 429 with Retry-After and the "Too many attempts" page, for every upstream, with
- * one audit entry per window. The upstream is a minimal discovery document (Bun.serve).
+ * one audit entry per window. The upstream is a minimal discovery document (serve_fetch).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { randomBytes } from "node:crypto";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 
 const LIMIT = 3;
 let t: TestProvider;
-let fake: ReturnType<typeof Bun.serve>;
+let fake: FetchServer;
 
 beforeAll(async () => {
-  const port = free_port();
+  const port = await free_port();
   const fake_url = `http://127.0.0.1:${port}`;
-  fake = Bun.serve({
-    port,
-    hostname: "127.0.0.1",
-    fetch: (request) =>
+  fake = await serve_fetch(
+    (request) =>
       new URL(request.url).pathname === "/.well-known/openid-configuration"
         ? Response.json({
             issuer: fake_url,
@@ -29,7 +28,8 @@ beforeAll(async () => {
             response_types_supported: ["code"],
           })
         : new Response("not found", { status: 404 }),
-  });
+    { port },
+  );
   t = await start_provider({
     config: {
       outbound: { allow_http: true, allow: ["127.0.0.1"] },
@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  fake.stop(true);
+  await fake.stop();
   await t.stop();
 });
 

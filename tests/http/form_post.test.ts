@@ -3,7 +3,7 @@
  * makes, checked by openid-client (which takes the POST request as the callback); errors in the
  * same mode; response_mode=query; unsupported modes; authorization requests sent by POST.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createHash } from "node:crypto";
 import type * as client from "openid-client";
 import { Browser } from "../helpers/browser.ts";

@@ -3,7 +3,8 @@
  * submits itself under our CSP (the inline script is allowed by its hash, and form-action allows
  * the client's origin), with no CSP violation; with JavaScript off, the Continue button does it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -16,7 +17,7 @@ const available = existsSync(CHROMIUM);
 
 let t: TestProvider;
 let browser: Browser;
-let rp: ReturnType<typeof Bun.serve>;
+let rp: FetchServer;
 let callback: string;
 let client_id: string;
 /** Bodies of the POSTs the client's callback received. */
@@ -25,15 +26,14 @@ const posts: URLSearchParams[] = [];
 beforeAll(async () => {
   if (!available) return;
   t = await start_provider();
-  const port = free_port();
-  rp = Bun.serve({
-    port,
-    hostname: "127.0.0.1",
-    async fetch(request) {
+  const port = await free_port();
+  rp = await serve_fetch(
+    async (request) => {
       if (request.method === "POST") posts.push(new URLSearchParams(await request.text()));
       return new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } });
     },
-  });
+    { port },
+  );
   callback = `http://127.0.0.1:${port}/callback`;
   const { client } = await t.add_client({ client_name: "Form Post App", redirect_uris: [callback] });
   client_id = client.client_id;
@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!available) return;
   await browser.close();
-  rp.stop(true);
+  await rp.stop();
   await t.stop();
 });
 
@@ -115,7 +115,7 @@ describe.skipIf(!available)("form_post in Chromium", () => {
     await page.goto(start_url());
     await sign_in(page);
     await page.getByRole("button", { name: "Continue" }).waitFor();
-    await page.addScriptTag({ content: readFileSync(join(import.meta.dir, "../../node_modules/axe-core/axe.min.js"), "utf8") });
+    await page.addScriptTag({ content: readFileSync(join(import.meta.dirname, "../../node_modules/axe-core/axe.min.js"), "utf8") });
     const result = (await page.evaluate(`axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] })`)) as { violations: { id: string; help: string }[] };
     expect(result.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     await context.close();

@@ -5,7 +5,7 @@
  * client-authentication+jwt) are refused at /authorize (invalid_request) and at /logout (an error
  * page, nobody signed out).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { authorization_url, basic, pkce, userinfo } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -3,7 +3,7 @@
  * only, their own tokens (a resource server flagged by the operator: any access token), and
  * `{active: false}` for everything else.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { get_code, redeem } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -11,7 +11,8 @@
  *   at registration (Registration §5); public stays the default.
  * The suite runs on SQLite (jwt_responses.test.ts) and PostgreSQL (jwt_responses_postgres.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { UnsecuredJWT, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from "jose";
 import * as client from "openid-client";
 import { Browser, authorize, hidden_field } from "../helpers/browser.ts";
@@ -33,7 +34,7 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
     let db: SuiteDatabase;
     let t: TestProvider;
     let off: TestProvider;
-    let rp: ReturnType<typeof Bun.serve>;
+    let rp: FetchServer;
     let rp_url: string;
     /** What the loopback server answers, by path; each hit is counted. */
     const documents = new Map<string, { body: string; type: string }>();
@@ -44,12 +45,10 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
     let jwks: ReturnType<typeof createRemoteJWKSet>;
 
     beforeAll(async () => {
-      const port = free_port();
+      const port = await free_port();
       rp_url = `http://127.0.0.1:${port}`;
-      rp = Bun.serve({
-        port,
-        hostname: "127.0.0.1",
-        async fetch(request) {
+      rp = await serve_fetch(
+        async (request) => {
           const path = new URL(request.url).pathname;
           hits.push(path);
           if (path === "/backchannel" && request.method === "POST") {
@@ -59,7 +58,8 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
           const document = documents.get(path);
           return document === undefined ? new Response("not found", { status: 404 }) : new Response(document.body, { headers: { "content-type": document.type } });
         },
-      });
+        { port },
+      );
       db = await database();
       t = await start_provider({
         database_url: db.url,
@@ -79,7 +79,7 @@ export function jwt_responses_suite(label: string, database: () => Promise<Suite
     }, 30_000);
 
     afterAll(async () => {
-      rp.stop(true);
+      await rp.stop();
       await t.stop();
       await off.stop();
       await db.drop();

@@ -5,7 +5,7 @@
  * is refused at introspection and /userinfo, new tokens are signed by another key; an instance
  * sharing the database sees it within its poll interval. Plain HTTP.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +17,7 @@ import { Browser } from "../helpers/browser.ts";
 import { authorization_url, basic, get_code, pkce, redeem, token_request, userinfo } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { rejection } from "../helpers/settle.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const API = "/admin/api/v1";
 const DOCS = "https://docs.example.com/";
@@ -172,7 +173,7 @@ describe("two instances on one database", () => {
     try {
       await a.revoke(kid);
       expect(a.active_kid("RS256")).not.toBe(kid);
-      await Bun.sleep(300);
+      await sleep(300);
       const published = (JSON.parse(new TextDecoder().decode(b.jwks().body)) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
       expect(published).not.toContain(kid);
       expect(b.active_kid("RS256")).toBe(a.active_kid("RS256"));

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import { KeyRing, type KeyRingOptions } from "../../src/oidc/keys/keyring.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { JsonObject, Store } from "../../src/store/types.ts";
 import { rejection } from "../helpers/settle.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 let clock = 1_800_000_000;
 const now = () => clock;
@@ -137,7 +138,7 @@ describe("several instances", () => {
     try {
       await a.rotate("RS256");
       const deadline = Date.now() + 2000;
-      while (b.active_kid("RS256") !== a.active_kid("RS256") && Date.now() < deadline) await Bun.sleep(10);
+      while (b.active_kid("RS256") !== a.active_kid("RS256") && Date.now() < deadline) await sleep(10);
       expect(b.active_kid("RS256")).toBe(a.active_kid("RS256"));
     } finally {
       b.stop_polling();

@@ -3,7 +3,7 @@
  * (buildEndSessionUrl): discovery, the id_token_hint checks, exact post_logout_redirect_uri
  * matching (no open redirect), the confirmation page and its CSRF token, and what a logout ends.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";

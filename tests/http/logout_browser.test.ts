@@ -4,7 +4,8 @@
  * page's CSP form-action allows the client's origin, as Chromium applies it to the redirect
  * after the POST — with no CSP violation; both pages pass axe-core and fit a narrow screen.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import type { Browser, Page } from "playwright-core";
 import { axe, chromium_available, launch, overflow, serious } from "../helpers/chromium.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
@@ -12,7 +13,7 @@ import { free_port, start_provider, type TestProvider } from "../helpers/provide
 
 let t: TestProvider;
 let browser: Browser;
-let rp: ReturnType<typeof Bun.serve>;
+let rp: FetchServer;
 let callback: string;
 let bye: string;
 let client_id: string;
@@ -20,12 +21,8 @@ let client_id: string;
 beforeAll(async () => {
   if (!chromium_available) return;
   t = await start_provider();
-  const port = free_port();
-  rp = Bun.serve({
-    port,
-    hostname: "127.0.0.1",
-    fetch: () => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }),
-  });
+  const port = await free_port();
+  rp = await serve_fetch(() => new Response("<!doctype html><title>RP</title><p>back at the app</p>", { headers: { "content-type": "text/html" } }), { port });
   callback = `http://127.0.0.1:${port}/callback`;
   bye = `http://127.0.0.1:${port}/bye`;
   const { client } = await t.add_client({ client_name: "Browser App", redirect_uris: [callback], post_logout_redirect_uris: [bye] });
@@ -36,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!chromium_available) return;
   await browser.close();
-  rp.stop(true);
+  await rp.stop();
   await t.stop();
 });
 

@@ -4,7 +4,7 @@
  * exist to be used while the user is not signed in (OIDC Core §11). A refreshed ID Token keeps
  * the sid of the session it came from.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";

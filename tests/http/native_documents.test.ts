@@ -3,7 +3,7 @@
  * and headers as the JavaScript path, a rotation published at once, and every request still
  * logged when request logging is on.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -3,7 +3,7 @@
  * refresh_token grant can get a refresh token, so only its consent page promises one; for other
  * clients /authorize drops the scope before the user is asked.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -3,19 +3,23 @@
  * with jose and matches node:crypto byte for byte (RS256 is deterministic), it falls back to
  * WebCrypto when turned off or when libcrypto cannot be loaded, it keeps nothing per call, and
  * many async callers can share one signer.
+ *
+ * The signer's tests are about Bun's FFI (bun:ffi) and run on Bun only; the fallback runs on both.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, RUNTIME, test } from "../helpers/test_api.ts";
 import { existsSync } from "node:fs";
 import { createPrivateKey, sign as node_sign, verify as node_verify } from "node:crypto";
 import fc from "fast-check";
 import { compactVerify, exportJWK, generateKeyPair, jwtVerify, type CryptoKey as JoseKey } from "jose";
-import { dlopen } from "bun:ffi";
 import { openssl_rsa_signer } from "../../src/platform/openssl.ts";
 import { make_signer } from "../../src/oidc/keys/jws.ts";
 import type { JsonObject } from "../../src/store/types.ts";
 import { load_config } from "../../src/app/config.ts";
 
-function libcrypto_available(): boolean {
+async function libcrypto_available(): Promise<boolean> {
+  if (RUNTIME !== "bun") return false;
+  // Not a static import: Deno cannot resolve "bun:ffi".
+  const { dlopen } = await import("bun:ffi");
   try {
     dlopen("libcrypto.so.3", { OPENSSL_version_major: { args: [], returns: "u32" } }).close();
     return true;
@@ -23,8 +27,8 @@ function libcrypto_available(): boolean {
     return false;
   }
 }
-const available = libcrypto_available();
-if (!available) console.warn("tests/http/openssl.test.ts: libcrypto.so.3 (OpenSSL 3) cannot be loaded; skipping the OpenSSL signer tests");
+const available = await libcrypto_available();
+if (!available && RUNTIME === "bun") console.warn("tests/http/openssl.test.ts: libcrypto.so.3 (OpenSSL 3) cannot be loaded; skipping the OpenSSL signer tests");
 
 type Rsa = { jwk: JsonObject; publicKey: JoseKey };
 async function rsa_key(alg: "RS256" | "PS256"): Promise<Rsa> {
@@ -42,7 +46,7 @@ function jws(alg: string, payload: Uint8Array, sign: (data: Uint8Array) => Uint8
   return `${input}.${b64(sign(Buffer.from(input, "latin1")))}`;
 }
 
-describe.skipIf(!available)("OpenSSL RSA signer", () => {
+describe.skipIf(!available)("OpenSSL RSA signer (Bun only: bun:ffi)", () => {
   for (const alg of ["RS256", "PS256"] as const) {
     test(`${alg}: jose verifies signatures over a few hundred random payloads`, async () => {
       const { jwk, publicKey } = await rsa_key(alg);

@@ -2,7 +2,7 @@
  * The login and consent pages: no user enumeration, CSRF and browser binding, consent memory,
  * deny, redirect statuses, security headers and the error page.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { Browser, authorize, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, get_code, pkce } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

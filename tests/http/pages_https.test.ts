@@ -1,7 +1,7 @@
 /**
  * An https issuer (in process, no TLS needed): cookies are Secure and every answer carries HSTS.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { load_config } from "../../src/app/config.ts";
 import { create_provider } from "../../src/app/provider.ts";
 import { build_app } from "../../src/app/server.ts";

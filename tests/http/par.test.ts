@@ -4,7 +4,7 @@
  * spec names: a replayed or expired request_uri, another client's, a failed client
  * authentication, an invalid pushed request, request_uri in the push, and a client that must push.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { SignJWT, exportJWK, generateKeyPair } from "jose";
 import * as oauth from "oauth4webapi";
 import { Browser, authorize } from "../helpers/browser.ts";

@@ -5,7 +5,7 @@
  * acr_values=phr without a passkey, and the account's passkey forms (rename, the last way to sign
  * in is never removed).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { acr_claim, acr_of, needs_second_factor, requires_passkey, requires_two_factors, satisfies } from "../../src/oidc/signin/methods.ts";
 import { account_csrf } from "../../src/oidc/browser/account_guard.ts";
 import { second_factor_required } from "../../src/oidc/signin/second_factor.ts";

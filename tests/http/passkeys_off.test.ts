@@ -4,7 +4,7 @@
  * set up an authenticator app (TOTP) before the application gets a code — for an application
  * and for the account page alike.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { Browser, account_login, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";

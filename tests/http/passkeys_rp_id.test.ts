@@ -6,7 +6,7 @@
  * with the script's messages in the page's language (views/passkey_status.eta). The script's
  * error path in a browser: tests/e2e/passkeys_messages.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { passkeys_usable, rp_id_problem } from "../../src/oidc/signin/passkeys/rp_id.ts";
 import { translator } from "../../src/oidc/ui/catalogs.ts";

@@ -3,7 +3,7 @@
  * through real HTTP against a real server, with the mail delivered to a real SMTP server
  * (tests/helpers/smtp.ts) and the links taken from the received messages.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
@@ -13,6 +13,7 @@ import { type Browser, account_login, browser_from, account_page, authorize, hid
 import { authorization_url, pkce, token_request } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { start_smtp, type ReceivedMail, type TestSmtp } from "../helpers/smtp.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 let t: TestProvider;
 let smtp: TestSmtp;
@@ -283,7 +284,7 @@ describe("forgot password", () => {
     for (let i = 0; i < 5; i++) expect((await forgot(browser, user.username)).status).toBe(200);
     await settle_password_reset_requests();
     for (let i = 0; i < 3; i++) await reset_mail(user.email!);
-    await Bun.sleep(300);
+    await sleep(300);
     expect(smtp.messages.filter((m) => m.to === user.email).length).toBe(before + 3);
     const throttled = await t.store.list_audit_events({ user_id: user.id, type: "password_reset_requested" });
     expect(throttled.filter((e) => e.details?.reason === "throttled").length).toBe(2);

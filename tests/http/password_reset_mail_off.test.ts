@@ -4,7 +4,7 @@
  * not available (404), and the account page offers no confirmation link. What is missing is said:
  * a line where the link or the form would be, in the page's language, and one warning at start.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import type { LogLine } from "../../src/oidc/provider.ts";
 import { translator } from "../../src/oidc/ui/catalogs.ts";
 import { Browser, account_login, account_page } from "../helpers/browser.ts";

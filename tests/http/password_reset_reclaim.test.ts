@@ -7,7 +7,7 @@
  * - a reset of a verified account with a passkey must prove it (oidc/accounts/password_reset.ts
  *   `reset_needs_second_factor`), with the options of /password/reset/passkey/options.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
 import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";

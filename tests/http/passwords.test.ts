@@ -3,29 +3,32 @@
  * threads and Bun.password, give standard PHC strings that each verifies from the other, and
  * IDP_ARGON2_IMPL (config `argon2.impl`, applied by configure_argon2) picks one. Small parameters
  * keep the suite fast.
+ *
+ * What any runtime must do (hash, verify, refuse a malformed hash) runs on both; libsodium's FFI,
+ * its worker pool and Bun.password are Bun's, and their tests run on Bun only.
  */
-import { describe, expect, spyOn, test } from "bun:test";
-import { join } from "node:path";
-import { open_argon2_ffi } from "../../src/platform/argon2/ffi.ts";
-import { Argon2Pool } from "../../src/platform/argon2/pool.ts";
-import { argon2_impl, choose_impl, hash_password, libsodium_impl, verify_password } from "../../src/platform/passwords.ts";
+import { describe, expect, RUNTIME, spyOn, test } from "../helpers/test_api.ts";
+import { ROOT, run_sync } from "../helpers/spawn.ts";
+import { hash_password, verify_password } from "../../src/platform/passwords.ts";
+
+// Loaded on Bun only: they name bun:ffi and Bun.password.
+const bun =
+  RUNTIME === "bun"
+    ? { ...(await import("../../src/platform/argon2/ffi.ts")), ...(await import("../../src/platform/argon2/pool.ts")), ...(await import("../../src/platform/passwords.ts")) }
+    : null;
+const { open_argon2_ffi, Argon2Pool, argon2_impl, choose_impl, libsodium_impl } = bun ?? ({} as NonNullable<typeof bun>);
 
 const params = { memory_kib: 1024, time_cost: 1 };
-const libsodium = open_argon2_ffi();
-const ROOT = join(import.meta.dir, "..", "..");
-const BUN = process.execPath;
+const libsodium = bun ? open_argon2_ffi() : null;
 
-/** Runs a script against passwords.ts in a fresh process with IDP_ARGON2_IMPL set (the script loads the config). */
+/** Runs a script against passwords.ts in a fresh Bun process with IDP_ARGON2_IMPL set (the script loads the config). */
 function run_with_impl(setting: string, script: string): { code: number; out: string; err: string } {
-  const proc = Bun.spawnSync([BUN, "-e", script], {
-    cwd: ROOT,
-    env: { ...process.env, IDP_ARGON2_IMPL: setting },
-  });
-  return { code: proc.exitCode ?? -1, out: proc.stdout.toString().trim(), err: proc.stderr.toString() };
+  const ran = run_sync([process.execPath, "-e", script], { cwd: ROOT, env: { ...process.env, IDP_ARGON2_IMPL: setting } });
+  return { code: ran.code, out: ran.stdout.trim(), err: ran.stderr };
 }
 
 describe("passwords: the implementation in use", () => {
-  test("uses libsodium when it loads, Bun.password otherwise", () => {
+  test.skipIf(!bun)("uses libsodium when it loads, Bun.password otherwise (Bun only)", () => {
     expect(argon2_impl.name).toBe(libsodium ? "libsodium" : "bun");
   });
 
@@ -74,14 +77,14 @@ describe("passwords: the implementation in use", () => {
   });
 });
 
-describe("passwords: loading libsodium", () => {
+describe.skipIf(!bun)("passwords: loading libsodium (Bun only: bun:ffi)", () => {
   test("a missing library, or one without libsodium's argon2id, is null (Bun.password is used)", () => {
     expect(open_argon2_ffi(["libsodium-that-is-not-there.so.0"])).toBeNull();
     expect(open_argon2_ffi(["libc.so.6"])).toBeNull();
   });
 });
 
-describe("passwords: libsodium and Bun.password read each other's hashes", () => {
+describe.skipIf(!bun)("passwords: libsodium and Bun.password read each other's hashes (Bun only)", () => {
   test.skipIf(!libsodium)("Bun.password's hash verifies with libsodium", async () => {
     const hash = await Bun.password.hash("correct horse", { algorithm: "argon2id", memoryCost: 1024, timeCost: 1 });
     expect(libsodium!.verify("correct horse", hash)).toBe(true);
@@ -95,7 +98,9 @@ describe("passwords: libsodium and Bun.password read each other's hashes", () =>
     expect(await Bun.password.verify("wrong horse", hash, "argon2id")).toBe(false);
     expect(await Bun.password.verify("correct horse", await hash_password("correct horse", params), "argon2id")).toBe(true);
   });
+});
 
+describe("passwords: hashes of other libraries", () => {
   test("an argon2id hash with p=2 (made by another library) verifies", async () => {
     // @node-rs/argon2, parallelism 2: libsodium is not asked for lanes it was not tested with.
     const hash = "$argon2id$v=19$m=1024,t=1,p=2$oVkQZtP/uJQIsyjkGC6DLg$EonDtP9UGP8QUzBDA+t8kVt5BLrwWGmnHXWj4Xh5ebw";
@@ -104,7 +109,7 @@ describe("passwords: libsodium and Bun.password read each other's hashes", () =>
   });
 });
 
-describe("passwords: IDP_ARGON2_IMPL", () => {
+describe.skipIf(!bun)("passwords: IDP_ARGON2_IMPL (Bun only: its two implementations)", () => {
   // As every entry point does: load the config (the only reader of the environment), then apply argon2.impl.
   const script = `
     import { load_config } from "./src/app/config.ts";
@@ -145,7 +150,7 @@ describe("passwords: IDP_ARGON2_IMPL", () => {
   });
 });
 
-describe.skipIf(!libsodium)("passwords: the worker pool", () => {
+describe.skipIf(!libsodium)("passwords: the worker pool (Bun only: libsodium through bun:ffi)", () => {
   test("runs jobs on at most `size` workers and queues the rest, in order of arrival", async () => {
     const pool = new Argon2Pool(2, 8);
     try {

@@ -5,33 +5,38 @@
  * salt they draw: libsodium's is 16 bytes (22 base64 characters), Bun.password's 32 (43).
  * A worker that did not load would fall back to Bun.password silently, so this is what catches
  * a build that lost it.
+ *
+ * Bun only: the executable is Bun's (`bun build --compile`), and Bun.password is half the test.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, RUNTIME, test } from "../helpers/test_api.ts";
+import { open_raw_sqlite } from "../helpers/raw_sqlite.ts";
+import { run } from "../helpers/spawn.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build_executable } from "../../scripts/build.ts";
-import { open_argon2_ffi } from "../../src/platform/argon2/ffi.ts";
+
+// Loaded on Bun only: both name Bun's API (bun:ffi, Bun.build).
+const { build_executable } = RUNTIME === "bun" ? await import("../../scripts/build.ts") : { build_executable: null };
+const { open_argon2_ffi } = RUNTIME === "bun" ? await import("../../src/platform/argon2/ffi.ts") : { open_argon2_ffi: () => null };
 
 /** Each CLI call starts a 100 MB executable; generous for a loaded CI machine. */
 const CLI_TIMEOUT = 30_000;
 const SALT = /^\$argon2id\$v=19\$m=1024,t=1,p=1\$([A-Za-z0-9+/]+)\$/;
 
-describe.skipIf(!open_argon2_ffi())("passwords in the compiled executable", () => {
+describe.skipIf(!open_argon2_ffi())("passwords in the compiled executable (Bun only)", () => {
   let dir: string;
   let bin: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "idp-passwords-bin-"));
-    bin = (await build_executable(join(dir, "idp"))).outfile;
+    bin = (await build_executable!(join(dir, "idp"))).outfile;
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** `idp users add NAME` with the password on stdin; returns the stored hash. */
   async function add_user(name: string, env: Record<string, string> = {}): Promise<string> {
     const db = join(dir, `${name}.sqlite`);
-    const proc = Bun.spawn([bin, "users", "add", name, "--password-stdin"], {
+    const { code, stderr: err } = await run([bin, "users", "add", name, "--password-stdin"], {
       cwd: dir,
       env: {
         PATH: process.env.PATH ?? "",
@@ -41,16 +46,13 @@ describe.skipIf(!open_argon2_ffi())("passwords in the compiled executable", () =
         IDP_ARGON2_TIME_COST: "1",
         ...env,
       },
-      stdin: new TextEncoder().encode("correct horse\n"),
-      stdout: "pipe",
-      stderr: "pipe",
+      input: "correct horse\n",
     });
-    const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
     expect(err).toBe("");
     expect(code).toBe(0);
-    const store = new Database(db, { readonly: true });
+    const store = open_raw_sqlite(db, { readonly: true });
     try {
-      return store.query<{ password_hash: string }, []>("SELECT password_hash FROM users").get()!.password_hash;
+      return store.get<{ password_hash: string }>("SELECT password_hash FROM users")!.password_hash;
     } finally {
       store.close();
     }

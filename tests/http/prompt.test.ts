@@ -3,7 +3,7 @@
  * prompt (none, login, consent, select_account), max_age and default_max_age, id_token_hint,
  * login_hint, and the parameters accepted without effect (acr_values, display, locales).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type * as client from "openid-client";
 import { Browser } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -3,7 +3,7 @@
  * proxy (trusted_proxies), walked right to left past trusted hops; a client-supplied entry is
  * never used, and X-Forwarded-Proto/Host never change a URL.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Context } from "../../src/fw/index.ts";
 import { client_ip } from "../../src/http/middleware/proxy.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";

@@ -3,7 +3,7 @@
  * redirect URI. query_url encodes the usual values itself; the result must be what
  * URLSearchParams gives for every value, a client's arbitrary state included.
  */
-import { expect, test } from "bun:test";
+import { expect, test } from "../helpers/test_api.ts";
 import { query_url } from "../../src/oidc/authorize/decision.ts";
 
 function expected(uri: string, params: Record<string, string>): string {

@@ -3,7 +3,7 @@
  * party: when a refresh token is issued (offline_access with consent), rotation and replay
  * detection (RFC 9700 §4.14.2), client binding, scope narrowing, and the refreshed ID Token.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { Browser } from "../helpers/browser.ts";
 import { get_code, redeem, token_request, userinfo } from "../helpers/flow.ts";

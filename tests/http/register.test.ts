@@ -3,7 +3,7 @@
  * that the issued credentials work — at /token directly and through a full code flow run by
  * openid-client as the relying party.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import * as oidc from "openid-client";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { authorize, Browser } from "../helpers/browser.ts";

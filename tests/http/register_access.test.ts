@@ -3,7 +3,7 @@
  * made by `registration-token create` (RFC 7591 §3), "open" lets anyone register, "off" mounts
  * no endpoint and advertises none.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { sandbox, type Sandbox } from "../cli/helpers.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -5,7 +5,7 @@
  * clients it makes are marked anonymous, with their first token recorded once; the purge of those
  * never used is tested on both databases in tests/ops/purge_unused_clients.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { token_request } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

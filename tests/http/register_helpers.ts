@@ -2,7 +2,7 @@
  * Shortcuts for the registration tests: POST /register with JSON, the RFC 7592 calls with a
  * registration access token, and an authorization through the pages for a registered client.
  */
-import { expect } from "bun:test";
+import { expect } from "../helpers/test_api.ts";
 import type { ClientInformation } from "../../src/http/endpoints/registration/response.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";

@@ -3,7 +3,7 @@
  * and what the rest of the provider sees afterwards (the /authorize error page for a removed
  * redirect URI, invalid_client at /token for a deleted client, the consent page's links).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { ClientInformation } from "../../src/http/endpoints/registration/response.ts";
 import { authorization_url, get_code, redeem, userinfo } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -2,7 +2,7 @@
  * Invalid client metadata at POST /register: one test per rule, each expecting the RFC 7591
  * §3.2.2 error code (invalid_redirect_uri or invalid_client_metadata) with status 400.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { validate_metadata } from "../../src/oidc/registration/validate.ts";
 import type { RegistrationPolicy } from "../../src/oidc/registration/policy.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

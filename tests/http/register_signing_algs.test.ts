@@ -3,7 +3,7 @@
  * Registration §2): the values discovery advertises are accepted and stored, others are
  * invalid_client_metadata. The algs are enforced in oidc/authorize/request_object.ts and oidc/clients/assertion.ts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { WEB_CLIENT, expect_error, register, registered, type Json } from "./register_helpers.ts";
 

@@ -3,7 +3,7 @@
  * (JAR) with a key the client registered, every refusal, and a request_uri the client did not
  * register (by reference: tests/http/jwt_responses.test.ts).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { UnsecuredJWT, exportJWK, generateKeyPair } from "jose";
 import * as client from "openid-client";
 import { Browser } from "../helpers/browser.ts";

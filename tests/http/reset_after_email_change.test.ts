@@ -5,7 +5,7 @@
  * it over the admin API (which also voids pending verification and change links); and a link
  * whose address is no longer the account's is refused even when the form was already open.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
 import { sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { RESEND_VERIFICATION_PATH } from "../../src/http/pages/account_status.ts";

@@ -2,7 +2,7 @@
  * POST /revoke (RFC 7009) with openid-client's tokenRevocation: a client revokes its own tokens,
  * a refresh token takes its family with it, and the answer is 200 whatever the token was.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { get_code, redeem, token_request, userinfo } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

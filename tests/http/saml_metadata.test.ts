@@ -3,7 +3,7 @@
  * is offered for both bindings, and the signing certificates hold the provider's RS256 keys —
  * the signing one first, the next one already published, so a rotation was announced ahead.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { X509Certificate } from "node:crypto";
 import { parse_xml, children } from "../../src/oidc/saml/xml.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

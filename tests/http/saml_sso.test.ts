@@ -3,7 +3,7 @@
  * time: each refusal is a 400 page (nothing goes to an ACS), names what is wrong, and is audited
  * with its reason; the request that breaks none goes on to /saml/resume.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { deflateRawSync } from "node:zlib";
 import { create_saml_service_provider } from "../../src/oidc/admin/saml.ts";
 import { Browser } from "../helpers/browser.ts";

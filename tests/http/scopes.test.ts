@@ -1,4 +1,4 @@
-import { expect, test } from "bun:test";
+import { expect, test } from "../helpers/test_api.ts";
 import { split_scope } from "../../src/oidc/claims/scopes.ts";
 
 test("split_scope: distinct values in request order, empty values dropped", () => {

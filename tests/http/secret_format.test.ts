@@ -4,11 +4,12 @@
  * SHA-256 of the whole value. Codes and tokens issued before that format (43 characters, stored
  * as their plain SHA-256) keep working until they expire.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { is_issued_secret, ordered_secret, random_token, secret_key, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import { redeem, userinfo } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { ISSUED_SECRET } from "../helpers/shapes.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 describe("ordered_secret and secret_key", () => {
   test("a secret is the issue time in hex and 43 random base64url characters", () => {
@@ -23,7 +24,7 @@ describe("ordered_secret and secret_key", () => {
 
   test("its key starts with the time prefix, so keys sort in issue order; the rest is the SHA-256 of the whole", async () => {
     const first = ordered_secret();
-    await Bun.sleep(2);
+    await sleep(2);
     const later = ordered_secret();
     expect(secret_key(first)).toBe(`${first.slice(0, 12)}${sha256(first)}`);
     expect(secret_key(first) < secret_key(later)).toBe(true);

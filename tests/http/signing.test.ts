@@ -3,7 +3,7 @@
  * verified by openid-client against our JWKS (non-repudiation checks on), and key rotation never
  * breaks a token signed before it: the JWKS fetched after a rotation still verifies it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import * as client from "openid-client";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -5,7 +5,7 @@
  * mounts, the start refused in production when sign-up needs mail that is off, and the CSRF
  * token of each new form (missing or foreign: 403, nothing changes, the link is not used up).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { load_config } from "../../src/app/config.ts";
 import { request_email_change } from "../../src/oidc/accounts/email_change.ts";
 import { invite } from "../../src/oidc/accounts/invitations.ts";

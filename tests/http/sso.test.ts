@@ -2,7 +2,7 @@
  * Single sign-on (OIDC Core §3.1.2.3: a signed-in End-User is not asked to authenticate again):
  * one login in a browser serves every client, each verified by its own openid-client.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { Browser } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { full_flow, relying_party } from "./authorize_helpers.ts";

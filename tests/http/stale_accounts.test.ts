@@ -4,7 +4,7 @@
  * live verification link, invitations whose last link expired that long ago. Each is audited
  * (user_deleted with its reason); the username is free again; the rest stays.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { start_purge } from "../../src/app/purge.ts";
 import { load_config } from "../../src/app/config.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";

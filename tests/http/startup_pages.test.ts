@@ -2,7 +2,7 @@
  * Page details a new user notices (issue 14): a favicon, the recovery codes' one-time notice
  * styled as a warning, and a throttled sign-in that says how long to wait.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { VIEWS_DIR } from "../../src/app/server.ts";
@@ -42,7 +42,7 @@ describe("pages", () => {
     const views = new Fw.ViewEngine({ templates: Fw.read_templates(VIEWS_DIR) });
     const html = views.render("recovery_codes", { ...layout_values(t.provider, "Recovery codes"), heading: "Recovery codes", codes: ["aaaa-bbbb"], next: "/account" });
     expect(html).toContain('<p class="notice warning" role="status">This is the only time they are shown.</p>');
-    const css = readFileSync(join(import.meta.dir, "..", "..", "static", "style.css"), "utf8");
+    const css = readFileSync(join(import.meta.dirname, "..", "..", "static", "style.css"), "utf8");
     expect(css).toMatch(/\.notice\.warning \{[^}]*background: var\(--warn-bg\)/);
   });
 

@@ -2,7 +2,7 @@
  * POST /token, authorization_code grant: client authentication, code binding and single use,
  * PKCE (RFC 7636 §4.6, RFC 9700 §2.1.1) and the error shapes of RFC 6749 §5.2.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { secret_key } from "../../src/oidc/crypto/secrets.ts";
 import { authorization_url, basic, get_code, redeem, token_request, userinfo } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -3,7 +3,7 @@
  * no second use of a code (RFC 6238 §5.2), recovery codes used once, the otpauth URI and its QR
  * code, and which acr_values require two factors.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { acr_claim, needs_second_factor, requires_two_factors } from "../../src/oidc/signin/methods.ts";
 import { load_config } from "../../src/app/config.ts";
 import type { Provider } from "../../src/oidc/provider.ts";

@@ -4,7 +4,7 @@
  * ["pwd","otp"] in the ID Token), a code used once, recovery codes used once, throttling,
  * acr_values=mfa (step-up, prompt=none, users without an app), turning it off.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { decodeJwt } from "jose";
 import { totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import { Browser, account_login, account_page, authorize, form_action, hidden_field } from "../helpers/browser.ts";

@@ -4,7 +4,7 @@
  * Accept-Language, then IDP_DEFAULT_LOCALE. Discovery advertises ui_locales_supported and no
  * claims_locales_supported (claims are stored in one language); claims_locales is accepted.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { Browser, account_login, account_page, authorize, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

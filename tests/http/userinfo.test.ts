@@ -1,5 +1,5 @@
 /** /userinfo (OIDC Core §5.3) and its Bearer errors (RFC 6750 §3). */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { get_code, redeem } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 

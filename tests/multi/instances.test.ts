@@ -5,13 +5,14 @@
  * address; here instance A's). What one instance writes, the other must honour: codes, sessions,
  * tokens, keys, and single use under concurrency.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 import { Browser } from "../helpers/browser.ts";
 import { free_port } from "../helpers/provider.ts";
 import { get_code, jws_header, redeem, tokens, userinfo, CALLBACK, type Client } from "../ops/flow.ts";
 import { base_env, cli_json, seed, spawn_server, type ServerProcess } from "../ops/process.ts";
 import { create_temp_database, use_postgres, type TempDatabase } from "../store/pg.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const PASSWORD = "correct horse battery staple";
 
@@ -27,7 +28,7 @@ async function eventually<T>(probe: () => Promise<T | undefined>, ms = 10_000): 
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(100);
+    await sleep(100);
   }
 }
 
@@ -42,9 +43,9 @@ if (await use_postgres()) {
 
     beforeAll(async () => {
       db = await create_temp_database();
-      const port_a = free_port();
-      let port_b = free_port();
-      while (port_b === port_a) port_b = free_port();
+      const port_a = await free_port();
+      let port_b = await free_port();
+      while (port_b === port_a) port_b = await free_port();
       env = base_env(db.url, { IDP_ISSUER: `http://127.0.0.1:${port_a}`, IDP_LOG_REQUESTS: "false" });
       // `idp migrate` on the empty database, then both instances start at once (keys created by one).
       const migrated = await cli_json<{ applied: number[]; version: number }>(["migrate"], env);

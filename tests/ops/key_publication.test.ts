@@ -9,7 +9,7 @@
  * A key now signs only once it has been in the store for `publish_lead_seconds` (the provider
  * sets two poll intervals); until then the key active before it (retired, still published) signs.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

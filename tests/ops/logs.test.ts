@@ -5,7 +5,7 @@
  * whole output is searched for every secret the flow handled. And an error page's reference (its
  * request id) leads to a log line that says why.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -5,7 +5,7 @@
  * password; development without SMTP logs the mail, production without SMTP has mail off; two
  * instances on one PostgreSQL database never send one message twice.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ import { free_port, start_provider, TEST_MAIL_WORKER, type TestProvider } from "
 import { start_smtp, type TestSmtp } from "../helpers/smtp.ts";
 import { create_temp_database, use_postgres } from "../store/pg.ts";
 import { rejection } from "../helpers/settle.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const SMTP_PASSWORD = "sm7p-pa55word-never-logged";
 const METRICS_TOKEN = "metrics-token-0123456789abcdef";
@@ -34,7 +35,7 @@ async function eventually<T>(probe: () => Promise<T | undefined>, what: string, 
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(25);
+    await sleep(25);
   }
 }
 
@@ -165,7 +166,7 @@ describe("mail through SMTP", () => {
     const row = await outbox_row(tp, to);
     expect(row).toMatchObject({ status: "failed", attempts: 0, last_error: "the recipient is not a deliverable e-mail address" });
     expect(logs.find((l) => l.msg === "mail refused: the recipient is not a deliverable address")).toMatchObject({ level: "error", mail_id: row.id });
-    await Bun.sleep(2 * TEST_MAIL_WORKER.poll_ms!);
+    await sleep(2 * TEST_MAIL_WORKER.poll_ms!);
     expect(smtp.messages.some((m) => m.recipients.includes("eve@example.com"))).toBe(false);
     expect(await tp.store.get_mail(row.id)).toMatchObject({ status: "failed", attempts: 0 });
   });
@@ -258,7 +259,7 @@ if (await use_postgres()) {
       const smtp = await start_smtp();
       const first = await start_provider({ database_url: db.url, config: { smtp_url: smtp.url, mail_from: FROM } });
       const store = await open_store(db.url, { max: 4 });
-      const port = free_port();
+      const port = await free_port();
       const config = load_config(
         {},
         { issuer: first.issuer, port, host: "127.0.0.1", database_url: db.url, signing_algs: ["RS256", "ES256"], log_requests: false, smtp_url: smtp.url, mail_from: FROM },
@@ -271,7 +272,7 @@ if (await use_postgres()) {
         for (const to of recipients) await smtp.wait_for(to, undefined, 15_000);
         await eventually(async () => ((await store.count_mail()).sent === 30 ? true : undefined), "30 sent rows");
         // Two more polls of both workers: nothing is sent again.
-        await Bun.sleep(2 * TEST_MAIL_WORKER.poll_ms! + 100);
+        await sleep(2 * TEST_MAIL_WORKER.poll_ms! + 100);
         expect(smtp.messages).toHaveLength(30);
         expect(new Set(smtp.messages.map((m) => m.to)).size).toBe(30);
         expect((await store.list_mail()).every((m) => m.attempts === 1)).toBe(true);

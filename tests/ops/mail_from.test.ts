@@ -5,7 +5,7 @@
  * address goes out under the brand's name (IDP_BRAND_NAME, else the issuer's host). Settings that
  * are no mailbox are refused at start, naming IDP_MAIL_FROM.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { simpleParser } from "mailparser";
 import { load_config } from "../../src/app/config.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -4,7 +4,7 @@
  * its data, and an HTML body in the mail layout: lang attribute, inline styles only, data
  * escaped, each link also shown as text, and no serious axe-core violation in Chromium.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, Page } from "playwright-core";
 import { load_mail_templates } from "../../src/app/mail/outbox.ts";
 import { MailRenderer } from "../../src/app/mail/render.ts";

@@ -3,7 +3,7 @@
  * with request counts by route pattern (never the raw path), a latency histogram, login
  * outcomes and tokens issued by grant.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { Metrics } from "../../src/oidc/ops/metrics.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, get_code, redeem, userinfo } from "../helpers/flow.ts";

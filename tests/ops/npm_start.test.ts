@@ -3,13 +3,15 @@
  * (Ctrl-C): the server stops gracefully and no process is left behind holding the port.
  * Linux: the process tree is read from /proc.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { free_port } from "../helpers/provider.ts";
 import { alive, answers, descendants, pump, wait_for } from "../helpers/process_tree.ts";
 import { base_env, ROOT } from "./process.ts";
+import { spawn, which } from "../helpers/spawn.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 let dir: string;
 beforeAll(() => {
@@ -17,7 +19,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!existsSync("/proc/self/stat") || Bun.which("npm") === null)("npm start", () => {
+describe.skipIf(!existsSync("/proc/self/stat") || which("npm") === null)("npm start", () => {
   const cases = [
     { signal: "SIGTERM", group: false, what: "SIGTERM to the npm process" },
     { signal: "SIGINT", group: false, what: "SIGINT to the npm process" },
@@ -27,10 +29,10 @@ describe.skipIf(!existsSync("/proc/self/stat") || Bun.which("npm") === null)("np
     { signal: "SIGINT", group: true, what: "Ctrl-C (SIGINT to the whole process group)" },
   ] as const;
   for (const { signal, group, what } of cases) {
-    test.skipIf(group && Bun.which("setsid") === null)(
+    test.skipIf(group && which("setsid") === null)(
       `${what} stops the server gracefully; no process is left and the port is closed`,
       async () => {
-        const port = free_port();
+        const port = await free_port();
         // A fresh machine after `npm install`: Bun only in node_modules.
         const path = (process.env.PATH ?? "/usr/bin:/bin")
           .split(delimiter)
@@ -38,7 +40,7 @@ describe.skipIf(!existsSync("/proc/self/stat") || Bun.which("npm") === null)("np
           .join(delimiter);
         const env = { ...base_env(`sqlite:${join(dir, `${signal}.sqlite`)}`), PATH: path, PORT: String(port), IDP_LOG_REQUESTS: "false" };
         // setsid: a process group of its own (npm's pid is its id), as a terminal's foreground job.
-        const npm = Bun.spawn(group ? ["setsid", "npm", "start"] : ["npm", "start"], { cwd: ROOT, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+        const npm = spawn(group ? ["setsid", "npm", "start"] : ["npm", "start"], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe" });
         let output = "";
         const pumped = Promise.all([pump(npm.stdout, (text) => void (output += text)), pump(npm.stderr, (text) => void (output += text))]);
         const url = `http://127.0.0.1:${port}/healthz`;
@@ -49,7 +51,7 @@ describe.skipIf(!existsSync("/proc/self/stat") || Bun.which("npm") === null)("np
           expect(tree.length).toBeGreaterThan(0);
           if (group) process.kill(-npm.pid, signal);
           else npm.kill(signal);
-          const code = await Promise.race([npm.exited, Bun.sleep(20_000).then(() => "timeout" as const)]);
+          const code = await Promise.race([npm.exited, sleep(20_000).then(() => "timeout" as const)]);
           expect(code).not.toBe("timeout");
           await wait_for(() => tree.every((pid) => !alive(pid)), 5_000, `every child of npm to exit (left: ${tree.filter(alive).join(", ")})`);
           expect(await answers(url)).toBe(false);

@@ -5,7 +5,7 @@
  * page for a browser, the framework's JSON elsewhere), promptly and without a stack; /healthz
  * stays 200. When the proxy is back the same requests succeed, without restarting the server.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { get_code, redeem, userinfo, type Pkce } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase } from "../store/pg.ts";

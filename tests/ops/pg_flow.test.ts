@@ -3,7 +3,7 @@
  * a server whose store is a fresh PostgreSQL database (discovery, PKCE, login, consent, code
  * exchange with ID Token validation, userinfo, single sign-on, code replay).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import * as client from "openid-client";
 import { Browser, authorize } from "../helpers/browser.ts";
 import { REDIRECT_URI, start_provider, type TestProvider } from "../helpers/provider.ts";

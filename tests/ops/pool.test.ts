@@ -5,26 +5,26 @@
  * off: the requests fail client authentication on purpose, and the failure limit would refuse
  * the second run before it reaches the table.
  */
-import { SQL } from "bun";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { basic } from "../helpers/flow.ts";
 import { base_env, cli_json, spawn_server } from "./process.ts";
-import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase } from "../store/pg.ts";
+import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase, pg_connect, type Pg } from "../store/pg.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const REQUESTS = 10;
 
 if (await use_postgres()) {
   describe("DATABASE_POOL_SIZE", () => {
     let db: TempDatabase;
-    let observer: SQL;
+    let observer: Pg;
 
     beforeAll(async () => {
       db = await create_temp_database();
       await cli_json(["migrate"], base_env(db.url));
-      observer = new SQL(TEST_DATABASE_URL, { max: 1 });
+      observer = pg_connect(TEST_DATABASE_URL);
     }, 30_000);
     afterAll(async () => {
-      await observer?.close();
+      await observer?.end();
       await db?.drop();
     });
 
@@ -36,14 +36,14 @@ if (await use_postgres()) {
 
     async function connections_under_load(pool_size: number): Promise<{ waiting: number; statuses: number[] }> {
       const server = await spawn_server(base_env(db.url, { DATABASE_POOL_SIZE: String(pool_size), IDP_LOG_REQUESTS: "false", IDP_RATE_LIMITS: "off" }));
-      const admin = new SQL(db.url, { max: 1 });
+      const admin = pg_connect(db.url);
       try {
         let release!: () => void;
         let holder = 0;
         const locked = new Promise<void>((ready) => {
           void admin.begin(async (tx) => {
             await tx`LOCK TABLE clients IN ACCESS EXCLUSIVE MODE`;
-            holder = Number((await tx`SELECT pg_backend_pid() AS pid`)[0].pid);
+            holder = Number((await tx`SELECT pg_backend_pid() AS pid`)[0]!.pid);
             ready();
             await new Promise<void>((resolve) => (release = resolve));
           });
@@ -62,12 +62,12 @@ if (await use_postgres()) {
           const now = await waiting(holder);
           stable = now === seen && now > 0 ? stable + 1 : 0;
           seen = now;
-          await Bun.sleep(100);
+          await sleep(100);
         }
         release();
         return { waiting: seen, statuses: await Promise.all(requests) };
       } finally {
-        await admin.close();
+        await admin.end();
         await server.stop();
       }
     }

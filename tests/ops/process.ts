@@ -1,15 +1,14 @@
 /**
- * The provider as an operator runs it: `bun run main.ts serve` as a real child process with its
- * configuration in the environment, and the admin CLI (`bun run main.ts users add ...`) against
- * the same database. Everything the server prints is kept, to grep its log.
+ * The provider as an operator runs it: `main.ts serve` as a real child process (under the
+ * runtime of the tests: tests/helpers/spawn.ts) with its configuration in the environment, and
+ * the admin CLI (`main.ts users add ...`) against the same database. Everything the server
+ * prints is kept, to grep its log.
  */
-import { join } from "node:path";
 import { free_port } from "../helpers/provider.ts";
+import { type Child, idp_command, pump, ROOT, run, spawn } from "../helpers/spawn.ts";
 import { until } from "../helpers/until.ts";
 
-export const ROOT = join(import.meta.dir, "..", "..");
-const BUN = join(ROOT, "node_modules", ".bin", "bun");
-const MAIN = join(ROOT, "main.ts");
+export { ROOT };
 
 /** Settings every test server shares: fast argon2id, one signing alg, keys polled every second. */
 export function base_env(database_url: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -29,10 +28,8 @@ export function base_env(database_url: string, extra: Record<string, string> = {
 export type CliResult = { code: number; stdout: string; stderr: string };
 
 /** Runs one admin command to completion. */
-export async function cli(args: string[], env: Record<string, string>, stdin = ""): Promise<CliResult> {
-  const proc = Bun.spawn([BUN, "run", MAIN, ...args], { cwd: ROOT, env, stdin: new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
+export function cli(args: string[], env: Record<string, string>, stdin = ""): Promise<CliResult> {
+  return run([...idp_command(), ...args], { cwd: ROOT, env, input: stdin });
 }
 
 /** Runs a command with --json and returns its parsed output; throws with stderr when it fails. */
@@ -45,7 +42,7 @@ export async function cli_json<T>(args: string[], env: Record<string, string>, s
 export type ServerProcess = {
   url: string;
   port: number;
-  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  proc: Child;
   /** Everything written to stdout and stderr so far. */
   output(): string;
   /** The JSON log lines on stdout so far. */
@@ -58,24 +55,14 @@ export type ServerProcess = {
   stop(): Promise<void>;
 };
 
-async function pump(stream: ReadableStream<Uint8Array>, sink: (text: string) => void): Promise<void> {
-  const decoder = new TextDecoder();
-  const reader = stream.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    sink(decoder.decode(value, { stream: true }));
-  }
-}
-
 /**
  * Starts `main.ts serve --json` on a free port (the issuer defaults to its own URL) and waits
  * for its start line.
  */
 export async function spawn_server(env: Record<string, string>, options: { port?: number } = {}): Promise<ServerProcess> {
-  const port = options.port ?? free_port();
+  const port = options.port ?? (await free_port());
   const full = { IDP_ISSUER: `http://127.0.0.1:${port}`, ...env, PORT: String(port) };
-  const proc = Bun.spawn([BUN, "run", MAIN, "serve", "--json"], { cwd: ROOT, env: full, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = spawn([...idp_command(), "serve", "--json"], { cwd: ROOT, env: full, stdout: "pipe", stderr: "pipe" });
   let stdout = "";
   let stderr = "";
   void pump(proc.stdout, (text) => void (stdout += text));

@@ -3,7 +3,7 @@
  * interactions on its interval (clock injected, so "expired" is a clock jump, not a wait), keeps
  * live ones, and stops with the server. On SQLite and on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { secret_key, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import type { Provider } from "../../src/oidc/provider.ts";
 import { start_purge } from "../../src/app/purge.ts";
@@ -14,12 +14,13 @@ import { Browser } from "../helpers/browser.ts";
 import { authorization_url, get_code, redeem } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { create_temp_database, use_postgres } from "../store/pg.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(50);
+    await sleep(50);
   }
 }
 
@@ -57,7 +58,7 @@ function purge_suite(name: string, database: () => Promise<{ url: string; drop()
 
     test("rows that have not expired survive a purge run", async () => {
       // Two intervals pass: the purge ran and found nothing to delete.
-      await Bun.sleep(2_200);
+      await sleep(2_200);
       expect(await present()).toEqual({ code: true, token: true, session: true, interaction: true });
       expect(logs.filter((l) => l.msg === "purged expired rows")).toEqual([]);
     });
@@ -168,7 +169,7 @@ describe("start_purge (the loop)", () => {
     expect(batch).toBe(250);
     let stopped = false;
     const stopping = loop.stop().then(() => (stopped = true));
-    await Bun.sleep(10);
+    await sleep(10);
     expect(stopped).toBe(false);
     release();
     await stopping;
@@ -225,7 +226,7 @@ describe("start_purge (the loop)", () => {
       { interval_seconds: 3600 },
     );
     const running = loop.run();
-    await Bun.sleep(50);
+    await sleep(50);
     const t0 = performance.now();
     await loop.stop();
     expect(performance.now() - t0).toBeLessThan(1000);

@@ -5,7 +5,7 @@
  * initial access token, and a recent one stay. A running server with an injected clock, on
  * SQLite and on PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import { WEB_CLIENT, registered } from "../http/register_helpers.ts";
 import { token_request } from "../helpers/flow.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { create_temp_database, use_postgres } from "../store/pg.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const DAY = 24 * 3600;
 
@@ -22,7 +23,7 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<v
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(50);
+    await sleep(50);
   }
 }
 
@@ -64,7 +65,7 @@ function unused_clients_suite(name: string, database: () => Promise<{ url: strin
 
       // A minute short of 30 days: two purge runs go by and nothing is deleted.
       t.clock.advance(30 * DAY - 60);
-      await Bun.sleep(2_200);
+      await sleep(2_200);
       expect(await exists(unused)).toBe(true);
       expect(logs.filter((l) => l.msg === "deleted clients never used")).toEqual([]);
 

@@ -4,7 +4,7 @@
  * expensive setting takes about a second), stops its timers, closes the database and exits
  * 0; afterwards nothing listens on the port. A second signal ends the process at once.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { CALLBACK, type Client } from "./flow.ts";
 import { base_env, seed, spawn_server } from "./process.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const PASSWORD = "correct horse battery staple";
 
@@ -69,7 +70,7 @@ describe("graceful shutdown of a serve process", () => {
       const form = await login_form(server.url, client, browser);
       const login = browser.post(form.action, { csrf: form.csrf, username: "alice", password: PASSWORD });
       // The POST is sent; argon2id keeps it busy for about a second.
-      await Bun.sleep(300);
+      await sleep(300);
       const exited = server.signal("SIGTERM");
       await server.wait_for_log((l) => l.msg === "stopping");
       // No new connections while the login is still being answered.
@@ -105,7 +106,7 @@ describe("graceful shutdown of a serve process", () => {
         (response) => response.status,
         () => "connection closed",
       );
-      await Bun.sleep(300);
+      await sleep(300);
       expect(await server.signal("SIGTERM")).toBe(0);
       expect(await login).toBe("connection closed");
       expect(await refused(server.port)).toBe(true);
@@ -122,7 +123,7 @@ describe("graceful shutdown of a serve process", () => {
       await new Promise<void>((ready) => socket.once("connect", () => ready()));
       const closed = new Promise<string>((done) => socket.once("close", () => done("connection closed")));
       socket.write("POST /token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type=");
-      await Bun.sleep(300);
+      await sleep(300);
       server.proc.kill("SIGTERM");
       await server.wait_for_log((l) => l.msg === "stopping");
       expect(await server.signal("SIGTERM")).toBe(130);

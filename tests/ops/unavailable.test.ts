@@ -2,7 +2,7 @@
  * UnavailableHandler on its own, in a tiny app: which errors become 503, in which shape, and the
  * request deadline. (tests/ops/outage.test.ts shows the same against a real database outage.)
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { Fw } from "../../src/fw/index.ts";
 import { StoreConflictError, StoreUnavailableError } from "../../src/store/types.ts";
 import { UnavailableHandler } from "../../src/http/middleware/unavailable.ts";

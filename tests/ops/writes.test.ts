@@ -3,7 +3,7 @@
  * makes, counted by wrapping the store. These are the numbers the README gives for sizing the
  * database; a change in them is a change in the load every instance puts on it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { load_config } from "../../src/app/config.ts";
 import { hash_password } from "../../src/platform/passwords.ts";
 import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
@@ -52,7 +52,7 @@ describe("store calls per step of the flow", () => {
 
   beforeAll(async () => {
     raw = await open_store("sqlite::memory:");
-    const port = free_port();
+    const port = await free_port();
     const config = load_config(
       {},
       { issuer: `http://127.0.0.1:${port}`, port, database_url: "sqlite::memory:", signing_algs: ["RS256"], log_requests: false, argon2: { memory_kib: 1024, time_cost: 1 } },

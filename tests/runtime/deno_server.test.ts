@@ -4,11 +4,12 @@
  * reached over HTTP. A file outside those permissions (a theme folder they do not name) stops
  * the start with the setting, the path and Deno's reason, not a crash.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { free_port } from "../helpers/provider.ts";
+import { run as run_with_input } from "../helpers/spawn.ts";
 import { DENO, ROOT, run, start } from "./process.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "idp-deno-server-"));
@@ -38,7 +39,7 @@ const task = (...args: string[]) => [DENO, "task", "--quiet", "--config", join(R
 
 describe("the provider under Deno", () => {
   test("deno task start: the demo, served; a data folder it creates 0700; SIGTERM stops it, exit 0", async () => {
-    const port = free_port();
+    const port = await free_port();
     const relative = `./data/deno-server-test-${process.pid}/idp.sqlite`;
     const server = start(task("start"), { ...environment("start", port), DATABASE_URL: `sqlite:${relative}` }, dir);
     try {
@@ -65,14 +66,7 @@ describe("the provider under Deno", () => {
 
   test("deno task idp: the CLI, with standard input", async () => {
     const env = environment("cli", 3998);
-    const proc = Bun.spawn(task("idp", "users", "add", "alice", "--password-stdin", "--json"), {
-      cwd: dir,
-      env,
-      stdin: new TextEncoder().encode("correct horse battery\n"),
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const { stdout, stderr, code } = await run_with_input(task("idp", "users", "add", "alice", "--password-stdin", "--json"), { cwd: dir, env, input: "correct horse battery\n" });
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ username: "alice" });
@@ -81,7 +75,7 @@ describe("the provider under Deno", () => {
   }, 120_000);
 
   test("a theme folder the permissions name is served; one they do not name stops the start with the reason", async () => {
-    const port = free_port();
+    const port = await free_port();
     // Granted: the task computes the permissions with IDP_THEME_DIR set.
     const themed = start(task("idp", "serve"), environment("theme", port, { IDP_THEME_DIR: THEME }), dir);
     try {
@@ -106,8 +100,8 @@ describe("the provider under Deno", () => {
   }, 120_000);
 
   test("--port outside the permissions and --workers: refused with what to do instead", async () => {
-    const env = environment("refusals", free_port());
-    const port = await run(task("idp", "serve", "--port", String(free_port())), env, dir);
+    const env = environment("refusals", await free_port());
+    const port = await run(task("idp", "serve", "--port", String(await free_port())), env, dir);
     expect(port.code).toBe(1);
     expect(port.stderr).toContain("the runtime's permissions do not allow listening there");
     expect(port.stderr).toContain("set those rather than --port and --host");

@@ -4,8 +4,9 @@
  * (404 and 405 bodies, HEAD, body limits, cookies, downloads, errors), streaming, the client's
  * address, the words for an address that cannot be had, and a graceful stop.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { BODY_LIMIT } from "./fixtures/app.ts";
 import { DENO, ROOT, start, type Started } from "./process.ts";
 
@@ -143,7 +144,7 @@ describe("listening and stopping on Deno", () => {
   test("SIGTERM: the request in flight is answered, new connections are refused, the process exits 0", async () => {
     const server = await serve("deno");
     const inflight = fetch(`${server.url}/slow?ms=600`);
-    await Bun.sleep(150);
+    await sleep(150);
     server.process.proc.kill("SIGTERM");
     const response = await inflight;
     expect(await response.text()).toBe("done");
@@ -158,7 +159,7 @@ describe("listening and stopping on Deno", () => {
       (response) => response.text(),
       (error: Error) => `failed: ${error.name}`,
     );
-    await Bun.sleep(150);
+    await sleep(150);
     const stopping = Date.now();
     server.process.proc.kill("SIGTERM");
     expect(await server.process.line()).toEqual({ stopped: true });

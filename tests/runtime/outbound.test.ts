@@ -2,12 +2,13 @@
  * Outbound calls on Deno (README, "Running on Deno"): through the fence to a host --allow-net
  * names they are made; to any other they fail like an unreachable host, logged, never a crash.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
+import { serve_fetch } from "../helpers/serve_fetch.ts";
 import { DENO, ROOT, run } from "./process.ts";
 
-const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json({ keys: [] }) });
-afterAll(() => server.stop(true));
+const server = await serve_fetch(() => Response.json({ keys: [] }));
+afterAll(() => server.stop());
 const url = `http://127.0.0.1:${server.port}/jwks.json`;
 const SCRIPT = join(ROOT, "tests/runtime/deno/outbound.ts");
 

@@ -3,7 +3,7 @@
  * each setting adds, and only that; a configuration it refuses; and the step itself as the tasks
  * run it, under Deno, with its own narrow permissions.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -6,7 +6,7 @@
  * The portable pieces (crypto_deno.ts's UUIDv7, wasm.ts) are also run here under Bun, against
  * Bun's own.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 import { open_argon2_ffi } from "../../src/platform/argon2/ffi.ts";
 import { wasm_argon2 } from "../../src/platform/argon2/wasm.ts";

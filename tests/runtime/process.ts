@@ -3,13 +3,15 @@
  * (tests/runtime/fixtures/serve.ts, tests/runtime/deno/*.ts, main.ts under Deno).
  */
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { spawn, type Child } from "../helpers/spawn.ts";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 /** The Deno binary of the `deno` dev dependency (`npx deno`). */
 export const DENO = join(ROOT, "node_modules", ".bin", "deno");
 
 export type Started = {
-  proc: Bun.Subprocess<"ignore", "pipe", "pipe">;
+  proc: Child;
   /** The next line of stdout, parsed as JSON; fails with stderr when the process ends first. */
   line(ms?: number): Promise<Record<string, unknown>>;
   /** All of stderr once the process has ended. */
@@ -17,7 +19,7 @@ export type Started = {
 };
 
 export function start(cmd: string[], env: Record<string, string | undefined> = process.env, cwd = ROOT): Started {
-  const proc = Bun.spawn(cmd, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = spawn(cmd, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const reader = proc.stdout.getReader();
   const decoder = new TextDecoder();
   let buffered = "";
@@ -36,7 +38,7 @@ export function start(cmd: string[], env: Record<string, string | undefined> = p
           return JSON.parse(text);
         }
         const left = deadline - Date.now();
-        const chunk = await Promise.race([reader.read(), Bun.sleep(Math.max(left, 0)).then(() => null)]);
+        const chunk = await Promise.race([reader.read(), sleep(Math.max(left, 0)).then(() => null)]);
         if (chunk === null) throw new Error(`no line from ${cmd.join(" ")} within ${ms} ms`);
         if (chunk.done) throw new Error(`${cmd.join(" ")} ended (${await proc.exited}) without a line:\n${buffered}\n${await read_stderr()}`);
         buffered += decoder.decode(chunk.value, { stream: true });
@@ -47,7 +49,7 @@ export function start(cmd: string[], env: Record<string, string | undefined> = p
 
 /** Runs a program to its end: exit code, stdout, stderr. */
 export async function run(cmd: string[], env: Record<string, string | undefined> = process.env, cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(cmd, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = spawn(cmd, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }

@@ -6,7 +6,7 @@
  * and the attributes. A user outside the allowed groups is refused on a page of ours, and a
  * Response changed on its way is refused by mellon.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { Browser, Page } from "playwright-core";
 import { create_saml_service_provider, update_saml_service_provider } from "../../src/oidc/admin/saml.ts";
 import { persistent_id } from "../../src/oidc/saml/subject.ts";

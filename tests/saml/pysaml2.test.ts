@@ -7,7 +7,7 @@
  * tampered with is refused by pysaml2; a replayed request, an unsigned request from a service
  * provider that signs, an unregistered ACS, an unknown issuer are refused by us, each audited.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";

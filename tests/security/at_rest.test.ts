@@ -3,7 +3,7 @@
  * (oidc/keys/sealed_keys.ts) on SQLite and PostgreSQL, the refusal to start when they cannot be
  * opened, and what `idp config check` and the start-up log say about exposed data.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -7,7 +7,7 @@
  * used: passwords, client secrets, TOTP codes, registration tokens, codes, access, refresh and ID
  * tokens.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, test } from "../helpers/test_api.ts";
 import { run_cli } from "../../src/cli/index.ts";
 import { new_totp_secret, totp_code, totp_step } from "../../src/oidc/signin/totp.ts";
 import type { AuditEvent } from "../../src/store/types.ts";

@@ -5,7 +5,8 @@
  * no open redirect through any page, `iss` in successful authorization responses, and (README,
  * Pages) no external fonts or scripts.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { new_totp_secret } from "../../src/oidc/signin/totp.ts";
 import { Browser, account_login, form_action, hidden_field } from "../helpers/browser.ts";
@@ -156,7 +157,7 @@ describe("every HTML page", () => {
       expect([name, links.filter((href) => new URL(href, own).origin !== own)]).toEqual([name, []]);
       expect([name, /@import|url\(\s*["']?(https?:)?\/\//i.test(html)]).toEqual([name, false]);
     }
-    const css = await Bun.file(new URL("../../static/style.css", import.meta.url)).text();
+    const css = readFileSync(new URL("../../static/style.css", import.meta.url), "utf8");
     expect(css).not.toMatch(/@import|@font-face|url\(\s*["']?(https?:)?\/\//i);
   });
 

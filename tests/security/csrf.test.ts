@@ -5,7 +5,7 @@
  * without the token and a POST with a FOREIGN token — a valid token of the same form in the
  * attacker's own browser — get a 403 page and change nothing; the browser's own token works.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { new_totp_secret } from "../../src/oidc/signin/totp.ts";
 import { Browser, account_login, account_page, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, get_code, pkce } from "../helpers/flow.ts";

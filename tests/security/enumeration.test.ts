@@ -7,7 +7,7 @@
  * the argon2id implementation in use (`argon2_impl.verify`: libsodium or Bun.password), not with
  * a stopwatch (tests never assert on wall-clock time).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "../helpers/test_api.ts";
 import { argon2_impl } from "../../src/platform/passwords.ts";
 import { Browser, form_action, hidden_field } from "../helpers/browser.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";

@@ -6,7 +6,7 @@
  *   the server (Bun's header timeout, and IDP_IDLE_TIMEOUT_SECONDS for the body).
  * At the protocol endpoints the limits answer in the OAuth error shape (invalid_request).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { raw } from "./raw.ts";
 

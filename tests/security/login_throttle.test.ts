@@ -4,7 +4,7 @@
  * wait before each attempt; fixed windows in the store that always end. Addresses come from
  * X-Forwarded-For (trust_proxy), so one test plays several machines.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, RUNTIME, spyOn, test } from "../helpers/test_api.ts";
 import { load_config } from "../../src/app/config.ts";
 import { create_provider } from "../../src/app/provider.ts";
 import { build_app } from "../../src/app/server.ts";
@@ -128,7 +128,9 @@ describe("429 limits", () => {
   });
 });
 
-describe("the wait per username", () => {
+// Bun only for now: the wait is seen through Bun.sleep, what src/platform/runtime.ts `sleep` calls
+// on Bun; Deno's sleep has no such hook to spy on.
+describe.skipIf(RUNTIME !== "bun")("the wait per username (Bun only: seen through Bun.sleep)", () => {
   let sleep: ReturnType<typeof spyOn<typeof Bun, "sleep">>;
   beforeAll(() => {
     sleep = spyOn(Bun, "sleep").mockImplementation(async () => {});

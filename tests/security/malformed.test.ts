@@ -6,7 +6,7 @@
  * protocol error at the protocol endpoints, a page at /authorize — never a 5xx, and the server
  * answers normally afterwards.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { PROTOCOL_ERRORS } from "./helpers.ts";
 import { bytes, raw } from "./raw.ts";

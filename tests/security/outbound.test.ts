@@ -2,12 +2,13 @@
  * Server-side request forgery (OWASP SSRF Prevention Cheat Sheet) through the URLs clients
  * register: the provider calls a client's `jwks_uri` (RFC 7591 §2) and `backchannel_logout_uri`
  * (OIDC Back-Channel Logout §2.5) only through oidc/outbound/fetch.ts. Unit tests of the address
- * classifier and the destination check; then real providers and a real local server (Bun.serve on
+ * classifier and the destination check; then real providers and a real local server (serve_fetch on
  * 127.0.0.1): refused by default with a generic error and the details in the log and the audit
  * log, served when the operator allow-lists 127.0.0.1, and no redirects, oversized bodies, slow
  * servers or (unless allowed) http.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose";
 import { ConfigError, load_config } from "../../src/app/config.ts";
 import { JWT_BEARER } from "../../src/oidc/clients/assertion.ts";
@@ -168,7 +169,7 @@ describe("address classes", () => {
 type Key = { privateKey: CryptoKey; jwk: JWK; kid: string };
 
 let key: Key;
-let server: ReturnType<typeof Bun.serve>;
+let server: FetchServer;
 const hits: string[] = [];
 const pending: (() => void)[] = [];
 
@@ -200,63 +201,62 @@ beforeAll(async () => {
   const pair = await generateKeyPair("ES256", { extractable: true });
   const kid = crypto.randomUUID();
   key = { privateKey: pair.privateKey, jwk: { ...(await exportJWK(pair.publicKey)), kid, alg: "ES256", use: "sig" }, kid };
-  server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const url = new URL(request.url);
-      hits.push(url.pathname + url.search);
-      switch (url.pathname) {
-        case "/jwks":
-          return Response.json({ keys: [key.jwk] });
-        case "/to-metadata":
-          return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
-        case "/to-local":
-          return new Response(null, { status: 307, headers: { location: local("/jwks?from=redirect") } });
-        case "/huge-declared":
-          return new Response(JSON.stringify({ keys: [key.jwk], pad: "x".repeat(10_000) }), { headers: { "content-type": "application/json" } });
-        case "/huge-streamed": {
-          let sent = 0;
-          const chunk = new TextEncoder().encode("x".repeat(4096));
-          return new Response(
-            new ReadableStream({
-              pull(controller) {
-                if (sent++ < 5) controller.enqueue(chunk);
-                else controller.close();
-              },
-            }),
-            { headers: { "content-type": "application/json" } },
-          );
-        }
-        case "/slow-headers":
-          await new Promise<void>((resolve) => {
-            pending.push(resolve);
-            setTimeout(resolve, 3000);
-          });
-          return Response.json({ keys: [key.jwk] });
-        case "/slow-body":
-          return new Response(
-            new ReadableStream({
-              start(controller) {
-                controller.enqueue(new TextEncoder().encode('{"keys":['));
-                pending.push(() => {
-                  try {
-                    controller.close();
-                  } catch {
-                    // already cancelled by the provider's timeout
-                  }
-                });
-              },
-            }),
-            { headers: { "content-type": "application/json" } },
-          );
-        case "/bc":
-          await request.text();
-          return new Response(null, { status: 200 });
-        default:
-          return new Response("not found", { status: 404 });
+  server = await serve_fetch(async (request) => {
+    const url = new URL(request.url);
+    hits.push(url.pathname + url.search);
+    switch (url.pathname) {
+      case "/jwks":
+        return Response.json({ keys: [key.jwk] });
+      case "/to-metadata":
+        return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
+      case "/to-local":
+        return new Response(null, { status: 307, headers: { location: local("/jwks?from=redirect") } });
+      case "/huge-declared":
+        return new Response(JSON.stringify({ keys: [key.jwk], pad: "x".repeat(10_000) }), { headers: { "content-type": "application/json" } });
+      case "/huge-streamed": {
+        let sent = 0;
+        const chunk = new TextEncoder().encode("x".repeat(4096));
+        return new Response(
+          new ReadableStream({
+            // One chunk a turn of the event loop: a body still streaming is sent without a
+            // Content-Length (tests/helpers/serve_fetch.ts).
+            async pull(controller) {
+              await new Promise((resolve) => setTimeout(resolve, 1));
+              if (sent++ < 5) controller.enqueue(chunk);
+              else controller.close();
+            },
+          }),
+          { headers: { "content-type": "application/json" } },
+        );
       }
-    },
+      case "/slow-headers":
+        await new Promise<void>((resolve) => {
+          pending.push(resolve);
+          setTimeout(resolve, 3000);
+        });
+        return Response.json({ keys: [key.jwk] });
+      case "/slow-body":
+        return new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('{"keys":['));
+              pending.push(() => {
+                try {
+                  controller.close();
+                } catch {
+                  // already cancelled by the provider's timeout
+                }
+              });
+            },
+          }),
+          { headers: { "content-type": "application/json" } },
+        );
+      case "/bc":
+        await request.text();
+        return new Response(null, { status: 200 });
+      default:
+        return new Response("not found", { status: 404 });
+    }
   });
   [strict, http_only, allowed, https_allowed] = await Promise.all([
     provider({}),
@@ -268,7 +268,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const release of pending) release();
-  server.stop(true);
+  await server.stop();
   await Promise.all(runs.map((run) => run.t.stop()));
 });
 

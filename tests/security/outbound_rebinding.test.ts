@@ -6,7 +6,8 @@
  * listens: the request reaches the first, the second never sees a request, and the resolver is
  * asked once.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,20 +18,18 @@ import { start_provider, type TestProvider } from "../helpers/provider.ts";
 
 type Hit = { server: string; host: string | null; path: string };
 const hits: Hit[] = [];
-const servers: ReturnType<typeof Bun.serve>[] = [];
+const servers: FetchServer[] = [];
 /** A server that records who was asked what; its port. */
-function listen(name: string, hostname: string, port: number, tls?: { cert: string; key: string }): number {
-  const server = Bun.serve({
-    port,
-    hostname,
-    ...(tls ? { tls } : {}),
-    fetch(request) {
+async function listen(name: string, hostname: string, port: number, tls?: { cert: string; key: string }): Promise<number> {
+  const server = await serve_fetch(
+    (request) => {
       hits.push({ server: name, host: request.headers.get("host"), path: new URL(request.url).pathname });
       return Response.json({ server: name });
     },
-  });
+    { port, hostname, ...(tls ? { tls } : {}) },
+  );
   servers.push(server);
-  return server.port!;
+  return server.port;
 }
 
 /** The first question gets `first`, every later one `then`; `asked` counts them. */
@@ -48,9 +47,9 @@ let second_server = false;
 const dir = mkdtempSync(join(tmpdir(), "idp-rebinding-"));
 
 beforeAll(async () => {
-  port = listen("checked", "127.0.0.1", 0);
+  port = await listen("checked", "127.0.0.1", 0);
   try {
-    listen("rebound", "127.0.0.2", port);
+    await listen("rebound", "127.0.0.2", port);
     second_server = true;
   } catch {
     console.warn("127.0.0.2 cannot be bound here: the rebinding tests check the resolver is asked once, without a second server");
@@ -62,7 +61,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const server of servers) server.stop(true);
+  for (const server of servers) await server.stop();
   await t.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -117,7 +116,7 @@ describe("TLS to a pinned address", () => {
   test("SNI and the certificate check use the URL's name, not the address connected to", async () => {
     const tls = certificate();
     if (tls === null) return void console.warn("openssl not installed: skipping the TLS pinning test");
-    const tls_port = listen("tls", "127.0.0.1", 0, tls);
+    const tls_port = await listen("tls", "127.0.0.1", 0, tls);
     const https = await start_provider({ config: { outbound: { allow: ["127.0.0.1/32"], connect_timeout_ms: 500, timeout_ms: 1000 } } });
     try {
       const resolve = rebinding("127.0.0.1", "127.0.0.2");

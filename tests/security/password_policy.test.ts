@@ -2,7 +2,7 @@
  * The password policy (oidc/accounts/password_policy.ts, NIST SP 800-63B §5.1.1.2) with the
  * shipped list of common passwords (lists/common_passwords.txt) and the settings' limits.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { load_config } from "../../src/app/config.ts";
 import { check_password_policy, password_policy_hint } from "../../src/oidc/accounts/password_policy.ts";
 import { common_password_count, is_common_password } from "../../src/platform/common_passwords.ts";

@@ -8,7 +8,7 @@
  * error shape (RFC 6749 §5.2). Addresses come from X-Forwarded-For with trust_proxy (proxy.ts), so
  * one process can play many clients.
  */
-import { afterEach, describe, expect, spyOn, test } from "bun:test";
+import { afterEach, describe, expect, spyOn, test } from "../helpers/test_api.ts";
 import { load_config } from "../../src/app/config.ts";
 import { claimed_client_id } from "../../src/oidc/limits/endpoints.ts";
 import { start_provider } from "../helpers/provider.ts";

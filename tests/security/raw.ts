@@ -1,7 +1,8 @@
 /**
- * A raw TCP client (Bun.connect) for requests fetch will not send: malformed request lines,
+ * A raw TCP client (node:net) for requests fetch will not send: malformed request lines,
  * invalid UTF-8 bytes, huge headers, bodies trickled byte by byte, or nothing at all.
  */
+import { connect } from "node:net";
 
 export type RawAnswer = {
   /** Everything the server wrote. */
@@ -64,34 +65,27 @@ export function raw(url: string, payload: string | Uint8Array, options: RawOptio
     };
     const deadline = setTimeout(() => finish(false, current), wait);
     let current: { end(): void } | undefined;
-    Bun.connect({
-      hostname,
-      port: Number(port),
-      socket: {
-        open(socket) {
-          current = socket;
-          if (payload.length > 0) socket.write(payload);
-          const rest = [...(options.trickle ?? [])];
-          if (rest.length > 0) {
-            timer = setInterval(() => {
-              const piece = rest.shift();
-              if (piece === undefined) clearInterval(timer);
-              else socket.write(piece);
-            }, options.every_ms ?? 200);
-          }
-        },
-        data(socket, data) {
-          text += new TextDecoder().decode(data);
-          if (stop_at_response && complete(text)) finish(false, socket);
-        },
-        close() {
-          finish(true);
-        },
-        error(_socket, error) {
-          if (!done) reject(error);
-        },
-      },
-    }).catch(reject);
+    const socket = connect({ host: hostname, port: Number(port) });
+    current = socket;
+    socket.on("connect", () => {
+      if (payload.length > 0) socket.write(payload);
+      const rest = [...(options.trickle ?? [])];
+      if (rest.length > 0) {
+        timer = setInterval(() => {
+          const piece = rest.shift();
+          if (piece === undefined) clearInterval(timer);
+          else socket.write(piece);
+        }, options.every_ms ?? 200);
+      }
+    });
+    socket.on("data", (data: Uint8Array) => {
+      text += new TextDecoder().decode(data);
+      if (stop_at_response && complete(text)) finish(false, socket);
+    });
+    socket.on("close", () => finish(true));
+    socket.on("error", (error) => {
+      if (!done) reject(error);
+    });
   });
 }
 

@@ -6,7 +6,7 @@
  * wait for the account lookup or the mail at all. Checked structurally, not with a stopwatch:
  * the lookup is held until the answer has arrived.
  */
-import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "../helpers/test_api.ts";
 import { settle_password_reset_requests } from "../../src/oidc/accounts/password_reset.ts";
 import { Browser, hidden_field } from "../helpers/browser.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";

@@ -9,7 +9,7 @@
  * Also one spelling per account (store/usernames.ts): NFD and fullwidth spellings of a name
  * reach the same account and the same counters.
  */
-import { afterAll, beforeAll, describe, expect, spyOn, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, spyOn, test } from "../helpers/test_api.ts";
 import { serve, type Served } from "../../src/app/server.ts";
 import { load_config } from "../../src/app/config.ts";
 import { COUNTERS } from "../../src/oidc/limits/counters.ts";
@@ -206,7 +206,7 @@ if (await use_postgres()) {
       const t = await start_provider({ database_url: db.url, config: { trust_proxy: true, login_throttle: RULES } });
       // Instance B: its own store (its own connection pool) on the same database, the same settings and clock.
       const other_store = await open_store(db.url, { migrate: true });
-      const other = await serve(t.config, { store: other_store, port: free_port(), now: t.clock.now, log: () => {}, out: () => {} });
+      const other = await serve(t.config, { store: other_store, port: await free_port(), now: t.clock.now, log: () => {}, out: () => {} });
       pair = { t, db, other_store, other };
       return { t, urls: [t.url, other.url] };
     },

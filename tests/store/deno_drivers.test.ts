@@ -7,7 +7,7 @@
  * resolve from node_modules (`--node-modules-dir=manual`). The PostgreSQL part runs when the
  * server answers, and is required with IDP_REQUIRE_POSTGRES=1 (pg.ts).
  */
-import { expect, test } from "bun:test";
+import { expect, test } from "../helpers/test_api.ts";
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

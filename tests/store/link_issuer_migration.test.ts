@@ -4,16 +4,15 @@
  * subject claim, exactly as the rules compute them (oidc/federation/identity_source.ts), so they
  * keep signing in; a link whose upstream is gone gets '' and matches nothing. On both databases.
  */
-import { SQL } from "bun";
-import { Database } from "bun:sqlite";
-import { afterAll, describe, expect, test } from "bun:test";
+import { open_raw_sqlite } from "../helpers/raw_sqlite.ts";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { identity_source } from "../../src/oidc/federation/identity_source.ts";
 import { latest_version, migrations } from "../../src/store/migrations/index.ts";
 import { migrate, open_store } from "../../src/store/open.ts";
-import { create_temp_database, use_postgres } from "./pg.ts";
+import { create_temp_database, use_postgres, pg_connect } from "./pg.ts";
 import { T0 } from "./fixtures.ts";
 
 const before = migrations.filter((m) => m.version < 21);
@@ -69,11 +68,11 @@ describe("migration 21: sqlite", () => {
 
   test("links made before it get their upstream's issuer (or user endpoint) and subject claim; an orphan gets ''", async () => {
     const path = join(dir, "v19.db");
-    const raw = new Database(path);
+    const raw = open_raw_sqlite(path);
     raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT");
     for (const m of before) {
       if (m.sqlite !== "") raw.exec(m.sqlite);
-      raw.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", [m.version, m.name]);
+      raw.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", m.version, m.name);
     }
     raw.exec(ROWS);
     raw.close();
@@ -85,7 +84,7 @@ if (await use_postgres()) {
   describe("migration 21: postgres", () => {
     test("links made before it get their upstream's issuer (or user endpoint) and subject claim; an orphan gets ''", async () => {
       const db = await create_temp_database();
-      const sql = new SQL(db.url, { max: 1 });
+      const sql = pg_connect(db.url);
       try {
         await sql`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`;
         for (const m of before) {
@@ -93,10 +92,10 @@ if (await use_postgres()) {
           await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${m.version}, ${m.name}, 0)`;
         }
         await sql.unsafe(ROWS);
-        await sql.close({ timeout: 0 });
+        await sql.end({ timeout: 0 });
         await check_migrated(db.url);
       } finally {
-        await sql.close({ timeout: 0 }).catch(() => {});
+        await sql.end({ timeout: 0 }).catch(() => {});
         await db.drop();
       }
     });

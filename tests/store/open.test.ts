@@ -1,5 +1,5 @@
 /** Choosing the adapter from the database URL. */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../helpers/test_api.ts";
 import { open_store, parse_database_url } from "../../src/store/open.ts";
 import { StoreError } from "../../src/store/types.ts";
 import { rejection } from "../helpers/settle.ts";

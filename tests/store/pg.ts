@@ -5,25 +5,35 @@
  * otherwise; that database is only used to create and drop per-file databases. When it is not
  * reachable, PostgreSQL tests are skipped with one line on stderr, or fail when
  * IDP_REQUIRE_POSTGRES=1 (CI sets it).
+ *
+ * The tests' own connections (to create databases, look at rows, hold a lock) are postgres.js,
+ * which Bun and Deno both run, whatever driver the store uses.
  */
-import { SQL } from "bun";
-import { test } from "bun:test";
+import postgres from "postgres";
+import { test } from "../helpers/test_api.ts";
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** A connection of the test's own (pool of `max`, default 1), beside the store's; `end()` closes it. */
+export function pg_connect(url: string, options: { max?: number; connect_timeout?: number } = {}) {
+  return postgres(url, { max: options.max ?? 1, connect_timeout: options.connect_timeout, onnotice: () => {} });
+}
+
+export type Pg = ReturnType<typeof pg_connect>;
 
 let available: Promise<boolean> | undefined;
 
 /** Whether the test server answers (asked once per process). */
 export function pg_available(): Promise<boolean> {
   available ??= (async () => {
-    const sql = new SQL(TEST_DATABASE_URL, { max: 1, connectionTimeout: 3 });
+    const sql = pg_connect(TEST_DATABASE_URL, { connect_timeout: 3 });
     try {
       await sql`SELECT 1`;
       return true;
     } catch {
       return false;
     } finally {
-      await sql.close({ timeout: 0 }).catch(() => {});
+      await sql.end({ timeout: 0 }).catch(() => {});
     }
   })();
   return available;
@@ -55,11 +65,11 @@ export type TempDatabase = { url: string; name: string; drop(): Promise<void> };
 /** A new empty database `idp_t_<random>` on the test server; `drop()` removes it (even if in use). */
 export async function create_temp_database(): Promise<TempDatabase> {
   const name = `idp_t_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
-  const admin = new SQL(TEST_DATABASE_URL, { max: 1, connectionTimeout: 5 });
+  const admin = pg_connect(TEST_DATABASE_URL, { connect_timeout: 5 });
   try {
     await admin.unsafe(`CREATE DATABASE "${name}"`);
   } finally {
-    await admin.close({ timeout: 0 }).catch(() => {});
+    await admin.end({ timeout: 0 }).catch(() => {});
   }
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
@@ -67,11 +77,11 @@ export async function create_temp_database(): Promise<TempDatabase> {
     url: url.toString(),
     name,
     async drop() {
-      const sql = new SQL(TEST_DATABASE_URL, { max: 1, connectionTimeout: 5 });
+      const sql = pg_connect(TEST_DATABASE_URL, { connect_timeout: 5 });
       try {
         await sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       } finally {
-        await sql.close({ timeout: 0 }).catch(() => {});
+        await sql.end({ timeout: 0 }).catch(() => {});
       }
     },
   };

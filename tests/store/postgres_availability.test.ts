@@ -4,14 +4,13 @@
  * the pool size holds, and a schema newer than the build is refused. Through each PostgreSQL
  * driver: Bun.SQL, the runtime's, and postgres.js, which Deno uses (their errors differ).
  */
-import { SQL } from "bun";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import type { PgDriver } from "../../src/store/postgres/driver.ts";
 import { open_postgres_store } from "../../src/store/postgres/index.ts";
 import { POSTGRES_JS } from "../../src/store/postgres/postgres_js.ts";
 import { StoreError, StoreUnavailableError, type OpenStoreOptions, type Store } from "../../src/store/types.ts";
 import { concurrently, seed_user } from "./fixtures.ts";
-import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase } from "./pg.ts";
+import { create_temp_database, TEST_DATABASE_URL, use_postgres, type TempDatabase, pg_connect } from "./pg.ts";
 import { blackhole, closed_port, tcp_proxy } from "./tcp_proxy.ts";
 
 /** The error a promise rejects with (or fails the test when it resolves). */
@@ -84,33 +83,33 @@ for (const [name, driver] of (await use_postgres()) ? DRIVERS : []) {
 
     test("after pg_terminate_backend kills its connections the next calls still succeed", async () => {
       const store = await open_store(db.url, { max: 3 });
-      const admin = new SQL(TEST_DATABASE_URL, { max: 1 });
+      const admin = pg_connect(TEST_DATABASE_URL);
       try {
         const user = await seed_user(store);
         await concurrently(6, () => store.ping());
         const [killed] = await admin`
           SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = ${db.name} AND pid <> pg_backend_pid()`;
-        expect(Number(killed.n)).toBeGreaterThan(0);
+        expect(Number(killed!.n)).toBeGreaterThan(0);
         // Each dead pooled connection fails its next call unrun; the store retries on another.
         expect(await concurrently(5, () => store.get_user_by_id(user.id))).toEqual(Array(5).fill(user));
       } finally {
         await store.close();
-        await admin.close();
+        await admin.end();
       }
     }, 20_000);
 
     test("the pool never opens more than `max` connections", async () => {
       const store = await open_store(db.url, { max: 3 });
-      const admin = new SQL(TEST_DATABASE_URL, { max: 1 });
+      const admin = pg_connect(TEST_DATABASE_URL);
       try {
         await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${db.name}`;
         await concurrently(30, () => store.list_users({ limit: 5 }));
         const [row] = await admin`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = ${db.name}`;
-        expect(Number(row.n)).toBeGreaterThanOrEqual(1);
-        expect(Number(row.n)).toBeLessThanOrEqual(3);
+        expect(Number(row!.n)).toBeGreaterThanOrEqual(1);
+        expect(Number(row!.n)).toBeLessThanOrEqual(3);
       } finally {
         await store.close();
-        await admin.close();
+        await admin.end();
       }
     }, 20_000);
 
@@ -118,9 +117,9 @@ for (const [name, driver] of (await use_postgres()) ? DRIVERS : []) {
       const newer = await create_temp_database();
       try {
         (await open_store(newer.url)).close();
-        const sql = new SQL(newer.url, { max: 1 });
+        const sql = pg_connect(newer.url);
         await sql`INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)`;
-        await sql.close();
+        await sql.end();
         const error = await rejection(open_store(newer.url));
         expect(error).toBeInstanceOf(StoreError);
         expect((error as Error).message).toMatch(/newer than this build/);

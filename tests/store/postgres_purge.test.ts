@@ -3,12 +3,11 @@
  * on PostgreSQL a batch takes its rows `FOR UPDATE SKIP LOCKED`, so instances purging together
  * neither wait for each other nor delete a row twice.
  */
-import { SQL } from "bun";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { ClientRow, Store, UserRow } from "../../src/store/types.ts";
 import { T0, concurrently, seed_pair, token_input } from "./fixtures.ts";
-import { create_temp_database, use_postgres, type TempDatabase } from "./pg.ts";
+import { create_temp_database, use_postgres, type TempDatabase, pg_connect } from "./pg.ts";
 
 if (await use_postgres()) {
   describe("purge_expired on PostgreSQL with several instances", () => {
@@ -39,7 +38,7 @@ if (await use_postgres()) {
     test("a purge skips expired rows another transaction holds locked instead of waiting for them", async () => {
       const hashes = await expired_tokens(25);
       const held = hashes[0]!;
-      const lock = new SQL(db.url, { max: 1 });
+      const lock = pg_connect(db.url);
       try {
         const during = await lock.begin(async (tx) => {
           await tx`SELECT token_hash FROM tokens WHERE token_hash = ${held} FOR UPDATE`;
@@ -49,7 +48,7 @@ if (await use_postgres()) {
         expect(during.tokens).toBe(24);
         expect(await a.get_token(held)).not.toBeNull();
       } finally {
-        await lock.close({ timeout: 0 });
+        await lock.end({ timeout: 0 });
       }
       expect((await a.purge_expired(now, 10)).tokens).toBe(1);
       expect(await a.get_token(held)).toBeNull();

@@ -7,28 +7,27 @@
  * instance) and rotate_refresh_token treat it as revoked. SQLite cannot interleave so (its writes
  * are serialised by one lock, and a later INSERT sees the record: tests/store/suite/revoked_grants.ts).
  */
-import { SQL } from "bun";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { open_store } from "../../src/store/open.ts";
 import type { Store } from "../../src/store/types.ts";
 import { code_input, seed_pair, T0, uid } from "./fixtures.ts";
-import { create_temp_database, use_postgres, type TempDatabase } from "./pg.ts";
+import { create_temp_database, use_postgres, type TempDatabase, pg_connect, type Pg } from "./pg.ts";
 
 if (await use_postgres()) {
   describe("revoke-then-insert race: postgres", () => {
     let db: TempDatabase;
     let store: Store;
     let other: Store;
-    let raw: SQL;
+    let raw: Pg;
 
     beforeAll(async () => {
       db = await create_temp_database();
       store = await open_store(db.url, { max: 4 });
       other = await open_store(db.url, { max: 4 });
-      raw = new SQL(db.url, { max: 1 });
+      raw = pg_connect(db.url);
     });
     afterAll(async () => {
-      await raw.close({ timeout: 0 });
+      await raw.end({ timeout: 0 });
       await other.close();
       await store.close();
       await db.drop();

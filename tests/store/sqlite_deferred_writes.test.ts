@@ -4,8 +4,9 @@
  * it ends, so the write lock is free while the turn's JavaScript runs; each write still settles
  * after its COMMIT, a failing one rejects alone, and single use holds across processes.
  */
-import { Database } from "bun:sqlite";
-import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { open_raw_sqlite, type RawSqlite } from "../helpers/raw_sqlite.ts";
+import { run, script_command } from "../helpers/spawn.ts";
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,14 +20,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let url: string;
 let store: Store;
 /** A second connection to the same file, as another worker would have. */
-let raw: Database;
+let raw: RawSqlite;
 let client: ClientRow;
 
 beforeEach(async () => {
   const path = join(dir, `${uid("db")}.db`);
   url = `sqlite:${path}`;
   store = await open_store(url, { deferred_writes: true });
-  raw = new Database(path);
+  raw = open_raw_sqlite(path);
   client = await seed_client(store);
 });
 
@@ -35,7 +36,7 @@ afterEach(async () => {
   raw.close();
 });
 
-const committed = (hash: string) => raw.query("SELECT 1 FROM tokens WHERE token_hash = ?").get(hash) !== null;
+const committed = (hash: string) => raw.get("SELECT 1 FROM tokens WHERE token_hash = ?", hash) !== null;
 
 describe("sqlite deferred writes", () => {
   test("the write lock is free until the turn ends; the write settles after its COMMIT", async () => {
@@ -73,7 +74,7 @@ describe("sqlite deferred writes", () => {
     expect(dup.status === "rejected" && dup.reason).toBeInstanceOf(StoreConflictError);
     expect(dup_in_turn.status === "rejected" && dup_in_turn.reason).toBeInstanceOf(StoreConflictError);
     expect([first.status, token.status]).toEqual(["fulfilled", "fulfilled"]);
-    const names = (raw.query("SELECT username FROM users ORDER BY username").all() as { username: string }[]).map((r) => r.username);
+    const names = (raw.all("SELECT username FROM users ORDER BY username") as { username: string }[]).map((r) => r.username);
     expect(names).toEqual([taken.username, "first"].sort());
   });
 
@@ -82,10 +83,9 @@ describe("sqlite deferred writes", () => {
     const code = await store.insert_code(code_input(user, client));
     const worker = new URL("./deferred_consume_worker.ts", import.meta.url).pathname;
     const runs = Array.from({ length: 3 }, async () => {
-      const child = Bun.spawn([process.execPath, worker, url, "code", code.code_hash, "10", String(T0 + 1)], { stdout: "pipe", stderr: "pipe" });
-      const [out, err, exit] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-      if (exit !== 0) throw new Error(`worker failed (${exit}): ${err}`);
-      return JSON.parse(out) as string[];
+      const { code: exit, stdout, stderr } = await run([...script_command(worker), url, "code", code.code_hash, "10", String(T0 + 1)], { env: process.env });
+      if (exit !== 0) throw new Error(`worker failed (${exit}): ${stderr}`);
+      return JSON.parse(stdout) as string[];
     });
     const statuses = (await Promise.all(runs)).flat();
     expect(statuses.length).toBe(30);

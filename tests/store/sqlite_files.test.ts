@@ -2,7 +2,7 @@
  * The SQLite files are the owner's only (store/sqlite/files.ts): they hold the signing keys, so
  * another local user must not read them, whatever the umask the process was started with.
  */
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, test } from "../helpers/test_api.ts";
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

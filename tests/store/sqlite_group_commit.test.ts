@@ -4,7 +4,7 @@
  * and a failing call or COMMIT rejects exactly the calls it should.
  */
 import { Database } from "bun:sqlite";
-import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -17,7 +17,7 @@
  *   list_session_clients    SEARCH session_clients USING COVERING INDEX sqlite_autoindex_session_clients_1 (session_id_hash=?)
  */
 import { Database } from "bun:sqlite";
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { migrate_sqlite } from "../../src/store/sqlite/connection.ts";
 import { planned_queries } from "./token_queries.ts";
 

@@ -1,6 +1,6 @@
 /** SQLite-only behaviour: the pragmas, the in-memory form, and a schema newer than the build. */
 import { Database } from "bun:sqlite";
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

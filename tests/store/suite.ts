@@ -5,7 +5,7 @@
  * One shared database serves most tests (rows carry random ids, so tests do not see each
  * other's rows); tests that need exact counts or an empty schema ask for a fresh one.
  */
-import { afterAll, beforeAll, describe } from "bun:test";
+import { afterAll, beforeAll, describe } from "../helpers/test_api.ts";
 import type { OpenStoreOptions, Store } from "../../src/store/types.ts";
 import { client_tests } from "./suite/clients.ts";
 import { code_tests } from "./suite/codes.ts";

@@ -4,15 +4,14 @@
  * indexes) and the later ones (4: initial access tokens get ids and use limits); the rows read back unchanged and every revoke query still finds its tokens, on both
  * databases. On PostgreSQL the plans are checked too (SQLite's are in sqlite_plans.test.ts).
  */
-import { SQL } from "bun";
-import { Database } from "bun:sqlite";
-import { afterAll, describe, expect, test } from "bun:test";
+import { open_raw_sqlite } from "../helpers/raw_sqlite.ts";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { latest_version, migrations } from "../../src/store/migrations/index.ts";
 import { migrate, open_store } from "../../src/store/open.ts";
-import { create_temp_database, use_postgres } from "./pg.ts";
+import { create_temp_database, use_postgres, pg_connect } from "./pg.ts";
 import { planned_queries } from "./token_queries.ts";
 import { T0 } from "./fixtures.ts";
 
@@ -81,20 +80,20 @@ describe("upgrade to partial token indexes: sqlite", () => {
 
   test("a version 2 database with rows migrates to the latest version; rows and revoke queries intact", async () => {
     const path = join(dir, "v2.db");
-    const raw = new Database(path);
+    const raw = open_raw_sqlite(path);
     raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT");
     for (const m of older) {
       raw.exec(m.sqlite);
-      raw.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", [m.version, m.name]);
+      raw.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", m.version, m.name);
     }
     raw.exec(ROWS);
     raw.close();
     await check_upgraded(`sqlite:${path}`);
-    const check = new Database(path, { readonly: true });
+    const check = open_raw_sqlite(path, { readonly: true });
     try {
-      const partial = check.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tokens' AND sql LIKE '% IS NOT NULL' ORDER BY name").all();
+      const partial = check.all("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tokens' AND sql LIKE '% IS NOT NULL' ORDER BY name");
       expect(partial).toEqual([{ name: "tokens_family_id" }, { name: "tokens_session_id_hash" }, { name: "tokens_user_client" }]);
-      expect(check.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+      expect(check.get("PRAGMA integrity_check")).toEqual({ integrity_check: "ok" });
     } finally {
       check.close();
     }
@@ -105,7 +104,7 @@ if (await use_postgres()) {
   describe("upgrade to partial token indexes: postgres", () => {
     test("a version 2 database with rows migrates to the latest version; rows and revoke queries intact", async () => {
       const db = await create_temp_database();
-      const sql = new SQL(db.url, { max: 1 });
+      const sql = pg_connect(db.url);
       try {
         await sql`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`;
         for (const m of older) {
@@ -118,14 +117,14 @@ if (await use_postgres()) {
           SELECT indexname FROM pg_indexes WHERE tablename = 'tokens' AND indexdef LIKE '%IS NOT NULL)' ORDER BY indexname`;
         expect(partial.map((r) => r.indexname)).toEqual(["tokens_family_id", "tokens_session_id_hash", "tokens_user_client"]);
       } finally {
-        await sql.close({ timeout: 0 });
+        await sql.end({ timeout: 0 });
         await db.drop();
       }
     });
 
     test("every revoke, cascade, purge and session_clients query can use its index (EXPLAIN, sequential scans off)", async () => {
       const db = await create_temp_database();
-      const sql = new SQL(db.url, { max: 1 });
+      const sql = pg_connect(db.url);
       try {
         await migrate(db.url);
         // On a near-empty table the planner rightly prefers a sequential scan; with it priced
@@ -151,7 +150,7 @@ if (await use_postgres()) {
           expect(plans[q.name]).not.toMatch(/Seq Scan/);
         }
       } finally {
-        await sql.close({ timeout: 0 });
+        await sql.end({ timeout: 0 });
         await db.drop();
       }
     });

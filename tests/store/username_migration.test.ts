@@ -4,16 +4,15 @@
  * fullwidth name signs in by its plain spelling; two accounts that become one name fail the
  * migration, which then changes nothing. On both databases.
  */
-import { SQL } from "bun";
-import { Database } from "bun:sqlite";
-import { afterAll, describe, expect, test } from "bun:test";
+import { open_raw_sqlite } from "../helpers/raw_sqlite.ts";
+import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { latest_version, migrations } from "../../src/store/migrations/index.ts";
 import { migrate, open_store } from "../../src/store/open.ts";
 import { username_key } from "../../src/store/usernames.ts";
-import { create_temp_database, use_postgres } from "./pg.ts";
+import { create_temp_database, use_postgres, pg_connect } from "./pg.ts";
 import { T0 } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";
 
@@ -70,11 +69,11 @@ describe("migration 5: sqlite", () => {
 
   function older_database(name: string, rows: string): string {
     const path = join(dir, name);
-    const raw = new Database(path);
+    const raw = open_raw_sqlite(path);
     raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT");
     for (const m of before) {
       raw.exec(m.sqlite);
-      raw.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", [m.version, m.name]);
+      raw.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 0)", m.version, m.name);
     }
     raw.exec(rows);
     raw.close();
@@ -88,9 +87,9 @@ describe("migration 5: sqlite", () => {
   test("two accounts that become one name: the migration fails, naming both, and changes nothing", async () => {
     const path = older_database("collide.db", COLLIDING);
     const read = <T>(query: string) => {
-      const db = new Database(path, { readonly: true });
+      const db = open_raw_sqlite(path, { readonly: true });
       try {
-        return db.query(query).all() as T[];
+        return db.all(query) as T[];
       } finally {
         db.close();
       }
@@ -107,7 +106,7 @@ if (await use_postgres()) {
   describe("migration 5: postgres", () => {
     async function older_database(rows: string) {
       const db = await create_temp_database();
-      const sql = new SQL(db.url, { max: 1 });
+      const sql = pg_connect(db.url);
       await sql`CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`;
       for (const m of before) {
         await sql.unsafe(m.postgres);
@@ -122,7 +121,7 @@ if (await use_postgres()) {
       try {
         await check_rekeyed(db.url);
       } finally {
-        await sql.close({ timeout: 0 });
+        await sql.end({ timeout: 0 });
         await db.drop();
       }
     });
@@ -132,11 +131,11 @@ if (await use_postgres()) {
       try {
         await check_refused(
           db.url,
-          async () => Number((await sql`SELECT max(version) AS v FROM schema_migrations`)[0].v),
+          async () => Number((await sql`SELECT max(version) AS v FROM schema_migrations`)[0]!.v),
           async () => ((await sql`SELECT username_key FROM users`) as { username_key: string }[]).map((r) => r.username_key),
         );
       } finally {
-        await sql.close({ timeout: 0 });
+        await sql.end({ timeout: 0 });
         await db.drop();
       }
     });

@@ -3,7 +3,7 @@
  * type in exactly one area with a catalog name in every language, who did it, and the CSV of an
  * export (RFC 4180 quoting, a header row, no formula for a spreadsheet).
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { AUDIT_AREAS, audit_actor, audit_area, type NamedAuditEvent } from "../../../src/oidc/admin/audit.ts";
 import { actor_message, audit_csv, audit_filters, csv_field, type_message } from "../../../src/http/pages/admin_audit.ts";
 import { CATALOGS } from "../../../src/platform/locales.ts";

@@ -1,6 +1,6 @@
 // The rate-limit counters (src/oidc/limits/counters.ts): one key space per counter, settings that
 // exist with the defaults README shows, and no counter touched anywhere else in src/.
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { ConfigSchema } from "../../../src/config/schema.ts";
 import { COUNTERS, counted_address, counter_key, type Amount, type Counter, type Parts } from "../../../src/oidc/limits/counters.ts";
 import { load_tree, strip } from "../../architecture/rules.ts";

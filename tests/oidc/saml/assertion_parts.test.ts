@@ -3,7 +3,7 @@
  * (SAML Metadata §2.2.3), the NameID of each format, the attributes under both name formats,
  * and the AuthnContextClassRef of each kind of sign-in.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { user_attributes } from "../../../src/oidc/saml/attributes.ts";
 import { AUTHN_CONTEXT, authn_context_class } from "../../../src/oidc/saml/authn_context.ts";
 import { name_id, persistent_id } from "../../../src/oidc/saml/subject.ts";

@@ -4,7 +4,7 @@
  * own public key, OpenSSL accepts it, and it is the same bytes every time (every instance of
  * the provider serves the same metadata).
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { X509Certificate } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";

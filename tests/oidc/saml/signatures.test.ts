@@ -6,7 +6,7 @@
  * RSA-SHA1 and a comment in the Issuer are refused. The HTTP-Redirect signature covers the raw
  * query, RelayState included.
  */
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "../../helpers/test_api.ts";
 import { sign } from "node:crypto";
 import { SignedXml } from "xml-crypto";
 import { read_authn_request } from "../../../src/oidc/saml/authn_request.ts";

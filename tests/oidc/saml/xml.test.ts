@@ -3,7 +3,7 @@
  * before any parse or expansion, with an XmlRejected that says why, and property tests show that
  * whatever bytes arrive the reader answers a Document or an XmlRejected, never anything else.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { deflateRawSync } from "node:zlib";
 import fc from "fast-check";
 import {

@@ -9,7 +9,7 @@
  *   by `text()`, so they reach the page translated;
  * - negotiation: Accept-Language q-values, region fallback.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { IntlMessageFormat } from "intl-messageformat";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -22,7 +22,7 @@ import { WRONG_CREDENTIALS } from "../../../src/oidc/signin/password.ts";
 import { check_password_policy, password_policy_hint } from "../../../src/oidc/accounts/password_policy.ts";
 import { load_config } from "../../../src/app/config.ts";
 
-const ROOT = join(import.meta.dir, "../../..");
+const ROOT = join(import.meta.dirname, "../../..");
 const VIEWS = join(ROOT, "views");
 
 /**

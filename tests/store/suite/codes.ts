@@ -1,17 +1,17 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { StoreConflictError, StoreReferenceError } from "../../../src/store/types.ts";
 import { code_input, concurrently, seed_pair, T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
+import { run, script_command } from "../../helpers/spawn.ts";
 
 /** Runs consume_worker.ts in `processes` separate processes against the same database. */
 export async function in_other_processes(url: string, kind: "code" | "refresh", hash: string, processes: number, attempts: number, now: number): Promise<string[]> {
   const worker = new URL("../consume_worker.ts", import.meta.url).pathname;
   const runs = Array.from({ length: processes }, async () => {
-    const child = Bun.spawn([process.execPath, worker, url, kind, hash, String(attempts), String(now)], { stdout: "pipe", stderr: "pipe" });
-    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    if (code !== 0) throw new Error(`worker failed (${code}): ${err}`);
-    return JSON.parse(out) as string[];
+    const { code, stdout, stderr } = await run([...script_command(worker), url, kind, hash, String(attempts), String(now)], { env: process.env });
+    if (code !== 0) throw new Error(`worker failed (${code}): ${stderr}`);
+    return JSON.parse(stdout) as string[];
   });
   return (await Promise.all(runs)).flat();
 }

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { StoreConflictError } from "../../../src/store/types.ts";
 import { rejection } from "../../helpers/settle.ts";
 import { concurrently, seed_client, seed_pair, T0, uid } from "../fixtures.ts";

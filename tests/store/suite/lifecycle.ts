@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { migrate, open_store } from "../../../src/store/open.ts";
 import { latest_version, migrations } from "../../../src/store/migrations/index.ts";
 import { StoreError, StoreUnavailableError } from "../../../src/store/types.ts";

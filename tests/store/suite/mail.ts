@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { MAIL_KEEP_SENT_SECONDS } from "../../../src/store/purge.ts";
 import type { NewMail, Store } from "../../../src/store/types.ts";
 import { concurrently, T0, uid } from "../fixtures.ts";

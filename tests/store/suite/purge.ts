@@ -1,6 +1,7 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { code_input, seed_pair, T0, token_input, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export function purge_tests(ctx: SuiteContext): void {
   describe("purge_expired", () => {
@@ -77,7 +78,7 @@ export function purge_tests(ctx: SuiteContext): void {
             pauses.push(batch_ms);
             const before = turns;
             // Another timer runs while the purge waits: nothing holds the event loop.
-            while (turns === before) await Bun.sleep(1);
+            while (turns === before) await sleep(1);
           });
           expect(counts.tokens).toBe(5);
         } finally {

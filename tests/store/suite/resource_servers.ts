@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { StoreConflictError } from "../../../src/store/types.ts";
 import { code_input, seed_pair, T0, token_input, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";

@@ -5,7 +5,7 @@
  * two store instances (two servers). The tokens the winner inserts are stored revoked, read as
  * revoked on either instance, and never rotate. The record is purged once no token of it is left.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { REVOKED_GRANT_KEEP_SECONDS } from "../../../src/store/purge.ts";
 import { code_input, seed_pair, T0, token_input, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";

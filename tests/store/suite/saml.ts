@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { StoreConflictError, type SamlServiceProviderPatch } from "../../../src/store/types.ts";
 import { T0, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";

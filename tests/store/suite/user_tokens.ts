@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test } from "../../helpers/test_api.ts";
 import { StoreConflictError, StoreError, StoreReferenceError, type Store, type UserRow } from "../../../src/store/types.ts";
 import { concurrently, seed_client, seed_user, T0, token_input, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
