@@ -1,9 +1,10 @@
 /**
  * The portable cookie parser and serialiser (src/fw/runtime/cookies_portable.ts, used on Deno)
  * answer as Bun's CookieMap and Cookie do (cookies_bun.ts): the same inputs through both, from
- * generated headers and options, and the quirks the generators might miss, one by one.
+ * generated headers and options, and the quirks the generators might miss, one by one. On Deno,
+ * where Bun's are not there to compare with, the quirks are checked against the portable ones alone.
  */
-import { describe, expect, test } from "../helpers/test_api.ts";
+import { describe, expect, RUNTIME, test } from "../helpers/test_api.ts";
 import fc from "fast-check";
 import type { CookieOptions } from "../../src/fw/cookies.ts";
 import * as bun from "../../src/fw/runtime/cookies_bun.ts";
@@ -30,7 +31,7 @@ const pair = fc.oneof(
 );
 
 describe("reading a Cookie header", () => {
-  test("every name answers the same value on both (generated headers)", () => {
+  test.skipIf(RUNTIME !== "bun")("every name answers the same value on both (generated headers; on Bun, which has the other)", () => {
     fc.assert(
       fc.property(fc.array(pair, { maxLength: 8 }), name, (pairs, absent) => {
         const header = pairs.join(";");
@@ -58,7 +59,7 @@ describe("reading a Cookie header", () => {
     ["__proto__=x", "__proto__", "x"],
     ["a=\t1\t", "a", "1"],
   ])("%j: %s is %j", (header, key, expected) => {
-    expect(bun.read_cookies(header).get(key)).toBe(expected);
+    if (RUNTIME === "bun") expect(bun.read_cookies(header).get(key)).toBe(expected);
     expect(portable.read_cookies(header).get(key)).toBe(expected);
   });
 
@@ -97,7 +98,7 @@ const options = fc.record(
 );
 
 describe("serialising a Set-Cookie", () => {
-  test("the same header value, or the same refusal, on both (generated names, values, options)", () => {
+  test.skipIf(RUNTIME !== "bun")("the same header value, or the same refusal, on both (generated names, values, options; on Bun, which has the other)", () => {
     fc.assert(
       fc.property(
         fc.oneof(name, fc.string({ maxLength: 4 })),
