@@ -25,6 +25,7 @@ import { pg_federation } from "./federation.ts";
 import { pg_user_tokens } from "./user_tokens.ts";
 import { pg_pushed_requests } from "./pushed_requests.ts";
 import { pg_device_authorizations } from "./device_authorizations.ts";
+import { pg_ldap } from "./ldap.ts";
 
 export async function open_postgres_store(url: string, options: OpenStoreOptions = {}): Promise<Store> {
   const sql = create_pool(url, options);
@@ -94,6 +95,7 @@ function postgres_store(sql: SQL): Store {
     ...pg_federation(sql),
     ...pg_pushed_requests(sql),
     ...pg_device_authorizations(sql),
+    ...pg_ldap(sql),
     ...lifecycle,
   };
 }

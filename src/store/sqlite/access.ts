@@ -136,6 +136,14 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   get_resource_server: "read",
   list_resource_servers: "read",
   delete_resource_server: "write",
+  // the LDAP directory
+  create_ldap_service_account: "write",
+  get_ldap_service_account: "read",
+  list_ldap_service_accounts: "read",
+  set_ldap_service_account_secret: "write",
+  delete_ldap_service_account: "write",
+  ldap_posix_numbers: "write",
+  list_directory_memberships: "read",
   // audit
   add_audit_event: "write",
   list_audit_events: "read",

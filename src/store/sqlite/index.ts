@@ -25,6 +25,7 @@ import { sqlite_federation } from "./federation.ts";
 import { sqlite_user_tokens } from "./user_tokens.ts";
 import { sqlite_pushed_requests } from "./pushed_requests.ts";
 import { sqlite_device_authorizations } from "./device_authorizations.ts";
+import { sqlite_ldap } from "./ldap.ts";
 
 export async function open_sqlite_store(path: string, options: OpenStoreOptions = {}): Promise<Store> {
   // A batch another store of this process holds open would block the migration below.
@@ -82,6 +83,7 @@ function sqlite_store(db: Database, deferred_writes: boolean): Store {
     ...sqlite_federation(db),
     ...sqlite_pushed_requests(db),
     ...sqlite_device_authorizations(db),
+    ...sqlite_ldap(db),
   };
   const store: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(data) as [string, Method][]) {
