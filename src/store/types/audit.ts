@@ -77,6 +77,11 @@ export const AUDIT_EVENT_TYPES = [
   "user_disabled",
   "user_enabled",
   "admin_granted",
+  // The LDAP directory (oidc/ldap/binds.ts; src/cli/ldap.ts).
+  "ldap_bind",
+  "ldap_service_account_created",
+  "ldap_service_account_removed",
+  "ldap_service_account_rotated",
 ] as const;
 
 export type AuditEvent = {
