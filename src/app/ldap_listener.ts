@@ -45,8 +45,8 @@ const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 export async function start_ldap(idp: Provider, log: Log): Promise<LdapListener | null> {
   const config = idp.config.ldap;
   if (config.listen === undefined && config.ldaps_listen === undefined) return null;
-  const context =
-    config.tls_cert !== undefined && config.tls_key !== undefined ? tls.createSecureContext({ cert: readFileSync(config.tls_cert), key: readFileSync(config.tls_key) }) : null;
+  const pem = config.tls_cert !== undefined && config.tls_key !== undefined ? { cert: readFileSync(config.tls_cert), key: readFileSync(config.tls_key) } : null;
+  const context = pem === null ? null : tls.createSecureContext(pem);
   const rules = ldap_rules(idp, context !== null);
   const open = new Set<Connection>();
   const accept = (socket: Duplex & net.Socket, secure: boolean) => {
@@ -68,7 +68,8 @@ export async function start_ldap(idp: Provider, log: Log): Promise<LdapListener 
       continue;
     }
     const { host, port } = parse_listen(setting)!;
-    const server = secure ? tls.createServer({ secureContext: context! }, (socket) => accept(socket, true)) : net.createServer((socket) => accept(socket, false));
+    // The certificate itself, not the context: Bun's tls.createServer ignores `secureContext`.
+    const server = secure ? tls.createServer({ ...pem! }, (socket) => accept(socket, true)) : net.createServer((socket) => accept(socket, false));
     try {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
