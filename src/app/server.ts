@@ -89,8 +89,8 @@ export type ServeOptions = {
   worker?: { index: number; count: number };
 };
 
-/** `ldap`: the LDAP listeners' addresses (`host:port`), null when off (IDP_LDAP_LISTEN, IDP_LDAPS_LISTEN). */
-export type Served = { url: string; provider: Provider; ldap: Pick<LdapListener, "plain" | "ldaps"> | null; stop(): Promise<void> };
+/** `ldap`: the LDAP listeners' addresses (`host:port`) and open connections, null when off (IDP_LDAP_LISTEN, IDP_LDAPS_LISTEN). */
+export type Served = { url: string; provider: Provider; ldap: Pick<LdapListener, "plain" | "ldaps" | "connections"> | null; stop(): Promise<void> };
 
 /** Opens the store (migrating it), loads the keys and starts the server. */
 export async function serve(config: Config, options: ServeOptions = {}): Promise<Served> {
@@ -168,7 +168,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     return {
       url: running.url,
       provider: idp,
-      ldap: ldap === null ? null : { plain: ldap.plain, ldaps: ldap.ldaps },
+      ldap: ldap === null ? null : { plain: ldap.plain, ldaps: ldap.ldaps, connections: ldap.connections },
       /** Graceful: no new background work, stop accepting, let in-flight requests finish, close the store. */
       async stop() {
         log({ level: "info", msg: "stopping", grace_seconds: config.shutdown_grace_seconds });

@@ -76,7 +76,9 @@ export type LdapProvider = {
   stop(): Promise<void>;
 };
 
-export async function start_ldap_provider(options: { database_url?: string; ldap?: Record<string, unknown>; config?: Record<string, unknown> } = {}): Promise<LdapProvider> {
+export async function start_ldap_provider(
+  options: { database_url?: string; ldap?: Record<string, unknown>; config?: Record<string, unknown>; log?: (line: Record<string, unknown>) => void } = {},
+): Promise<LdapProvider> {
   const { cert, key } = test_certificate();
   const [port, ldap_port, ldaps_port] = [free_port(), free_port(), free_port()];
   const database_url = options.database_url ?? "sqlite::memory:";
@@ -118,7 +120,7 @@ export async function start_ldap_provider(options: { database_url?: string; ldap
   const now = Math.floor(Date.now() / 1000);
   const gitea = (await add_service_account(store, { name: "gitea" }, now)).password;
   const grafana = (await add_service_account(store, { name: "grafana", group: "devs" }, now)).password;
-  const served = await serve(config, { store, port, now: test_clock().now, log: () => {}, out: () => {} });
+  const served = await serve(config, { store, port, now: test_clock().now, log: options.log ?? (() => {}), out: () => {} });
   return {
     served,
     store,

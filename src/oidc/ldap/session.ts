@@ -182,9 +182,9 @@ export class LdapSession {
       return reply(result(RESULT.success), null, new TextEncoder().encode(dn === "" ? "" : `dn:${dn}`));
     }
     if (oid === OID.start_tls) {
-      // §4.14.1: not offered here (no certificate), or TLS already up.
-      if (!this.connection.start_tls) return reply(result(RESULT.protocol_error, "StartTLS is not offered here (IDP_LDAP_TLS_CERT is not set)"), OID.start_tls, null);
+      // §4.14.1: TLS already up (LDAPS, or a StartTLS before), or not offered here (no certificate).
       if (this.connection.secure) return reply(result(RESULT.operations_error, "TLS is already established"), OID.start_tls, null);
+      if (!this.connection.start_tls) return reply(result(RESULT.protocol_error, "StartTLS is not offered here (IDP_LDAP_TLS_CERT is not set)"), OID.start_tls, null);
       return reply(result(RESULT.success), OID.start_tls, null, "start_tls");
     }
     // §4.12: an extended operation the server does not know.
