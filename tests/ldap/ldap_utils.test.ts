@@ -11,6 +11,8 @@ import { test_databases } from "../store/pg.ts";
 import { BASE, groups, people, services, start_ldap_provider, type LdapProvider } from "./server.ts";
 import { has_ldap_utils, ldap_tool, parse_ldif } from "./tools.ts";
 
+test.skip("sssd or nslcd resolving `getent passwd alice` from the POSIX attributes: they run as root services (a daemon, /etc/nsswitch.conf, /etc/sssd) that a test cannot start; the attributes they read are checked below", () => {});
+
 if (!has_ldap_utils()) {
   test.skip("ldap-utils is not installed (apt-get install ldap-utils): the OpenLDAP client tests are skipped", () => {});
 }
@@ -104,6 +106,9 @@ for (const database of has_ldap_utils() ? await test_databases() : []) {
       expect(by_mail.map((e) => e.attributes.uid![0])).toEqual(["carol"]);
       const admins = parse_ldif((await search(as_gitea(), ["-b", BASE, `(memberOf:1.2.840.113556.1.4.1941:=${groups("admins")})`, "dn"])).stdout);
       expect(admins.map((e) => e.dn)).toEqual([people("alice")]);
+      // Gitea's admin filter.
+      const gitea_admins = parse_ldif((await search(as_gitea(), ["-b", `ou=people,${BASE}`, `(&(uid=alice)(memberOf=CN=Admins,OU=Groups,${BASE}))`, "dn"])).stdout);
+      expect(gitea_admins.map((e) => e.dn)).toEqual([people("alice")]);
       const of_bob = parse_ldif((await search(as_gitea(), ["-b", `ou=groups,${BASE}`, "-s", "one", `(&(objectClass=groupOfNames)(member=${people("bob")}))`, "cn"])).stdout);
       expect(of_bob.map((e) => e.attributes.cn![0])).toEqual(["devs"]);
       const sub = parse_ldif((await search(as_gitea(), ["-b", BASE, "(&(cn=*lid*)(!(uid=bob)))", "dn"])).stdout);

@@ -16,7 +16,7 @@ export const ldap_service_account_spec: TableSpec<LdapServiceAccountRow> = {
   secret_created_at: "int",
 };
 
-/** Equal keys are the same account (names are ASCII: oidc/ldap/service_accounts.ts). */
+/** Equal keys are the same account (names are ASCII: oidc/admin/ldap_service_accounts.ts). */
 export function service_account_key(name: string): string {
   return name.toLowerCase();
 }

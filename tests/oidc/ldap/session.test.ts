@@ -89,7 +89,62 @@ describe("paged results cookies (RFC 2696)", () => {
   });
 });
 
+describe("reading the store", () => {
+  test("a lookup by uid or mail reads one user, not the users table; other filters read it in pages", async () => {
+    const session = await session_as(services("gitea"), t.gitea);
+    const store = t.served.provider.store;
+    const original = store.list_users;
+    let scans = 0;
+    store.list_users = (...args) => {
+      scans++;
+      return original.apply(store, args);
+    };
+    try {
+      const filter = (f: Request & { op: "search" }) => session.handle({ id: 9, request: f, controls: [] });
+      const by_uid = await filter({
+        ...SUBTREE,
+        filter: {
+          type: "and",
+          filters: [
+            { type: "equal", attribute: "objectClass", value: "inetOrgPerson" },
+            { type: "equal", attribute: "uid", value: "alice" },
+          ],
+        },
+      });
+      const by_mail = await filter({
+        ...SUBTREE,
+        filter: {
+          type: "or",
+          filters: [
+            { type: "equal", attribute: "mail", value: "bob@example.com" },
+            { type: "equal", attribute: "mail", value: "alice@example.com" },
+          ],
+        },
+      });
+      expect(entries(by_uid.responses)).toEqual([people("alice")]);
+      expect(entries(by_mail.responses)).toEqual([people("alice")]);
+      expect(scans).toBe(0);
+      await filter({ ...SUBTREE, filter: { type: "substrings", attribute: "uid", initial: "a", any: [], final: null } });
+      expect(scans).toBe(1);
+    } finally {
+      store.list_users = original;
+    }
+  });
+});
+
 describe("an account changed after its bind", () => {
+  test("a service account limited to a group that is deleted sees nothing, never everything", async () => {
+    const { add_service_account } = await import("../../../src/oidc/admin/ldap_service_accounts.ts");
+    const group = await t.store.create_group({ name: "short-team" });
+    await t.store.add_group_member(group.id, t.users.alice.id);
+    const made = await add_service_account(t.store, { name: "team-app", group: "short-team" }, 1);
+    const session = await session_as(services("team-app"), made.password);
+    const users = { ...SUBTREE, filter: { type: "equal", attribute: "objectClass", value: "inetOrgPerson" } } as Request;
+    expect(entries((await session.handle({ id: 2, request: users, controls: [] })).responses)).toEqual([people("alice")]);
+    await t.store.delete_group(group.id);
+    expect(entries((await session.handle({ id: 3, request: users, controls: [] })).responses)).toEqual([]);
+  });
+
   test("a service account removed sees nothing from its next request", async () => {
     const { add_service_account } = await import("../../../src/oidc/admin/ldap_service_accounts.ts");
     const made = await add_service_account(t.store, { name: "short-lived" }, 1);
