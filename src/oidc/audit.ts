@@ -32,8 +32,8 @@
  *   method, path, status and action; http/middleware/admin_api.ts), admin_console (one change made
  *   in the admin web console, or refused: `user_id` the user it acted on, `details.actor`
  *   `user:<id>` of the administrator, `details.action`; oidc/admin/console.ts), ldap_bind (a
- *   bind to the LDAP directory that named an account: `details.kind` user or service and
- *   `details.service`, or `details.reason` of a refusal; a wrong user password is a `login`
+ *   bind to the LDAP directory that named an account: `details.kind` user or service, with the
+ *   service account's name, or `details.reason` of a refusal; a wrong user password is a `login`
  *   failure with `details.via` "ldap"; ldap/binds.ts).
  */
 import type { Provider } from "./provider.ts";
