@@ -49,6 +49,7 @@ export * from "./types/pushed_requests.ts";
 export * from "./types/device_authorizations.ts";
 export * from "./types/federation.ts";
 export * from "./types/resource_servers.ts";
+export * from "./types/forward_auth.ts";
 
 import type { UserStore } from "./types/users.ts";
 import type { UserTokenStore } from "./types/user_tokens.ts";
@@ -70,6 +71,7 @@ import type { PushedRequestStore } from "./types/pushed_requests.ts";
 import type { DeviceAuthorizationStore } from "./types/device_authorizations.ts";
 import type { FederationStore } from "./types/federation.ts";
 import type { ResourceServerStore } from "./types/resource_servers.ts";
+import type { ForwardAuthStore } from "./types/forward_auth.ts";
 
 /** The whole storage interface. */
 export interface Store
@@ -93,6 +95,7 @@ export interface Store
     DeviceAuthorizationStore,
     FederationStore,
     ResourceServerStore,
+    ForwardAuthStore,
     LifecycleStore {}
 
 /** The data methods of the store: everything but opening, migrating, purging and closing. */
