@@ -59,7 +59,7 @@ export async function audit_page(
  * Their readable names are catalog keys: `admin.audit.area.<area>`, `admin.audit.type.<type>`.
  */
 export const AUDIT_AREAS = {
-  sign_in: ["login", "login_locked", "two_factor", "access_denied", "device_approved", "device_denied", "federation_login"],
+  sign_in: ["login", "login_locked", "two_factor", "access_denied", "protected_app_access", "device_approved", "device_denied", "federation_login"],
   account: [
     "signup",
     "invitation_sent",
@@ -90,6 +90,9 @@ export const AUDIT_AREAS = {
     "registration_token_revoked",
     "resource_created",
     "resource_deleted",
+    "protected_app_created",
+    "protected_app_updated",
+    "protected_app_deleted",
   ],
   administration: [
     "admin_console",
