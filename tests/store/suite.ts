@@ -25,6 +25,7 @@ import { passkey_tests } from "./suite/passkeys.ts";
 import { pushed_request_tests } from "./suite/pushed_requests.ts";
 import { device_authorization_tests } from "./suite/device_authorizations.ts";
 import { resource_server_tests } from "./suite/resource_servers.ts";
+import { forward_auth_tests } from "./suite/forward_auth.ts";
 
 /** One empty database of the adapter under test. */
 export type StoreTarget = {
@@ -106,5 +107,6 @@ export function store_suite(name: string, factory: StoreFactory): void {
     pushed_request_tests(ctx);
     device_authorization_tests(ctx);
     resource_server_tests(ctx);
+    forward_auth_tests(ctx);
   });
 }
