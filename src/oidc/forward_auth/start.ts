@@ -31,7 +31,7 @@ export type StartOutcome =
   | { kind: "sign_in"; return_path: string }
   | { kind: "step_up"; return_path: string; user: UserRow; enrol: boolean; first_amr: string[] | null }
   | { kind: "denied"; app: ProtectedAppRow }
-  | { kind: "go"; url: string; cookie: (CookieToSet & { options: { domain: string } }) | null };
+  | { kind: "go"; url: string; app: ProtectedAppRow; cookie: (CookieToSet & { options: { domain: string } }) | null };
 
 /** Longest way back kept through a sign-in (it rides in a cookie, browser/return_path.ts); a longer one returns to the application's root. */
 const MAX_RETURN = 1200;
@@ -79,7 +79,7 @@ export async function start_forward_auth(idp: Provider, rd: string | undefined, 
     return { kind: "step_up", return_path: back, user: active.user, enrol, first_amr: first_step(active.session) };
   }
   const cookie = await forward_auth_cookie(idp, cookies, active.session, idp.config.forward_auth.cookie_domain!);
-  return { kind: "go", url: target, cookie };
+  return { kind: "go", url: target, app, cookie };
 }
 
 /** The session's methods as the step up's first step (second_factor.ts with_first_step): none after a password alone. */

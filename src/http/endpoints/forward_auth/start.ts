@@ -9,7 +9,8 @@
  * - Signed in without the second factor the URL needs: the two-factor page (or adding a factor),
  *   which comes back here the same way.
  * - Outside the application's groups: 403 page.
- * - Otherwise the forward-auth cookie and a redirect to `rd`.
+ * - Otherwise the forward-auth cookie and a redirect to `rd` (a page that moves on by itself right
+ *   after a sign-in form, see below).
  */
 import { z } from "zod";
 import { Fw } from "../../../fw/index.ts";
@@ -24,6 +25,7 @@ import { current_session } from "../../../oidc/signin/sessions.ts";
 import { invalid_page_request } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { UNKNOWN_TITLE, denied_values } from "../../pages/forward_auth.ts";
+import { layout_values } from "../../pages/layout.ts";
 
 export const ForwardAuthStartRequest = Fw.Request("ForwardAuthStartRequest", z.object({ rd: z.string().max(8192).optional() }), {
   on_invalid: invalid_page_request(UNKNOWN_TITLE, () => NOT_REGISTERED),
@@ -53,6 +55,13 @@ export const ForwardAuthStart = (idp: Provider) =>
           return this.view("message", denied_values(idp, outcome.app, active!.user), 403);
         case "go":
           if (outcome.cookie !== null) this.set_cookie(outcome.cookie.name, outcome.cookie.value, outcome.cookie.options);
+          // Right after a sign-in form (the navigation began on this origin), a redirect to the
+          // application would end a form submission's chain at another origin, which the sign-in
+          // page's CSP form-action refuses (CSP 3 §6.3.1): a page that moves on by itself instead.
+          // Fetch Metadata (Sec-Fetch-Site) says so; a browser that sends none gets the page too.
+          if ((this.headers.get("sec-fetch-site") ?? "same-origin") === "same-origin") {
+            return this.view("forward_auth_continue", { ...layout_values(idp, "Signed in"), next: outcome.url, app: outcome.app.name });
+          }
           return this.redirect_to(outcome.url, 302);
       }
     }
