@@ -130,4 +130,14 @@ describe("idp apps", () => {
     expect(outside.code).toBe(0);
     expect(outside.stderr).toContain("two.example.org is not in IDP_FORWARD_AUTH_COOKIE_DOMAIN (example.com)");
   });
+
+  test("idp config check warns when forward authentication is on without a trusted proxy", async () => {
+    const untrusted = await box.run(["config", "check"], { env: DOMAIN });
+    expect(untrusted.stderr).toContain("forward authentication is on (IDP_FORWARD_AUTH_COOKIE_DOMAIN) but IDP_TRUST_PROXY is off");
+    const trusted = await box.run(["config", "check"], { env: { ...DOMAIN, IDP_TRUST_PROXY: "true" } });
+    expect(trusted.stderr).not.toContain("forward authentication");
+    const outside = await box.run(["config", "check"], { env: { ...DOMAIN, IDP_ISSUER: "https://id.example.org" } });
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain("the issuer's host id.example.org is not in example.com");
+  });
 });
