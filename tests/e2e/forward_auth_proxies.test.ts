@@ -270,10 +270,11 @@ for (const name of ["nginx", "caddy"] as const) {
     }, 60_000);
 
     test("a spoofed Host or X-Forwarded-Host never leads anywhere but the provider", async () => {
-      for (const headers of [
+      const spoofs: Record<string, string>[] = [
         { host: "evil.example", "x-forwarded-host": "evil.example" },
         { host: `app.idp.test:${proxy().port}`, "x-forwarded-host": "evil.example", "x-original-url": "http://evil.example/" },
-      ]) {
+      ];
+      for (const headers of spoofs) {
         const answer = await raw_get(`http://127.0.0.1:${proxy().port}/reports`, headers);
         const location = String(answer.headers.location ?? "");
         expect(location.includes("evil.example") && !location.startsWith(`${t.issuer}/`)).toBe(false);

@@ -309,12 +309,13 @@ describe("no open redirect", () => {
   });
 
   test("headers that describe no request get 400 and a log line", async () => {
-    for (const extra of [
+    const bad: Record<string, string>[] = [
       { "x-forwarded-host": "a b" },
       { "x-forwarded-proto": "ftp" },
       { "x-forwarded-uri": "no-slash" },
       { "x-forwarded-host": "app.idp.test:8080, evil.example" },
-    ]) {
+    ];
+    for (const extra of bad) {
       expect((await ask(`${APP}/`, null, { extra })).status).toBe(400);
     }
     expect((await fetch(`${t.url}/forward-auth?mode=nginx`)).status).toBe(400);

@@ -1,6 +1,6 @@
 /**
  * SQLite query plans of forward authentication's hot path and cascades: the applications of a
- * host, the session behind a forward-auth cookie (one join), a first access, and the deletes a
+ * host, the session behind a forward-auth cookie (one query), a first access, and the deletes a
  * session's and an application's end cascade to all search an index, never scan a table.
  */
 import { Database } from "bun:sqlite";

@@ -2,7 +2,7 @@
 import type { SQL } from "bun";
 import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
-import { protected_app_row, protected_app_spec } from "../rows/forward_auth.ts";
+import { longest_first, protected_app_row, protected_app_spec } from "../rows/forward_auth.ts";
 import { session_spec } from "../rows/sessions.ts";
 import type { ForwardAuthStore } from "../types.ts";
 
@@ -22,8 +22,8 @@ export function pg_forward_auth(sql: SQL): ForwardAuthStore {
       return rows.map((raw) => decode(protected_app_spec, raw));
     },
     async list_protected_apps_for_host(host) {
-      const rows: unknown[] = await sql`SELECT * FROM protected_apps WHERE host = ${host} ORDER BY length(path) DESC, path`;
-      return rows.map((raw) => decode(protected_app_spec, raw));
+      const rows: unknown[] = await sql`SELECT * FROM protected_apps WHERE host = ${host}`;
+      return longest_first(rows.map((raw) => decode(protected_app_spec, raw)));
     },
     async update_protected_app(name, changes) {
       const values = encode_postgres(protected_app_spec, { ...pick_patch(protected_app_spec, changes, ["name", "created_at"]), updated_at: changes.updated_at ?? now_seconds() });
@@ -38,9 +38,7 @@ export function pg_forward_auth(sql: SQL): ForwardAuthStore {
       await sql`INSERT INTO forward_auth_tokens (id_hash, session_id_hash, created_at) VALUES (${token.id_hash}, ${token.session_id_hash}, ${token.created_at ?? now_seconds()})`;
     },
     async get_forward_auth_session(id_hash) {
-      const [raw] = await sql`
-        SELECT sessions.* FROM forward_auth_tokens JOIN sessions ON sessions.id_hash = forward_auth_tokens.session_id_hash
-        WHERE forward_auth_tokens.id_hash = ${id_hash}`;
+      const [raw] = await sql`SELECT * FROM sessions WHERE id_hash = (SELECT session_id_hash FROM forward_auth_tokens WHERE id_hash = ${id_hash})`;
       return decode_or_null(session_spec, raw);
     },
     async record_protected_app_access(session_id_hash, app_name, now) {

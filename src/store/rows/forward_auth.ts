@@ -34,3 +34,8 @@ export function protected_app_row(input: NewProtectedApp): ProtectedAppRow {
     updated_at: input.updated_at ?? created,
   };
 }
+
+/** The applications of one host in the order list_protected_apps_for_host gives them: longest path first, then by path. */
+export function longest_first(apps: ProtectedAppRow[]): ProtectedAppRow[] {
+  return apps.sort((a, b) => b.path.length - a.path.length || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
