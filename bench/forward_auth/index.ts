@@ -11,7 +11,7 @@
 // user in a group, an application that admits the group), signs one browser in through the
 // start step to get its forward-auth cookie, then loads, one case after the other:
 //   - allowed: the check of a signed-in browser (200 with the Remote-* headers): the cookie's
-//     session (one join), the user, the groups, the applications of the host;
+//     session (one query), the user, the groups, the applications of the host;
 //   - sign-in: the check of a browser without a cookie (302 to the start step);
 //   - healthz: GET /healthz, the floor of one request through the handler chain.
 // The server is pinned to --server-cpu, this script (the load, Bun's fetch, keep-alive
