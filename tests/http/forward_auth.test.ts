@@ -31,6 +31,7 @@ beforeAll(async () => {
   await t.store.add_group_member(staff.id, t.user.id);
   await t.add_user({ username: "bob", name: "Bob", email: "bob@example.com", email_verified: false });
   await t.add_user({ username: "zoe", name: "Zoë Ünal", email: "zoe@example.com", email_verified: true });
+  await t.add_user({ username: "dave-no-factor" });
   const now = t.clock.now();
   await create_app(t.store, "wiki", { url: APP, allowed_groups: ["staff", "admins"], rules: ["/admin=admins+2fa", "/public=*"] }, now);
   await create_app(t.store, "open", { url: "http://open.idp.test:8080" }, now);
@@ -255,6 +256,19 @@ describe("a second factor (--require-2fa)", () => {
     expect(allowed.headers.get("remote-user")).toBe("carol");
     const sessions = await t.store.list_sessions_for_user(user.id);
     expect(sessions.map((s) => s.amr)).toEqual([["pwd", "otp"]]);
+  });
+});
+
+describe("a second factor the user does not have yet", () => {
+  test("is added at the step up: the two-factor page offers to set one up", async () => {
+    const { browser } = await sign_in_through_any("dave-no-factor");
+    const start = await browser.get(here(start_for("http://mfa.idp.test:8080/")));
+    expect(start.status).toBe(302);
+    const page = await browser.get(here(start.headers.get("location")!));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Add a second factor");
+    expect(html).toMatch(/\/interaction\/[A-Za-z0-9_-]{43}\/enrol-totp/);
   });
 });
 
