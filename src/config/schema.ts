@@ -124,6 +124,48 @@ export function is_smtp_url(value: string): boolean {
   return starttls === null || (url.protocol === "smtp:" && starttls === "required");
 }
 
+/**
+ * A cookie's Domain attribute (RFC 6265 §5.2.3): a host name with at least one dot, so never a
+ * top-level domain or an IP address (a browser refuses those anyway).
+ */
+export function is_cookie_domain(domain: string): boolean {
+  if (isIP(domain) !== 0 || !domain.includes(".")) return false;
+  return /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/.test(domain);
+}
+
+/** Whether `host` (a host name, no port) is `domain` or one of its subdomains (RFC 6265 §5.1.3 domain-match). */
+export function in_cookie_domain(host: string, domain: string): boolean {
+  const name = host.toLowerCase();
+  return name === domain || name.endsWith(`.${domain}`);
+}
+
+/** Header names that a proxy may copy to an application: RFC 9110 §5.1 tokens, none it manages itself. */
+const RESERVED_HEADERS = new Set([
+  "host",
+  "cookie",
+  "set-cookie",
+  "authorization",
+  "content-length",
+  "content-type",
+  "transfer-encoding",
+  "connection",
+  "location",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-forwarded-uri",
+  "x-forwarded-method",
+  "x-original-url",
+]);
+
+const header_name = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/, "must be a header name: 1 to 64 ASCII letters, digits or -")
+    .refine((v) => !RESERVED_HEADERS.has(v.toLowerCase()), "must not be a header HTTP or the proxy manages itself (Host, Cookie, Authorization, X-Forwarded-*)")
+    .default(fallback);
+
 const issuer = z
   .string()
   .url()
@@ -412,6 +454,47 @@ export const ConfigSchema = z
           "Comma-separated addresses and CIDR ranges of the proxies in front of the provider (with `IDP_TRUST_PROXY`): `X-Forwarded-For` counts only when the connection comes from one of them, so a client that reaches the port directly cannot choose the address the rate limits count. A proxy on another host, or several hops (a CDN in front of nginx), must be listed.",
         shown_default: "`127.0.0.0/8,::1`",
       }),
+    /** Forward authentication for applications behind a reverse proxy (oidc/forward_auth/). */
+    forward_auth: z
+      .strictObject({
+        cookie_domain: z
+          .string()
+          .trim()
+          .transform((v) => v.toLowerCase().replace(/^\./, ""))
+          .refine(is_cookie_domain, "must be a domain name with at least one dot (example.com), without a port, a scheme or a leading wildcard")
+          .optional()
+          .meta({
+            env: "IDP_FORWARD_AUTH_COOKIE_DOMAIN",
+            topic: "Forward authentication",
+            description:
+              "Turns on forward authentication (`/forward-auth`, see [Applications behind a reverse proxy](#applications-behind-a-reverse-proxy)): the domain of the cookie that says who is signed in to the protected applications (`idp apps`), e.g. `example.com` for `grafana.example.com` and `id.example.com`. The issuer's host must be in it. Every host of the domain receives that cookie (and so do the applications behind it): only set it to a domain whose hosts you all run. It is not the provider's own session cookie (which stays host-only), so a host of the domain cannot use it to act as the user at the provider. Unset: `/forward-auth` answers 500 and logs why.",
+          }),
+        header_user: header_name("Remote-User").meta({
+          env: "IDP_FORWARD_AUTH_HEADER_USER",
+          topic: "Forward authentication",
+          description: "The header of a `/forward-auth` answer that carries the username (the proxy copies it to the application).",
+        }),
+        header_email: header_name("Remote-Email").meta({
+          env: "IDP_FORWARD_AUTH_HEADER_EMAIL",
+          topic: "Forward authentication",
+          description: "The header that carries the user's e-mail address, when it is verified (empty otherwise).",
+        }),
+        header_name: header_name("Remote-Name").meta({
+          env: "IDP_FORWARD_AUTH_HEADER_NAME",
+          topic: "Forward authentication",
+          description: "The header that carries the user's full name (UTF-8; empty when unknown).",
+        }),
+        header_groups: header_name("Remote-Groups").meta({
+          env: "IDP_FORWARD_AUTH_HEADER_GROUPS",
+          topic: "Forward authentication",
+          description: "The header that carries the user's groups, comma-separated.",
+        }),
+      })
+      .prefault({})
+      .refine(
+        (f) => new Set([f.header_user, f.header_email, f.header_name, f.header_groups].map((h) => h.toLowerCase())).size === 4,
+        "the four IDP_FORWARD_AUTH_HEADER_* names must differ",
+      ),
     metrics_token: z.string().min(16).optional().meta({
       env: "IDP_METRICS_TOKEN",
       topic: "Logging and metrics",
@@ -1059,6 +1142,14 @@ export const ConfigSchema = z
         code: "custom",
         path: ["ldap", "tls_cert"],
         message: "is required when ldap.listen is not a loopback address (passwords would cross the network in clear: RFC 4513 §5.1.2)",
+      });
+    }
+    const domain = config.forward_auth.cookie_domain;
+    if (domain !== undefined && !in_cookie_domain(new URL(config.issuer).hostname, domain)) {
+      context.addIssue({
+        code: "custom",
+        path: ["forward_auth", "cookie_domain"],
+        message: `the issuer's host ${new URL(config.issuer).hostname} is not in ${domain}: the provider could not set the cookie (RFC 6265 §5.3)`,
       });
     }
     if (config.smtp_url !== undefined && config.mail_from === undefined) {

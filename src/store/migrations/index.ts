@@ -27,6 +27,7 @@ import { revoked_grants } from "./022_revoked_grants.ts";
 import { client_secret_grace } from "./023_client_secret_grace.ts";
 import { saml_service_providers } from "./024_saml_service_providers.ts";
 import { ldap } from "./026_ldap.ts";
+import { forward_auth } from "./025_forward_auth.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -56,6 +57,7 @@ export const migrations: readonly Migration[] = [
   client_secret_grace,
   saml_service_providers,
   ldap,
+  forward_auth,
 ];
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
