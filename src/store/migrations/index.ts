@@ -25,6 +25,7 @@ import { row_versions } from "./020_row_versions.ts";
 import { link_issuer } from "./021_link_issuer.ts";
 import { revoked_grants } from "./022_revoked_grants.ts";
 import { client_secret_grace } from "./023_client_secret_grace.ts";
+import { job_runs } from "./027_job_runs.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -52,6 +53,7 @@ export const migrations: readonly Migration[] = [
   link_issuer,
   revoked_grants,
   client_secret_grace,
+  job_runs,
 ];
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
