@@ -7,6 +7,7 @@
 import { AUDIT_EVENT_TYPES } from "../store/types/audit.ts";
 import { admin_group } from "./admin.ts";
 import { audit_commands } from "./audit.ts";
+import { backup_group } from "./backup.ts";
 import { clients_commands } from "./clients.ts";
 import { config_commands } from "./config.ts";
 import { groups_commands } from "./groups.ts";
@@ -15,6 +16,7 @@ import { mail_commands } from "./mail.ts";
 import { migrate_command } from "./migrate.ts";
 import { registration_commands } from "./registration.ts";
 import { resources_commands } from "./resources.ts";
+import { restore_command } from "./restore.ts";
 import { serve_command } from "./serve.ts";
 import { group, type Command, type CommandGroup } from "./spec.ts";
 import { upstreams_commands } from "./upstreams.ts";
@@ -27,6 +29,8 @@ import { users_commands } from "./users.ts";
 export const COMMANDS: Record<string, Command | CommandGroup> = {
   serve: serve_command,
   migrate: migrate_command,
+  backup: backup_group,
+  restore: restore_command,
   users: group({
     summary: "manage end users",
     commands: { ...users_commands, enable: enable_command, disable: disable_command, invite: invite_command, "send-reset": send_reset_command },
