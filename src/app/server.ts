@@ -20,6 +20,8 @@ import { create_provider } from "./provider.ts";
 import { at_rest_warnings } from "./at_rest.ts";
 import { theme_static_files, themed_templates } from "./theme.ts";
 import { start_purge } from "./purge.ts";
+import { start_backups, type BackupLoop } from "./backup/schedule.ts";
+import type { ToolEnv } from "../store/backup.ts";
 import { record_event } from "../oidc/audit.ts";
 import { settle_password_reset_requests } from "../oidc/accounts/password_reset.ts";
 import { create_transport, mail_off_warning, WITHOUT_MAIL } from "./mail/outbox.ts";
@@ -86,6 +88,8 @@ export type ServeOptions = {
    * the start hints.
    */
   worker?: { index: number; count: number };
+  /** The environment the scheduled backups run pg_dump with (PATH): the process's by default. */
+  env?: ToolEnv;
 };
 
 export type Served = { url: string; provider: Provider; stop(): Promise<void> };
@@ -138,6 +142,12 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     // One purger is enough: the workers share one database, and on SQLite a second purge pass
     // would only wait for the first one's write lock.
     const purge = worker === undefined || worker.index === 1 ? start_purge(idp, { interval_seconds: config.purge_interval_seconds }) : null;
+    // Scheduled backups (IDP_BACKUP_DIR): worker 1 asks; several instances on one database share
+    // each run through the store's claim (backup/schedule.ts).
+    const backups: BackupLoop | null =
+      config.backup.dir !== undefined && (worker === undefined || worker.index === 1)
+        ? start_backups(idp, config.backup.dir, { env: options.env ?? (process.env as ToolEnv) })
+        : null;
     // Delivers the outbox (mail/worker.ts); none when mail is off (production without SMTP).
     const transport = create_transport(config, log);
     if (transport !== null) mail_worker = start_mail_worker(idp, transport, mail_sender(config.mail_from ?? "idp@localhost", idp.brand.name), options.mail_worker);
@@ -166,8 +176,10 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
         log({ level: "info", msg: "stopping", grace_seconds: config.shutdown_grace_seconds });
         idp.keys.stop_polling();
         const purging = purge?.stop();
+        const backing_up = backups?.stop();
         await running.stop(config.shutdown_grace_seconds * 1000);
         await purging;
+        await backing_up;
         // Forgot-password requests answered already but still looking up or queueing their mail.
         await settle_password_reset_requests();
         // After the server: a request in its grace period may still queue mail (delivered by the next start).

@@ -94,6 +94,21 @@ export function is_smtp_url(value: string): boolean {
   return starttls === null || (url.protocol === "smtp:" && starttls === "required");
 }
 
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** A duration: whole seconds, or a number with a unit s, m, h or d (`90m`, `24h`, `7d`), as seconds. */
+const duration = (fallback: number, max: number) =>
+  z
+    .preprocess(
+      (v) => {
+        if (typeof v !== "string") return v;
+        const match = /^\s*(\d{1,9})\s*([smhd]?)\s*$/.exec(v);
+        return match === null ? v : Number(match[1]) * DURATION_UNITS[match[2] || "s"]!;
+      },
+      z.number({ error: "must be a duration such as 3600, 90m, 24h or 7d" }).int().min(1).max(max),
+    )
+    .default(fallback);
+
 const issuer = z
   .string()
   .url()
@@ -444,6 +459,34 @@ export const ConfigSchema = z
         topic: "Database",
         description: "How often expired rows are deleted.",
       }),
+    /** Scheduled backups in the server (app/backup/schedule.ts); `idp backup` takes one by hand. */
+    backup: z
+      .strictObject({
+        dir: z.string().min(1).optional().meta({
+          env: "IDP_BACKUP_DIR",
+          topic: "Database",
+          production: "set (or `idp backup` from cron), with the files copied off the machine",
+          description:
+            "Turns on scheduled backups: a backup file (see [Backups](#backups)) every `IDP_BACKUP_INTERVAL` into this directory (created 0700), named `idp-backup-<UTC time>.idpbackup`. One instance takes each run, also with several on one database. Not with `sqlite::memory:`.",
+        }),
+        interval_seconds: duration(86400, 366 * 86400).meta({
+          env: "IDP_BACKUP_INTERVAL",
+          topic: "Database",
+          shown_default: "`24h`",
+          description: "Time between two scheduled backups: seconds, or with a unit (`90m`, `24h`, `7d`).",
+        }),
+        keep: z.coerce.number().int().min(1).max(10_000).default(7).meta({
+          env: "IDP_BACKUP_KEEP",
+          topic: "Database",
+          description: "Scheduled backups kept in `IDP_BACKUP_DIR`: the newest ones; older ones are deleted after each backup (other files there are left alone).",
+        }),
+        encrypt: bool(false).meta({
+          env: "IDP_BACKUP_ENCRYPT",
+          topic: "Database",
+          description: "Encrypt the scheduled backups with `IDP_SECRET_KEY` (AES-256-GCM, as `idp backup --encrypt`); needs it set.",
+        }),
+      })
+      .prefault({}),
     /** src/app/workers.ts: SO_REUSEPORT processes under one primary. */
     workers: z
       .preprocess(
@@ -905,6 +948,16 @@ export const ConfigSchema = z
       if (config.tokens.code_ttl > 60) context.addIssue({ code: "custom", path: ["tokens", "code_ttl"], message: "must be at most 60 seconds with fapi 2.0 (FAPI 2.0 §5.3.2.1)" });
       if (!config.signing_algs.some((alg) => alg !== "RS256"))
         context.addIssue({ code: "custom", path: ["signing_algs"], message: "needs PS256, ES256 or EdDSA with fapi 2.0 (FAPI 2.0 §5.4.1)" });
+    }
+    if (config.backup.encrypt && config.federation.secret_key === undefined) {
+      context.addIssue({ code: "custom", path: ["backup", "encrypt"], message: "needs IDP_SECRET_KEY, the key the backups are encrypted with" });
+    }
+    if (config.backup.dir !== undefined && config.database_url === "sqlite::memory:") {
+      context.addIssue({
+        code: "custom",
+        path: ["backup", "dir"],
+        message: "cannot back up sqlite::memory: (it lives only inside the server's process): use a SQLite file or PostgreSQL",
+      });
     }
     if (config.smtp_url !== undefined && config.mail_from === undefined) {
       context.addIssue({ code: "custom", path: ["mail_from"], message: "is required when smtp_url is set (the From address of outgoing mail)" });
