@@ -21,6 +21,7 @@ import { at_rest_warnings } from "./at_rest.ts";
 import { theme_static_files, themed_templates } from "./theme.ts";
 import { start_purge } from "./purge.ts";
 import { start_backups, type BackupLoop } from "./backup/schedule.ts";
+import { start_tracing, with_trace_ids } from "./tracing/index.ts";
 import type { ToolEnv } from "../store/backup.ts";
 import { record_event } from "../oidc/audit.ts";
 import { settle_password_reset_requests } from "../oidc/accounts/password_reset.ts";
@@ -97,10 +98,20 @@ export type Served = { url: string; provider: Provider; stop(): Promise<void> };
 /** Opens the store (migrating it), loads the keys and starts the server. */
 export async function serve(config: Config, options: ServeOptions = {}): Promise<Served> {
   const out = options.out ?? ((text: string) => void process.stdout.write(text));
-  const log = options.log ?? json_log;
+  // Traces when the OTLP environment asks for them (tracing/index.ts): first, so every span has its place.
+  const tracing = await start_tracing(config, options.log ?? json_log);
+  const log = tracing === null ? (options.log ?? json_log) : with_trace_ids(options.log ?? json_log, tracing.tracing);
   const owned = options.store === undefined;
-  // Workers share one SQLite file: each holds the write lock only for the SQL of its writes (deferred_writes).
-  const store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size, deferred_writes: options.worker !== undefined }));
+  let store: Store;
+  try {
+    // Workers share one SQLite file: each holds the write lock only for the SQL of its writes (deferred_writes).
+    store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size, deferred_writes: options.worker !== undefined }));
+  } catch (error) {
+    await tracing?.stop();
+    throw error;
+  }
+  // With traces on, each store call inside a request is a span (tracing/wrap.ts).
+  if (tracing !== null) store = tracing.wrap_store(store);
   try {
     let mail_worker: MailWorker | null = null;
     const idp = await create_provider(config, {
@@ -185,11 +196,14 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
         // After the server: a request in its grace period may still queue mail (delivered by the next start).
         await mail_worker?.stop();
         if (owned) await store.close();
+        // Last: the spans of the requests that finished in the grace period go out too.
+        await tracing?.stop();
         log({ level: "info", msg: "stopped" });
       },
     };
   } catch (error) {
     if (owned) await store.close();
+    await tracing?.stop();
     throw error;
   }
 }

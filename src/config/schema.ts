@@ -109,6 +109,39 @@ const duration = (fallback: number, max: number) =>
     )
     .default(fallback);
 
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS: `key=value` pairs separated by commas, the values percent-encoded
+ * (OpenTelemetry's "Specify Protocol" and W3C Baggage's form); null when it is not of that form.
+ */
+export function otlp_headers(value: string): Record<string, string> | null {
+  const headers: Record<string, string> = {};
+  for (const pair of value.split(",")) {
+    if (pair.trim() === "") continue;
+    const at = pair.indexOf("=");
+    if (at <= 0) return null;
+    const name = pair.slice(0, at).trim();
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return null;
+    try {
+      headers[name.toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      return null;
+    }
+  }
+  return headers;
+}
+
+/** An http(s) URL (the OTLP endpoints). */
+const http_url = z.string().refine((v) => {
+  try {
+    return /^https?:$/.test(new URL(v).protocol);
+  } catch {
+    return false;
+  }
+}, "must be an http:// or https:// URL");
+
+/** The samplers of OTEL_TRACES_SAMPLER this provider has (OpenTelemetry SDK environment variables). */
+export const TRACE_SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
+
 const issuer = z
   .string()
   .url()
@@ -409,6 +442,57 @@ export const ConfigSchema = z
       description:
         "One JSON log line per request. With `false` (and no `IDP_METRICS_TOKEN`), discovery and the JWKS are answered from Bun's native route table without entering JavaScript (8–9 µs of server CPU a request instead of 22–24 in `bench/RESULTS.md`; the JWKS answer is replaced at every key change).",
     }),
+    /**
+     * OpenTelemetry traces (app/tracing/): the SDK's standard variables, off without an endpoint.
+     * Not `IDP_` names: the same ones every OpenTelemetry SDK reads (OpenTelemetry's "Environment
+     * Variable Specification" and "OTLP Exporter Configuration").
+     */
+    tracing: z
+      .strictObject({
+        endpoint: http_url.optional().meta({
+          env: "OTEL_EXPORTER_OTLP_ENDPOINT",
+          topic: "Logging and metrics",
+          description:
+            "Turns on OpenTelemetry traces (see [Tracing](#tracing)), sent as OTLP/HTTP JSON to this collector's base URL, `/v1/traces` appended (`http://127.0.0.1:4318`). Unset (and no `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`): no traces, and the tracing code is not loaded.",
+        }),
+        traces_endpoint: http_url.optional().meta({
+          env: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+          topic: "Logging and metrics",
+          description: "The traces URL itself, used as it is (`http://127.0.0.1:4318/v1/traces`); takes precedence over `OTEL_EXPORTER_OTLP_ENDPOINT`.",
+        }),
+        headers: z
+          .string()
+          .refine((v) => otlp_headers(v) !== null, "must be key=value pairs separated by commas, values percent-encoded (api-key=abc%20def,tenant=idp)")
+          .optional()
+          .meta({
+            env: "OTEL_EXPORTER_OTLP_HEADERS",
+            topic: "Logging and metrics",
+            description: "Headers sent with every export, `key=value` pairs separated by commas, values percent-encoded (a collector's API key). Masked in `idp config check`.",
+          }),
+        service_name: z.string().trim().min(1).max(200).default("idp").meta({
+          env: "OTEL_SERVICE_NAME",
+          topic: "Logging and metrics",
+          description: "The `service.name` the traces carry.",
+        }),
+        sampler: z.enum(TRACE_SAMPLERS).default("parentbased_always_on").meta({
+          env: "OTEL_TRACES_SAMPLER",
+          topic: "Logging and metrics",
+          description:
+            "Which traces are recorded: `always_on`, `always_off`, `traceidratio` (a share, `OTEL_TRACES_SAMPLER_ARG`), or `parentbased_…` of those, which follow the sampled flag of an incoming `traceparent` (and decide alone for requests without one).",
+        }),
+        sampler_arg: z.coerce.number().min(0).max(1).optional().meta({
+          env: "OTEL_TRACES_SAMPLER_ARG",
+          topic: "Logging and metrics",
+          shown_default: "`1`",
+          description: "The share of traces `traceidratio` and `parentbased_traceidratio` record, from `0` to `1`.",
+        }),
+        disabled: bool(false).meta({
+          env: "OTEL_SDK_DISABLED",
+          topic: "Logging and metrics",
+          description: "`true`: no traces, whatever the endpoints say.",
+        }),
+      })
+      .prefault({}),
     // app/config.ts checks that a catalog (locales/<tag>.json) exists for it.
     default_locale: z
       .string()
