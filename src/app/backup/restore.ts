@@ -6,7 +6,7 @@
  * is empty. A non-empty one is replaced only with `force`, and only after its contents were
  * saved as a backup file of their own beside FILE. The restored copy is migrated forward.
  */
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import { check_replaceable, database_kind, install_copy, table_count, type ToolEnv } from "../../store/backup.ts";
@@ -42,6 +42,14 @@ export function file_stamp(date: Date): string {
     .replace(/\.\d{3}Z$/, "Z");
 }
 
+/** `<dir>/<stem>.idpbackup`, or with `-2`, `-3`… when that exists (two restores within a second). */
+function free_name(dir: string, stem: string): string {
+  for (let n = 1; ; n++) {
+    const path = join(dir, `${stem}${n === 1 ? "" : `-${n}`}${EXTENSION}`);
+    if (!existsSync(path)) return path;
+  }
+}
+
 export async function restore_backup(config: Config, file: string, options: RestoreOptions): Promise<Restored> {
   const backup = open_backup_file(resolve(file));
   const { manifest } = backup;
@@ -68,7 +76,7 @@ export async function restore_backup(config: Config, file: string, options: Rest
     if (tables > 0) {
       await check_replaceable(config.database_url);
       const now = options.now?.() ?? new Date();
-      saved = join(dirname(backup.path), `idp-pre-restore-${file_stamp(now)}${EXTENSION}`);
+      saved = free_name(dirname(backup.path), `idp-pre-restore-${file_stamp(now)}`);
       await create_backup(config, saved, { encrypt: backup_key(config) !== null, env: options.env, busy_timeout: options.busy_timeout, now: () => now });
     }
     try {
