@@ -7,16 +7,9 @@
 import type { Config } from "../../config/schema.ts";
 import type { Tracing } from "../../oidc/ops/tracing.ts";
 import type { Log } from "../../oidc/provider.ts";
-import type { Store } from "../../store/types.ts";
+import type { RunningTracing } from "./running.ts";
 
-/** The running tracing: installed in the seam, the store wrapped, stopped with the server. */
-export type RunningTracing = {
-  readonly tracing: Tracing;
-  /** The store with a client span around each call made inside a request (wrap.ts). */
-  wrap_store(store: Store): Store;
-  /** Uninstalls it and sends the spans still queued (waits for the collector, a few seconds at most). */
-  stop(): Promise<void>;
-};
+export type { RunningTracing } from "./running.ts";
 
 /** Where traces go: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces` (OTLP/HTTP); null: off. */
 export function traces_url(settings: Config["tracing"]): string | null {

@@ -32,7 +32,7 @@ import { VERSION } from "../../cli/version.ts";
 import { otlp_headers, type Config } from "../../config/schema.ts";
 import { current_tracing, install_tracing, type RequestSpan, type SpanAttributes, type SpanKind as Kind, type Tracing } from "../../oidc/ops/tracing.ts";
 import type { Log } from "../../oidc/provider.ts";
-import type { RunningTracing } from "./index.ts";
+import type { RunningTracing } from "./running.ts";
 import { trace_password_hashing, traced_store } from "./wrap.ts";
 
 type Settings = Config["tracing"];
