@@ -89,8 +89,14 @@ export type ServeOptions = {
    * the start hints.
    */
   worker?: { index: number; count: number };
-  /** The environment the scheduled backups run pg_dump with (PATH): the process's by default. */
+  /** The environment the scheduled backups run with (PATH for pg_dump): the process's by default. */
   env?: ToolEnv;
+  /**
+   * The command that runs this program (main.ts sets it through the CLI): the scheduled backups
+   * run `idp backup` with it in a process of their own. Without it (a server started in-process)
+   * they run in this process.
+   */
+  program?: readonly string[];
 };
 
 export type Served = { url: string; provider: Provider; stop(): Promise<void> };
@@ -157,7 +163,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     // each run through the store's claim (backup/schedule.ts).
     const backups: BackupLoop | null =
       config.backup.dir !== undefined && (worker === undefined || worker.index === 1)
-        ? start_backups(idp, config.backup.dir, { env: options.env ?? (process.env as ToolEnv) })
+        ? start_backups(idp, config.backup.dir, { env: options.env ?? (process.env as ToolEnv), ...(options.program ? { program: options.program } : {}) })
         : null;
     // Delivers the outbox (mail/worker.ts); none when mail is off (production without SMTP).
     const transport = create_transport(config, log);

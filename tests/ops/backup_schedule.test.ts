@@ -3,15 +3,17 @@
  * IDP_BACKUP_ENCRYPT), on SQLite and on PostgreSQL: two servers on one database each look every
  * second, one of them takes each run (the store's claim, migration 027), each directory keeps
  * only its newest KEEP files (and nothing else is touched), every run is logged and counted in
- * /metrics, and every file left is a backup that verifies.
+ * /metrics, and every file left is a backup that verifies. A server started from the command
+ * line runs each backup as `idp backup` in a process of its own.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { load_config } from "../../src/app/config.ts";
 import { prune_backups } from "../../src/app/backup/schedule.ts";
+import { start_subprocess_provider } from "../helpers/subprocess.ts";
 import { test_databases } from "../store/pg.ts";
-import { fresh_database, idp, secret_key, serve_database, temp_dir, type Kind } from "./backup_helpers.ts";
+import { ROOT, fresh_database, idp, secret_key, serve_database, temp_dir, type Kind } from "./backup_helpers.ts";
 
 const files = temp_dir();
 afterAll(() => files.cleanup());
@@ -129,3 +131,31 @@ for (const { name } of await test_databases()) {
     }
   }, 60_000);
 }
+
+test("a server started from the command line runs each backup as idp backup in a process of its own", async () => {
+  const dir = join(files.dir, "child");
+  const server = await start_subprocess_provider([process.execPath, join(ROOT, "main.ts")], {
+    env: { IDP_BACKUP_DIR: dir, IDP_BACKUP_INTERVAL: "1", IDP_BACKUP_KEEP: "2" },
+  });
+  try {
+    const log = () =>
+      readFileSync(join(server.dir, "server.log"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const deadline = Date.now() + 20_000;
+    while (log().filter((line) => line.msg === "backup written").length < 3 && Date.now() < deadline) {
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      await Bun.sleep(100);
+    }
+    const written = log().filter((line) => line.msg === "backup written");
+    expect(written.length).toBeGreaterThanOrEqual(3);
+    for (const line of written) expect(line).toMatchObject({ process: "child", encrypted: false });
+    const kept = readdirSync(dir).filter((f) => f.startsWith("idp-backup-"));
+    expect(kept).toHaveLength(2);
+    const verified = await server.cli(["backup", "verify", join(dir, kept[0]!)]);
+    expect([verified.code, verified.stderr]).toEqual([0, ""]);
+  } finally {
+    await server.stop();
+  }
+}, 60_000);

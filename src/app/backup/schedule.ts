@@ -9,15 +9,19 @@
  * (`idp_backups_total{outcome}`, `idp_backup_last_success_timestamp_seconds`). A failed run is
  * tried again at the next interval.
  *
- * On SQLite the copy runs in this process and holds its event loop while it lasts
- * (store/sqlite/backup.ts); a large database is better backed up by `idp backup` from cron.
+ * Each backup is `idp backup --out FILE` run as a process of its own (`program`: main.ts passes
+ * the command that runs this program), so the copy never holds the server's event loop: on
+ * SQLite it is a synchronous `VACUUM INTO`, tens of milliseconds per MB (bench/RESULTS.md,
+ * "Backups"). A server started in-process (tests) has no such command and copies in this process.
  */
+import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import type { Config } from "../../config/schema.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import type { ToolEnv } from "../../store/backup.ts";
 import { create_backup } from "./backup.ts";
-import { EXTENSION } from "./file.ts";
+import { BackupError, EXTENSION, type Manifest } from "./file.ts";
 import { file_stamp } from "./restore.ts";
 
 /** The job name the runs are claimed under. */
@@ -43,7 +47,43 @@ export function prune_backups(dir: string, keep: number): string[] {
   return old;
 }
 
-export function start_backups(idp: Provider, dir: string, options: { env: ToolEnv; check_ms?: number }): BackupLoop {
+/**
+ * `idp backup --out file` as a child process, on the server's database and secret key (which may
+ * come from the config file); resolves with its manifest, rejects with its error message.
+ */
+function backup_in_child(program: readonly string[], config: Config, file: string, env: ToolEnv): Promise<Manifest> {
+  const { IDP_WORKER: _worker, ...inherited } = env;
+  const child_env: ToolEnv = { ...inherited, DATABASE_URL: config.database_url };
+  if (config.federation.secret_key !== undefined) child_env.IDP_SECRET_KEY = config.federation.secret_key;
+  const args = [...program.slice(1), "backup", "--out", file, "--json", ...(config.backup.encrypt ? ["--encrypt"] : [])];
+  return new Promise((resolve, reject) => {
+    const child = spawn(program[0]!, args, { env: child_env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => void (out += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => void (err += chunk));
+    child.on("error", (error) => reject(new BackupError(`idp backup did not start: ${error.message}`)));
+    child.on("close", (code) => {
+      try {
+        if (code === 0) resolve((JSON.parse(out) as { manifest: Manifest }).manifest);
+        else reject(new BackupError((JSON.parse(err) as { error: string }).error));
+      } catch {
+        reject(new BackupError(`idp backup exited with ${code}: ${err.trim().split("\n").slice(-3).join(" ") || "no message"}`));
+      }
+    });
+  });
+}
+
+export type BackupOptions = {
+  /** The environment the backups run with (PATH for pg_dump). */
+  env: ToolEnv;
+  /** The command that runs this program: each backup is `idp backup` in a process of its own. */
+  program?: readonly string[];
+  /** How often to look whether a backup is due (default: a quarter interval, 1 s to 5 min). */
+  check_ms?: number;
+};
+
+export function start_backups(idp: Provider, dir: string, options: BackupOptions): BackupLoop {
   const settings = idp.config.backup;
   let running: Promise<string | null> | null = null;
   let stopped = false;
@@ -55,7 +95,10 @@ export function start_backups(idp: Provider, dir: string, options: { env: ToolEn
     const file = join(dir, `idp-backup-${file_stamp(new Date(now * 1000))}${EXTENSION}`);
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const manifest = await create_backup(idp.config, file, { encrypt: settings.encrypt, env: options.env, now: () => new Date(now * 1000) });
+      const manifest =
+        options.program === undefined
+          ? await create_backup(idp.config, file, { encrypt: settings.encrypt, env: options.env, now: () => new Date(now * 1000) })
+          : await backup_in_child(options.program, idp.config, file, options.env);
       const pruned = prune_backups(dir, settings.keep);
       idp.metrics.backup("success", now);
       idp.log({
@@ -67,6 +110,7 @@ export function start_backups(idp: Provider, dir: string, options: { env: ToolEn
         encrypted: manifest.encryption !== null,
         seconds: Math.round(performance.now() - started) / 1000,
         pruned: pruned.length,
+        process: options.program === undefined ? "server" : "child",
       });
       return file;
     } catch (error) {

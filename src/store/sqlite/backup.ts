@@ -6,7 +6,8 @@
  *   transaction, so it is a consistent snapshot while the server goes on writing (in WAL mode a
  *   reader does not block writers, nor they it), written compact and without a WAL of its own.
  *   It runs on its own connection and, the driver being synchronous, holds this process's event
- *   loop while it lasts (bench/RESULTS.md, "Backups").
+ *   loop while it lasts (bench/RESULTS.md, "Backups"): the server's scheduled backups run it in a
+ *   process of their own (app/backup/schedule.ts).
  * - A restore replaces the file only when no other connection has it open: switching the
  *   journal mode away from WAL needs the database to itself, so it is the test (SQLite's "Write-
  *   Ahead Logging", §"Activating And Configuring WAL Mode"), and it also folds and removes the
