@@ -21,7 +21,8 @@ its schema is not newer than this version knows. A backup of an older version is
 A database that is not empty is refused unless --force; with --force its contents are first saved
 as a backup file (encrypted when IDP_SECRET_KEY is set), which idp restore --force can put back.
 Stop the server first: a SQLite file a server has open is refused; on PostgreSQL stop every
-instance. PostgreSQL needs pg_restore on the PATH.
+instance. On PostgreSQL --force drops every table of the database's current schema (give idp a
+database of its own), and the restore needs pg_restore on the PATH.
 
 The restored signing keys are sealed with the IDP_SECRET_KEY of the server they come from, when it
 had one: start the server with that key.`,

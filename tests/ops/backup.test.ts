@@ -174,6 +174,16 @@ for (const { name } of await test_databases()) {
         expect((await idp(["restore", file], { DATABASE_URL: other })).stderr).toMatch(/is a backup of a .* database; DATABASE_URL names a/);
         expect(await table_count(target.url)).toBe(0);
         expect(await table_count(other.startsWith("sqlite:") ? other : target.url)).toBe(0);
+        if (kind === "postgres") {
+          // Without PostgreSQL's client tools on the PATH: the command to run instead, no password in it.
+          const url = new URL(db.url);
+          url.password = "s3cret-db-password";
+          const without = await idp(["backup", "--out", join(files.dir, "no-tools.idpbackup")], { DATABASE_URL: url.href, PATH: "/nonexistent" });
+          expect([without.code, without.stderr]).toEqual([1, expect.stringContaining("pg_dump is not on the PATH")]);
+          expect(without.stderr).toContain(`PGPASSWORD=… pg_dump --format=custom --file='idp.dump' 'postgres://postgres@`);
+          expect(without.stderr).not.toContain("s3cret-db-password");
+          expect((await idp(["restore", file], { DATABASE_URL: target.url, PATH: "/nonexistent" })).stderr).toMatch(/pg_restore is not on the PATH.*pg_restore --no-owner/);
+        }
       } finally {
         await db.drop();
         await target.drop();

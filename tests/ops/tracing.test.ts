@@ -207,9 +207,14 @@ describe("the OTLP environment", () => {
       await t.stop();
       expect(quiet.spans()).toEqual([]);
       const loud = await start_provider({ config: { tracing: { endpoint: quiet.url, headers: "x-api-key=k%20v" } } });
-      expect((await fetch(`${loud.url}/.well-known/openid-configuration`)).status).toBe(200);
+      // A malformed traceparent starts a new trace (W3C Trace Context §4.3).
+      const malformed = `00-${"0".repeat(32)}-${PARENT}-01`;
+      expect((await fetch(`${loud.url}/.well-known/openid-configuration`, { headers: { traceparent: malformed } })).status).toBe(200);
       await loud.stop();
-      expect(quiet.spans().map((span) => span.name)).toContain("GET /.well-known/openid-configuration");
+      const [discovery] = quiet.spans().filter((span) => span.name === "GET /.well-known/openid-configuration");
+      expect(discovery).toBeDefined();
+      expect(discovery!.parent_span_id).toBe("");
+      expect(discovery!.trace_id).not.toBe("0".repeat(32));
       expect(quiet.headers[0]!["x-api-key"]).toBe("k v");
     } finally {
       await quiet.close();
