@@ -3,9 +3,8 @@
  * database (DATABASE_URL) while the server runs, in a backup file (app/backup/file.ts), and the
  * checks a restore makes, without restoring. `idp restore` is restore.ts.
  */
-import { BackupError } from "../app/backup/file.ts";
 import { create_backup, verify_backup } from "../app/backup/backup.ts";
-import type { Manifest } from "../app/backup/file.ts";
+import { BackupError, type Manifest } from "../app/backup/file.ts";
 import { CLI_BUSY_TIMEOUT_MS, type CliContext } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
 import type { Writer } from "./output.ts";
