@@ -14,6 +14,8 @@ const BENCHES: Record<string, string> = {
   phases: "oidc/phases.ts",
   "lock-wait": "oidc/lock_wait.ts",
   workers: "oidc/workers.ts",
+  tracing: "oidc/tracing.ts",
+  backup: "store/backup.ts",
   argon2: "argon2/index.ts",
   "forward-auth": "forward_auth/index.ts",
 };

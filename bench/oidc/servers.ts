@@ -46,10 +46,10 @@ function our_env(db: string, port: number, extra: Record<string, string>): Recor
   };
 }
 
-export async function cli(env: Record<string, string>, args: string[], stdin?: string): Promise<Record<string, unknown>> {
-  const proc = Bun.spawn([BUN, join(ROOT, "main.ts"), ...args, "--json"], {
+export async function cli(env: Record<string, string>, args: string[], stdin?: string, root: string = ROOT): Promise<Record<string, unknown>> {
+  const proc = Bun.spawn([BUN, join(root, "main.ts"), ...args, "--json"], {
     env,
-    cwd: ROOT,
+    cwd: root,
     stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
@@ -78,33 +78,47 @@ async function wait_ready(base: string, proc: Subprocess, what: string): Promise
 export async function start_ours(
   port: number,
   cpu: string | undefined,
-  options: { bun_flags?: string[]; env?: Record<string, string> /** Register the client for the device grant (RFC 8628) too. */; device?: boolean } = {},
+  options: {
+    bun_flags?: string[];
+    env?: Record<string, string>;
+    /** Register the client for the device grant (RFC 8628) too. */
+    device?: boolean;
+    /** Another checkout to run (an A/B within one run, bench/oidc/tracing.ts); BENCH_IDP_ROOT or this one by default. */
+    root?: string;
+  } = {},
 ): Promise<Running> {
+  const root = options.root ?? ROOT;
   const dir = mkdtempSync(join(tmpdir(), "idp-bench-"));
   const env = our_env(join(dir, "idp.sqlite"), port, options.env ?? {});
-  await cli(env, ["migrate"]);
+  await cli(env, ["migrate"], undefined, root);
   await cli(
     env,
     ["users", "add", USERNAME, "--password-stdin", "--email", "bench@example.com", "--email-verified", "--name", "Bench User", "--given-name", "Bench", "--family-name", "User"],
     `${PASSWORD}\n`,
+    root,
   );
   const device = options.device ? ["--grant-type", "urn:ietf:params:oauth:grant-type:device_code"] : [];
-  const client = await cli(env, [
-    "clients",
-    "add",
-    "--name",
-    "Bench",
-    "--redirect-uri",
-    REDIRECT_URI,
-    "--grant-type",
-    "authorization_code",
-    "--grant-type",
-    "client_credentials",
-    ...device,
-    "--scope",
-    "openid profile email",
-  ]);
-  const proc = Bun.spawn(pinned(cpu, [BUN, ...(options.bun_flags ?? []), join(ROOT, "main.ts"), "serve"]), { env, cwd: ROOT, stdout: "ignore", stderr: "inherit" });
+  const client = await cli(
+    env,
+    [
+      "clients",
+      "add",
+      "--name",
+      "Bench",
+      "--redirect-uri",
+      REDIRECT_URI,
+      "--grant-type",
+      "authorization_code",
+      "--grant-type",
+      "client_credentials",
+      ...device,
+      "--scope",
+      "openid profile email",
+    ],
+    undefined,
+    root,
+  );
+  const proc = Bun.spawn(pinned(cpu, [BUN, ...(options.bun_flags ?? []), join(root, "main.ts"), "serve"]), { env, cwd: root, stdout: "ignore", stderr: "inherit" });
   const base = `http://127.0.0.1:${port}`;
   await wait_ready(base, proc, "our server");
   return {

@@ -8,6 +8,7 @@ import { AUDIT_EVENT_TYPES } from "../store/types/audit.ts";
 import { admin_group } from "./admin.ts";
 import { apps_commands } from "./apps.ts";
 import { audit_commands } from "./audit.ts";
+import { backup_group } from "./backup.ts";
 import { clients_commands } from "./clients.ts";
 import { config_commands } from "./config.ts";
 import { groups_commands } from "./groups.ts";
@@ -19,6 +20,7 @@ import { registration_commands } from "./registration.ts";
 import { resources_commands } from "./resources.ts";
 import { saml_commands } from "./saml.ts";
 import { ATTRIBUTE_CLAIMS, STANDARD_ATTRIBUTES } from "../oidc/saml/attributes.ts";
+import { restore_command } from "./restore.ts";
 import { serve_command } from "./serve.ts";
 import { group, type Command, type CommandGroup } from "./spec.ts";
 import { upstreams_commands } from "./upstreams.ts";
@@ -31,6 +33,8 @@ import { users_commands } from "./users.ts";
 export const COMMANDS: Record<string, Command | CommandGroup> = {
   serve: serve_command,
   migrate: migrate_command,
+  backup: backup_group,
+  restore: restore_command,
   users: group({
     summary: "manage end users",
     commands: { ...users_commands, enable: enable_command, disable: disable_command, invite: invite_command, "send-reset": send_reset_command },

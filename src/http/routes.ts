@@ -150,11 +150,17 @@ import { ProtocolHandler } from "./middleware/protocol.ts";
 import { RateLimitHandler } from "./middleware/rate_limit.ts";
 import { RegistrationHandler } from "./middleware/registration.ts";
 import { SecurityHeadersHandler } from "./middleware/security_headers.ts";
+import { TracingHandler } from "./middleware/tracing.ts";
+import { current_tracing } from "../oidc/ops/tracing.ts";
 import { UnavailableHandler } from "./middleware/unavailable.ts";
 
 /** The handlers (outermost first), then one instance of every endpoint, bound to `idp`. */
 export function build_items(idp: Provider, static_files: Map<string, StaticFile> = load_static()): Item[] {
-  const handlers: Item[] = [new Fw.RequestIdHandler()];
+  const handlers: Item[] = [];
+  // Outermost: the request's span covers every handler, and the log line carries its ids.
+  const tracing = current_tracing();
+  if (tracing !== null) handlers.push(new TracingHandler(tracing));
+  handlers.push(new Fw.RequestIdHandler());
   if (idp.config.log_requests) handlers.push(new Fw.LoggingHandler());
   // Outside the error handler: counts error responses with their status.
   if (idp.config.metrics_token !== undefined) handlers.push(new MetricsHandler(idp.metrics));

@@ -14,6 +14,8 @@
  * - `idp_mail_sent_total`, `idp_mail_failed_total{outcome}` (failed attempts: `retry` scheduled
  *   another, `failed` was the last) and `idp_mail_queued` (messages waiting in the outbox, shared
  *   by all instances, as this instance's worker last counted them).
+ * - `idp_backups_total{outcome}` (success, failure) and `idp_backup_last_success_timestamp_seconds`:
+ *   the scheduled backups this instance ran (app/backup/schedule.ts; 0: none yet).
  */
 
 /** Upper bounds (seconds) of the latency histogram: from a cached page to a slow argon2id login. */
@@ -48,6 +50,7 @@ export class Metrics {
   private readonly forward_auth_checks: Record<ForwardAuthOutcome, number> = { allowed: 0, sign_in: 0, denied: 0, refused: 0 };
   private readonly started_at = Date.now() / 1000;
   private mail = { sent: 0, retry: 0, failed: 0, queued: 0 };
+  private backups = { success: 0, failure: 0, last_success: 0 };
   /** Labels put on every sample (`worker="2"` under `idp serve --workers N`), already rendered. */
   private constant = "";
 
@@ -105,6 +108,12 @@ export class Metrics {
     this.mail.queued = count;
   }
 
+  /** A scheduled backup this instance ran, started at `at` (unix seconds). */
+  backup(outcome: "success" | "failure", at: number): void {
+    this.backups[outcome]++;
+    if (outcome === "success") this.backups.last_success = Math.max(this.backups.last_success, at);
+  }
+
   /** The exposition text. */
   render(): string {
     const lines: string[] = [];
@@ -136,6 +145,11 @@ export class Metrics {
     for (const outcome of ["retry", "failed"] as const) lines.push(`idp_mail_failed_total{outcome="${outcome}"} ${this.mail[outcome]}`);
     family("idp_mail_queued", "gauge", "Mail messages waiting in the outbox (all instances), as last counted by this instance.");
     lines.push(`idp_mail_queued ${this.mail.queued}`);
+
+    family("idp_backups_total", "counter", "Scheduled backups this instance ran, by outcome.");
+    for (const outcome of ["success", "failure"] as const) lines.push(`idp_backups_total{outcome="${outcome}"} ${this.backups[outcome]}`);
+    family("idp_backup_last_success_timestamp_seconds", "gauge", "Start time of the last scheduled backup this instance wrote, unix seconds (0: none yet).");
+    lines.push(`idp_backup_last_success_timestamp_seconds ${this.backups.last_success}`);
 
     family("process_start_time_seconds", "gauge", "Start time of the process since the unix epoch in seconds.");
     lines.push(`process_start_time_seconds ${number(Math.floor(this.started_at))}`);

@@ -28,6 +28,7 @@ import { client_secret_grace } from "./023_client_secret_grace.ts";
 import { saml_service_providers } from "./024_saml_service_providers.ts";
 import { ldap } from "./026_ldap.ts";
 import { forward_auth } from "./025_forward_auth.ts";
+import { job_runs } from "./027_job_runs.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -58,6 +59,7 @@ export const migrations: readonly Migration[] = [
   saml_service_providers,
   ldap,
   forward_auth,
+  job_runs,
 ];
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);

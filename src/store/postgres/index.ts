@@ -78,6 +78,11 @@ function postgres_store(pool: PgPool): Store {
       }
       return counts;
     },
+    async claim_job(name, now, interval_seconds) {
+      const rows = await sql`INSERT INTO job_runs (name, started_at) VALUES (${name}, ${now})
+        ON CONFLICT (name) DO UPDATE SET started_at = EXCLUDED.started_at WHERE job_runs.started_at <= ${now - interval_seconds} RETURNING name`;
+      return rows.length === 1;
+    },
     async ping() {
       await sql`SELECT 1`;
     },

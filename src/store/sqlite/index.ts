@@ -119,6 +119,13 @@ function sqlite_store(db: SqliteDatabase, deferred_writes: boolean): Store {
       }
       return counts;
     },
+    claim_job(name, now, interval_seconds) {
+      // SQLite 3.35 or later: an upsert with RETURNING gives no row when its WHERE kept the old one.
+      const claim = db.query(
+        "INSERT INTO job_runs (name, started_at) VALUES ($name, $now) ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at WHERE job_runs.started_at <= $due RETURNING name",
+      );
+      return group.run(() => claim.get({ name, now, due: now - interval_seconds }) !== null);
+    },
     ping() {
       return group.run(() => {
         db.query("SELECT 1").get();
