@@ -1,5 +1,8 @@
 // Starting the two providers, each pinned to the server core:
 // - ours: `bun main.ts serve` on a fresh SQLite file (the durable store), seeded with the CLI;
+//   with `runtime: "deno"`, `deno run <flags> main.ts serve` instead, the flags computed by
+//   scripts/deno/permissions.ts as `deno task idp` computes them (README, "Running on Deno"),
+//   but started directly so that the measured PID is the server's, not the task runner's;
 // - the peer: oidc-provider on Node (peer/server.mjs), in-memory adapter, same client and user.
 import type { Subprocess } from "bun";
 import { randomBytes } from "node:crypto";
@@ -59,6 +62,23 @@ export async function cli(env: Record<string, string>, args: string[], stdin?: s
   return JSON.parse(out);
 }
 
+/** The Deno binary of the npm package (deno.json's tasks use the same one); BENCH_DENO picks another. */
+const DENO = (root: string) => process.env.BENCH_DENO ?? join(root, "node_modules/.bin/deno");
+
+/** The server's permission flags for this environment, as `deno task idp` computes them (deno.json). */
+async function deno_permissions(env: Record<string, string>, root: string): Promise<string[]> {
+  const proc = Bun.spawn([DENO(root), "run", "--allow-env", "--allow-read", "--allow-write=.", "--no-prompt", join(root, "scripts/deno/permissions.ts")], {
+    env,
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const flags = out.trim().split(/\s+/);
+  if (code !== 0 || flags.some((flag) => !flag.startsWith("--"))) throw new Error(`scripts/deno/permissions.ts exited ${code}: ${err}${out}`);
+  return flags;
+}
+
 async function wait_ready(base: string, proc: Subprocess, what: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
@@ -85,6 +105,10 @@ export async function start_ours(
     device?: boolean;
     /** Another checkout to run (an A/B within one run, bench/oidc/tracing.ts); BENCH_IDP_ROOT or this one by default. */
     root?: string;
+    /** The server's runtime (the CLI that seeds it stays on Bun); bench/oidc/deno.ts. */
+    runtime?: "bun" | "deno";
+    /** Deno only: flags before the permissions, e.g. --inspect for a profile. */
+    deno_flags?: string[];
   } = {},
 ): Promise<Running> {
   const root = options.root ?? ROOT;
@@ -118,12 +142,16 @@ export async function start_ours(
     undefined,
     root,
   );
-  const proc = Bun.spawn(pinned(cpu, [BUN, ...(options.bun_flags ?? []), join(root, "main.ts"), "serve"]), { env, cwd: root, stdout: "ignore", stderr: "inherit" });
+  const deno = options.runtime === "deno";
+  const command = deno
+    ? [DENO(root), "run", ...(options.deno_flags ?? []), ...(await deno_permissions(env, root)), join(root, "main.ts"), "serve"]
+    : [BUN, ...(options.bun_flags ?? []), join(root, "main.ts"), "serve"];
+  const proc = Bun.spawn(pinned(cpu, command), { env, cwd: root, stdout: "ignore", stderr: "inherit" });
   const base = `http://127.0.0.1:${port}`;
-  await wait_ready(base, proc, "our server");
+  await wait_ready(base, proc, deno ? "our server on Deno" : "our server");
   return {
     target: {
-      name: "ours",
+      name: deno ? "ours-deno" : "ours",
       base,
       client_id: String(client.client_id),
       client_secret: String(client.client_secret),
