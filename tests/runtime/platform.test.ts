@@ -15,6 +15,7 @@ import { sha256_base64url as portable_sha256, uuid_v7 as portable_uuid_v7 } from
 import { library_candidates } from "../../src/platform/libraries.ts";
 import { existsSync } from "node:fs";
 import { DENO, ROOT, run } from "./process.ts";
+import { rejection } from "../helpers/settle.ts";
 
 const SCRIPT = join(ROOT, "tests/runtime/deno/platform.ts");
 const libsodium = open_argon2_ffi();
@@ -78,7 +79,7 @@ describe("the portable primitives, under Bun", () => {
     }
     expect(await wasm_argon2.verify("pw", "not a hash")).toBe(false);
     // No empty password (Bun.password refuses one too): a clear refusal, and never a match.
-    await expect(wasm_argon2.hash("", 1024, 1)).rejects.toThrow("an empty password cannot be hashed");
+    expect((await rejection(wasm_argon2.hash("", 1024, 1))).message).toContain("an empty password cannot be hashed");
     if (libsodium) expect(await wasm_argon2.verify("", libsodium.hash("", 1024, 1))).toBe(false);
     expect(await wasm_argon2.verify("pw", "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$")).toBe(false);
   });
