@@ -25,6 +25,7 @@ import { settle_password_reset_requests } from "../oidc/accounts/password_reset.
 import { create_transport, mail_off_warning, WITHOUT_MAIL } from "./mail/outbox.ts";
 import { mail_sender } from "./mail/transport.ts";
 import { start_mail_worker, type MailWorker, type MailWorkerOptions } from "./mail/worker.ts";
+import { start_ldap, type LdapListener } from "./ldap_listener.ts";
 
 export const VIEWS_DIR = fileURLToPath(new URL("../../views", import.meta.url).href);
 
@@ -88,7 +89,8 @@ export type ServeOptions = {
   worker?: { index: number; count: number };
 };
 
-export type Served = { url: string; provider: Provider; stop(): Promise<void> };
+/** `ldap`: the LDAP listeners' addresses (`host:port`) and open connections, null when off (IDP_LDAP_LISTEN, IDP_LDAPS_LISTEN). */
+export type Served = { url: string; provider: Provider; ldap: Pick<LdapListener, "plain" | "ldaps" | "connections"> | null; stop(): Promise<void> };
 
 /** Opens the store (migrating it), loads the keys and starts the server. */
 export async function serve(config: Config, options: ServeOptions = {}): Promise<Served> {
@@ -97,6 +99,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   const owned = options.store === undefined;
   // Workers share one SQLite file: each holds the write lock only for the SQL of its writes (deferred_writes).
   const store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size, deferred_writes: options.worker !== undefined }));
+  let ldap: LdapListener | null = null;
   try {
     let mail_worker: MailWorker | null = null;
     const idp = await create_provider(config, {
@@ -114,6 +117,10 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     const password_hashing = configure_argon2(config.argon2.impl);
     await warm_dummy_hash(config.argon2);
 
+    // The LDAP directory (ldap_listener.ts), before the HTTP server: a certificate that cannot be
+    // read or an address in use stops the start with nothing left running. One process serves it
+    // (worker 1 of --workers): the port is not shared.
+    ldap = worker === undefined || worker.index === 1 ? await start_ldap(idp, log) : null;
     const assets = options.assets ?? load_assets();
     const running = Fw.start(
       { ...fw_config(idp, assets.templates), port: options.port ?? config.port, reuse_port: worker !== undefined },
@@ -161,12 +168,13 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     return {
       url: running.url,
       provider: idp,
+      ldap: ldap === null ? null : { plain: ldap.plain, ldaps: ldap.ldaps, connections: ldap.connections },
       /** Graceful: no new background work, stop accepting, let in-flight requests finish, close the store. */
       async stop() {
         log({ level: "info", msg: "stopping", grace_seconds: config.shutdown_grace_seconds });
         idp.keys.stop_polling();
         const purging = purge?.stop();
-        await running.stop(config.shutdown_grace_seconds * 1000);
+        await Promise.all([running.stop(config.shutdown_grace_seconds * 1000), ldap?.stop()]);
         await purging;
         // Forgot-password requests answered already but still looking up or queueing their mail.
         await settle_password_reset_requests();
@@ -177,6 +185,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       },
     };
   } catch (error) {
+    await ldap?.stop();
     if (owned) await store.close();
     throw error;
   }

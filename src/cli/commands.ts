@@ -11,6 +11,7 @@ import { clients_commands } from "./clients.ts";
 import { config_commands } from "./config.ts";
 import { groups_commands } from "./groups.ts";
 import { keys_commands } from "./keys.ts";
+import { ldap_commands } from "./ldap.ts";
 import { mail_commands } from "./mail.ts";
 import { migrate_command } from "./migrate.ts";
 import { registration_commands } from "./registration.ts";
@@ -157,6 +158,19 @@ ${ATTRIBUTE_CLAIMS.join(", ")}.
 
 update changes the settings given; --attribute and --allowed-group replace the whole map or
 list.`,
+  }),
+  ldap: group({
+    summary: "the read-only LDAP directory: service accounts for applications",
+    commands: ldap_commands,
+    notes: `The directory is served when IDP_LDAP_LISTEN (plain LDAP with StartTLS) or IDP_LDAPS_LISTEN
+is set. Applications bind as a service account (cn=NAME,ou=services,<base>) to look users up,
+then as the user (uid=<username>,ou=people,<base>) to check a password, which goes through the
+sign-in page's throttles.
+
+The password of add and rotate is 256 random bits, printed once and stored as a SHA-256 hash;
+rotate replaces it at once. --group G limits the account's searches to the members of G (and
+G itself); if G is deleted, the account sees nothing. A removed account's binds fail, and a
+session bound with it sees nothing from its next request.`,
   }),
   keys: group({
     summary: "list and rotate signing keys",

@@ -87,6 +87,27 @@ export function signup_domain(domain: string): string | null {
   return /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/.test(ascii) ? ascii : null;
 }
 
+/**
+ * A `host:port` to listen on (`[::1]:3389` for IPv6) as {host, port}; null when it is not one.
+ * The LDAP listeners' settings (src/app/ldap_listener.ts reads them the same way).
+ */
+export function parse_listen(value: string): { host: string; port: number } | null {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value.trim());
+  if (m === null) return null;
+  const host = m[1] ?? m[2]!;
+  const port = Number(m[3]);
+  if (port > 65535 || !is_listen_host(host) || (m[1] !== undefined && isIP(host) !== 6)) return null;
+  return { host, port };
+}
+
+/** True for a loopback host: connections to it come from this machine only. */
+export function is_loopback_host(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\./.test(host);
+}
+
+/** The shape of a DN's string form (RFC 4514 §3), checked again in full by oidc/ldap/dn.ts at start. */
+const DN_SHAPE = /^\s*[A-Za-z][A-Za-z0-9-]*\s*=\s*(?:[^,+\\]|\\.)+(?:[,+]\s*[A-Za-z][A-Za-z0-9-]*\s*=\s*(?:[^,+\\]|\\.)+)*$/;
+
 /** An SMTP URL the mail transport accepts (src/app/mail/smtp.ts reads it the same way). */
 export function is_smtp_url(value: string): boolean {
   let url: URL;
@@ -873,6 +894,91 @@ export const ConfigSchema = z
       description:
         '`2.0`: every client runs the FAPI 2.0 Security Profile (PAR, PKCE S256, `private_key_jwt`, DPoP, 60 s codes, PS256/ES256/EdDSA), and discovery lists only that; needs `IDP_CODE_TTL` ≤ 60 and a signing alg besides RS256. `off`: only clients whose metadata has `fapi_profile: "2.0"`.',
     }),
+    /** The LDAP directory (oidc/ldap/, served by app/ldap_listener.ts): off unless a listen address is set. */
+    ldap: z
+      .strictObject({
+        listen: z
+          .string()
+          .refine((v) => parse_listen(v) !== null, "must be host:port (127.0.0.1:3389, [::1]:3389, 0.0.0.0:389)")
+          .optional()
+          .meta({
+            env: "IDP_LDAP_LISTEN",
+            topic: "LDAP directory",
+            description:
+              "Where the read-only LDAP directory listens for plain LDAP with StartTLS (RFC 4511, RFC 4513), e.g. `127.0.0.1:3389`; see [LDAP applications](#ldap-applications). Unset: no LDAP. An address other than loopback needs `IDP_LDAP_TLS_CERT`: simple binds over a connection without TLS are accepted from loopback only.",
+          }),
+        ldaps_listen: z
+          .string()
+          .refine((v) => parse_listen(v) !== null, "must be host:port (0.0.0.0:6636)")
+          .optional()
+          .meta({
+            env: "IDP_LDAPS_LISTEN",
+            topic: "LDAP directory",
+            description: "Where the directory listens for LDAPS (TLS from the first byte), e.g. `0.0.0.0:6636`. Needs `IDP_LDAP_TLS_CERT` and `IDP_LDAP_TLS_KEY`.",
+          }),
+        tls_cert: z.string().min(1).optional().meta({
+          env: "IDP_LDAP_TLS_CERT",
+          topic: "LDAP directory",
+          description: "PEM file of the certificate (and its chain) for StartTLS and LDAPS, read at start.",
+        }),
+        tls_key: z.string().min(1).optional().meta({
+          env: "IDP_LDAP_TLS_KEY",
+          topic: "LDAP directory",
+          description: "PEM file of its private key, read at start.",
+        }),
+        base_dn: z.string().regex(DN_SHAPE, "must be a DN such as dc=example,dc=com").optional().meta({
+          env: "IDP_LDAP_BASE_DN",
+          topic: "LDAP directory",
+          shown_default: "`dc=` each label of the issuer's host (`dc=idp` for an IP address)",
+          description:
+            "The directory's suffix: users are `uid=<username>,ou=people,<base>`, groups `cn=<group>,ou=groups,<base>`, service accounts `cn=<name>,ou=services,<base>`.",
+        }),
+        user_binds: z.enum(["all", "single_factor", "off"]).default("single_factor").meta({
+          env: "IDP_LDAP_USER_BINDS",
+          topic: "LDAP directory",
+          description:
+            "Which users may bind with their password (through the sign-in page's throttles). `single_factor`: those whose sign-in is a password alone; a user with an authenticator app or a passkey, or under `IDP_REQUIRE_2FA`, is refused (a password bind would skip the second factor). `all`: every active user. `off`: only service accounts bind.",
+        }),
+        posix: bool(false).meta({
+          env: "IDP_LDAP_POSIX",
+          topic: "LDAP directory",
+          description:
+            "POSIX accounts and groups (RFC 2307) for `sssd`/`nslcd`: users get `posixAccount` (`uidNumber`, `gidNumber` of their own group, `homeDirectory` `/home/<username>`, `loginShell` `/bin/bash`), groups `posixGroup` (`gidNumber`, `memberUid`). Numbers are given once and kept.",
+        }),
+        posix_first_id: z.coerce
+          .number()
+          .int()
+          .min(1000)
+          .max(2 ** 31 - 2)
+          .default(100_000)
+          .meta({
+            env: "IDP_LDAP_POSIX_FIRST_ID",
+            topic: "LDAP directory",
+            description:
+              "The first `uidNumber`/`gidNumber` given out (one sequence for both: a user's number is also its own group's); above the host's local users and `nobody` (65534) by default.",
+          }),
+        size_limit: limit(1000).meta({
+          env: "IDP_LDAP_SIZE_LIMIT",
+          topic: "LDAP directory",
+          description: "The most entries a search returns (then `sizeLimitExceeded`), and the largest page of a paged search (RFC 2696), which may go on for any number of pages.",
+        }),
+        time_limit_seconds: z.coerce.number().int().min(1).max(3600).default(30).meta({
+          env: "IDP_LDAP_TIME_LIMIT",
+          topic: "LDAP directory",
+          description: "Seconds one search may take (then `timeLimitExceeded` with the entries found so far); a client's smaller time limit applies.",
+        }),
+        idle_timeout_seconds: z.coerce.number().int().min(1).max(86_400).default(300).meta({
+          env: "IDP_LDAP_IDLE_TIMEOUT",
+          topic: "LDAP directory",
+          description: "Seconds a connection may go without sending one whole request before it is closed (a half-sent one does not count: slow senders are closed too).",
+        }),
+        max_connections: z.coerce.number().int().min(1).max(100_000).default(512).meta({
+          env: "IDP_LDAP_MAX_CONNECTIONS",
+          topic: "LDAP directory",
+          description: "Open LDAP connections at most (each process); one more is closed at once.",
+        }),
+      })
+      .prefault({}),
     /** The operator's brand on every page and mail (oidc/ui/brand.ts, read at start by app/brand.ts; theme_dir: app/theme.ts). */
     brand: z
       .strictObject({
@@ -934,6 +1040,26 @@ export const ConfigSchema = z
       if (config.tokens.code_ttl > 60) context.addIssue({ code: "custom", path: ["tokens", "code_ttl"], message: "must be at most 60 seconds with fapi 2.0 (FAPI 2.0 §5.3.2.1)" });
       if (!config.signing_algs.some((alg) => alg !== "RS256"))
         context.addIssue({ code: "custom", path: ["signing_algs"], message: "needs PS256, ES256 or EdDSA with fapi 2.0 (FAPI 2.0 §5.4.1)" });
+    }
+    // The LDAP listeners: TLS needs both files, LDAPS needs TLS, and other hosts must be able to start TLS.
+    const ldap = config.ldap;
+    if ((ldap.tls_cert === undefined) !== (ldap.tls_key === undefined)) {
+      context.addIssue({
+        code: "custom",
+        path: ["ldap", ldap.tls_cert === undefined ? "tls_cert" : "tls_key"],
+        message: "is required with IDP_LDAP_TLS_CERT and IDP_LDAP_TLS_KEY: set both",
+      });
+    }
+    if (ldap.ldaps_listen !== undefined && ldap.tls_cert === undefined) {
+      context.addIssue({ code: "custom", path: ["ldap", "tls_cert"], message: "is required with ldaps_listen (LDAPS is TLS from the first byte)" });
+    }
+    const plain = ldap.listen === undefined ? null : parse_listen(ldap.listen);
+    if (plain !== null && !is_loopback_host(plain.host) && ldap.tls_cert === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["ldap", "tls_cert"],
+        message: "is required when ldap.listen is not a loopback address (passwords would cross the network in clear: RFC 4513 §5.1.2)",
+      });
     }
     if (config.smtp_url !== undefined && config.mail_from === undefined) {
       context.addIssue({ code: "custom", path: ["mail_from"], message: "is required when smtp_url is set (the From address of outgoing mail)" });

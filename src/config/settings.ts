@@ -22,6 +22,7 @@ export const TOPICS = [
   "Clients and registration",
   "Authorization requests",
   "Federation",
+  "LDAP directory",
   "Rate limits",
   "Logging and metrics",
   "Admin console and roles",

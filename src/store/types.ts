@@ -50,6 +50,7 @@ export * from "./types/device_authorizations.ts";
 export * from "./types/federation.ts";
 export * from "./types/resource_servers.ts";
 export * from "./types/saml.ts";
+export * from "./types/ldap.ts";
 
 import type { UserStore } from "./types/users.ts";
 import type { UserTokenStore } from "./types/user_tokens.ts";
@@ -72,6 +73,7 @@ import type { DeviceAuthorizationStore } from "./types/device_authorizations.ts"
 import type { FederationStore } from "./types/federation.ts";
 import type { ResourceServerStore } from "./types/resource_servers.ts";
 import type { SamlStore } from "./types/saml.ts";
+import type { LdapStore } from "./types/ldap.ts";
 
 /** The whole storage interface. */
 export interface Store
@@ -96,6 +98,7 @@ export interface Store
     FederationStore,
     ResourceServerStore,
     SamlStore,
+    LdapStore,
     LifecycleStore {}
 
 /** The data methods of the store: everything but opening, migrating, purging and closing. */

@@ -26,6 +26,7 @@ import { pushed_request_tests } from "./suite/pushed_requests.ts";
 import { device_authorization_tests } from "./suite/device_authorizations.ts";
 import { resource_server_tests } from "./suite/resource_servers.ts";
 import { saml_tests } from "./suite/saml.ts";
+import { ldap_tests } from "./suite/ldap.ts";
 
 /** One empty database of the adapter under test. */
 export type StoreTarget = {
@@ -108,5 +109,6 @@ export function store_suite(name: string, factory: StoreFactory): void {
     device_authorization_tests(ctx);
     resource_server_tests(ctx);
     saml_tests(ctx);
+    ldap_tests(ctx);
   });
 }

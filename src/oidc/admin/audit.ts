@@ -59,7 +59,7 @@ export async function audit_page(
  * Their readable names are catalog keys: `admin.audit.area.<area>`, `admin.audit.type.<type>`.
  */
 export const AUDIT_AREAS = {
-  sign_in: ["login", "login_locked", "two_factor", "access_denied", "device_approved", "device_denied", "federation_login", "saml_login"],
+  sign_in: ["login", "login_locked", "two_factor", "access_denied", "device_approved", "device_denied", "federation_login", "saml_login", "ldap_bind"],
   account: [
     "signup",
     "invitation_sent",
@@ -93,6 +93,9 @@ export const AUDIT_AREAS = {
     "saml_sp_created",
     "saml_sp_updated",
     "saml_sp_deleted",
+    "ldap_service_account_created",
+    "ldap_service_account_rotated",
+    "ldap_service_account_removed",
   ],
   administration: [
     "admin_console",

@@ -132,7 +132,7 @@ export const COUNTERS = {
   login_failures_per_ip_username: counter({
     prefix: "login:ua",
     parts: ["ip", "username"],
-    counts: "sign-in attempts for one username from one address, given back on success",
+    counts: "sign-in attempts (the pages' and LDAP user binds) for one username from one address, given back on success",
     protects: "passwords against guessing (NIST SP 800-63B §5.2.2)",
     limit: setting("login_throttle.max_failures"),
     window: setting("login_throttle.window_seconds"),
@@ -142,7 +142,7 @@ export const COUNTERS = {
   login_failures_per_ip: counter({
     prefix: "login:a",
     parts: ["ip"],
-    counts: "sign-in attempts from one address, any usernames, given back on success",
+    counts: "sign-in attempts from one address, any usernames (LDAP binds included), given back on success",
     protects: "passwords against one address trying many usernames",
     limit: setting("login_throttle.max_failures_per_ip"),
     window: setting("login_throttle.window_seconds"),
@@ -152,7 +152,7 @@ export const COUNTERS = {
   login_failures_per_username: counter({
     prefix: "login:u",
     parts: ["username"],
-    counts: "sign-in attempts for one username from any address, given back on success",
+    counts: "sign-in attempts (the pages' and LDAP user binds) for one username from any address, given back on success",
     protects: "one password against many addresses, without a lockout anyone could cause",
     limit: setting("login_throttle.delay_after"),
     window: setting("login_throttle.window_seconds"),

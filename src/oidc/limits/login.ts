@@ -76,3 +76,26 @@ export async function release_login_attempt(idp: Provider, attempt: LoginAttempt
 export async function clear_login_failures(idp: Provider, ip: string, username: string): Promise<void> {
   await clear(idp, COUNTERS.login_failures_per_ip_username, { ip, username });
 }
+
+/**
+ * An attempt with a secret nobody can guess (an LDAP service account's 256-bit password,
+ * ldap/binds.ts) counts against its address only, in the sign-in page's address window: an
+ * address guessing service passwords is refused like one guessing users' (429 words, the
+ * `login_locked` audit), and nobody can slow or lock a service account from elsewhere.
+ */
+export async function reserve_address_attempt(idp: Provider, ip: string): Promise<Reserved> {
+  const now = idp.now();
+  const address = await reserve(idp, COUNTERS.login_failures_per_ip, { ip }, now);
+  if (!address.allowed) throw new Throttled(TOO_MANY, address.reset_at - now);
+  return address;
+}
+
+/** The address attempt failed: it stays counted; the one that fills the window is audited. */
+export async function address_attempt_failed(idp: Provider, ip: string, address: Reserved): Promise<void> {
+  if (address.count === address.limit) await record_event(idp, { type: "login_locked", outcome: "failure", ip, details: { scope: "address", until: address.reset_at } });
+}
+
+/** The address attempt succeeded: it is given back. */
+export async function release_address_attempt(idp: Provider, address: Reserved): Promise<void> {
+  await release(idp, address);
+}

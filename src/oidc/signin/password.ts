@@ -3,17 +3,28 @@
  * account page's, /account/login). A wrong password and an unknown username get the same
  * answer after the same argon2id work, so the pages do not reveal which usernames exist (OWASP
  * Authentication Cheat Sheet); attempts are throttled (limits/login.ts), counted and audited.
+ * LDAP binds of users (ldap/binds.ts) come through here too: one throttle for every password.
  */
 import { record_event } from "../audit.ts";
 import { verify_password_or_dummy } from "../../platform/passwords.ts";
 import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../limits/login.ts";
 import type { Provider } from "../provider.ts";
-import type { UserRow } from "../../store/types.ts";
+import type { JsonObject, UserRow } from "../../store/types.ts";
 
 export const WRONG_CREDENTIALS = "Wrong username or password.";
 
-/** The user when `password` is theirs; null (a failure recorded) otherwise. */
-export async function check_credentials(idp: Provider, username: string, password: string, ip: string, client_id: string | null): Promise<UserRow | null> {
+/**
+ * The user when `password` is theirs; null (a failure recorded) otherwise. `details` go into the
+ * failure's audit event (an LDAP bind says `via: "ldap"`, ldap/binds.ts).
+ */
+export async function check_credentials(
+  idp: Provider,
+  username: string,
+  password: string,
+  ip: string,
+  client_id: string | null,
+  details: JsonObject | null = null,
+): Promise<UserRow | null> {
   // Reserve, then verify, then release (limits/login.ts): a refused attempt (429) does no
   // password work, and concurrent guesses cannot all pass the check before one is counted.
   const attempt = await reserve_login_attempt(idp, ip, username);
@@ -27,6 +38,6 @@ export async function check_credentials(idp: Provider, username: string, passwor
     return user;
   }
   await login_attempt_failed(idp, attempt);
-  await record_event(idp, { type: "login", outcome: "failure", user_id: user?.id ?? null, client_id, ip });
+  await record_event(idp, { type: "login", outcome: "failure", user_id: user?.id ?? null, client_id, ip, details });
   return null;
 }

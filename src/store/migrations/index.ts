@@ -26,6 +26,7 @@ import { link_issuer } from "./021_link_issuer.ts";
 import { revoked_grants } from "./022_revoked_grants.ts";
 import { client_secret_grace } from "./023_client_secret_grace.ts";
 import { saml_service_providers } from "./024_saml_service_providers.ts";
+import { ldap } from "./026_ldap.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -54,6 +55,7 @@ export const migrations: readonly Migration[] = [
   revoked_grants,
   client_secret_grace,
   saml_service_providers,
+  ldap,
 ];
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);

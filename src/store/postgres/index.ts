@@ -28,6 +28,7 @@ import { pg_federation } from "./federation.ts";
 import { pg_user_tokens } from "./user_tokens.ts";
 import { pg_pushed_requests } from "./pushed_requests.ts";
 import { pg_device_authorizations } from "./device_authorizations.ts";
+import { pg_ldap } from "./ldap.ts";
 
 /** `driver`: the runtime's unless given. */
 export async function open_postgres_store(url: string, options: OpenStoreOptions = {}, driver?: PgDriver): Promise<Store> {
@@ -105,6 +106,7 @@ function postgres_store(pool: PgPool): Store {
     ...pg_federation(sql),
     ...pg_pushed_requests(sql),
     ...pg_device_authorizations(sql),
+    ...pg_ldap(sql),
     ...lifecycle,
   };
 }

@@ -142,6 +142,14 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   list_saml_service_providers: "read",
   update_saml_service_provider: "write",
   delete_saml_service_provider: "write",
+  // the LDAP directory
+  create_ldap_service_account: "write",
+  get_ldap_service_account: "read",
+  list_ldap_service_accounts: "read",
+  set_ldap_service_account_secret: "write",
+  delete_ldap_service_account: "write",
+  ldap_posix_numbers: "write",
+  list_directory_memberships: "read",
   // audit
   add_audit_event: "write",
   list_audit_events: "read",

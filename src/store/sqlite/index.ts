@@ -28,6 +28,7 @@ import { sqlite_federation } from "./federation.ts";
 import { sqlite_user_tokens } from "./user_tokens.ts";
 import { sqlite_pushed_requests } from "./pushed_requests.ts";
 import { sqlite_device_authorizations } from "./device_authorizations.ts";
+import { sqlite_ldap } from "./ldap.ts";
 
 /** `driver`: the runtime's unless given (a test runs the suite on node:sqlite under Bun too). */
 export async function open_sqlite_store(path: string, options: OpenStoreOptions = {}, driver?: SqliteDriver): Promise<Store> {
@@ -89,6 +90,7 @@ function sqlite_store(db: SqliteDatabase, deferred_writes: boolean): Store {
     ...sqlite_federation(db),
     ...sqlite_pushed_requests(db),
     ...sqlite_device_authorizations(db),
+    ...sqlite_ldap(db),
   };
   const store: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(data) as [string, Method][]) {

@@ -82,6 +82,11 @@ export const AUDIT_EVENT_TYPES = [
   "saml_sp_created",
   "saml_sp_updated",
   "saml_sp_deleted",
+  // The LDAP directory (oidc/ldap/binds.ts; src/cli/ldap.ts).
+  "ldap_bind",
+  "ldap_service_account_created",
+  "ldap_service_account_removed",
+  "ldap_service_account_rotated",
 ] as const;
 
 export type AuditEvent = {
