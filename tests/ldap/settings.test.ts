@@ -9,6 +9,7 @@ import { serve } from "../../src/app/server.ts";
 import { open_store } from "../../src/store/open.ts";
 import { free_port } from "../helpers/provider.ts";
 import { test_certificate } from "./server.ts";
+import { rejection } from "../helpers/settle.ts";
 
 const refusal = (env: Record<string, string>): string => {
   try {
@@ -43,7 +44,7 @@ describe("LDAP settings", () => {
     const ldap_port = await free_port();
     const config = load_config({}, { database_url: "sqlite::memory:", ldap: { listen: `127.0.0.1:${ldap_port}`, tls_cert: cert, tls_key: "/nonexistent/key.pem" } });
     const store = await open_store(config.database_url);
-    await expect(serve(config, { store, port: 0, log: () => {}, out: () => {} })).rejects.toThrow(/nonexistent/);
+    expect((await rejection(serve(config, { store, port: 0, log: () => {}, out: () => {} }))).message).toMatch(/nonexistent/);
     await store.close();
     // The address is free again: a start with a readable key takes it.
     const again = await open_store(config.database_url);
