@@ -15,7 +15,6 @@ import { free_port } from "../helpers/provider.ts";
 import { start_target, type E2eProvider } from "../helpers/target.ts";
 import { ISSUED_SECRET } from "../helpers/shapes.ts";
 
-
 // In CI this suite also runs against the compiled executable (tests/helpers/target.ts).
 let t: E2eProvider;
 let browser: Browser;

@@ -13,7 +13,6 @@ import { authorization_url, pkce } from "../helpers/flow.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { ISSUED_SECRET } from "../helpers/shapes.ts";
 
-
 let t: TestProvider;
 let browser: Browser;
 let rp: FetchServer;

@@ -122,29 +122,33 @@ describe("the runtime seam under Deno", () => {
     60_000,
   );
 
-  test.skipIf(RUNTIME !== "bun")("without --allow-ffi: hash-wasm (no prompt, no crash), and the hashes cross over both ways (from Bun only: Bun.password's hashes)", async () => {
-    const bun_hash = await Bun.password.hash("correct horse", { algorithm: "argon2id", memoryCost: 1024, timeCost: 1 });
-    const p2_hash = "$argon2id$v=19$m=1024,t=1,p=2$oVkQZtP/uJQIsyjkGC6DLg$EonDtP9UGP8QUzBDA+t8kVt5BLrwWGmnHXWj4Xh5ebw";
-    const verify = [
-      { password: "correct horse", hash: bun_hash },
-      { password: "wrong horse", hash: bun_hash },
-      { password: "pw", hash: p2_hash },
-      { password: "pw", hash: "garbage" },
-    ];
-    if (libsodium) verify.push({ password: "correct horse", hash: libsodium.hash("correct horse", 1024, 1) });
-    const result = await on_deno([], { verify });
-    expect(result.argon2).toBe("hash-wasm");
-    expect(result.argon2_in_use).toBe("hash-wasm");
-    expect(result.verified).toEqual([true, false, true, false, ...(libsodium ? [true] : [])]);
-    const [first, empty, accented] = result.hashes;
-    expect(first).toMatch(PHC);
-    expect(accented).toMatch(PHC);
-    expect(await Bun.password.verify("correct horse", first!, "argon2id")).toBe(true);
-    expect(await Bun.password.verify("pässwörd ✓", accented!, "argon2id")).toBe(true);
-    if (libsodium) expect(libsodium.verify("pässwörd ✓", accented!)).toBe(true);
-    // hash-wasm takes no empty password, nor does Bun.password (the policy never lets one be set): a clear refusal.
-    expect(empty).toBe("error: argon2id (hash-wasm): an empty password cannot be hashed");
-  }, 60_000);
+  test.skipIf(RUNTIME !== "bun")(
+    "without --allow-ffi: hash-wasm (no prompt, no crash), and the hashes cross over both ways (from Bun only: Bun.password's hashes)",
+    async () => {
+      const bun_hash = await Bun.password.hash("correct horse", { algorithm: "argon2id", memoryCost: 1024, timeCost: 1 });
+      const p2_hash = "$argon2id$v=19$m=1024,t=1,p=2$oVkQZtP/uJQIsyjkGC6DLg$EonDtP9UGP8QUzBDA+t8kVt5BLrwWGmnHXWj4Xh5ebw";
+      const verify = [
+        { password: "correct horse", hash: bun_hash },
+        { password: "wrong horse", hash: bun_hash },
+        { password: "pw", hash: p2_hash },
+        { password: "pw", hash: "garbage" },
+      ];
+      if (libsodium) verify.push({ password: "correct horse", hash: libsodium.hash("correct horse", 1024, 1) });
+      const result = await on_deno([], { verify });
+      expect(result.argon2).toBe("hash-wasm");
+      expect(result.argon2_in_use).toBe("hash-wasm");
+      expect(result.verified).toEqual([true, false, true, false, ...(libsodium ? [true] : [])]);
+      const [first, empty, accented] = result.hashes;
+      expect(first).toMatch(PHC);
+      expect(accented).toMatch(PHC);
+      expect(await Bun.password.verify("correct horse", first!, "argon2id")).toBe(true);
+      expect(await Bun.password.verify("pässwörd ✓", accented!, "argon2id")).toBe(true);
+      if (libsodium) expect(libsodium.verify("pässwörd ✓", accented!)).toBe(true);
+      // hash-wasm takes no empty password, nor does Bun.password (the policy never lets one be set): a clear refusal.
+      expect(empty).toBe("error: argon2id (hash-wasm): an empty password cannot be hashed");
+    },
+    60_000,
+  );
 
   test("IDP_ARGON2_IMPL: bun is refused on Deno, libsodium without --allow-ffi too, each with the reason", async () => {
     expect((await on_deno([], { impl: "bun" })).argon2).toBe(

@@ -112,23 +112,27 @@ describe("slow clients are cut off", () => {
   // timeout; a body must keep coming within IDP_IDLE_TIMEOUT_SECONDS (1 s here; Bun checks every
   // few seconds). The deadline below is generous: it proves the cut, not its speed.
   // Bun only: Deno.serve has neither timeout to set (README, "Running on Deno").
-  test.skipIf(RUNTIME !== "bun")("nothing sent, headers trickled, or a body trickled: the server closes the connection (Bun only: Deno.serve has no such timeouts)", async () => {
-    const slow_head = Array.from({ length: 100 }, (_, i) => `X-Slow-${i}: v\r\n`);
-    const slow_body = Array.from({ length: 200 }, () => "a");
-    const [nothing, head, body] = await Promise.all([
-      raw(t.url, "", { wait_ms: 25_000 }),
-      raw(t.url, "GET /healthz HTTP/1.1\r\nHost: x\r\n", { trickle: slow_head, every_ms: 200, wait_ms: 25_000 }),
-      raw(t.url, "POST /token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 200\r\n\r\n", {
-        trickle: slow_body,
-        every_ms: 200,
-        wait_ms: 25_000,
-      }),
-    ]);
-    expect(nothing).toMatchObject({ closed: true, status: null });
-    expect(head).toMatchObject({ closed: true, status: null });
-    expect(body.closed).toBe(true);
-    // The trickled body never completed, so /token never answered it with a token.
-    expect(body.text).not.toContain("access_token");
-    expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
-  }, 40_000);
+  test.skipIf(RUNTIME !== "bun")(
+    "nothing sent, headers trickled, or a body trickled: the server closes the connection (Bun only: Deno.serve has no such timeouts)",
+    async () => {
+      const slow_head = Array.from({ length: 100 }, (_, i) => `X-Slow-${i}: v\r\n`);
+      const slow_body = Array.from({ length: 200 }, () => "a");
+      const [nothing, head, body] = await Promise.all([
+        raw(t.url, "", { wait_ms: 25_000 }),
+        raw(t.url, "GET /healthz HTTP/1.1\r\nHost: x\r\n", { trickle: slow_head, every_ms: 200, wait_ms: 25_000 }),
+        raw(t.url, "POST /token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 200\r\n\r\n", {
+          trickle: slow_body,
+          every_ms: 200,
+          wait_ms: 25_000,
+        }),
+      ]);
+      expect(nothing).toMatchObject({ closed: true, status: null });
+      expect(head).toMatchObject({ closed: true, status: null });
+      expect(body.closed).toBe(true);
+      // The trickled body never completed, so /token never answered it with a token.
+      expect(body.text).not.toContain("access_token");
+      expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+    },
+    40_000,
+  );
 });
