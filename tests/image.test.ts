@@ -9,7 +9,7 @@
  * Needs umoci and skopeo to build, and runc as root to run (`.ci/run` installs the three); skipped,
  * with the reason on stderr, where they are missing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "./helpers/test_api.ts";
+import { afterAll, beforeAll, describe, expect, RUNTIME, test } from "./helpers/test_api.ts";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,10 +27,16 @@ import { PASSWORD, REDIRECT_URI, free_port } from "./helpers/provider.ts";
 const ROOT = join(import.meta.dirname, "..");
 const on_path = (name: string) => (process.env.PATH ?? "").split(delimiter).some((dir) => existsSync(join(dir, name)));
 const missing = ["umoci", "skopeo", "runc"].filter((name) => !on_path(name));
-const skip_build = missing.some((name) => name !== "runc") || process.platform !== "linux";
+// Bun only: the image holds Bun's single executable, compiled by scripts/build.ts with Bun.build.
+const on_bun = RUNTIME === "bun";
+const skip_build = !on_bun || missing.some((name) => name !== "runc") || process.platform !== "linux";
 const skip_run = skip_build || missing.includes("runc") || process.getuid?.() !== 0;
 if (skip_run) {
-  const why = missing.length > 0 ? `${missing.join(", ")} not installed (Debian: apt-get install umoci skopeo runc)` : "runc runs the containers as root here";
+  const why = !on_bun
+    ? "the image holds Bun's compiled executable, built with Bun (run it from Bun)"
+    : missing.length > 0
+      ? `${missing.join(", ")} not installed (Debian: apt-get install umoci skopeo runc)`
+      : "runc runs the containers as root here";
   console.warn(`tests/image.test.ts: ${skip_build ? "skipped" : "the runc tests skipped"}: ${why}`);
 }
 

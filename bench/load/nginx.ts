@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { free_port } from "../../tests/helpers/provider.ts";
 
-export const DEPLOY_CLUSTER = join(import.meta.dir, "..", "..", "deploy", "nginx-cluster.conf");
+// import.meta.dirname, not Bun's import.meta.dir: tests/deploy.test.ts loads this file on Deno too.
+export const DEPLOY_CLUSTER = join(import.meta.dirname, "..", "..", "deploy", "nginx-cluster.conf");
 /** The site the bench runs: the deploy file, or NGINX_SITE (a variant of it, to compare settings). */
 export const CLUSTER_SITE = process.env.NGINX_SITE ?? DEPLOY_CLUSTER;
 const NGINX = process.env.NGINX ?? "/usr/sbin/nginx";

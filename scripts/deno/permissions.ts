@@ -7,10 +7,11 @@
  *
  * and this prints the flags, one word each (README, "Running on Deno", says what each is for):
  *
- * - `--allow-net=`: the listening address (HOST:PORT), the PostgreSQL server, the SMTP server,
- *   and IDP_DENO_ALLOW_NET (outbound calls to upstreams and to URLs clients register);
+ * - `--allow-net=`: the listening address (HOST:PORT), the LDAP listeners (IDP_LDAP_LISTEN,
+ *   IDP_LDAPS_LISTEN), the PostgreSQL server, the SMTP server, and IDP_DENO_ALLOW_NET (outbound
+ *   calls to upstreams and to URLs clients register);
  * - `--allow-read=`: the page templates and static files, the argon2id worker's code (src/platform/
- *   and hash-wasm: a worker thread loads its modules under the read permission), the served vendor files, the SQLite file's folder, IDP_CONFIG, the theme folder and brand files;
+ *   and hash-wasm: a worker thread loads its modules under the read permission), the served vendor files, the SQLite file's folder, IDP_CONFIG, the theme folder and brand files, the LDAP certificate and key;
  * - `--allow-write=`: the SQLite file's folder, nothing else;
  * - `--allow-env=`: IDP_* and the other variables the configuration reads (src/app/config.ts);
  * - `--allow-ffi=`: the system's libsodium, by its path, when it is there (argon2id; without it
@@ -30,6 +31,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError, ENVIRONMENT_NAMES, load_config, type Config } from "../../src/app/config.ts";
+import { parse_listen } from "../../src/config/schema.ts";
 import { VENDOR_FILES } from "../../src/http/vendor_files.ts";
 import { LIBSODIUM_NAMES } from "../../src/platform/argon2/ffi.ts";
 import { library_candidates } from "../../src/platform/libraries.ts";
@@ -102,6 +104,12 @@ export function permission_flags(config: Config, env: Record<string, string | un
     for (const name of POSTGRES_VARIABLES) env_names.add(name);
   }
   if (config.smtp_url !== undefined) net.add(url_entry(config.smtp_url, config.smtp_url.startsWith("smtps:") ? 465 : 587));
+  // The LDAP directory's listeners and their certificate (src/app/ldap_listener.ts).
+  for (const setting of [config.ldap.listen, config.ldap.ldaps_listen]) {
+    const listen = setting === undefined ? null : parse_listen(setting);
+    if (listen !== null) net.add(net_entry(listen.host, listen.port));
+  }
+  for (const path of [config.ldap.tls_cert, config.ldap.tls_key]) if (path !== undefined) read.add(absolute(path, cwd));
   for (const entry of config.deno_allow_net) net.add(entry);
   if (env.IDP_CONFIG) read.add(absolute(env.IDP_CONFIG, cwd));
   for (const path of [config.brand.theme_dir, config.brand.logo, config.brand.favicon, config.brand.css]) if (path !== undefined) read.add(absolute(path, cwd));

@@ -17,7 +17,8 @@ export const ENV_KEYS: Record<string, string> = Object.fromEntries(SETTINGS.flat
  * `IDP_` variables that are not settings, so not in ENV_KEYS: the config file's path
  * (IDP_CONFIG), stack traces for unexpected CLI errors (IDP_DEBUG, src/cli/index.ts), and the
  * test suite's switches, which .ci/run exports to every process it starts (IDP_REQUIRE_POSTGRES,
- * tests/store/pg.ts; IDP_E2E_TARGET, tests/helpers/target.ts; IDP_E2E_DATABASE, tests/helpers/subprocess.ts), and IDP_WORKER, which the primary of
+ * tests/store/pg.ts; IDP_E2E_TARGET, tests/helpers/target.ts; IDP_E2E_DATABASE,
+ * tests/helpers/subprocess.ts), and IDP_WORKER, which the primary of
  * `idp serve --workers N` sets for its workers (src/app/workers.ts). Any other `IDP_` name that is not
  * in ENV_KEYS is refused at start: a misspelt setting must not be silently ignored.
  */

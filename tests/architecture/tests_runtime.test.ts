@@ -14,9 +14,6 @@ const ABOUT_BUN = new Set([
   "tests/http/openssl.test.ts", // OpenSSL through bun:ffi
   "tests/security/login_throttle.test.ts", // the wait seen through Bun.sleep
   "tests/runtime/platform.test.ts", // hashes crossing between Bun.password and the Deno adapters
-  "tests/store/sqlite_plans.test.ts", // the bun:sqlite adapter's own pieces
-  "tests/store/sqlite_group_commit.test.ts",
-  "tests/store/sqlite_specific.test.ts",
 ]);
 // Its synthetic sources name Bun in strings: it is what proves the checker.
 const CHECKER_TESTS = "tests/architecture/";

@@ -2,7 +2,8 @@
  * `idp serve` through the package's bin (bin/idp.mjs, Bun started by Node), stopped the ways an
  * operator stops it: SIGTERM to the node process, and SIGTERM to `npx` (a process manager, or
  * `kill` on the pid npx printed), where npm's shell in between does not pass the signal on. The
- * server stops gracefully, no process is left behind and the port is free. Linux (/proc).
+ * server stops gracefully, no process is left behind and the port is free. The process tree comes
+ * from `ps` (tests/helpers/process_tree.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { spawn, which } from "../helpers/spawn.ts";
@@ -60,7 +61,7 @@ async function stops_on(name: string, argv: string[], signal: "SIGTERM" | "SIGIN
   }
 }
 
-describe.skipIf(!existsSync("/proc/self/stat"))("idp serve through bin/idp.mjs", () => {
+describe.skipIf(which("ps") === null)("idp serve through bin/idp.mjs", () => {
   test("SIGTERM to `node bin/idp.mjs serve` stops the server; node exits with the server's code (0) and the port is free", async () => {
     const node = which("node", { PATH: path_without_bun() });
     if (node === null) throw new Error("node is needed (npm install runs on it)");

@@ -5,7 +5,7 @@
  * started again, SIGTERM stops everything with exit 0 and leaves no process behind, and the port
  * stays closed to any other server.
  */
-import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { afterAll, beforeAll, describe, expect, RUNTIME, test } from "../helpers/test_api.ts";
 import { idp_command, spawn } from "../helpers/spawn.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
@@ -72,7 +72,8 @@ function token_count(metrics: string): number {
 }
 
 function workers_suite(name: string, database: () => Promise<{ url: string; drop(): Promise<void> }>) {
-  describe(`idp serve --workers 2 on ${name}`, () => {
+  // Bun only: Deno refuses --workers (src/fw/runtime/serve_deno.ts PORT_SHARING; tests/runtime/deno_server.test.ts).
+  describe.skipIf(RUNTIME !== "bun")(`idp serve --workers 2 on ${name} (Bun only: Deno refuses --workers)`, () => {
     let db: { url: string; drop(): Promise<void> };
     let env: Record<string, string>;
     let server: ServerProcess;

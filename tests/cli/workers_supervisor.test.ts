@@ -7,7 +7,7 @@
  * Times are read from the kernel: a worker's start is its fork time (/proc/<pid>/stat field 22,
  * in clock ticks since boot), compared with /proc/uptime read just before the kill.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, RUNTIME, test } from "../helpers/test_api.ts";
 import { run_sync } from "../helpers/spawn.ts";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, Socket } from "node:net";
@@ -88,7 +88,8 @@ function worker_pids(server: ServerProcess): Map<number, number> {
 
 const count = (server: ServerProcess, msg: string) => server.logs().filter((line) => line.msg === msg).length;
 
-describe("the supervisor of idp serve --workers 2", () => {
+// Bun only: Deno refuses --workers (src/fw/runtime/serve_deno.ts PORT_SHARING; tests/runtime/deno_server.test.ts).
+describe.skipIf(RUNTIME !== "bun")("the supervisor of idp serve --workers 2 (Bun only: Deno refuses --workers)", () => {
   let dir: string;
   let env: Record<string, string>;
   let server: ServerProcess | undefined;

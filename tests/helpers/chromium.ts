@@ -2,21 +2,38 @@
  * Debian's Chromium through playwright-core, for the browser tests: launching it (or skipping
  * with a clear message when it is not installed — CI installs it), screenshots of a page at
  * phone and desktop widths, and the axe-core accessibility check.
+ *
+ * On Deno the browser tests are skipped: playwright-core reads /proc as it loads (its WSL check,
+ * /proc/sys/fs/binfmt_misc/WSLInterop), and Deno lets a process read /proc only under
+ * --allow-all: neither --allow-read=/proc nor --allow-sys, nor every other permission together,
+ * will do. The same browser suites run from Bun against a server on Deno instead
+ * (IDP_E2E_TARGET=deno, tests/helpers/target.ts). playwright-core is therefore loaded only by
+ * `launch`, never on Deno.
  */
 import { mkdirSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { RUNTIME } from "./test_api.ts";
 
 export const CHROMIUM = "/usr/bin/chromium";
-export const chromium_available = existsSync(CHROMIUM);
-if (!chromium_available) console.warn(`browser tests skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
+
+/** Why the browser tests cannot run here, or null when they can. */
+const unavailable =
+  RUNTIME !== "bun"
+    ? "playwright-core reads /proc, which Deno allows only under --allow-all (run them from Bun with IDP_E2E_TARGET=deno)"
+    : existsSync(CHROMIUM)
+      ? null
+      : `${CHROMIUM} is missing (apt-get install chromium)`;
+export const chromium_available = unavailable === null;
+if (unavailable !== null) console.warn(`browser tests skipped: ${unavailable}`);
 
 export const SCREENSHOTS = join(import.meta.dirname, "../../test-artifacts/screenshots");
 
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };
 
-export function launch(): Promise<Browser> {
+export async function launch(): Promise<Browser> {
+  const { chromium } = await import("playwright-core");
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

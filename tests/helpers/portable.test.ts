@@ -74,6 +74,21 @@ describe("spawn", () => {
     expect(child.signalCode).toBe("SIGTERM");
   });
 
+  test("a child that catches the signal exits with its own code; a second signal still reaches it", async () => {
+    // Deno's ChildProcess.kill reported SIGTERM (143) here, and sent no later signal.
+    const caught = spawn(["sh", "-c", 'trap "exit 0" TERM; echo ready; while :; do sleep 0.05; done'], { stdout: "pipe" });
+    await caught.stdout.getReader().read();
+    caught.kill("SIGTERM");
+    expect(await caught.exited).toBe(0);
+    const stubborn = spawn(["sh", "-c", 'trap "" TERM; echo ready; while :; do sleep 0.05; done'], { stdout: "pipe" });
+    await stubborn.stdout.getReader().read();
+    stubborn.kill("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(stubborn.exitCode).toBeNull();
+    stubborn.kill("SIGKILL");
+    expect(await stubborn.exited).toBe(137);
+  });
+
   test("output to a file", async () => {
     const out = join(dir, "out.txt");
     expect(await spawn(["sh", "-c", "echo to-file"], { stdout: { file: out } }).exited).toBe(0);

@@ -1,23 +1,19 @@
 /**
  * A server started through wrappers (npm, a shell, bin/idp.mjs) as a tree of processes: which
- * processes it is, whether they are alive, and whether its port still answers. Linux: the tree
- * is read from /proc.
+ * processes it is, whether they are alive, and whether its port still answers. The tree comes
+ * from `ps` (procps), not from /proc: Deno lets a process read /proc only under --allow-all.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { run_sync } from "./spawn.ts";
 
 /** The ids of every live descendant of `pid` (children, grandchildren...). */
 export function descendants(pid: number): number[] {
+  const ps = run_sync(["ps", "-e", "-o", "pid=,ppid="]);
+  if (ps.code !== 0) throw new Error(`ps failed (${ps.code}): ${ps.stderr}`);
   const parents = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      // "pid (comm) state ppid ...": comm may hold spaces, so read after the last ")".
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch {
-      // Exited meanwhile.
-    }
+  for (const line of ps.stdout.split("\n")) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    if (child !== undefined && parent !== undefined && !Number.isNaN(child) && !Number.isNaN(parent)) parents.set(child, parent);
   }
   const found: number[] = [];
   const queue = [pid];

@@ -104,7 +104,18 @@ export function spawn(argv: string[], options: SpawnOptions = {}): Child {
     get signalCode() {
       return child.signalCode;
     },
-    kill: (signal = "SIGTERM") => void child.kill(signal),
+    kill: (signal = "SIGTERM") => {
+      // process.kill, not child.kill: Deno's ChildProcess.kill reports the signal it sent as how
+      // the child ended even when the child caught it and exited 0, and sends nothing after a
+      // first signal (denoland/deno#36643), so SIGTERM then SIGKILL would not kill.
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(child.pid, signal);
+      } catch (error) {
+        // Gone meanwhile, its exit not yet seen.
+        if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+      }
+    },
     stdout: child.stdout ? (Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>) : empty(),
     stderr: child.stderr ? (Readable.toWeb(child.stderr) as unknown as ReadableStream<Uint8Array>) : empty(),
     write: (text) => void child.stdin!.write(text),

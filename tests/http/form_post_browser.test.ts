@@ -5,15 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { type FetchServer, serve_fetch } from "../helpers/serve_fetch.ts";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { chromium_available as available, launch } from "../helpers/chromium.ts";
 import { authorization_url, pkce } from "../helpers/flow.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 import { ISSUED_SECRET } from "../helpers/shapes.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
 
 let t: TestProvider;
 let browser: Browser;
@@ -37,7 +35,7 @@ beforeAll(async () => {
   callback = `http://127.0.0.1:${port}/callback`;
   const { client } = await t.add_client({ client_name: "Form Post App", redirect_uris: [callback] });
   client_id = client.client_id;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-dev-shm-usage"] });
+  browser = await launch();
 }, 90_000);
 
 afterAll(async () => {

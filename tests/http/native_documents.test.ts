@@ -1,9 +1,10 @@
 /**
  * Discovery and the JWKS answered by Bun's native route table (Fw `precomputed`): the same bytes
  * and headers as the JavaScript path, a rotation published at once, and every request still
- * logged when request logging is on.
+ * logged when request logging is on. Deno has no native route table (src/fw/runtime/serve_deno.ts):
+ * there the app answers them, so everything here holds but the missing request id.
  */
-import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
+import { afterAll, describe, expect, RUNTIME, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,7 +52,8 @@ describe("discovery and JWKS served natively", () => {
         const js = await fetch(js_path.url + path);
         expect(native.status).toBe(200);
         expect(js.headers.get("x-request-id")).not.toBeNull();
-        expect(native.headers.get("x-request-id")).toBeNull();
+        // Bun only: a natively answered request never reaches the app's request-id handler.
+        if (RUNTIME === "bun") expect(native.headers.get("x-request-id")).toBeNull();
         expect(await native.text()).toBe(await js.text());
         expect(comparable(native)).toEqual(comparable(js));
         expect(native.headers.get("x-content-type-options")).toBe("nosniff");

@@ -1,7 +1,7 @@
 /**
  * `npm start` as a new user runs it, stopped with SIGTERM (a process manager, `kill`) or SIGINT
  * (Ctrl-C): the server stops gracefully and no process is left behind holding the port.
- * Linux: the process tree is read from /proc.
+ * The process tree comes from `ps` (tests/helpers/process_tree.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -19,7 +19,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.skipIf(!existsSync("/proc/self/stat") || which("npm") === null)("npm start", () => {
+describe.skipIf(which("ps") === null || which("npm") === null)("npm start", () => {
   const cases = [
     { signal: "SIGTERM", group: false, what: "SIGTERM to the npm process" },
     { signal: "SIGINT", group: false, what: "SIGINT to the npm process" },

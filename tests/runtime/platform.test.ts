@@ -4,9 +4,10 @@
  * implementations verify and the other way round (libsodium through Deno.dlopen when
  * `--allow-ffi` grants it, hash-wasm when not), the environment as far as `--allow-env` allows.
  * The portable pieces (crypto_deno.ts's UUIDv7, wasm.ts) are also run here under Bun, against
- * Bun's own.
+ * Bun's own. What is checked against Bun.password runs from Bun only (skipped under `deno task
+ * test`, which has no Bun to compare with); the rest runs from either.
  */
-import { describe, expect, test } from "../helpers/test_api.ts";
+import { describe, expect, RUNTIME, test } from "../helpers/test_api.ts";
 import { join } from "node:path";
 import { open_argon2_ffi } from "../../src/platform/argon2/ffi.ts";
 import { wasm_argon2 } from "../../src/platform/argon2/wasm.ts";
@@ -47,7 +48,7 @@ async function on_deno(flags: string[], job: object, env: Record<string, string>
   return JSON.parse(result.stdout);
 }
 
-describe("the portable primitives, under Bun", () => {
+describe.skipIf(RUNTIME !== "bun")("the portable primitives, under Bun (Bun only: checked against Bun's own)", () => {
   test("SHA-256 through node:crypto equals Bun.SHA256, lone surrogates included", () => {
     for (const input of SHA_INPUTS) expect(portable_sha256(input)).toBe(bun_sha256(input));
   });
@@ -96,8 +97,8 @@ describe("the runtime seam under Deno", () => {
     expect(result.openssl).toBe("none");
   }, 60_000);
 
-  test.skipIf(!libsodium || !LIBSODIUM_PATH)(
-    "with --allow-ffi for libsodium: libsodium, and the hashes cross over both ways",
+  test.skipIf(RUNTIME !== "bun" || !libsodium || !LIBSODIUM_PATH)(
+    "with --allow-ffi for libsodium: libsodium, and the hashes cross over both ways (from Bun only: Bun.password's hashes)",
     async () => {
       const bun_hash = await Bun.password.hash("correct horse", { algorithm: "argon2id", memoryCost: 1024, timeCost: 1 });
       const sodium_hash = libsodium!.hash("correct horse", 1024, 1);
@@ -121,29 +122,33 @@ describe("the runtime seam under Deno", () => {
     60_000,
   );
 
-  test("without --allow-ffi: hash-wasm (no prompt, no crash), and the hashes cross over both ways", async () => {
-    const bun_hash = await Bun.password.hash("correct horse", { algorithm: "argon2id", memoryCost: 1024, timeCost: 1 });
-    const p2_hash = "$argon2id$v=19$m=1024,t=1,p=2$oVkQZtP/uJQIsyjkGC6DLg$EonDtP9UGP8QUzBDA+t8kVt5BLrwWGmnHXWj4Xh5ebw";
-    const verify = [
-      { password: "correct horse", hash: bun_hash },
-      { password: "wrong horse", hash: bun_hash },
-      { password: "pw", hash: p2_hash },
-      { password: "pw", hash: "garbage" },
-    ];
-    if (libsodium) verify.push({ password: "correct horse", hash: libsodium.hash("correct horse", 1024, 1) });
-    const result = await on_deno([], { verify });
-    expect(result.argon2).toBe("hash-wasm");
-    expect(result.argon2_in_use).toBe("hash-wasm");
-    expect(result.verified).toEqual([true, false, true, false, ...(libsodium ? [true] : [])]);
-    const [first, empty, accented] = result.hashes;
-    expect(first).toMatch(PHC);
-    expect(accented).toMatch(PHC);
-    expect(await Bun.password.verify("correct horse", first!, "argon2id")).toBe(true);
-    expect(await Bun.password.verify("pässwörd ✓", accented!, "argon2id")).toBe(true);
-    if (libsodium) expect(libsodium.verify("pässwörd ✓", accented!)).toBe(true);
-    // hash-wasm takes no empty password, nor does Bun.password (the policy never lets one be set): a clear refusal.
-    expect(empty).toBe("error: argon2id (hash-wasm): an empty password cannot be hashed");
-  }, 60_000);
+  test.skipIf(RUNTIME !== "bun")(
+    "without --allow-ffi: hash-wasm (no prompt, no crash), and the hashes cross over both ways (from Bun only: Bun.password's hashes)",
+    async () => {
+      const bun_hash = await Bun.password.hash("correct horse", { algorithm: "argon2id", memoryCost: 1024, timeCost: 1 });
+      const p2_hash = "$argon2id$v=19$m=1024,t=1,p=2$oVkQZtP/uJQIsyjkGC6DLg$EonDtP9UGP8QUzBDA+t8kVt5BLrwWGmnHXWj4Xh5ebw";
+      const verify = [
+        { password: "correct horse", hash: bun_hash },
+        { password: "wrong horse", hash: bun_hash },
+        { password: "pw", hash: p2_hash },
+        { password: "pw", hash: "garbage" },
+      ];
+      if (libsodium) verify.push({ password: "correct horse", hash: libsodium.hash("correct horse", 1024, 1) });
+      const result = await on_deno([], { verify });
+      expect(result.argon2).toBe("hash-wasm");
+      expect(result.argon2_in_use).toBe("hash-wasm");
+      expect(result.verified).toEqual([true, false, true, false, ...(libsodium ? [true] : [])]);
+      const [first, empty, accented] = result.hashes;
+      expect(first).toMatch(PHC);
+      expect(accented).toMatch(PHC);
+      expect(await Bun.password.verify("correct horse", first!, "argon2id")).toBe(true);
+      expect(await Bun.password.verify("pässwörd ✓", accented!, "argon2id")).toBe(true);
+      if (libsodium) expect(libsodium.verify("pässwörd ✓", accented!)).toBe(true);
+      // hash-wasm takes no empty password, nor does Bun.password (the policy never lets one be set): a clear refusal.
+      expect(empty).toBe("error: argon2id (hash-wasm): an empty password cannot be hashed");
+    },
+    60_000,
+  );
 
   test("IDP_ARGON2_IMPL: bun is refused on Deno, libsodium without --allow-ffi too, each with the reason", async () => {
     expect((await on_deno([], { impl: "bun" })).argon2).toBe(

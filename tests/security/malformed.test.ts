@@ -6,7 +6,7 @@
  * protocol error at the protocol endpoints, a page at /authorize — never a 5xx, and the server
  * answers normally afterwards.
  */
-import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
+import { afterAll, beforeAll, describe, expect, RUNTIME, test } from "../helpers/test_api.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { PROTOCOL_ERRORS } from "./helpers.ts";
 import { bytes, raw } from "./raw.ts";
@@ -29,8 +29,11 @@ function post(path: string, type: string | null, body: (string | number[])[], he
 }
 const FORM = "application/x-www-form-urlencoded";
 
-/** What an answer must be: a protocol error (JSON, known code), a page (HTML), or Bun's bare refusal of a broken request. */
-type Expect = { status: number; error?: string } | { status: number; page: true } | { status: number; bare: true };
+/**
+ * What an answer must be: a protocol error (JSON, known code), a page (HTML), or the server's
+ * bare refusal of a broken request (null: no HTTP/1.1 status line at all).
+ */
+type Expect = { status: number; error?: string } | { status: number; page: true } | { status: number | null; bare: true };
 
 const CASES: [string, Uint8Array | string, Expect][] = [
   // Invalid UTF-8 and overlong encodings
@@ -113,8 +116,23 @@ const CASES: [string, Uint8Array | string, Expect][] = [
   ["traversal in a static path", get(["/static/..%2f..%2fpackage.json"], "application/json"), { status: 404, bare: true }],
 ];
 
+/**
+ * Where Deno's HTTP server (hyper) parses the request otherwise than Bun's: what reaches the app
+ * is answered alike, but these never reach it, or are read otherwise.
+ */
+const ON_DENO: Record<string, Expect> = {
+  // A request target that is not ASCII is refused before the app sees it.
+  "raw 0xFF 0xC0 0xAF bytes in an /authorize query": { status: 400, bare: true },
+  "a raw NUL in the request line": { status: 400, bare: true },
+  // RFC 9112 §2.2: a recipient MAY take a bare LF for a line end; hyper does.
+  "bare LF line endings": { status: 200, bare: true },
+  // The preface of HTTP/2 with prior knowledge (RFC 9113 §3.3), which Deno.serve speaks: the answer is HTTP/2 frames.
+  "an HTTP/2 preface on HTTP/1.1": { status: null, bare: true },
+};
+
 describe("malformed requests: a 4xx of the right shape, never a 5xx", () => {
-  for (const [name, payload, expected] of CASES) {
+  for (const [name, payload, on_bun] of CASES) {
+    const expected = RUNTIME === "deno" ? (ON_DENO[name] ?? on_bun) : on_bun;
     test(name, async () => {
       const answer = await raw(t.url, payload);
       expect(answer.status).toBe(expected.status);

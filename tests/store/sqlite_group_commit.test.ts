@@ -3,31 +3,34 @@
  * writes of one event-loop turn share one transaction, each call settles only after its COMMIT,
  * and a failing call or COMMIT rejects exactly the calls it should.
  */
-import { Database } from "bun:sqlite";
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { open_store } from "../../src/store/open.ts";
 import { map_sqlite_error } from "../../src/store/sqlite/connection.ts";
+import type { SqliteDatabase } from "../../src/store/sqlite/driver.ts";
 import { DEFAULT_MAX_BATCH, GroupCommit } from "../../src/store/sqlite/group_commit.ts";
+import { load_sqlite_driver } from "../../src/store/sqlite/load_driver.ts";
 import { StoreConflictError, StoreReferenceError, StoreUnavailableError, type ClientRow, type Store } from "../../src/store/types.ts";
 import { T0, code_input, seed_client, seed_user, token_input, uid } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";
 
+/** The runtime's SQLite driver (bun:sqlite or node:sqlite), for the connections beside the store. */
+const sqlite = await load_sqlite_driver();
 const dir = mkdtempSync(join(tmpdir(), "idp-group-commit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let path: string;
 let store: Store;
 /** A second connection to the same file, as another process would have. */
-let raw: Database;
+let raw: SqliteDatabase;
 let client: ClientRow;
 
 beforeEach(async () => {
   path = join(dir, `${uid("db")}.db`);
   store = await open_store(`sqlite:${path}`);
-  raw = new Database(path);
+  raw = sqlite.open(path);
   raw.exec("PRAGMA busy_timeout = 5000");
   client = await seed_client(store);
 });
@@ -61,7 +64,7 @@ describe("sqlite group commit", () => {
     for (const input of inputs.slice(DEFAULT_MAX_BATCH + 1)) calls.push(store.insert_token(input));
     await Promise.all(calls);
 
-    const reopened = new Database(path, { readonly: true });
+    const reopened = sqlite.open(path, { readonly: true });
     try {
       expect((reopened.query("SELECT count(*) AS n FROM tokens").get() as { n: number }).n).toBe(inputs.length);
     } finally {
@@ -260,7 +263,7 @@ describe("sqlite group commit", () => {
 
 describe("GroupCommit on its own", () => {
   test("when SQLite rolls the whole transaction back during a call, every call of the batch rejects", async () => {
-    const db = new Database(join(dir, `${uid("unit")}.db`));
+    const db = sqlite.open(join(dir, `${uid("unit")}.db`));
     try {
       db.exec("CREATE TABLE t (v TEXT PRIMARY KEY)");
       const group = new GroupCommit(db, map_sqlite_error);

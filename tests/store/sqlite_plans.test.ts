@@ -16,13 +16,16 @@
  *                         SEARCH tokens USING COVERING INDEX tokens_expires_at (expires_at<?)
  *   list_session_clients    SEARCH session_clients USING COVERING INDEX sqlite_autoindex_session_clients_1 (session_id_hash=?)
  */
-import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { migrate_sqlite } from "../../src/store/sqlite/connection.ts";
+import { load_sqlite_driver } from "../../src/store/sqlite/load_driver.ts";
 import { planned_queries } from "./token_queries.ts";
 
+/** The runtime's SQLite driver: bun:sqlite, or node:sqlite on Deno (the planner is SQLite's either way). */
+const sqlite = await load_sqlite_driver();
+
 describe("sqlite query plans", () => {
-  const db = new Database(":memory:");
+  const db = sqlite.open(":memory:");
   db.exec("PRAGMA foreign_keys = ON");
   migrate_sqlite(db);
   afterAll(() => db.close());

@@ -1,5 +1,4 @@
 /** SQLite-only behaviour: the pragmas, the in-memory form, and a schema newer than the build. */
-import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "../helpers/test_api.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +10,9 @@ import { StoreError, StoreUnavailableError } from "../../src/store/types.ts";
 import { seed_user } from "./fixtures.ts";
 import { rejection } from "../helpers/settle.ts";
 
+/** The runtime's SQLite driver (bun:sqlite or node:sqlite), for the connections beside the store. */
+const sqlite = await load_sqlite_driver();
+
 describe("sqlite specifics", () => {
   const dir = mkdtempSync(join(tmpdir(), "idp-sqlite-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +21,7 @@ describe("sqlite specifics", () => {
     const path = join(dir, "nested", "deeper", "idp.db");
     const store = await open_store(`sqlite:${path}`);
     await seed_user(store);
-    const raw = new Database(path, { readonly: true });
+    const raw = sqlite.open(path, { readonly: true });
     try {
       expect(raw.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
     } finally {
@@ -71,7 +73,7 @@ describe("sqlite specifics", () => {
     const path = join(dir, "locked.db");
     await (await open_store(`sqlite:${path}`)).close();
     // Another process writing (the server under load holds the lock nearly all the time).
-    const other = new Database(path);
+    const other = sqlite.open(path);
     other.exec("BEGIN IMMEDIATE");
     try {
       // Opening migrates, but nothing is pending: it only reads, so it does not wait for the lock.
@@ -90,7 +92,7 @@ describe("sqlite specifics", () => {
     // A database one migration behind must take the lock to migrate, so it waits and then gives up.
     const behind = join(dir, "behind.db");
     await (await open_store(`sqlite:${behind}`)).close();
-    const raw = new Database(behind);
+    const raw = sqlite.open(behind);
     raw.exec("DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)");
     raw.exec("BEGIN IMMEDIATE");
     try {
@@ -104,8 +106,8 @@ describe("sqlite specifics", () => {
   test("a schema newer than this build is refused", async () => {
     const path = join(dir, "newer.db");
     await (await open_store(`sqlite:${path}`)).close();
-    const raw = new Database(path);
-    raw.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)");
+    const raw = sqlite.open(path);
+    raw.exec("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)");
     raw.close();
     const opening = open_store(`sqlite:${path}`);
     expect(await rejection(opening)).toBeInstanceOf(StoreError);

@@ -102,7 +102,9 @@ async function* user_rows(idp: Provider, view: View, filter: Filter): AsyncGener
     return;
   }
   if (view.users !== null && view.users.size <= PAGE) {
-    yield keep(await Promise.all([...view.users].map((id) => idp.store.get_user_by_id(id))));
+    // By username, as the pages below come: the memberships the view was made of have no order.
+    const rows = keep(await Promise.all([...view.users].map((id) => idp.store.get_user_by_id(id))));
+    yield rows.sort((a, b) => a.username.toLowerCase().localeCompare(b.username.toLowerCase()));
     return;
   }
   for (let offset = 0; ; offset += PAGE) {
