@@ -38,7 +38,7 @@ export function database_kind(database_url: string): DatabaseKind {
 export async function snapshot_database(database_url: string, out: string, options: CopyOptions = {}): Promise<Snapshot> {
   const target = parse_database_url(database_url);
   if (target.kind === "sqlite") {
-    const schema = sqlite_snapshot(target.path, out, await load_sqlite_driver(), options.busy_timeout ?? 5000);
+    const schema = await sqlite_snapshot(target.path, out, await load_sqlite_driver(), options.busy_timeout ?? 5000);
     return { database: "sqlite", format: COPY_FORMAT.sqlite, schema };
   }
   const schema = await pg_snapshot(target.url, out, await load_postgres_driver(), options.env ?? {});

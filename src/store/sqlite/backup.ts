@@ -49,17 +49,35 @@ function with_database<T>(path: string, driver: SqliteDriver, busy_timeout_ms: n
   }
 }
 
+/** with_database for a body that settles later (the driver's snapshot): closes the database once it has. */
+async function with_database_async<T>(path: string, driver: SqliteDriver, busy_timeout_ms: number, body: (db: SqliteDatabase) => Promise<T>): Promise<T> {
+  if (!existsSync(path)) throw new StoreError(`there is no SQLite database at ${path}`);
+  let db: SqliteDatabase;
+  try {
+    db = open_sqlite_database(path, busy_timeout_ms, driver);
+  } catch (error) {
+    throw map_sqlite_error(error);
+  }
+  try {
+    return await body(db);
+  } catch (error) {
+    throw map_sqlite_error(error);
+  } finally {
+    db.close(true);
+  }
+}
+
 /** An empty file only the owner may read, which SQLite then fills (VACUUM INTO keeps an empty target's mode). */
 function create_private_file(path: string): void {
   closeSync(openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, SQLITE_FILE_MODE));
 }
 
 /** Copies the database at `path` into the new file `out`; returns the copy's schema version. */
-export function sqlite_snapshot(path: string, out: string, driver: SqliteDriver, busy_timeout_ms: number): number {
+export async function sqlite_snapshot(path: string, out: string, driver: SqliteDriver, busy_timeout_ms: number): Promise<number> {
   if (is_memory(path)) throw new StoreError("sqlite::memory: lives only inside the process that opened it: there is nothing to back up");
   create_private_file(out);
   try {
-    with_database(path, driver, busy_timeout_ms, (db) => db.prepare("VACUUM INTO ?1").run(out));
+    await with_database_async(path, driver, busy_timeout_ms, (db) => driver.snapshot(db, out));
     return sqlite_payload_check(out, driver).schema;
   } catch (error) {
     rmSync(out, { force: true });

@@ -17,7 +17,7 @@
  *   "Database has closed", and closing twice does nothing.
  * Integers beyond 2^53 throw a RangeError here (bun:sqlite rounds them); the store keeps none.
  */
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { backup, DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import type { SqliteBinding, SqliteChanges, SqliteDatabase, SqliteDriver, SqliteStatement, SqliteTransaction } from "./driver.ts";
 
 /** SQLite's primary result codes (sqlite3.h), by number. */
@@ -163,7 +163,7 @@ class NodeDatabase implements SqliteDatabase {
   private protocol: Protocol | null = null;
   private closed = false;
 
-  constructor(private readonly db: DatabaseSync) {}
+  constructor(readonly db: DatabaseSync) {}
 
   prepare(sql: string): SqliteStatement {
     if (this.closed) throw translated(Object.assign(new Error("database is not open"), { code: "ERR_INVALID_STATE" }));
@@ -244,6 +244,13 @@ export const NODE_SQLITE: SqliteDriver = {
   open(path, options = {}): SqliteDatabase {
     try {
       return new NodeDatabase(new DatabaseSync(path, { readOnly: options.readonly === true, allowUnknownNamedParameters: true }));
+    } catch (error) {
+      throw translated(error);
+    }
+  },
+  async snapshot(db, out) {
+    try {
+      await backup((db as NodeDatabase).db, out);
     } catch (error) {
       throw translated(error);
     }
