@@ -41,14 +41,17 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+const program = is_compiled_executable() ? [process.execPath] : [process.execPath, ...process.execArgv, process.argv[1]!];
 const code = await run_cli(argv, {
   stdin: read_stdin,
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
   env,
   signal: stop.signal,
-  // This program again, for the workers of `idp serve --workers N`: the compiled executable
-  // carries main.ts inside (argv[1] is its embedded path), `bun main.ts` needs the script.
-  self: is_compiled_executable() ? [process.execPath, ...argv] : [process.execPath, ...process.execArgv, process.argv[1]!, ...argv],
+  // This program again, for the workers of `idp serve --workers N` and the scheduled backups:
+  // the compiled executable carries main.ts inside (argv[1] is its embedded path), `bun main.ts`
+  // needs the script.
+  self: [...program, ...argv],
+  program,
 });
 process.exitCode = code;

@@ -14,7 +14,11 @@ const BENCHES: Record<string, string> = {
   phases: "oidc/phases.ts",
   "lock-wait": "oidc/lock_wait.ts",
   workers: "oidc/workers.ts",
+  tracing: "oidc/tracing.ts",
+  deno: "oidc/deno.ts",
+  backup: "store/backup.ts",
   argon2: "argon2/index.ts",
+  "forward-auth": "forward_auth/index.ts",
 };
 
 const name = process.argv[2];

@@ -4,7 +4,9 @@
  * failure, hardening) and `systemd-analyze verify` accepts it; nginx proxies to 127.0.0.1:3000
  * with the client address in X-Forwarded-For and `nginx -t` accepts it; nginx-cluster.conf spreads
  * over three instances and retries only what is safe to retry, and `nginx -t` accepts it and the
- * load bench's rewrite of it; Caddy proxies to 127.0.0.1:3000 too.
+ * load bench's rewrite of it; Caddy proxies to 127.0.0.1:3000 too. deploy/forward-auth/: the
+ * proxies' forward authentication snippets pass idp's header names on and `nginx -t` and
+ * `caddy adapt` accept them; Traefik's labels parse and name the middleware.
  * The tool checks run only where the tool is installed (one line on stderr otherwise).
  */
 import { afterAll, describe, expect, test } from "./helpers/test_api.ts";
@@ -13,6 +15,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cluster_site, location_block } from "../bench/load/nginx.ts";
+import { load_config } from "../src/app/config.ts";
 
 const DEPLOY = join(import.meta.dirname, "..", "deploy");
 const read = (name: string) => readFileSync(join(DEPLOY, name), "utf8");
@@ -185,5 +188,72 @@ describe("deploy/nginx-cluster.conf", () => {
 describe("deploy/Caddyfile", () => {
   test("proxies to idp on 127.0.0.1:3000", () => {
     expect(read("Caddyfile")).toMatch(/^\s*reverse_proxy 127\.0\.0\.1:3000$/m);
+  });
+});
+
+describe("deploy/forward-auth/ (applications behind the proxy; run for real by tests/e2e/forward_auth_proxies.test.ts)", () => {
+  const headers = load_config({}).forward_auth;
+  const names = [headers.header_user, headers.header_email, headers.header_name, headers.header_groups];
+  const folder = (name: string) => read(join("forward-auth", name));
+
+  test("nginx asks idp in its own mode, overwrites the request it describes, and passes every Remote-* header on, empty or not", () => {
+    const location = folder("nginx-location.conf");
+    expect(location).toMatch(/location = \/\.idp\/forward-auth \{\s*internal;/);
+    expect(location).toMatch(/proxy_pass http:\/\/idp\/forward-auth\?mode=nginx;/);
+    expect(location).toMatch(/proxy_set_header X-Original-URL \$scheme:\/\/\$http_host\$request_uri;/);
+    const auth = folder("nginx-auth.conf");
+    expect(auth).toMatch(/^auth_request \/\.idp\/forward-auth;$/m);
+    expect(auth).toMatch(/^error_page 401 403 =302 \$idp_location;$/m);
+    for (const name of names) {
+      const variable = `$upstream_http_${name.toLowerCase().replaceAll("-", "_")}`;
+      const set = new RegExp(`^auth_request_set (\\$\\w+) \\${variable};$`, "m").exec(auth);
+      expect(set).not.toBeNull();
+      expect(auth).toContain(`proxy_set_header ${name} ${set![1]};`);
+    }
+  });
+
+  test.skipIf(!has_tool("nginx") || !has_tool("openssl"))("nginx -t accepts the example site with both snippets", () => {
+    const site = read("forward-auth/nginx-site.conf")
+      .replaceAll("/etc/letsencrypt/live/grafana.example.com/", "/etc/letsencrypt/live/id.example.com/")
+      .replace("/etc/nginx/snippets/idp-forward-auth-location.conf", join(DEPLOY, "forward-auth", "nginx-location.conf"))
+      .replace("/etc/nginx/snippets/idp-forward-auth.conf", join(DEPLOY, "forward-auth", "nginx-auth.conf"));
+    // deploy/nginx.conf's upstream, which the location snippet names.
+    expect(nginx_test(`upstream idp { server 127.0.0.1:3000; }\n${site}`).output).toContain("test is successful");
+  });
+
+  test("Caddy asks idp on 127.0.0.1:3000, drops the client's Remote-* headers first and copies idp's", () => {
+    const caddy = folder("Caddyfile");
+    expect(caddy).toMatch(/^\t\tforward_auth 127\.0\.0\.1:3000 \{\n\t\t\turi \/forward-auth\n/m);
+    expect(caddy).toContain(`copy_headers ${names.join(" ")}`);
+    for (const name of names) expect(caddy.indexOf(`request_header -${name}`)).toBeLessThan(caddy.indexOf("forward_auth 127.0.0.1"));
+  });
+
+  test.skipIf(!has_tool("caddy"))("caddy adapt accepts the Caddyfile", () => {
+    const result = run(["caddy", "adapt", "--config", join(DEPLOY, "forward-auth", "Caddyfile"), "--adapter", "caddyfile"]);
+    expect(result.code).toBe(0);
+  });
+
+  test("Traefik's labels: a ForwardAuth middleware on /forward-auth that replaces X-Forwarded-*, copies the Remote-* headers, and the router uses it", () => {
+    // The `labels:` list of the compose file, `key=value` each.
+    const text = folder("traefik.yml");
+    const block = /^ {4}labels:\n((?: {6}- .*\n?)+)/m.exec(text)?.[1] ?? "";
+    const labels = new Map(
+      block
+        .split("\n")
+        .filter((line) => line.trim().startsWith("- "))
+        .map((line) => {
+          const item = line.trim().slice(2);
+          const eq = item.indexOf("=");
+          return [item.slice(0, eq), item.slice(eq + 1)] as const;
+        }),
+    );
+    expect(labels.size).toBeGreaterThan(5);
+    const middleware = labels.get("traefik.http.routers.grafana.middlewares")!;
+    expect(middleware).toBe("idp-forward-auth");
+    const prefix = `traefik.http.middlewares.${middleware}.forwardauth`;
+    expect(new URL(labels.get(`${prefix}.address`)!).pathname).toBe("/forward-auth");
+    expect(labels.get(`${prefix}.trustForwardHeader`)).toBe("false");
+    expect(labels.get(`${prefix}.authResponseHeaders`)!.split(",")).toEqual(names);
+    expect(labels.get("traefik.http.routers.grafana.rule")).toBe("Host(`grafana.example.com`)");
   });
 });

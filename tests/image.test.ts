@@ -156,12 +156,14 @@ type RuntimeConfig = {
 /** A container of the image under runc: its process, output files and exit code. */
 type Container = { name: string; proc: ChildProcess; exited: Promise<number>; out: string; err: string; logs(): string };
 
+// Known before the tests are declared: the issuer names it.
+const port = await free_port();
+
 describe.skipIf(skip_run)("the image under runc", () => {
   let state: string;
   let rootfs: string;
   let base: RuntimeConfig;
   const started: Container[] = [];
-  const port = free_port();
   const issuer = `http://127.0.0.1:${port}`;
   const data = () => join(work, "data");
   let server: Container;

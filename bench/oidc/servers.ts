@@ -1,5 +1,8 @@
 // Starting the two providers, each pinned to the server core:
 // - ours: `bun main.ts serve` on a fresh SQLite file (the durable store), seeded with the CLI;
+//   with `runtime: "deno"`, `deno run <flags> main.ts serve` instead, the flags computed by
+//   scripts/deno/permissions.ts as `deno task idp` computes them (README, "Running on Deno"),
+//   but started directly so that the measured PID is the server's, not the task runner's;
 // - the peer: oidc-provider on Node (peer/server.mjs), in-memory adapter, same client and user.
 import type { Subprocess } from "bun";
 import { randomBytes } from "node:crypto";
@@ -46,10 +49,10 @@ function our_env(db: string, port: number, extra: Record<string, string>): Recor
   };
 }
 
-export async function cli(env: Record<string, string>, args: string[], stdin?: string): Promise<Record<string, unknown>> {
-  const proc = Bun.spawn([BUN, join(ROOT, "main.ts"), ...args, "--json"], {
+export async function cli(env: Record<string, string>, args: string[], stdin?: string, root: string = ROOT): Promise<Record<string, unknown>> {
+  const proc = Bun.spawn([BUN, join(root, "main.ts"), ...args, "--json"], {
     env,
-    cwd: ROOT,
+    cwd: root,
     stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
     stdout: "pipe",
     stderr: "pipe",
@@ -57,6 +60,23 @@ export async function cli(env: Record<string, string>, args: string[], stdin?: s
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (code !== 0) throw new Error(`idp ${args.join(" ")} exited ${code}: ${err}`);
   return JSON.parse(out);
+}
+
+/** The Deno binary of the npm package (deno.json's tasks use the same one); BENCH_DENO picks another. */
+const DENO = (root: string) => process.env.BENCH_DENO ?? join(root, "node_modules/.bin/deno");
+
+/** The server's permission flags for this environment, as `deno task idp` computes them (deno.json). */
+async function deno_permissions(env: Record<string, string>, root: string): Promise<string[]> {
+  const proc = Bun.spawn([DENO(root), "run", "--allow-env", "--allow-read", "--allow-write=.", "--no-prompt", join(root, "scripts/deno/permissions.ts")], {
+    env,
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const flags = out.trim().split(/\s+/);
+  if (code !== 0 || flags.some((flag) => !flag.startsWith("--"))) throw new Error(`scripts/deno/permissions.ts exited ${code}: ${err}${out}`);
+  return flags;
 }
 
 async function wait_ready(base: string, proc: Subprocess, what: string): Promise<void> {
@@ -78,38 +98,60 @@ async function wait_ready(base: string, proc: Subprocess, what: string): Promise
 export async function start_ours(
   port: number,
   cpu: string | undefined,
-  options: { bun_flags?: string[]; env?: Record<string, string> /** Register the client for the device grant (RFC 8628) too. */; device?: boolean } = {},
+  options: {
+    bun_flags?: string[];
+    env?: Record<string, string>;
+    /** Register the client for the device grant (RFC 8628) too. */
+    device?: boolean;
+    /** Another checkout to run (an A/B within one run, bench/oidc/tracing.ts); BENCH_IDP_ROOT or this one by default. */
+    root?: string;
+    /** The server's runtime (the CLI that seeds it stays on Bun); bench/oidc/deno.ts. */
+    runtime?: "bun" | "deno";
+    /** Deno only: flags before the permissions, e.g. --inspect for a profile. */
+    deno_flags?: string[];
+  } = {},
 ): Promise<Running> {
+  const root = options.root ?? ROOT;
   const dir = mkdtempSync(join(tmpdir(), "idp-bench-"));
   const env = our_env(join(dir, "idp.sqlite"), port, options.env ?? {});
-  await cli(env, ["migrate"]);
+  await cli(env, ["migrate"], undefined, root);
   await cli(
     env,
     ["users", "add", USERNAME, "--password-stdin", "--email", "bench@example.com", "--email-verified", "--name", "Bench User", "--given-name", "Bench", "--family-name", "User"],
     `${PASSWORD}\n`,
+    root,
   );
   const device = options.device ? ["--grant-type", "urn:ietf:params:oauth:grant-type:device_code"] : [];
-  const client = await cli(env, [
-    "clients",
-    "add",
-    "--name",
-    "Bench",
-    "--redirect-uri",
-    REDIRECT_URI,
-    "--grant-type",
-    "authorization_code",
-    "--grant-type",
-    "client_credentials",
-    ...device,
-    "--scope",
-    "openid profile email",
-  ]);
-  const proc = Bun.spawn(pinned(cpu, [BUN, ...(options.bun_flags ?? []), join(ROOT, "main.ts"), "serve"]), { env, cwd: ROOT, stdout: "ignore", stderr: "inherit" });
+  const client = await cli(
+    env,
+    [
+      "clients",
+      "add",
+      "--name",
+      "Bench",
+      "--redirect-uri",
+      REDIRECT_URI,
+      "--grant-type",
+      "authorization_code",
+      "--grant-type",
+      "client_credentials",
+      ...device,
+      "--scope",
+      "openid profile email",
+    ],
+    undefined,
+    root,
+  );
+  const deno = options.runtime === "deno";
+  const command = deno
+    ? [DENO(root), "run", ...(options.deno_flags ?? []), ...(await deno_permissions(env, root)), join(root, "main.ts"), "serve"]
+    : [BUN, ...(options.bun_flags ?? []), join(root, "main.ts"), "serve"];
+  const proc = Bun.spawn(pinned(cpu, command), { env, cwd: root, stdout: "ignore", stderr: "inherit" });
   const base = `http://127.0.0.1:${port}`;
-  await wait_ready(base, proc, "our server");
+  await wait_ready(base, proc, deno ? "our server on Deno" : "our server");
   return {
     target: {
-      name: "ours",
+      name: deno ? "ours-deno" : "ours",
       base,
       client_id: String(client.client_id),
       client_secret: String(client.client_secret),

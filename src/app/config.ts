@@ -215,6 +215,9 @@ export function masked(config: Config): Record<string, unknown> {
   const federation = copy.federation as { secret_key?: string; upstreams?: { client_secret?: string }[] } | undefined;
   if (federation?.secret_key !== undefined) federation.secret_key = "********";
   for (const upstream of federation?.upstreams ?? []) if (upstream.client_secret !== undefined) upstream.client_secret = "********";
+  // OTEL_EXPORTER_OTLP_HEADERS carries a collector's API key more often than not.
+  const tracing = copy.tracing as { headers?: string } | undefined;
+  if (tracing?.headers !== undefined) tracing.headers = "********";
   const pairwise = copy.pairwise as { salt?: string } | undefined;
   if (pairwise?.salt !== undefined) pairwise.salt = "********";
   return copy;

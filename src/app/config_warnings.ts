@@ -26,6 +26,10 @@ export function config_warnings(config: Config): string[] {
       `passkeys need an https issuer with a domain name (http://localhost in development); they cannot work at ${config.issuer}: ${rp_problem}. The pages do not offer them (IDP_PASSKEYS=off hides them everywhere)`,
     );
   }
+  // Forward authentication reads the proxied request from the proxy's headers, only from a trusted proxy.
+  if (config.forward_auth.cookie_domain !== undefined && !config.trust_proxy) {
+    warnings.push("forward authentication is on (IDP_FORWARD_AUTH_COOKIE_DOMAIN) but IDP_TRUST_PROXY is off: /forward-auth refuses every check until the proxy is trusted");
+  }
   const without_mail = mail_off_warning(config);
   if (without_mail !== null) warnings.push(without_mail);
   // The server would refuse to start (the store asks the same before opening the file).

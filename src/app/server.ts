@@ -20,6 +20,9 @@ import { create_provider } from "./provider.ts";
 import { at_rest_warnings } from "./at_rest.ts";
 import { theme_static_files, themed_templates } from "./theme.ts";
 import { start_purge } from "./purge.ts";
+import { start_backups, type BackupLoop } from "./backup/schedule.ts";
+import { start_tracing, with_trace_ids } from "./tracing/index.ts";
+import type { ToolEnv } from "../store/backup.ts";
 import { record_event } from "../oidc/audit.ts";
 import { settle_password_reset_requests } from "../oidc/accounts/password_reset.ts";
 import { create_transport, mail_off_warning, WITHOUT_MAIL } from "./mail/outbox.ts";
@@ -87,6 +90,14 @@ export type ServeOptions = {
    * the start hints.
    */
   worker?: { index: number; count: number };
+  /** The environment the scheduled backups run with (PATH for pg_dump): the process's by default. */
+  env?: ToolEnv;
+  /**
+   * The command that runs this program (main.ts sets it through the CLI): the scheduled backups
+   * run `idp backup` with it in a process of their own. Without it (a server started in-process)
+   * they run in this process.
+   */
+  program?: readonly string[];
 };
 
 /** `ldap`: the LDAP listeners' addresses (`host:port`) and open connections, null when off (IDP_LDAP_LISTEN, IDP_LDAPS_LISTEN). */
@@ -95,10 +106,20 @@ export type Served = { url: string; provider: Provider; ldap: Pick<LdapListener,
 /** Opens the store (migrating it), loads the keys and starts the server. */
 export async function serve(config: Config, options: ServeOptions = {}): Promise<Served> {
   const out = options.out ?? ((text: string) => void process.stdout.write(text));
-  const log = options.log ?? json_log;
+  // Traces when the OTLP environment asks for them (tracing/index.ts): first, so every span has its place.
+  const tracing = await start_tracing(config, options.log ?? json_log);
+  const log = tracing === null ? (options.log ?? json_log) : with_trace_ids(options.log ?? json_log, tracing.tracing);
   const owned = options.store === undefined;
-  // Workers share one SQLite file: each holds the write lock only for the SQL of its writes (deferred_writes).
-  const store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size, deferred_writes: options.worker !== undefined }));
+  let store: Store;
+  try {
+    // Workers share one SQLite file: each holds the write lock only for the SQL of its writes (deferred_writes).
+    store = options.store ?? (await open_store(config.database_url, { migrate: true, max: config.database_pool_size, deferred_writes: options.worker !== undefined }));
+  } catch (error) {
+    await tracing?.stop();
+    throw error;
+  }
+  // With traces on, each store call inside a request is a span (tracing/wrap.ts).
+  if (tracing !== null) store = tracing.wrap_store(store);
   let ldap: LdapListener | null = null;
   try {
     let mail_worker: MailWorker | null = null;
@@ -145,6 +166,12 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     // One purger is enough: the workers share one database, and on SQLite a second purge pass
     // would only wait for the first one's write lock.
     const purge = worker === undefined || worker.index === 1 ? start_purge(idp, { interval_seconds: config.purge_interval_seconds }) : null;
+    // Scheduled backups (IDP_BACKUP_DIR): worker 1 asks; several instances on one database share
+    // each run through the store's claim (backup/schedule.ts).
+    const backups: BackupLoop | null =
+      config.backup.dir !== undefined && (worker === undefined || worker.index === 1)
+        ? start_backups(idp, config.backup.dir, { env: options.env ?? (process.env as ToolEnv), ...(options.program ? { program: options.program } : {}) })
+        : null;
     // Delivers the outbox (mail/worker.ts); none when mail is off (production without SMTP).
     const transport = create_transport(config, log);
     if (transport !== null) mail_worker = start_mail_worker(idp, transport, mail_sender(config.mail_from ?? "idp@localhost", idp.brand.name), options.mail_worker);
@@ -174,19 +201,24 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
         log({ level: "info", msg: "stopping", grace_seconds: config.shutdown_grace_seconds });
         idp.keys.stop_polling();
         const purging = purge?.stop();
+        const backing_up = backups?.stop();
         await Promise.all([running.stop(config.shutdown_grace_seconds * 1000), ldap?.stop()]);
         await purging;
+        await backing_up;
         // Forgot-password requests answered already but still looking up or queueing their mail.
         await settle_password_reset_requests();
         // After the server: a request in its grace period may still queue mail (delivered by the next start).
         await mail_worker?.stop();
         if (owned) await store.close();
+        // Last: the spans of the requests that finished in the grace period go out too.
+        await tracing?.stop();
         log({ level: "info", msg: "stopped" });
       },
     };
   } catch (error) {
     await ldap?.stop();
     if (owned) await store.close();
+    await tracing?.stop();
     throw error;
   }
 }

@@ -6,7 +6,9 @@
  */
 import { AUDIT_EVENT_TYPES } from "../store/types/audit.ts";
 import { admin_group } from "./admin.ts";
+import { apps_commands } from "./apps.ts";
 import { audit_commands } from "./audit.ts";
+import { backup_group } from "./backup.ts";
 import { clients_commands } from "./clients.ts";
 import { config_commands } from "./config.ts";
 import { groups_commands } from "./groups.ts";
@@ -18,6 +20,7 @@ import { registration_commands } from "./registration.ts";
 import { resources_commands } from "./resources.ts";
 import { saml_commands } from "./saml.ts";
 import { ATTRIBUTE_CLAIMS, STANDARD_ATTRIBUTES } from "../oidc/saml/attributes.ts";
+import { restore_command } from "./restore.ts";
 import { serve_command } from "./serve.ts";
 import { group, type Command, type CommandGroup } from "./spec.ts";
 import { upstreams_commands } from "./upstreams.ts";
@@ -30,6 +33,8 @@ import { users_commands } from "./users.ts";
 export const COMMANDS: Record<string, Command | CommandGroup> = {
   serve: serve_command,
   migrate: migrate_command,
+  backup: backup_group,
+  restore: restore_command,
   users: group({
     summary: "manage end users",
     commands: { ...users_commands, enable: enable_command, disable: disable_command, invite: invite_command, "send-reset": send_reset_command },
@@ -171,6 +176,29 @@ The password of add and rotate is 256 random bits, printed once and stored as a 
 rotate replaces it at once. --group G limits the account's searches to the members of G (and
 G itself); if G is deleted, the account sees nothing. A removed account's binds fail, and a
 session bound with it sees nothing from its next request.`,
+  }),
+  apps: group({
+    summary: "applications behind a reverse proxy that asks before each request (forward authentication)",
+    commands: apps_commands,
+    notes: `A protected application has no sign-in of its own: nginx (auth_request), Caddy (forward_auth)
+or Traefik (ForwardAuth) asks <issuer>/forward-auth before each request and passes the user's
+name, e-mail, full name and groups on in headers (Remote-User, Remote-Email, Remote-Name,
+Remote-Groups). Forward authentication is on once IDP_FORWARD_AUTH_COOKIE_DOMAIN is set, and needs
+IDP_TRUST_PROXY=true; deploy/forward-auth/ has the proxies' configuration.
+
+--url is where the application is served; its host must be in IDP_FORWARD_AUTH_COOKIE_DOMAIN.
+Several applications may share a host with different paths (https://example.com/grafana).
+
+Who may open it: members of one of the --allowed-group groups, or any signed-in user without
+one; --require-2fa asks for a second factor in the session (a user signed in with a password
+alone is asked for it). --rule PREFIX=GROUPS sets who may open the paths under PREFIX instead:
+groups comma-separated, or * for any signed-in user, and +2fa at the end for a second factor
+there (--rule /admin=admins+2fa --rule /public=*). The longest prefix that matches a request's
+path wins; paths compare decoded, at a segment boundary (/admin covers /admin/x, not /adminx).
+The groups named must exist.
+
+update replaces the fields given (--allowed-group the whole list, --rule every rule);
+--clear-rules removes the rules. Changes apply to the next request.`,
   }),
   keys: group({
     summary: "list and rotate signing keys",

@@ -25,6 +25,8 @@ export type CliIo = {
    * `idp serve --workers N`; main.ts sets it. In-process callers (tests) have none.
    */
   self?: readonly string[];
+  /** The command that runs this program, without arguments: the server runs `idp backup` with it (app/backup/schedule.ts). */
+  program?: readonly string[];
 };
 
 export class CliContext {

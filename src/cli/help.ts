@@ -116,7 +116,10 @@ export function command_help(name: string): string | undefined {
   const details =
     node.kind === "command"
       ? [reflow(node.summary), ...(Object.keys(node.options).length === 0 ? [] : ["", "Options:", ...option_lines(node.options, "  ")])]
-      : ["Commands:", ...commands.flatMap(({ words, command }) => [two_columns(`  ${words.slice(1).join(" ")}`, command.summary), ...option_lines(command.options, "    ")])];
+      : [
+          "Commands:",
+          ...commands.flatMap(({ words, command }) => [two_columns(`  ${words.slice(1).join(" ") || "(no command)"}`, command.summary), ...option_lines(command.options, "    ")]),
+        ];
   return [...usage, "", ...details, "", ...notes_of(node).flatMap((paragraph) => [paragraph, ""]), common(), ""].join("\n");
 }
 

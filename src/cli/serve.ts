@@ -77,6 +77,7 @@ async function run_serve(ctx: CliContext, { flags }: ArgsOf<typeof SERVE>): Prom
       // A worker started again after a death does not print the start hints a second time.
       out: role?.restarted ? () => {} : out,
       ...(role !== null ? { worker: { index: role.index, count: role.count }, port: role.port } : {}),
+      ...(ctx.io.program === undefined ? {} : { program: ctx.io.program }),
     });
   } catch (error) {
     if (error instanceof ListenError) throw new CliError(listen_message(error));

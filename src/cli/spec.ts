@@ -48,6 +48,11 @@ export type CommandGroup = {
   commands: Record<string, Command | CommandGroup>;
   /** A longer explanation, shown by `idp <group> --help` after the commands. */
   notes?: string;
+  /**
+   * The command that runs when no command word follows the group's (`idp backup --out FILE` is
+   * `idp backup create --out FILE`); the help and docs/cli.md show it without its word.
+   */
+  default?: string;
 };
 
 /** Declares a command: its spec and the function that runs it with the arguments parsed by that spec. */
@@ -72,6 +77,10 @@ export function parse_command(node: Command | CommandGroup, path: string, argv: 
   while (node.kind === "group") {
     const commands: Record<string, Command | CommandGroup> = node.commands;
     const [sub, ...after] = rest;
+    if ((sub === undefined || sub.startsWith("-")) && node.default !== undefined) {
+      node = commands[node.default]!;
+      continue;
+    }
     if (sub === undefined || sub.startsWith("-")) throw new UsageError(`missing ${path} command (${Object.keys(commands).join(", ")})`);
     // Own properties only: `idp users constructor` is an unknown command, not Object's.
     const next = Object.hasOwn(commands, sub) ? commands[sub] : undefined;
@@ -88,5 +97,5 @@ export function parse_command(node: Command | CommandGroup, path: string, argv: 
 /** Every command below `node` with its words (`["passkeys", "list"]`), in table order. */
 export function leaves(node: Command | CommandGroup, words: readonly string[] = []): { words: string[]; command: Command }[] {
   if (node.kind === "command") return [{ words: [...words], command: node }];
-  return Object.entries(node.commands).flatMap(([name, child]) => leaves(child, [...words, name]));
+  return Object.entries(node.commands).flatMap(([name, child]) => leaves(child, name === node.default ? [...words] : [...words, name]));
 }

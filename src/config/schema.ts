@@ -124,6 +124,96 @@ export function is_smtp_url(value: string): boolean {
   return starttls === null || (url.protocol === "smtp:" && starttls === "required");
 }
 
+/**
+ * A cookie's Domain attribute (RFC 6265 §5.2.3): a host name with at least one dot, so never a
+ * top-level domain or an IP address (a browser refuses those anyway).
+ */
+export function is_cookie_domain(domain: string): boolean {
+  if (isIP(domain) !== 0 || !domain.includes(".")) return false;
+  return /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/.test(domain);
+}
+
+/** Whether `host` (a host name, no port) is `domain` or one of its subdomains (RFC 6265 §5.1.3 domain-match). */
+export function in_cookie_domain(host: string, domain: string): boolean {
+  const name = host.toLowerCase();
+  return name === domain || name.endsWith(`.${domain}`);
+}
+
+/** Header names that a proxy may copy to an application: RFC 9110 §5.1 tokens, none it manages itself. */
+const RESERVED_HEADERS = new Set([
+  "host",
+  "cookie",
+  "set-cookie",
+  "authorization",
+  "content-length",
+  "content-type",
+  "transfer-encoding",
+  "connection",
+  "location",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-forwarded-uri",
+  "x-forwarded-method",
+  "x-original-url",
+]);
+
+const header_name = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/, "must be a header name: 1 to 64 ASCII letters, digits or -")
+    .refine((v) => !RESERVED_HEADERS.has(v.toLowerCase()), "must not be a header HTTP or the proxy manages itself (Host, Cookie, Authorization, X-Forwarded-*)")
+    .default(fallback);
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** A duration: whole seconds, or a number with a unit s, m, h or d (`90m`, `24h`, `7d`), as seconds. */
+const duration = (fallback: number, max: number) =>
+  z
+    .preprocess(
+      (v) => {
+        if (typeof v !== "string") return v;
+        const match = /^\s*(\d{1,9})\s*([smhd]?)\s*$/.exec(v);
+        return match === null ? v : Number(match[1]) * DURATION_UNITS[match[2] || "s"]!;
+      },
+      z.number({ error: "must be a duration such as 3600, 90m, 24h or 7d" }).int().min(1).max(max),
+    )
+    .default(fallback);
+
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS: `key=value` pairs separated by commas, the values percent-encoded
+ * (OpenTelemetry's "Specify Protocol" and W3C Baggage's form); null when it is not of that form.
+ */
+export function otlp_headers(value: string): Record<string, string> | null {
+  const headers: Record<string, string> = {};
+  for (const pair of value.split(",")) {
+    if (pair.trim() === "") continue;
+    const at = pair.indexOf("=");
+    if (at <= 0) return null;
+    const name = pair.slice(0, at).trim();
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return null;
+    try {
+      headers[name.toLowerCase()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      return null;
+    }
+  }
+  return headers;
+}
+
+/** An http(s) URL (the OTLP endpoints). */
+const http_url = z.string().refine((v) => {
+  try {
+    return /^https?:$/.test(new URL(v).protocol);
+  } catch {
+    return false;
+  }
+}, "must be an http:// or https:// URL");
+
+/** The samplers of OTEL_TRACES_SAMPLER this provider has (OpenTelemetry SDK environment variables). */
+export const TRACE_SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
+
 const issuer = z
   .string()
   .url()
@@ -412,6 +502,47 @@ export const ConfigSchema = z
           "Comma-separated addresses and CIDR ranges of the proxies in front of the provider (with `IDP_TRUST_PROXY`): `X-Forwarded-For` counts only when the connection comes from one of them, so a client that reaches the port directly cannot choose the address the rate limits count. A proxy on another host, or several hops (a CDN in front of nginx), must be listed.",
         shown_default: "`127.0.0.0/8,::1`",
       }),
+    /** Forward authentication for applications behind a reverse proxy (oidc/forward_auth/). */
+    forward_auth: z
+      .strictObject({
+        cookie_domain: z
+          .string()
+          .trim()
+          .transform((v) => v.toLowerCase().replace(/^\./, ""))
+          .refine(is_cookie_domain, "must be a domain name with at least one dot (example.com), without a port, a scheme or a leading wildcard")
+          .optional()
+          .meta({
+            env: "IDP_FORWARD_AUTH_COOKIE_DOMAIN",
+            topic: "Forward authentication",
+            description:
+              "Turns on forward authentication (`/forward-auth`, see [Applications behind a reverse proxy](#applications-behind-a-reverse-proxy)): the domain of the cookie that says who is signed in to the protected applications (`idp apps`), e.g. `example.com` for `grafana.example.com` and `id.example.com`. The issuer's host must be in it. Every host of the domain receives that cookie (and so do the applications behind it): only set it to a domain whose hosts you all run. It is not the provider's own session cookie (which stays host-only), so a host of the domain cannot use it to act as the user at the provider. Unset: `/forward-auth` answers 500 and logs why.",
+          }),
+        header_user: header_name("Remote-User").meta({
+          env: "IDP_FORWARD_AUTH_HEADER_USER",
+          topic: "Forward authentication",
+          description: "The header of a `/forward-auth` answer that carries the username (the proxy copies it to the application).",
+        }),
+        header_email: header_name("Remote-Email").meta({
+          env: "IDP_FORWARD_AUTH_HEADER_EMAIL",
+          topic: "Forward authentication",
+          description: "The header that carries the user's e-mail address, when it is verified (empty otherwise).",
+        }),
+        header_name: header_name("Remote-Name").meta({
+          env: "IDP_FORWARD_AUTH_HEADER_NAME",
+          topic: "Forward authentication",
+          description: "The header that carries the user's full name (UTF-8; empty when unknown).",
+        }),
+        header_groups: header_name("Remote-Groups").meta({
+          env: "IDP_FORWARD_AUTH_HEADER_GROUPS",
+          topic: "Forward authentication",
+          description: "The header that carries the user's groups, comma-separated.",
+        }),
+      })
+      .prefault({})
+      .refine(
+        (f) => new Set([f.header_user, f.header_email, f.header_name, f.header_groups].map((h) => h.toLowerCase())).size === 4,
+        "the four IDP_FORWARD_AUTH_HEADER_* names must differ",
+      ),
     metrics_token: z.string().min(16).optional().meta({
       env: "IDP_METRICS_TOKEN",
       topic: "Logging and metrics",
@@ -424,6 +555,57 @@ export const ConfigSchema = z
       description:
         "One JSON log line per request. With `false` (and no `IDP_METRICS_TOKEN`), discovery and the JWKS are answered from Bun's native route table without entering JavaScript (8–9 µs of server CPU a request instead of 22–24 in `bench/RESULTS.md`; the JWKS answer is replaced at every key change).",
     }),
+    /**
+     * OpenTelemetry traces (app/tracing/): the SDK's standard variables, off without an endpoint.
+     * Not `IDP_` names: the same ones every OpenTelemetry SDK reads (OpenTelemetry's "Environment
+     * Variable Specification" and "OTLP Exporter Configuration").
+     */
+    tracing: z
+      .strictObject({
+        endpoint: http_url.optional().meta({
+          env: "OTEL_EXPORTER_OTLP_ENDPOINT",
+          topic: "Logging and metrics",
+          description:
+            "Turns on OpenTelemetry traces (see [Tracing](#tracing)), sent as OTLP/HTTP JSON to this collector's base URL, `/v1/traces` appended (`http://127.0.0.1:4318`). Unset (and no `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`): no traces, and the tracing code is not loaded.",
+        }),
+        traces_endpoint: http_url.optional().meta({
+          env: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+          topic: "Logging and metrics",
+          description: "The traces URL itself, used as it is (`http://127.0.0.1:4318/v1/traces`); takes precedence over `OTEL_EXPORTER_OTLP_ENDPOINT`.",
+        }),
+        headers: z
+          .string()
+          .refine((v) => otlp_headers(v) !== null, "must be key=value pairs separated by commas, values percent-encoded (api-key=abc%20def,tenant=idp)")
+          .optional()
+          .meta({
+            env: "OTEL_EXPORTER_OTLP_HEADERS",
+            topic: "Logging and metrics",
+            description: "Headers sent with every export, `key=value` pairs separated by commas, values percent-encoded (a collector's API key). Masked in `idp config check`.",
+          }),
+        service_name: z.string().trim().min(1).max(200).default("idp").meta({
+          env: "OTEL_SERVICE_NAME",
+          topic: "Logging and metrics",
+          description: "The `service.name` the traces carry.",
+        }),
+        sampler: z.enum(TRACE_SAMPLERS).default("parentbased_always_on").meta({
+          env: "OTEL_TRACES_SAMPLER",
+          topic: "Logging and metrics",
+          description:
+            "Which traces are recorded: `always_on`, `always_off`, `traceidratio` (a share, `OTEL_TRACES_SAMPLER_ARG`), or `parentbased_…` of those, which follow the sampled flag of an incoming `traceparent` (and decide alone for requests without one).",
+        }),
+        sampler_arg: z.coerce.number().min(0).max(1).optional().meta({
+          env: "OTEL_TRACES_SAMPLER_ARG",
+          topic: "Logging and metrics",
+          shown_default: "`1`",
+          description: "The share of traces `traceidratio` and `parentbased_traceidratio` record, from `0` to `1`.",
+        }),
+        disabled: bool(false).meta({
+          env: "OTEL_SDK_DISABLED",
+          topic: "Logging and metrics",
+          description: "`true`: no traces, whatever the endpoints say.",
+        }),
+      })
+      .prefault({}),
     // app/config.ts checks that a catalog (locales/<tag>.json) exists for it.
     default_locale: z
       .string()
@@ -474,6 +656,34 @@ export const ConfigSchema = z
         topic: "Database",
         description: "How often expired rows are deleted.",
       }),
+    /** Scheduled backups in the server (app/backup/schedule.ts); `idp backup` takes one by hand. */
+    backup: z
+      .strictObject({
+        dir: z.string().min(1).optional().meta({
+          env: "IDP_BACKUP_DIR",
+          topic: "Database",
+          production: "set (or `idp backup` from cron), with the files copied off the machine",
+          description:
+            "Turns on scheduled backups: a backup file (see [Backups](#backups)) every `IDP_BACKUP_INTERVAL` into this directory (created 0700), named `idp-backup-<UTC time>.idpbackup`. One instance takes each run, also with several on one database. Not with `sqlite::memory:`.",
+        }),
+        interval_seconds: duration(86400, 366 * 86400).meta({
+          env: "IDP_BACKUP_INTERVAL",
+          topic: "Database",
+          shown_default: "`24h`",
+          description: "Time between two scheduled backups: seconds, or with a unit (`90m`, `24h`, `7d`).",
+        }),
+        keep: z.coerce.number().int().min(1).max(10_000).default(7).meta({
+          env: "IDP_BACKUP_KEEP",
+          topic: "Database",
+          description: "Scheduled backups kept in `IDP_BACKUP_DIR`: the newest ones; older ones are deleted after each backup (other files there are left alone).",
+        }),
+        encrypt: bool(false).meta({
+          env: "IDP_BACKUP_ENCRYPT",
+          topic: "Database",
+          description: "Encrypt the scheduled backups with `IDP_SECRET_KEY` (AES-256-GCM, as `idp backup --encrypt`); needs it set.",
+        }),
+      })
+      .prefault({}),
     /** src/app/workers.ts: SO_REUSEPORT processes under one primary. */
     workers: z
       .preprocess(
@@ -1059,6 +1269,24 @@ export const ConfigSchema = z
         code: "custom",
         path: ["ldap", "tls_cert"],
         message: "is required when ldap.listen is not a loopback address (passwords would cross the network in clear: RFC 4513 §5.1.2)",
+      });
+    }
+    const domain = config.forward_auth.cookie_domain;
+    if (domain !== undefined && !in_cookie_domain(new URL(config.issuer).hostname, domain)) {
+      context.addIssue({
+        code: "custom",
+        path: ["forward_auth", "cookie_domain"],
+        message: `the issuer's host ${new URL(config.issuer).hostname} is not in ${domain}: the provider could not set the cookie (RFC 6265 §5.3)`,
+      });
+    }
+    if (config.backup.encrypt && config.federation.secret_key === undefined) {
+      context.addIssue({ code: "custom", path: ["backup", "encrypt"], message: "needs IDP_SECRET_KEY, the key the backups are encrypted with" });
+    }
+    if (config.backup.dir !== undefined && config.database_url === "sqlite::memory:") {
+      context.addIssue({
+        code: "custom",
+        path: ["backup", "dir"],
+        message: "cannot back up sqlite::memory: (it lives only inside the server's process): use a SQLite file or PostgreSQL",
       });
     }
     if (config.smtp_url !== undefined && config.mail_from === undefined) {

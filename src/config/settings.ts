@@ -23,6 +23,7 @@ export const TOPICS = [
   "Authorization requests",
   "Federation",
   "LDAP directory",
+  "Forward authentication",
   "Rate limits",
   "Logging and metrics",
   "Admin console and roles",

@@ -18,6 +18,8 @@ import { AccountIdentities } from "./endpoints/account/identities.ts";
 import { AccountIdentityLink } from "./endpoints/account/identity_link.ts";
 import { FederationStart } from "./endpoints/federation/start.ts";
 import { FederationCallback } from "./endpoints/federation/callback.ts";
+import { ForwardAuth } from "./endpoints/forward_auth/check.ts";
+import { ForwardAuthStart } from "./endpoints/forward_auth/start.ts";
 import { AccountPassword } from "./endpoints/account/password.ts";
 import { Signup } from "./endpoints/account/signup.ts";
 import { AccountTotp } from "./endpoints/account/totp.ts";
@@ -148,11 +150,17 @@ import { ProtocolHandler } from "./middleware/protocol.ts";
 import { RateLimitHandler } from "./middleware/rate_limit.ts";
 import { RegistrationHandler } from "./middleware/registration.ts";
 import { SecurityHeadersHandler } from "./middleware/security_headers.ts";
+import { TracingHandler } from "./middleware/tracing.ts";
+import { current_tracing } from "../oidc/ops/tracing.ts";
 import { UnavailableHandler } from "./middleware/unavailable.ts";
 
 /** The handlers (outermost first), then one instance of every endpoint, bound to `idp`. */
 export function build_items(idp: Provider, static_files: Map<string, StaticFile> = load_static()): Item[] {
-  const handlers: Item[] = [new Fw.RequestIdHandler()];
+  const handlers: Item[] = [];
+  // Outermost: the request's span covers every handler, and the log line carries its ids.
+  const tracing = current_tracing();
+  if (tracing !== null) handlers.push(new TracingHandler(tracing));
+  handlers.push(new Fw.RequestIdHandler());
   if (idp.config.log_requests) handlers.push(new Fw.LoggingHandler());
   // Outside the error handler: counts error responses with their status.
   if (idp.config.metrics_token !== undefined) handlers.push(new MetricsHandler(idp.metrics));
@@ -232,6 +240,10 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     SamlSso(idp),
     SamlResume(idp),
     SamlStart(idp),
+    // Forward authentication for applications behind a reverse proxy (IDP_FORWARD_AUTH_COOKIE_DOMAIN):
+    // the proxy's check, and the start step a browser is sent to for signing in.
+    ForwardAuth(idp),
+    ForwardAuthStart(idp),
     // Sign-up (IDP_SIGNUP): the public page only when open; invitation links unless sign-up is off.
     ...(idp.config.signup.mode === "open" ? [Signup(idp)] : []),
     ...(idp.config.signup.mode === "off" ? [] : [Invitation(idp)]),

@@ -25,7 +25,9 @@
  *   `details.reason`; grants/token_exchange.ts), client_registered, client_updated,
  *   client_deleted (by the purge too: `details.reason` never_used, registration/unused_clients.ts), keys_rotated, key_revoked (a compromised signing key revoked by `idp keys revoke`: `details.kid`), outbound_refused (a URL a client registered named a destination
  *   the provider does not call: outbound/fetch.ts), access_denied (a client's
- *   allowed_groups refused the user: groups.ts), federation_login (a sign-in through an upstream
+ *   allowed_groups refused the user: groups.ts; a protected application's groups: `details.stage`
+ *   "forward_auth", `details.app`, forward_auth/access_log.ts), protected_app_access (a session's
+ *   first request to a protected application: `details.app`, `details.host`), federation_login (a sign-in through an upstream
  *   identity provider refused or failed: `details.upstream`, `details.reason`), federation_link,
  *   federation_unlink, federation_account_created (federation/flow.ts), admin_api (one call of the admin REST API:
  *   `client_id` the admin client that made it, `user_id` the user it acted on, `details` the

@@ -51,6 +51,7 @@ export * from "./types/federation.ts";
 export * from "./types/resource_servers.ts";
 export * from "./types/saml.ts";
 export * from "./types/ldap.ts";
+export * from "./types/forward_auth.ts";
 
 import type { UserStore } from "./types/users.ts";
 import type { UserTokenStore } from "./types/user_tokens.ts";
@@ -74,6 +75,7 @@ import type { FederationStore } from "./types/federation.ts";
 import type { ResourceServerStore } from "./types/resource_servers.ts";
 import type { SamlStore } from "./types/saml.ts";
 import type { LdapStore } from "./types/ldap.ts";
+import type { ForwardAuthStore } from "./types/forward_auth.ts";
 
 /** The whole storage interface. */
 export interface Store
@@ -99,6 +101,7 @@ export interface Store
     ResourceServerStore,
     SamlStore,
     LdapStore,
+    ForwardAuthStore,
     LifecycleStore {}
 
 /** The data methods of the store: everything but opening, migrating, purging and closing. */

@@ -54,7 +54,22 @@ describe("what each setting grants", () => {
       join(dir, "data"),
     ]);
     expect(granted["--allow-write"]).toEqual([join(dir, "data")]);
-    expect(granted["--allow-env"]).toEqual(["IDP_*", "PORT", "HOST", "DATABASE_URL", "DATABASE_POOL_SIZE", "NODE_ENV"]);
+    expect(granted["--allow-env"]).toEqual([
+      "IDP_*",
+      "PORT",
+      "HOST",
+      "DATABASE_URL",
+      "DATABASE_POOL_SIZE",
+      // The OpenTelemetry settings (README, "Tracing") keep their standard names.
+      "OTEL_EXPORTER_OTLP_ENDPOINT",
+      "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+      "OTEL_EXPORTER_OTLP_HEADERS",
+      "OTEL_SERVICE_NAME",
+      "OTEL_TRACES_SAMPLER",
+      "OTEL_TRACES_SAMPLER_ARG",
+      "OTEL_SDK_DISABLED",
+      "NODE_ENV",
+    ]);
     expect(granted["--allow-sys"]).toEqual(["uid"]);
     if (LIBSODIUM) expect(granted["--allow-ffi"]).toEqual([LIBSODIUM]);
     // Nothing else: no run, no blanket permission.

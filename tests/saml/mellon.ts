@@ -47,7 +47,7 @@ async function until_listening(url: string, child: ChildProcess, log: () => stri
 /** Starts Apache with mellon, trusting the identity provider whose metadata is `idp_metadata`. */
 export async function start_mellon(idp_metadata: string): Promise<Mellon> {
   const dir = mkdtempSync(join(tmpdir(), "idp-mellon-"));
-  const port = free_port();
+  const port = await free_port();
   const url = `http://127.0.0.1:${port}`;
   const entity_id = `${url}/mellon/metadata`;
   const acs = `${url}/mellon/postResponse`;

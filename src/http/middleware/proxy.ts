@@ -8,8 +8,10 @@
  * never used; a peer that is not a trusted proxy (someone reaching the port directly) is the
  * client itself, whatever it sends.
  *
- * `X-Forwarded-Proto` and `X-Forwarded-Host` are never read, in either mode: every URL the
- * provider prints (discovery, redirects, form actions) derives from the configured issuer.
+ * `X-Forwarded-Proto` and `X-Forwarded-Host` are never read for the provider's own URLs: every URL
+ * it prints (discovery, redirects, form actions) derives from the configured issuer. Only the
+ * forward-auth check reads them, as the description of the proxied request it is asked about,
+ * and only from a trusted proxy (`from_trusted_proxy`).
  */
 import { isIP } from "node:net";
 import type { Context } from "../../fw/index.ts";
@@ -47,4 +49,13 @@ export function client_ip(context: Pick<Context, "request" | "headers">, config:
     if (!is_trusted(address, config.trusted_proxies)) return address;
   }
   return address;
+}
+
+/**
+ * Whether the connection comes from a trusted proxy (`trust_proxy` on and the peer in
+ * `trusted_proxies`): only then may a request describe another one in its headers
+ * (forward authentication, oidc/forward_auth/request.ts).
+ */
+export function from_trusted_proxy(context: Pick<Context, "request">, config: Pick<Config, "trust_proxy" | "trusted_proxies">): boolean {
+  return config.trust_proxy && is_trusted(context.request.ip, config.trusted_proxies);
 }

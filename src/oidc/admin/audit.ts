@@ -59,7 +59,7 @@ export async function audit_page(
  * Their readable names are catalog keys: `admin.audit.area.<area>`, `admin.audit.type.<type>`.
  */
 export const AUDIT_AREAS = {
-  sign_in: ["login", "login_locked", "two_factor", "access_denied", "device_approved", "device_denied", "federation_login", "saml_login", "ldap_bind"],
+  sign_in: ["login", "login_locked", "two_factor", "access_denied", "device_approved", "device_denied", "federation_login", "saml_login", "ldap_bind", "protected_app_access"],
   account: [
     "signup",
     "invitation_sent",
@@ -96,6 +96,9 @@ export const AUDIT_AREAS = {
     "ldap_service_account_created",
     "ldap_service_account_rotated",
     "ldap_service_account_removed",
+    "protected_app_created",
+    "protected_app_updated",
+    "protected_app_deleted",
   ],
   administration: [
     "admin_console",

@@ -25,6 +25,7 @@ import { parse_locales } from "../ui/catalogs.ts";
 import { JARM_MODES } from "../tokens/jwt_responses.ts";
 import { verify_id_token_hint } from "../tokens/id_token_hint.ts";
 import type { ClientRow } from "../../store/types.ts";
+import { annotate_request } from "../ops/tracing.ts";
 
 export type { RawParams } from "./request_object.ts";
 
@@ -57,6 +58,7 @@ async function find_client(idp: Provider, client_id: string | string[] | undefin
       "invalid_client",
     ).for_log({ parameter: "client_id", value: client_id });
   }
+  annotate_request({ "idp.client_id": client.client_id });
   return client;
 }
 

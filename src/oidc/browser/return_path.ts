@@ -1,6 +1,6 @@
 /**
  * Where the account's own sign-in goes once it is done: the account page, or back to the page of
- * the provider that sent the person to sign in (the admin console, a SAML request). The page to return to rides
+ * the provider that sent the person to sign in (the admin console, a SAML request, the forward-auth start step). The page to return to rides
  * in a short-lived cookie set by that page, never in the URL, and only a fixed same-origin path
  * shape is honoured (an open redirect would let any site bounce people through the sign-in,
  * RFC 9700 §4.11). The cookie is cleared by the sign-in that uses it.
@@ -8,6 +8,7 @@
 import { cookie_name, expired_cookie_options, cookie_options, type CookieReader, type CookieToSet } from "./cookies.ts";
 import type { Provider } from "../provider.ts";
 import { account_url } from "./account_guard.ts";
+import { FORWARD_AUTH_PATHS } from "../forward_auth/paths.ts";
 
 const RETURN_COOKIE = "idp_return";
 
@@ -16,9 +17,17 @@ const RETURN_COOKIE = "idp_return";
  * slashes; no query), and a SAML request waiting for the sign-in (saml/pending.ts: its 43-character id).
  */
 const RETURN_PATH = /^(?:\/admin(?:\/[A-Za-z0-9._~-]+)*\/?|\/saml\/resume\/[A-Za-z0-9_-]{43})$/;
+/**
+ * And the forward-auth start step with the URL the browser came for (forward_auth/start.ts),
+ * percent-encoded: that step checks it again against the registered applications before it sends
+ * anyone there.
+ */
+const FORWARD_AUTH_RETURN = new RegExp(`^${FORWARD_AUTH_PATHS.start.replaceAll("/", "\\/")}\\?rd=[A-Za-z0-9%._~!*'()-]{1,1200}$`);
 
 export function safe_return_path(path: string | null | undefined): string | null {
-  return typeof path === "string" && path.length <= 512 && RETURN_PATH.test(path) && !path.includes("..") ? path : null;
+  if (typeof path !== "string") return null;
+  if (path.length <= 512 && RETURN_PATH.test(path) && !path.includes("..")) return path;
+  return FORWARD_AUTH_RETURN.test(path) ? path : null;
 }
 
 /** The cookie that makes the next account sign-in in this browser return to `path` (null: not a path we return to). */

@@ -19,6 +19,7 @@ import { PATHS } from "../discovery/paths.ts";
 import type { Provider } from "../provider.ts";
 import type { ClientRow } from "../../store/types.ts";
 import { previous_secret_live } from "./previous_secret.ts";
+import { annotate_request } from "../ops/tracing.ts";
 
 export type Credentials =
   | { method: "client_secret_basic" | "client_secret_post"; client_id: string; secret: string }
@@ -166,6 +167,7 @@ export async function authenticated_client(idp: Provider, headers: Headers, body
     if (credentials === null) throw unreadable;
     const client = await authenticate_client(idp, credentials, endpoint);
     await attempt.succeeded();
+    annotate_request({ "idp.client_id": client.client_id });
     return client;
   } catch (error) {
     await (error instanceof OAuthError && error.error === "invalid_client" ? attempt.failed() : attempt.abandoned());

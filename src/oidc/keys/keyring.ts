@@ -26,6 +26,7 @@ import { after, build_jwks, newest_first, published, usable, type UsableRow } fr
 import type { KeyRingOptions } from "./options.ts";
 import { seal_plain_keys, sealing_store } from "./sealed_keys.ts";
 import { insert_key, retire_key, sync_keys, type KeyCaches, type View } from "./view.ts";
+import { traced } from "../ops/tracing.ts";
 
 export type { Alg } from "./algs.ts";
 export type { KeyRingOptions } from "./options.ts";
@@ -83,7 +84,9 @@ export class KeyRing {
     const alg = options.alg ?? this.default_alg();
     const signer = this.view.signers.get(alg);
     if (!signer) throw new KeyRingError(`No active signing key for alg ${alg}`);
-    return signer.sign(payload, options.typ ?? "JWT");
+    const typ = options.typ ?? "JWT";
+    // A span when tracing is on (ops/tracing.ts): the key's id and alg, never the claims.
+    return traced("jwt.sign", { "idp.jwt.alg": alg, "idp.jwt.kid": signer.kid, "idp.jwt.typ": typ }, () => signer.sign(payload, typ));
   }
 
   /** Verifies a JWT signed by one of our published keys; returns its claims or throws TokenVerifyError. */

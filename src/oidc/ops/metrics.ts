@@ -8,9 +8,14 @@
  *   of series stays bounded whatever clients send; unrouted requests are `route="unmatched"`.
  * - `idp_logins_total{outcome}`: password checks at the login page (success, failure).
  * - `idp_tokens_issued_total{grant_type}`: successful token responses by grant.
+ * - `idp_forward_auth_checks_total{outcome}`: answers of the forward-auth check (allowed, sign_in:
+ *   not signed in or a second factor missing, denied: outside the application's groups, refused:
+ *   no registered application, or a request the check does not take).
  * - `idp_mail_sent_total`, `idp_mail_failed_total{outcome}` (failed attempts: `retry` scheduled
  *   another, `failed` was the last) and `idp_mail_queued` (messages waiting in the outbox, shared
  *   by all instances, as this instance's worker last counted them).
+ * - `idp_backups_total{outcome}` (success, failure) and `idp_backup_last_success_timestamp_seconds`:
+ *   the scheduled backups this instance ran (app/backup/schedule.ts; 0: none yet).
  */
 
 /** Upper bounds (seconds) of the latency histogram: from a cached page to a slow argon2id login. */
@@ -19,6 +24,10 @@ export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 export type LoginOutcome = "success" | "failure";
+
+/** How a forward-auth check ended (http/endpoints/forward_auth/check.ts). */
+export const FORWARD_AUTH_OUTCOMES = ["allowed", "sign_in", "denied", "refused"] as const;
+export type ForwardAuthOutcome = (typeof FORWARD_AUTH_OUTCOMES)[number];
 
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -38,8 +47,10 @@ export class Metrics {
   private readonly durations = new Map<string, Histogram>();
   private readonly logins: Record<LoginOutcome, number> = { success: 0, failure: 0 };
   private readonly tokens = new Map<string, number>();
+  private readonly forward_auth_checks: Record<ForwardAuthOutcome, number> = { allowed: 0, sign_in: 0, denied: 0, refused: 0 };
   private readonly started_at = Date.now() / 1000;
   private mail = { sent: 0, retry: 0, failed: 0, queued: 0 };
+  private backups = { success: 0, failure: 0, last_success: 0 };
   /** Labels put on every sample (`worker="2"` under `idp serve --workers N`), already rendered. */
   private constant = "";
 
@@ -77,6 +88,11 @@ export class Metrics {
     this.tokens.set(grant_type, (this.tokens.get(grant_type) ?? 0) + 1);
   }
 
+  /** A forward-auth check's answer. */
+  forward_auth(outcome: ForwardAuthOutcome): void {
+    this.forward_auth_checks[outcome]++;
+  }
+
   /** A message the mail server accepted. */
   mail_sent(): void {
     this.mail.sent++;
@@ -90,6 +106,12 @@ export class Metrics {
   /** Messages waiting in the outbox (queued or being sent). */
   mail_queued(count: number): void {
     this.mail.queued = count;
+  }
+
+  /** A scheduled backup this instance ran, started at `at` (unix seconds). */
+  backup(outcome: "success" | "failure", at: number): void {
+    this.backups[outcome]++;
+    if (outcome === "success") this.backups.last_success = Math.max(this.backups.last_success, at);
   }
 
   /** The exposition text. */
@@ -114,12 +136,20 @@ export class Metrics {
     family("idp_tokens_issued_total", "counter", "Successful token responses, by grant type.");
     for (const [grant, count] of this.tokens) lines.push(`idp_tokens_issued_total{grant_type="${label(grant)}"} ${count}`);
 
+    family("idp_forward_auth_checks_total", "counter", "Forward-auth checks answered, by outcome (allowed, sign_in, denied, refused).");
+    for (const outcome of FORWARD_AUTH_OUTCOMES) lines.push(`idp_forward_auth_checks_total{outcome="${outcome}"} ${this.forward_auth_checks[outcome]}`);
+
     family("idp_mail_sent_total", "counter", "Mail messages the mail server accepted.");
     lines.push(`idp_mail_sent_total ${this.mail.sent}`);
     family("idp_mail_failed_total", "counter", "Failed mail delivery attempts, by outcome (retry: another attempt is scheduled; failed: given up).");
     for (const outcome of ["retry", "failed"] as const) lines.push(`idp_mail_failed_total{outcome="${outcome}"} ${this.mail[outcome]}`);
     family("idp_mail_queued", "gauge", "Mail messages waiting in the outbox (all instances), as last counted by this instance.");
     lines.push(`idp_mail_queued ${this.mail.queued}`);
+
+    family("idp_backups_total", "counter", "Scheduled backups this instance ran, by outcome.");
+    for (const outcome of ["success", "failure"] as const) lines.push(`idp_backups_total{outcome="${outcome}"} ${this.backups[outcome]}`);
+    family("idp_backup_last_success_timestamp_seconds", "gauge", "Start time of the last scheduled backup this instance wrote, unix seconds (0: none yet).");
+    lines.push(`idp_backup_last_success_timestamp_seconds ${this.backups.last_success}`);
 
     family("process_start_time_seconds", "gauge", "Start time of the process since the unix epoch in seconds.");
     lines.push(`process_start_time_seconds ${number(Math.floor(this.started_at))}`);

@@ -18,7 +18,8 @@
  *   for the whole exchange; a body read as a stream and cut off past a size cap;
  * - no cookies, no credentials, none of our own request's headers: only the headers a caller
  *   names (and, unless it names them, an Accept for any type, the runtime's User-Agent as fetch
- *   sends it, and `Accept-Encoding: identity`).
+ *   sends it, and `Accept-Encoding: identity`); when tracing is on, also the W3C `traceparent`
+ *   of the request's own span (ops/tracing.ts), which carries ids and no secret.
  *
  * A refusal or failure is logged (purpose, client, host, resolved address, reason, status) and,
  * when the destination itself was refused, audited as `outbound_refused`. The OutboundError a
@@ -40,6 +41,7 @@ import { response_headers, send_pinned } from "./pinned.ts";
 import { record_event } from "../audit.ts";
 import type { Provider } from "../provider.ts";
 import type { JsonObject } from "../../store/types.ts";
+import { annotate_span, trace_headers, traced } from "../ops/tracing.ts";
 
 export type OutboundDetails = { host: string; address?: string; status?: number };
 
@@ -258,6 +260,12 @@ async function report(idp: OutboundContext, request: OutboundRequest, error: Out
   }
 }
 
+/** The request with the current span's `traceparent` (W3C Trace Context §3.2) among its headers; as it is when tracing is off. */
+function with_trace_context(request: OutboundRequest): OutboundRequest {
+  const context = trace_headers();
+  return Object.keys(context).length === 0 ? request : { ...request, headers: { ...request.headers, ...context } };
+}
+
 /**
  * What the fence needs of the provider: its settings, log, store (the audit) and clock. A command
  * of the CLI, which has no running provider, passes these (src/cli/saml.ts).
@@ -271,7 +279,18 @@ export type OutboundContext = Pick<Provider, "config" | "log" | "store" | "now">
 export async function outbound_fetch(idp: OutboundContext, uri: string, request: OutboundRequest): Promise<OutboundResponse> {
   const settings = idp.config.outbound;
   try {
-    return await exchange(target_of(uri, settings), request, settings);
+    const url = target_of(uri, settings);
+    const attributes = { "server.address": url.hostname, "http.request.method": request.method ?? "GET", "idp.outbound.purpose": request.purpose };
+    return await traced(
+      `outbound ${request.purpose}`,
+      attributes,
+      async () => {
+        const response = await exchange(url, with_trace_context(request), settings);
+        annotate_span({ "http.response.status_code": response.status });
+        return response;
+      },
+      "client",
+    );
   } catch (error) {
     const failure = error instanceof OutboundError ? error : new OutboundError("failed", `error (${error instanceof Error ? error.name : "unknown"})`, { host: "" });
     await report(idp, request, failure);

@@ -19,11 +19,17 @@ export type ActiveSession = { session: SessionRow; user: UserRow };
 export async function current_session_row(idp: Provider, cookies: CookieReader): Promise<SessionRow | null> {
   const value = read_cookie(cookies, session_cookie_name(idp));
   if (value === null) return null;
-  const session = await idp.store.get_session(sha256(value));
+  return live_session(idp, await idp.store.get_session(sha256(value)));
+}
+
+/**
+ * `session` when it has not expired, with its "last seen" (the account page's list of sessions)
+ * brought up to date: written at most every few minutes, so a busy single sign-on (or a
+ * forward-auth check, forward_auth/check.ts) adds no write to most requests. The expiry does not slide.
+ */
+export async function live_session(idp: Provider, session: SessionRow | null): Promise<SessionRow | null> {
   const now = idp.now();
   if (session === null || session.expires_at <= now) return null;
-  // "Last seen" on the account page's list of sessions: written at most every few minutes, so a
-  // busy single sign-on adds no write to most requests. The expiry does not slide.
   if (now - session.last_seen_at >= LAST_SEEN_INTERVAL) {
     await idp.store.touch_session(session.id_hash, now);
     session.last_seen_at = now;

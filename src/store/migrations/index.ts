@@ -26,7 +26,9 @@ import { link_issuer } from "./021_link_issuer.ts";
 import { revoked_grants } from "./022_revoked_grants.ts";
 import { client_secret_grace } from "./023_client_secret_grace.ts";
 import { saml_service_providers } from "./024_saml_service_providers.ts";
+import { forward_auth } from "./025_forward_auth.ts";
 import { ldap } from "./026_ldap.ts";
+import { job_runs } from "./027_job_runs.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -55,8 +57,17 @@ export const migrations: readonly Migration[] = [
   revoked_grants,
   client_secret_grace,
   saml_service_providers,
+  forward_auth,
   ldap,
+  job_runs,
 ];
+
+// Applied in this order: a version listed after a higher one (a merge that put 026 before 025)
+// would be skipped by every database already past it, so the list must ascend.
+for (const [index, migration] of migrations.entries()) {
+  const before = migrations[index - 1];
+  if (before !== undefined && migration.version <= before.version) throw new Error(`migration ${migration.version} is listed after ${before.version}`);
+}
 
 export const latest_version: number = migrations.reduce((max, m) => Math.max(max, m.version), 0);
 

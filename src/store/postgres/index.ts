@@ -21,6 +21,7 @@ import { pg_grants, pg_interactions, pg_sessions } from "./sessions.ts";
 import { pg_codes, pg_tokens } from "./tokens.ts";
 import { pg_resource_servers } from "./resource_servers.ts";
 import { pg_saml } from "./saml.ts";
+import { pg_forward_auth } from "./forward_auth.ts";
 import { pg_users } from "./users.ts";
 import { pg_passkeys } from "./passkeys.ts";
 import { pg_groups } from "./groups.ts";
@@ -77,6 +78,11 @@ function postgres_store(pool: PgPool): Store {
       }
       return counts;
     },
+    async claim_job(name, now, interval_seconds) {
+      const rows = await sql`INSERT INTO job_runs (name, started_at) VALUES (${name}, ${now})
+        ON CONFLICT (name) DO UPDATE SET started_at = EXCLUDED.started_at WHERE job_runs.started_at <= ${now - interval_seconds} RETURNING name`;
+      return rows.length === 1;
+    },
     async ping() {
       await sql`SELECT 1`;
     },
@@ -95,6 +101,7 @@ function postgres_store(pool: PgPool): Store {
     ...pg_tokens(sql),
     ...pg_resource_servers(sql),
     ...pg_saml(sql),
+    ...pg_forward_auth(sql),
     ...pg_keys(sql),
     ...pg_initial_access_tokens(sql),
     ...pg_replay(sql),

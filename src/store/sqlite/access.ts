@@ -150,6 +150,16 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   delete_ldap_service_account: "write",
   ldap_posix_numbers: "write",
   list_directory_memberships: "read",
+  // forward authentication
+  create_protected_app: "write",
+  get_protected_app: "read",
+  list_protected_apps: "read",
+  list_protected_apps_for_host: "read",
+  update_protected_app: "write",
+  delete_protected_app: "write",
+  create_forward_auth_token: "write",
+  get_forward_auth_session: "read",
+  record_protected_app_access: "write",
   // audit
   add_audit_event: "write",
   list_audit_events: "read",

@@ -21,6 +21,7 @@ import { sqlite_grants, sqlite_interactions, sqlite_sessions } from "./sessions.
 import { sqlite_codes, sqlite_tokens } from "./tokens.ts";
 import { sqlite_resource_servers } from "./resource_servers.ts";
 import { sqlite_saml } from "./saml.ts";
+import { sqlite_forward_auth } from "./forward_auth.ts";
 import { sqlite_users } from "./users.ts";
 import { sqlite_passkeys } from "./passkeys.ts";
 import { sqlite_groups } from "./groups.ts";
@@ -79,6 +80,7 @@ function sqlite_store(db: SqliteDatabase, deferred_writes: boolean): Store {
     ...sqlite_tokens(db),
     ...sqlite_resource_servers(db),
     ...sqlite_saml(db),
+    ...sqlite_forward_auth(db),
     ...sqlite_keys(db),
     ...sqlite_initial_access_tokens(db),
     ...sqlite_replay(db),
@@ -116,6 +118,13 @@ function sqlite_store(db: SqliteDatabase, deferred_writes: boolean): Store {
         counts[target.count] += await purge_in_batches(batch_size, pause, (limit) => group.run(() => purge.run({ now, limit }).changes));
       }
       return counts;
+    },
+    claim_job(name, now, interval_seconds) {
+      // SQLite 3.35 or later: an upsert with RETURNING gives no row when its WHERE kept the old one.
+      const claim = db.query(
+        "INSERT INTO job_runs (name, started_at) VALUES ($name, $now) ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at WHERE job_runs.started_at <= $due RETURNING name",
+      );
+      return group.run(() => claim.get({ name, now, due: now - interval_seconds }) !== null);
     },
     ping() {
       return group.run(() => {

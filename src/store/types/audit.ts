@@ -63,6 +63,11 @@ export const AUDIT_EVENT_TYPES = [
   "token_exchange",
   "resource_created",
   "resource_deleted",
+  // Forward authentication (oidc/forward_auth/, src/cli/apps.ts).
+  "protected_app_created",
+  "protected_app_updated",
+  "protected_app_deleted",
+  "protected_app_access",
   "admin_console",
   "federation_login",
   "federation_link",

@@ -46,6 +46,13 @@ export interface LifecycleStore {
    * turn, so requests of this process are never held up for more than a batch.
    */
   purge_expired(now: UnixSeconds, batch_size?: number, pause?: PurgePause): Promise<PurgeCounts>;
+  /**
+   * Takes the run of the background job `name` (a job one instance runs for all, such as the
+   * scheduled backup) when it last started at or before `now - interval_seconds`, or never: true
+   * when this call took it (and recorded `now` as its start), false when it is not due or another
+   * instance took it first. One conditional write, so of instances asking together one wins.
+   */
+  claim_job(name: string, now: UnixSeconds, interval_seconds: number): Promise<boolean>;
   /** Readiness: resolves when the database answers, raises StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

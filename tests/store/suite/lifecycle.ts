@@ -79,5 +79,16 @@ export function lifecycle_tests(ctx: SuiteContext): void {
       expect(await rejection(store.get_user_by_id("anyone"))).toBeInstanceOf(StoreUnavailableError);
       await store.close();
     });
+
+    test("claim_job: one caller of several takes a due job, then nobody until the interval has passed", async () => {
+      const store = ctx.store();
+      const name = `job-${crypto.randomUUID()}`;
+      const first = await Promise.all([1, 2, 3, 4].map(() => store.claim_job(name, 1000, 60)));
+      expect(first.filter(Boolean)).toHaveLength(1);
+      expect(await store.claim_job(name, 1059, 60)).toBe(false);
+      expect(await concurrently(3, () => store.claim_job(name, 1060, 60))).toEqual(expect.arrayContaining([true, false, false]));
+      // Another job's runs are its own.
+      expect(await store.claim_job(`${name}-other`, 1060, 60)).toBe(true);
+    });
   });
 }

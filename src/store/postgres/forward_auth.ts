@@ -1,0 +1,54 @@
+/** PostgreSQL: forward authentication (protected applications, their cookies, first accesses). */
+import type { PgSql } from "./driver.ts";
+import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
+import { now_seconds } from "../clock.ts";
+import { longest_first, protected_app_row, protected_app_spec } from "../rows/forward_auth.ts";
+import { session_spec } from "../rows/sessions.ts";
+import type { ForwardAuthStore } from "../types.ts";
+
+export function pg_forward_auth(sql: PgSql): ForwardAuthStore {
+  return {
+    async create_protected_app(input) {
+      const row = protected_app_row(input);
+      await sql`INSERT INTO protected_apps ${sql(encode_postgres(protected_app_spec, row))}`;
+      return row;
+    },
+    async get_protected_app(name) {
+      const [raw] = await sql`SELECT * FROM protected_apps WHERE name = ${name}`;
+      return decode_or_null(protected_app_spec, raw);
+    },
+    async list_protected_apps() {
+      const rows: unknown[] = await sql`SELECT * FROM protected_apps ORDER BY name`;
+      return rows.map((raw) => decode(protected_app_spec, raw));
+    },
+    async list_protected_apps_for_host(host) {
+      const rows: unknown[] = await sql`SELECT * FROM protected_apps WHERE host = ${host}`;
+      return longest_first(rows.map((raw) => decode(protected_app_spec, raw)));
+    },
+    async update_protected_app(name, changes) {
+      const values = encode_postgres(protected_app_spec, { ...pick_patch(protected_app_spec, changes, ["name", "created_at"]), updated_at: changes.updated_at ?? now_seconds() });
+      const [raw] = await sql`UPDATE protected_apps SET ${sql(values)} WHERE name = ${name} RETURNING *`;
+      return decode_or_null(protected_app_spec, raw);
+    },
+    async delete_protected_app(name) {
+      const result = await sql`DELETE FROM protected_apps WHERE name = ${name}`;
+      return result.count > 0;
+    },
+    async create_forward_auth_token(token) {
+      await sql`INSERT INTO forward_auth_tokens (id_hash, session_id_hash, created_at) VALUES (${token.id_hash}, ${token.session_id_hash}, ${token.created_at ?? now_seconds()})`;
+    },
+    async get_forward_auth_session(id_hash) {
+      const [raw] = await sql`SELECT * FROM sessions WHERE id_hash = (SELECT session_id_hash FROM forward_auth_tokens WHERE id_hash = ${id_hash})`;
+      return decode_or_null(session_spec, raw);
+    },
+    async record_protected_app_access(session_id_hash, app_name, now) {
+      // Through the session and application rows: nothing for either that is gone (and no foreign-key error).
+      const result = await sql`
+        INSERT INTO protected_app_access (session_id_hash, app_name, created_at)
+        SELECT sessions.id_hash, protected_apps.name, ${now ?? now_seconds()} FROM sessions, protected_apps
+        WHERE sessions.id_hash = ${session_id_hash} AND protected_apps.name = ${app_name}
+        ON CONFLICT (session_id_hash, app_name) DO NOTHING`;
+      return result.count > 0;
+    },
+  };
+}
