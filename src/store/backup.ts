@@ -1,6 +1,6 @@
 /**
  * The database side of backups and restores, by the kind of DATABASE_URL: a consistent copy of
- * the whole database into a file (SQLite: `VACUUM INTO`, sqlite/backup.ts; PostgreSQL: `pg_dump
+ * the whole database into a file (SQLite: the driver's snapshot, sqlite/backup.ts; PostgreSQL: `pg_dump
  * --format=custom`, postgres/backup.ts), the check of such a copy, whether a database is empty,
  * and putting a copy in place, migrated forward. The file a backup is kept in (manifest,
  * checksum, encryption) is app/backup/'s.
@@ -38,7 +38,7 @@ export function database_kind(database_url: string): DatabaseKind {
 export async function snapshot_database(database_url: string, out: string, options: CopyOptions = {}): Promise<Snapshot> {
   const target = parse_database_url(database_url);
   if (target.kind === "sqlite") {
-    const schema = sqlite_snapshot(target.path, out, await load_sqlite_driver(), options.busy_timeout ?? 5000);
+    const schema = await sqlite_snapshot(target.path, out, await load_sqlite_driver(), options.busy_timeout ?? 5000);
     return { database: "sqlite", format: COPY_FORMAT.sqlite, schema };
   }
   const schema = await pg_snapshot(target.url, out, await load_postgres_driver(), options.env ?? {});

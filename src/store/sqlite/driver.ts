@@ -62,4 +62,9 @@ export interface SqliteDriver {
   readonly name: string;
   /** Opens the database file, creating it unless `readonly`; `:memory:` gives a private in-memory one. */
   open(path: string, options?: SqliteOpenOptions): SqliteDatabase;
+  /**
+   * Copies `db`, which this driver opened, into `out`, an empty file: one read transaction, so a
+   * consistent copy while other connections write, and a single file (no WAL) when it is done.
+   */
+  snapshot(db: SqliteDatabase, out: string): Promise<void>;
 }
