@@ -1,6 +1,6 @@
 /**
  * The database side of backups and restores, by the kind of DATABASE_URL: a consistent copy of
- * the whole database into a file (SQLite: `VACUUM INTO`, sqlite/backup.ts; PostgreSQL: `pg_dump
+ * the whole database into a file (SQLite: the driver's snapshot, sqlite/backup.ts; PostgreSQL: `pg_dump
  * --format=custom`, postgres/backup.ts), the check of such a copy, whether a database is empty,
  * and putting a copy in place, migrated forward. The file a backup is kept in (manifest,
  * checksum, encryption) is app/backup/'s.

@@ -51,4 +51,12 @@ describe("the tests name no runtime but where they are about it", () => {
   test("Bun is named only in the files about its adapters", () => {
     expect(files.filter(([file]) => !ABOUT_BUN.has(file)).flatMap(([file, src]) => runtime_names(file, src))).toEqual([]);
   });
+
+  // playwright-core reads /proc as it loads, which Deno allows only under --allow-all: a test file
+  // that loads it fails to load on Deno. tests/helpers/chromium.ts loads it only where it can run.
+  test("only tests/helpers/chromium.ts loads playwright-core; the others import its types alone", () => {
+    const loads = (src: string) =>
+      scan_imports(src).some((imp) => imp.specifier === "playwright-core") && /^\s*import\s+(?!type\b)[^;]*["']playwright-core["']|\bimport\(\s*["']playwright-core["']/m.test(src);
+    expect(files.filter(([, src]) => loads(src)).map(([file]) => file)).toEqual(["tests/helpers/chromium.ts"]);
+  });
 });

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { create_app } from "../../src/oidc/admin/apps.ts";
 import { Browser as FetchBrowser, account_login } from "../helpers/browser.ts";
-import { CHROMIUM, chromium_available } from "../helpers/chromium.ts";
+import { chromium_available, launch } from "../helpers/chromium.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
 
 const DEPLOY = join(import.meta.dirname, "../../deploy/forward-auth");
@@ -176,23 +176,8 @@ beforeAll(async () => {
   for (const proxy of Object.values(proxies)) {
     await create_app(t.store, proxy.name, { url: proxy.url, allowed_groups: ["staff"], rules: ["/public=*"] }, t.clock.now());
   }
-  // Imported here, not at the top: playwright-core reads /proc as it loads, which Deno (where
-  // these tests are skipped, tests/helpers/chromium.ts) allows only under --allow-all.
-  const { chromium } = await import("playwright-core");
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    // The issuer and the applications are hosts of one cookie domain (idp.test), all on loopback.
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-dev-shm-usage",
-      "--host-resolver-rules=MAP *.idp.test 127.0.0.1",
-    ],
-  });
+  // The issuer and the applications are hosts of one cookie domain (idp.test), all on loopback.
+  browser = await launch(["--host-resolver-rules=MAP *.idp.test 127.0.0.1"]);
 }, 90_000);
 
 afterAll(async () => {

@@ -15,10 +15,13 @@ describe("path cache", () => {
     for (const size of [1, 2, 3, 1024]) {
       const r = github_like(size);
       let most = 0;
+      // Counted, then one expect: 400,000 calls of the npm `expect` (Deno) take seconds.
+      let not_found = 0;
       for (let i = 0; i < 100_000; i++) {
-        expect(r.find("GET", `/users/${i}`).kind).toBe("found");
+        if (r.find("GET", `/users/${i}`).kind !== "found") not_found += 1;
         if (r.cache_size > most) most = r.cache_size;
       }
+      expect(not_found).toBe(0);
       expect(most).toBeLessThanOrEqual(size);
       expect(most).toBeGreaterThan(0);
     }

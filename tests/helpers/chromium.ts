@@ -32,7 +32,8 @@ export const SCREENSHOTS = join(import.meta.dirname, "../../test-artifacts/scree
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 800 };
 
-export async function launch(): Promise<Browser> {
+/** Chromium, headless; `extra_args` are added to its command line (a host resolver rule, say). */
+export async function launch(extra_args: readonly string[] = []): Promise<Browser> {
   const { chromium } = await import("playwright-core");
   return chromium.launch({
     executablePath: CHROMIUM,
@@ -46,6 +47,7 @@ export async function launch(): Promise<Browser> {
       "--disable-component-update",
       "--disable-sync",
       "--disable-dev-shm-usage",
+      ...extra_args,
     ],
   });
 }

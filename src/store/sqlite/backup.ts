@@ -2,10 +2,11 @@
  * A SQLite database copied for a backup and put back by a restore (the file around the copy:
  * app/backup/). Through the runtime's driver (driver.ts), so it runs on Bun and on Deno.
  *
- * - The copy is `VACUUM INTO` a new file (SQLite's "VACUUM INTO" documentation): one read
- *   transaction, so it is a consistent snapshot while the server goes on writing (in WAL mode a
- *   reader does not block writers, nor they it), written compact and without a WAL of its own.
- *   It runs on its own connection and, the driver being synchronous, holds this process's event
+ * - The copy is the driver's `snapshot` into a new file: `VACUUM INTO` on bun:sqlite (SQLite's
+ *   "VACUUM INTO" documentation), the online backup API in one step on node:sqlite (Deno allows
+ *   no ATTACH, which VACUUM INTO needs). Either is one read transaction, so a consistent snapshot
+ *   while the server goes on writing (in WAL mode a reader does not block writers, nor they it),
+ *   left without a WAL of its own. It runs on its own connection and holds this process's event
  *   loop while it lasts (bench/RESULTS.md, "Backups"): the server's scheduled backups run it in a
  *   process of their own (app/backup/schedule.ts).
  * - A restore replaces the file only when no other connection has it open: switching the
@@ -28,38 +29,24 @@ function is_memory(path: string): boolean {
   return path === ":memory:";
 }
 
+/** Opens the database at `path`, which must exist. */
+function open_existing(path: string, driver: SqliteDriver, busy_timeout_ms: number): SqliteDatabase {
+  if (!existsSync(path)) throw new StoreError(`there is no SQLite database at ${path}`);
+  try {
+    return open_sqlite_database(path, busy_timeout_ms, driver);
+  } catch (error) {
+    throw map_sqlite_error(error);
+  }
+}
+
 /**
  * Runs `body` on the database at `path`, which must exist; closes it after, its statements
  * finalized (a statement left alive keeps the connection, and its locks, open).
  */
 function with_database<T>(path: string, driver: SqliteDriver, busy_timeout_ms: number, body: (db: SqliteDatabase) => T): T {
-  if (!existsSync(path)) throw new StoreError(`there is no SQLite database at ${path}`);
-  let db: SqliteDatabase;
-  try {
-    db = open_sqlite_database(path, busy_timeout_ms, driver);
-  } catch (error) {
-    throw map_sqlite_error(error);
-  }
+  const db = open_existing(path, driver, busy_timeout_ms);
   try {
     return body(db);
-  } catch (error) {
-    throw map_sqlite_error(error);
-  } finally {
-    db.close(true);
-  }
-}
-
-/** with_database for a body that settles later (the driver's snapshot): closes the database once it has. */
-async function with_database_async<T>(path: string, driver: SqliteDriver, busy_timeout_ms: number, body: (db: SqliteDatabase) => Promise<T>): Promise<T> {
-  if (!existsSync(path)) throw new StoreError(`there is no SQLite database at ${path}`);
-  let db: SqliteDatabase;
-  try {
-    db = open_sqlite_database(path, busy_timeout_ms, driver);
-  } catch (error) {
-    throw map_sqlite_error(error);
-  }
-  try {
-    return await body(db);
   } catch (error) {
     throw map_sqlite_error(error);
   } finally {
@@ -77,7 +64,14 @@ export async function sqlite_snapshot(path: string, out: string, driver: SqliteD
   if (is_memory(path)) throw new StoreError("sqlite::memory: lives only inside the process that opened it: there is nothing to back up");
   create_private_file(out);
   try {
-    await with_database_async(path, driver, busy_timeout_ms, (db) => driver.snapshot(db, out));
+    const db = open_existing(path, driver, busy_timeout_ms);
+    try {
+      await driver.snapshot(db, out);
+    } catch (error) {
+      throw map_sqlite_error(error);
+    } finally {
+      db.close(true);
+    }
     return sqlite_payload_check(out, driver).schema;
   } catch (error) {
     rmSync(out, { force: true });

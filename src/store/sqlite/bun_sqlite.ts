@@ -12,6 +12,7 @@ export const BUN_SQLITE: SqliteDriver = {
   open(path, options = {}): SqliteDatabase {
     return options.readonly === true ? new Database(path, { readonly: true, strict: true }) : new Database(path, { create: true, strict: true });
   },
+  // SQLite's "VACUUM INTO": one read transaction, the copy written compact and without a WAL.
   async snapshot(db, out) {
     db.prepare("VACUUM INTO ?1").run(out);
   },

@@ -63,9 +63,8 @@ export interface SqliteDriver {
   /** Opens the database file, creating it unless `readonly`; `:memory:` gives a private in-memory one. */
   open(path: string, options?: SqliteOpenOptions): SqliteDatabase;
   /**
-   * Copies the open database `db` (one of this driver's) into the file `out`, consistently:
-   * `VACUUM INTO` on bun:sqlite; node:sqlite's `backup()` on Deno, whose SQLite is built with no
-   * room for the attached database `VACUUM INTO` needs ("too many attached databases - max 0").
+   * Copies `db`, which this driver opened, into `out`, an empty file: one read transaction, so a
+   * consistent copy while other connections write, and a single file (no WAL) when it is done.
    */
   snapshot(db: SqliteDatabase, out: string): Promise<void>;
 }

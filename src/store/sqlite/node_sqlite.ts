@@ -15,6 +15,8 @@
  *   message is then read): given SQLite's name of the result in `code`, as bun:sqlite does.
  * - A closed database throws "database is not open", and on a second close: the contract's
  *   "Database has closed", and closing twice does nothing.
+ * - No `VACUUM INTO` on Deno: it needs ATTACH, which Deno disables without --allow-all ("too
+ *   many attached databases - max 0"). `snapshot` uses SQLite's online backup API instead.
  * Integers beyond 2^53 throw a RangeError here (bun:sqlite rounds them); the store keeps none.
  */
 import { backup, DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
@@ -248,9 +250,21 @@ export const NODE_SQLITE: SqliteDriver = {
       throw translated(error);
     }
   },
+  /**
+   * SQLite's online backup API in one step (rate -1: every page in one read transaction, so the
+   * copy is consistent however the others write). The copy keeps the source's free pages and its
+   * WAL mode, which is then switched back to a single file.
+   */
   async snapshot(db, out) {
+    if (!(db instanceof NodeDatabase)) throw new TypeError("node:sqlite copies only a database it opened");
     try {
-      await backup((db as NodeDatabase).db, out);
+      await backup(db.db, out, { rate: -1 });
+      const copy = new DatabaseSync(out);
+      try {
+        copy.exec("PRAGMA journal_mode = DELETE");
+      } finally {
+        copy.close();
+      }
     } catch (error) {
       throw translated(error);
     }
