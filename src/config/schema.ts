@@ -27,6 +27,19 @@ const quota = (fallback: number) => z.coerce.number().int().min(0).max(10_000_00
 const TRUE_WORDS = ["1", "true", "yes", "on"];
 const FALSE_WORDS = ["0", "false", "no", "off"];
 /** A switch: true/false, or one of the words (an environment variable is text); anything else is refused, never read as false. */
+/** A list given as one comma-separated string (an environment variable) or as an array (the config file). */
+const comma_list = <T extends z.ZodType>(items: T) =>
+  z.preprocess(
+    (v) =>
+      typeof v === "string"
+        ? v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
+    items,
+  );
+
 const bool = (fallback: boolean) =>
   z
     .preprocess(
@@ -341,17 +354,7 @@ export const ConfigSchema = z
       description:
         "`off` (or `false`) signs RS256/PS256 with WebCrypto instead of the system's OpenSSL 3 (`libcrypto.so.3`, used when present: about half the CPU per signature, on the main thread; measured in `bench/RESULTS.md`, Signing).",
     }),
-    signing_algs: z
-      .preprocess(
-        (v) =>
-          typeof v === "string"
-            ? v
-                .split(",")
-                .map((s) => s.trim())
-                .filter(Boolean)
-            : v,
-        z.array(z.enum(["RS256", "PS256", "ES256", "EdDSA"])).min(1),
-      )
+    signing_algs: comma_list(z.array(z.enum(["RS256", "PS256", "ES256", "EdDSA"])).min(1))
       .default(["RS256", "PS256", "ES256", "EdDSA"])
       .refine((v) => v.includes("RS256"), "must include RS256 (OIDC Core §15.1)")
       .meta({ env: "IDP_SIGNING_ALGS", topic: "Tokens and keys", description: "ID token algorithms with a key each; RS256 is required." }),
@@ -377,23 +380,15 @@ export const ConfigSchema = z
           description:
             "Accounts people make themselves (see [Sign-up, invitations, e-mail change](#sign-up-invitations-e-mail-change)): `off` (only administrators), `open` (a public sign-up page, linked from the sign-in pages) or `invite` (only with an invitation, `idp users invite`). In production without `IDP_SMTP_URL`, `open` with required verification and `invite` refuse to start.",
         }),
-        domains: z
-          .preprocess(
-            (v) =>
-              typeof v === "string"
-                ? v
-                    .split(",")
-                    .map((s) => s.trim())
-                    .filter(Boolean)
-                : v,
-            z.array(
-              z.string().transform((d, ctx) => {
-                const ascii = signup_domain(d);
-                if (ascii === null) ctx.addIssue({ code: "custom", message: `"${d}" is not a domain name (example.com, bücher.example)` });
-                return ascii ?? d;
-              }),
-            ),
-          )
+        domains: comma_list(
+          z.array(
+            z.string().transform((d, ctx) => {
+              const ascii = signup_domain(d);
+              if (ascii === null) ctx.addIssue({ code: "custom", message: `"${d}" is not a domain name (example.com, bücher.example)` });
+              return ascii ?? d;
+            }),
+          ),
+        )
           .default([])
           .meta({
             env: "IDP_SIGNUP_DOMAINS",
@@ -482,17 +477,7 @@ export const ConfigSchema = z
       description:
         "Take the client address from `X-Forwarded-For` when the request comes from a trusted proxy (`IDP_TRUSTED_PROXIES`): the entries are walked right to left past trusted hops, and the first other address is the client's. Off: the header is ignored.",
     }),
-    trusted_proxies: z
-      .preprocess(
-        (v) =>
-          typeof v === "string"
-            ? v
-                .split(",")
-                .map((s) => s.trim())
-                .filter(Boolean)
-            : v,
-        z.array(z.string().refine(is_address_or_range, "each entry must be an IP address or a CIDR range (10.0.0.0/8)")).max(100),
-      )
+    trusted_proxies: comma_list(z.array(z.string().refine(is_address_or_range, "each entry must be an IP address or a CIDR range (10.0.0.0/8)")).max(100))
       .default(["127.0.0.0/8", "::1"])
       .meta({
         env: "IDP_TRUSTED_PROXIES",
@@ -714,17 +699,7 @@ export const ConfigSchema = z
         "Idle or slow connections (slow clients, Slowloris) are closed after this; Bun's own limit, at most 255 (Deno.serve has no such setting: on Deno this is not applied). Keep it above `IDP_REQUEST_TIMEOUT_SECONDS`.",
     }),
     /** Deno's network permission beyond what the configuration names (scripts/deno/permissions.ts). */
-    deno_allow_net: z
-      .preprocess(
-        (v) =>
-          typeof v === "string"
-            ? v
-                .split(",")
-                .map((s) => s.trim())
-                .filter(Boolean)
-            : v,
-        z.array(z.string().refine(is_net_permission, "each entry must be a host name or address, optionally with :port, or * for any")),
-      )
+    deno_allow_net: comma_list(z.array(z.string().refine(is_net_permission, "each entry must be a host name or address, optionally with :port, or * for any")))
       .default([])
       .meta({
         env: "IDP_DENO_ALLOW_NET",
@@ -743,17 +718,7 @@ export const ConfigSchema = z
           topic: "Security and secrets",
           description: "Let the provider call http URLs that clients register (`jwks_uri`, `backchannel_logout_uri`); https only otherwise.",
         }),
-        allow: z
-          .preprocess(
-            (v) =>
-              typeof v === "string"
-                ? v
-                    .split(",")
-                    .map((s) => s.trim())
-                    .filter(Boolean)
-                : v,
-            z.array(z.string().refine(is_allow_entry, "each entry must be a host name, an IP address or a CIDR range (10.0.0.0/8)")),
-          )
+        allow: comma_list(z.array(z.string().refine(is_allow_entry, "each entry must be a host name, an IP address or a CIDR range (10.0.0.0/8)")))
           .default([])
           .meta({
             env: "IDP_OUTBOUND_ALLOW",
