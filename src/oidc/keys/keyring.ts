@@ -210,8 +210,9 @@ export class KeyRing {
    */
   start_polling(ms = 5000, on_error: (error: unknown) => void = () => {}, on_rotated: (rotated: Map<Alg, string>) => void = () => {}): void {
     this.stop_polling();
+    // rotate_due refreshes first; without a rotation period, a refresh is the whole tick.
     const tick = async () => {
-      await this.refresh();
+      if ((this.options.rotate_after_seconds ?? 0) <= 0) return void (await this.refresh());
       const rotated = await this.rotate_due();
       if (rotated.size > 0) on_rotated(rotated);
     };
