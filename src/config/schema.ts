@@ -628,7 +628,7 @@ export const ConfigSchema = z
     keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5).meta({
       env: "IDP_KEYS_POLL_SECONDS",
       topic: "Tokens and keys",
-      description: "How often an instance looks for keys rotated elsewhere.",
+      description: "How often an instance looks for keys rotated elsewhere (and for attribute definitions changed elsewhere, which discovery lists).",
     }),
     purge_interval_seconds: z.coerce
       .number()
