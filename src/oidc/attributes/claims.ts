@@ -49,3 +49,22 @@ export async function attribute_claims(store: Store, catalog: AttributeCatalog, 
   for (const row of await store.list_user_attribute_values([user_id])) values[row.name] = row.value;
   return map_attribute_claims(released, values);
 }
+
+/**
+ * Every attribute claim of each user, whatever the scope: for SAML assertions and LDAP entries,
+ * which have no scopes (saml/attributes.ts, ldap/entries.ts). Users without values are absent.
+ */
+export async function attribute_claims_of_users(store: Store, user_ids: readonly string[]): Promise<Map<string, Claims>> {
+  const out = new Map<string, Claims>();
+  if (user_ids.length === 0) return out;
+  const catalog = await load_attribute_catalog(store);
+  if (catalog.definitions.length === 0) return out;
+  const by_user = new Map<string, Record<string, JsonValue>>();
+  for (const row of await store.list_user_attribute_values(user_ids)) {
+    const values = by_user.get(row.user_id) ?? {};
+    values[row.name] = row.value;
+    by_user.set(row.user_id, values);
+  }
+  for (const [user_id, values] of by_user) out.set(user_id, map_attribute_claims(catalog.definitions, values));
+  return out;
+}
