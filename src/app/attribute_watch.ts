@@ -9,8 +9,7 @@ import type { Provider } from "../oidc/provider.ts";
 export type AttributeWatch = { stop(): void };
 
 export function watch_attributes(idp: Provider, refresh: () => Promise<unknown>, ms: number, on_error: (error: unknown) => void): AttributeWatch {
-  const signature = async () =>
-    JSON.stringify((await idp.store.list_attribute_definitions()).map((d) => [d.scope, d.claim]));
+  const signature = async () => JSON.stringify((await idp.store.list_attribute_definitions()).map((d) => [d.scope, d.claim]));
   let last: Promise<string> = signature().catch(() => "");
   const tick = async () => {
     const [before, now] = [await last, await signature()];

@@ -153,8 +153,11 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     idp.keys.on_change(() => running.refresh_native().catch((error) => log({ level: "error", msg: "native routes not refreshed", error: String(error) })));
     await running.native_ready;
     // Attribute definitions changed elsewhere reach discovery's native answer within one interval.
-    const attribute_watch = watch_attributes(idp, () => running.refresh_native(), config.keys_poll_seconds * 1000, (error) =>
-      log({ level: "error", msg: "attribute definitions not refreshed", error: String(error) }),
+    const attribute_watch = watch_attributes(
+      idp,
+      () => running.refresh_native(),
+      config.keys_poll_seconds * 1000,
+      (error) => log({ level: "error", msg: "attribute definitions not refreshed", error: String(error) }),
     );
     // Keys rotated by another instance (or `idp keys rotate`) are picked up within one interval.
     // Keys due under IDP_KEY_ROTATION_DAYS are rotated by the first instance that notices.

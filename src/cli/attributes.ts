@@ -105,7 +105,8 @@ async function update(ctx: CliContext, { flags, positionals }: ArgsOf<typeof UPD
     user_editable: flag_pair(flags.user_editable, flags.not_user_editable, ["user-editable", "not-user-editable"]),
     required: flag_pair(flags.required, flags.optional, ["required", "optional"]),
   };
-  if (Object.values(change).every((value) => value === undefined)) throw new UsageError("attributes update needs at least one of --scope, --claim, --user-editable, --not-user-editable, --required, --optional");
+  if (Object.values(change).every((value) => value === undefined))
+    throw new UsageError("attributes update needs at least one of --scope, --claim, --user-editable, --not-user-editable, --required, --optional");
   const updated = await admin(async () => update_attribute(await ctx.store(), name, change, now()));
   const changed = Object.keys(change).filter((key) => change[key as keyof typeof change] !== undefined);
   await ctx.audit({ type: "attribute_updated", details: { name: updated.name, changed } });

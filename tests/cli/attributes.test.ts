@@ -40,7 +40,7 @@ describe("idp attributes", () => {
     for (const [args, message] of [
       [["add", "Sub", "--type", "string"], "registered claim name"],
       [["add", "x", "--type", "string", "--claim", "ISS"], "registered claim name"],
-      [["add", "dept", "--type", "string", "--claim", "department"], 'already the claim of attribute department'],
+      [["add", "dept", "--type", "string", "--claim", "department"], "already the claim of attribute department"],
       [["add", "1abc", "--type", "string"], "1 to 64 ASCII letters"],
       [["add", "a-b", "--type", "string"], "1 to 64 ASCII letters"],
       [["add", "x", "--type", "date"], '"date" is not a type'],
@@ -60,7 +60,10 @@ describe("idp attributes", () => {
     const updated = (await box.run(["attributes", "update", "department", "--scope", "org", "--claim", "dept", "--user-editable", "--json"])).json<Shown>();
     expect(updated).toMatchObject({ name: "department", scope: "org", claim: "dept", user_editable: true });
     expect((await box.run(["attributes", "update", "department", "--not-user-editable", "--json"])).json<Shown>().user_editable).toBe(false);
-    expect(await box.run(["attributes", "update", "department", "--claim", "teams"])).toMatchObject({ code: 1, stderr: expect.stringContaining("already the claim of attribute teams") });
+    expect(await box.run(["attributes", "update", "department", "--claim", "teams"])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("already the claim of attribute teams"),
+    });
     expect((await box.run(["attributes", "update", "department", "--required", "--optional"])).code).toBe(2);
     expect((await box.run(["attributes", "update", "department"])).code).toBe(2);
     expect(await box.run(["attributes", "update", "nope", "--required"])).toMatchObject({ code: 1, stderr: expect.stringContaining('no attribute "nope"') });
@@ -102,7 +105,9 @@ describe("idp attributes", () => {
       const refused = await box.run(["users", "update", "alice", "--attribute", "department=Ops", "--attribute", assignment]);
       expect({ assignment, code: refused.code, message: refused.stderr.includes(message) }).toEqual({ assignment, code: 1, message: true });
     }
-    const cleared = (await box.run(["users", "update", "alice", "--attribute", "age=", "--attribute", "contractor=true", "--json"])).json<{ attributes: Record<string, unknown> }>();
+    const cleared = (await box.run(["users", "update", "alice", "--attribute", "age=", "--attribute", "contractor=true", "--json"])).json<{
+      attributes: Record<string, unknown>;
+    }>();
     expect(cleared.attributes).toEqual({ department: "Sales", teams: ["red", "blue", "green"], contractor: true });
     expect((await box.run(["users", "update", "alice"])).code).toBe(2);
     const events = await with_store(box, (store) => store.list_audit_events({}));

@@ -169,9 +169,7 @@ export async function account_values(idp: Provider, session: AccountSession, mes
     logout_url: `${issuer}${PATHS.logout}`,
     profile: await profile_form(idp, session, messages),
     // "Delete my account" (IDP_ACCOUNT_SELF_DELETE): re-authentication with the password, or the username without one.
-    self_delete: idp.config.account_self_delete
-      ? { action: `${issuer}${ACCOUNT_PATHS.delete}`, password: user.password_hash !== "", error: messages.delete_error ?? null }
-      : null,
+    self_delete: idp.config.account_self_delete ? { action: `${issuer}${ACCOUNT_PATHS.delete}`, password: user.password_hash !== "", error: messages.delete_error ?? null } : null,
     notice: messages.notice ?? null,
     password_error: messages.password_error ?? null,
     totp_error: messages.totp_error ?? null,

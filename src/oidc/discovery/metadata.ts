@@ -168,8 +168,14 @@ export function with_attributes(discovery: Discovery, attributes: readonly { sco
   };
   const document = {
     ...discovery.document,
-    scopes_supported: add(discovery.document.scopes_supported, attributes.map((a) => a.scope)),
-    claims_supported: add(discovery.document.claims_supported, attributes.map((a) => a.claim)),
+    scopes_supported: add(
+      discovery.document.scopes_supported,
+      attributes.map((a) => a.scope),
+    ),
+    claims_supported: add(
+      discovery.document.claims_supported,
+      attributes.map((a) => a.claim),
+    ),
   };
   const body = JSON.stringify(document);
   return { document, body, etag: `"${sha256(body).slice(0, 32)}"` };

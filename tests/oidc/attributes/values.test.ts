@@ -37,7 +37,12 @@ describe("attribute values", () => {
     expect(check_attribute_value(DEFS[2]!, "true")).toEqual({ ok: false, problem: "must be true or false" });
     expect(check_attribute_value(DEFS[3]!, ["a", "b"])).toEqual({ ok: true, value: ["a", "b"] });
     expect(check_attribute_value(DEFS[3]!, ["a", 1])).toEqual({ ok: false, problem: "must be a list of strings" });
-    expect(check_attribute_value(DEFS[3]!, Array.from({ length: MAX_ITEMS + 1 }, () => "x"))).toEqual({ ok: false, problem: `has more than ${MAX_ITEMS} items` });
+    expect(
+      check_attribute_value(
+        DEFS[3]!,
+        Array.from({ length: MAX_ITEMS + 1 }, () => "x"),
+      ),
+    ).toEqual({ ok: false, problem: `has more than ${MAX_ITEMS} items` });
     expect(check_attribute_value(DEFS[3]!, ["x".repeat(257)]).ok).toBe(false);
   });
 
@@ -87,7 +92,10 @@ describe("attribute values", () => {
   });
 
   test("release: by scope or by requested claim name, under the claim name, nulls left out", () => {
-    const catalog: AttributeCatalog = { definitions: [def("dept", "string", { scope: "org", claim: "department" }), def("age", "number", { scope: "hr" })], claim_scopes: new Map() };
+    const catalog: AttributeCatalog = {
+      definitions: [def("dept", "string", { scope: "org", claim: "department" }), def("age", "number", { scope: "hr" })],
+      claim_scopes: new Map(),
+    };
     expect(released_definitions(catalog, ["openid", "org"], []).map((d) => d.name)).toEqual(["dept"]);
     expect(released_definitions(catalog, ["openid"], ["age"]).map((d) => d.name)).toEqual(["age"]);
     expect(map_attribute_claims(catalog.definitions, { dept: "Ops", age: 3 })).toEqual({ department: "Ops", age: 3 });

@@ -22,7 +22,12 @@ export function attribute_tests(ctx: SuiteContext): void {
       expect(listed).toEqual([other.name, name]);
       const updated = await store.update_attribute_definition(name.toLowerCase(), { claim: "department", user_editable: true }, T0 + 5);
       expect(updated).toEqual({ ...created, claim: "department", user_editable: true, updated_at: T0 + 5 });
-      expect(await store.update_attribute_definition(name, { required: true, user_editable: false }, T0 + 6)).toEqual({ ...created, claim: "department", required: true, updated_at: T0 + 6 });
+      expect(await store.update_attribute_definition(name, { required: true, user_editable: false }, T0 + 6)).toEqual({
+        ...created,
+        claim: "department",
+        required: true,
+        updated_at: T0 + 6,
+      });
       expect(await store.update_attribute_definition(short("none"), { claim: "x" }, T0)).toBeNull();
       expect(await store.delete_attribute_definition(name)).toBe(true);
       expect(await store.delete_attribute_definition(name)).toBe(false);
@@ -40,9 +45,7 @@ export function attribute_tests(ctx: SuiteContext): void {
       const read = async (ids: string[]) =>
         (await store.list_user_attribute_values(ids)).map((v) => `${v.user_id === a.id ? "a" : "b"}:${v.name}=${JSON.stringify(v.value)}@${v.updated_at}`).sort();
       // Values come back under the declared name, whatever case the caller used.
-      expect(await read([a.id, b.id, a.id])).toEqual(
-        [`a:${dept.name}="Sales"@${T0}`, `a:${teams.name}=["red","blue"]@${T0}`, `b:${dept.name}="Ops"@${T0}`].sort(),
-      );
+      expect(await read([a.id, b.id, a.id])).toEqual([`a:${dept.name}="Sales"@${T0}`, `a:${teams.name}=["red","blue"]@${T0}`, `b:${dept.name}="Ops"@${T0}`].sort());
       await store.set_user_attribute_values(a.id, { [dept.name]: null, [teams.name]: ["green"] }, T0 + 1);
       expect(await read([a.id])).toEqual([`a:${teams.name}=["green"]@${T0 + 1}`]);
       expect(await store.list_user_attribute_values([])).toEqual([]);
