@@ -3,6 +3,7 @@
  * `serve()`, which `main.ts serve` calls (store, keys, background jobs, start and stop). The
  * handler chain and the endpoints are listed in src/http/routes.ts.
  */
+import { watch_attributes } from "./attribute_watch.ts";
 import { apply_configured_upstreams } from "../oidc/federation/configured.ts";
 import { fileURLToPath } from "node:url";
 import { Fw, type FwConfig } from "../fw/index.ts";
@@ -151,6 +152,13 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     // the JWKS answer is recomputed whenever the keys change.
     idp.keys.on_change(() => running.refresh_native().catch((error) => log({ level: "error", msg: "native routes not refreshed", error: String(error) })));
     await running.native_ready;
+    // Attribute definitions changed elsewhere reach discovery's native answer within one interval.
+    const attribute_watch = watch_attributes(
+      idp,
+      () => running.refresh_native(),
+      config.keys_poll_seconds * 1000,
+      (error) => log({ level: "error", msg: "attribute definitions not refreshed", error: String(error) }),
+    );
     // Keys rotated by another instance (or `idp keys rotate`) are picked up within one interval.
     // Keys due under IDP_KEY_ROTATION_DAYS are rotated by the first instance that notices.
     idp.keys.start_polling(
@@ -200,6 +208,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       async stop() {
         log({ level: "info", msg: "stopping", grace_seconds: config.shutdown_grace_seconds });
         idp.keys.stop_polling();
+        attribute_watch.stop();
         const purging = purge?.stop();
         const backing_up = backups?.stop();
         await Promise.all([running.stop(config.shutdown_grace_seconds * 1000), ldap?.stop()]);

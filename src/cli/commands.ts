@@ -28,6 +28,8 @@ import { invite_command } from "./users_invite.ts";
 import { send_reset_command } from "./users_reset.ts";
 import { disable_command, enable_command } from "./users_status.ts";
 import { users_commands } from "./users.ts";
+import { update_command } from "./users_update.ts";
+import { attributes_commands } from "./attributes.ts";
 
 /** The top-level commands. Notes are paragraphs separated by blank lines (the help reflows them). */
 export const COMMANDS: Record<string, Command | CommandGroup> = {
@@ -37,7 +39,7 @@ export const COMMANDS: Record<string, Command | CommandGroup> = {
   restore: restore_command,
   users: group({
     summary: "manage end users",
-    commands: { ...users_commands, enable: enable_command, disable: disable_command, invite: invite_command, "send-reset": send_reset_command },
+    commands: { ...users_commands, update: update_command, enable: enable_command, disable: disable_command, invite: invite_command, "send-reset": send_reset_command },
     notes: `A password (--password-stdin) must meet the password policy: at least
 IDP_PASSWORD_MIN_LENGTH characters (10 by default), at most IDP_PASSWORD_MAX_LENGTH, not one of
 the 10,000 most common passwords, and not the username or the e-mail address; it is stored as an
@@ -61,6 +63,17 @@ disabled users. The link is valid IDP_PASSWORD_RESET_TTL seconds (30 minutes by 
 running server delivers it, and it voids the older links.`,
   }),
   admin: admin_group,
+  attributes: group({
+    summary: "custom user attributes released as claims",
+    commands: attributes_commands,
+    notes: `An attribute has a name (1 to 64 ASCII letters, digits or _, starting with a letter; unique
+whatever its case), a type (string, number, boolean or string[]), the scope that releases it
+(profile by default, or a scope of your own that clients may then request) and the claim name it
+is released under (its name unless --claim renames it; a registered claim such as sub, email or
+name is refused). Its values are released in ID tokens and at /userinfo, as SAML attributes and on
+LDAP user entries. Discovery lists the scopes and claim names. Set values with idp users update
+NAME --attribute KEY=VALUE; --user-editable lets users edit it on the account page.`,
+  }),
   groups: group({
     summary: "manage groups of users and their members",
     commands: groups_commands,

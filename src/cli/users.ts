@@ -1,5 +1,5 @@
 /**
- * `idp users add|list|show|remove|set-password|reset-2fa|passkeys`: end users of the provider.
+ * `idp users add|list|show|remove|set-password|reset-2fa|passkeys` (update: users_update.ts): end users of the provider.
  * Output never contains the password hash or the TOTP secret (public_user is an allow-list).
  */
 import { z } from "zod";
@@ -18,6 +18,7 @@ import { command, type ArgsOf, type Command, type CommandGroup, type CommandSpec
 import { check_password_policy, type PasswordOwner } from "../oidc/accounts/password_policy.ts";
 import { void_reset_links } from "../oidc/accounts/password_reset.ts";
 import { ending_sessions } from "./logout.ts";
+import { read_user_attributes } from "../oidc/attributes/values.ts";
 
 const AddressSchema = z.strictObject({
   formatted: z.string().optional(),
@@ -167,8 +168,9 @@ async function show(ctx: CliContext, { positionals }: ArgsOf<typeof SHOW>): Prom
   const [username] = positionals as [string];
   const store = await ctx.store();
   const found = await find_user(store, username);
-  // The names of the user's groups (idp groups), released with the scope groups.
-  const user = { ...public_user(found), groups: await store.list_user_groups(found.id) };
+  // The names of the user's groups (idp groups), released with the scope groups, and their
+  // custom attributes (idp attributes), released under each one's scope.
+  const user = { ...public_user(found), groups: await store.list_user_groups(found.id), attributes: await read_user_attributes(store, found.id) };
   ctx.emit(user, (write) =>
     write_record(write, {
       ...user,

@@ -412,6 +412,13 @@ export const ConfigSchema = z
         }),
       })
       .prefault({}),
+    /** Deleting one's own account from the account page (oidc/accounts/profile.ts). */
+    account_self_delete: bool(false).meta({
+      env: "IDP_ACCOUNT_SELF_DELETE",
+      topic: "Sign-up and accounts",
+      description:
+        "`true`: the account page offers “Delete my account”: with the password (or, without one, the username typed), it ends every session, revokes every token, consent and passkey, deletes the account and its attributes, and is audited (`account_deleted`). Off by default: an organisation's accounts are usually the administrators' to remove. The last active administrator cannot delete themselves.",
+    }),
     /** The passwords people choose (oidc/accounts/password_policy.ts): account page, reset, sign-up, CLI. */
     passwords: z
       .strictObject({
@@ -628,7 +635,7 @@ export const ConfigSchema = z
     keys_poll_seconds: z.coerce.number().int().min(1).max(3600).default(5).meta({
       env: "IDP_KEYS_POLL_SECONDS",
       topic: "Tokens and keys",
-      description: "How often an instance looks for keys rotated elsewhere.",
+      description: "How often an instance looks for keys rotated elsewhere (and for attribute definitions changed elsewhere, which discovery lists).",
     }),
     purge_interval_seconds: z.coerce
       .number()

@@ -8,6 +8,8 @@ import { PATHS } from "../oidc/discovery/paths.ts";
 import type { Provider } from "../oidc/provider.ts";
 import { Account } from "./endpoints/account/home.ts";
 import { AccountEmail } from "./endpoints/account/email.ts";
+import { AccountProfile } from "./endpoints/account/profile.ts";
+import { AccountDelete } from "./endpoints/account/delete.ts";
 import { EmailConfirm } from "./endpoints/account/email_confirm.ts";
 import { AccountGrants } from "./endpoints/account/grants.ts";
 import { Locale } from "./endpoints/account/locale.ts";
@@ -228,6 +230,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     ResendVerification(idp),
     AccountSessions(idp),
     AccountEmail(idp),
+    AccountProfile(idp),
+    AccountDelete(idp),
     // Sign-in with other identity providers (upstreams), and the account page's link (after
     // re-authentication) and unlink.
     FederationStart(idp),

@@ -16,6 +16,36 @@ import { console_roles } from "../../oidc/admin/roles.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../oidc/claims/scopes.ts";
 import { ACCOUNT_PATHS, account_url, type AccountSession } from "../../oidc/browser/account_guard.ts";
+import { editable_attributes, MAX_NAME, type ProfileProblem } from "../../oidc/accounts/profile.ts";
+import { attribute_text, read_user_attributes } from "../../oidc/attributes/values.ts";
+
+/**
+ * The profile form: the names and the user-editable attributes, each with its value (or what was
+ * typed, after a refusal) and its problem. An attribute's field is `attribute.<name>`.
+ */
+async function profile_form(idp: Provider, session: AccountSession, messages: AccountMessages) {
+  const user = session.user;
+  const typed = messages.profile_typed ?? null;
+  const problems = messages.profile_problems ?? [];
+  const problem = (field: string) => problems.find((p) => p.field === field)?.message ?? null;
+  const names = (["name", "given_name", "family_name"] as const).map((field) => ({
+    field,
+    label_key: `account.profile_${field}`,
+    value: typed?.[field] ?? user[field] ?? "",
+    error: problem(field),
+  }));
+  const values = await read_user_attributes(idp.store, user.id);
+  const attributes = (await editable_attributes(idp)).map((definition) => ({
+    name: definition.name,
+    field: `attribute.${definition.name}`,
+    type: definition.type,
+    hint_key: `account.attribute_hint_${definition.type === "string[]" ? "list" : definition.type}`,
+    required: definition.required,
+    value: typed?.[`attribute.${definition.name}`] ?? attribute_text(values[definition.name]),
+    error: problem(definition.name),
+  }));
+  return { action: `${idp.config.issuer}${ACCOUNT_PATHS.profile}`, names, attributes, max_name: MAX_NAME, failed: problems.length > 0 };
+}
 
 /** Messages shown on the page; each error is shown next to its form. */
 export type AccountMessages = {
@@ -29,6 +59,11 @@ export type AccountMessages = {
   new_email?: string | null;
   /** A refused link of an upstream account (re-authentication failed). */
   identity_error?: string | null;
+  /** A refused profile form: each problem by field, and what was typed (kept in the fields). */
+  profile_problems?: readonly ProfileProblem[] | null;
+  profile_typed?: Readonly<Record<string, string | undefined>> | null;
+  /** A refused account deletion. */
+  delete_error?: string | null;
 };
 
 /** The fixed confirmations an action redirects to (`/account?done=...`); nothing from the URL is echoed. */
@@ -45,6 +80,7 @@ export const NOTICES = {
   sessions_ended: "You were signed out everywhere else.",
   identity_unlinked: "That account was unlinked. It can no longer sign in to your account.",
   welcome: "Welcome! Your account is ready and you are signed in.",
+  profile_saved: "Your profile was saved.",
   email_sent: "We sent a link to your new address. Your e-mail changes when you open it and confirm; until then the old address stays.",
 } as const;
 
@@ -131,6 +167,9 @@ export async function account_values(idp: Provider, session: AccountSession, mes
     admin_console_url: idp.config.admin_console.enabled && user.status === "active" && (await console_roles(idp, user.id)).length > 0 ? `${issuer}${ADMIN_CONSOLE}` : null,
     // RP-Initiated Logout's page asks for confirmation, then signs this browser out.
     logout_url: `${issuer}${PATHS.logout}`,
+    profile: await profile_form(idp, session, messages),
+    // "Delete my account" (IDP_ACCOUNT_SELF_DELETE): re-authentication with the password, or the username without one.
+    self_delete: idp.config.account_self_delete ? { action: `${issuer}${ACCOUNT_PATHS.delete}`, password: user.password_hash !== "", error: messages.delete_error ?? null } : null,
     notice: messages.notice ?? null,
     password_error: messages.password_error ?? null,
     totp_error: messages.totp_error ?? null,

@@ -5,6 +5,7 @@
  */
 import { acr_claim, needs_second_factor } from "../signin/methods.ts";
 import { approved_claims, claims_beyond_scopes } from "../claims/request.ts";
+import { load_attribute_catalog } from "../attributes/claims.ts";
 import { grant_id, ordered_secret, secret_key } from "../crypto/secrets.ts";
 import { PageError, type OAuthErrorCode } from "../errors.ts";
 import { code_ttl } from "../clients/fapi.ts";
@@ -77,11 +78,12 @@ function form_component(value: string): string {
 }
 
 /** Requested claims (OIDC Core §5.5) that neither a granted scope nor an earlier consent covers. */
-function unapproved_claims(request: AuthorizationRequest, grant: { scopes: string[]; claims: JsonObject | null }): string[] {
+async function unapproved_claims(idp: Provider, request: AuthorizationRequest, grant: { scopes: string[]; claims: JsonObject | null }): Promise<string[]> {
   // No claims request (the usual case): nothing beyond the scopes, without building two Sets.
   if (request.claims === null) return [];
   const approved = new Set(approved_claims(grant.claims));
-  return claims_beyond_scopes(request.claims, grant.scopes).filter((claim) => !approved.has(claim));
+  const catalog = await load_attribute_catalog(idp.store);
+  return claims_beyond_scopes(request.claims, grant.scopes, catalog.claim_scopes).filter((claim) => !approved.has(claim));
 }
 
 /** Does the user still have to approve these scopes (and requested claims) for this client? */
@@ -89,12 +91,12 @@ async function needs_consent(idp: Provider, client: ClientRow, user_id: string, 
   if (request.prompt.includes("consent")) return true;
   if (client.metadata.skip_consent === true) return false;
   const grant = await idp.store.get_grant(user_id, client.client_id);
-  return grant === null || !covers(grant.scopes, request.scopes) || unapproved_claims(request, grant).length > 0;
+  return grant === null || !covers(grant.scopes, request.scopes) || (await unapproved_claims(idp, request, grant)).length > 0;
 }
 
 /** Remembers what the user allowed: the scopes, and the claims requested beyond them. */
 export async function record_grant(idp: Provider, request: AuthorizationRequest, user_id: string): Promise<void> {
-  const extra = claims_beyond_scopes(request.claims, request.scopes);
+  const extra = request.claims === null ? [] : claims_beyond_scopes(request.claims, request.scopes, (await load_attribute_catalog(idp.store)).claim_scopes);
   let claims: JsonObject | undefined;
   if (extra.length > 0) {
     const grant = await idp.store.get_grant(user_id, request.client_id);

@@ -21,6 +21,7 @@ import { OAuthError, Throttled } from "../errors.ts";
 import { COUNTERS, release, reserve } from "../limits/counters.ts";
 import type { Authentication, AuthorizationRequest } from "./interactions.ts";
 import type { Provider } from "../provider.ts";
+import { attribute_scopes, load_attribute_catalog } from "../attributes/claims.ts";
 import { check_scope, split_scope } from "../claims/scopes.ts";
 import { StoreConflictError, type ClientRow, type DeviceAuthorizationRow } from "../../store/types.ts";
 
@@ -87,7 +88,7 @@ export function verification_uri(idp: Provider): string {
 export async function start_device_authorization(idp: Provider, client: ClientRow, requested_scope: string | undefined): Promise<DeviceAuthorizationResponse> {
   if (!allows_grant(client, DEVICE_CODE_GRANT)) throw new OAuthError("unauthorized_client", `this client may not use the ${DEVICE_CODE_GRANT} grant`);
   const fallback = typeof client.metadata.scope === "string" ? client.metadata.scope : "openid";
-  const scope = check_scope(requested_scope ?? fallback, client.metadata);
+  const scope = check_scope(requested_scope ?? fallback, client.metadata, attribute_scopes(await load_attribute_catalog(idp.store)));
   if (!scope.ok) throw new OAuthError("invalid_scope", scope.description);
   const scopes = allows_grant(client, "refresh_token") ? scope.scopes : scope.scopes.filter((s) => s !== "offline_access");
   if (scopes.length === 0) throw new OAuthError("invalid_scope", "offline_access alone is ignored for a client not registered for the refresh_token grant");

@@ -20,6 +20,7 @@ import type { Provider } from "../provider.ts";
 import { with_request_object, type RawParams } from "./request_object.ts";
 import { is_pushed_reference, pushed_params, requires_par } from "./request_uri.ts";
 import { authorize_resources } from "../tokens/resources.ts";
+import { attribute_scopes, load_attribute_catalog } from "../attributes/claims.ts";
 import { check_scope } from "../claims/scopes.ts";
 import { parse_locales } from "../ui/catalogs.ts";
 import { JARM_MODES } from "../tokens/jwt_responses.ts";
@@ -190,11 +191,11 @@ export async function validate_request(idp: Provider, target: Target, params: Ra
   // RFC 8707 §2: every resource must be registered, else invalid_target on the redirect; a client
   // without a scope list may ask for the scopes the named resources accept (scopes.ts).
   const resources = await authorize_resources(idp, params.resource);
-  const scope = check_scope(
-    single(params, "scope"),
-    client.metadata,
-    resources.flatMap((resource) => resource.scopes),
-  );
+  // The scopes of the operator's attributes are granted like a resource's (attributes/claims.ts).
+  const scope = check_scope(single(params, "scope"), client.metadata, [
+    ...resources.flatMap((resource) => resource.scopes),
+    ...attribute_scopes(await load_attribute_catalog(idp.store)),
+  ]);
   if (!scope.ok) throw new AuthorizationError(scope.error, scope.description);
   // OIDC Core §11: offline_access is ignored unless a refresh token can follow — here, unless the
   // client is registered for the refresh_token grant — so the consent page never promises it.

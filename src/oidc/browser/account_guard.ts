@@ -23,6 +23,8 @@ export const ACCOUNT_PATHS = {
   grants: "/account/grants",
   sessions: "/account/sessions",
   email: "/account/email",
+  profile: "/account/profile",
+  delete: "/account/delete",
 } as const;
 
 export function account_url(idp: Provider, path: keyof typeof ACCOUNT_PATHS = "home"): string {

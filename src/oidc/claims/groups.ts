@@ -77,8 +77,8 @@ export const RESERVED_CLAIMS: ReadonlySet<string> = new Set([
   ...[...RELEASABLE_CLAIMS].filter((claim) => claim !== DEFAULT_GROUPS_CLAIM && claim !== ROLES_CLAIM),
 ]);
 
-const CLAIM_NAME = /^[A-Za-z0-9_.:/-]{1,128}$/;
-const CLAIM_NAME_RULE = "1 to 128 ASCII letters, digits or _ . : / -";
+export const CLAIM_NAME = /^[A-Za-z0-9_.:/-]{1,128}$/;
+export const CLAIM_NAME_RULE = "1 to 128 ASCII letters, digits or _ . : / -";
 const ROLE_VALUE = /^[\x21-\x7e](?:[\x20-\x7e]{0,62}[\x21-\x7e])?$/;
 const MAX_LIST = 100;
 

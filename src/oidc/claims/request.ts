@@ -3,7 +3,8 @@
  * ID Token and/or the UserInfo response, each `null` (voluntary) or `{essential, value, values}`.
  *
  * Policy:
- * - Only the user claims of the standard scopes (RELEASABLE_CLAIMS) can be requested; any other
+ * - Only the user claims of the standard scopes (RELEASABLE_CLAIMS) and the claims of the
+ *   operator's attributes (`attribute_claims`, attributes/claims.ts) can be requested; any other
  *   name is ignored, so the parameter never reaches fields of the user row that are not claims.
  * - A requested claim is released when the user has a value, essential or voluntary, even when
  *   no granted scope covers it. Claims beyond the scopes need the user's consent: the consent
@@ -79,11 +80,15 @@ export function parse_claims_request(raw: string): ClaimsRequest {
   return out;
 }
 
+/** Claim name → the scope releasing it, of the operator's attributes (attributes/claims.ts). */
+export type AttributeClaimScopes = ReadonlyMap<string, string>;
+const NO_ATTRIBUTES: AttributeClaimScopes = new Map();
+
 /** The releasable user claims requested for `target` (a stored claims request, or null). */
-export function requested_claims(claims: ClaimsRequest | JsonObject | null | undefined, target: ClaimsTarget): string[] {
+export function requested_claims(claims: ClaimsRequest | JsonObject | null | undefined, target: ClaimsTarget, attribute_claims: AttributeClaimScopes = NO_ATTRIBUTES): string[] {
   const members = claims?.[target];
   if (!is_object(members)) return [];
-  return Object.keys(members).filter((name) => RELEASABLE_CLAIMS.has(name));
+  return Object.keys(members).filter((name) => RELEASABLE_CLAIMS.has(name) || attribute_claims.has(name));
 }
 
 /** §5.5.1: a `value` for sub in id_token names the only user the client accepts. */
@@ -93,9 +98,10 @@ export function expected_sub(claims: ClaimsRequest | null): string | null {
 }
 
 /** Requested claims no granted scope releases: these need the user's consent. */
-export function claims_beyond_scopes(claims: ClaimsRequest | null, scopes: readonly string[]): string[] {
+export function claims_beyond_scopes(claims: ClaimsRequest | null, scopes: readonly string[], attribute_claims: AttributeClaimScopes = NO_ATTRIBUTES): string[] {
   const covered = new Set<string>(scopes.filter(is_known_scope).flatMap((scope) => SCOPE_CLAIMS[scope]));
-  const names = new Set([...requested_claims(claims, "id_token"), ...requested_claims(claims, "userinfo")]);
+  for (const [claim, scope] of attribute_claims) if (scopes.includes(scope)) covered.add(claim);
+  const names = new Set([...requested_claims(claims, "id_token", attribute_claims), ...requested_claims(claims, "userinfo", attribute_claims)]);
   return [...names].filter((name) => !covered.has(name));
 }
 

@@ -153,3 +153,30 @@ export function build_discovery(config: Config, signing_algs: readonly string[])
   const body = JSON.stringify(advertised);
   return { document: advertised, body, etag: `"${sha256(body).slice(0, 32)}"` };
 }
+
+/**
+ * The document with the operator's attributes added: their scopes to `scopes_supported` and their
+ * claim names to `claims_supported` (OIDC Discovery §3), in declaration-name order. The same
+ * document when none is declared.
+ */
+export function with_attributes(discovery: Discovery, attributes: readonly { scope: string; claim: string }[]): Discovery {
+  if (attributes.length === 0) return discovery;
+  const add = (list: unknown, more: readonly string[]) => {
+    const out = Array.isArray(list) ? [...(list as string[])] : [];
+    for (const item of more) if (!out.includes(item)) out.push(item);
+    return out;
+  };
+  const document = {
+    ...discovery.document,
+    scopes_supported: add(
+      discovery.document.scopes_supported,
+      attributes.map((a) => a.scope),
+    ),
+    claims_supported: add(
+      discovery.document.claims_supported,
+      attributes.map((a) => a.claim),
+    ),
+  };
+  const body = JSON.stringify(document);
+  return { document, body, etag: `"${sha256(body).slice(0, 32)}"` };
+}

@@ -16,7 +16,10 @@
  *
  * The operator adds others per service provider (`idp saml add --attribute NAME=CLAIM`): NAME
  * carries the user claim CLAIM (basic name format, or URI when NAME is a URI); one with a
- * standard name replaces it. An attribute the user has no value for is left out.
+ * standard name replaces it. The operator's custom attributes (`idp attributes`, attributes/)
+ * follow under their claim names (basic name format), every value of a list as one
+ * AttributeValue; a standard or extra attribute of the same name wins. An attribute the user has
+ * no value for is left out.
  */
 import { claims_for, RELEASABLE_CLAIMS } from "../claims/user_claims.ts";
 import type { JsonValue, UserRow } from "../../store/types.ts";
@@ -61,8 +64,11 @@ function claim_values(user: UserRow, groups: readonly string[], claim: string): 
   return as_values(claims_for(user, [], [claim])[claim]);
 }
 
-/** The attributes of `user` for a service provider with these extra attributes. */
-export function user_attributes(user: UserRow, groups: readonly string[], extra: Readonly<Record<string, string>>): Attribute[] {
+/**
+ * The attributes of `user` for a service provider with these extra attributes; `custom`: the
+ * user's custom attribute claims (attributes/claims.ts `map_attribute_claims`).
+ */
+export function user_attributes(user: UserRow, groups: readonly string[], extra: Readonly<Record<string, string>>, custom: Readonly<Record<string, JsonValue>> = {}): Attribute[] {
   const out: Attribute[] = [];
   const overridden = new Set(Object.keys(extra));
   for (const { name, oid, claim } of STANDARD_ATTRIBUTES) {
@@ -77,6 +83,12 @@ export function user_attributes(user: UserRow, groups: readonly string[], extra:
     if (values.length === 0) continue;
     const is_uri = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(name);
     out.push({ name, name_format: is_uri ? ATTRNAME_FORMAT.uri : ATTRNAME_FORMAT.basic, friendly_name: null, values });
+  }
+  const taken = new Set(out.map((attribute) => attribute.name.toLowerCase()));
+  for (const [name, value] of Object.entries(custom)) {
+    const values = as_values(value);
+    if (values.length === 0 || taken.has(name.toLowerCase())) continue;
+    out.push({ name, name_format: ATTRNAME_FORMAT.basic, friendly_name: null, values });
   }
   return out;
 }

@@ -30,6 +30,7 @@ import { current_session } from "../signin/sessions.ts";
 import { group_name_key } from "../../store/group_names.ts";
 import type { JsonObject, SamlServiceProviderRow } from "../../store/types.ts";
 import { user_attributes } from "./attributes.ts";
+import { attribute_claims_of_users } from "../attributes/claims.ts";
 import { MAX_RELAY_STATE, receive_authn_request, type IncomingMessage } from "./authn_request.ts";
 import { idp_entity_id } from "./metadata.ts";
 import { NAMEID_FORMATS, STATUS } from "./names.ts";
@@ -182,7 +183,9 @@ export async function resume_sso(idp: Provider, id: string, cookies: CookieReade
   }
   // Single use: of two tabs or a double submit, one goes on.
   if (!(await end_pending(idp, id))) throw expired_pending();
-  const xml = success_response(idp, delivery, { name_id: subject, attributes: user_attributes(user, groups, sp.attributes), session });
+  // The operator's custom attributes, under their claim names (attributes/claims.ts).
+  const custom = (await attribute_claims_of_users(idp.store, [user.id])).get(user.id) ?? {};
+  const xml = success_response(idp, delivery, { name_id: subject, attributes: user_attributes(user, groups, sp.attributes, custom), session });
   await audit(idp, { outcome: "success", ip, user_id: user.id, details: { ...base, signed: pending.signed, nameid_format: sp.nameid_format, amr: session.amr } });
   return post_step(xml, pending, sp, set);
 }

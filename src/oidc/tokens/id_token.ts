@@ -8,6 +8,7 @@ import { claims_for } from "../claims/user_claims.ts";
 import { requested_claims } from "../claims/request.ts";
 import { at_hash } from "../crypto/hashes.ts";
 import { group_claims } from "../claims/groups.ts";
+import { attribute_claims, load_attribute_catalog } from "../attributes/claims.ts";
 import { OAuthError } from "../errors.ts";
 import type { Alg } from "../keys/keyring.ts";
 import { session_sid } from "../logout/sid.ts";
@@ -62,7 +63,8 @@ export type IdTokenInput = {
 export async function sign_id_token(idp: Provider, input: IdTokenInput): Promise<string> {
   const { client, user, authentication, now } = input;
   const alg = id_token_alg(idp, client);
-  const requested = requested_claims(authentication.claims, "id_token");
+  const catalog = await load_attribute_catalog(idp.store);
+  const requested = requested_claims(authentication.claims, "id_token", catalog.claim_scopes);
   // OIDC Core §5.4 puts the claims of profile/email/address/phone in the ID Token only when no
   // access token is issued (response_type=id_token); with the code flow they come from /userinfo.
   // This provider ALSO puts them in the ID Token (as Google, Auth0 and Keycloak do), so a client
@@ -72,6 +74,8 @@ export async function sign_id_token(idp: Provider, input: IdTokenInput): Promise
     ...claims_for(user, input.scopes, requested),
     // The scope groups (or a claims request for them): groups and roles as the client maps them.
     ...(await group_claims(idp, client, user.id, input.scopes, requested, input.groups)),
+    // The operator's attributes under their scopes or named in the claims request (attributes/claims.ts).
+    ...(await attribute_claims(idp.store, catalog, user.id, input.scopes, requested)),
     iss: idp.config.issuer,
     // OIDC Core §8: the user's id, or its pairwise form for a pairwise client (pairwise.ts).
     sub: subject_for(idp, client, user.id),

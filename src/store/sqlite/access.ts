@@ -149,6 +149,14 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   set_ldap_service_account_secret: "write",
   delete_ldap_service_account: "write",
   ldap_posix_numbers: "write",
+  // custom user attributes
+  create_attribute_definition: "write",
+  get_attribute_definition: "read",
+  list_attribute_definitions: "read",
+  update_attribute_definition: "write",
+  delete_attribute_definition: "write",
+  list_user_attribute_values: "read",
+  set_user_attribute_values: "write",
   list_directory_memberships: "read",
   // forward authentication
   create_protected_app: "write",

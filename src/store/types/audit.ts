@@ -92,6 +92,13 @@ export const AUDIT_EVENT_TYPES = [
   "ldap_service_account_created",
   "ldap_service_account_removed",
   "ldap_service_account_rotated",
+  // Custom user attributes (oidc/attributes/; src/cli/attributes.ts, src/cli/users_update.ts, the account page).
+  "attribute_created",
+  "attribute_updated",
+  "attribute_removed",
+  "user_updated",
+  "profile_updated",
+  "account_deleted",
 ] as const;
 
 export type AuditEvent = {

@@ -21,6 +21,7 @@ import { layout_values, redirect_host } from "../../pages/layout.ts";
 import type { Provider } from "../../../oidc/provider.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { SCOPE_DESCRIPTIONS, is_known_scope } from "../../../oidc/claims/scopes.ts";
+import { load_attribute_catalog } from "../../../oidc/attributes/claims.ts";
 import { set_page_headers } from "../../middleware/security_headers.ts";
 import type { ClientRow, UserRow } from "../../../store/types.ts";
 
@@ -114,7 +115,7 @@ export const Consent = (idp: Provider) =>
       });
     }
 
-    page(interaction: Interaction, client: ClientRow, user: UserRow) {
+    async page(interaction: Interaction, client: ClientRow, user: UserRow) {
       const logo = safe_link(client.metadata, "logo_uri");
       // The logo's origin alone joins img-src, on this page only (security_headers.ts).
       set_page_headers(this.response.headers, interaction.request.redirect_uri, false, logo);
@@ -129,7 +130,10 @@ export const Consent = (idp: Provider) =>
         user_name: user.name ?? user.username,
         scopes,
         // OIDC Core §5.5: details asked for one by one, beyond what the scopes above release.
-        claims: describe_claims(interaction.request.claims, claims_beyond_scopes(interaction.request.claims, interaction.request.scopes)),
+        claims: describe_claims(
+          interaction.request.claims,
+          claims_beyond_scopes(interaction.request.claims, interaction.request.scopes, (await load_attribute_catalog(idp.store)).claim_scopes),
+        ),
         redirect_host: redirect_host(interaction.request.redirect_uri),
         action: interaction_url(idp, interaction.id, "consent"),
         csrf: interaction.csrf,

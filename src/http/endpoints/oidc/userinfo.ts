@@ -13,6 +13,7 @@ import { requested_claims } from "../../../oidc/claims/request.ts";
 import { BearerError } from "../../../oidc/errors.ts";
 import { is_fapi, is_fapi_alg } from "../../../oidc/clients/fapi.ts";
 import { group_claims, wants_groups } from "../../../oidc/claims/groups.ts";
+import { attribute_claims, load_attribute_catalog } from "../../../oidc/attributes/claims.ts";
 import { describe_issues, to_http } from "../../errors.ts";
 import { PATHS } from "../../../oidc/discovery/paths.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -60,7 +61,8 @@ export const Userinfo = (idp: Provider) => {
       const scopes = split_scope(found.token.scope);
       // OIDC Core §5.3: UserInfo is for tokens granted the openid scope.
       if (!scopes.includes("openid")) throw new BearerError("insufficient_scope", "the access token was not granted the openid scope", realm);
-      const requested = requested_claims(found.token.claims, "userinfo");
+      const catalog = await load_attribute_catalog(idp.store);
+      const requested = requested_claims(found.token.claims, "userinfo", catalog.claim_scopes);
       const user_id = found.token.user_id;
       // The client shapes the answer: its group mapping (groups.ts), its subject type (pairwise.ts)
       // and whether it registered for signed UserInfo (jwt_responses.ts).
@@ -74,7 +76,8 @@ export const Userinfo = (idp: Provider) => {
         throw new BearerError("invalid_dpop_proof", "the DPoP proof must be signed with PS256, ES256 or EdDSA (FAPI 2.0 §5.4.1)", realm, dpop_challenge());
       const groups = wants_groups(scopes, requested) ? await group_claims(idp, client, user.id, scopes, requested) : {};
       // OIDC Core §8: the sub this client knows the user by.
-      const claims = { ...claims_for(user, scopes, requested), ...groups, sub: subject_for(idp, client, user.id) };
+      const attributes = await attribute_claims(idp.store, catalog, user.id, scopes, requested);
+      const claims = { ...claims_for(user, scopes, requested), ...groups, ...attributes, sub: subject_for(idp, client, user.id) };
       // OIDC Core §5.3.2: a client that registered userinfo_signed_response_alg gets a JWT.
       if (wants_signed_userinfo(client)) return new Fw.Response.Bytes(await sign_userinfo(idp, client, claims), "application/jwt");
       return this.json(claims);
