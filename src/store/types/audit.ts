@@ -92,6 +92,9 @@ export const AUDIT_EVENT_TYPES = [
   "ldap_service_account_created",
   "ldap_service_account_removed",
   "ldap_service_account_rotated",
+  // Webhook subscriptions (oidc/webhooks/subscriptions.ts; src/cli/webhooks.ts).
+  "webhook_created",
+  "webhook_deleted",
 ] as const;
 
 export type AuditEvent = {
