@@ -40,6 +40,14 @@ export const SECURITY_AUDIT_EVENTS: readonly string[] = [...AUDIT_AREAS.threats,
 /** Every webhook event type, in catalogue order. */
 export const WEBHOOK_EVENT_TYPES: readonly string[] = [...Object.keys(NAMED), ...SECURITY_AUDIT_EVENTS.map((audit) => `security.${audit}`)];
 
+/** The catalogue: each webhook type with the audit events (and outcome) it stands for (README "Webhooks" is generated from it). */
+export function webhook_event_catalogue(): { type: string; sources: string[] }[] {
+  return [
+    ...Object.entries(NAMED).map(([type, sources]) => ({ type, sources: sources.map((s) => (s.outcome === undefined ? s.audit : `${s.audit} (${s.outcome})`)) })),
+    ...SECURITY_AUDIT_EVENTS.map((audit) => ({ type: `security.${audit}`, sources: [audit] })),
+  ];
+}
+
 /** The webhook event type of a test delivery (`idp webhooks test`): sent whatever the subscription. */
 export const TEST_EVENT_TYPE = "webhook.test";
 
