@@ -87,7 +87,12 @@ async function test(ctx: CliContext, { positionals }: ArgsOf<typeof TEST>): Prom
   }
   const logs: LogLine[] = [];
   const outcome = await deliver_webhook({ ...webhooks, log: (line) => void logs.push(line), metrics: new Metrics() }, claimed, DEFAULT_WEBHOOK_WORKER);
-  const result = { id: queued.id, status: outcome.status === "retry" ? "queued" : outcome.status, delivered: outcome.status === "sent", ...("error" in outcome && { error: outcome.error }) };
+  const result = {
+    id: queued.id,
+    status: outcome.status === "retry" ? "queued" : outcome.status,
+    delivered: outcome.status === "sent",
+    ...("error" in outcome && { error: outcome.error }),
+  };
   if (outcome.status === "sent") return ctx.emit(result, (write) => write(`Test delivery ${queued.id} received by ${webhook.url}.\n`));
   if (ctx.json) ctx.emit(result, () => {});
   const error = "error" in outcome ? outcome.error : "another worker took the delivery over";
@@ -117,7 +122,11 @@ async function deliveries(ctx: CliContext, { flags }: ArgsOf<typeof DELIVERIES>)
   if (flags.status !== undefined && !MAIL_STATUSES.includes(flags.status as MailStatus)) throw new CliError(`--status is one of ${MAIL_STATUSES.join(", ")}`);
   const store = await ctx.store();
   const rows = (
-    await store.list_webhook_deliveries({ ...(flags.webhook !== undefined && { webhook_id: flags.webhook }), ...(flags.status !== undefined && { status: flags.status as MailStatus }), limit })
+    await store.list_webhook_deliveries({
+      ...(flags.webhook !== undefined && { webhook_id: flags.webhook }),
+      ...(flags.status !== undefined && { status: flags.status as MailStatus }),
+      limit,
+    })
   ).map(listed);
   ctx.emit(rows, (write) => {
     if (rows.length === 0) return write("No deliveries.\n");
@@ -129,7 +138,10 @@ async function deliveries(ctx: CliContext, { flags }: ArgsOf<typeof DELIVERIES>)
   });
 }
 
-const RETRY = { summary: "put a failed delivery back in the queue; a running server attempts it within moments", positionals: ["DELIVERY_ID"] } as const satisfies CommandSpec<OptionSpecs>;
+const RETRY = {
+  summary: "put a failed delivery back in the queue; a running server attempts it within moments",
+  positionals: ["DELIVERY_ID"],
+} as const satisfies CommandSpec<OptionSpecs>;
 
 async function retry(ctx: CliContext, { positionals }: ArgsOf<typeof RETRY>): Promise<void> {
   const [id] = positionals;

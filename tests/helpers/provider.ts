@@ -128,7 +128,13 @@ export async function start_provider(
   });
   const { client, secret } = await add_client({ client_name: "Test App", token_endpoint_auth_method: "client_secret_basic" }, { client_id: "test-app" });
 
-  const served = await serve(config, { store, port, now: clock.now, log: options.log ?? (() => {}), out: () => {}, mail_worker: options.mail_worker ?? TEST_MAIL_WORKER,
+  const served = await serve(config, {
+    store,
+    port,
+    now: clock.now,
+    log: options.log ?? (() => {}),
+    out: () => {},
+    mail_worker: options.mail_worker ?? TEST_MAIL_WORKER,
     webhook_worker: options.webhook_worker ?? TEST_WEBHOOK_WORKER,
   });
   return {

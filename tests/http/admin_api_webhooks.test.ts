@@ -27,7 +27,14 @@ beforeAll(async () => {
     received.push(new Webhook(secret).verify(body, Object.fromEntries(request.headers)) as { type: string });
     return new Response(null, { status: answer });
   });
-  const { client, secret: client_secret } = await t.add_client({ client_name: "Ops", grant_types: ["client_credentials"], response_types: [], redirect_uris: [], scope: "admin", admin: true });
+  const { client, secret: client_secret } = await t.add_client({
+    client_name: "Ops",
+    grant_types: ["client_credentials"],
+    response_types: [],
+    redirect_uris: [],
+    scope: "admin",
+    admin: true,
+  });
   const issued = await fetch(`${t.url}/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(client.client_id, client_secret!) },
@@ -84,7 +91,10 @@ describe("admin API: webhooks", () => {
     answer = 500;
     const before = received.length;
     expect((await call("POST", `/webhooks/${webhook.id}/test`)).status).toBe(202);
-    const failing = await eventually(async () => (await t.store.list_webhook_deliveries({ webhook_id: webhook.id })).find((d) => d.attempts >= 1 && d.last_error === "answered 500"), "a 500");
+    const failing = await eventually(
+      async () => (await t.store.list_webhook_deliveries({ webhook_id: webhook.id })).find((d) => d.attempts >= 1 && d.last_error === "answered 500"),
+      "a 500",
+    );
     t.clock.advance(24 * 3600 + 1);
     try {
       await eventually(async () => ((await t.store.get_webhook_delivery(failing.id))?.status === "failed" ? true : undefined), "failed");

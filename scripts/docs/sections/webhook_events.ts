@@ -7,6 +7,8 @@ export function render(): string {
   return [
     "| webhook event | audit events it stands for |",
     "| --- | --- |",
-    ...webhook_event_catalogue().map(({ type, sources }) => `| \`${type}\` | ${sources.map((s) => `\`${s.replace(/ \(.*\)$/, "")}\`${s.includes("(") ? s.slice(s.indexOf(" ")) : ""}`).join(", ")} |`),
+    ...webhook_event_catalogue().map(
+      ({ type, sources }) => `| \`${type}\` | ${sources.map((s) => `\`${s.replace(/ \(.*\)$/, "")}\`${s.includes("(") ? s.slice(s.indexOf(" ")) : ""}`).join(", ")} |`,
+    ),
   ].join("\n");
 }

@@ -16,7 +16,12 @@ type Source = { audit: string; outcome?: Outcome };
 
 /** Account, session, group and client events: the webhook type and the audit events it stands for. */
 const NAMED: Record<string, readonly Source[]> = {
-  "user.created": [{ audit: "user_created" }, { audit: "signup", outcome: "success" }, { audit: "federation_account_created" }, { audit: "invitation_accepted", outcome: "success" }],
+  "user.created": [
+    { audit: "user_created" },
+    { audit: "signup", outcome: "success" },
+    { audit: "federation_account_created" },
+    { audit: "invitation_accepted", outcome: "success" },
+  ],
   "user.updated": [{ audit: "user_updated" }, { audit: "user_enabled" }, { audit: "email_change", outcome: "success" }, { audit: "email_verified", outcome: "success" }],
   "user.disabled": [{ audit: "user_disabled" }],
   "user.deleted": [{ audit: "user_deleted" }],

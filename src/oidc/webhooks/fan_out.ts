@@ -50,7 +50,9 @@ export async function fan_out(store: Pick<Store, "list_webhooks" | "enqueue_webh
   const types = webhook_types_of(event);
   if (types.length === 0) return 0;
   const webhooks = await store.list_webhooks();
-  const deliveries = types.flatMap((type) => webhooks.filter((webhook) => subscribed(webhook.events, type)).map((webhook) => new_delivery(webhook, type, now, audit_event_data(event))));
+  const deliveries = types.flatMap((type) =>
+    webhooks.filter((webhook) => subscribed(webhook.events, type)).map((webhook) => new_delivery(webhook, type, now, audit_event_data(event))),
+  );
   if (deliveries.length > 0) await store.enqueue_webhook_deliveries(deliveries);
   return deliveries.length;
 }

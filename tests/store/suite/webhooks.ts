@@ -59,7 +59,10 @@ export function webhook_tests(ctx: SuiteContext): void {
       const ids = new Set<string>();
       for (let i = 0; i < 6; i++) ids.add((await delivery(store, webhook.id)).id);
       const claims = await concurrently(6, () => store.claim_webhook_deliveries(T0 + DAY, { ...LEASE, limit: 50 }));
-      const mine = claims.flat().filter((row) => ids.has(row.id)).map((row) => row.id);
+      const mine = claims
+        .flat()
+        .filter((row) => ids.has(row.id))
+        .map((row) => row.id);
       expect(mine.sort()).toEqual([...ids].sort());
     });
 

@@ -16,7 +16,8 @@ export const AdminWebhookRetry = (idp: Provider) =>
       const id = this.route_params.id ?? "";
       const delivery = await idp.store.get_webhook_delivery(id);
       if (delivery === null) throw not_found("webhook delivery", id);
-      if (!(await retry_delivery(idp, delivery.id))) throw new AdminError("conflict", `delivery "${delivery.id}" is ${delivery.status}, not failed: only a failed delivery can be retried`);
+      if (!(await retry_delivery(idp, delivery.id)))
+        throw new AdminError("conflict", `delivery "${delivery.id}" is ${delivery.status}, not failed: only a failed delivery can be retried`);
       idp.wake_webhooks?.();
       audit_target(this, { action: "webhook_delivery_retried", details: { delivery_id: delivery.id } });
       return this.json(delivery_view((await idp.store.get_webhook_delivery(delivery.id))!));

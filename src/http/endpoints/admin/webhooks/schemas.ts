@@ -17,7 +17,9 @@ export const WebhookCreateSchema = z
   })
   .meta({ id: "WebhookCreate" });
 
-export const WebhookCreatedSchema = WebhookSchema.extend({ secret: z.string().optional().describe("The generated signing secret, shown this once") }).meta({ id: "WebhookCreated" });
+export const WebhookCreatedSchema = WebhookSchema.extend({ secret: z.string().optional().describe("The generated signing secret, shown this once") }).meta({
+  id: "WebhookCreated",
+});
 
 export const WebhookDeliverySchema = z
   .object({
