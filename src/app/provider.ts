@@ -21,6 +21,8 @@ export type ProviderOptions = {
   log?: Log;
   /** Called when a mail is queued (serve() wakes its mail worker). */
   on_mail_queued?: () => void;
+  /** Called when webhook deliveries are queued (serve() wakes its webhook worker). */
+  on_webhook_queued?: () => void;
   /** The mail templates (default: views/mail, or those embedded in the executable). */
   mail_templates?: MailTemplates;
 };
@@ -79,5 +81,6 @@ export async function create_provider(config: Config, options: ProviderOptions =
     mail,
     brand,
     about: about(config),
+    ...(options.on_webhook_queued && { wake_webhooks: options.on_webhook_queued }),
   };
 }

@@ -29,6 +29,8 @@ import { settle_password_reset_requests } from "../oidc/accounts/password_reset.
 import { create_transport, mail_off_warning, WITHOUT_MAIL } from "./mail/outbox.ts";
 import { mail_sender } from "./mail/transport.ts";
 import { start_mail_worker, type MailWorker, type MailWorkerOptions } from "./mail/worker.ts";
+import type { OutboxLoop } from "./outbox_loop.ts";
+import { start_webhook_worker, type WebhookWorkerOptions } from "./webhooks/worker.ts";
 import { start_ldap, type LdapListener } from "./ldap_listener.ts";
 
 export const VIEWS_DIR = fileURLToPath(new URL("../../views", import.meta.url).href);
@@ -85,6 +87,8 @@ export type ServeOptions = {
   out?: (text: string) => void;
   /** The mail worker's timing (default: mail/worker.ts DEFAULT_MAIL_WORKER); tests poll and retry faster. */
   mail_worker?: Partial<MailWorkerOptions>;
+  /** The webhook worker's timing (default: webhooks/worker.ts DEFAULT_WEBHOOK_WORKER); tests poll and retry faster. */
+  webhook_worker?: Partial<WebhookWorkerOptions>;
   /**
    * This process is worker `index` (from 1) of `count` under `idp serve --workers` (workers.ts):
    * it shares the port (SO_REUSEPORT), labels its metrics, and only worker 1 purges and prints
@@ -124,11 +128,13 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   let ldap: LdapListener | null = null;
   try {
     let mail_worker: MailWorker | null = null;
+    let webhook_worker: OutboxLoop | null = null;
     const idp = await create_provider(config, {
       store,
       log,
       ...(options.now ? { now: options.now } : {}),
       on_mail_queued: () => mail_worker?.wake(),
+      on_webhook_queued: () => webhook_worker?.wake(),
       ...(options.assets ? { mail_templates: options.assets.templates } : {}),
     });
     const worker = options.worker;
@@ -183,6 +189,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     // Delivers the outbox (mail/worker.ts); none when mail is off (production without SMTP).
     const transport = create_transport(config, log);
     if (transport !== null) mail_worker = start_mail_worker(idp, transport, mail_sender(config.mail_from ?? "idp@localhost", idp.brand.name), options.mail_worker);
+    // Delivers the webhooks (webhooks/worker.ts).
+    webhook_worker = start_webhook_worker(idp, options.webhook_worker);
     // Mail off is legitimate, but what it turns off should not go unnoticed (one line, not one per worker).
     if (mail_off_warning(config) !== null && (worker === undefined || worker.index === 1)) {
       log({ level: "warn", msg: "mail is off", reason: "production mode without IDP_SMTP_URL", unavailable: [...WITHOUT_MAIL], fix: "set IDP_SMTP_URL and IDP_MAIL_FROM" });
@@ -218,6 +226,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
         await settle_password_reset_requests();
         // After the server: a request in its grace period may still queue mail (delivered by the next start).
         await mail_worker?.stop();
+        await webhook_worker?.stop();
         if (owned) await store.close();
         // Last: the spans of the requests that finished in the grace period go out too.
         await tracing?.stop();

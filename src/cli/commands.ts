@@ -15,6 +15,7 @@ import { groups_commands } from "./groups.ts";
 import { keys_commands } from "./keys.ts";
 import { ldap_commands } from "./ldap.ts";
 import { mail_commands } from "./mail.ts";
+import { webhook_commands } from "./webhooks.ts";
 import { migrate_command } from "./migrate.ts";
 import { registration_commands } from "./registration.ts";
 import { resources_commands } from "./resources.ts";
@@ -241,6 +242,14 @@ sent as Authorization: Bearer <token>. A request refused for its metadata does n
 test exits with 1 when the mail server refused the message or could not be reached (it then stays
 queued for the server to retry). In development without IDP_SMTP_URL the running server writes
 the message to its log; in production without IDP_SMTP_URL mail is off and the command fails.`,
+  }),
+  webhooks: group({
+    summary: "subscribe URLs to events, signed per Standard Webhooks; deliveries and retries",
+    commands: webhook_commands,
+    notes: `The signing secret is sealed under IDP_SECRET_KEY, which must be set. A URL is checked by the
+outbound fence: https (http only with IDP_OUTBOUND_ALLOW_HTTP), and a private address only when
+IDP_OUTBOUND_ALLOW lists it. A delivery is retried with backoff for a day, then stays failed
+until \`retry\`. test exits with 1 when the receiver did not answer 2xx.`,
   }),
   config: group({
     summary: "validate the configuration and print it, secrets masked",

@@ -6,6 +6,7 @@ import { ConfigError, load_config, type Config } from "../app/config.ts";
 import { configure_argon2 } from "../platform/passwords.ts";
 import { open_store } from "../store/open.ts";
 import type { NewAuditEvent, Store } from "../store/types.ts";
+import { fan_out } from "../oidc/webhooks/fan_out.ts";
 import { CliError } from "./errors.ts";
 import { write_json, type Writer } from "./output.ts";
 
@@ -85,7 +86,9 @@ export class CliContext {
   async audit(event: Omit<NewAuditEvent, "outcome"> & { outcome?: string }): Promise<void> {
     try {
       const store = await this.store();
-      await store.add_audit_event({ outcome: "success", ...event, details: { via: "cli", ...(event.details ?? {}) } });
+      const recorded = await store.add_audit_event({ outcome: "success", ...event, details: { via: "cli", ...(event.details ?? {}) } });
+      // A running server's webhook worker delivers what this queues within its poll interval.
+      await fan_out(store, recorded, recorded.at);
     } catch (error) {
       this.io.stderr(`warning: could not record audit event ${event.type}: ${(error as Error).message}\n`);
     }

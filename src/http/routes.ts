@@ -82,6 +82,12 @@ import { AdminResourceList } from "./endpoints/admin/resources/list.ts";
 import { AdminKeyList } from "./endpoints/admin/keys/list.ts";
 import { AdminKeyRevoke } from "./endpoints/admin/keys/revoke.ts";
 import { AdminKeyRotate } from "./endpoints/admin/keys/rotate.ts";
+import { AdminWebhookCreate } from "./endpoints/admin/webhooks/create.ts";
+import { AdminWebhookDelete } from "./endpoints/admin/webhooks/delete.ts";
+import { AdminWebhookDeliveries } from "./endpoints/admin/webhooks/deliveries.ts";
+import { AdminWebhookList } from "./endpoints/admin/webhooks/list.ts";
+import { AdminWebhookRetry } from "./endpoints/admin/webhooks/retry.ts";
+import { AdminWebhookTest } from "./endpoints/admin/webhooks/test.ts";
 import { AdminUpstreamCreate } from "./endpoints/admin/upstreams/create.ts";
 import { AdminUpstreamDelete } from "./endpoints/admin/upstreams/delete.ts";
 import { AdminUpstreamList } from "./endpoints/admin/upstreams/list.ts";
@@ -300,6 +306,12 @@ function admin_api(idp: Provider): Item[] {
     AdminKeyList(idp),
     AdminKeyRotate(idp),
     AdminKeyRevoke(idp),
+    AdminWebhookList(idp),
+    AdminWebhookCreate(idp),
+    AdminWebhookDelete(idp),
+    AdminWebhookDeliveries(idp),
+    AdminWebhookTest(idp),
+    AdminWebhookRetry(idp),
     AdminUpstreamList(idp),
     AdminUpstreamCreate(idp),
     AdminUpstreamRead(idp),

@@ -42,6 +42,7 @@
  */
 import type { Provider } from "./provider.ts";
 import type { AuditEvent, JsonObject, UnixSeconds } from "../store/types.ts";
+import { fan_out } from "./webhooks/fan_out.ts";
 
 export type EventInput = {
   type: string;
@@ -55,8 +56,12 @@ export type EventInput = {
   at?: UnixSeconds;
 };
 
-export function record_event(idp: Pick<Provider, "store" | "now">, event: EventInput): Promise<AuditEvent> {
-  return idp.store.add_audit_event({
+/**
+ * Records the event, then queues the webhook deliveries it causes (webhooks/fan_out.ts) and wakes
+ * this instance's webhook worker.
+ */
+export async function record_event(idp: Pick<Provider, "store" | "now"> & Partial<Pick<Provider, "wake_webhooks">>, event: EventInput): Promise<AuditEvent> {
+  const recorded = await idp.store.add_audit_event({
     type: event.type,
     outcome: event.outcome,
     at: event.at ?? idp.now(),
@@ -65,4 +70,6 @@ export function record_event(idp: Pick<Provider, "store" | "now">, event: EventI
     ip: event.ip === undefined || event.ip === "" ? null : event.ip,
     details: event.details ?? null,
   });
+  if ((await fan_out(idp.store, recorded, recorded.at)) > 0) idp.wake_webhooks?.();
+  return recorded;
 }

@@ -57,6 +57,8 @@ export interface Provider {
   readonly mail: Mail;
   /** The operator's name, logo, favicon, colours and stylesheet (brand.ts), read at start. */
   readonly brand: Brand;
+  /** Wakes this instance's webhook worker after deliveries were queued (oidc/webhooks/fan_out.ts); absent without one. */
+  readonly wake_webhooks?: () => void;
   /** The version, the configuration's warnings and each setting's source (the console's dashboard and settings). */
   readonly about: About;
 }

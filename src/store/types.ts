@@ -53,6 +53,7 @@ export * from "./types/saml.ts";
 export * from "./types/ldap.ts";
 export * from "./types/forward_auth.ts";
 export * from "./types/attributes.ts";
+export * from "./types/webhooks.ts";
 
 import type { UserStore } from "./types/users.ts";
 import type { UserTokenStore } from "./types/user_tokens.ts";
@@ -78,6 +79,7 @@ import type { SamlStore } from "./types/saml.ts";
 import type { LdapStore } from "./types/ldap.ts";
 import type { ForwardAuthStore } from "./types/forward_auth.ts";
 import type { AttributeStore } from "./types/attributes.ts";
+import type { WebhookStore } from "./types/webhooks.ts";
 
 /** The whole storage interface. */
 export interface Store
@@ -105,6 +107,7 @@ export interface Store
     LdapStore,
     ForwardAuthStore,
     AttributeStore,
+    WebhookStore,
     LifecycleStore {}
 
 /** The data methods of the store: everything but opening, migrating, purging and closing. */

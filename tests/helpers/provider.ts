@@ -9,6 +9,7 @@ import { random_token, sha256 } from "../../src/oidc/crypto/secrets.ts";
 import type { Log, Provider } from "../../src/oidc/provider.ts";
 import { serve } from "../../src/app/server.ts";
 import type { MailWorkerOptions } from "../../src/app/mail/worker.ts";
+import type { WebhookWorkerOptions } from "../../src/app/webhooks/worker.ts";
 import { open_store } from "../../src/store/open.ts";
 import { free_port } from "./serve_fetch.ts";
 import type { ClientMetadata, ClientRow, NewUser, Store, UserRow } from "../../src/store/types.ts";
@@ -24,6 +25,8 @@ const TEST_ARGON2 = { memory_kib: 1024, time_cost: 1 };
  * pass `config: { smtp_url: smtp.url, mail_from: "idp@example.com" }`).
  */
 export const TEST_MAIL_WORKER: Partial<MailWorkerOptions> = { poll_ms: 250, retry_base_seconds: 1, retry_max_seconds: 2 };
+/** The webhook worker as the mail worker in tests: polls often, retries after a second (at most 2 s). */
+export const TEST_WEBHOOK_WORKER: Partial<WebhookWorkerOptions> = { poll_ms: 250, retry_base_seconds: 1, retry_max_seconds: 2 };
 /** No wait before sign-in attempts for a username under attack (tests/security checks the wait itself). */
 const TEST_LOGIN_THROTTLE = { delay_ms: 0 };
 
@@ -74,6 +77,8 @@ export async function start_provider(
     log?: Log /** Default TEST_MAIL_WORKER. */;
     mail_worker?: Partial<MailWorkerOptions> /** The issuer's host name (default 127.0.0.1); "localhost" for WebAuthn, whose RP ID cannot be an IP address. */;
     issuer_host?: string;
+    /** Default TEST_WEBHOOK_WORKER. */
+    webhook_worker?: Partial<WebhookWorkerOptions>;
   } = {},
 ): Promise<TestProvider> {
   const port = await free_port();
@@ -123,7 +128,15 @@ export async function start_provider(
   });
   const { client, secret } = await add_client({ client_name: "Test App", token_endpoint_auth_method: "client_secret_basic" }, { client_id: "test-app" });
 
-  const served = await serve(config, { store, port, now: clock.now, log: options.log ?? (() => {}), out: () => {}, mail_worker: options.mail_worker ?? TEST_MAIL_WORKER });
+  const served = await serve(config, {
+    store,
+    port,
+    now: clock.now,
+    log: options.log ?? (() => {}),
+    out: () => {},
+    mail_worker: options.mail_worker ?? TEST_MAIL_WORKER,
+    webhook_worker: options.webhook_worker ?? TEST_WEBHOOK_WORKER,
+  });
   return {
     url: served.url,
     issuer,

@@ -14,6 +14,7 @@ import { lifecycle_tests } from "./suite/lifecycle.ts";
 import { limit_tests } from "./suite/limits.ts";
 import { purge_tests } from "./suite/purge.ts";
 import { mail_tests } from "./suite/mail.ts";
+import { webhook_tests } from "./suite/webhooks.ts";
 import { session_tests } from "./suite/sessions.ts";
 import { token_tests } from "./suite/tokens.ts";
 import { revoked_grant_tests } from "./suite/revoked_grants.ts";
@@ -103,6 +104,7 @@ export function store_suite(name: string, factory: StoreFactory): void {
     limit_tests(ctx);
     purge_tests(ctx);
     mail_tests(ctx);
+    webhook_tests(ctx);
     passkey_tests(ctx);
     lifecycle_tests(ctx);
     group_tests(ctx);

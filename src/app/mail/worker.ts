@@ -6,12 +6,14 @@
  * most 1 h between attempts) until the message is a day old, then it ends `failed`; a permanent
  * refusal (a 5xx to the message) ends it at once. `idp mail retry` queues a failed one again.
  *
- * It runs when woken (`idp.mail.send()` wakes it) and every `poll_ms` (retries, and mail other
- * instances or the CLI queued). Failures are logged without the body (it may hold a link with a
+ * Its loop is every outbox's (outbox_loop.ts): it runs when woken (`idp.mail.send()` wakes it)
+ * and every `poll_ms`; the backoff is oidc/ops/backoff.ts. Failures are logged without the body (it may hold a link with a
  * token) and counted in the metrics; nobody else hears of them.
  */
 import type { Provider } from "../../oidc/provider.ts";
+import { next_attempt } from "../../oidc/ops/backoff.ts";
 import type { MailRow } from "../../store/types.ts";
+import { start_outbox_loop } from "../outbox_loop.ts";
 import { SMTP_MAX_DELIVERY_SECONDS } from "./smtp.ts";
 import { MailDeliveryError, type MailTransport, type Sender } from "./transport.ts";
 
@@ -44,12 +46,7 @@ export const DEFAULT_MAIL_WORKER: MailWorkerOptions = {
   lease_seconds: lease_for(10),
 };
 
-/** When to try again after `attempts` failed attempts, or null when the message should end failed. */
-export function next_attempt(attempts: number, now: number, give_up_at: number, options: Pick<MailWorkerOptions, "retry_base_seconds" | "retry_max_seconds">): number | null {
-  const wait = Math.min(options.retry_base_seconds * 2 ** Math.max(0, attempts - 1), options.retry_max_seconds);
-  const at = now + Math.max(1, Math.round(wait));
-  return at > give_up_at ? null : at;
-}
+export { next_attempt };
 
 export type DeliveryOutcome = { status: "sent" } | { status: "retry"; retry_at: number; error: string } | { status: "failed"; error: string } | { status: "lost" };
 
@@ -105,84 +102,21 @@ export function start_mail_worker(idp: Provider, transport: MailTransport, from:
   const batch = overrides.batch ?? DEFAULT_MAIL_WORKER.batch;
   const options = { ...DEFAULT_MAIL_WORKER, lease_seconds: lease_for(batch), ...overrides };
   const deliverer: Deliverer = { idp, transport, from, options };
-  let running: Promise<number> | null = null;
-  let woken = false;
-  let again = false;
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-
-  const schedule = (ms: number) => {
-    clearTimeout(timer);
-    if (stopped) return;
-    timer = setTimeout(() => void run(), Math.max(0, ms));
-    // A pending pass never keeps the process alive on its own.
-    timer.unref?.();
-  };
-
-  /** Claims and delivers batches until nothing is due. */
-  const deliver_due = async (): Promise<number> => {
-    let handled = 0;
-    for (;;) {
-      const claimed = await idp.store.claim_mail(idp.now(), { limit: options.batch, lease_seconds: options.lease_seconds });
-      for (const mail of claimed) {
-        await deliver(deliverer, mail);
-        handled++;
-      }
-      if (claimed.length < options.batch || stopped) return handled;
-    }
-  };
-
-  /**
-   * One pass: an idle check is one read (mail_queue); claims (writes) only when something is due
-   * or a message was just queued here. Then sleeps until the next due message, at most poll_ms.
-   */
-  const run = (): Promise<number> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      let handled = 0;
-      let next_ms = options.poll_ms;
-      try {
-        for (;;) {
-          again = false;
-          const queue = await idp.store.mail_queue();
-          if (woken || (queue.next_due !== null && queue.next_due <= idp.now())) {
-            woken = false;
-            handled += await deliver_due();
-            continue;
-          }
-          idp.metrics.mail_queued(queue.waiting);
-          if (queue.next_due !== null) next_ms = Math.min(options.poll_ms, (queue.next_due - idp.now()) * 1000);
-          if (!again || stopped) break;
-        }
-      } catch (error) {
-        // The database may be away for a while: the next pass tries again.
-        idp.log({ level: "error", msg: "mail worker failed", error: error instanceof Error ? error.message : String(error) });
-      } finally {
-        running = null;
-        schedule(next_ms);
-      }
-      return handled;
-    })();
-    return running;
-  };
-
   idp.log({ level: "info", msg: "mail worker started", transport: transport.description });
-  schedule(0);
+  const loop = start_outbox_loop(idp, {
+    name: "mail",
+    poll_ms: options.poll_ms,
+    batch: options.batch,
+    queue: () => idp.store.mail_queue(),
+    claim: (now, limit) => idp.store.claim_mail(now, { limit, lease_seconds: options.lease_seconds }),
+    deliver: (mail) => deliver(deliverer, mail),
+    on_idle: (queue) => idp.metrics.mail_queued(queue.waiting),
+  });
   return {
-    wake() {
-      if (stopped) return;
-      woken = true;
-      if (running) again = true;
-      else schedule(0);
-    },
-    run,
+    wake: loop.wake,
+    run: loop.run,
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      if (running) await running;
+      await loop.stop();
       transport.close();
     },
   };

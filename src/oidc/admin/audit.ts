@@ -121,6 +121,8 @@ export const AUDIT_AREAS = {
     "group_member_removed",
     "keys_rotated",
     "key_revoked",
+    "webhook_created",
+    "webhook_deleted",
   ],
   federation: [
     "upstream_created",

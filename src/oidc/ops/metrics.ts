@@ -14,6 +14,9 @@
  * - `idp_mail_sent_total`, `idp_mail_failed_total{outcome}` (failed attempts: `retry` scheduled
  *   another, `failed` was the last) and `idp_mail_queued` (messages waiting in the outbox, shared
  *   by all instances, as this instance's worker last counted them).
+ * - `idp_webhook_deliveries_total{outcome}` (attempts: `sent`, `retry` scheduled another,
+ *   `failed` was the last) and `idp_webhook_queued` (deliveries waiting, all instances, as this
+ *   instance's worker last counted them): oidc/webhooks/deliver.ts.
  * - `idp_backups_total{outcome}` (success, failure) and `idp_backup_last_success_timestamp_seconds`:
  *   the scheduled backups this instance ran (app/backup/schedule.ts; 0: none yet).
  */
@@ -42,6 +45,10 @@ function number(value: number): string {
   return Number.isFinite(value) ? String(value) : value > 0 ? "+Inf" : "-Inf";
 }
 
+/** How a webhook delivery attempt ended (oidc/webhooks/deliver.ts). */
+export const WEBHOOK_OUTCOMES = ["sent", "retry", "failed"] as const;
+export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number];
+
 export class Metrics {
   private readonly requests = new Map<string, number>();
   private readonly durations = new Map<string, Histogram>();
@@ -50,6 +57,7 @@ export class Metrics {
   private readonly forward_auth_checks: Record<ForwardAuthOutcome, number> = { allowed: 0, sign_in: 0, denied: 0, refused: 0 };
   private readonly started_at = Date.now() / 1000;
   private mail = { sent: 0, retry: 0, failed: 0, queued: 0 };
+  private webhooks = { sent: 0, retry: 0, failed: 0, queued: 0 };
   private backups = { success: 0, failure: 0, last_success: 0 };
   /** Labels put on every sample (`worker="2"` under `idp serve --workers N`), already rendered. */
   private constant = "";
@@ -108,6 +116,16 @@ export class Metrics {
     this.mail.queued = count;
   }
 
+  /** A webhook delivery attempt: received (2xx), failed with another scheduled, or failed for good. */
+  webhook_delivery(outcome: WebhookOutcome): void {
+    this.webhooks[outcome]++;
+  }
+
+  /** Webhook deliveries waiting (queued or being sent). */
+  webhook_queued(count: number): void {
+    this.webhooks.queued = count;
+  }
+
   /** A scheduled backup this instance ran, started at `at` (unix seconds). */
   backup(outcome: "success" | "failure", at: number): void {
     this.backups[outcome]++;
@@ -145,6 +163,11 @@ export class Metrics {
     for (const outcome of ["retry", "failed"] as const) lines.push(`idp_mail_failed_total{outcome="${outcome}"} ${this.mail[outcome]}`);
     family("idp_mail_queued", "gauge", "Mail messages waiting in the outbox (all instances), as last counted by this instance.");
     lines.push(`idp_mail_queued ${this.mail.queued}`);
+
+    family("idp_webhook_deliveries_total", "counter", "Webhook delivery attempts, by outcome (sent; retry: another attempt is scheduled; failed: given up).");
+    for (const outcome of WEBHOOK_OUTCOMES) lines.push(`idp_webhook_deliveries_total{outcome="${outcome}"} ${this.webhooks[outcome]}`);
+    family("idp_webhook_queued", "gauge", "Webhook deliveries waiting in the outbox (all instances), as last counted by this instance.");
+    lines.push(`idp_webhook_queued ${this.webhooks.queued}`);
 
     family("idp_backups_total", "counter", "Scheduled backups this instance ran, by outcome.");
     for (const outcome of ["success", "failure"] as const) lines.push(`idp_backups_total{outcome="${outcome}"} ${this.backups[outcome]}`);

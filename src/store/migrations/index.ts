@@ -30,6 +30,7 @@ import { forward_auth } from "./025_forward_auth.ts";
 import { ldap } from "./026_ldap.ts";
 import { job_runs } from "./027_job_runs.ts";
 import { user_attributes } from "./028_user_attributes.ts";
+import { webhooks } from "./029_webhooks.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -62,6 +63,7 @@ export const migrations: readonly Migration[] = [
   ldap,
   job_runs,
   user_attributes,
+  webhooks,
 ];
 
 // Applied in this order: a version listed after a higher one (a merge that put 026 before 025)

@@ -17,6 +17,7 @@ import { load_postgres_driver } from "./load_driver.ts";
 import { pg_initial_access_tokens, pg_keys } from "./keys.ts";
 import { pg_audit, pg_counters, pg_replay } from "./limits.ts";
 import { pg_mail } from "./mail.ts";
+import { pg_webhooks } from "./webhooks.ts";
 import { pg_grants, pg_interactions, pg_sessions } from "./sessions.ts";
 import { pg_codes, pg_tokens } from "./tokens.ts";
 import { pg_resource_servers } from "./resource_servers.ts";
@@ -109,6 +110,7 @@ function postgres_store(pool: PgPool): Store {
     ...pg_counters(sql),
     ...pg_audit(sql),
     ...pg_mail(sql),
+    ...pg_webhooks(sql),
     ...pg_passkeys(sql),
     ...pg_groups(sql),
     ...pg_federation(sql),

@@ -17,6 +17,7 @@ import { require_current_schema } from "../migrations/index.ts";
 import { sqlite_initial_access_tokens, sqlite_keys } from "./keys.ts";
 import { sqlite_audit, sqlite_counters, sqlite_replay } from "./limits.ts";
 import { sqlite_mail } from "./mail.ts";
+import { sqlite_webhooks } from "./webhooks.ts";
 import { sqlite_grants, sqlite_interactions, sqlite_sessions } from "./sessions.ts";
 import { sqlite_codes, sqlite_tokens } from "./tokens.ts";
 import { sqlite_resource_servers } from "./resource_servers.ts";
@@ -88,6 +89,7 @@ function sqlite_store(db: SqliteDatabase, deferred_writes: boolean): Store {
     ...sqlite_counters(db),
     ...sqlite_audit(db),
     ...sqlite_mail(db),
+    ...sqlite_webhooks(db),
     ...sqlite_passkeys(db),
     ...sqlite_groups(db),
     ...sqlite_federation(db),

@@ -99,6 +99,9 @@ export const AUDIT_EVENT_TYPES = [
   "user_updated",
   "profile_updated",
   "account_deleted",
+  // Webhook subscriptions (oidc/webhooks/subscriptions.ts; src/cli/webhooks.ts).
+  "webhook_created",
+  "webhook_deleted",
 ] as const;
 
 export type AuditEvent = {
