@@ -52,6 +52,7 @@ export * from "./types/resource_servers.ts";
 export * from "./types/saml.ts";
 export * from "./types/ldap.ts";
 export * from "./types/forward_auth.ts";
+export * from "./types/transfer.ts";
 
 import type { UserStore } from "./types/users.ts";
 import type { UserTokenStore } from "./types/user_tokens.ts";
@@ -76,6 +77,7 @@ import type { ResourceServerStore } from "./types/resource_servers.ts";
 import type { SamlStore } from "./types/saml.ts";
 import type { LdapStore } from "./types/ldap.ts";
 import type { ForwardAuthStore } from "./types/forward_auth.ts";
+import type { TransferStore } from "./types/transfer.ts";
 
 /** The whole storage interface. */
 export interface Store
@@ -102,6 +104,7 @@ export interface Store
     SamlStore,
     LdapStore,
     ForwardAuthStore,
+    TransferStore,
     LifecycleStore {}
 
 /** The data methods of the store: everything but opening, migrating, purging and closing. */

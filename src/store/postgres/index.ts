@@ -30,6 +30,7 @@ import { pg_user_tokens } from "./user_tokens.ts";
 import { pg_pushed_requests } from "./pushed_requests.ts";
 import { pg_device_authorizations } from "./device_authorizations.ts";
 import { pg_ldap } from "./ldap.ts";
+import { pg_transfer } from "./transfer.ts";
 
 /** `driver`: the runtime's unless given. */
 export async function open_postgres_store(url: string, options: OpenStoreOptions = {}, driver?: PgDriver): Promise<Store> {
@@ -114,6 +115,7 @@ function postgres_store(pool: PgPool): Store {
     ...pg_pushed_requests(sql),
     ...pg_device_authorizations(sql),
     ...pg_ldap(sql),
+    ...pg_transfer(sql),
     ...lifecycle,
   };
 }

@@ -149,6 +149,9 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   set_ldap_service_account_secret: "write",
   delete_ldap_service_account: "write",
   ldap_posix_numbers: "write",
+  // idp export and import (transfer.ts)
+  export_rows: "read",
+  import_rows: "write",
   list_directory_memberships: "read",
   // forward authentication
   create_protected_app: "write",

@@ -92,6 +92,9 @@ export const AUDIT_EVENT_TYPES = [
   "ldap_service_account_created",
   "ldap_service_account_removed",
   "ldap_service_account_rotated",
+  // idp export and idp import (app/transfer/): counts of rows, never their values.
+  "data_exported",
+  "data_imported",
 ] as const;
 
 export type AuditEvent = {
