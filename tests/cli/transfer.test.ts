@@ -3,7 +3,7 @@
  * round trip that compares every exported table row by row and signs a user in over HTTP on the
  * imported database; conflicts, dry runs, and files refused before anything is written.
  */
-import { readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
@@ -18,6 +18,9 @@ import { BOB_PASSWORD, SECRET_KEY, SEED_ENV, seed } from "./transfer_seed.ts";
 type Report = { dry_run: boolean; tables: Record<string, { in_file: number; imported: number; skipped: number }>; skipped: { table: string; row: string; reason: string; kind: string }[] };
 
 const sqlite_path = (box: Sandbox) => box.env.DATABASE_URL!.slice("sqlite:".length);
+
+/** How many users the sandbox's database holds: 0 when a refused import did not even create it. */
+const user_count = (box: Sandbox) => (existsSync(sqlite_path(box)) ? raw_tables(box).users!.length : 0);
 
 /** Every column of every exported table as SQLite stores it (derived keys included), in key order. */
 function raw_tables(box: Sandbox): Record<string, unknown[]> {
@@ -100,5 +103,129 @@ describe("idp export / idp import (SQLite)", () => {
     } finally {
       target.cleanup();
     }
+  });
+
+  test("onto a database with data: conflicts reported and skipped with what belongs to them; a dry run writes nothing; again imports nothing", async () => {
+    const target = sandbox();
+    try {
+      expect((await target.run(["users", "add", "BOB", "--password-stdin"], { stdin: "another horse battery\n" })).code).toBe(0);
+      expect((await target.run(["users", "add", "erin", "--email", "CAROL@example.com", "--password-stdin"], { stdin: "another horse battery\n" })).code).toBe(0);
+      expect((await target.run(["groups", "add", "team:ops"])).code).toBe(0);
+      const before = raw_tables(target);
+
+      const dry = await target.run(["import", file, "--dry-run", "--json"], { env: SEED_ENV });
+      expect(dry.code).toBe(0);
+      const planned = dry.json<Report>();
+      expect(planned.dry_run).toBe(true);
+      expect(raw_tables(target)).toEqual(before);
+      const text = await target.run(["import", file, "--dry-run"], { env: SEED_ENV });
+      expect(text.stdout).toContain("Dry run: nothing was written.");
+
+      const done = await target.run(["import", file, "--json"], { env: SEED_ENV });
+      expect(done.code).toBe(0);
+      const report = done.json<Report>();
+      expect({ ...report, dry_run: true }).toEqual(planned);
+      const reasons = report.skipped.map((s) => `${s.table}: ${s.reason}`);
+      // The same username (any case), the same e-mail address (any case), the same group name.
+      expect(reasons).toContain("users: the database already has username bob");
+      expect(reasons).toContain("users: the database already has email carol@example.com");
+      expect(reasons).toContain("groups: the database already has group team:ops");
+      // What belongs to a skipped row is skipped with it, not attached to someone else.
+      expect(report.skipped.filter((s) => s.table === "passkeys" || s.table === "user_recovery_codes").every((s) => s.kind === "dependent")).toBe(true);
+      expect(report.skipped.some((s) => s.table === "federated_identities" && s.kind === "dependent")).toBe(true);
+      expect(report.tables.group_members).toEqual({ in_file: 3, imported: 0, skipped: 3 });
+      // The rest went in: dave, the admins group, the clients, the upstream, the keys (none here before).
+      expect(report.tables.users).toEqual({ in_file: 3, imported: 1, skipped: 2 });
+      expect(report.tables.groups).toEqual({ in_file: 2, imported: 1, skipped: 1 });
+      expect(report.tables.clients!.imported).toBe(2);
+      const after = raw_tables(target);
+      expect(after.users!.length).toBe(3);
+      expect(after.upstreams).toEqual(raw_tables(source).upstreams);
+
+      const again = await target.run(["import", file, "--json"], { env: SEED_ENV });
+      const second = again.json<Report>();
+      expect(Object.values(second.tables).every((c) => c.imported === 0)).toBe(true);
+      expect(raw_tables(target)).toEqual(after);
+      const keys = second.skipped.filter((s) => s.table === "signing_keys");
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys[0]!.reason).toBe("the database has signing_keys of its own");
+    } finally {
+      target.cleanup();
+    }
+  });
+
+  test("secrets that do not decrypt with this IDP_SECRET_KEY are refused, naming them; nothing is written", async () => {
+    const target = sandbox();
+    try {
+      const other = await target.run(["import", file], { env: { ...SEED_ENV, IDP_SECRET_KEY: Buffer.alloc(32, 7).toString("base64url") } });
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain("the client secret of upstream corp");
+      expect(other.stderr).toContain("do not decrypt with this IDP_SECRET_KEY");
+      expect(other.stderr).toContain("nothing was imported");
+      const unset = await target.run(["import", file]);
+      expect(unset.code).toBe(1);
+      expect(unset.stderr).toContain("IDP_SECRET_KEY, which is not set");
+      expect(user_count(target)).toBe(0);
+    } finally {
+      target.cleanup();
+    }
+  });
+
+  test("malformed, truncated, wrong-version and oversized files are refused with a clear error before anything is written", async () => {
+    const target = sandbox();
+    try {
+      const text = readFileSync(file, "utf8");
+      const document = JSON.parse(text) as ExportDocument;
+      const bad = (name: string, body: string) => {
+        const path = join(target.dir, name);
+        writeFileSync(path, body);
+        return path;
+      };
+      const with_areas = (areas: unknown) => JSON.stringify({ ...document, areas });
+      const user = document.areas.users!.users![0]!;
+      const cases: [string, string][] = [
+        [bad("truncated.json", text.slice(0, Math.floor(text.length / 2))), "the file is not JSON (cut short?)"],
+        [bad("empty.json", ""), "the file is not JSON"],
+        [bad("other.json", JSON.stringify({ hello: "world" })), 'not an idp export (no "format": "idp-export")'],
+        [bad("v2.json", JSON.stringify({ ...document, version: 2 })), "format version 2; this idp reads version 1"],
+        [bad("unknown.json", with_areas({ ...document.areas, users: { sessions: [] } })), "areas.users.sessions: not a table this version imports"],
+        [bad("type.json", with_areas({ users: { users: [{ ...user, email_verified: "yes" }] } })), "areas.users.users[0]: email_verified"],
+        [bad("extra.json", with_areas({ users: { users: [{ ...user, is_admin: true }] } })), "areas.users.users[0]"],
+        [bad("missing.json", with_areas({ users: { users: [{ ...user, id: null }] } })), "areas.users.users[0].id: missing"],
+        [bad("proto.json", `{"format":"idp-export","version":1,"exported_at":1,"issuer":"x","idp_version":"1","areas":{"__proto__":{"users":[]}}}`), "areas.__proto__: not an area this version imports"],
+      ];
+      const big = bad("big.json", "");
+      truncateSync(big, 256 * 1024 * 1024 + 1);
+      cases.push([big, "larger than 268435456 bytes"]);
+      for (const [path, message] of cases) {
+        const result = await target.run(["import", path], { env: SEED_ENV });
+        expect({ path, code: result.code }).toEqual({ path, code: 1 });
+        expect(result.stderr).toContain(message);
+        expect(result.stderr).toContain("nothing was imported");
+      }
+      expect(user_count(target)).toBe(0);
+    } finally {
+      target.cleanup();
+    }
+  });
+
+  test("property: any JSON is either a valid export or refused with ExportFileError, never another error", () => {
+    const document = JSON.parse(readFileSync(file, "utf8")) as ExportDocument;
+    const row = fc.dictionary(fc.constantFrom(...Object.keys(TRANSFER_TABLES[0]!.columns), "x"), fc.jsonValue());
+    const candidate = fc.oneof(
+      fc.jsonValue(),
+      fc.record({ format: fc.constant("idp-export"), version: fc.constantFrom(1, 2, "1"), exported_at: fc.integer(), issuer: fc.string(), idp_version: fc.string(), areas: fc.jsonValue() }),
+      fc.array(row, { maxLength: 3 }).map((users) => ({ ...document, areas: { users: { users } } })),
+    );
+    fc.assert(
+      fc.property(candidate, (value) => {
+        try {
+          parse_export(JSON.stringify(value) ?? "");
+        } catch (error) {
+          if (!(error instanceof ExportFileError)) throw error;
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

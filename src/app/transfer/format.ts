@@ -71,6 +71,18 @@ export function parse_export(text: string): ExportDocument {
   if (head.version !== FORMAT_VERSION) {
     throw new ExportFileError(`the file is of export format version ${String(head.version)}; this idp reads version ${FORMAT_VERSION} (export it again with this version, or import it with the version that wrote it)`);
   }
+  // Names first, on the parsed object itself: a "__proto__" key is an own property of JSON.parse's
+  // result, which a copy into a new object would lose without a word.
+  const areas_in = (raw as { areas?: unknown }).areas;
+  if (typeof areas_in === "object" && areas_in !== null && !Array.isArray(areas_in)) {
+    for (const [area, tables] of Object.entries(areas_in)) {
+      if (!TRANSFER_TABLES.some((t) => t.area === area)) throw new ExportFileError(`areas.${area}: not an area this version imports`);
+      if (typeof tables !== "object" || tables === null) continue;
+      for (const table of Object.keys(tables)) {
+        if (!TRANSFER_TABLES.some((t) => t.area === area && t.table === table)) throw new ExportFileError(`areas.${area}.${table}: not a table this version imports`);
+      }
+    }
+  }
   const envelope = ENVELOPE.safeParse(raw);
   if (!envelope.success) throw new ExportFileError(`the file's envelope is malformed: ${problem(envelope.error)}`);
   const areas: Record<string, Record<string, TransferRow[]>> = {};
