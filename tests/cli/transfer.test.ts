@@ -103,7 +103,7 @@ describe("idp export / idp import (SQLite)", () => {
     } finally {
       target.cleanup();
     }
-  });
+  }, 30_000);
 
   test("onto a database with data: conflicts reported and skipped with what belongs to them; a dry run writes nothing; again imports nothing", async () => {
     const target = sandbox();
