@@ -15,7 +15,11 @@ import { TRANSFER_TABLES } from "../../src/store/rows/transfer.ts";
 import { sandbox, with_store, type Sandbox } from "./helpers.ts";
 import { BOB_PASSWORD, SECRET_KEY, SEED_ENV, seed } from "./transfer_seed.ts";
 
-type Report = { dry_run: boolean; tables: Record<string, { in_file: number; imported: number; skipped: number }>; skipped: { table: string; row: string; reason: string; kind: string }[] };
+type Report = {
+  dry_run: boolean;
+  tables: Record<string, { in_file: number; imported: number; skipped: number }>;
+  skipped: { table: string; row: string; reason: string; kind: string }[];
+};
 
 const sqlite_path = (box: Sandbox) => box.env.DATABASE_URL!.slice("sqlite:".length);
 
@@ -192,7 +196,10 @@ describe("idp export / idp import (SQLite)", () => {
         [bad("type.json", with_areas({ users: { users: [{ ...user, email_verified: "yes" }] } })), "areas.users.users[0]: email_verified"],
         [bad("extra.json", with_areas({ users: { users: [{ ...user, is_admin: true }] } })), "areas.users.users[0]"],
         [bad("missing.json", with_areas({ users: { users: [{ ...user, id: null }] } })), "areas.users.users[0].id: missing"],
-        [bad("proto.json", `{"format":"idp-export","version":1,"exported_at":1,"issuer":"x","idp_version":"1","areas":{"__proto__":{"users":[]}}}`), "areas.__proto__: not an area this version imports"],
+        [
+          bad("proto.json", `{"format":"idp-export","version":1,"exported_at":1,"issuer":"x","idp_version":"1","areas":{"__proto__":{"users":[]}}}`),
+          "areas.__proto__: not an area this version imports",
+        ],
       ];
       const big = bad("big.json", "");
       truncateSync(big, 256 * 1024 * 1024 + 1);
@@ -214,7 +221,14 @@ describe("idp export / idp import (SQLite)", () => {
     const row = fc.dictionary(fc.constantFrom(...Object.keys(TRANSFER_TABLES[0]!.columns), "x"), fc.jsonValue());
     const candidate = fc.oneof(
       fc.jsonValue(),
-      fc.record({ format: fc.constant("idp-export"), version: fc.constantFrom(1, 2, "1"), exported_at: fc.integer(), issuer: fc.string(), idp_version: fc.string(), areas: fc.jsonValue() }),
+      fc.record({
+        format: fc.constant("idp-export"),
+        version: fc.constantFrom(1, 2, "1"),
+        exported_at: fc.integer(),
+        issuer: fc.string(),
+        idp_version: fc.string(),
+        areas: fc.jsonValue(),
+      }),
       fc.array(row, { maxLength: 3 }).map((users) => ({ ...document, areas: { users: { users } } })),
     );
     fc.assert(

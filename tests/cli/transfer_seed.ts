@@ -59,7 +59,15 @@ export async function seed(box: Sandbox): Promise<void> {
       name: "YubiKey",
       created_at: T0,
     });
-    await store.link_identity({ upstream: "corp", subject: "sub-bob", user_id: bob.id, email: "bob@corp.example", issuer: "https://sso.corp.example", subject_claim: "sub", created_at: T0 });
+    await store.link_identity({
+      upstream: "corp",
+      subject: "sub-bob",
+      user_id: bob.id,
+      email: "bob@corp.example",
+      issuer: "https://sso.corp.example",
+      subject_claim: "sub",
+      created_at: T0,
+    });
     const team = (await store.get_group_by_name("team:ops"))!;
     await store.ldap_posix_numbers([bob.id, carol.id, team.id], 10000);
   });

@@ -36,7 +36,10 @@ export class ExportFileError extends Error {}
 const json_value: z.ZodType<unknown> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json_value), z.record(z.string(), json_value)]));
 
 const COLUMN: Record<ColumnKind, z.ZodType<unknown>> = {
-  text: z.string().max(1024 * 1024).nullable(),
+  text: z
+    .string()
+    .max(1024 * 1024)
+    .nullable(),
   int: z.number().int().safe().nullable(),
   bool: z.boolean(),
   json: z.union([z.array(json_value), z.record(z.string(), json_value)]).nullable(),
@@ -69,7 +72,9 @@ export function parse_export(text: string): ExportDocument {
   const head = raw as { format?: unknown; version?: unknown } | null;
   if (typeof head !== "object" || head === null || head.format !== FORMAT) throw new ExportFileError(`the file is not an idp export (no "format": "${FORMAT}")`);
   if (head.version !== FORMAT_VERSION) {
-    throw new ExportFileError(`the file is of export format version ${String(head.version)}; this idp reads version ${FORMAT_VERSION} (export it again with this version, or import it with the version that wrote it)`);
+    throw new ExportFileError(
+      `the file is of export format version ${String(head.version)}; this idp reads version ${FORMAT_VERSION} (export it again with this version, or import it with the version that wrote it)`,
+    );
   }
   // Names first, on the parsed object itself: a "__proto__" key is an own property of JSON.parse's
   // result, which a copy into a new object would lose without a word.

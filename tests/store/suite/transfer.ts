@@ -44,7 +44,17 @@ export function transfer_tests(ctx: SuiteContext): void {
         const id = uid("g");
         const group = { id, name: "Ops", description: null, created_at: T0 };
         await store.import_rows([{ table: "groups", rows: [group] }]);
-        const clash = await rejection(store.import_rows([{ table: "groups", rows: [{ ...group, id: uid("g"), name: "x" }, { ...group, id: uid("g"), name: "OPS" }] }]));
+        const clash = await rejection(
+          store.import_rows([
+            {
+              table: "groups",
+              rows: [
+                { ...group, id: uid("g"), name: "x" },
+                { ...group, id: uid("g"), name: "OPS" },
+              ],
+            },
+          ]),
+        );
         expect(clash).toBeInstanceOf(StoreConflictError);
         const orphan = await rejection(
           store.import_rows([
