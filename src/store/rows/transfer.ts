@@ -28,8 +28,9 @@ import { resource_server_spec } from "./resource_servers.ts";
 import { saml_service_provider_spec } from "./saml.ts";
 import { user_spec } from "./users.ts";
 
-/** A row as an export holds it: the decoded value of each column of the table's spec. */
-export type TransferRow = Record<string, unknown>;
+import type { TransferRow } from "../types/transfer.ts";
+
+export type { TransferRow };
 
 export type TransferTable = {
   /** The area of the file the table is in (`areas.<area>.<table>`). */

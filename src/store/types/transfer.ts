@@ -2,9 +2,8 @@
  * Reading and writing whole tables, for `idp export` and `idp import` (app/transfer/). Which
  * tables, their columns and their order are rows/transfer.ts's.
  */
-import type { TransferRow } from "../rows/transfer.ts";
-
-export type { TransferRow } from "../rows/transfer.ts";
+/** A row as an export holds it: the decoded value of each column of the table's spec. */
+export type TransferRow = Record<string, unknown>;
 
 /** The rows of one exported table, for an import to write. */
 export type TransferBatch = { table: string; rows: readonly TransferRow[] };
