@@ -14,7 +14,7 @@ const EXPORT = {
   summary: "write users, groups, clients, upstreams and the rest of the configuration data as JSON, for idp import",
   options: {
     out: { type: "string", value: "FILE", help: "the file to write (refused if it exists; written 0600); standard output without it" },
-    "include-keys": { type: "boolean", help: "the signing keys too (as stored: sealed with IDP_SECRET_KEY when it is set); the importing server then signs as this one" },
+    include_keys: { type: "boolean", help: "the signing keys too (as stored: sealed with IDP_SECRET_KEY when it is set); the importing server then signs as this one" },
   },
   notes: `The file holds, as stored: users with their password hashes, TOTP secrets, recovery code
 hashes, passkeys and links to upstream accounts; groups and their members; clients (secret
@@ -31,13 +31,13 @@ new JWKS). Import with idp import FILE.`,
 async function run_export(ctx: CliContext, { flags }: ArgsOf<typeof EXPORT>): Promise<void> {
   const config = ctx.config();
   const document = await export_document(await ctx.store(), {
-    include_keys: flags["include-keys"],
+    include_keys: flags.include_keys,
     issuer: config.issuer,
     idp_version: VERSION,
     now: Math.floor(Date.now() / 1000),
   });
   const counts = row_counts(document);
-  await ctx.audit({ type: "data_exported", details: { rows: counts, include_keys: flags["include-keys"] === true } });
+  await ctx.audit({ type: "data_exported", details: { rows: counts, include_keys: flags.include_keys === true } });
   const text = export_text(document);
   if (flags.out === undefined) {
     ctx.io.stdout(text);

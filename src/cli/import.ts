@@ -16,7 +16,7 @@ const IMPORT = {
   summary: "import a file of idp export into the database: all of it into an empty one, skipping conflicts in one with data",
   positionals: ["file"],
   options: {
-    "dry-run": { type: "boolean", help: "check the file and print what would be imported and skipped, without writing" },
+    dry_run: { type: "boolean", help: "check the file and print what would be imported and skipped, without writing" },
   },
   notes: `The whole file is checked before anything is written: its size (256 MiB at most), that it is
 an idp export of format version 1, every row of every table, and that the upstreams' client
@@ -73,7 +73,7 @@ export function write_import_report(write: Writer, file: string, report: ImportR
 
 const IMPORT_RUN = async (ctx: CliContext, { positionals, flags }: ArgsOf<typeof IMPORT>): Promise<void> => {
   const file = positionals[0]!;
-  const report = await import_own_file(ctx, file, { dry_run: flags["dry-run"] === true });
+  const report = await import_own_file(ctx, file, { dry_run: flags.dry_run === true });
   ctx.emit({ file, ...report }, (write) => write_import_report(write, file, report));
 };
 

@@ -67,6 +67,8 @@ describe("idp export / idp import (SQLite)", () => {
       expect({ table: entry.table, columns: columns.sort() }).toEqual({ table: entry.table, columns: [...Object.keys(entry.columns), ...Object.keys(entry.derived ?? {})].sort() });
     }
     db.close();
+    const audited = await with_store(source, (store) => store.list_audit_events({ type: "data_exported" }));
+    expect(audited[0]!.details).toMatchObject({ via: "cli", include_keys: true, rows: { users: 3, groups: 2, clients: 2 } });
     const again = await source.run(["export", "--out", file]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("exists");
