@@ -26,9 +26,8 @@ import { ldap_service_account_spec, service_account_key } from "./ldap.ts";
 import { passkey_spec } from "./passkeys.ts";
 import { resource_server_spec } from "./resource_servers.ts";
 import { saml_service_provider_spec } from "./saml.ts";
-import { user_spec } from "./users.ts";
-
 import type { TransferRow } from "../types/transfer.ts";
+import { user_spec } from "./users.ts";
 
 export type { TransferRow };
 
