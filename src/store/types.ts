@@ -54,6 +54,7 @@ export * from "./types/ldap.ts";
 export * from "./types/forward_auth.ts";
 export * from "./types/attributes.ts";
 export * from "./types/webhooks.ts";
+export * from "./types/transfer.ts";
 
 import type { UserStore } from "./types/users.ts";
 import type { UserTokenStore } from "./types/user_tokens.ts";
@@ -80,6 +81,7 @@ import type { LdapStore } from "./types/ldap.ts";
 import type { ForwardAuthStore } from "./types/forward_auth.ts";
 import type { AttributeStore } from "./types/attributes.ts";
 import type { WebhookStore } from "./types/webhooks.ts";
+import type { TransferStore } from "./types/transfer.ts";
 
 /** The whole storage interface. */
 export interface Store
@@ -108,6 +110,7 @@ export interface Store
     ForwardAuthStore,
     AttributeStore,
     WebhookStore,
+    TransferStore,
     LifecycleStore {}
 
 /** The data methods of the store: everything but opening, migrating, purging and closing. */

@@ -29,6 +29,7 @@ import { resource_server_tests } from "./suite/resource_servers.ts";
 import { saml_tests } from "./suite/saml.ts";
 import { ldap_tests } from "./suite/ldap.ts";
 import { attribute_tests } from "./suite/attributes.ts";
+import { transfer_tests } from "./suite/transfer.ts";
 import { forward_auth_tests } from "./suite/forward_auth.ts";
 
 /** One empty database of the adapter under test. */
@@ -115,6 +116,7 @@ export function store_suite(name: string, factory: StoreFactory): void {
     saml_tests(ctx);
     ldap_tests(ctx);
     attribute_tests(ctx);
+    transfer_tests(ctx);
     forward_auth_tests(ctx);
   });
 }

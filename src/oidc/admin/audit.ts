@@ -104,6 +104,8 @@ export const AUDIT_AREAS = {
   ],
   administration: [
     "admin_console",
+    "data_exported",
+    "data_imported",
     "admin_api",
     "user_created",
     "user_deleted",

@@ -32,6 +32,7 @@ import { pg_pushed_requests } from "./pushed_requests.ts";
 import { pg_device_authorizations } from "./device_authorizations.ts";
 import { pg_ldap } from "./ldap.ts";
 import { pg_attributes } from "./attributes.ts";
+import { pg_transfer } from "./transfer.ts";
 
 /** `driver`: the runtime's unless given. */
 export async function open_postgres_store(url: string, options: OpenStoreOptions = {}, driver?: PgDriver): Promise<Store> {
@@ -118,6 +119,7 @@ function postgres_store(pool: PgPool): Store {
     ...pg_device_authorizations(sql),
     ...pg_ldap(sql),
     ...pg_attributes(sql),
+    ...pg_transfer(sql),
     ...lifecycle,
   };
 }

@@ -157,6 +157,9 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   delete_attribute_definition: "write",
   list_user_attribute_values: "read",
   set_user_attribute_values: "write",
+  // idp export and import (transfer.ts)
+  export_rows: "read",
+  import_rows: "write",
   list_directory_memberships: "read",
   // forward authentication
   create_protected_app: "write",

@@ -32,6 +32,7 @@ import { sqlite_pushed_requests } from "./pushed_requests.ts";
 import { sqlite_device_authorizations } from "./device_authorizations.ts";
 import { sqlite_ldap } from "./ldap.ts";
 import { sqlite_attributes } from "./attributes.ts";
+import { sqlite_transfer } from "./transfer.ts";
 
 /** `driver`: the runtime's unless given (a test runs the suite on node:sqlite under Bun too). */
 export async function open_sqlite_store(path: string, options: OpenStoreOptions = {}, driver?: SqliteDriver): Promise<Store> {
@@ -97,6 +98,7 @@ function sqlite_store(db: SqliteDatabase, deferred_writes: boolean): Store {
     ...sqlite_device_authorizations(db),
     ...sqlite_ldap(db),
     ...sqlite_attributes(db),
+    ...sqlite_transfer(db),
   };
   const store: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(data) as [string, Method][]) {

@@ -102,6 +102,9 @@ export const AUDIT_EVENT_TYPES = [
   // Webhook subscriptions (oidc/webhooks/subscriptions.ts; src/cli/webhooks.ts).
   "webhook_created",
   "webhook_deleted",
+  // idp export and idp import (app/transfer/): counts of rows, never their values.
+  "data_exported",
+  "data_imported",
 ] as const;
 
 export type AuditEvent = {
