@@ -14,6 +14,9 @@
  * - `idp_mail_sent_total`, `idp_mail_failed_total{outcome}` (failed attempts: `retry` scheduled
  *   another, `failed` was the last) and `idp_mail_queued` (messages waiting in the outbox, shared
  *   by all instances, as this instance's worker last counted them).
+ * - `idp_users_foreign_password_hashes`: users whose password hash still comes from another
+ *   provider (an import, oidc/foreign_import/), counted in the store at each scrape; it falls as
+ *   they sign in and their hash becomes argon2id (signin/password.ts).
  * - `idp_backups_total{outcome}` (success, failure) and `idp_backup_last_success_timestamp_seconds`:
  *   the scheduled backups this instance ran (app/backup/schedule.ts; 0: none yet).
  */
@@ -51,6 +54,7 @@ export class Metrics {
   private readonly started_at = Date.now() / 1000;
   private mail = { sent: 0, retry: 0, failed: 0, queued: 0 };
   private backups = { success: 0, failure: 0, last_success: 0 };
+  private foreign_hashes = 0;
   /** Labels put on every sample (`worker="2"` under `idp serve --workers N`), already rendered. */
   private constant = "";
 
@@ -108,6 +112,11 @@ export class Metrics {
     this.mail.queued = count;
   }
 
+  /** Users still on a foreign password hash (store.count_foreign_password_hashes, read at the scrape). */
+  foreign_password_hashes(count: number): void {
+    this.foreign_hashes = count;
+  }
+
   /** A scheduled backup this instance ran, started at `at` (unix seconds). */
   backup(outcome: "success" | "failure", at: number): void {
     this.backups[outcome]++;
@@ -145,6 +154,9 @@ export class Metrics {
     for (const outcome of ["retry", "failed"] as const) lines.push(`idp_mail_failed_total{outcome="${outcome}"} ${this.mail[outcome]}`);
     family("idp_mail_queued", "gauge", "Mail messages waiting in the outbox (all instances), as last counted by this instance.");
     lines.push(`idp_mail_queued ${this.mail.queued}`);
+
+    family("idp_users_foreign_password_hashes", "gauge", "Users whose password hash was imported from another provider and is not yet replaced by argon2id.");
+    lines.push(`idp_users_foreign_password_hashes ${this.foreign_hashes}`);
 
     family("idp_backups_total", "counter", "Scheduled backups this instance ran, by outcome.");
     for (const outcome of ["success", "failure"] as const) lines.push(`idp_backups_total{outcome="${outcome}"} ${this.backups[outcome]}`);
