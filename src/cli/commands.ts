@@ -21,6 +21,7 @@ import { resources_commands } from "./resources.ts";
 import { saml_commands } from "./saml.ts";
 import { ATTRIBUTE_CLAIMS, STANDARD_ATTRIBUTES } from "../oidc/saml/attributes.ts";
 import { restore_command } from "./restore.ts";
+import { import_command } from "./import_foreign.ts";
 import { serve_command } from "./serve.ts";
 import { group, type Command, type CommandGroup } from "./spec.ts";
 import { upstreams_commands } from "./upstreams.ts";
@@ -35,6 +36,7 @@ export const COMMANDS: Record<string, Command | CommandGroup> = {
   migrate: migrate_command,
   backup: backup_group,
   restore: restore_command,
+  import: import_command,
   users: group({
     summary: "manage end users",
     commands: { ...users_commands, enable: enable_command, disable: disable_command, invite: invite_command, "send-reset": send_reset_command },
