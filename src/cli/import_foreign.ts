@@ -37,7 +37,9 @@ function write_report(write: Writer, report: ImportReport): void {
     write(`Nothing imported: ${report.errors.length} row(s) cannot be read. Fix them and run again.\n`);
     for (const error of report.errors) write(`  error ${error.at}: ${error.message}\n`);
   } else {
-    write(`${would} ${report.users_created.length} user(s), ${report.groups_created.length} group(s), ${report.clients_created.length} client(s) from ${report.source}${report.dry_run ? " (dry run: nothing written)" : ""}.\n`);
+    write(
+      `${would} ${report.users_created.length} user(s), ${report.groups_created.length} group(s), ${report.clients_created.length} client(s) from ${report.source}${report.dry_run ? " (dry run: nothing written)" : ""}.\n`,
+    );
     if (report.users_with_foreign_hash > 0) {
       write(`${report.users_with_foreign_hash} user(s) keep their password hash until their next sign-in replaces it with argon2id.\n`);
     }

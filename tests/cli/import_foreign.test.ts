@@ -31,7 +31,16 @@ async function foreign_gauge(t: TestProvider): Promise<number> {
 async function sign_in(t: TestProvider, username: string, password: string, client_id = "test-app", secret = t.secret): Promise<Response> {
   const challenge = pkce();
   const url = new URL("/authorize", t.url);
-  const params = { client_id, response_type: "code", redirect_uri: REDIRECT_URI, scope: "openid", state: "s", nonce: "n", code_challenge: challenge.challenge, code_challenge_method: "S256" };
+  const params = {
+    client_id,
+    response_type: "code",
+    redirect_uri: REDIRECT_URI,
+    scope: "openid",
+    state: "s",
+    nonce: "n",
+    code_challenge: challenge.challenge,
+    code_challenge_method: "S256",
+  };
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   const { callback } = await authorize(new Browser(), url.href, { username, password, callback_prefix: REDIRECT_URI });
   const code = callback.searchParams.get("code")!;
@@ -82,7 +91,11 @@ describe("idp import --from keycloak: a realm export's users sign in with their 
       const grafana = (await store.get_client("grafana"))!;
       // The secret in the export is kept (hashed at rest): the application needs no change.
       expect(grafana.client_secret_hash).toBe(sha256("kc-grafana-secret-0123456789abcdef"));
-      expect(grafana.metadata).toMatchObject({ redirect_uris: [REDIRECT_URI], post_logout_redirect_uris: ["https://rp.example.com/bye"], token_endpoint_auth_method: "client_secret_basic" });
+      expect(grafana.metadata).toMatchObject({
+        redirect_uris: [REDIRECT_URI],
+        post_logout_redirect_uris: ["https://rp.example.com/bye"],
+        token_endpoint_auth_method: "client_secret_basic",
+      });
       expect((await store.get_client("spa"))!.metadata.token_endpoint_auth_method).toBe("none");
       const [event] = await store.list_audit_events({ type: "users_imported" });
       expect(event?.details).toMatchObject({ via: "cli", from: "keycloak", users: 3, groups: 3, clients: 2 });
@@ -124,7 +137,7 @@ describe("idp import --from keycloak: a realm export's users sign in with their 
     );
     expect((await sign_in(t, "bob", "bob's old password")).status).toBe(200);
     expect(await t.store.list_audit_events({ type: "password_rehashed" })).toHaveLength(2);
-  });
+  }, 60_000);
 });
 
 describe("idp import --from auth0 and --from csv", () => {
@@ -161,7 +174,7 @@ describe("idp import --from auth0 and --from csv", () => {
     for (const name of ["erin@acme.example", "frank@acme.example", "grace", "heidi"]) {
       expect((await t.store.get_user_by_username(name))!.password_hash).toStartWith("$argon2id$");
     }
-  });
+  }, 60_000);
 
   test("a file with a bad row imports nothing; errors name the lines", async () => {
     const file = join(box.dir, "bad.csv");

@@ -115,7 +115,9 @@ export async function apply_plan(store: Store, plan: ImportPlan, options: { dry_
       });
     }
     // A secret kept from the file is the operator's already: only a new one is shown.
-    report.clients_created.push(secret !== null && client.secret === null ? { client_id: client.client_id, client_secret: write ? secret : "(made at import)" } : { client_id: client.client_id });
+    report.clients_created.push(
+      secret !== null && client.secret === null ? { client_id: client.client_id, client_secret: write ? secret : "(made at import)" } : { client_id: client.client_id },
+    );
   }
   report.written = write;
   return report;

@@ -140,14 +140,16 @@ function add_keycloak_user(plan: ImportPlan, seen: Set<string>, at: string, user
   });
 }
 
-function add_client(plan: ImportPlan, at: string, client: Json): void {
+/** Adds an OpenID Connect client to the plan; false (reported as ignored) when it is not one to import. */
+function add_client(plan: ImportPlan, at: string, client: Json): boolean {
   const client_id = client.clientId;
   if (typeof client_id !== "string" || !/^[\x21-\x7E]{1,255}$/.test(client_id)) {
     plan.ignored.push({ at, message: "client without a clientId of printable ASCII" });
-    return;
+    return false;
   }
-  const skip = (why: string): void => {
+  const skip = (why: string): false => {
     plan.ignored.push({ at, message: `client ${client_id}: ${why}` });
+    return false;
   };
   if (BUILT_IN_CLIENTS.has(client_id)) return skip("Keycloak's own");
   if ((client.protocol ?? "openid-connect") !== "openid-connect") return skip(`protocol ${String(client.protocol)} (register it again: idp saml)`);
@@ -167,6 +169,7 @@ function add_client(plan: ImportPlan, at: string, client: Json): void {
   const secret = !is_public && typeof client.secret === "string" && client.secret.length >= 16 && !MASKED.test(client.secret) ? client.secret : null;
   const name = typeof client.name === "string" && client.name !== "" && !client.name.startsWith("${") ? client.name : client_id;
   plan.clients.push({ at, client_id, client_name: name, redirect_uris: exact, post_logout_redirect_uris: post_logout, public: is_public, secret });
+  return true;
 }
 
 /** Reads a realm export (JSON text, already within MAX_IMPORT_BYTES). */

@@ -78,7 +78,10 @@ export function read_csv(text: string): ImportPlan {
   const columns = header.fields.map((name) => name.trim());
   const unknown = unknown_columns(columns);
   if (unknown.length > 0 || !columns.includes("username")) {
-    return unreadable("csv", `line ${header.line}: the header must name columns of ${TABLE_COLUMNS.join(",")}, username among them${unknown.length > 0 ? ` (unknown: ${unknown.join(", ")})` : ""}`);
+    return unreadable(
+      "csv",
+      `line ${header.line}: the header must name columns of ${TABLE_COLUMNS.join(",")}, username among them${unknown.length > 0 ? ` (unknown: ${unknown.join(", ")})` : ""}`,
+    );
   }
   const plan = empty_plan("csv");
   const seen = new Set<string>();
@@ -88,7 +91,7 @@ export function read_csv(text: string): ImportPlan {
       continue;
     }
     const row: Row = {};
-    columns.forEach((column, i) => (row[column as keyof Row] = record.fields[i]));
+    for (const [i, column] of columns.entries()) row[column as keyof Row] = record.fields[i];
     add_row(plan, seen, `line ${record.line}`, row);
   }
   return plan;
@@ -105,13 +108,16 @@ export function read_json_table(text: string): ImportPlan {
   if (!Array.isArray(rows)) return unreadable("csv", "a JSON table is an array of objects");
   const plan = empty_plan("csv");
   const seen = new Set<string>();
-  rows.forEach((row, i) => {
+  for (const [i, row] of (rows as unknown[]).entries()) {
     const at = `[${i}]`;
-    if (row === null || typeof row !== "object" || Array.isArray(row)) return plan.errors.push({ at, message: "not an object" });
+    if (row === null || typeof row !== "object" || Array.isArray(row)) {
+      plan.errors.push({ at, message: "not an object" });
+      continue;
+    }
     const unknown = unknown_columns(Object.keys(row));
-    if (unknown.length > 0) return plan.errors.push({ at, message: `unknown members ${unknown.join(", ")}` });
-    add_row(plan, seen, at, row as Row);
-  });
+    if (unknown.length > 0) plan.errors.push({ at, message: `unknown members ${unknown.join(", ")}` });
+    else add_row(plan, seen, at, row as Row);
+  }
   return plan;
 }
 

@@ -98,14 +98,42 @@ describe("abuse: refused before any work", () => {
 
 describe("properties", () => {
   test("no string makes parse_password_hash throw; what it takes is within the limits", () => {
-    const pieces = fc.constantFrom("$", "2b", "2a", "pbkdf2-sha256", "scrypt", "argon2i", "argon2d", "v=19", "m=", "t=", "p=", "ln=", "r=", "i=", ",", "9", "99999999", "AAAA", ".", "/", "=");
+    const pieces = fc.constantFrom(
+      "$",
+      "2b",
+      "2a",
+      "pbkdf2-sha256",
+      "scrypt",
+      "argon2i",
+      "argon2d",
+      "v=19",
+      "m=",
+      "t=",
+      "p=",
+      "ln=",
+      "r=",
+      "i=",
+      ",",
+      "9",
+      "99999999",
+      "AAAA",
+      ".",
+      "/",
+      "=",
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.array(pieces, { maxLength: 20 }).map((p) => p.join(""))), (text) => {
-        const parsed = parse_password_hash(text);
-        if ("problem" in parsed) return;
-        if (parsed.kind === "bcrypt") expect(parsed.cost).toBeLessThanOrEqual(FOREIGN_LIMITS.bcrypt_cost);
-        if (parsed.kind === "pbkdf2-sha256" || parsed.kind === "pbkdf2-sha512") expect(parsed.iterations).toBeLessThanOrEqual(FOREIGN_LIMITS.pbkdf2_iterations);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(pieces, { maxLength: 20 }).map((p) => p.join("")),
+        ),
+        (text) => {
+          const parsed = parse_password_hash(text);
+          if ("problem" in parsed) return;
+          if (parsed.kind === "bcrypt") expect(parsed.cost).toBeLessThanOrEqual(FOREIGN_LIMITS.bcrypt_cost);
+          if (parsed.kind === "pbkdf2-sha256" || parsed.kind === "pbkdf2-sha512") expect(parsed.iterations).toBeLessThanOrEqual(FOREIGN_LIMITS.pbkdf2_iterations);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

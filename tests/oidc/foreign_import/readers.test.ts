@@ -33,7 +33,7 @@ describe("CSV (RFC 4180)", () => {
   });
 
   test("a quote left open is refused naming its line", () => {
-    expect(read_table('username\nann\n"bob\n').errors).toEqual([{ at: "file", message: 'line 3: a quoted field is not closed' }]);
+    expect(read_table('username\nann\n"bob\n').errors).toEqual([{ at: "file", message: "line 3: a quoted field is not closed" }]);
   });
 
   test("no input makes the CSV reader throw", () => {
@@ -50,7 +50,10 @@ describe("Keycloak", () => {
   test("a stored pbkdf2-sha256 credential (as exported) becomes a PHC string that verifies", async () => {
     const salt = Buffer.from("0123456789abcdef");
     const value = pbkdf2Sync("hunter2 hunter2", salt, 27500, 64, "sha256").toString("base64");
-    const converted = keycloak_credential_hash(JSON.stringify({ value, salt: salt.toString("base64"), additionalParameters: {} }), JSON.stringify({ hashIterations: 27500, algorithm: "pbkdf2-sha256", additionalParameters: {} }));
+    const converted = keycloak_credential_hash(
+      JSON.stringify({ value, salt: salt.toString("base64"), additionalParameters: {} }),
+      JSON.stringify({ hashIterations: 27500, algorithm: "pbkdf2-sha256", additionalParameters: {} }),
+    );
     expect(converted).toEqual({ hash: `$pbkdf2-sha256$i=27500$${salt.toString("base64").replace(/=+$/, "")}$${value.replace(/=+$/, "")}` });
     expect(await verify_foreign_hash("hunter2 hunter2", (converted as { hash: string }).hash)).toBe(true);
   });
@@ -72,7 +75,13 @@ describe("Keycloak", () => {
         users: [
           {
             username: "mallory",
-            credentials: [{ type: "password", secretData: '{"value":"AAAAAAAAAAAAAAAAAAAAAA==","salt":"AAAAAAAAAAAAAAAAAAAAAA=="}', credentialData: '{"hashIterations":2000000000,"algorithm":"pbkdf2-sha256"}' }],
+            credentials: [
+              {
+                type: "password",
+                secretData: '{"value":"AAAAAAAAAAAAAAAAAAAAAA==","salt":"AAAAAAAAAAAAAAAAAAAAAA=="}',
+                credentialData: '{"hashIterations":2000000000,"algorithm":"pbkdf2-sha256"}',
+              },
+            ],
           },
         ],
       }),
@@ -96,5 +105,19 @@ describe("Auth0 NDJSON", () => {
     const plan = read_auth0('{"email":"a@b.example"}\n\nnot json\n[1]\n{"email":"a@b.example"}\n');
     expect(plan.errors.map((e) => e.at)).toEqual(["line 3", "line 4", "line 5"]);
     expect(plan.users.map((u) => u.username)).toEqual(["a@b.example"]);
+  });
+});
+
+describe("the table as JSON", () => {
+  test("an array of objects with the CSV's members; groups as an array; unknown members refused", () => {
+    const plan = read_table(
+      JSON.stringify([
+        { username: "grace", email: "grace@acme.example", email_verified: true, password_hash: "$2b$10$WVTyYB.ra0DqbAyvLkH3b.Gj6/6sXrjwlSzMKDMtZ2n43kz0EHrvS", groups: ["ops"] },
+        { username: "ivan", emial: "typo@acme.example" },
+      ]),
+    );
+    expect(plan.errors).toEqual([{ at: "[1]", message: "unknown members emial" }]);
+    expect(plan.users).toMatchObject([{ username: "grace", email_verified: true, groups: ["ops"] }]);
+    expect(plan.groups).toEqual(["ops"]);
   });
 });
