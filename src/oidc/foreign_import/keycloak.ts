@@ -1,6 +1,6 @@
 /**
  * Keycloak realm export (`kc.sh export --realm NAME`, or a realm's "Partial export" in the admin
- * console; also the `NAME-users-N.json` files of `--users different_files`): its users with
+ * console; also the `<realm>-users-<n>.json` files of `--users different_files`): its users with
  * their password credentials, its groups, and its OpenID Connect clients.
  *
  * - Users: username, email, emailVerified, firstName, lastName, enabled (false: disabled),
