@@ -9,13 +9,19 @@ import { ExportFileError, MAX_FILE_BYTES, parse_export } from "../app/transfer/f
 import { check_secrets, import_document, type ImportReport } from "../app/transfer/import.ts";
 import type { CliContext } from "./context.ts";
 import { CliError } from "./errors.ts";
+import { import_foreign } from "./import_foreign.ts";
 import type { Writer } from "./output.ts";
 import { command, type ArgsOf, type CommandSpec, type OptionSpecs } from "./spec.ts";
 
 const IMPORT = {
-  summary: "import a file of idp export into the database: all of it into an empty one, skipping conflicts in one with data",
+  summary: "import a file of idp export (or, with --from, of another provider) into the database, skipping conflicts",
   positionals: ["file"],
   options: {
+    from: {
+      type: "string",
+      value: "keycloak|auth0|csv",
+      help: "the file comes from another provider: a Keycloak realm export, an Auth0 NDJSON export, or a CSV/JSON table (import_foreign.ts)",
+    },
     dry_run: { type: "boolean", help: "check the file and print what would be imported and skipped, without writing" },
   },
   notes: `The whole file is checked before anything is written: its size (256 MiB at most), that it is
@@ -28,7 +34,16 @@ name, client_id, upstream, resource, SAML entity ID, application (or its URL), s
 passkey credential or POSIX number; so are the rows that belong to a skipped one (the passkeys
 and memberships of a skipped user). Signing keys are imported only into a database without any.
 The report lists every skipped row and why; the rows kept are written in one transaction.
-Importing the same file again imports nothing.`,
+Importing the same file again imports nothing.
+
+With --from, the file comes from another provider. Users keep their password: bcrypt,
+PBKDF2-SHA256/SHA512 (Keycloak's), scrypt and argon2i/argon2d hashes are verified at sign-in and
+replaced by argon2id then; hashes with absurd cost parameters are refused. Every row is checked
+first: a file with a bad row imports nothing and the errors name the rows (line numbers, or JSON
+paths). Existing usernames, groups and client IDs are left as they are and reported as skipped.
+The CSV header is username,email,email_verified,name,given_name,family_name,password_hash,groups
+(groups separated by ;); a JSON array of objects with the same members is read too. At most
+64 MiB and 200,000 users a file.`,
 } as const satisfies CommandSpec<OptionSpecs>;
 
 /** Reads, checks and imports (or, with dry_run, only plans) the export file `file`; CliError when the file is refused. */
@@ -73,6 +88,7 @@ export function write_import_report(write: Writer, file: string, report: ImportR
 
 const IMPORT_RUN = async (ctx: CliContext, { positionals, flags }: ArgsOf<typeof IMPORT>): Promise<void> => {
   const file = positionals[0]!;
+  if (flags.from !== undefined) return import_foreign(ctx, flags.from, file, { dry_run: flags.dry_run === true });
   const report = await import_own_file(ctx, file, { dry_run: flags.dry_run === true });
   ctx.emit({ file, ...report }, (write) => write_import_report(write, file, report));
 };

@@ -9,7 +9,9 @@
  *   login, login_locked, two_factor, two_factor_enrolled, two_factor_removed,
  *   passkey_added, passkey_renamed, passkey_removed, passkey_counter_regressed (a passkey whose
  *   signature counter went backwards: a cloned authenticator? passkeys/ceremony.ts),
- *   recovery_codes_replaced, password_change, password_reset_requested (forgot password: the
+ *   recovery_codes_replaced, password_change, password_rehashed (a password hash imported from another provider replaced by argon2id
+ *   at the user's first password sign-in: `details.from` its kind; signin/password.ts),
+ *   password_reset_requested (forgot password: the
  *   outcome says whether a link was mailed, `details.reason` why not; never what was typed),
  *   password_reset, account_reclaimed (a reset proved a never verified address: the TOTP,
  *   recovery codes, passkeys, linked upstream accounts and pending links went, counted in

@@ -17,6 +17,9 @@
  * - `idp_webhook_deliveries_total{outcome}` (attempts: `sent`, `retry` scheduled another,
  *   `failed` was the last) and `idp_webhook_queued` (deliveries waiting, all instances, as this
  *   instance's worker last counted them): oidc/webhooks/deliver.ts.
+ * - `idp_users_foreign_password_hashes`: users whose password hash still comes from another
+ *   provider (an import, oidc/foreign_import/), counted in the store at each scrape; it falls as
+ *   they sign in and their hash becomes argon2id (signin/password.ts).
  * - `idp_backups_total{outcome}` (success, failure) and `idp_backup_last_success_timestamp_seconds`:
  *   the scheduled backups this instance ran (app/backup/schedule.ts; 0: none yet).
  */
@@ -59,6 +62,7 @@ export class Metrics {
   private mail = { sent: 0, retry: 0, failed: 0, queued: 0 };
   private webhooks = { sent: 0, retry: 0, failed: 0, queued: 0 };
   private backups = { success: 0, failure: 0, last_success: 0 };
+  private foreign_hashes = 0;
   /** Labels put on every sample (`worker="2"` under `idp serve --workers N`), already rendered. */
   private constant = "";
 
@@ -126,6 +130,11 @@ export class Metrics {
     this.webhooks.queued = count;
   }
 
+  /** Users still on a foreign password hash (store.count_foreign_password_hashes, read at the scrape). */
+  foreign_password_hashes(count: number): void {
+    this.foreign_hashes = count;
+  }
+
   /** A scheduled backup this instance ran, started at `at` (unix seconds). */
   backup(outcome: "success" | "failure", at: number): void {
     this.backups[outcome]++;
@@ -168,6 +177,8 @@ export class Metrics {
     for (const outcome of WEBHOOK_OUTCOMES) lines.push(`idp_webhook_deliveries_total{outcome="${outcome}"} ${this.webhooks[outcome]}`);
     family("idp_webhook_queued", "gauge", "Webhook deliveries waiting in the outbox (all instances), as last counted by this instance.");
     lines.push(`idp_webhook_queued ${this.webhooks.queued}`);
+    family("idp_users_foreign_password_hashes", "gauge", "Users whose password hash was imported from another provider and is not yet replaced by argon2id.");
+    lines.push(`idp_users_foreign_password_hashes ${this.foreign_hashes}`);
 
     family("idp_backups_total", "counter", "Scheduled backups this instance ran, by outcome.");
     for (const outcome of ["success", "failure"] as const) lines.push(`idp_backups_total{outcome="${outcome}"} ${this.backups[outcome]}`);

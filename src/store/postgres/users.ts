@@ -114,5 +114,9 @@ export function pg_users(sql: PgSql): UserStore {
       const [row] = await sql`SELECT count(*) AS n FROM user_recovery_codes WHERE user_id = ${user_id} AND used_at IS NULL`;
       return Number(row?.n ?? 0);
     },
+    async count_foreign_password_hashes() {
+      const [row] = await sql`SELECT count(*) AS n FROM users WHERE password_hash <> '' AND substr(password_hash, 1, 10) <> '$argon2id$'`;
+      return Number(row?.n ?? 0);
+    },
   };
 }

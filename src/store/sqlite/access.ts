@@ -29,6 +29,7 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   set_recovery_codes: "write",
   consume_recovery_code: "write",
   count_recovery_codes: "read",
+  count_foreign_password_hashes: "read",
   find_users_by_email: "read",
   // user tokens
   create_user_token: "write",

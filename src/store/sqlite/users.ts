@@ -55,6 +55,7 @@ export function sqlite_users(db: SqliteDatabase): Sync<UserStore> {
   const clear_codes = db.prepare("DELETE FROM user_recovery_codes WHERE user_id = $user_id");
   const add_code = db.prepare("INSERT INTO user_recovery_codes (user_id, code_hash, created_at) VALUES ($user_id, $code_hash, $now)");
   const use_code = db.prepare("UPDATE user_recovery_codes SET used_at = $now WHERE user_id = $user_id AND code_hash = $code_hash AND used_at IS NULL");
+  const count_foreign = db.prepare("SELECT count(*) AS n FROM users WHERE password_hash <> '' AND substr(password_hash, 1, 10) <> '$argon2id$'");
   const count_codes = db.prepare("SELECT count(*) AS n FROM user_recovery_codes WHERE user_id = $user_id AND used_at IS NULL");
 
   const bind = (row: UserRow) => ({ ...encode_sqlite(user_spec, row), username_key: username_key(row.username) });
@@ -143,6 +144,10 @@ export function sqlite_users(db: SqliteDatabase): Sync<UserStore> {
     },
     count_recovery_codes(user_id) {
       const row = count_codes.get({ user_id: user_id }) as { n: number } | null;
+      return row?.n ?? 0;
+    },
+    count_foreign_password_hashes() {
+      const row = count_foreign.get({}) as { n: number } | null;
       return row?.n ?? 0;
     },
   };

@@ -21,6 +21,8 @@ export const AUDIT_EVENT_TYPES = [
   "password_change",
   "password_reset_requested",
   "password_reset",
+  // A password hash imported from another provider replaced by argon2id at sign-in (signin/password.ts).
+  "password_rehashed",
   // A reset proved the address for the first time: the earlier holder's ways in went (accounts/reclaim.ts).
   "account_reclaimed",
   "email_verification_sent",
@@ -54,6 +56,8 @@ export const AUDIT_EVENT_TYPES = [
   "user_created",
   "user_deleted",
   "user_password_changed",
+  // `idp import --from keycloak|auth0|csv` (oidc/foreign_import/).
+  "users_imported",
   "access_denied",
   "group_created",
   "group_deleted",

@@ -123,4 +123,9 @@ export interface UserStore {
   consume_recovery_code(user_id: string, code_hash: string, now?: UnixSeconds): Promise<boolean>;
   /** How many unused recovery codes are left. */
   count_recovery_codes(user_id: string): Promise<number>;
+  /**
+   * How many users still have a password hash imported from another provider: one that is
+   * neither "" nor argon2id (oidc/crypto/foreign_hashes.ts `is_foreign_hash`, the same rule).
+   */
+  count_foreign_password_hashes(): Promise<number>;
 }

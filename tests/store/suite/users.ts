@@ -201,6 +201,20 @@ export function user_tests(ctx: SuiteContext): void {
       expect(await store.update_user(user.id, { name: "x" }, { if_version: 2 })).toBeNull();
     });
 
+    test("count_foreign_password_hashes counts hashes neither empty nor argon2id, and drops when one is replaced", async () => {
+      const store = ctx.store();
+      const before = await store.count_foreign_password_hashes();
+      const bcrypt = await store.create_user({ username: uid("bcrypt"), password_hash: "$2b$10$abcdefghijklmnopqrstuuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01" });
+      await store.create_user({ username: uid("pbkdf2"), password_hash: "$pbkdf2-sha256$i=27500$c2FsdA$aGFzaA" });
+      await store.create_user({ username: uid("ours"), password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA" });
+      await store.create_user({ username: uid("nopassword"), password_hash: "" });
+      // An uppercase spelling is not ours: the comparison is exact on both databases.
+      await store.create_user({ username: uid("upper"), password_hash: "$ARGON2ID$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA" });
+      expect(await store.count_foreign_password_hashes()).toBe(before + 3);
+      await store.update_user(bcrypt.id, { password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$bmV3" });
+      expect(await store.count_foreign_password_hashes()).toBe(before + 2);
+    });
+
     test("update_user to a taken username conflicts", async () => {
       const store = ctx.store();
       const a = await seed_user(store);
