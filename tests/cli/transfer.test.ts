@@ -192,7 +192,7 @@ describe("idp export / idp import (SQLite)", () => {
       const cases: [string, string][] = [
         [bad("truncated.json", text.slice(0, Math.floor(text.length / 2))), "the file is not JSON (cut short?)"],
         [bad("empty.json", ""), "the file is not JSON"],
-        [bad("other.json", JSON.stringify({ hello: "world" })), 'not an idp export (no "format": "idp-export")'],
+        [bad("other.json", JSON.stringify({ hello: "world" })), 'not an idp export (no "format": "idp-export"; a file of another provider takes --from'],
         [bad("v2.json", JSON.stringify({ ...document, version: 2 })), "format version 2; this idp reads version 1"],
         [bad("unknown.json", with_areas({ ...document.areas, users: { sessions: [] } })), "areas.users.sessions: not a table this version imports"],
         [bad("type.json", with_areas({ users: { users: [{ ...user, email_verified: "yes" }] } })), "areas.users.users[0]: email_verified"],
