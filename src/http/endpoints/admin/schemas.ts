@@ -17,6 +17,9 @@ export const AddressSchema = z.strictObject({
   country: z.string().max(256).optional(),
 });
 
+/** A custom attribute's value: its declared type (string, number, boolean, string[]) is checked by oidc/attributes/values.ts. */
+const ATTRIBUTE_VALUE = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
+
 export const UserSchema = z
   .object({
     id: z.string(),
@@ -36,6 +39,8 @@ export const UserSchema = z
     created_at: time,
     updated_at: time,
     groups: z.array(z.string()).optional(),
+    /** Custom attributes by declared name (`idp attributes`; oidc/attributes/). */
+    attributes: z.record(z.string(), ATTRIBUTE_VALUE).optional(),
   })
   .meta({ id: "User" });
 
@@ -70,7 +75,14 @@ export const UserCreateSchema = z
   })
   .meta({ id: "UserCreate" });
 
-export const UserPatchSchema = z.strictObject({ ...PROFILE, status: z.enum(["active", "disabled"]).optional() }).meta({ id: "UserPatch" });
+export const UserPatchSchema = z
+  .strictObject({
+    ...PROFILE,
+    status: z.enum(["active", "disabled"]).optional(),
+    /** Sets (a value of the attribute's type) or clears (null) custom attributes by name; the others stay. */
+    attributes: z.record(z.string().max(64), ATTRIBUTE_VALUE.nullable()).optional(),
+  })
+  .meta({ id: "UserPatch" });
 
 export const ClientSchema = z
   .looseObject({
