@@ -97,6 +97,21 @@ import { AdminUserRevokeGrant } from "./endpoints/admin/users/revoke_grant.ts";
 import { AdminUserSendReset } from "./endpoints/admin/users/send_reset.ts";
 import { AdminUserSessions } from "./endpoints/admin/users/sessions.ts";
 import { AdminUserUpdate } from "./endpoints/admin/users/update.ts";
+import { AdminAppCreate } from "./endpoints/admin/apps/create.ts";
+import { AdminAppDelete } from "./endpoints/admin/apps/delete.ts";
+import { AdminAppList } from "./endpoints/admin/apps/list.ts";
+import { AdminAppRead } from "./endpoints/admin/apps/read.ts";
+import { AdminAppUpdate } from "./endpoints/admin/apps/update.ts";
+import { AdminLdapAccountCreate } from "./endpoints/admin/ldap/create.ts";
+import { AdminLdapAccountDelete } from "./endpoints/admin/ldap/delete.ts";
+import { AdminLdapAccountList } from "./endpoints/admin/ldap/list.ts";
+import { AdminLdapAccountRead } from "./endpoints/admin/ldap/read.ts";
+import { AdminLdapAccountRotate } from "./endpoints/admin/ldap/rotate.ts";
+import { AdminSamlCreate } from "./endpoints/admin/saml/create.ts";
+import { AdminSamlDelete } from "./endpoints/admin/saml/delete.ts";
+import { AdminSamlList } from "./endpoints/admin/saml/list.ts";
+import { AdminSamlRead } from "./endpoints/admin/saml/read.ts";
+import { AdminSamlUpdate } from "./endpoints/admin/saml/update.ts";
 import { AdminApiHandler } from "./middleware/admin_api.ts";
 import { AdminConsoleAudit } from "./endpoints/admin_console/audit.ts";
 import { AdminConsoleAuditCsv } from "./endpoints/admin_console/audit_csv.ts";
@@ -301,6 +316,21 @@ function admin_api(idp: Provider): Item[] {
     AdminUpstreamRead(idp),
     AdminUpstreamUpdate(idp),
     AdminUpstreamDelete(idp),
+    AdminSamlList(idp),
+    AdminSamlCreate(idp),
+    AdminSamlRead(idp),
+    AdminSamlUpdate(idp),
+    AdminSamlDelete(idp),
+    AdminAppList(idp),
+    AdminAppCreate(idp),
+    AdminAppRead(idp),
+    AdminAppUpdate(idp),
+    AdminAppDelete(idp),
+    AdminLdapAccountList(idp),
+    AdminLdapAccountCreate(idp),
+    AdminLdapAccountRead(idp),
+    AdminLdapAccountRotate(idp),
+    AdminLdapAccountDelete(idp),
   ];
   return [...endpoints, AdminOpenApi(idp, endpoints)];
 }
