@@ -38,7 +38,6 @@ for (const database of databases) {
       expect(res.headers.get("content-type")).toStartWith("application/problem+json");
       return (await res.json()) as Problem;
     };
-    const etag_of = async (path: string) => (await call("GET", path)).headers.get("etag")!;
     const client_token = async (client_id: string, secret: string) => {
       const res = await fetch(`${op.url}/token`, {
         method: "POST",
@@ -154,7 +153,10 @@ for (const database of databases) {
         [{ metadata_xml: metadata, allowed_groups: ["nobody-has-this"] }, "allowed_groups"],
         [{ metadata_xml: metadata, unknown: 1 }, ""],
         // SAML Metadata §2.4.4: it asks for signed assertions, so the Response alone is not enough.
-        [{ metadata_xml: sp_metadata({ entity_id: "https://strict.example.com/sp", acs: ["https://strict.example.com/acs"], want_assertions_signed: true }), sign: "response" }, "sign"],
+        [
+          { metadata_xml: sp_metadata({ entity_id: "https://strict.example.com/sp", acs: ["https://strict.example.com/acs"], want_assertions_signed: true }), sign: "response" },
+          "sign",
+        ],
       ];
       for (const [body, field] of cases) {
         const refused = await problem(await call("POST", SAML, { body }), 422);
@@ -191,7 +193,15 @@ for (const database of databases) {
       });
       expect(created.status).toBe(201);
       const body = (await created.json()) as Record<string, unknown>;
-      expect(body).toMatchObject({ name: "grafana", url: "https://grafana.example.com", host: "grafana.example.com", path: "/", allowed_groups: ["Staff"], require_2fa: false, rules: ["/admin=Ops+2fa"] });
+      expect(body).toMatchObject({
+        name: "grafana",
+        url: "https://grafana.example.com",
+        host: "grafana.example.com",
+        path: "/",
+        allowed_groups: ["Staff"],
+        require_2fa: false,
+        rules: ["/admin=Ops+2fa"],
+      });
       const read = await call("GET", `${API}/apps/grafana`);
       expect(read.headers.get("etag")).toBe(created.headers.get("etag"));
       expect(await read.json()).toEqual(body);
@@ -237,7 +247,7 @@ for (const database of databases) {
       for (const text of [shown, listed]) {
         expect(text).not.toContain(body.password);
         expect(text).not.toContain(row.secret_hash);
-        expect(text).not.toContain("password\"");
+        expect(text).not.toContain('password"');
       }
 
       expect((await problem(await call("POST", `${API}/ldap/service-accounts`, { body: { name: "nextcloud" } }), 409)).code).toBe("conflict");

@@ -54,7 +54,13 @@ function main(html: string): string {
   return /<main[\s\S]*<\/main>/.exec(html)![0];
 }
 
-const decode = (text: string) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const decode = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 describe("admin console: SAML applications", () => {
   const entity = "https://wiki.example.com/saml";
@@ -63,7 +69,9 @@ describe("admin console: SAML applications", () => {
   test("add from pasted metadata: its page shows the entityID, ACS URL and our metadata URL; edit the options; remove with the password", async () => {
     const list = await console_page(browser, `${t.url}/admin/saml`);
     // In the navigation, after the sign-in providers.
-    expect(list.html).toMatch(/Sign-in providers<\/a><\/li>\s*<li><a href="[^"]*\/admin\/saml" aria-current="page">SAML applications<\/a><\/li>\s*<li><a href="[^"]*\/admin\/apps">Protected applications<\/a><\/li>\s*<li><a href="[^"]*\/admin\/ldap-accounts">LDAP service accounts<\/a>/);
+    expect(list.html).toMatch(
+      /Sign-in providers<\/a><\/li>\s*<li><a href="[^"]*\/admin\/saml" aria-current="page">SAML applications<\/a><\/li>\s*<li><a href="[^"]*\/admin\/apps">Protected applications<\/a><\/li>\s*<li><a href="[^"]*\/admin\/ldap-accounts">LDAP service accounts<\/a>/,
+    );
     expect(main(list.html)).toContain("No SAML application is registered yet.");
     const added = await browser.post(`${t.url}/admin/saml`, { csrf: list.csrf!, name: "Team wiki", metadata_xml: metadata, metadata_url: "" });
     expect(added.status).toBe(303);
@@ -109,7 +117,10 @@ describe("admin console: SAML applications", () => {
       [{ attributes: "no-equals-sign" }, 'attributes: each line must be NAME=CLAIM (employeeType=groups), not "no-equals-sign"'],
       [{ groups: "nobody-has-this" }, 'allowed_groups: no group "nobody-has-this" (create it first)'],
       [{ name: "" }, "name: must be 1 to 100 characters without control characters"],
-      [{ metadata_xml: sp_metadata({ entity_id: "https://other.example.com/sp", acs: ["https://other.example.com/acs"] }) }, `metadata: the metadata describes https://other.example.com/sp, not ${entity}`],
+      [
+        { metadata_xml: sp_metadata({ entity_id: "https://other.example.com/sp", acs: ["https://other.example.com/acs"] }) },
+        `metadata: the metadata describes https://other.example.com/sp, not ${entity}`,
+      ],
     ] as const) {
       const refused = await browser.post(`${t.url}/admin/saml/sp`, with_fields(fresh, change));
       expect([change, refused.status]).toEqual([change, 422]);
@@ -288,7 +299,7 @@ describe("admin console: LDAP service accounts", () => {
 
     for (const [form, status, words] of [
       [{ name: "nextcloud", group: "" }, 409, "service account nextcloud exists already (name: is taken)"],
-      [{ name: "bad,name", group: "" }, 422, "name: \"bad,name\" is not valid: use 1 to 64 ASCII letters, digits or . _ - (starting with a letter or digit)"],
+      [{ name: "bad,name", group: "" }, 422, 'name: "bad,name" is not valid: use 1 to 64 ASCII letters, digits or . _ - (starting with a letter or digit)'],
     ] as const) {
       const refused = await browser.post(`${t.url}/admin/ldap-accounts`, { csrf: list.csrf!, ...form });
       const html = await refused.text();

@@ -81,7 +81,20 @@ export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
 /** Role → what it may do. */
 export const ROLE_PERMISSIONS: Readonly<Record<ConsoleRole, readonly ConsolePermission[]>> = {
   admin: CONSOLE_PERMISSIONS,
-  auditor: ["view_dashboard", "view_users", "view_groups", "view_clients", "view_resources", "view_registration_tokens", "view_saml", "view_apps", "view_ldap_accounts", "view_audit", "view_keys", "view_settings"],
+  auditor: [
+    "view_dashboard",
+    "view_users",
+    "view_groups",
+    "view_clients",
+    "view_resources",
+    "view_registration_tokens",
+    "view_saml",
+    "view_apps",
+    "view_ldap_accounts",
+    "view_audit",
+    "view_keys",
+    "view_settings",
+  ],
   helpdesk: ["view_dashboard", "view_users", "view_audit", "send_reset", "end_sessions", "reset_second_factors", "revoke_consents"],
 };
 

@@ -35,7 +35,11 @@ export const AdminConsoleLdapAccountRemove = (idp: Provider) =>
       const danger = ldap_account_danger(idp, account, "remove");
       const problem = await confirmation_problem(idp, gate.admin, danger, input, ip);
       if (problem !== null) {
-        await record_console_event(idp, gate.admin.user, ip, { action: "ldap_service_account_removed", outcome: "failure", details: { name: account.name, reason: "reauthentication" } });
+        await record_console_event(idp, gate.admin.user, ip, {
+          action: "ldap_service_account_removed",
+          outcome: "failure",
+          details: { name: account.name, reason: "reauthentication" },
+        });
         return this.view("admin/confirm", danger_values(idp, gate.admin, danger, { error: problem }), 403);
       }
       try {

@@ -37,7 +37,11 @@ export const AdminConsoleLdapAccountRotate = (idp: Provider) =>
       const danger = ldap_account_danger(idp, account, "rotate");
       const problem = await confirmation_problem(idp, gate.admin, danger, input, ip);
       if (problem !== null) {
-        await record_console_event(idp, gate.admin.user, ip, { action: "ldap_service_account_rotated", outcome: "failure", details: { name: account.name, reason: "reauthentication" } });
+        await record_console_event(idp, gate.admin.user, ip, {
+          action: "ldap_service_account_rotated",
+          outcome: "failure",
+          details: { name: account.name, reason: "reauthentication" },
+        });
         return this.view("admin/confirm", danger_values(idp, gate.admin, danger, { error: problem }), 403);
       }
       try {

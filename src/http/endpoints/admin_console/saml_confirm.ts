@@ -33,11 +33,9 @@ export function saml_danger(idp: Provider, row: SamlServiceProviderRow): Danger 
   };
 }
 
-export const AdminConsoleSamlConfirmRequest = Fw.Request(
-  "AdminConsoleSamlConfirmRequest",
-  z.object({ action: z.literal("remove"), entity_id: z.string().max(1024) }),
-  { from: ["query"] },
-);
+export const AdminConsoleSamlConfirmRequest = Fw.Request("AdminConsoleSamlConfirmRequest", z.object({ action: z.literal("remove"), entity_id: z.string().max(1024) }), {
+  from: ["query"],
+});
 
 export const AdminConsoleSamlConfirm = (idp: Provider) =>
   class AdminConsoleSamlConfirm extends Fw.Renderable(Fw.Endpoint(AdminConsoleSamlConfirmRequest, [Fw.Response.Html, Fw.Response.Redirect])) {

@@ -18,14 +18,21 @@ import { console_gate, console_notice, console_url, console_values, when } from 
 import { confirm_url } from "../../pages/admin_confirm.ts";
 import { no_such_saml_sp, saml_sp_url } from "./saml.ts";
 
-export const AdminConsoleSamlSpRequest = Fw.Request(
-  "AdminConsoleSamlSpRequest",
-  z.object({ entity_id: z.string().max(1024), done: z.string().max(64).optional() }),
-  { from: ["query"] },
-);
+export const AdminConsoleSamlSpRequest = Fw.Request("AdminConsoleSamlSpRequest", z.object({ entity_id: z.string().max(1024), done: z.string().max(64).optional() }), {
+  from: ["query"],
+});
 
 /** The edit form as typed: kept when the rules refuse it. */
-export type SamlEditForm = { name: string; nameid_format: string; attributes: string; groups: string; idp_initiated: boolean; sign: string; metadata_xml: string; metadata_url: string };
+export type SamlEditForm = {
+  name: string;
+  nameid_format: string;
+  attributes: string;
+  groups: string;
+  idp_initiated: boolean;
+  sign: string;
+  metadata_xml: string;
+  metadata_url: string;
+};
 
 export function saml_form_from(row: SamlServiceProviderRow): SamlEditForm {
   return {

@@ -23,7 +23,10 @@ export const AdminAppCreate = (idp: Provider) =>
       const { name, ...input } = this.admin_app_create_request;
       audit_target(this, { action: "protected_app_created", details: { app: name } });
       const app = await create_app(idp.store, name, input, idp.now());
-      audit_target(this, { action: "protected_app_created", details: { app: app.name, url: app.url, groups: app.allowed_groups, require_2fa: app.require_2fa, rules: app.rules.length } });
+      audit_target(this, {
+        action: "protected_app_created",
+        details: { app: app.name, url: app.url, groups: app.allowed_groups, require_2fa: app.require_2fa, rules: app.rules.length },
+      });
       this.response.headers.set("location", `${APPS_API}/${encodeURIComponent(app.name)}`);
       return this.json(with_etag(this, app_view(app)), 201);
     }

@@ -8,7 +8,11 @@ import { LDAP_ACCOUNTS_API, LdapServiceAccountSchema, service_account_view } fro
 export const AdminLdapAccountList = (idp: Provider) =>
   class AdminLdapAccountList extends Fw.Endpoint(Fw.EmptyRequest, Fw.Response.Json) {
     static route = `GET ${LDAP_ACCOUNTS_API}`;
-    static openapi: OpenApiOperation = { summary: "List LDAP service accounts (never their passwords)", tag: "ldap", response: z.object({ items: z.array(LdapServiceAccountSchema) }) };
+    static openapi: OpenApiOperation = {
+      summary: "List LDAP service accounts (never their passwords)",
+      tag: "ldap",
+      response: z.object({ items: z.array(LdapServiceAccountSchema) }),
+    };
 
     async call() {
       audit_target(this, { action: "ldap_service_accounts_listed" });

@@ -39,16 +39,28 @@ export const SamlServiceProviderSchema = z
 
 const SETTINGS = {
   name: z.string().min(1).max(100).optional().describe("shown to users and in the audit log (default: the entityID)"),
-  nameid_format: z.string().max(32).optional().describe(`one of ${NAMEID_FORMAT_NAMES.join(", ")} (default persistent)`),
+  nameid_format: z
+    .string()
+    .max(32)
+    .optional()
+    .describe(`one of ${NAMEID_FORMAT_NAMES.join(", ")} (default persistent)`),
   attributes: z.record(z.string().min(1).max(256), z.string().min(1).max(256)).optional().describe("replaces the extra attributes: SAML attribute name → user claim"),
   allowed_groups: z.array(z.string().min(1).max(256)).max(100).optional().describe("replaces the allowed groups (each must exist); empty: everyone"),
   idp_initiated: z.boolean().optional().describe("allow sign-ins started here (unsolicited responses)"),
-  sign: z.string().max(16).optional().describe(`what is signed: ${SAML_SIGN_MODES.join(", ")} (default assertion)`),
+  sign: z
+    .string()
+    .max(16)
+    .optional()
+    .describe(`what is signed: ${SAML_SIGN_MODES.join(", ")} (default assertion)`),
 };
 
 const METADATA = {
   metadata_xml: z.string().min(1).max(MAX_METADATA_BYTES).optional().describe("the service provider's SAML metadata document"),
-  metadata_url: z.url({ protocol: /^https?$/ }).max(2048).optional().describe("or its URL, fetched through the outbound fence (IDP_OUTBOUND_*)"),
+  metadata_url: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional()
+    .describe("or its URL, fetched through the outbound fence (IDP_OUTBOUND_*)"),
 };
 
 export const SamlServiceProviderCreateSchema = z
