@@ -235,7 +235,7 @@ describe("admin console: protected applications", () => {
     expect((await t.store.get_protected_app("grafana"))!.require_2fa).toBe(true);
 
     const fresh = form_fields((await console_page(browser, `${t.url}/admin/apps/grafana`)).html, "edit-form");
-    for (const change of [{ url: "ftp://grafana.example.com" }, { rules: "admin" }, { groups: "nobody-has-this" }]) {
+    for (const change of [{ url: "ftp://grafana.example.com" }, { rules: "admin" }, { groups: "nobody-has-this" }] as Record<string, string>[]) {
       const refused = await browser.post(`${t.url}/admin/apps/grafana`, with_fields(fresh, change));
       const body = await refused.text();
       expect([change, refused.status]).toEqual([change, 422]);
