@@ -105,7 +105,39 @@ import { AdminUserRevokeGrant } from "./endpoints/admin/users/revoke_grant.ts";
 import { AdminUserSendReset } from "./endpoints/admin/users/send_reset.ts";
 import { AdminUserSessions } from "./endpoints/admin/users/sessions.ts";
 import { AdminUserUpdate } from "./endpoints/admin/users/update.ts";
+import { AdminAppCreate } from "./endpoints/admin/apps/create.ts";
+import { AdminAppDelete } from "./endpoints/admin/apps/delete.ts";
+import { AdminAppList } from "./endpoints/admin/apps/list.ts";
+import { AdminAppRead } from "./endpoints/admin/apps/read.ts";
+import { AdminAppUpdate } from "./endpoints/admin/apps/update.ts";
+import { AdminLdapAccountCreate } from "./endpoints/admin/ldap/create.ts";
+import { AdminLdapAccountDelete } from "./endpoints/admin/ldap/delete.ts";
+import { AdminLdapAccountList } from "./endpoints/admin/ldap/list.ts";
+import { AdminLdapAccountRead } from "./endpoints/admin/ldap/read.ts";
+import { AdminLdapAccountRotate } from "./endpoints/admin/ldap/rotate.ts";
+import { AdminSamlCreate } from "./endpoints/admin/saml/create.ts";
+import { AdminSamlDelete } from "./endpoints/admin/saml/delete.ts";
+import { AdminSamlList } from "./endpoints/admin/saml/list.ts";
+import { AdminSamlRead } from "./endpoints/admin/saml/read.ts";
+import { AdminSamlUpdate } from "./endpoints/admin/saml/update.ts";
 import { AdminApiHandler } from "./middleware/admin_api.ts";
+import { AdminConsoleLdapAccounts } from "./endpoints/admin_console/ldap_accounts.ts";
+import { AdminConsoleLdapAccountCreate } from "./endpoints/admin_console/ldap_account_create.ts";
+import { AdminConsoleLdapAccountConfirm } from "./endpoints/admin_console/ldap_account_confirm.ts";
+import { AdminConsoleLdapAccountRotate } from "./endpoints/admin_console/ldap_account_rotate.ts";
+import { AdminConsoleLdapAccountRemove } from "./endpoints/admin_console/ldap_account_remove.ts";
+import { AdminConsoleApps } from "./endpoints/admin_console/apps.ts";
+import { AdminConsoleAppCreate } from "./endpoints/admin_console/app_create.ts";
+import { AdminConsoleApp } from "./endpoints/admin_console/app.ts";
+import { AdminConsoleAppUpdate } from "./endpoints/admin_console/app_update.ts";
+import { AdminConsoleAppConfirm } from "./endpoints/admin_console/app_confirm.ts";
+import { AdminConsoleAppRemove } from "./endpoints/admin_console/app_remove.ts";
+import { AdminConsoleSaml } from "./endpoints/admin_console/saml.ts";
+import { AdminConsoleSamlCreate } from "./endpoints/admin_console/saml_create.ts";
+import { AdminConsoleSamlSp } from "./endpoints/admin_console/saml_sp.ts";
+import { AdminConsoleSamlUpdate } from "./endpoints/admin_console/saml_update.ts";
+import { AdminConsoleSamlConfirm } from "./endpoints/admin_console/saml_confirm.ts";
+import { AdminConsoleSamlRemove } from "./endpoints/admin_console/saml_remove.ts";
 import { AdminConsoleAudit } from "./endpoints/admin_console/audit.ts";
 import { AdminConsoleAuditCsv } from "./endpoints/admin_console/audit_csv.ts";
 import { AdminConsoleAuditJson } from "./endpoints/admin_console/audit_json.ts";
@@ -317,6 +349,21 @@ function admin_api(idp: Provider): Item[] {
     AdminUpstreamRead(idp),
     AdminUpstreamUpdate(idp),
     AdminUpstreamDelete(idp),
+    AdminSamlList(idp),
+    AdminSamlCreate(idp),
+    AdminSamlRead(idp),
+    AdminSamlUpdate(idp),
+    AdminSamlDelete(idp),
+    AdminAppList(idp),
+    AdminAppCreate(idp),
+    AdminAppRead(idp),
+    AdminAppUpdate(idp),
+    AdminAppDelete(idp),
+    AdminLdapAccountList(idp),
+    AdminLdapAccountCreate(idp),
+    AdminLdapAccountRead(idp),
+    AdminLdapAccountRotate(idp),
+    AdminLdapAccountDelete(idp),
   ];
   return [...endpoints, AdminOpenApi(idp, endpoints)];
 }
@@ -355,6 +402,23 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleUpstreams(idp),
     AdminConsoleUpstreamAction(idp),
     AdminConsoleUpstreamConfirm(idp),
+    AdminConsoleSaml(idp),
+    AdminConsoleSamlCreate(idp),
+    AdminConsoleSamlSp(idp),
+    AdminConsoleSamlUpdate(idp),
+    AdminConsoleSamlConfirm(idp),
+    AdminConsoleSamlRemove(idp),
+    AdminConsoleApps(idp),
+    AdminConsoleAppCreate(idp),
+    AdminConsoleAppConfirm(idp),
+    AdminConsoleApp(idp),
+    AdminConsoleAppUpdate(idp),
+    AdminConsoleAppRemove(idp),
+    AdminConsoleLdapAccounts(idp),
+    AdminConsoleLdapAccountCreate(idp),
+    AdminConsoleLdapAccountConfirm(idp),
+    AdminConsoleLdapAccountRotate(idp),
+    AdminConsoleLdapAccountRemove(idp),
     AdminConsoleAudit(idp),
     AdminConsoleAuditCsv(idp),
     AdminConsoleAuditJson(idp),

@@ -5,8 +5,9 @@
  *
  * - `admin`: members of IDP_ADMIN_GROUP: everything.
  * - `auditor`: members of IDP_AUDITOR_GROUP (unset: nobody): the dashboard, users, groups,
- *   applications, resource servers, registration tokens (never the tokens), the audit log, the
- *   keys and the settings, read-only. Every change is refused (403).
+ *   applications, resource servers, registration tokens (never the tokens), SAML applications,
+ *   protected applications, LDAP service accounts (never a password), the audit log, the keys
+ *   and the settings, read-only. Every change is refused (403).
  * - `helpdesk`: members of IDP_HELPDESK_GROUP (unset: nobody): the dashboard, users and the audit
  *   log; on a user: reset the second factors, send a password reset link, end sessions, withdraw
  *   a consent an application holds (revoking its tokens). Never on
@@ -35,6 +36,12 @@ export const CONSOLE_PERMISSIONS = [
   /** Initial access tokens for dynamic registration (RFC 7591 §3): ids, dates and uses, never a token. */
   "view_registration_tokens",
   "view_upstreams",
+  /** SAML service providers: their metadata's endpoints and the operator's settings. */
+  "view_saml",
+  /** Applications behind the reverse proxy (forward authentication) and their rules. */
+  "view_apps",
+  /** LDAP service accounts: names, bind DNs, groups; never a password. */
+  "view_ldap_accounts",
   "view_audit",
   "view_keys",
   /** The effective configuration, the mail status and the outbox (no bodies, secrets masked). */
@@ -60,6 +67,10 @@ export const CONSOLE_PERMISSIONS = [
   /** Create registration tokens (each shown once) and revoke them. */
   "manage_registration_tokens",
   "manage_upstreams",
+  "manage_saml",
+  "manage_apps",
+  /** Add service accounts, rotate their passwords (each shown once), remove them. */
+  "manage_ldap_accounts",
   "rotate_keys",
   "revoke_keys",
   /** Send a test message to one's own address (the settings page). */
@@ -70,7 +81,20 @@ export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
 /** Role → what it may do. */
 export const ROLE_PERMISSIONS: Readonly<Record<ConsoleRole, readonly ConsolePermission[]>> = {
   admin: CONSOLE_PERMISSIONS,
-  auditor: ["view_dashboard", "view_users", "view_groups", "view_clients", "view_resources", "view_registration_tokens", "view_audit", "view_keys", "view_settings"],
+  auditor: [
+    "view_dashboard",
+    "view_users",
+    "view_groups",
+    "view_clients",
+    "view_resources",
+    "view_registration_tokens",
+    "view_saml",
+    "view_apps",
+    "view_ldap_accounts",
+    "view_audit",
+    "view_keys",
+    "view_settings",
+  ],
   helpdesk: ["view_dashboard", "view_users", "view_audit", "send_reset", "end_sessions", "reset_second_factors", "revoke_consents"],
 };
 
