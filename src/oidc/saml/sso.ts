@@ -187,7 +187,13 @@ export async function resume_sso(idp: Provider, id: string, cookies: CookieReade
   if (!(await end_pending(idp, id))) throw expired_pending();
   const xml = success_response(idp, delivery, { name_id: subject, attributes: user_attributes(user, groups, sp.attributes), session });
   // A session participant (SAML Profiles §4.4): told when the session ends (slo.ts).
-  await idp.store.add_saml_participant({ session_id_hash: session.id_hash, entity_id: sp.entity_id, name_id: subject, session_index: session_index(session.id_hash, sp.entity_id), created_at: idp.now() });
+  await idp.store.add_saml_participant({
+    session_id_hash: session.id_hash,
+    entity_id: sp.entity_id,
+    name_id: subject,
+    session_index: session_index(session.id_hash, sp.entity_id),
+    created_at: idp.now(),
+  });
   await audit(idp, { outcome: "success", ip, user_id: user.id, details: { ...base, signed: pending.signed, nameid_format: sp.nameid_format, amr: session.amr } });
   return post_step(xml, pending, sp, set);
 }
