@@ -10,7 +10,7 @@
  *    out at once send one set of logout tokens.
  * 4. An audit event `logout`, then back-channel logout tokens (backchannel.ts) with a bounded
  *    wait, and the front-channel iframes (frontchannel.ts) for the signed-out page, with those
- *    that carry a LogoutRequest to each SAML service provider of the session (saml/slo.ts). The caller
+ *    that carry a LogoutRequest to each SAML service provider of the session (saml/logout_frames.ts). The caller
  *    clears the cookie and answers the browser.
  */
 import { record_event } from "../audit.ts";
@@ -19,7 +19,7 @@ import type { ActiveSession } from "../signin/sessions.ts";
 import { notify_clients, type Delivery } from "./backchannel.ts";
 import { session_sid } from "./sid.ts";
 import { frontchannel_frames, type FrontChannelFrame } from "./frontchannel.ts";
-import { saml_logout_frames } from "../saml/slo.ts";
+import { saml_logout_frames } from "../saml/logout_frames.ts";
 
 export type LogoutContext = {
   /** The client that asked (client_id or the hint's audience), for the audit trail. */

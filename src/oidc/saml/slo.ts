@@ -10,7 +10,8 @@
  *   alike. The browser then loads those and carries our signed LogoutResponse to the service
  *   provider's single logout service (its registered metadata only). Audited as `saml_logout`.
  * - Identity provider initiated (§4.4.3.1, the session ends here: /logout, the admin console's
- *   sign-out, or another service provider's LogoutRequest): `saml_logout_frames` gives each
+ *   sign-out, or another service provider's LogoutRequest): `saml_logout_frames`
+ *   (logout_frames.ts) gives each
  *   participant with a single logout service a signed LogoutRequest carrying the NameID and
  *   SessionIndex it was given, in a hidden iframe of the signed-out page (as OpenID
  *   Front-Channel Logout does, logout/frontchannel.ts): over HTTP-Redirect the iframe loads the
@@ -21,7 +22,6 @@
  * - A LogoutResponse that comes back to us (the answer to our LogoutRequest, in its iframe)
  *   changes nothing: the session here is already gone.
  */
-import { csp_source } from "../clients/metadata.ts";
 import { record_event } from "../audit.ts";
 import { PageError } from "../errors.ts";
 import { end_session } from "../logout/end_session.ts";
@@ -30,33 +30,9 @@ import type { Provider } from "../provider.ts";
 import type { JsonObject, SamlParticipantRow, SamlServiceProviderRow } from "../../store/types.ts";
 import type { IncomingMessage } from "./authn_request.ts";
 import { receive_logout_request } from "./logout_request.ts";
-import { logout_request_xml, logout_response_xml, outgoing, type Outgoing } from "./logout_messages.ts";
+import { logout_response_xml, outgoing, type Outgoing } from "./logout_messages.ts";
 import { STATUS } from "./names.ts";
 import { SamlRefusal } from "./refusal.ts";
-import { logout_service, stored_sp_metadata } from "./sp_metadata.ts";
-
-/** The iframes that tell each participant of an ended session (those with a single logout service). */
-export async function saml_logout_frames(idp: Provider, participants: readonly SamlParticipantRow[]): Promise<FrontChannelFrame[]> {
-  const frames: FrontChannelFrame[] = [];
-  for (const participant of participants) {
-    const sp = await idp.store.get_saml_service_provider(participant.entity_id);
-    if (sp === null) continue;
-    const slo = logout_service(stored_sp_metadata(sp.metadata_xml));
-    if (slo === null) continue;
-    const message = outgoing(idp, logout_request_xml(idp, participant, slo.location), slo, "SAMLRequest", slo.location, null);
-    const target = message.binding === "redirect" ? message.url : message.action;
-    const origin = csp_source(target);
-    if (origin === null) continue;
-    frames.push({
-      client_id: sp.entity_id,
-      client_name: sp.name,
-      url: target,
-      origin,
-      ...(message.binding === "post" ? { post: message.fields } : {}),
-    });
-  }
-  return frames;
-}
 
 /** What the browser does after a LogoutRequest: load the iframes of the other participants, then carry the answer. */
 export type SloStep = { kind: "answer"; message: Outgoing; frames: FrontChannelFrame[]; sp_name: string } | { kind: "acknowledged" };
