@@ -102,7 +102,7 @@ describe.skipIf(!pysaml2_available)("SAML single logout with pysaml2", () => {
     // The other participant's LogoutRequest, in an iframe the page's CSP allows.
     const [frame] = iframe_sources(html);
     expect(frame!.startsWith(`${B.slo}?SAMLRequest=`)).toBe(true);
-    expect(page.headers.get("content-security-policy")).toContain("frame-src https://b.example.test");
+    expect(page.headers.get("content-security-policy")).toContain("frame-src 'self' https://b.example.test");
     const told = await b.idp_logout_request("redirect", query_of(frame!).SAMLRequest!, query_of(frame!));
     expect(told.error).toBeUndefined();
     expect(told).toMatchObject({

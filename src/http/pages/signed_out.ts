@@ -77,7 +77,9 @@ export function signed_out_csp(frames: readonly FrontChannelFrame[], form_target
   if (frames.length === 0) return null;
   const posting = frames.filter((frame) => frame.post !== undefined);
   const scripts = [...(posting.length > 0 ? [FRAME_SUBMIT_HASH] : []), ...extra_scripts];
-  return `${content_security_policy([...posting.map((frame) => frame.origin), ...form_targets], scripts)}; frame-src ${[...new Set(frames.map((frame) => frame.origin))].join(" ")}`;
+  // 'self' for a SAML participant's LogoutResponse, which comes back to /saml/slo in its iframe.
+  const sources = [...(frames.some((frame) => frame.saml === true) ? ["'self'"] : []), ...new Set(frames.map((frame) => frame.origin))];
+  return `${content_security_policy([...posting.map((frame) => frame.origin), ...form_targets], scripts)}; frame-src ${sources.join(" ")}`;
 }
 
 export function stayed_values(idp: Provider, request: ValidLogout): SignedOutValues {

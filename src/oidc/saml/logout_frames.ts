@@ -27,6 +27,7 @@ export async function saml_logout_frames(idp: Provider, participants: readonly S
       client_name: sp.name,
       url: target,
       origin,
+      saml: true,
       ...(message.binding === "post" ? { post: message.fields } : {}),
     });
   }
