@@ -23,6 +23,8 @@ export type SpSettings = {
   acs: string;
   /** Its single logout service (HTTP-Redirect and HTTP-POST), when it has one. */
   slo?: string;
+  /** Its single logout service over HTTP-POST only. */
+  slo_post_only?: boolean;
   authn_requests_signed?: boolean;
   want_assertions_signed?: boolean;
   want_response_signed?: boolean;

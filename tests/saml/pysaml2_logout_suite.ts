@@ -20,11 +20,13 @@ import { start_provider, type TestProvider } from "../helpers/provider.ts";
 import { PySaml2Sp, pysaml2_available, type ParsedResponse } from "./pysaml2.ts";
 
 const A = { entity_id: "https://a.example.test/metadata", acs: "https://a.example.test/acs", slo: "https://a.example.test/slo" };
+const C = { entity_id: "https://c.example.test/metadata", acs: "https://c.example.test/acs", slo: "https://c.example.test/slo", slo_post_only: true };
 const B = { entity_id: "https://b.example.test/metadata", acs: "https://b.example.test/acs", slo: "https://b.example.test/slo" };
 
 let t: TestProvider;
 let a: PySaml2Sp;
 let b: PySaml2Sp;
+let c: PySaml2Sp;
 
 /** The query of a URL as a plain object (pysaml2 checks the Redirect signature over it). */
 function query_of(url: string): Record<string, string> {
@@ -53,9 +55,10 @@ export function logout_suite(label: string, database: () => Promise<SuiteDatabas
       const idp_metadata = await (await fetch(`${t.url}/saml/metadata`)).text();
       expect(idp_metadata).toContain(`<md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${t.issuer}/saml/slo"/>`);
       expect(idp_metadata).toContain(`<md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${t.issuer}/saml/slo"/>`);
-      [a, b] = await Promise.all([PySaml2Sp.create(A, idp_metadata), PySaml2Sp.create(B, idp_metadata)]);
+      [a, b, c] = await Promise.all([PySaml2Sp.create(A, idp_metadata), PySaml2Sp.create(B, idp_metadata), PySaml2Sp.create(C, idp_metadata)]);
       await create_saml_service_provider(t.store, { metadata_xml: await a.metadata(), name: "Wiki" }, t.clock.now());
       await create_saml_service_provider(t.store, { metadata_xml: await b.metadata(), name: "Payroll" }, t.clock.now());
+      await create_saml_service_provider(t.store, { metadata_xml: await c.metadata(), name: "Tickets" }, t.clock.now());
     }, 60_000);
     afterAll(async () => {
       a?.cleanup();
@@ -202,6 +205,32 @@ export function logout_suite(label: string, database: () => Promise<SuiteDatabas
       expect(csp).toContain("https://a.example.test");
       expect(csp).toContain("https://b.example.test");
       // A LogoutResponse coming back (in its iframe) is acknowledged.
+      const ack = await browser.get(`${t.issuer}/saml/slo?SAMLResponse=x`);
+      expect(ack.status).toBe(200);
+    }, 60_000);
+
+    test("identity provider initiated, HTTP-POST only: the iframe holds a form that posts the signed LogoutRequest, allowed by the page's CSP", async () => {
+      const browser = new Browser();
+      const at_c = await sign_in(browser, c);
+      const confirm = await (await browser.get(`${t.issuer}/logout`)).text();
+      const csrf = /name="csrf" value="([^"]+)"/.exec(confirm)![1]!;
+      const page = await browser.post(`${t.issuer}/logout/confirm`, { csrf, decision: "logout" });
+      const html = await page.text();
+      const srcdoc = /<iframe[^>]* srcdoc="([^"]+)"/
+        .exec(html)![1]!
+        .replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)))
+        .replace(/&amp;/g, "&")
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">");
+      expect(form_action(srcdoc)).toBe(C.slo);
+      const told = await c.idp_logout_request("post", hidden_field(srcdoc, "SAMLRequest")!);
+      expect(told.error).toBeUndefined();
+      expect(told).toMatchObject({ name_id: at_c.parsed.name_id, session_index: [at_c.parsed.session_index], xml_signed: true });
+      // The form's target and its one script are what the page's CSP allows.
+      const csp = page.headers.get("content-security-policy")!;
+      expect(csp).toContain("form-action 'self' https://c.example.test");
+      expect(csp).toMatch(/script-src 'sha256-[^']+'/);
       const ack = await browser.get(`${t.issuer}/saml/slo?SAMLResponse=x`);
       expect(ack.status).toBe(200);
     }, 60_000);

@@ -45,7 +45,7 @@ def make_config(c):
     sp = {
         "endpoints": {
             "assertion_consumer_service": [(c["acs"], BINDING_HTTP_POST)],
-            "single_logout_service": [(c["slo"], BINDING_HTTP_REDIRECT), (c["slo"], BINDING_HTTP_POST)] if c.get("slo") else [],
+            "single_logout_service": ([] if c.get("slo_post_only") else [(c["slo"], BINDING_HTTP_REDIRECT)]) + [(c["slo"], BINDING_HTTP_POST)] if c.get("slo") else [],
         },
         "authn_requests_signed": c.get("authn_requests_signed", False),
         "want_assertions_signed": c.get("want_assertions_signed", True),
