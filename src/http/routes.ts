@@ -181,6 +181,7 @@ import { AdminConsoleUpstreamConfirm } from "./endpoints/admin_console/upstream_
 import { AdminConsoleUpstreams } from "./endpoints/admin_console/upstreams.ts";
 import { SamlMetadata } from "./endpoints/saml/metadata.ts";
 import { SamlResume } from "./endpoints/saml/resume.ts";
+import { SamlSlo } from "./endpoints/saml/slo.ts";
 import { SamlSso } from "./endpoints/saml/sso.ts";
 import { SamlStart } from "./endpoints/saml/start.ts";
 import { ProviderErrorHandler, error_page } from "./errors.ts";
@@ -277,11 +278,12 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     AccountIdentities(idp),
     AccountIdentityLink(idp),
     EmailConfirm(idp),
-    // The SAML 2.0 identity provider (oidc/saml/): metadata, single sign-on, IdP-initiated sign-in.
+    // The SAML 2.0 identity provider (oidc/saml/): metadata, single sign-on, IdP-initiated sign-in, single logout.
     SamlMetadata(idp),
     SamlSso(idp),
     SamlResume(idp),
     SamlStart(idp),
+    SamlSlo(idp),
     // Forward authentication for applications behind a reverse proxy (IDP_FORWARD_AUTH_COOKIE_DOMAIN):
     // the proxy's check, and the start step a browser is sent to for signing in.
     ForwardAuth(idp),

@@ -37,7 +37,9 @@
  *   in the admin web console, or refused: `user_id` the user it acted on, `details.actor`
  *   `user:<id>` of the administrator, `details.action`; oidc/admin/console.ts), saml_login (a SAML
  *   sign-in to a service provider, or its refusal: `details.entity_id`, `details.binding`,
- *   `details.reason`; saml/sso.ts), ldap_bind (a
+ *   `details.reason`; saml/sso.ts), saml_logout (a service provider's LogoutRequest, answered or
+ *   refused: `details.entity_id`, `details.binding`, `details.sessions` ended, `details.reason`;
+ *   saml/slo.ts), ldap_bind (a
  *   bind to the LDAP directory that named an account: `details.kind` user or service, with the
  *   service account's name, or `details.reason` of a refusal; a wrong user password is a `login`
  *   failure with `details.via` "ldap"; ldap/binds.ts).

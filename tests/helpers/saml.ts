@@ -24,6 +24,8 @@ export type SpMetadataOptions = {
   certificate?: string;
   authn_requests_signed?: boolean;
   want_assertions_signed?: boolean;
+  /** Its single logout service over HTTP-Redirect. */
+  slo?: string;
 };
 
 const POST = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST";
@@ -43,6 +45,6 @@ export function sp_metadata(options: SpMetadataOptions): string {
   return (
     `<?xml version="1.0"?>\n<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${options.entity_id}">` +
     `<md:SPSSODescriptor AuthnRequestsSigned="${options.authn_requests_signed ?? false}" WantAssertionsSigned="${options.want_assertions_signed ?? false}" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">` +
-    `${key}<md:NameIDFormat>urn:oasis:names:tc:SAML:2.0:nameid-format:persistent</md:NameIDFormat>${acs}</md:SPSSODescriptor></md:EntityDescriptor>\n`
+    `${key}${options.slo === undefined ? "" : `<md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${options.slo}"/>`}<md:NameIDFormat>urn:oasis:names:tc:SAML:2.0:nameid-format:persistent</md:NameIDFormat>${acs}</md:SPSSODescriptor></md:EntityDescriptor>\n`
   );
 }

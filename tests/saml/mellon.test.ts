@@ -107,4 +107,26 @@ describe.skipIf(!chromium_available || !mellon_available)("mod_auth_mellon in Ch
     expect(page.url()).not.toBe(`${mellon.url}/protected/`);
     await page.context().close();
   }, 60_000);
+
+  test("signing out at the provider reaches mellon's logout endpoint in an iframe: mellon's session ends too", async () => {
+    // mellon finds the session of a LogoutRequest by NameID alone: a user with no other mellon session here.
+    await t.add_user({ username: "carol", email: "carol@example.com" });
+    const page = await fresh_page();
+    await page.goto(`${mellon.url}/protected/`);
+    await sign_in(page, "carol");
+    await page.waitForURL(`${mellon.url}/protected/`);
+    const told = page.waitForResponse((r) => r.url().startsWith(`${mellon.slo}?SAMLRequest=`));
+    await page.goto(`${t.url}/logout`);
+    await page.getByRole("button", { name: "Log out" }).click();
+    // mellon accepts our signed LogoutRequest and answers with its LogoutResponse to our SLO.
+    const answer = await told;
+    expect(answer.status(), mellon.log()).toBe(303);
+    expect(answer.headers().location).toContain(`${t.issuer}/saml/slo?SAMLResponse=`);
+    await page.waitForLoadState("load");
+    // Neither mellon nor the provider has a session: the protected page asks to sign in again.
+    await page.goto(`${mellon.url}/protected/`);
+    expect(new URL(page.url()).pathname).toBe("/account/login");
+    expect(mellon.log()).not.toMatch(/logout/i);
+    await page.context().close();
+  }, 60_000);
 });

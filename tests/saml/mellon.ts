@@ -25,6 +25,8 @@ export type Mellon = {
   url: string;
   entity_id: string;
   acs: string;
+  /** mellon's single logout service (HTTP-Redirect). */
+  slo: string;
   /** The SP's metadata, to register with the provider. */
   metadata: string;
   log(): string;
@@ -52,7 +54,8 @@ export async function start_mellon(idp_metadata: string): Promise<Mellon> {
   const entity_id = `${url}/mellon/metadata`;
   const acs = `${url}/mellon/postResponse`;
   const key = await sp_key(`127.0.0.1:${port}`);
-  const metadata = sp_metadata({ entity_id, acs: [acs], certificate: key.certificate, authn_requests_signed: true, want_assertions_signed: true });
+  const slo = `${url}/mellon/logout`;
+  const metadata = sp_metadata({ entity_id, acs: [acs], certificate: key.certificate, authn_requests_signed: true, want_assertions_signed: true, slo });
   writeFileSync(join(dir, "sp.key"), key.pem);
   writeFileSync(join(dir, "sp.crt"), certificate_pem(key.certificate));
   writeFileSync(join(dir, "sp.xml"), metadata);
@@ -132,6 +135,7 @@ SetEnvIf Request_URI . MELLON_DISABLE_SAMESITE=1
     url,
     entity_id,
     acs,
+    slo,
     metadata,
     log,
     async stop() {

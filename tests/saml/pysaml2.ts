@@ -21,6 +21,10 @@ if (!pysaml2_available) console.warn("pysaml2 tests skipped: apt-get install pyt
 export type SpSettings = {
   entity_id: string;
   acs: string;
+  /** Its single logout service (HTTP-Redirect and HTTP-POST), when it has one. */
+  slo?: string;
+  /** Its single logout service over HTTP-POST only. */
+  slo_post_only?: boolean;
   authn_requests_signed?: boolean;
   want_assertions_signed?: boolean;
   want_response_signed?: boolean;
@@ -51,6 +55,18 @@ export type ParsedResponse = {
   recipient: string;
   assertion_signed: boolean;
   response_signed: boolean;
+};
+
+export type LogoutAnswer = { error?: string; in_response_to: string; status: string; issuer: string; destination: string; xml_signed: boolean; signature_ok: boolean | null };
+export type IdpLogoutRequest = {
+  error?: string;
+  issuer: string;
+  destination: string;
+  name_id: string;
+  name_id_format: string;
+  session_index: string[];
+  xml_signed: boolean;
+  signature_ok: boolean | null;
 };
 
 export class PySaml2Sp {
@@ -116,6 +132,27 @@ export class PySaml2Sp {
   /** pysaml2's reading of our Response; `outstanding` maps the request ids it expects an answer to. */
   response(saml_response: string, outstanding: Record<string, string> | null, overrides: Partial<SpSettings> = {}): Promise<ParsedResponse> {
     return this.run({ op: "response", saml_response, outstanding }, overrides);
+  }
+
+  /** A LogoutRequest to our single logout service for the NameID and SessionIndex it was given. */
+  logout_request(options: {
+    binding: "redirect" | "post";
+    name_id: { value: string; format: string; name_qualifier?: string | null; sp_name_qualifier?: string | null };
+    session_index: string | null;
+    sign?: boolean;
+    relay_state?: string;
+  }): Promise<{ id: string; url?: string; action?: string; fields?: Record<string, string> }> {
+    return this.run({ op: "logout_request", ...options });
+  }
+
+  /** pysaml2's reading of our LogoutResponse; `query` the Redirect binding's parameters (their signature is checked with our certificate). */
+  logout_response(binding: "redirect" | "post", saml_response: string, query: Record<string, string> | null = null): Promise<LogoutAnswer> {
+    return this.run({ op: "logout_response", binding, saml_response, query });
+  }
+
+  /** pysaml2's reading of our LogoutRequest (IdP-initiated). */
+  idp_logout_request(binding: "redirect" | "post", saml_request: string, query: Record<string, string> | null = null): Promise<IdpLogoutRequest> {
+    return this.run({ op: "idp_logout_request", binding, saml_request, query });
   }
 
   cleanup(): void {

@@ -82,7 +82,7 @@ export const AUDIT_AREAS = {
     "profile_updated",
     "account_deleted",
   ],
-  sessions: ["logout", "consent_granted", "consent_revoked", "tokens_revoked", "token_exchange"],
+  sessions: ["logout", "saml_logout", "consent_granted", "consent_revoked", "tokens_revoked", "token_exchange"],
   threats: ["code_reuse", "refresh_token_reuse", "device_code_reuse", "device_code_throttled", "dpop_key_mismatch", "passkey_counter_regressed", "outbound_refused"],
   applications: [
     "client_registered",

@@ -9,7 +9,8 @@
  * 3. The session row is deleted; only the caller that deleted it goes on, so two tabs logging
  *    out at once send one set of logout tokens.
  * 4. An audit event `logout`, then back-channel logout tokens (backchannel.ts) with a bounded
- *    wait, and the front-channel iframes (frontchannel.ts) for the signed-out page. The caller
+ *    wait, and the front-channel iframes (frontchannel.ts) for the signed-out page, with those
+ *    that carry a LogoutRequest to each SAML service provider of the session (saml/logout_frames.ts). The caller
  *    clears the cookie and answers the browser.
  */
 import { record_event } from "../audit.ts";
@@ -18,6 +19,7 @@ import type { ActiveSession } from "../signin/sessions.ts";
 import { notify_clients, type Delivery } from "./backchannel.ts";
 import { session_sid } from "./sid.ts";
 import { frontchannel_frames, type FrontChannelFrame } from "./frontchannel.ts";
+import { saml_logout_frames } from "../saml/logout_frames.ts";
 
 export type LogoutContext = {
   /** The client that asked (client_id or the hint's audience), for the audit trail. */
@@ -26,9 +28,12 @@ export type LogoutContext = {
   /**
    * "rp": the RP's request with a hint for this session; "user": the user confirmed; "account":
    * the user ended it from another browser (the account page's list of sessions); "admin": an
-   * administrator ended it from the admin console.
+   * administrator ended it from the admin console; "saml": a SAML service provider's
+   * LogoutRequest (saml/slo.ts).
    */
-  initiator: "rp" | "user" | "account" | "admin";
+  initiator: "rp" | "user" | "account" | "admin" | "saml";
+  /** The SAML service provider that asked: it is answered, not sent a LogoutRequest. */
+  saml_entity_id?: string;
 };
 
 export type LogoutOutcome = { ended: boolean; tokens_revoked: number; backchannel: Delivery[]; frontchannel: FrontChannelFrame[] };
@@ -37,6 +42,7 @@ export async function end_session(idp: Provider, active: ActiveSession, context:
   const id_hash = active.session.id_hash;
   const now = idp.now();
   const client_ids = await idp.store.list_session_clients(id_hash);
+  const participants = (await idp.store.list_saml_participants(id_hash)).filter((p) => p.entity_id !== context.saml_entity_id);
   const tokens_revoked = await idp.store.revoke_by_session(id_hash, now, { keep_offline_refresh: true });
   const ended = await idp.store.delete_session(id_hash);
   if (!ended) return { ended, tokens_revoked, backchannel: [], frontchannel: [] };
@@ -47,11 +53,11 @@ export async function end_session(idp: Provider, active: ActiveSession, context:
     client_id: context.client_id,
     ip: context.ip,
     at: now,
-    details: { initiator: context.initiator, tokens_revoked, clients: client_ids },
+    details: { initiator: context.initiator, tokens_revoked, clients: client_ids, saml: participants.map((p) => p.entity_id) },
   });
   let backchannel: Delivery[] = [];
   const sid = session_sid(id_hash);
-  const frontchannel = await frontchannel_frames(idp, client_ids, sid);
+  const frontchannel = [...(await frontchannel_frames(idp, client_ids, sid)), ...(await saml_logout_frames(idp, participants))];
   try {
     backchannel = await notify_clients(idp, client_ids, { user_id: active.user.id, sid });
   } catch (error) {

@@ -13,7 +13,11 @@ import { csp_source } from "../clients/metadata.ts";
 import type { Provider } from "../provider.ts";
 import type { ClientRow } from "../../store/types.ts";
 
-export type FrontChannelFrame = { client_id: string; client_name: string; url: string; origin: string };
+/**
+ * One iframe of the signed-out page: `url` loaded, or with `post` (a SAML LogoutRequest over
+ * HTTP-POST, saml/slo.ts) a form of these fields posted to `url` inside the iframe.
+ */
+export type FrontChannelFrame = { client_id: string; client_name: string; url: string; origin: string; post?: Record<string, string>; saml?: boolean };
 
 /** §3: the URL the iframe loads for `client` when session `sid` ends. */
 export function frontchannel_url(idp: Provider, client: ClientRow, sid: string): string | null {

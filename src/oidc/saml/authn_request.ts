@@ -52,9 +52,9 @@ export type ReceivedRequest = AuthnRequest & {
 };
 
 /** xs:ID (an NCName), bounded: what this provider echoes as InResponseTo. */
-const XML_ID = /^[A-Za-z_][A-Za-z0-9._-]{0,255}$/;
+export const XML_ID = /^[A-Za-z_][A-Za-z0-9._-]{0,255}$/;
 /** The entity Format of an Issuer (SAML Core §8.3.6), the only one SAML Profiles §4.1.4.1 allows. */
-const ENTITY_FORMAT = "urn:oasis:names:tc:SAML:2.0:nameid-format:entity";
+export const ENTITY_FORMAT = "urn:oasis:names:tc:SAML:2.0:nameid-format:entity";
 /**
  * SAML Bindings §3.4.3 limits RelayState to 80 bytes, but service providers in use send longer
  * values (mod_auth_mellon sends the return URL): 1024 bytes, refused beyond.
@@ -64,7 +64,7 @@ export const MAX_RELAY_STATE = 1024;
 export const REQUEST_LIFETIME = 600;
 export const CLOCK_SKEW = 180;
 
-function xs_datetime(value: string | null): number | null {
+export function xs_datetime(value: string | null): number | null {
   if (value === null || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)$/.test(value.trim())) return null;
   const ms = Date.parse(value.trim());
   return Number.isNaN(ms) ? null : Math.floor(ms / 1000);

@@ -1,7 +1,7 @@
 /**
  * Our SAML 2.0 metadata (SAML Metadata §2.3.2 EntityDescriptor, §2.4.3 IDPSSODescriptor), served
  * at `<issuer>/saml/metadata`: the entityID is that URL (SAML Metadata §4.1, the "well-known
- * location" convention), the signing certificates (keys.ts), the single sign-on service for the
+ * location" convention), the signing certificates (keys.ts), the single sign-on and single logout services for the
  * HTTP-Redirect and HTTP-POST bindings, and the NameID formats a service provider may be given.
  * It changes only when the keys do, so it is rebuilt when the signing kids change.
  */
@@ -14,6 +14,8 @@ import { escape_xml } from "./xml.ts";
 export const SAML_PATHS = {
   metadata: "/saml/metadata",
   sso: "/saml/sso",
+  /** The single logout service (SAML Profiles §4.4), for both bindings. */
+  slo: "/saml/slo",
   /** IdP-initiated sign-in to a service provider that allows it (sso.ts `start_idp_initiated`). */
   start: "/saml/start",
   /** Where a pending request goes on in the browser (pending.ts). */
@@ -29,6 +31,10 @@ export function sso_url(idp: Provider): string {
   return `${idp.config.issuer}${SAML_PATHS.sso}`;
 }
 
+export function slo_url(idp: Provider): string {
+  return `${idp.config.issuer}${SAML_PATHS.slo}`;
+}
+
 let cached: { key: string; xml: string } | null = null;
 
 /** The metadata document, rebuilt when the certificates or the issuer change. */
@@ -38,6 +44,7 @@ export function idp_metadata(idp: Provider): string {
   if (cached?.key === key) return cached.xml;
   const entity_id = escape_xml(idp_entity_id(idp));
   const sso = escape_xml(sso_url(idp));
+  const slo = escape_xml(slo_url(idp));
   const key_descriptors = certificates
     .map(
       ({ kid, certificate }) =>
@@ -54,6 +61,9 @@ export function idp_metadata(idp: Provider): string {
     // service provider (its own AuthnRequestsSigned, sp_metadata.ts), so false here.
     `<md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="${NS.protocol}">` +
     key_descriptors +
+    // SAML Metadata §2.4.2: SingleLogoutService comes before NameIDFormat.
+    `<md:SingleLogoutService Binding="${BINDINGS.redirect}" Location="${slo}"/>` +
+    `<md:SingleLogoutService Binding="${BINDINGS.post}" Location="${slo}"/>` +
     formats +
     `<md:SingleSignOnService Binding="${BINDINGS.redirect}" Location="${sso}"/>` +
     `<md:SingleSignOnService Binding="${BINDINGS.post}" Location="${sso}"/>` +

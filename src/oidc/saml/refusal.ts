@@ -4,7 +4,19 @@
  * (saml_login, `details.reason`), `message` the words the person in the browser sees. sso.ts
  * turns it into a PageError and an audit event.
  */
-export type RefusalReason = "malformed" | "unknown_sp" | "unsigned" | "bad_signature" | "wrapped" | "replayed" | "expired" | "destination" | "acs" | "binding" | "relay_state";
+export type RefusalReason =
+  | "malformed"
+  | "unknown_sp"
+  | "unsigned"
+  | "bad_signature"
+  | "wrapped"
+  | "replayed"
+  | "expired"
+  | "destination"
+  | "acs"
+  | "binding"
+  | "relay_state"
+  | "no_slo";
 
 export class SamlRefusal extends Error {
   override name = "SamlRefusal";

@@ -11,6 +11,9 @@ import { BINDINGS, NS } from "./names.ts";
 import { MAX_METADATA_BYTES, XmlRejected, attribute, boolean_attribute, children, is_element, optional_child, parse_xml, text_of } from "./xml.ts";
 import type { Element } from "@xmldom/xmldom";
 
+/** A single logout service (SAML Metadata §2.2.2): where LogoutRequests go, and LogoutResponses (ResponseLocation, else Location). */
+export type SingleLogoutService = { binding: "redirect" | "post"; location: string; response_location: string };
+
 /** One HTTP-POST assertion consumer service; `is_default` null when the attribute is absent. */
 export type AssertionConsumerService = { location: string; index: number | null; is_default: boolean | null };
 
@@ -26,6 +29,8 @@ export type SpMetadata = {
   signing_certificates: string[];
   /** The NameID formats it says it supports (informational). */
   nameid_formats: string[];
+  /** Its single logout services over HTTP-Redirect and HTTP-POST, in document order (SOAP is not offered). */
+  slo: SingleLogoutService[];
 };
 
 /** The longest entityID accepted (SAML Core §8.3.6 caps it at 1024 characters). */
@@ -89,6 +94,28 @@ function consumer_services(descriptor: Element): AssertionConsumerService[] {
   return out;
 }
 
+function logout_services(descriptor: Element): SingleLogoutService[] {
+  const out: SingleLogoutService[] = [];
+  for (const element of children(descriptor, NS.metadata, "SingleLogoutService")) {
+    const raw = attribute(element, "Binding");
+    const binding = raw === BINDINGS.redirect ? "redirect" : raw === BINDINGS.post ? "post" : null;
+    if (binding === null) continue;
+    const location = attribute(element, "Location") ?? "";
+    const response_location = attribute(element, "ResponseLocation") ?? location;
+    for (const url of new Set([location, response_location])) {
+      const problem = redirect_uri_problem(url);
+      if (problem !== null) throw new SpMetadataError(`the single logout service "${url.slice(0, 200)}" ${problem}`);
+    }
+    out.push({ binding, location, response_location });
+  }
+  return out;
+}
+
+/** The single logout service a message goes to: HTTP-Redirect first (no script needed), else HTTP-POST; null when it has none. */
+export function logout_service(metadata: SpMetadata): SingleLogoutService | null {
+  return metadata.slo.find((slo) => slo.binding === "redirect") ?? metadata.slo.find((slo) => slo.binding === "post") ?? null;
+}
+
 /** Reads a service provider's metadata; SpMetadataError (or XmlRejected) says what is wrong. */
 export function parse_sp_metadata(xml: string): SpMetadata {
   let doc: ReturnType<typeof parse_xml>;
@@ -114,6 +141,7 @@ export function parse_sp_metadata(xml: string): SpMetadata {
       acs: consumer_services(descriptor),
       signing_certificates: signing_certificates(descriptor),
       nameid_formats: children(descriptor, NS.metadata, "NameIDFormat").map(text_of),
+      slo: logout_services(descriptor),
     };
   } catch (error) {
     if (error instanceof XmlRejected) throw new SpMetadataError(`the metadata cannot be read: ${error.reason}`);

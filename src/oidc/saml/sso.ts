@@ -16,6 +16,9 @@
  * pending request without an AuthnRequest, for a service provider whose operator allowed it
  * (`--idp-initiated`, off by default), to its default ACS; the Response then has no InResponseTo.
  *
+ * Each service provider given an Assertion is remembered with the session, with the NameID and
+ * SessionIndex it got (store.add_saml_participant): Single Logout tells it (slo.ts).
+ *
  * Every sign-in and every refusal is audited as `saml_login` (`details.entity_id`, and
  * `details.reason` of a refusal).
  */
@@ -36,7 +39,7 @@ import { idp_entity_id } from "./metadata.ts";
 import { NAMEID_FORMATS, STATUS } from "./names.ts";
 import { end_pending, expired_pending, load_pending, resume_path, resume_url, save_pending, type PendingSaml } from "./pending.ts";
 import { SamlRefusal } from "./refusal.ts";
-import { error_response, post_encoded, success_response, type Delivery } from "./response.ts";
+import { error_response, post_encoded, session_index, success_response, type Delivery } from "./response.ts";
 import { default_acs, stored_sp_metadata } from "./sp_metadata.ts";
 import { name_id } from "./subject.ts";
 
@@ -186,6 +189,14 @@ export async function resume_sso(idp: Provider, id: string, cookies: CookieReade
   // The operator's custom attributes, under their claim names (attributes/claims.ts).
   const custom = (await attribute_claims_of_users(idp.store, [user.id])).get(user.id) ?? {};
   const xml = success_response(idp, delivery, { name_id: subject, attributes: user_attributes(user, groups, sp.attributes, custom), session });
+  // A session participant (SAML Profiles §4.4): told when the session ends (slo.ts).
+  await idp.store.add_saml_participant({
+    session_id_hash: session.id_hash,
+    entity_id: sp.entity_id,
+    name_id: subject,
+    session_index: session_index(session.id_hash, sp.entity_id),
+    created_at: idp.now(),
+  });
   await audit(idp, { outcome: "success", ip, user_id: user.id, details: { ...base, signed: pending.signed, nameid_format: sp.nameid_format, amr: session.amr } });
   return post_step(xml, pending, sp, set);
 }

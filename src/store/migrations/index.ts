@@ -31,6 +31,7 @@ import { ldap } from "./026_ldap.ts";
 import { job_runs } from "./027_job_runs.ts";
 import { user_attributes } from "./028_user_attributes.ts";
 import { webhooks } from "./029_webhooks.ts";
+import { saml_session_participants } from "./032_saml_session_participants.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -64,6 +65,7 @@ export const migrations: readonly Migration[] = [
   job_runs,
   user_attributes,
   webhooks,
+  saml_session_participants,
 ];
 
 // Applied in this order: a version listed after a higher one (a merge that put 026 before 025)

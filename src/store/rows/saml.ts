@@ -4,7 +4,7 @@
  */
 import type { TableSpec } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
-import type { NewSamlServiceProvider, SamlServiceProviderRow } from "../types.ts";
+import type { NewSamlServiceProvider, SamlParticipantRow, SamlServiceProviderRow } from "../types.ts";
 
 /** The columns of `saml_service_providers`. */
 export const saml_service_provider_spec: TableSpec<SamlServiceProviderRow> = {
@@ -40,3 +40,12 @@ export function saml_service_provider_row(input: NewSamlServiceProvider): SamlSe
     updated_at: input.updated_at ?? created,
   };
 }
+
+/** The columns of `saml_session_participants` read back (name_id_value is name_id.value, for the lookup). */
+export const saml_participant_spec: TableSpec<SamlParticipantRow> = {
+  session_id_hash: "text",
+  entity_id: "text",
+  name_id: "json",
+  session_index: "text",
+  created_at: "int",
+};

@@ -143,6 +143,9 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   list_saml_service_providers: "read",
   update_saml_service_provider: "write",
   delete_saml_service_provider: "write",
+  add_saml_participant: "write",
+  list_saml_participants: "read",
+  find_saml_participants: "read",
   // the LDAP directory
   create_ldap_service_account: "write",
   get_ldap_service_account: "read",

@@ -88,6 +88,7 @@ export const AUDIT_EVENT_TYPES = [
   "admin_granted",
   // SAML 2.0 (oidc/saml/, src/cli/saml.ts).
   "saml_login",
+  "saml_logout",
   "saml_sp_created",
   "saml_sp_updated",
   "saml_sp_deleted",

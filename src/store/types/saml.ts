@@ -36,6 +36,18 @@ export type NewSamlServiceProvider = Pick<SamlServiceProviderRow, "entity_id" | 
 /** What an update may change: not the entityID, the salt (NameIDs must not change) or the creation time. */
 export type SamlServiceProviderPatch = Partial<Omit<SamlServiceProviderRow, "entity_id" | "nameid_salt" | "created_at">>;
 
+/** The NameID given to a service provider (oidc/saml/subject.ts), kept for its logout. */
+export type SamlNameIdValue = { format: string; value: string; name_qualifier: string | null; sp_name_qualifier: string | null };
+
+/** A service provider a browser session signed in to (SAML Profiles §4.4: a session participant). */
+export type SamlParticipantRow = {
+  session_id_hash: string;
+  entity_id: string;
+  name_id: SamlNameIdValue;
+  session_index: string;
+  created_at: UnixSeconds;
+};
+
 export interface SamlStore {
   /** Raises StoreConflictError when the entityID is registered already. */
   create_saml_service_provider(provider: NewSamlServiceProvider): Promise<SamlServiceProviderRow>;
@@ -46,4 +58,17 @@ export interface SamlStore {
   update_saml_service_provider(entity_id: string, patch: SamlServiceProviderPatch): Promise<SamlServiceProviderRow | null>;
   /** False when unknown. */
   delete_saml_service_provider(entity_id: string): Promise<boolean>;
+  /**
+   * Remembers that a session signed in to a service provider, with the NameID and SessionIndex
+   * it was given (the latest replaces an earlier one: a transient NameID changes). Does nothing
+   * when the session or the service provider is gone; the rows go with either.
+   */
+  add_saml_participant(participant: SamlParticipantRow): Promise<void>;
+  /** The service providers a session signed in to, ordered by entityID. */
+  list_saml_participants(session_id_hash: string): Promise<SamlParticipantRow[]>;
+  /**
+   * The sessions a service provider's LogoutRequest names (SAML Core §3.7.1): by its
+   * SessionIndex when given, else every session that gave it this NameID value.
+   */
+  find_saml_participants(entity_id: string, name_id_value: string, session_index: string | null): Promise<SamlParticipantRow[]>;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "../../helpers/test_api.ts";
 import { StoreConflictError, type SamlServiceProviderPatch } from "../../../src/store/types.ts";
-import { T0, uid } from "../fixtures.ts";
+import { T0, seed_user, uid } from "../fixtures.ts";
 import type { SuiteContext } from "../suite.ts";
 import { rejection } from "../../helpers/settle.ts";
 
@@ -73,6 +73,30 @@ export function saml_tests(ctx: SuiteContext): void {
       expect(cleared).toMatchObject({ allowed_groups: [], attributes: {}, metadata_url: null, name: "After" });
       expect(await store.get_saml_service_provider(entity_id)).toEqual(cleared);
       expect(await store.update_saml_service_provider("https://unknown.example", { name: "x" })).toBeNull();
+    });
+    test("session participants: kept per session and service provider, the latest NameID wins, found by SessionIndex or NameID, gone with the session", async () => {
+      const store = ctx.store();
+      const user = await seed_user(store);
+      const entity_id = `https://${uid("sp").toLowerCase()}.example/metadata`;
+      await store.create_saml_service_provider({ entity_id, name: "SP", metadata_xml: "<md/>", nameid_salt: "salt" });
+      const session = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 + 100 });
+      const other = await store.create_session({ id_hash: uid("s"), user_id: user.id, auth_time: T0, amr: [], expires_at: T0 + 100 });
+      const name_id = { format: "urn:oasis:names:tc:SAML:2.0:nameid-format:transient", value: "_first", name_qualifier: "https://idp", sp_name_qualifier: entity_id };
+      await store.add_saml_participant({ session_id_hash: session.id_hash, entity_id, name_id, session_index: "_i1", created_at: T0 });
+      const second = { session_id_hash: session.id_hash, entity_id, name_id: { ...name_id, value: "_second" }, session_index: "_i1", created_at: T0 + 1 };
+      await store.add_saml_participant(second);
+      await store.add_saml_participant({ session_id_hash: other.id_hash, entity_id, name_id: { ...name_id, value: "_second" }, session_index: "_i2", created_at: T0 });
+      // Nothing for a session or a service provider that is gone.
+      await store.add_saml_participant({ ...second, session_id_hash: uid("gone") });
+      await store.add_saml_participant({ ...second, entity_id: "https://unknown.example" });
+      expect(await store.list_saml_participants(session.id_hash)).toEqual([second]);
+      expect(await store.find_saml_participants(entity_id, "_second", "_i1")).toEqual([second]);
+      expect(await store.find_saml_participants(entity_id, "_first", "_i1")).toEqual([]);
+      expect((await store.find_saml_participants(entity_id, "_second", null)).length).toBe(2);
+      expect(await store.delete_session(session.id_hash)).toBe(true);
+      expect(await store.list_saml_participants(session.id_hash)).toEqual([]);
+      expect(await store.delete_saml_service_provider(entity_id)).toBe(true);
+      expect(await store.list_saml_participants(other.id_hash)).toEqual([]);
     });
   });
 }
