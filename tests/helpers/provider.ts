@@ -74,13 +74,15 @@ export async function start_provider(
     log?: Log /** Default TEST_MAIL_WORKER. */;
     mail_worker?: Partial<MailWorkerOptions> /** The issuer's host name (default 127.0.0.1); "localhost" for WebAuthn, whose RP ID cannot be an IP address. */;
     issuer_host?: string;
+    /** Settings as environment variables (IDP_*), under `config`. */
+    env?: Record<string, string>;
   } = {},
 ): Promise<TestProvider> {
   const port = await free_port();
   const issuer = `http://${options.issuer_host ?? "127.0.0.1"}:${port}`;
   const database_url = options.database_url ?? "sqlite::memory:";
   const config = load_config(
-    {},
+    options.env ?? {},
     {
       issuer,
       port,
