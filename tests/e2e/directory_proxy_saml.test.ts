@@ -4,7 +4,7 @@
  * the compiled executable and to `deno task idp` (with the Deno permissions the settings need),
  * on SQLite and PostgreSQL. Turned on by settings only (IDP_LDAP_*, IDP_FORWARD_AUTH_*), seeded
  * through the executable's CLI (groups, `idp apps add`, `idp ldap service-accounts add`,
- * `idp saml add`); reached over HTTP and LDAP only:
+ * `idp saml add --metadata-file -`); reached over HTTP and LDAP only:
  *
  * - ldapsearch over StartTLS as a service account, and ldapwhoami as a user with her password;
  * - the forward-auth check (401/302 unauthenticated, 200 with the Remote-* headers after a sign-in
@@ -14,7 +14,7 @@
  * One provider for the file, a handful of requests each: it runs four times in CI.
  */
 import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { create_app } from "../../src/oidc/admin/apps.ts";
 import { add_service_account } from "../../src/oidc/admin/ldap_service_accounts.ts";
@@ -68,11 +68,11 @@ const admin = {
   },
   async saml(metadata_file: string, name: string): Promise<void> {
     if ("cli" in t) {
-      const run = await (t as SubprocessProvider).cli(["saml", "add", "--metadata-file", metadata_file, "--name", name]);
+      // From standard input: the Deno task grants no read of a file the command line names.
+      const run = await (t as SubprocessProvider).cli(["saml", "add", "--metadata-file", "-", "--name", name], readFileSync(metadata_file, "utf8"));
       if (run.code !== 0) throw new Error(`idp saml add: ${run.stderr}`);
       return;
     }
-    const { readFileSync } = await import("node:fs");
     await create_saml_service_provider((t as TestProvider).store, { metadata_xml: readFileSync(metadata_file, "utf8"), name }, Math.floor(Date.now() / 1000));
   },
 };
