@@ -97,7 +97,7 @@ beforeAll(async () => {
   await admin.app("wiki", APP, "staff");
   gitea_password = await admin.service_account("gitea");
 }, 90_000);
-afterAll(() => t?.stop());
+afterAll(() => t?.stop(), 30_000);
 
 /** A URL of the issuer, as the test reaches it (the issuer's host is a name only browsers resolve). */
 const here = (url: string) => url.replace(t.issuer, t.url);
