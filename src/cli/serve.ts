@@ -23,7 +23,8 @@ function aborted(signal: AbortSignal | undefined): Promise<void> {
 function listen_message(error: { code: string; address: string; message: string; setting: string | null }): string {
   // Another listener's address (the LDAP directory's): its setting, not PORT and HOST.
   if (error.setting !== null) {
-    if (error.code === "NOT_PERMITTED") return `${error.setting}: ${error.message}. The Deno tasks grant the address it names when it is set in the environment or IDP_CONFIG (README, "Running on Deno")`;
+    if (error.code === "NOT_PERMITTED")
+      return `${error.setting}: ${error.message}. The Deno tasks grant the address it names when it is set in the environment or IDP_CONFIG (README, "Running on Deno")`;
     return `${error.setting}: ${error.code === "EADDRINUSE" ? `${error.address} is already in use` : error.message} (check ${error.setting})`;
   }
   if (error.code === "EADDRINUSE") {

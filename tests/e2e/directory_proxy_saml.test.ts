@@ -44,7 +44,10 @@ let gitea_password: string;
 const admin = {
   async group(name: string, member: string): Promise<void> {
     if ("cli" in t) {
-      for (const argv of [["groups", "add", name], ["groups", "members", "add", name, member]]) {
+      for (const argv of [
+        ["groups", "add", name],
+        ["groups", "members", "add", name, member],
+      ]) {
         const run = await (t as SubprocessProvider).cli(argv);
         if (run.code !== 0) throw new Error(`idp ${argv.join(" ")}: ${run.stderr}`);
       }
@@ -110,9 +113,7 @@ describe.skipIf(!has_ldap_utils())("the LDAP directory", () => {
       cert,
     );
     expect(search.stderr).toBe("");
-    expect(parse_ldif(search.stdout)).toEqual([
-      { dn: `uid=alice,ou=people,${BASE}`, attributes: { mail: ["alice@example.com"], memberof: [`cn=staff,ou=groups,${BASE}`] } },
-    ]);
+    expect(parse_ldif(search.stdout)).toEqual([{ dn: `uid=alice,ou=people,${BASE}`, attributes: { mail: ["alice@example.com"], memberof: [`cn=staff,ou=groups,${BASE}`] } }]);
     const whoami = await ldap_tool("ldapwhoami", ["-ZZ", "-H", ldap_url, "-x", "-D", `uid=alice,ou=people,${BASE}`, "-w", t.password], cert);
     expect(whoami.stdout.trim()).toBe(`dn:uid=alice,ou=people,${BASE}`);
     const wrong = await ldap_tool("ldapwhoami", ["-ZZ", "-H", ldap_url, "-x", "-D", `uid=alice,ou=people,${BASE}`, "-w", "not-her-password"], cert);
@@ -166,35 +167,39 @@ describe("SAML", () => {
     expect(xml).toMatch(/<ds:X509Certificate>[A-Za-z0-9+/=\s]+<\/ds:X509Certificate>/);
   });
 
-  test.skipIf(!pysaml2_available)("pysaml2 signs in SP-initiated (HTTP-Redirect) and validates the signed assertion", async () => {
-    const sp = await PySaml2Sp.create({ entity_id: SP, acs: ACS }, await (await fetch(`${t.url}/saml/metadata`)).text());
-    try {
-      const file = join(sp.dir, "sp.xml");
-      writeFileSync(file, await sp.metadata());
-      await admin.saml(file, "Team wiki");
-      const request = await sp.request({ binding: "redirect" });
-      const browser = new Browser();
-      let response = await browser.get(here(request.url!));
-      let html = "";
-      for (let hop = 0; hop < 6; hop++) {
-        if (response.status === 200) {
-          html = await response.text();
-          break;
+  test.skipIf(!pysaml2_available)(
+    "pysaml2 signs in SP-initiated (HTTP-Redirect) and validates the signed assertion",
+    async () => {
+      const sp = await PySaml2Sp.create({ entity_id: SP, acs: ACS }, await (await fetch(`${t.url}/saml/metadata`)).text());
+      try {
+        const file = join(sp.dir, "sp.xml");
+        writeFileSync(file, await sp.metadata());
+        await admin.saml(file, "Team wiki");
+        const request = await sp.request({ binding: "redirect" });
+        const browser = new Browser();
+        let response = await browser.get(here(request.url!));
+        let html = "";
+        for (let hop = 0; hop < 6; hop++) {
+          if (response.status === 200) {
+            html = await response.text();
+            break;
+          }
+          const location = response.headers.get("location")!;
+          if (new URL(location).pathname === "/account/login") {
+            response = await account_login(t, browser, "alice", t.password);
+            continue;
+          }
+          response = await browser.get(here(location));
         }
-        const location = response.headers.get("location")!;
-        if (new URL(location).pathname === "/account/login") {
-          response = await account_login(t, browser, "alice", t.password);
-          continue;
-        }
-        response = await browser.get(here(location));
+        expect(form_action(html)).toBe(ACS);
+        const parsed = await sp.response(hidden_field(html, "SAMLResponse")!, { [request.id]: request.url! });
+        expect(parsed.error).toBeUndefined();
+        expect(parsed).toMatchObject({ issuer: `${t.issuer}/saml/metadata`, in_response_to: request.id, audience: [SP], assertion_signed: true });
+        expect(parsed.attributes.uid).toContain("alice");
+      } finally {
+        sp.cleanup();
       }
-      expect(form_action(html)).toBe(ACS);
-      const parsed = await sp.response(hidden_field(html, "SAMLResponse")!, { [request.id]: request.url! });
-      expect(parsed.error).toBeUndefined();
-      expect(parsed).toMatchObject({ issuer: `${t.issuer}/saml/metadata`, in_response_to: request.id, audience: [SP], assertion_signed: true });
-      expect(parsed.attributes.uid).toContain("alice");
-    } finally {
-      sp.cleanup();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

@@ -98,7 +98,12 @@ describe("forward auth through an upstream", () => {
     expect(browser.cookies.get("idp_forward_auth")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // The proxy's question now answers with the upstream-linked local account.
     const asked = await fetch(`${t.url}/forward-auth`, {
-      headers: { "x-forwarded-proto": "http", "x-forwarded-host": "app.idp.test:8080", "x-forwarded-uri": "/docs/page?q=1", cookie: `idp_forward_auth=${browser.cookies.get("idp_forward_auth")}` },
+      headers: {
+        "x-forwarded-proto": "http",
+        "x-forwarded-host": "app.idp.test:8080",
+        "x-forwarded-uri": "/docs/page?q=1",
+        cookie: `idp_forward_auth=${browser.cookies.get("idp_forward_auth")}`,
+      },
     });
     expect(asked.status).toBe(200);
     expect(asked.headers.get("remote-user")).toBe("alice");

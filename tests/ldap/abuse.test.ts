@@ -134,7 +134,10 @@ describe("abuse cases", () => {
       filter: { type: "present" as const, attribute: "objectClass" },
       attributes: ["uid"],
     });
-    for (const [id, scope] of [[2, 3], [3, 200]] as const) {
+    for (const [id, scope] of [
+      [2, 3],
+      [3, 200],
+    ] as const) {
       client.request(id, search(scope));
       const done = await client.next();
       expect(done).toMatchObject({ id, response: { op: "search_done", result: { code: RESULT.protocol_error } } });

@@ -62,7 +62,10 @@ describe("LDAP settings", () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(taken_port, "127.0.0.1", resolve));
     try {
-      const config = load_config({}, { database_url: "sqlite::memory:", ldap: { listen: `127.0.0.1:${ldap_port}`, ldaps_listen: `127.0.0.1:${taken_port}`, tls_cert: cert, tls_key: key } });
+      const config = load_config(
+        {},
+        { database_url: "sqlite::memory:", ldap: { listen: `127.0.0.1:${ldap_port}`, ldaps_listen: `127.0.0.1:${taken_port}`, tls_cert: cert, tls_key: key } },
+      );
       const store = await open_store(config.database_url);
       const error = await rejection(serve(config, { store, port: 0, log: () => {}, out: () => {} }));
       expect(error).toBeInstanceOf(ListenError);

@@ -112,7 +112,11 @@ describe("the provider under Deno", () => {
       await granted.proc.exited;
     }
     // Not granted: the flags computed without it, the address set afterwards.
-    const flags = await run([DENO, "run", "--allow-env", "--allow-read", "--allow-write=.", "--no-prompt", join(ROOT, "scripts/deno/permissions.ts")], environment("ldap", port), dir);
+    const flags = await run(
+      [DENO, "run", "--allow-env", "--allow-read", "--allow-write=.", "--no-prompt", join(ROOT, "scripts/deno/permissions.ts")],
+      environment("ldap", port),
+      dir,
+    );
     expect(flags.code).toBe(0);
     const refused = await run(
       [DENO, "run", ...flags.stdout.trim().split(" "), join(ROOT, "main.ts"), "serve"],

@@ -35,8 +35,7 @@ export const CODE_TTL = 60;
 
 const CODE = /^[A-Za-z0-9_-]{43}$/;
 
-export const CODE_UNUSABLE =
-  "This sign-in link was used already, has expired, or is not for this address. Open the application again to sign in.";
+export const CODE_UNUSABLE = "This sign-in link was used already, has expired, or is not for this address. Open the application again to sign in.";
 
 /** Whether `app` is reached through the callback: its host is outside the cookie domain (or none is set). */
 export function uses_callback(idp: Provider, app: ProtectedAppRow): boolean {

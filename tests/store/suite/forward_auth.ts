@@ -81,7 +81,14 @@ export function forward_auth_tests(ctx: SuiteContext): void {
     test("a callback code is taken once, atomically; not once expired; it goes with its session; expired ones are cleared", async () => {
       const store = ctx.store();
       const session = await seed_session(store);
-      const code = { code_hash: uid("code"), session_id_hash: session.id_hash, host: "wiki.other.example", target: "https://wiki.other.example/a?b=1", expires_at: T0 + 60, created_at: T0 };
+      const code = {
+        code_hash: uid("code"),
+        session_id_hash: session.id_hash,
+        host: "wiki.other.example",
+        target: "https://wiki.other.example/a?b=1",
+        expires_at: T0 + 60,
+        created_at: T0,
+      };
       await store.create_forward_auth_code(code);
       const takes = await concurrently(8, () => store.take_forward_auth_code(code.code_hash, T0 + 1));
       expect(takes.filter((taken) => taken !== null)).toEqual([code]);

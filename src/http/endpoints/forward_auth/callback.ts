@@ -21,10 +21,7 @@ import type { Provider } from "../../../oidc/provider.ts";
 import { from_trusted_proxy } from "../../middleware/proxy.ts";
 import { foreign_page_csp, unusable_link_values } from "../../pages/forward_auth.ts";
 
-export const ForwardAuthCallbackRequest = Fw.Request(
-  "ForwardAuthCallbackRequest",
-  z.object({ code: z.string().max(128).optional(), mode: z.string().max(16).optional() }),
-);
+export const ForwardAuthCallbackRequest = Fw.Request("ForwardAuthCallbackRequest", z.object({ code: z.string().max(128).optional(), mode: z.string().max(16).optional() }));
 
 export const ForwardAuthCallback = (idp: Provider) =>
   class ForwardAuthCallback extends Fw.Renderable(Fw.Endpoint(ForwardAuthCallbackRequest, [Fw.Response.Text, Fw.Response.Html, Fw.Response.Redirect])) {
