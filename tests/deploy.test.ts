@@ -201,6 +201,8 @@ describe("deploy/forward-auth/ (applications behind the proxy; run for real by t
     expect(location).toMatch(/location = \/\.idp\/forward-auth \{\s*internal;/);
     expect(location).toMatch(/proxy_pass http:\/\/idp\/forward-auth\?mode=nginx;/);
     expect(location).toMatch(/proxy_set_header X-Original-URL \$scheme:\/\/\$http_host\$request_uri;/);
+    // The application's callback goes to idp as it is, not through auth_request.
+    expect(location).toMatch(/location = \/\.idp\/callback \{\s*proxy_pass http:\/\/idp\/forward-auth\/callback\?mode=nginx&\$args;/);
     const auth = folder("nginx-auth.conf");
     expect(auth).toMatch(/^auth_request \/\.idp\/forward-auth;$/m);
     expect(auth).toMatch(/^error_page 401 403 =302 \$idp_location;$/m);
@@ -226,6 +228,9 @@ describe("deploy/forward-auth/ (applications behind the proxy; run for real by t
     expect(caddy).toMatch(/^\t\tforward_auth 127\.0\.0\.1:3000 \{\n\t\t\turi \/forward-auth\n/m);
     expect(caddy).toContain(`copy_headers ${names.join(" ")}`);
     for (const name of names) expect(caddy.indexOf(`request_header -${name}`)).toBeLessThan(caddy.indexOf("forward_auth 127.0.0.1"));
+    // The application's callback goes to idp before forward_auth would ask about it.
+    expect(caddy).toMatch(/^\t\treverse_proxy \/\.idp\/callback 127\.0\.0\.1:3000 \{\n\t\t\trewrite \/forward-auth\/callback\?\{query\}\n/m);
+    expect(caddy.indexOf("reverse_proxy /.idp/callback")).toBeLessThan(caddy.indexOf("forward_auth 127.0.0.1"));
   });
 
   test.skipIf(!has_tool("caddy"))("caddy adapt accepts the Caddyfile", () => {
@@ -255,5 +260,10 @@ describe("deploy/forward-auth/ (applications behind the proxy; run for real by t
     expect(labels.get(`${prefix}.trustForwardHeader`)).toBe("false");
     expect(labels.get(`${prefix}.authResponseHeaders`)!.split(",")).toEqual(names);
     expect(labels.get("traefik.http.routers.grafana.rule")).toBe("Host(`grafana.example.com`)");
+    // The callback router: the longer rule wins over the application's; no ForwardAuth on it.
+    expect(labels.get("traefik.http.routers.grafana-idp-callback.rule")).toBe("Host(`grafana.example.com`) && Path(`/.idp/callback`)");
+    const rewrite = labels.get("traefik.http.routers.grafana-idp-callback.middlewares")!;
+    expect(labels.get(`traefik.http.middlewares.${rewrite}.replacepath.path`)).toBe("/forward-auth/callback");
+    expect(new URL(labels.get(`traefik.http.services.${labels.get("traefik.http.routers.grafana-idp-callback.service")}.loadbalancer.server.url`)!).port).toBe("3000");
   });
 });

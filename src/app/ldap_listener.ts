@@ -19,6 +19,8 @@ import net from "node:net";
 import tls from "node:tls";
 import type { Duplex } from "node:stream";
 import { parse_listen } from "../config/schema.ts";
+import { ListenError, listen_error } from "../fw/runtime/server.ts";
+import { may_listen } from "../platform/runtime.ts";
 import { BerError } from "../oidc/ldap/ber.ts";
 import { decode_request, encode_response, pdu_length } from "../oidc/ldap/messages.ts";
 import { notice_of_disconnection, RESULT } from "../oidc/ldap/protocol.ts";
@@ -40,6 +42,12 @@ export type LdapListener = {
 };
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+/** A listen error that says which setting named the address (IDP_LDAP_LISTEN or IDP_LDAPS_LISTEN). */
+function named(error: unknown, secure: boolean): unknown {
+  if (error instanceof ListenError) error.setting = secure ? "IDP_LDAPS_LISTEN" : "IDP_LDAP_LISTEN";
+  return error;
+}
 
 /** Starts the configured listeners; null when neither is set. Throws when a certificate cannot be read or an address is taken. */
 export async function start_ldap(idp: Provider, log: Log): Promise<LdapListener | null> {
@@ -68,6 +76,11 @@ export async function start_ldap(idp: Provider, log: Log): Promise<LdapListener 
       continue;
     }
     const { host, port } = parse_listen(setting)!;
+    // Deno refuses an address outside --allow-net where no error handler sees it: asked first, for words naming the setting.
+    if (!may_listen(host, port)) {
+      await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+      throw named(listen_error({ code: "NOT_PERMITTED" }, host, port), secure);
+    }
     // The certificate itself, not the context: Bun's tls.createServer ignores `secureContext`.
     const server = secure ? tls.createServer({ ...pem! }, (socket) => accept(socket, true)) : net.createServer((socket) => accept(socket, false));
     try {
@@ -77,7 +90,7 @@ export async function start_ldap(idp: Provider, log: Log): Promise<LdapListener 
       });
     } catch (error) {
       await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-      throw error;
+      throw named(listen_error(error, host, port), secure);
     }
     servers.push(server);
     const address = server.address() as net.AddressInfo;

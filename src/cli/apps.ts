@@ -7,6 +7,7 @@ import { in_cookie_domain } from "../config/schema.ts";
 import { AdminError } from "../oidc/admin/errors.ts";
 import { create_app, remove_app, update_app, type AppInput } from "../oidc/admin/apps.ts";
 import { format_rule, host_name } from "../oidc/forward_auth/apps.ts";
+import { APP_CALLBACK_PATH } from "../oidc/forward_auth/paths.ts";
 import type { ProtectedAppRow } from "../store/types.ts";
 import { must, type CliContext } from "./context.ts";
 import { CliError, UsageError } from "./errors.ts";
@@ -36,12 +37,14 @@ function shown(app: ProtectedAppRow) {
   };
 }
 
-/** A line on stderr when the application cannot receive the forward-auth cookie as configured. */
+/** A line on stderr when forward authentication is off, or the application is reached through its callback (outside the cookie domain). */
 function warn_cookie_domain(ctx: CliContext, app: ProtectedAppRow): void {
   const domain = ctx.config().forward_auth.cookie_domain;
   if (domain === undefined) ctx.io.stderr("warning: IDP_FORWARD_AUTH_COOKIE_DOMAIN is not set: forward authentication stays off until it is\n");
   else if (!in_cookie_domain(host_name(app.host), domain)) {
-    ctx.io.stderr(`warning: ${host_name(app.host)} is not in IDP_FORWARD_AUTH_COOKIE_DOMAIN (${domain}): browsers will not send the sign-in cookie there\n`);
+    ctx.io.stderr(
+      `note: ${host_name(app.host)} is not in IDP_FORWARD_AUTH_COOKIE_DOMAIN (${domain}): it gets a cookie of its own through its callback, so its proxy must route ${app.url.slice(0, app.url.indexOf("//"))}//${app.host}${APP_CALLBACK_PATH} to the provider (deploy/forward-auth/)\n`,
+    );
   }
 }
 

@@ -20,7 +20,13 @@ function aborted(signal: AbortSignal | undefined): Promise<void> {
 }
 
 /** Why the server could not listen, naming the setting to change. */
-function listen_message(error: { code: string; address: string; message: string }): string {
+function listen_message(error: { code: string; address: string; message: string; setting: string | null }): string {
+  // Another listener's address (the LDAP directory's): its setting, not PORT and HOST.
+  if (error.setting !== null) {
+    if (error.code === "NOT_PERMITTED")
+      return `${error.setting}: ${error.message}. The Deno tasks grant the address it names when it is set in the environment or IDP_CONFIG (README, "Running on Deno")`;
+    return `${error.setting}: ${error.code === "EADDRINUSE" ? `${error.address} is already in use` : error.message} (check ${error.setting})`;
+  }
   if (error.code === "EADDRINUSE") {
     return `${error.address} is already in use: another server (perhaps another idp) listens there. Stop it, or choose another port (PORT or --port).`;
   }

@@ -507,7 +507,7 @@ export const ConfigSchema = z
             env: "IDP_FORWARD_AUTH_COOKIE_DOMAIN",
             topic: "Forward authentication",
             description:
-              "Turns on forward authentication (`/forward-auth`, see [Applications behind a reverse proxy](#applications-behind-a-reverse-proxy)): the domain of the cookie that says who is signed in to the protected applications (`idp apps`), e.g. `example.com` for `grafana.example.com` and `id.example.com`. The issuer's host must be in it. Every host of the domain receives that cookie (and so do the applications behind it): only set it to a domain whose hosts you all run. It is not the provider's own session cookie (which stays host-only), so a host of the domain cannot use it to act as the user at the provider. Unset: `/forward-auth` answers 500 and logs why.",
+              "Turns on forward authentication (`/forward-auth`, see [Applications behind a reverse proxy](#applications-behind-a-reverse-proxy)): the domain of the cookie that says who is signed in to the protected applications (`idp apps`), e.g. `example.com` for `grafana.example.com` and `id.example.com`. The issuer's host must be in it. Every host of the domain receives that cookie (and so do the applications behind it): only set it to a domain whose hosts you all run. It is not the provider's own session cookie (which stays host-only), so a host of the domain cannot use it to act as the user at the provider. Applications outside the domain get a host-only cookie of their own through a callback on their host (`/.idp/callback`). Unset: `/forward-auth` answers 500 and logs why.",
           }),
         header_user: header_name("Remote-User").meta({
           env: "IDP_FORWARD_AUTH_HEADER_USER",

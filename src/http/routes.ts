@@ -21,6 +21,7 @@ import { AccountIdentityLink } from "./endpoints/account/identity_link.ts";
 import { FederationStart } from "./endpoints/federation/start.ts";
 import { FederationCallback } from "./endpoints/federation/callback.ts";
 import { ForwardAuth } from "./endpoints/forward_auth/check.ts";
+import { ForwardAuthCallback } from "./endpoints/forward_auth/callback.ts";
 import { ForwardAuthStart } from "./endpoints/forward_auth/start.ts";
 import { AccountPassword } from "./endpoints/account/password.ts";
 import { Signup } from "./endpoints/account/signup.ts";
@@ -285,9 +286,11 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     SamlStart(idp),
     SamlSlo(idp),
     // Forward authentication for applications behind a reverse proxy (IDP_FORWARD_AUTH_COOKIE_DOMAIN):
-    // the proxy's check, and the start step a browser is sent to for signing in.
+    // the proxy's check, the start step a browser is sent to for signing in, and the callback that
+    // sets the host-only cookie of an application outside the cookie domain.
     ForwardAuth(idp),
     ForwardAuthStart(idp),
+    ForwardAuthCallback(idp),
     // Sign-up (IDP_SIGNUP): the public page only when open; invitation links unless sign-up is off.
     ...(idp.config.signup.mode === "open" ? [Signup(idp)] : []),
     ...(idp.config.signup.mode === "off" ? [] : [Invitation(idp)]),

@@ -11,6 +11,7 @@ type RuntimeAdapter = {
   sleep(ms: number): Promise<void>;
   read_stdin(): Promise<string>;
   environment(names: readonly string[]): Record<string, string | undefined>;
+  may_listen(host: string, port: number): boolean;
 };
 
 const adapter: RuntimeAdapter = RUNTIME === "deno" ? await import("./runtime_deno.ts") : await import("./runtime_bun.ts");
@@ -31,3 +32,10 @@ export const read_stdin: () => Promise<string> = adapter.read_stdin;
  * and allowed, since asking for any other would throw.
  */
 export const environment: (names: readonly string[]) => Record<string, string | undefined> = adapter.environment;
+
+/**
+ * Whether the runtime's permissions let the process listen on `host`:`port` (Deno's
+ * `--allow-net`; always on Bun). Asked before a node:net listen, whose refusal on Deno is thrown
+ * where no caller can catch it.
+ */
+export const may_listen: (host: string, port: number) => boolean = adapter.may_listen;

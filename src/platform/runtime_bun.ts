@@ -16,3 +16,8 @@ export function read_stdin(): Promise<string> {
 export function environment(_names: readonly string[]): Record<string, string | undefined> {
   return process.env;
 }
+
+/** Bun has no permissions. */
+export function may_listen(_host: string, _port: number): boolean {
+  return true;
+}

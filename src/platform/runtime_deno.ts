@@ -29,3 +29,9 @@ export function environment(names: readonly string[]): Record<string, string | u
   }
   return env;
 }
+
+/** `--allow-net` grants `host`:`port` (an IPv6 address in brackets, as Deno writes it). */
+export function may_listen(host: string, port: number): boolean {
+  const name = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return Deno.permissions.querySync({ name: "net", host: `${name}:${port}` }).state === "granted";
+}

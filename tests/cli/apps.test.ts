@@ -128,7 +128,8 @@ describe("idp apps", () => {
     expect(off.stderr).toContain("IDP_FORWARD_AUTH_COOKIE_DOMAIN is not set");
     const outside = await box.run(["apps", "add", "two", "--url", "https://two.example.org"], { env: DOMAIN });
     expect(outside.code).toBe(0);
-    expect(outside.stderr).toContain("two.example.org is not in IDP_FORWARD_AUTH_COOKIE_DOMAIN (example.com)");
+    expect(outside.stderr).toContain("two.example.org is not in IDP_FORWARD_AUTH_COOKIE_DOMAIN (example.com): it gets a cookie of its own through its callback");
+    expect(outside.stderr).toContain("route https://two.example.org/.idp/callback to the provider");
   });
 
   test("idp config check warns when forward authentication is on without a trusted proxy", async () => {

@@ -110,6 +110,16 @@ describe("idp saml", () => {
     ]);
   });
 
+  test("--metadata-file - reads the metadata from standard input", async () => {
+    const entity = "https://stdin.example.com/sp";
+    const added = await box.run(["saml", "add", "--metadata-file", "-", "--name", "From stdin", "--json"], {
+      stdin: sp_metadata({ entity_id: entity, acs: ["https://stdin.example.com/acs"] }),
+    });
+    expect(added.stderr).toBe("");
+    expect(added.json<Shown>()).toMatchObject({ entity_id: entity, name: "From stdin", assertion_consumer_services: ["https://stdin.example.com/acs"] });
+    expect((await box.run(["saml", "remove", entity])).code).toBe(0);
+  });
+
   test("bad input names the option and registers nothing", async () => {
     const write = (name: string, xml: string) => {
       const path = join(box.dir, name);

@@ -4,13 +4,17 @@
  * deploy/forward-auth/ (changed only where a test must differ: ports, names, no TLS), in front of
  * a small application that answers with the headers it received. Chromium (every *.idp.test name
  * resolved to loopback) walks: protected page → our sign-in → back at the page with the Remote-*
- * headers; a user outside the group gets 403; sign-out ends access. Then, without a browser: a
+ * headers; the same for an application outside the cookie domain (app.outside.test), through its
+ * callback and a host-only cookie; a sign-in through an upstream identity provider (oidc-provider)
+ * comes back to the page too; a user outside the group gets 403; sign-out ends access. Then,
+ * without a browser: a
  * spoofed Host or X-Forwarded-Host never leads anywhere but the provider, a client's own Remote-*
  * headers never reach the application, and a peer that is not a trusted proxy is refused.
  * Skipped, saying why, where nginx, Caddy or Chromium is missing (CI installs them: .ci/run).
  */
 import { afterAll, beforeAll, describe, expect, test } from "../helpers/test_api.ts";
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request as http_request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,7 +24,9 @@ import type { Browser, Page } from "playwright-core";
 import { create_app } from "../../src/oidc/admin/apps.ts";
 import { Browser as FetchBrowser, account_login } from "../helpers/browser.ts";
 import { chromium_available, launch } from "../helpers/chromium.ts";
+import { start_oidc_upstream, upstream_sign_in, type OidcUpstream } from "../helpers/oidc_upstream.ts";
 import { free_port, start_provider, type TestProvider } from "../helpers/provider.ts";
+import { new_upstream } from "../../src/oidc/federation/upstreams.ts";
 
 const DEPLOY = join(import.meta.dirname, "../../deploy/forward-auth");
 const NGINX = "/usr/sbin/nginx";
@@ -59,7 +65,8 @@ function nginx_site(deploy: string, port: number, app_port: number): string {
   let site = replace(deploy, /^ {4}server 127\.0\.0\.1:8080;$/m, `    server 127.0.0.1:${app_port};`);
   site = replace(site, /^ {4}listen 443 [^;]*;$/m, `    listen 127.0.0.1:${port};`);
   site = replace(site, /^ {4}listen \[::\]:443 [^;]*;\n/m, "");
-  site = replace(site, /^ {4}server_name grafana\.example\.com;$/m, "    server_name app.idp.test;");
+  // Two names: one inside the cookie domain (idp.test), one outside it (the callback's host-only cookie).
+  site = replace(site, /^ {4}server_name grafana\.example\.com;$/m, "    server_name app.idp.test app.outside.test;");
   site = site.replace(/^ {4}ssl_[a-z_]+ [^;]*;\n/gm, "");
   site = replace(site, /\/etc\/nginx\/snippets\/idp-forward-auth-location\.conf/, join(DEPLOY, "nginx-location.conf"));
   site = replace(site, /\/etc\/nginx\/snippets\/idp-forward-auth\.conf/, join(DEPLOY, "nginx-auth.conf"));
@@ -73,11 +80,13 @@ function caddy_site(deploy: string, port: number, idp_port: number, app_port: nu
     return text.replace(from, to);
   };
   let site = replace(deploy, "forward_auth 127.0.0.1:3000 {", `forward_auth 127.0.0.1:${idp_port} {`);
-  site = replace(site, "grafana.example.com {", `http://app.idp.test:${port} {`);
+  site = replace(site, "reverse_proxy /.idp/callback 127.0.0.1:3000 {", `reverse_proxy /.idp/callback 127.0.0.1:${idp_port} {`);
+  site = replace(site, "grafana.example.com {", `http://app.idp.test:${port}, http://app.outside.test:${port} {`);
   return replace(site, "reverse_proxy 127.0.0.1:8080", `reverse_proxy 127.0.0.1:${app_port}`);
 }
 
-type Proxy = { name: string; port: number; url: string; process: ChildProcess; stderr: () => string };
+/** `url`: the application inside the cookie domain; `outside`: the same proxy under a name outside it. */
+type Proxy = { name: string; port: number; url: string; outside: string; process: ChildProcess; stderr: () => string };
 
 async function until_up(proxy: Proxy): Promise<void> {
   const deadline = Date.now() + 15_000;
@@ -97,7 +106,7 @@ function run(name: string, command: string, args: string[], env: Record<string, 
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
-  return { name, port, url: `http://app.idp.test:${port}`, process: child, stderr: () => stderr };
+  return { name, port, url: `http://app.idp.test:${port}`, outside: `http://app.outside.test:${port}`, process: child, stderr: () => stderr };
 }
 
 async function start_nginx(idp_port: number, app_port: number): Promise<Proxy> {
@@ -159,11 +168,28 @@ const enabled = chromium_available && (have_nginx || have_caddy);
 let t: TestProvider;
 let app: { port: number; server: Server };
 let browser: Browser;
+let op: OidcUpstream;
 const proxies: Record<string, Proxy> = {};
 
 beforeAll(async () => {
   if (!enabled) return;
-  t = await start_provider({ issuer_host: "id.idp.test", config: { trust_proxy: true, trusted_proxies: ["127.0.0.1"], forward_auth: { cookie_domain: "idp.test" } } });
+  t = await start_provider({
+    issuer_host: "id.idp.test",
+    config: {
+      trust_proxy: true,
+      trusted_proxies: ["127.0.0.1"],
+      forward_auth: { cookie_domain: "idp.test" },
+      // An upstream identity provider on loopback, for the sign-in through it.
+      outbound: { allow_http: true, allow: ["127.0.0.1"] },
+      federation: { secret_key: randomBytes(32).toString("base64url") },
+    },
+  });
+  op = await start_oidc_upstream({ "alice-up": { sub: "alice-up", email: "alice@example.com", email_verified: true, name: "Alice Upstream" } }, [
+    `${t.issuer}/federation/op/callback`,
+  ]);
+  await t.store.create_upstream(
+    new_upstream(t.config, { name: "op", display_name: "Upstream OP", issuer: op.issuer, client_id: op.client_id, client_secret: op.client_secret, auto_link: true }),
+  );
   const staff = await t.store.create_group({ name: "staff" });
   await t.store.add_group_member(staff.id, t.user.id);
   await t.add_user({ username: "bob", name: "Bob" });
@@ -175,9 +201,11 @@ beforeAll(async () => {
   if (have_caddy) proxies.caddy = await start_caddy(port, app.port);
   for (const proxy of Object.values(proxies)) {
     await create_app(t.store, proxy.name, { url: proxy.url, allowed_groups: ["staff"], rules: ["/public=*"] }, t.clock.now());
+    await create_app(t.store, `${proxy.name}-outside`, { url: proxy.outside, allowed_groups: ["staff"] }, t.clock.now());
   }
   // The issuer and the applications are hosts of one cookie domain (idp.test), all on loopback.
-  browser = await launch(["--host-resolver-rules=MAP *.idp.test 127.0.0.1"]);
+  // app.outside.test is outside it: its cookie comes from the callback on its own host.
+  browser = await launch(["--host-resolver-rules=MAP *.idp.test 127.0.0.1, MAP *.outside.test 127.0.0.1"]);
 }, 90_000);
 
 afterAll(async () => {
@@ -188,6 +216,7 @@ afterAll(async () => {
     if (proxy.process.exitCode === null) await new Promise((resolve) => proxy.process.once("exit", resolve));
   }
   await new Promise((resolve) => app.server.close(resolve));
+  await op?.stop();
   await t.stop();
   for (const dir of temp_dirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -233,6 +262,53 @@ for (const name of ["nginx", "caddy"] as const) {
       await page.waitForLoadState();
       await page.goto(`${proxy().url}/other`);
       await page.waitForURL(`${t.issuer}/account/login`);
+      await context.close();
+    }, 60_000);
+
+    test("an application outside the cookie domain: sign-in → its callback sets a host-only cookie → back at the page; sign-out ends access", async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const target = `${proxy().outside}/reports/q3?format=full`;
+      const callbacks: string[] = [];
+      page.on("request", (request) => void (request.url().includes("/.idp/callback") && callbacks.push(request.url())));
+      await page.goto(target);
+      await sign_in(page, "alice");
+      await page.waitForURL(target);
+      const seen = await received(page);
+      expect(seen.url).toBe("/reports/q3?format=full");
+      expect(seen.headers["remote-user"]).toBe("alice");
+      // Only the host-only cookie reaches this host; the domain cookie does not (nor was it set for it).
+      expect(seen.headers.cookie).toMatch(/^idp_forward_auth_host=[A-Za-z0-9_-]{43}$/);
+      const cookies = await context.cookies(proxy().outside);
+      expect(cookies.map((c) => [c.name, c.domain, c.httpOnly, c.sameSite])).toEqual([["idp_forward_auth_host", "app.outside.test", true, "Lax"]]);
+      // The code was spent: the callback URL once more is refused, and sets nothing.
+      expect(callbacks).toHaveLength(1);
+      expect(callbacks[0]).toMatch(new RegExp(`^${proxy().outside.replaceAll(".", "\\.")}/\\.idp/callback\\?code=[A-Za-z0-9_-]{43}$`));
+      const spent = new URL(callbacks[0]!);
+      const again = await raw_get(`http://127.0.0.1:${proxy().port}${spent.pathname}${spent.search}`, { host: spent.host });
+      expect(again.status).toBe(400);
+      expect(again.headers["set-cookie"]).toBeUndefined();
+      await page.goto(`${proxy().outside}/other`);
+      expect((await received(page)).headers["remote-user"]).toBe("alice");
+
+      await page.goto(`${t.issuer}/logout`);
+      await page.getByRole("button", { name: "Log out" }).click();
+      await page.waitForLoadState();
+      await page.goto(`${proxy().outside}/other`);
+      await page.waitForURL(`${t.issuer}/account/login`);
+      await context.close();
+    }, 60_000);
+
+    test("a sign-in through an upstream identity provider also comes back to the application", async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const target = `${proxy().url}/public/upstream?x=1`;
+      await page.goto(target);
+      await page.waitForURL(`${t.issuer}/account/login`);
+      await page.getByRole("link", { name: "Sign in with Upstream OP" }).click();
+      await upstream_sign_in(page, op.issuer, "alice-up");
+      await page.waitForURL(target);
+      expect((await received(page)).headers["remote-user"]).toBe("alice");
       await context.close();
     }, 60_000);
 

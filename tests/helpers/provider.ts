@@ -79,25 +79,24 @@ export async function start_provider(
     issuer_host?: string;
     /** Default TEST_WEBHOOK_WORKER. */
     webhook_worker?: Partial<WebhookWorkerOptions>;
+    /** Settings as environment variables (IDP_*), under `config`. */
+    env?: Record<string, string>;
   } = {},
 ): Promise<TestProvider> {
   const port = await free_port();
   const issuer = `http://${options.issuer_host ?? "127.0.0.1"}:${port}`;
   const database_url = options.database_url ?? "sqlite::memory:";
-  const config = load_config(
-    {},
-    {
-      issuer,
-      port,
-      host: "127.0.0.1",
-      database_url,
-      signing_algs: ["RS256", "ES256"],
-      log_requests: false,
-      argon2: TEST_ARGON2,
-      login_throttle: TEST_LOGIN_THROTTLE,
-      ...options.config,
-    },
-  );
+  const config = load_config(options.env ?? {}, {
+    issuer,
+    port,
+    host: "127.0.0.1",
+    database_url,
+    signing_algs: ["RS256", "ES256"],
+    log_requests: false,
+    argon2: TEST_ARGON2,
+    login_throttle: TEST_LOGIN_THROTTLE,
+    ...options.config,
+  });
   const store = await open_store(database_url, { migrate: true });
   const clock = test_clock();
 

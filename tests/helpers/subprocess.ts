@@ -70,10 +70,12 @@ async function wait_ready(url: string, proc: Child, logs: () => string, ms = 30_
  * Starts `command serve` (e.g. ["/tmp/x/idp"]) on a free port after seeding the same user and
  * client as the in-process provider (tests/helpers/provider.ts), through the CLI.
  */
-export async function start_subprocess_provider(command: string[], options: { env?: Record<string, string> } = {}): Promise<SubprocessProvider> {
+export async function start_subprocess_provider(command: string[], options: { env?: Record<string, string>; issuer_host?: string } = {}): Promise<SubprocessProvider> {
   const dir = mkdtempSync(join(tmpdir(), "idp-e2e-"));
   const port = await free_port();
-  const issuer = `http://127.0.0.1:${port}`;
+  // The issuer may name a host only the tests' browsers resolve (issuer_host); the server is reached at `url`.
+  const url = `http://127.0.0.1:${port}`;
+  const issuer = `http://${options.issuer_host ?? "127.0.0.1"}:${port}`;
   // Nothing of this process's environment leaks in (a CI DATABASE_URL, IDP_* settings).
   // IDP_E2E_DATABASE=postgres: a throwaway PostgreSQL database instead of the SQLite file.
   const database = process.env.IDP_E2E_DATABASE === "postgres" ? await create_temp_database() : null;
@@ -127,13 +129,13 @@ export async function start_subprocess_provider(command: string[], options: { en
     // Logs go to files, not pipes: an unread pipe fills up and blocks the server.
     const [out, err] = [join(dir, "server.log"), join(dir, "server.err")];
     server = spawn([...command, "serve"], { cwd: dir, env, stdin: "ignore", stdout: { file: out }, stderr: { file: err } });
-    await wait_ready(issuer, server, () => `${read_or_empty(out)}\n${read_or_empty(err)}`);
+    await wait_ready(url, server, () => `${read_or_empty(out)}\n${read_or_empty(err)}`);
 
     let registration_token: string | undefined;
     const register = async (metadata: ClientMetadata) => {
       registration_token ??= (await cli_json<{ token: string }>(["registration-token", "create"])).token;
       const body = { redirect_uris: [REDIRECT_URI], grant_types: ["authorization_code"], response_types: ["code"], ...metadata };
-      const response = await fetch(`${issuer}/register`, {
+      const response = await fetch(`${url}/register`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${registration_token}` },
         body: JSON.stringify(body),
@@ -144,7 +146,7 @@ export async function start_subprocess_provider(command: string[], options: { en
     };
 
     return {
-      url: issuer,
+      url,
       issuer,
       user,
       password: PASSWORD,

@@ -43,8 +43,12 @@ export function target_command(target: string | undefined = process.env.IDP_E2E_
   throw new Error(`IDP_E2E_TARGET="${target}": expected in-process, dev, deno or binary:/path/to/idp`);
 }
 
-/** Starts the provider the environment asks for. */
-export async function start_target(): Promise<E2eProvider> {
+/**
+ * Starts the provider the environment asks for. `env`: settings as an operator writes them
+ * (IDP_* variables), given to the process, or read by the in-process provider's configuration;
+ * `issuer_host`: the issuer's host name (the server listens on 127.0.0.1 all the same).
+ */
+export async function start_target(options: { env?: Record<string, string>; issuer_host?: string } = {}): Promise<E2eProvider> {
   const command = target_command();
-  return command === null ? start_provider() : start_subprocess_provider(command);
+  return command === null ? start_provider(options) : start_subprocess_provider(command, options);
 }

@@ -119,6 +119,36 @@ describe("abuse cases", () => {
     client.close();
   });
 
+  test("a search with scope 3 (subordinate subtree) or an unknown scope is protocolError, and the connection goes on", async () => {
+    const client = await raw_client(t.ldap_port);
+    client.request(1, { op: "bind", version: 3, name: people("alice"), auth: { kind: "simple", password: t.password } });
+    expect((await client.next())?.response).toMatchObject({ op: "bind", result: { code: 0 } });
+    const search = (scope: number) => ({
+      op: "search" as const,
+      base: people("alice"),
+      scope,
+      deref: 0,
+      size_limit: 0,
+      time_limit: 0,
+      types_only: false,
+      filter: { type: "present" as const, attribute: "objectClass" },
+      attributes: ["uid"],
+    });
+    for (const [id, scope] of [
+      [2, 3],
+      [3, 200],
+    ] as const) {
+      client.request(id, search(scope));
+      const done = await client.next();
+      expect(done).toMatchObject({ id, response: { op: "search_done", result: { code: RESULT.protocol_error } } });
+      expect(done?.response.op === "search_done" && done.response.result.message).toContain(`scope ${scope} is not supported`);
+    }
+    client.request(4, search(0));
+    expect((await client.next())?.response).toMatchObject({ op: "search_entry", dn: people("alice") });
+    expect((await client.next())?.response).toMatchObject({ op: "search_done", result: { code: 0 } });
+    client.close();
+  });
+
   test("StartTLS on a connection that is TLS already (LDAPS) is an operations error (RFC 4511 §4.14.1)", async () => {
     const ldaps_port = Number(new URL(t.ldaps_url).port);
     const client = await raw_client(ldaps_port, { ca: t.cert });

@@ -120,6 +120,11 @@ for (const database of has_ldap_utils() ? await test_databases() : []) {
       expect(base.map((e) => e.dn)).toEqual([people("bob")]);
       const one = parse_ldif((await search(as_gitea(), ["-b", BASE, "-s", "one", "(objectClass=*)", "1.1"])).stdout);
       expect(one.map((e) => e.dn)).toEqual([`ou=people,${BASE}`, `ou=groups,${BASE}`]);
+      // Subordinate subtree (scope 3) is not offered: protocolError, as RFC 4511 §4.5.1.2 asks of an unknown scope.
+      const children = await search(as_gitea(), ["-b", BASE, "-s", "children", "(objectClass=*)", "1.1"]);
+      expect(children.code).toBe(2);
+      expect(children.stderr).toContain("Protocol error (2)");
+      expect(children.stderr).toContain("scope 3 is not supported");
       const missing = await search(as_gitea(), ["-b", people("nobody"), "-s", "base", "(objectClass=*)"]);
       expect(missing.code).toBe(32);
       expect(missing.stdout + missing.stderr).toContain(`ou=people,${BASE}`);

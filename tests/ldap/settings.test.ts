@@ -10,6 +10,8 @@ import { open_store } from "../../src/store/open.ts";
 import { free_port } from "../helpers/provider.ts";
 import { test_certificate } from "./server.ts";
 import { rejection } from "../helpers/settle.ts";
+import { createServer } from "node:net";
+import { ListenError } from "../../src/fw/runtime/server.ts";
 
 const refusal = (env: Record<string, string>): string => {
   try {
@@ -52,5 +54,32 @@ describe("LDAP settings", () => {
     expect(served.ldap?.plain).toBe(`127.0.0.1:${ldap_port}`);
     await served.stop();
     await again.close();
+  });
+
+  test("an address in use stops the start with a ListenError naming IDP_LDAPS_LISTEN, and nothing is left listening", async () => {
+    const { cert, key } = test_certificate();
+    const [ldap_port, taken_port] = [await free_port(), await free_port()];
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(taken_port, "127.0.0.1", resolve));
+    try {
+      const config = load_config(
+        {},
+        { database_url: "sqlite::memory:", ldap: { listen: `127.0.0.1:${ldap_port}`, ldaps_listen: `127.0.0.1:${taken_port}`, tls_cert: cert, tls_key: key } },
+      );
+      const store = await open_store(config.database_url);
+      const error = await rejection(serve(config, { store, port: 0, log: () => {}, out: () => {} }));
+      expect(error).toBeInstanceOf(ListenError);
+      expect(error).toMatchObject({ code: "EADDRINUSE", setting: "IDP_LDAPS_LISTEN", address: `127.0.0.1:${taken_port}` });
+      await store.close();
+      // The plain listener opened first was closed again.
+      const probe = createServer();
+      await new Promise<void>((resolve, reject) => {
+        probe.once("error", reject);
+        probe.listen(ldap_port, "127.0.0.1", resolve);
+      });
+      await new Promise((resolve) => probe.close(resolve));
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });

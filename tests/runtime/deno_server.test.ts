@@ -99,6 +99,36 @@ describe("the provider under Deno", () => {
     );
   }, 120_000);
 
+  test("an LDAP address the permissions name is listened on; one they do not name stops the start with our words, not Deno's crash", async () => {
+    const [port, ldap_port] = [await free_port(), await free_port()];
+    // Granted: the task computes the permissions with IDP_LDAP_LISTEN set.
+    const granted = start(task("idp", "serve"), environment("ldap", port, { IDP_LDAP_LISTEN: `127.0.0.1:${ldap_port}` }), dir);
+    try {
+      let line = await granted.line();
+      while (line.msg !== "ldap listening") line = await granted.line();
+      expect(line.plain).toBe(`127.0.0.1:${ldap_port}`);
+    } finally {
+      granted.proc.kill("SIGTERM");
+      await granted.proc.exited;
+    }
+    // Not granted: the flags computed without it, the address set afterwards.
+    const flags = await run(
+      [DENO, "run", "--allow-env", "--allow-read", "--allow-write=.", "--no-prompt", join(ROOT, "scripts/deno/permissions.ts")],
+      environment("ldap", port),
+      dir,
+    );
+    expect(flags.code).toBe(0);
+    const refused = await run(
+      [DENO, "run", ...flags.stdout.trim().split(" "), join(ROOT, "main.ts"), "serve"],
+      environment("ldap", port, { IDP_LDAP_LISTEN: `127.0.0.1:${ldap_port}` }),
+      dir,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `error: IDP_LDAP_LISTEN: 127.0.0.1:${ldap_port}: the runtime's permissions do not allow listening there (Deno: --allow-net=127.0.0.1:${ldap_port}). The Deno tasks grant the address it names when it is set in the environment or IDP_CONFIG (README, "Running on Deno")\n`,
+    );
+  }, 120_000);
+
   test("--port outside the permissions and --workers: refused with what to do instead", async () => {
     const env = environment("refusals", await free_port());
     const port = await run(task("idp", "serve", "--port", String(await free_port())), env, dir);

@@ -27,6 +27,8 @@ export interface Running {
  */
 export class ListenError extends Error {
   override name = "ListenError";
+  /** The setting that named the address, when not the server's own (the caller's to say). */
+  setting: string | null = null;
   constructor(
     readonly code: string,
     readonly host: string,

@@ -13,6 +13,7 @@ import { layout_values } from "./layout.ts";
 
 export const DENIED_TITLE = "No access to this application";
 export const UNKNOWN_TITLE = "Not a registered application";
+export const LINK_TITLE = "This sign-in link cannot be used";
 
 /** The values of views/message.eta for a user outside the application's groups. */
 export function denied_values(idp: Provider, app: ProtectedAppRow, user: UserRow): Record<string, unknown> {
@@ -31,6 +32,11 @@ export function denied_values(idp: Provider, app: ProtectedAppRow, user: UserRow
 /** The values of views/message.eta for an address that is no registered application. */
 export function unknown_values(idp: Provider, message: string): Record<string, unknown> {
   return { ...layout_values(idp, UNKNOWN_TITLE), heading: UNKNOWN_TITLE, notice: null, message, form: null, link: null, no_locale_switcher: true };
+}
+
+/** The values of views/message.eta for an application callback whose code cannot be used (oidc/forward_auth/callback.ts). */
+export function unusable_link_values(idp: Provider, message: string): Record<string, unknown> {
+  return { ...layout_values(idp, LINK_TITLE), heading: LINK_TITLE, notice: null, message, form: null, link: null, no_locale_switcher: true };
 }
 
 /** The CSP of a page shown at an application's address: our stylesheet and images by the issuer's origin, no script, never framed. */

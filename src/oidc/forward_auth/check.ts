@@ -1,7 +1,8 @@
 /**
  * The forward-auth check: may the browser behind this proxied request open it? One read of the
  * applications of its host, one of the session (through the forward-auth cookie, cookie.ts), one
- * of the user and one of their groups; no write but the session's "last seen" every few minutes
+ * of the user and one of their groups (the session through the application's host-only cookie
+ * when it is outside the cookie domain, callback.ts); no write but the session's "last seen" every few minutes
  * and the first access of a session to an application (access_log.ts).
  *
  * - No application covers the host and path: `unknown` (nothing is redirected anywhere: the
@@ -17,7 +18,8 @@ import type { CookieReader } from "../browser/cookies.ts";
 import type { Provider } from "../provider.ts";
 import type { ProtectedAppRow, UserRow } from "../../store/types.ts";
 import { note_access, note_refusal } from "./access_log.ts";
-import { forward_auth_session } from "./cookie.ts";
+import { uses_callback } from "./callback.ts";
+import { forward_auth_session, host_cookie_session } from "./cookie.ts";
 import { application_for, groups_allow, lacks_second_factor, requirement } from "./policy.ts";
 import { FORWARD_AUTH_PATHS } from "./paths.ts";
 import type { OriginalRequest } from "./request.ts";
@@ -43,7 +45,8 @@ export async function check_forward_auth(idp: Provider, original: OriginalReques
   const app = application_for(await idp.store.list_protected_apps_for_host(original.host), original.path);
   if (app === null) return { kind: "unknown" };
   const back = start_url(idp, return_url(app, original));
-  const session = await forward_auth_session(idp, cookies);
+  // An application outside the cookie domain has its own host-only cookie (callback.ts), and only it opens that host.
+  const session = uses_callback(idp, app) ? await host_cookie_session(idp, cookies, app) : await forward_auth_session(idp, cookies);
   if (session === null) return { kind: "sign_in", app, start_url: back };
   const user = await idp.store.get_user_by_id(session.user_id);
   if (user === null || user.status !== "active") return { kind: "sign_in", app, start_url: back };

@@ -21,7 +21,7 @@ import { read_cookie } from "../browser/cookies.ts";
 import { random_token, sha256 } from "../crypto/secrets.ts";
 import type { Provider } from "../provider.ts";
 import { live_session } from "../signin/sessions.ts";
-import type { SessionRow } from "../../store/types.ts";
+import type { ProtectedAppRow, SessionRow } from "../../store/types.ts";
 
 const COOKIE = "idp_forward_auth";
 
@@ -56,4 +56,31 @@ export async function forward_auth_cookie(
   const now = idp.now();
   await idp.store.create_forward_auth_token({ id_hash: sha256(value), session_id_hash: session.id_hash, created_at: now });
   return { name: forward_auth_cookie_name(idp), value, options: options(idp, domain, Math.max(1, session.expires_at - now)) };
+}
+
+/**
+ * The host-only cookie of an application outside the cookie domain (callback.ts): no Domain
+ * attribute, so the browser sends it to the application's host alone (RFC 6265 §5.3 step 6), and
+ * its token opens that host alone (store: forward_auth_tokens.host). Secure when the application
+ * is https, and then named `__Host-` (RFC 6265bis §4.1.3.2: Secure, Path=/, no Domain, so no
+ * other host can set or shadow it).
+ */
+export function host_cookie_name(app: ProtectedAppRow): string {
+  return app.url.startsWith("https:") ? `__Host-${COOKIE}` : `${COOKIE}_host`;
+}
+
+/** The live session the browser's host-only cookie for `app`'s host stands for; null without one. */
+export async function host_cookie_session(idp: Provider, cookies: CookieReader, app: ProtectedAppRow): Promise<SessionRow | null> {
+  const value = read_cookie(cookies, host_cookie_name(app));
+  if (value === null) return null;
+  return live_session(idp, await idp.store.get_forward_auth_session(sha256(value), app.host));
+}
+
+/** A new host-only cookie for `session` at `app`'s host, lasting as long as the session. */
+export async function host_cookie(idp: Provider, session: SessionRow, app: ProtectedAppRow): Promise<CookieToSet> {
+  const value = random_token(32);
+  const now = idp.now();
+  await idp.store.create_forward_auth_token({ id_hash: sha256(value), session_id_hash: session.id_hash, host: app.host, created_at: now });
+  const options: CookieSettings = { path: "/", httpOnly: true, sameSite: "lax", secure: app.url.startsWith("https:"), maxAge: Math.max(1, session.expires_at - now) };
+  return { name: host_cookie_name(app), value, options };
 }

@@ -3,23 +3,23 @@
  * a browser that has no forward-auth cookie, or needs a second factor for what it asked for. The
  * browser's own session (the provider's host-only cookie) says who it is:
  *
- * - `rd` must be a URL of a registered application (policy.ts), on a host of the cookie domain:
- *   the way back goes only there (no open redirect, RFC 9700 §4.11). Otherwise `invalid`.
+ * - `rd` must be a URL of a registered application (policy.ts): the way back goes only there (no
+ *   open redirect, RFC 9700 §4.11). Otherwise `invalid`.
  * - Not signed in: `sign_in` (the account's sign-in, which returns here: browser/return_path.ts).
  * - In none of the groups the URL needs: `denied`.
  * - Without the second factor it needs: `step_up` (the session's sign-in stands for the first
  *   step; the second step makes a new session, and returns here).
  * - Otherwise `go`: the forward-auth cookie (cookie.ts) and the way back to `rd`, on the
- *   application's registered scheme.
+ *   application's registered scheme; for an application outside the cookie domain, no cookie
+ *   here but the way to its callback with a one-time code (callback.ts), which sets its own.
  */
-import { in_cookie_domain } from "../../config/schema.ts";
 import type { CookieReader, CookieToSet } from "../browser/cookies.ts";
 import type { Provider } from "../provider.ts";
 import { has_any, second_factors } from "../signin/second_factor.ts";
 import type { ActiveSession } from "../signin/sessions.ts";
 import type { ProtectedAppRow, SessionRow, UserRow } from "../../store/types.ts";
 import { note_refusal } from "./access_log.ts";
-import { host_name } from "./apps.ts";
+import { issue_code, uses_callback } from "./callback.ts";
 import { return_url } from "./check.ts";
 import { forward_auth_cookie } from "./cookie.ts";
 import { FORWARD_AUTH_PATHS } from "./paths.ts";
@@ -55,10 +55,6 @@ export async function registered_target(idp: Provider, rd: string | undefined): 
   }
   const app = application_for(await idp.store.list_protected_apps_for_host(original.host), original.path);
   if (app === null) return NOT_REGISTERED;
-  const domain = idp.config.forward_auth.cookie_domain;
-  if (domain === undefined || !in_cookie_domain(host_name(app.host), domain)) {
-    return `The application ${app.name} is not on a host of the sign-in cookie domain (IDP_FORWARD_AUTH_COOKIE_DOMAIN), so signing in here cannot open it. Ask the administrator to correct its address or the setting.`;
-  }
   const target = return_url(app, original);
   return { app, original, target: start_path(target).length <= MAX_RETURN ? target : app.url };
 }
@@ -78,6 +74,7 @@ export async function start_forward_auth(idp: Provider, rd: string | undefined, 
     const enrol = !has_any(await second_factors(idp, active.user));
     return { kind: "step_up", return_path: back, user: active.user, enrol, first_amr: first_step(active.session) };
   }
+  if (uses_callback(idp, app)) return { kind: "go", url: await issue_code(idp, active.session, app, target), app, cookie: null };
   const cookie = await forward_auth_cookie(idp, cookies, active.session, idp.config.forward_auth.cookie_domain!);
   return { kind: "go", url: target, app, cookie };
 }

@@ -23,7 +23,7 @@ import {
   TAG,
 } from "./ber.ts";
 import { read_filter } from "./filter.ts";
-import type { BindAuth, Control, LdapResult, Request, RequestMessage, ResponseMessage, Scope, WriteKind } from "./protocol.ts";
+import type { BindAuth, Control, LdapResult, Request, RequestMessage, ResponseMessage, WriteKind } from "./protocol.ts";
 
 /** The protocolOp tags (RFC 4511 Appendix B: [APPLICATION n]). */
 export const OP = {
@@ -153,7 +153,9 @@ function read_bind(bind: BerReader): Request {
 function read_search(search: BerReader): Request {
   const base = search.string("baseObject");
   const scope = search.integer("scope", TAG.enumerated);
-  if (scope !== 0 && scope !== 1 && scope !== 2) throw new BerError(`unknown scope ${scope}`);
+  // An unknown scope (3, subordinateSubtree, draft-sermersheim-ldap-subordinate-scope, among them)
+  // is a well-formed request: the session answers it protocolError (RFC 4511 §4.5.1.2), the
+  // connection goes on.
   const deref = search.integer("derefAliases", TAG.enumerated);
   if (deref < 0 || deref > 3) throw new BerError(`unknown derefAliases ${deref}`);
   const size_limit = search.integer("sizeLimit");
@@ -168,7 +170,7 @@ function read_search(search: BerReader): Request {
     attributes.push(list.string("attribute selector"));
   }
   search.end("search request");
-  return { op: "search", base, scope: scope as Scope, deref, size_limit, time_limit, types_only, filter, attributes };
+  return { op: "search", base, scope, deref, size_limit, time_limit, types_only, filter, attributes };
 }
 
 export function read_controls(list: BerReader): Control[] {

@@ -60,7 +60,8 @@ export type Request =
   | {
       op: "search";
       base: string;
-      scope: Scope;
+      /** A Scope, or another value the request named (answered protocolError by the session, never run). */
+      scope: number;
       deref: number;
       size_limit: number;
       time_limit: number;

@@ -14,7 +14,7 @@ import { group_entries, user_entries, view_of, type Viewer } from "./directory.t
 import { BerError } from "./ber.ts";
 import { matches } from "./filter_match.ts";
 import { decode_paged_value, encode_paged_value } from "./messages.ts";
-import { OID, RESULT, result, type Control, type LdapResult, type RequestMessage, type Response, type ResponseMessage } from "./protocol.ts";
+import { OID, RESULT, SCOPE, result, type Control, type LdapResult, type RequestMessage, type Response, type ResponseMessage } from "./protocol.ts";
 import { search, type SearchContext, type SearchRequest } from "./search.ts";
 import { container, root_dse } from "./entries.ts";
 import { locate, tree_of, type Tree } from "./tree.ts";
@@ -35,6 +35,8 @@ export type After = "continue" | "start_tls" | "close";
 
 /** The most paged searches one session keeps a position for; the oldest is forgotten first. */
 const MAX_PAGED = 16;
+/** The search scopes answered (RFC 4511 §4.5.1.2); any other is protocolError. */
+const KNOWN_SCOPES: ReadonlySet<number> = new Set(Object.values(SCOPE));
 
 const SUPPORTED_CRITICAL: Record<string, ReadonlySet<string>> = {
   search: new Set([OID.paged_results, OID.manage_dsa_it]),
@@ -82,6 +84,9 @@ export class LdapSession {
       }
       case "search": {
         if (refusal !== null) return answer({ op: "search_done", result: refusal });
+        if (!KNOWN_SCOPES.has(request.scope)) {
+          return answer({ op: "search_done", result: result(RESULT.protocol_error, `scope ${request.scope} is not supported here: base (0), one level (1) or subtree (2)`) });
+        }
         return this.search(message, request);
       }
       case "compare":

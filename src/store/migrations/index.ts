@@ -32,6 +32,7 @@ import { job_runs } from "./027_job_runs.ts";
 import { user_attributes } from "./028_user_attributes.ts";
 import { webhooks } from "./029_webhooks.ts";
 import { saml_session_participants } from "./032_saml_session_participants.ts";
+import { forward_auth_hosts } from "./033_forward_auth_hosts.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -66,6 +67,7 @@ export const migrations: readonly Migration[] = [
   user_attributes,
   webhooks,
   saml_session_participants,
+  forward_auth_hosts,
 ];
 
 // Applied in this order: a version listed after a higher one (a merge that put 026 before 025)

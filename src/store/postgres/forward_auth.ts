@@ -2,7 +2,7 @@
 import type { PgSql } from "./driver.ts";
 import { decode, decode_or_null, encode_postgres, pick_patch } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
-import { longest_first, protected_app_row, protected_app_spec } from "../rows/forward_auth.ts";
+import { forward_auth_code, longest_first, protected_app_row, protected_app_spec } from "../rows/forward_auth.ts";
 import { session_spec } from "../rows/sessions.ts";
 import type { ForwardAuthStore } from "../types.ts";
 
@@ -35,11 +35,25 @@ export function pg_forward_auth(sql: PgSql): ForwardAuthStore {
       return result.count > 0;
     },
     async create_forward_auth_token(token) {
-      await sql`INSERT INTO forward_auth_tokens (id_hash, session_id_hash, created_at) VALUES (${token.id_hash}, ${token.session_id_hash}, ${token.created_at ?? now_seconds()})`;
+      await sql`INSERT INTO forward_auth_tokens (id_hash, session_id_hash, host, created_at) VALUES (${token.id_hash}, ${token.session_id_hash}, ${token.host ?? null}, ${token.created_at ?? now_seconds()})`;
     },
-    async get_forward_auth_session(id_hash) {
-      const [raw] = await sql`SELECT * FROM sessions WHERE id_hash = (SELECT session_id_hash FROM forward_auth_tokens WHERE id_hash = ${id_hash})`;
+    async get_forward_auth_session(id_hash, host = null) {
+      const [raw] =
+        host === null
+          ? await sql`SELECT * FROM sessions WHERE id_hash = (SELECT session_id_hash FROM forward_auth_tokens WHERE id_hash = ${id_hash} AND host IS NULL)`
+          : await sql`SELECT * FROM sessions WHERE id_hash = (SELECT session_id_hash FROM forward_auth_tokens WHERE id_hash = ${id_hash} AND host = ${host})`;
       return decode_or_null(session_spec, raw);
+    },
+    async create_forward_auth_code(code) {
+      await sql`DELETE FROM forward_auth_codes WHERE expires_at <= ${code.created_at}`;
+      await sql`INSERT INTO forward_auth_codes (code_hash, session_id_hash, host, target, expires_at, created_at)
+        VALUES (${code.code_hash}, ${code.session_id_hash}, ${code.host}, ${code.target}, ${code.expires_at}, ${code.created_at})`;
+    },
+    async take_forward_auth_code(code_hash, now) {
+      const [raw] = await sql`DELETE FROM forward_auth_codes WHERE code_hash = ${code_hash} RETURNING *`;
+      if (raw === undefined) return null;
+      const row = forward_auth_code(raw);
+      return row.expires_at <= now ? null : row;
     },
     async record_protected_app_access(session_id_hash, app_name, now) {
       // Through the session and application rows: nothing for either that is gone (and no foreign-key error).

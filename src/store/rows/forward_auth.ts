@@ -4,7 +4,7 @@
  */
 import type { TableSpec } from "../codec.ts";
 import { now_seconds } from "../clock.ts";
-import type { NewProtectedApp, ProtectedAppRow } from "../types.ts";
+import type { ForwardAuthCode, NewProtectedApp, ProtectedAppRow } from "../types.ts";
 
 /** The columns of `protected_apps`. */
 export const protected_app_spec: TableSpec<ProtectedAppRow> = {
@@ -38,4 +38,17 @@ export function protected_app_row(input: NewProtectedApp): ProtectedAppRow {
 /** The applications of one host in the order list_protected_apps_for_host gives them: longest path first, then by path. */
 export function longest_first(apps: ProtectedAppRow[]): ProtectedAppRow[] {
   return apps.sort((a, b) => b.path.length - a.path.length || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** A `forward_auth_codes` row as either driver reads it (PostgreSQL's BIGINT may come back as a string). */
+export function forward_auth_code(raw: Record<string, unknown> | ForwardAuthCode): ForwardAuthCode {
+  const row = raw as Record<string, unknown>;
+  return {
+    code_hash: String(row.code_hash),
+    session_id_hash: String(row.session_id_hash),
+    host: String(row.host),
+    target: String(row.target),
+    expires_at: Number(row.expires_at),
+    created_at: Number(row.created_at),
+  };
 }

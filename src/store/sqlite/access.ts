@@ -174,6 +174,8 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   delete_protected_app: "write",
   create_forward_auth_token: "write",
   get_forward_auth_session: "read",
+  create_forward_auth_code: "write",
+  take_forward_auth_code: "write",
   record_protected_app_access: "write",
   // audit
   add_audit_event: "write",

@@ -35,8 +35,14 @@ export type NewProtectedApp = Pick<ProtectedAppRow, "name" | "url" | "host" | "p
 
 export type ProtectedAppChanges = Partial<Pick<ProtectedAppRow, "url" | "host" | "path" | "allowed_groups" | "require_2fa" | "rules" | "updated_at">>;
 
-/** A forward-auth cookie: the SHA-256 of its value, bound to one browser session. */
-export type NewForwardAuthToken = { id_hash: string; session_id_hash: string; created_at?: UnixSeconds };
+/**
+ * A forward-auth cookie: the SHA-256 of its value, bound to one browser session. `host` null (or
+ * absent): the cookie on the cookie domain; else the one application host of a host-only cookie.
+ */
+export type NewForwardAuthToken = { id_hash: string; session_id_hash: string; host?: string | null; created_at?: UnixSeconds };
+
+/** A one-time code for an application's callback (oidc/forward_auth/callback.ts): its SHA-256, the session, the host it opens, the URL to return to. */
+export type ForwardAuthCode = { code_hash: string; session_id_hash: string; host: string; target: string; expires_at: UnixSeconds; created_at: UnixSeconds };
 
 export interface ForwardAuthStore {
   /** Raises StoreConflictError when the name, or the host and path, are taken. */
@@ -52,8 +58,16 @@ export interface ForwardAuthStore {
   delete_protected_app(name: string): Promise<boolean>;
   /** StoreReferenceError when the session is gone. The token goes with its session (ON DELETE CASCADE). */
   create_forward_auth_token(token: NewForwardAuthToken): Promise<void>;
-  /** The session a forward-auth cookie stands for, in one query; null when the cookie or its session is gone (expired or not: the caller checks). */
-  get_forward_auth_session(id_hash: string): Promise<SessionRow | null>;
+  /**
+   * The session a forward-auth cookie stands for, in one query; null when the cookie or its
+   * session is gone (expired or not: the caller checks), or the cookie is not one for `host`
+   * (null, the default: the cookie domain's; else that host's host-only cookie).
+   */
+  get_forward_auth_session(id_hash: string, host?: string | null): Promise<SessionRow | null>;
+  /** StoreReferenceError when the session is gone; the code goes with it. Also deletes the codes expired at `code.created_at`. */
+  create_forward_auth_code(code: ForwardAuthCode): Promise<void>;
+  /** Takes (deletes) a code, once, atomically: the row when it was there and not expired at `now`, else null. */
+  take_forward_auth_code(code_hash: string, now: UnixSeconds): Promise<ForwardAuthCode | null>;
   /** Records that a session opened an application; true the first time only (atomic). Nothing when the session or application is gone. */
   record_protected_app_access(session_id_hash: string, app_name: string, now?: UnixSeconds): Promise<boolean>;
 }

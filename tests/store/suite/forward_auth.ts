@@ -63,6 +63,52 @@ export function forward_auth_tests(ctx: SuiteContext): void {
       expect(await store.get_forward_auth_session(token)).toBeNull();
     });
 
+    test("a host-only cookie opens its host only; the domain cookie is not one for a host", async () => {
+      const store = ctx.store();
+      const session = await seed_session(store);
+      const [domain, host_only] = [uid("fa"), uid("fa")];
+      await store.create_forward_auth_token({ id_hash: domain, session_id_hash: session.id_hash, created_at: T0 });
+      await store.create_forward_auth_token({ id_hash: host_only, session_id_hash: session.id_hash, host: "wiki.other.example", created_at: T0 });
+      expect(await store.get_forward_auth_session(host_only, "wiki.other.example")).toEqual(session);
+      expect(await store.get_forward_auth_session(host_only, "mail.other.example")).toBeNull();
+      expect(await store.get_forward_auth_session(host_only)).toBeNull();
+      expect(await store.get_forward_auth_session(domain, "wiki.other.example")).toBeNull();
+      expect(await store.get_forward_auth_session(domain, null)).toEqual(session);
+      await store.delete_session(session.id_hash);
+      expect(await store.get_forward_auth_session(host_only, "wiki.other.example")).toBeNull();
+    });
+
+    test("a callback code is taken once, atomically; not once expired; it goes with its session; expired ones are cleared", async () => {
+      const store = ctx.store();
+      const session = await seed_session(store);
+      const code = {
+        code_hash: uid("code"),
+        session_id_hash: session.id_hash,
+        host: "wiki.other.example",
+        target: "https://wiki.other.example/a?b=1",
+        expires_at: T0 + 60,
+        created_at: T0,
+      };
+      await store.create_forward_auth_code(code);
+      const takes = await concurrently(8, () => store.take_forward_auth_code(code.code_hash, T0 + 1));
+      expect(takes.filter((taken) => taken !== null)).toEqual([code]);
+      expect(await store.take_forward_auth_code(code.code_hash, T0 + 1)).toBeNull();
+      const late = { ...code, code_hash: uid("code") };
+      await store.create_forward_auth_code(late);
+      expect(await store.take_forward_auth_code(late.code_hash, T0 + 60)).toBeNull();
+      expect(await rejection(store.create_forward_auth_code({ ...code, code_hash: uid("code"), session_id_hash: uid("gone") }))).toBeInstanceOf(StoreReferenceError);
+      const gone = { ...code, code_hash: uid("code") };
+      await store.create_forward_auth_code(gone);
+      await store.delete_session(session.id_hash);
+      expect(await store.take_forward_auth_code(gone.code_hash, T0 + 1)).toBeNull();
+      // A new code clears the expired ones.
+      const other = await seed_session(store);
+      const stale = { ...code, code_hash: uid("code"), session_id_hash: other.id_hash };
+      await store.create_forward_auth_code(stale);
+      await store.create_forward_auth_code({ ...stale, code_hash: uid("code"), expires_at: T0 + 200, created_at: T0 + 100 });
+      expect(await store.take_forward_auth_code(stale.code_hash, T0)).toBeNull();
+    });
+
     test("a session's access to an application is recorded once, atomically; nothing for a session or application that is gone", async () => {
       const store = ctx.store();
       const session = await seed_session(store);
