@@ -53,6 +53,12 @@ export const purge_targets: readonly PurgeTarget[] = [
     table: "mail_outbox",
     expired: `(status = 'sent' AND sent_at + ${MAIL_KEEP_SENT_SECONDS} <= :now) OR (status = 'failed' AND give_up_at + ${MAIL_KEEP_FAILED_SECONDS} <= :now)`,
   },
+  // Webhook deliveries are kept as long as mail (`idp webhooks deliveries` shows what left).
+  {
+    count: "webhook_deliveries",
+    table: "webhook_deliveries",
+    expired: `(status = 'sent' AND sent_at + ${MAIL_KEEP_SENT_SECONDS} <= :now) OR (status = 'failed' AND give_up_at + ${MAIL_KEEP_FAILED_SECONDS} <= :now)`,
+  },
 ];
 
 /**
@@ -115,6 +121,7 @@ export function empty_purge_counts(): PurgeCounts {
     pushed_requests: 0,
     device_authorizations: 0,
     mail: 0,
+    webhook_deliveries: 0,
     revoked_grants: 0,
   };
 }

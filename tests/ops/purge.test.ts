@@ -138,6 +138,7 @@ describe("start_purge (the loop)", () => {
     pushed_requests: 0,
     device_authorizations: 0,
     mail: 0,
+    webhook_deliveries: 0,
     revoked_grants: 0,
   };
 

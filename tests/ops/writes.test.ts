@@ -21,13 +21,13 @@ const is_write = (name: string): boolean => (SQLITE_ACCESS as Record<string, str
 
 type Counts = { reads: number; writes: number; calls: string[] };
 
-/** The store with every call counted (the key poller's keys_version and the mail worker's mail_queue reads excluded). */
+/** The store with every call counted (the key poller's keys_version and the mail and webhook workers' mail_queue and webhook_queue reads excluded). */
 function counting(store: Store): { store: Store; take(): Counts } {
   let calls: string[] = [];
   const wrapped = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(store)) {
     wrapped[name] =
-      typeof value === "function" && name !== "keys_version" && name !== "mail_queue"
+      typeof value === "function" && name !== "keys_version" && name !== "mail_queue" && name !== "webhook_queue"
         ? (...args: unknown[]) => {
             calls.push(name);
             return (value as (...a: unknown[]) => unknown)(...args);

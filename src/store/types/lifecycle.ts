@@ -20,6 +20,8 @@ export type PurgeCounts = {
   device_authorizations: number;
   /** Outbox messages sent (or failed) long enough ago (purge.ts). */
   mail: number;
+  /** Webhook deliveries sent (or failed) long enough ago, as mail (purge.ts). */
+  webhook_deliveries: number;
   /** Records of revoked grants and families (migration 022) with no token left, a day on (purge.ts). */
   revoked_grants: number;
 };

@@ -40,6 +40,7 @@ export function purge_tests(ctx: SuiteContext): void {
           pushed_requests: 3,
           device_authorizations: 0,
           mail: 0,
+          webhook_deliveries: 0,
           revoked_grants: 0,
         });
         expect(await store.list_sessions_for_user(user.id)).toHaveLength(1);
@@ -58,6 +59,7 @@ export function purge_tests(ctx: SuiteContext): void {
           pushed_requests: 0,
           device_authorizations: 0,
           mail: 0,
+          webhook_deliveries: 0,
           revoked_grants: 0,
         });
         expect((await store.purge_expired(live)).codes).toBe(1);

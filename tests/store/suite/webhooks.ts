@@ -79,6 +79,20 @@ export function webhook_tests(ctx: SuiteContext): void {
       expect(queue.next_due).not.toBeNull();
     });
 
+    test("purge_expired deletes sent deliveries after a week and keeps queued ones", async () => {
+      const store = ctx.store();
+      const webhook = await subscription(store);
+      const sent = await delivery(store, webhook.id);
+      const waiting = await delivery(store, webhook.id, { next_attempt_at: T0 + 30 * DAY });
+      await store.claim_webhook_deliveries(T0, { ...LEASE, id: sent.id });
+      await store.mark_webhook_delivery_sent(sent.id, 1, T0);
+      await store.purge_expired(T0 + 6 * DAY);
+      expect(await store.get_webhook_delivery(sent.id)).not.toBeNull();
+      await store.purge_expired(T0 + 7 * DAY);
+      expect(await store.get_webhook_delivery(sent.id)).toBeNull();
+      expect(await store.get_webhook_delivery(waiting.id)).not.toBeNull();
+    });
+
     test("removing a subscription removes its deliveries", async () => {
       const store = ctx.store();
       const webhook = await subscription(store);
