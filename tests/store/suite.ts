@@ -27,6 +27,7 @@ import { device_authorization_tests } from "./suite/device_authorizations.ts";
 import { resource_server_tests } from "./suite/resource_servers.ts";
 import { saml_tests } from "./suite/saml.ts";
 import { ldap_tests } from "./suite/ldap.ts";
+import { scim_tests } from "./suite/scim.ts";
 import { forward_auth_tests } from "./suite/forward_auth.ts";
 
 /** One empty database of the adapter under test. */
@@ -111,6 +112,7 @@ export function store_suite(name: string, factory: StoreFactory): void {
     resource_server_tests(ctx);
     saml_tests(ctx);
     ldap_tests(ctx);
+    scim_tests(ctx);
     forward_auth_tests(ctx);
   });
 }

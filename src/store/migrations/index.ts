@@ -29,6 +29,7 @@ import { saml_service_providers } from "./024_saml_service_providers.ts";
 import { forward_auth } from "./025_forward_auth.ts";
 import { ldap } from "./026_ldap.ts";
 import { job_runs } from "./027_job_runs.ts";
+import { scim } from "./030_scim.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -60,6 +61,7 @@ export const migrations: readonly Migration[] = [
   forward_auth,
   ldap,
   job_runs,
+  scim,
 ];
 
 // Applied in this order: a version listed after a higher one (a merge that put 026 before 025)
