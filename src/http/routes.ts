@@ -98,6 +98,8 @@ import { AdminUserSendReset } from "./endpoints/admin/users/send_reset.ts";
 import { AdminUserSessions } from "./endpoints/admin/users/sessions.ts";
 import { AdminUserUpdate } from "./endpoints/admin/users/update.ts";
 import { AdminApiHandler } from "./middleware/admin_api.ts";
+import { ScimHandler } from "./middleware/scim.ts";
+import { scim_endpoints } from "./endpoints/scim/index.ts";
 import { AdminConsoleAudit } from "./endpoints/admin_console/audit.ts";
 import { AdminConsoleAuditCsv } from "./endpoints/admin_console/audit_csv.ts";
 import { AdminConsoleAuditJson } from "./endpoints/admin_console/audit_json.ts";
@@ -176,6 +178,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
   if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
   // The admin API (IDP_ADMIN_API): its token check, audit and problem documents.
   if (idp.config.admin_api) handlers.push(new AdminApiHandler(idp));
+  // SCIM provisioning (IDP_SCIM): its token check (scope scim), audit and error documents.
+  if (idp.config.scim) handlers.push(new ScimHandler(idp));
   // Inside the protocol and registration handlers: a 429 keeps their CORS and no-store headers.
   if (idp.config.rate_limits.enabled) handlers.push(new RateLimitHandler(idp));
   const endpoints: Item[] = [
@@ -249,6 +253,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     ...(idp.config.signup.mode === "off" ? [] : [Invitation(idp)]),
     // The admin REST API under /admin/api/v1 (IDP_ADMIN_API), with its OpenAPI document.
     ...(idp.config.admin_api ? admin_api(idp) : []),
+    // SCIM 2.0 provisioning under /scim/v2 (IDP_SCIM).
+    ...(idp.config.scim ? scim_endpoints(idp) : []),
     // The admin web console at /admin (IDP_ADMIN_CONSOLE): admins' own browser sessions, with a second factor.
     ...(idp.config.admin_console.enabled ? admin_console(idp) : []),
     // The built-in demo relying party, in development mode only.

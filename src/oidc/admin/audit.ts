@@ -103,6 +103,7 @@ export const AUDIT_AREAS = {
   administration: [
     "admin_console",
     "admin_api",
+    "scim",
     "user_created",
     "user_deleted",
     "user_password_changed",
