@@ -157,7 +157,7 @@ export function audit_actor(event: NamedAuditEvent): AuditActor {
     const name = typeof details.actor_username === "string" ? details.actor_username : typeof details.actor === "string" ? details.actor : null;
     if (name !== null) return { kind: "admin", name };
   }
-  if (event.type === "admin_api" && event.client_id !== null) return { kind: "api_client", name: event.client_name ?? event.client_id };
+  if ((event.type === "admin_api" || event.type === "scim") && event.client_id !== null) return { kind: "api_client", name: event.client_name ?? event.client_id };
   if (event.user_id !== null) return { kind: "user", name: event.username ?? event.user_id };
   return { kind: "none", name: null };
 }

@@ -161,7 +161,9 @@ export function apply_patch(kind: ResourceKind, resource: JsonObject, body: Reco
     for (const [name, item] of Object.entries(value)) {
       if (name.toLowerCase() === ENTERPRISE_SCHEMA.toLowerCase() && is_object(item)) {
         for (const [sub, sub_value] of Object.entries(item)) apply_one(kind, doc, op, parse_path(kind, `${ENTERPRISE_SCHEMA}:${sub}`), sub_value);
-      } else if (name.toLowerCase() !== "schemas") apply_one(kind, doc, op, parse_path(kind, name), item);
+      } else if (name.toLowerCase() === "id" && item === doc.id) {
+        // Okta repeats the id in a replace without a path: unchanged, so not a change of a read-only attribute.
+      } else if (name.toLowerCase() !== "schemas" && name.toLowerCase() !== "meta") apply_one(kind, doc, op, parse_path(kind, name), item);
     }
   }
   return doc;
