@@ -10,6 +10,7 @@ import { test_databases } from "../store/pg.ts";
 import * as F from "./scim_fixtures.ts";
 
 const BASE = "/scim/v2";
+// biome-ignore lint/suspicious/noExplicitAny: the assertions read nested SCIM JSON
 type Json = Record<string, any>;
 
 for (const database of await test_databases()) {
@@ -196,7 +197,8 @@ for (const database of await test_databases()) {
     });
 
     test("filters, sorting, paging and attributes over the list; hostile or unknown filters are invalidFilter", async () => {
-      for (const name of ["sort-c", "sort-a", "sort-b"]) await call("POST", "/Users", { schemas: [F.USER], userName: `${name}-${database.name}`, emails: [{ value: `${name}@example.com` }] });
+      for (const name of ["sort-c", "sort-a", "sort-b"])
+        await call("POST", "/Users", { schemas: [F.USER], userName: `${name}-${database.name}`, emails: [{ value: `${name}@example.com` }] });
       const sorted = await call("GET", `/Users?filter=${encodeURIComponent('userName sw "sort-"')}&sortBy=userName&sortOrder=descending&attributes=userName`);
       expect(sorted.json.Resources.map((r: Json) => r.userName)).toEqual(["c", "b", "a"].map((x) => `sort-${x}-${database.name}`));
       expect(Object.keys(sorted.json.Resources[0]).sort()).toEqual(["id", "schemas", "userName"]);
@@ -205,9 +207,12 @@ for (const database of await test_databases()) {
       expect(page.json.Resources[0].userName).toBe(`sort-b-${database.name}`);
       const by_mail = await call("GET", `/Users?filter=${encodeURIComponent('emails.value eq "SORT-A@example.com"')}`);
       expect(by_mail.json.Resources.map((r: Json) => r.userName)).toEqual([`sort-a-${database.name}`]);
-      const complex = await call("GET", `/Users?filter=${encodeURIComponent('emails[value co "sort-"] and not (userName ew "c-' + database.name + '") and meta.lastModified gt "2011-05-13T04:42:34Z"')}`);
+      const complex = await call(
+        "GET",
+        `/Users?filter=${encodeURIComponent('emails[value co "sort-"] and not (userName ew "c-' + database.name + '") and meta.lastModified gt "2011-05-13T04:42:34Z"')}`,
+      );
       expect(complex.json.totalResults).toBe(2);
-      for (const bad of ['nickName eq "x"', 'userName eq', "(".repeat(50) + 'userName eq "x"' + ")".repeat(50), `userName eq "${"x".repeat(3000)}"`, 'active gt true']) {
+      for (const bad of ['nickName eq "x"', "userName eq", "(".repeat(50) + 'userName eq "x"' + ")".repeat(50), `userName eq "${"x".repeat(3000)}"`, "active gt true"]) {
         expect_error(await call("GET", `/Users?filter=${encodeURIComponent(bad)}`), 400, "invalidFilter");
       }
     });
@@ -217,7 +222,12 @@ for (const database of await test_databases()) {
         schemas: ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"],
         Operations: [
           { method: "POST", path: "/Users", bulkId: "qwerty", data: { schemas: [F.USER], userName: `Alice-${database.name}` } },
-          { method: "POST", path: "/Groups", bulkId: "ytrewq", data: { schemas: [F.GROUP], displayName: `Tour Guides ${database.name}`, members: [{ type: "User", value: "bulkId:qwerty" }] } },
+          {
+            method: "POST",
+            path: "/Groups",
+            bulkId: "ytrewq",
+            data: { schemas: [F.GROUP], displayName: `Tour Guides ${database.name}`, members: [{ type: "User", value: "bulkId:qwerty" }] },
+          },
           { method: "DELETE", path: "/Users/b7c14771-226c-4d05-8860-134711653041" },
         ],
       });
@@ -228,13 +238,20 @@ for (const database of await test_databases()) {
       expect(missing!.status).toBe("404");
       const user_id = (user!.location as string).split("/").pop()!;
       expect(await op.store.list_user_groups(user_id)).toEqual([`Tour-Guides-${database.name}`]);
-      const too_many = await call("POST", "/Bulk", { schemas: ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"], Operations: Array.from({ length: 101 }, () => ({ method: "DELETE", path: "/Users/x" })) });
+      const too_many = await call("POST", "/Bulk", {
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"],
+        Operations: Array.from({ length: 101 }, () => ({ method: "DELETE", path: "/Users/x" })),
+      });
       expect_error(too_many, 413);
     });
 
     test("errors in the §3.12 shape: a body that is not JSON, a bad PATCH path, a read-only attribute", async () => {
       const user = (await call("POST", "/Users", { schemas: [F.USER], userName: `errors-${database.name}` })).json;
-      const res = await fetch(`${op.url}${BASE}/Users`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/scim+json" }, body: "{not json" });
+      const res = await fetch(`${op.url}${BASE}/Users`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/scim+json" },
+        body: "{not json",
+      });
       expect(res.status).toBe(400);
       expect(((await res.json()) as Json).scimType).toBe("invalidSyntax");
       expect_error(await call("PATCH", `/Users/${user.id}`, { schemas: [F.PATCH_OP], Operations: [{ op: "replace", path: "nickName", value: "x" }] }), 400, "invalidPath");

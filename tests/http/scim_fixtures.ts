@@ -86,6 +86,9 @@ export const okta_active = (active: boolean) => ({ schemas: [PATCH_OP], Operatio
 
 /** Okta: Create Group, then push members and rename. */
 export const okta_create_group = { schemas: [GROUP], displayName: "Test SCIMv2", members: [] };
-export const okta_add_members = (user_id: string) => ({ schemas: [PATCH_OP], Operations: [{ op: "add", path: "members", value: [{ value: user_id, display: "test.user@okta.local" }] }] });
+export const okta_add_members = (user_id: string) => ({
+  schemas: [PATCH_OP],
+  Operations: [{ op: "add", path: "members", value: [{ value: user_id, display: "test.user@okta.local" }] }],
+});
 export const okta_remove_member = (user_id: string) => ({ schemas: [PATCH_OP], Operations: [{ op: "remove", path: `members[value eq "${user_id}"]` }] });
 export const okta_rename_group = (id: string) => ({ schemas: [PATCH_OP], Operations: [{ op: "replace", value: { id, displayName: "Test SCIMv2 renamed" } }] });

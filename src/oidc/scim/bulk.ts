@@ -79,7 +79,12 @@ export async function run_bulk(scim: Scim, body: Record<string, unknown>, done: 
       if (scim_error === null) throw error;
       errors++;
       result.status = String(scim_error.status);
-      result.response = { schemas: [ERROR_SCHEMA], status: String(scim_error.status), ...(scim_error.scim_type !== null && { scimType: scim_error.scim_type }), detail: scim_error.message };
+      result.response = {
+        schemas: [ERROR_SCHEMA],
+        status: String(scim_error.status),
+        ...(scim_error.scim_type !== null && { scimType: scim_error.scim_type }),
+        detail: scim_error.message,
+      };
       await done({ method, path, outcome: null, status: scim_error.status });
     }
     results.push(result);

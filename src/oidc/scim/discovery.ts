@@ -102,7 +102,11 @@ export function schemas(base: string): JsonObject[] {
       attribute("members", {
         type: "complex",
         multi: true,
-        subs: [attribute("value", { mutability: "immutable", exact: true }), attribute("$ref", { type: "reference", mutability: "immutable" }), attribute("display", { mutability: "readOnly" })],
+        subs: [
+          attribute("value", { mutability: "immutable", exact: true }),
+          attribute("$ref", { type: "reference", mutability: "immutable" }),
+          attribute("display", { mutability: "readOnly" }),
+        ],
       }),
     ]),
     schema(ENTERPRISE_SCHEMA, "EnterpriseUser", [

@@ -7,17 +7,7 @@ import { AdminError } from "../admin/errors.ts";
 import { ProtocolError } from "../errors.ts";
 
 /** RFC 7644 §3.12 Table 9. */
-export type ScimType =
-  | "invalidFilter"
-  | "tooMany"
-  | "uniqueness"
-  | "mutability"
-  | "invalidSyntax"
-  | "invalidPath"
-  | "noTarget"
-  | "invalidValue"
-  | "invalidVers"
-  | "sensitive";
+export type ScimType = "invalidFilter" | "tooMany" | "uniqueness" | "mutability" | "invalidSyntax" | "invalidPath" | "noTarget" | "invalidValue" | "invalidVers" | "sensitive";
 
 export class ScimError extends ProtocolError {
   get error(): string {

@@ -153,7 +153,9 @@ export function matches(filter: CompiledFilter, node: unknown): boolean {
     default: {
       const values = values_at(node, filter.path.steps);
       if (values.length === 0) return compare(filter.op, filter.path.key, null, filter.value);
-      return filter.op === "ne" ? values.every((value) => compare("ne", filter.path.key, value, filter.value)) : values.some((value) => compare(filter.op, filter.path.key, value, filter.value));
+      return filter.op === "ne"
+        ? values.every((value) => compare("ne", filter.path.key, value, filter.value))
+        : values.some((value) => compare(filter.op, filter.path.key, value, filter.value));
     }
   }
 }

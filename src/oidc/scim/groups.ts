@@ -38,7 +38,9 @@ export async function group_resource(scim: Scim, group: GroupRow, with_members =
     id: group.id,
     ...(row?.external_id != null && { externalId: row.external_id }),
     displayName: row?.display_name ?? group.name,
-    ...(with_members && { members: members.map((member) => ({ value: member.user_id, display: member.username, type: "User", $ref: `${base_url(scim)}/Users/${member.user_id}` })) }),
+    ...(with_members && {
+      members: members.map((member) => ({ value: member.user_id, display: member.username, type: "User", $ref: `${base_url(scim)}/Users/${member.user_id}` })),
+    }),
   };
   return with_meta(scim, "Group", resource, group.created_at, row?.updated_at ?? group.created_at);
 }

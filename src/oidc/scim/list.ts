@@ -9,11 +9,17 @@ import type { GroupRow, JsonObject, UserRow } from "../../store/types.ts";
 import { invalid_value, ScimError } from "./errors.ts";
 import { indexed_equality, matches, parse_filter, raw_values, type CompiledFilter } from "./filter.ts";
 import { group_name_of, group_resource } from "./groups.ts";
-import { type Scim } from "./resource.ts";
+import type { Scim } from "./resource.ts";
 import { attribute_path, CASE_EXACT, LIMITS, LIST_SCHEMA, type ResourceKind } from "./schema.ts";
 import { user_resource } from "./users.ts";
 
-export type ListQuery = { filter?: string | undefined; sort_by?: string | undefined; sort_order?: string | undefined; start_index?: number | undefined; count?: number | undefined };
+export type ListQuery = {
+  filter?: string | undefined;
+  sort_by?: string | undefined;
+  sort_order?: string | undefined;
+  start_index?: number | undefined;
+  count?: number | undefined;
+};
 
 export type ListPage = { total: number; start: number; resources: JsonObject[] };
 
@@ -28,8 +34,7 @@ async function user_candidates(scim: Scim, filter: CompiledFilter | null): Promi
   }
   if (indexed?.key === "emails.value" || indexed?.key === "emails") return store.find_users_by_email(indexed.value);
   const users = await store.list_users({ limit: LIMITS.max_scan + 1 });
-  if (users.length > LIMITS.max_scan)
-    throw new ScimError(400, "tooMany", `more than ${LIMITS.max_scan} users: narrow the filter to userName, externalId or emails.value eq`);
+  if (users.length > LIMITS.max_scan) throw new ScimError(400, "tooMany", `more than ${LIMITS.max_scan} users: narrow the filter to userName, externalId or emails.value eq`);
   return users;
 }
 

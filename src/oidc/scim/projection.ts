@@ -37,7 +37,10 @@ function pick(source: JsonObject, paths: readonly string[][]): JsonObject {
     if (steps.length === 1) out[key] = value;
     else if (Array.isArray(value)) {
       const previous = Array.isArray(out[key]) ? (out[key] as JsonObject[]) : value.map(() => ({}));
-      out[key] = value.map((element, i) => ({ ...previous[i], ...(element !== null && typeof element === "object" && !Array.isArray(element) ? pick(element, [steps.slice(1)]) : {}) }));
+      out[key] = value.map((element, i) => ({
+        ...previous[i],
+        ...(element !== null && typeof element === "object" && !Array.isArray(element) ? pick(element, [steps.slice(1)]) : {}),
+      }));
     } else if (value !== null && typeof value === "object") out[key] = { ...((out[key] as JsonObject) ?? {}), ...pick(value, [steps.slice(1)]) };
   }
   return out;

@@ -183,7 +183,11 @@ export async function replace_user(scim: Scim, current: UserRow, doc: UserDocume
     }
     if (user === current) throw new ScimError(412, null, "the user changed while this change was made: GET it again and retry");
   }
-  const { user: changed, action, ended } = await (change.status === "disabled"
+  const {
+    user: changed,
+    action,
+    ended,
+  } = await (change.status === "disabled"
     ? with_backchannel_logout(idp, user.id, () => change_user(idp.store, user, change, idp.now()))
     : change_user(idp.store, user, change, idp.now()));
   const details: JsonObject = { changed: Object.keys(change), ...(ended ?? {}) };

@@ -27,7 +27,13 @@ export const ScimBulk = (idp: Provider) =>
           client_id: actor.client_id,
           user_id: done.outcome?.user_id ?? null,
           ip: client_ip(this.context, idp.config),
-          details: { method: done.method, path: `${SCIM}${done.path}`, status: done.status, bulk: true, ...(done.outcome !== null && { action: done.outcome.action, ...done.outcome.details }) },
+          details: {
+            method: done.method,
+            path: `${SCIM}${done.path}`,
+            status: done.status,
+            bulk: true,
+            ...(done.outcome !== null && { action: done.outcome.action, ...done.outcome.details }),
+          },
         });
       });
       scim_target(this, { action: "bulk", details: { operations } });

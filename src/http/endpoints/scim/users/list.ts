@@ -4,7 +4,7 @@ import { list_resources, list_response } from "../../../../oidc/scim/list.ts";
 import { scim_of } from "../../../../oidc/scim/operations.ts";
 import { excludes, project, projection_of } from "../../../../oidc/scim/projection.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
-import { SCIM, ScimQuery, scim_json, scim_target } from "../common.ts";
+import { SCIM, ScimQuery, scim_target } from "../common.ts";
 
 export const ScimUserList = (idp: Provider) =>
   class ScimUserList extends Fw.Endpoint(ScimQuery, Fw.Response.Json) {
@@ -20,7 +20,10 @@ export const ScimUserList = (idp: Provider) =>
         !excludes(projection, "members"),
       );
       scim_target(this, { action: "users_listed", details: { results: page.resources.length } });
-      const body = list_response(page, page.resources.map((resource) => project(resource, projection)));
+      const body = list_response(
+        page,
+        page.resources.map((resource) => project(resource, projection)),
+      );
       this.response.headers.set("content-type", "application/scim+json; charset=utf-8");
       return this.json(body);
     }
