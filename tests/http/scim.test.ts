@@ -109,6 +109,8 @@ for (const database of await test_databases()) {
       expect(created.json).toMatchObject({ userName: F.entra_create_user.userName, externalId: F.entra_create_user.externalId, active: true, displayName: "givenName familyName" });
       expect(created.json.emails).toEqual([{ value: F.entra_create_user.emails[0]!.value, type: "work", primary: true }]);
       expect(created.json.password).toBeUndefined();
+      // The directory is the authority on its users' addresses (SECURITY.md "Provisioning (SCIM)").
+      expect((await op.store.get_user_by_id(id))!.email_verified).toBe(true);
       const found = await call("GET", `/Users?filter=${filter}`);
       expect(found.json.totalResults).toBe(1);
       expect(found.json.Resources[0].id).toBe(id);
