@@ -944,6 +944,13 @@ export const ConfigSchema = z
       description:
         "The admin REST API under `/admin/api/v1` (see [Admin API](#admin-api)); `off` answers 404 there. Harmless on: it needs a token with the `admin` scope, which only a client made with `--admin` gets.",
     }),
+    /** SCIM 2.0 provisioning under /scim/v2 (oidc/scim/, http/middleware/scim.ts). */
+    scim: bool(true).meta({
+      env: "IDP_SCIM",
+      topic: "Admin console and roles",
+      description:
+        "SCIM 2.0 provisioning (RFC 7644) under `/scim/v2`, for Microsoft Entra ID, Okta and other directories (see [Provisioning (SCIM)](#provisioning-scim)); `off` answers 404 there. Harmless on: it needs a token with the `scim` scope, which only a client made with `--admin` gets.",
+    }),
     /** The admin web console at /admin (http/endpoints/admin_console/, oidc/admin/console.ts). */
     admin_console: z
       .strictObject({

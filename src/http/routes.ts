@@ -139,6 +139,8 @@ import { AdminConsoleSamlSp } from "./endpoints/admin_console/saml_sp.ts";
 import { AdminConsoleSamlUpdate } from "./endpoints/admin_console/saml_update.ts";
 import { AdminConsoleSamlConfirm } from "./endpoints/admin_console/saml_confirm.ts";
 import { AdminConsoleSamlRemove } from "./endpoints/admin_console/saml_remove.ts";
+import { ScimHandler } from "./middleware/scim.ts";
+import { scim_endpoints } from "./endpoints/scim/index.ts";
 import { AdminConsoleAudit } from "./endpoints/admin_console/audit.ts";
 import { AdminConsoleAuditCsv } from "./endpoints/admin_console/audit_csv.ts";
 import { AdminConsoleAuditJson } from "./endpoints/admin_console/audit_json.ts";
@@ -218,6 +220,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
   if (idp.config.registration !== "off") handlers.push(new RegistrationHandler());
   // The admin API (IDP_ADMIN_API): its token check, audit and problem documents.
   if (idp.config.admin_api) handlers.push(new AdminApiHandler(idp));
+  // SCIM provisioning (IDP_SCIM): its token check (scope scim), audit and error documents.
+  if (idp.config.scim) handlers.push(new ScimHandler(idp));
   // Inside the protocol and registration handlers: a 429 keeps their CORS and no-store headers.
   if (idp.config.rate_limits.enabled) handlers.push(new RateLimitHandler(idp));
   const endpoints: Item[] = [
@@ -296,6 +300,8 @@ export function build_items(idp: Provider, static_files: Map<string, StaticFile>
     ...(idp.config.signup.mode === "off" ? [] : [Invitation(idp)]),
     // The admin REST API under /admin/api/v1 (IDP_ADMIN_API), with its OpenAPI document.
     ...(idp.config.admin_api ? admin_api(idp) : []),
+    // SCIM 2.0 provisioning under /scim/v2 (IDP_SCIM).
+    ...(idp.config.scim ? scim_endpoints(idp) : []),
     // The admin web console at /admin (IDP_ADMIN_CONSOLE): admins' own browser sessions, with a second factor.
     ...(idp.config.admin_console.enabled ? admin_console(idp) : []),
     // The built-in demo relying party, in development mode only.

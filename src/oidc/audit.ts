@@ -33,7 +33,8 @@
  *   identity provider refused or failed: `details.upstream`, `details.reason`), federation_link,
  *   federation_unlink, federation_account_created (federation/flow.ts), admin_api (one call of the admin REST API:
  *   `client_id` the admin client that made it, `user_id` the user it acted on, `details` the
- *   method, path, status and action; http/middleware/admin_api.ts), admin_console (one change made
+ *   method, path, status and action; http/middleware/admin_api.ts), scim (one SCIM provisioning call, or one
+ *   operation of a Bulk request, shaped like admin_api: http/middleware/scim.ts), admin_console (one change made
  *   in the admin web console, or refused: `user_id` the user it acted on, `details.actor`
  *   `user:<id>` of the administrator, `details.action`; oidc/admin/console.ts), saml_login (a SAML
  *   sign-in to a service provider, or its refusal: `details.entity_id`, `details.binding`,

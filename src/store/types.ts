@@ -51,6 +51,7 @@ export * from "./types/federation.ts";
 export * from "./types/resource_servers.ts";
 export * from "./types/saml.ts";
 export * from "./types/ldap.ts";
+export * from "./types/scim.ts";
 export * from "./types/forward_auth.ts";
 export * from "./types/attributes.ts";
 export * from "./types/webhooks.ts";
@@ -78,6 +79,7 @@ import type { FederationStore } from "./types/federation.ts";
 import type { ResourceServerStore } from "./types/resource_servers.ts";
 import type { SamlStore } from "./types/saml.ts";
 import type { LdapStore } from "./types/ldap.ts";
+import type { ScimStore } from "./types/scim.ts";
 import type { ForwardAuthStore } from "./types/forward_auth.ts";
 import type { AttributeStore } from "./types/attributes.ts";
 import type { WebhookStore } from "./types/webhooks.ts";
@@ -107,6 +109,7 @@ export interface Store
     ResourceServerStore,
     SamlStore,
     LdapStore,
+    ScimStore,
     ForwardAuthStore,
     AttributeStore,
     WebhookStore,

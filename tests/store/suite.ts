@@ -30,6 +30,7 @@ import { saml_tests } from "./suite/saml.ts";
 import { ldap_tests } from "./suite/ldap.ts";
 import { attribute_tests } from "./suite/attributes.ts";
 import { transfer_tests } from "./suite/transfer.ts";
+import { scim_tests } from "./suite/scim.ts";
 import { forward_auth_tests } from "./suite/forward_auth.ts";
 
 /** One empty database of the adapter under test. */
@@ -117,6 +118,7 @@ export function store_suite(name: string, factory: StoreFactory): void {
     ldap_tests(ctx);
     attribute_tests(ctx);
     transfer_tests(ctx);
+    scim_tests(ctx);
     forward_auth_tests(ctx);
   });
 }

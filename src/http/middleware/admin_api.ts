@@ -27,6 +27,22 @@ export const OPENAPI_PATH = `${ADMIN_API}/openapi.json`;
 /** What an endpoint acted on, for the audit event (state key `admin_target`). */
 export type AdminTarget = { action: string; user_id?: string | null; client_id?: string | null; details?: JsonObject };
 
+/**
+ * The token of the Authorization header, Bearer (RFC 6750 §2.1) or DPoP (RFC 9449 §7.1), and for
+ * DPoP the verified proof of this request: `htm` the method, `htu` the issuer and the path (never
+ * the Host header), `ath` naming the token. Null without credentials. Shared with SCIM (middleware/scim.ts).
+ */
+export async function admin_credentials(idp: Provider, context: Context): Promise<AdminCredentials | null> {
+  const realm = idp.config.issuer;
+  const authorization = context.headers.get("authorization");
+  const dpop_token = dpop_credentials(authorization, realm);
+  const token = dpop_token ?? bearer_credentials(authorization, realm);
+  if (token === null) return null;
+  if (dpop_token === null) return { token, proof: null };
+  const target = { htm: context.request.method, htu: `${realm}${context.request.path}`, access_token: token };
+  return { token, proof: await resource_request_proof(idp, context.headers.get("dpop"), target, realm) };
+}
+
 export class AdminApiHandler extends Fw.Handler {
   constructor(private readonly idp: Provider) {
     super();
@@ -40,7 +56,7 @@ export class AdminApiHandler extends Fw.Handler {
     let response: Response;
     try {
       if (path !== OPENAPI_PATH) {
-        const credentials = await this.credentials(context);
+        const credentials = await admin_credentials(this.idp, context);
         actor = await admin_actor(this.idp, credentials);
         context.state.admin_actor = actor;
         if (credentials?.proof != null) {
@@ -56,22 +72,6 @@ export class AdminApiHandler extends Fw.Handler {
     }
     if (actor !== undefined) await this.audit(context, actor, response.status);
     return response;
-  }
-
-  /**
-   * The token of the Authorization header, Bearer (RFC 6750 §2.1) or DPoP (RFC 9449 §7.1), and for
-   * DPoP the verified proof of this request: `htm` the method, `htu` the issuer and the path (never
-   * the Host header), `ath` naming the token. Null without credentials.
-   */
-  private async credentials(context: Context): Promise<AdminCredentials | null> {
-    const realm = this.idp.config.issuer;
-    const authorization = context.headers.get("authorization");
-    const dpop_token = dpop_credentials(authorization, realm);
-    const token = dpop_token ?? bearer_credentials(authorization, realm);
-    if (token === null) return null;
-    if (dpop_token === null) return { token, proof: null };
-    const target = { htm: context.request.method, htu: `${realm}${context.request.path}`, access_token: token };
-    return { token, proof: await resource_request_proof(this.idp, context.headers.get("dpop"), target, realm) };
   }
 
   private problem(thrown: unknown, context: Context): Response {

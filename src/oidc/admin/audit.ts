@@ -108,6 +108,7 @@ export const AUDIT_AREAS = {
     "data_exported",
     "data_imported",
     "admin_api",
+    "scim",
     "user_created",
     "user_deleted",
     "user_password_changed",
@@ -168,7 +169,7 @@ export function audit_actor(event: NamedAuditEvent): AuditActor {
     const name = typeof details.actor_username === "string" ? details.actor_username : typeof details.actor === "string" ? details.actor : null;
     if (name !== null) return { kind: "admin", name };
   }
-  if (event.type === "admin_api" && event.client_id !== null) return { kind: "api_client", name: event.client_name ?? event.client_id };
+  if ((event.type === "admin_api" || event.type === "scim") && event.client_id !== null) return { kind: "api_client", name: event.client_name ?? event.client_id };
   if (event.user_id !== null) return { kind: "user", name: event.username ?? event.user_id };
   return { kind: "none", name: null };
 }

@@ -39,10 +39,11 @@ export class AdminTokenRefused extends BearerError {
 /** The credentials of an admin API call: the access token, and the verified DPoP proof when it came with the DPoP scheme. */
 export type AdminCredentials = { token: string; proof: VerifiedProof | null };
 
-export async function admin_actor(idp: Provider, credentials: AdminCredentials | null): Promise<AdminActor> {
+/** `scope`: the scope the call needs, `admin` for the admin API, `scim` for SCIM provisioning (scope.ts). */
+export async function admin_actor(idp: Provider, credentials: AdminCredentials | null, scope: string = ADMIN_SCOPE): Promise<AdminActor> {
   const realm = idp.config.issuer;
   // RFC 6750 §3.1: no credentials, a challenge without an error code.
-  if (credentials === null) throw new BearerError(null, "an access token with the admin scope is required", realm);
+  if (credentials === null) throw new BearerError(null, `an access token with the ${scope} scope is required`, realm);
   const found = await find_access_token(idp, credentials.token);
   if (!found.ok)
     throw new BearerError(
@@ -59,8 +60,8 @@ export async function admin_actor(idp: Provider, credentials: AdminCredentials |
     if (error instanceof BearerError) throw new AdminTokenRefused("invalid_token", error.message, realm, found.token.client_id, error.dpop);
     throw error;
   }
-  if (!split_scope(found.token.scope).includes(ADMIN_SCOPE)) {
-    throw new AdminTokenRefused("insufficient_scope", `the access token was not granted the ${ADMIN_SCOPE} scope`, realm, found.token.client_id);
+  if (!split_scope(found.token.scope).includes(scope)) {
+    throw new AdminTokenRefused("insufficient_scope", `the access token was not granted the ${scope} scope`, realm, found.token.client_id);
   }
   const client = await idp.store.get_client(found.token.client_id);
   if (client === null || !is_admin_client(client.metadata) || found.token.user_id !== null) {

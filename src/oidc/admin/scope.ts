@@ -8,6 +8,17 @@ import type { ClientMetadata } from "../../store/types.ts";
 
 export const ADMIN_SCOPE = "admin";
 
+/**
+ * The `scim` scope: an access token with it may call the SCIM 2.0 provisioning endpoints
+ * (oidc/scim/) and nothing else. Granted by the same rules as `admin` (an admin-flagged client,
+ * client_credentials only) but apart from it, so a provisioning service (Entra ID, Okta) holds a
+ * token that cannot change clients, keys or settings.
+ */
+export const SCIM_SCOPE = "scim";
+
+/** The scopes only an admin-flagged client gets, and only from client_credentials. */
+export const ADMIN_CLIENT_SCOPES: readonly string[] = [ADMIN_SCOPE, SCIM_SCOPE];
+
 export function is_admin_client(metadata: ClientMetadata): boolean {
   return metadata.admin === true;
 }

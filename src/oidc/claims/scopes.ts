@@ -14,7 +14,7 @@
  *   invalid scope").
  */
 import type { ClientMetadata } from "../../store/types.ts";
-import { ADMIN_SCOPE } from "../admin/scope.ts";
+import { ADMIN_CLIENT_SCOPES } from "../admin/scope.ts";
 
 /** OIDC Core §5.4: the claims released by each standard scope. */
 export const SCOPE_CLAIMS = {
@@ -98,9 +98,10 @@ export function check_scope(requested: string | undefined, client: ClientMetadat
   const values = split_scope(requested);
   const bad = values.find((s) => !SCOPE_TOKEN.test(s));
   if (bad !== undefined) return { ok: false, error: "invalid_scope", description: "scope contains characters RFC 6749 §3.3 does not allow" };
-  // The admin API's scope is for operator-flagged clients acting for themselves (admin/scope.ts):
-  // never granted through a user's authorization, whatever the client registered.
-  if (values.includes(ADMIN_SCOPE)) return { ok: false, error: "invalid_scope", description: `the ${ADMIN_SCOPE} scope is only issued by the client_credentials grant` };
+  // The admin API's and SCIM's scopes are for operator-flagged clients acting for themselves
+  // (admin/scope.ts): never granted through a user's authorization, whatever the client registered.
+  const reserved = values.find((s) => ADMIN_CLIENT_SCOPES.includes(s));
+  if (reserved !== undefined) return { ok: false, error: "invalid_scope", description: `the ${reserved} scope is only issued by the client_credentials grant` };
   const allowed = typeof client.scope === "string" ? new Set(split_scope(client.scope)) : null;
   if (allowed !== null) {
     const refused = values.filter((s) => !allowed.has(s));

@@ -6,9 +6,9 @@
  * Scope: only values of the client's registered `scope`, never openid or offline_access (they
  * are about a user). Without a `scope` parameter the client gets its registered scope (RFC 6749
  * §3.3 allows a pre-defined default); a client with none registered gets a token without scope.
- * `admin` only for a client flagged admin (admin/scope.ts), even when registered.
+ * `admin` and `scim` only for a client flagged admin (admin/scope.ts), even when registered.
  */
-import { ADMIN_SCOPE, is_admin_client } from "../admin/scope.ts";
+import { ADMIN_CLIENT_SCOPES, is_admin_client } from "../admin/scope.ts";
 import { is_public } from "../clients/metadata.ts";
 import { grant_id } from "../crypto/secrets.ts";
 import { OAuthError } from "../errors.ts";
@@ -23,9 +23,9 @@ const USER_SCOPES = new Set(["openid", "offline_access"]);
 /** RFC 6749 §3.3 scope-token: printable ASCII without space, `"` or `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
-/** `admin`: whether the client is flagged admin; only then may its registered scope grant `admin` (admin/scope.ts). */
+/** `admin`: whether the client is flagged admin; only then may its registered scope grant `admin` or `scim` (admin/scope.ts). */
 export function client_credentials_scope(registered: string | undefined, requested: string | undefined, admin = false): string[] {
-  const allowed = split_scope(registered ?? "").filter((scope) => !USER_SCOPES.has(scope) && (admin || scope !== ADMIN_SCOPE));
+  const allowed = split_scope(registered ?? "").filter((scope) => !USER_SCOPES.has(scope) && (admin || !ADMIN_CLIENT_SCOPES.includes(scope)));
   if (requested === undefined) return allowed;
   const wanted = split_scope(requested);
   if (wanted.some((scope) => !SCOPE_TOKEN.test(scope))) throw new OAuthError("invalid_scope", "scope contains characters RFC 6749 §3.3 does not allow");

@@ -31,6 +31,7 @@ import { ldap } from "./026_ldap.ts";
 import { job_runs } from "./027_job_runs.ts";
 import { user_attributes } from "./028_user_attributes.ts";
 import { webhooks } from "./029_webhooks.ts";
+import { scim } from "./030_scim.ts";
 import { saml_session_participants } from "./032_saml_session_participants.ts";
 import { forward_auth_hosts } from "./033_forward_auth_hosts.ts";
 import type { Migration } from "./migration.ts";
@@ -66,6 +67,7 @@ export const migrations: readonly Migration[] = [
   job_runs,
   user_attributes,
   webhooks,
+  scim,
   saml_session_participants,
   forward_auth_hosts,
 ];

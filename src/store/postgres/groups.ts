@@ -17,6 +17,18 @@ export function pg_groups(sql: PgSql): GroupStore {
       const [raw] = await sql`SELECT * FROM groups WHERE name_key = ${group_name_key(name)}`;
       return decode_or_null(group_spec, raw);
     },
+    async get_group_by_id(id) {
+      const [raw] = await sql`SELECT * FROM groups WHERE id = ${id}`;
+      return decode_or_null(group_spec, raw);
+    },
+    async rename_group(id, name, description) {
+      const checked = group_row({ name, description: description ?? null });
+      const [raw] =
+        description === undefined
+          ? await sql`UPDATE groups SET name = ${checked.name}, name_key = ${group_name_key(checked.name)} WHERE id = ${id} RETURNING *`
+          : await sql`UPDATE groups SET name = ${checked.name}, name_key = ${group_name_key(checked.name)}, description = ${checked.description} WHERE id = ${id} RETURNING *`;
+      return decode_or_null(group_spec, raw);
+    },
     async list_groups() {
       const rows: { members: string | number }[] = await sql`
         SELECT g.*, (SELECT count(*) FROM group_members m WHERE m.group_id = g.id) AS members

@@ -26,6 +26,7 @@ import { pg_forward_auth } from "./forward_auth.ts";
 import { pg_users } from "./users.ts";
 import { pg_passkeys } from "./passkeys.ts";
 import { pg_groups } from "./groups.ts";
+import { pg_scim } from "./scim.ts";
 import { pg_federation } from "./federation.ts";
 import { pg_user_tokens } from "./user_tokens.ts";
 import { pg_pushed_requests } from "./pushed_requests.ts";
@@ -114,6 +115,7 @@ function postgres_store(pool: PgPool): Store {
     ...pg_webhooks(sql),
     ...pg_passkeys(sql),
     ...pg_groups(sql),
+    ...pg_scim(sql),
     ...pg_federation(sql),
     ...pg_pushed_requests(sql),
     ...pg_device_authorizations(sql),

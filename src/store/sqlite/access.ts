@@ -110,6 +110,8 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   // groups
   create_group: "write",
   get_group_by_name: "read",
+  get_group_by_id: "read",
+  rename_group: "write",
   list_groups: "read",
   delete_group: "write",
   add_group_member: "write",
@@ -216,4 +218,11 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   delete_passkey: "write",
   create_webauthn_challenge: "write",
   consume_webauthn_challenge: "write",
+  // scim
+  get_scim_user: "read",
+  put_scim_user: "write",
+  find_scim_users_by_external_id: "read",
+  get_scim_group: "read",
+  put_scim_group: "write",
+  find_scim_groups_by_external_id: "read",
 };

@@ -15,6 +15,9 @@ export function sqlite_groups(db: SqliteDatabase): Sync<GroupStore> {
      FROM groups g ORDER BY g.name_key`,
   );
   const remove = db.prepare("DELETE FROM groups WHERE id = $id");
+  const by_id = db.prepare("SELECT * FROM groups WHERE id = $id");
+  const rename = db.prepare("UPDATE groups SET name = $name, name_key = $name_key WHERE id = $id RETURNING *");
+  const rename_described = db.prepare("UPDATE groups SET name = $name, name_key = $name_key, description = $description WHERE id = $id RETURNING *");
   const add_member = db.prepare("INSERT INTO group_members (group_id, user_id, created_at) VALUES ($group_id, $user_id, $now) ON CONFLICT (group_id, user_id) DO NOTHING");
   const remove_member = db.prepare("DELETE FROM group_members WHERE group_id = $group_id AND user_id = $user_id");
   const members = db.prepare(
@@ -50,6 +53,14 @@ export function sqlite_groups(db: SqliteDatabase): Sync<GroupStore> {
     },
     get_group_by_name(name) {
       return decode_or_null(group_spec, by_key.get({ name_key: group_name_key(name) }));
+    },
+    get_group_by_id(id) {
+      return decode_or_null(group_spec, by_id.get({ id }));
+    },
+    rename_group(id, name, description) {
+      const checked = group_row({ name, description: description ?? null });
+      const values = { id, name: checked.name, name_key: group_name_key(checked.name) };
+      return decode_or_null(group_spec, description === undefined ? rename.get(values) : rename_described.get({ ...values, description: checked.description }));
     },
     list_groups() {
       return (list.all() as { members: number }[]).map((raw): GroupSummary => ({ ...decode(group_spec, raw), members: raw.members }));

@@ -26,6 +26,7 @@ import { sqlite_forward_auth } from "./forward_auth.ts";
 import { sqlite_users } from "./users.ts";
 import { sqlite_passkeys } from "./passkeys.ts";
 import { sqlite_groups } from "./groups.ts";
+import { sqlite_scim } from "./scim.ts";
 import { sqlite_federation } from "./federation.ts";
 import { sqlite_user_tokens } from "./user_tokens.ts";
 import { sqlite_pushed_requests } from "./pushed_requests.ts";
@@ -99,6 +100,7 @@ function sqlite_store(db: SqliteDatabase, deferred_writes: boolean): Store {
     ...sqlite_ldap(db),
     ...sqlite_attributes(db),
     ...sqlite_transfer(db),
+    ...sqlite_scim(db),
   };
   const store: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(data) as [string, Method][]) {

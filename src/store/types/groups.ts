@@ -27,6 +27,12 @@ export interface GroupStore {
   create_group(group: NewGroup): Promise<GroupRow>;
   /** Case-insensitive. */
   get_group_by_name(name: string): Promise<GroupRow | null>;
+  get_group_by_id(id: string): Promise<GroupRow | null>;
+  /**
+   * Gives the group another name (and description when given; undefined keeps it). Null for an
+   * unknown group; StoreError for a name that breaks the rule, StoreConflictError when it is taken.
+   */
+  rename_group(id: string, name: string, description?: string | null): Promise<GroupRow | null>;
   /** Ordered by name (case-insensitively), each with its number of members. */
   list_groups(): Promise<GroupSummary[]>;
   /** Also removes its memberships. */

@@ -1,0 +1,30 @@
+/** GET /scim/v2/Groups: a page of groups, filtered, sorted, projected (RFC 7644 §3.4.2). */
+import { Fw } from "../../../../fw/index.ts";
+import { list_resources, list_response } from "../../../../oidc/scim/list.ts";
+import { scim_of } from "../../../../oidc/scim/operations.ts";
+import { excludes, project, projection_of } from "../../../../oidc/scim/projection.ts";
+import type { Provider } from "../../../../oidc/provider.ts";
+import { SCIM, ScimQuery, scim_target } from "../common.ts";
+
+export const ScimGroupList = (idp: Provider) =>
+  class ScimGroupList extends Fw.Endpoint(ScimQuery, Fw.Response.Json) {
+    static route = `GET ${SCIM}/Groups`;
+
+    async call() {
+      const query = this.scim_query;
+      const projection = projection_of("Group", query.attributes, query.excludedAttributes);
+      const page = await list_resources(
+        scim_of(idp),
+        "Group",
+        { filter: query.filter, sort_by: query.sortBy, sort_order: query.sortOrder, start_index: query.startIndex, count: query.count },
+        !excludes(projection, "members"),
+      );
+      scim_target(this, { action: "groups_listed", details: { results: page.resources.length } });
+      const body = list_response(
+        page,
+        page.resources.map((resource) => project(resource, projection)),
+      );
+      this.response.headers.set("content-type", "application/scim+json; charset=utf-8");
+      return this.json(body);
+    }
+  };

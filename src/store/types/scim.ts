@@ -1,0 +1,20 @@
+/** Store types: what SCIM provisioning keeps beside users and groups (migration 030, oidc/scim/). The rules every adapter keeps are in ../types.ts. */
+import type { JsonObject, UnixSeconds } from "./common.ts";
+
+/** A provisioned user's SCIM-only data: the client's `externalId` and the enterprise extension's values. */
+export type ScimUserRow = { user_id: string; external_id: string | null; enterprise: JsonObject; updated_at: UnixSeconds };
+
+/** A provisioned group's SCIM-only data: the client's `externalId` and the `displayName` as sent. */
+export type ScimGroupRow = { group_id: string; external_id: string | null; display_name: string; updated_at: UnixSeconds };
+
+export interface ScimStore {
+  get_scim_user(user_id: string): Promise<ScimUserRow | null>;
+  /** Inserts or replaces the row of the user; StoreReferenceError for an unknown user. */
+  put_scim_user(row: ScimUserRow): Promise<void>;
+  /** The ids of the users with this externalId (compared exactly, RFC 7643 §3.1 caseExact). */
+  find_scim_users_by_external_id(external_id: string): Promise<string[]>;
+  get_scim_group(group_id: string): Promise<ScimGroupRow | null>;
+  /** Inserts or replaces the row of the group; StoreReferenceError for an unknown group. */
+  put_scim_group(row: ScimGroupRow): Promise<void>;
+  find_scim_groups_by_external_id(external_id: string): Promise<string[]>;
+}
