@@ -88,8 +88,9 @@ describe("store calls per step of the flow", () => {
       url.searchParams.set(k, v);
     }
     const start = await browser.get(url.href);
-    // The address's count of authorization requests comes first (rate_limits.authorize_per_ip).
-    expect(counter.take()).toMatchObject({ writes: 2, calls: ["hit", "get_client", "create_interaction"] });
+    // The address's count of authorization requests comes first (rate_limits.authorize_per_ip);
+    // the operator's attribute definitions are read for their scopes (attributes/claims.ts).
+    expect(counter.take()).toMatchObject({ writes: 2, calls: ["hit", "get_client", "list_attribute_definitions", "create_interaction"] });
 
     const html = await (await browser.get(new URL(start.headers.get("location")!, served.url).href)).text();
     expect(counter.take().writes).toBe(0);
@@ -143,8 +144,9 @@ describe("store calls per step of the flow", () => {
     const { access_token } = (await token.json()) as { access_token: string };
     expect((await userinfo(served.url, access_token)).status).toBe(200);
     // The token, its user, and its client (whose metadata shapes the answer: group mapping,
-    // pairwise sub, signed UserInfo); the user and client reads run in parallel.
-    expect(counter.take()).toMatchObject({ writes: 0, reads: 3 });
+    // pairwise sub, signed UserInfo), the user and client reads in parallel; and the attribute
+    // definitions (released claims, attributes/claims.ts).
+    expect(counter.take()).toMatchObject({ writes: 0, reads: 4 });
   });
 
   test("signed in already (session and grant): an authorization costs 3 writes (rate-limit counter, code and session-client)", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "../../helpers/test_api.ts";
 import { StoreConflictError, type Store } from "../../../src/store/types.ts";
 import { concurrently, T0, uid } from "../fixtures.ts";
+import { rejection } from "../../helpers/settle.ts";
 import type { SuiteContext } from "../suite.ts";
 
 const DAY = 24 * 3600;
@@ -24,7 +25,7 @@ export function webhook_tests(ctx: SuiteContext): void {
       const webhook = await subscription(store);
       expect(await store.get_webhook(webhook.id)).toEqual({ ...webhook, description: null });
       expect((await store.list_webhooks()).find((w) => w.id === webhook.id)?.events).toEqual(["user.*", "security.code_reuse"]);
-      await expect(store.add_webhook({ id: webhook.id, url: "https://x.example", events: ["*"], secret_sealed: "s" })).rejects.toBeInstanceOf(StoreConflictError);
+      expect(await rejection(store.add_webhook({ id: webhook.id, url: "https://x.example", events: ["*"], secret_sealed: "s" }))).toBeInstanceOf(StoreConflictError);
     });
 
     test("deliveries share the outbox's claim: once, attempts counted, fenced outcome, retry of a failed one", async () => {
