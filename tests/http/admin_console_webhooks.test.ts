@@ -65,7 +65,12 @@ function main(html: string): string {
   return /<main[\s\S]*<\/main>/.exec(html)![0];
 }
 
-const decode = (text: string) => text.replace(/&#43;/g, "+").replace(/&#x2F;/g, "/").replace(/&#61;/g, "=").replace(/&amp;/g, "&");
+const decode = (text: string) =>
+  text
+    .replace(/&#43;/g, "+")
+    .replace(/&#x2F;/g, "/")
+    .replace(/&#61;/g, "=")
+    .replace(/&amp;/g, "&");
 
 async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
   const deadline = Date.now() + 15_000;
@@ -81,7 +86,9 @@ describe("admin console: webhooks", () => {
   test("add with the catalogue's checkboxes: the secret shown once; its page, a test event delivered signed, retry, remove with the password", async () => {
     const list = await console_page(browser, `${t.url}/admin/webhooks`);
     // In the navigation, after the LDAP service accounts.
-    expect(list.html).toMatch(/LDAP service accounts<\/a><\/li>\s*<li><a href="[^"]*\/admin\/webhooks" aria-current="page">Webhooks<\/a><\/li>\s*<li><a href="[^"]*\/admin\/audit">/);
+    expect(list.html).toMatch(
+      /LDAP service accounts<\/a><\/li>\s*<li><a href="[^"]*\/admin\/webhooks" aria-current="page">Webhooks<\/a><\/li>\s*<li><a href="[^"]*\/admin\/audit">/,
+    );
     expect(main(list.html)).toContain("No webhook is subscribed yet.");
     // The catalogue: every event, the groups' wildcards, the types with the audit events they stand for.
     for (const value of ["*", "user.*", "security.*", "user.created", "client.deleted"]) expect(main(list.html)).toContain(`name="events" value="${value}"`);
@@ -89,7 +96,14 @@ describe("admin console: webhooks", () => {
 
     const fields = with_fields(form_fields(list.html, "add-webhook"), { url: `${receiver.url}/in`, events: ["user.created", "client.*"], description: "Ops" });
     // Without the console's form token: refused, nothing stored.
-    expect((await browser.post(`${t.url}/admin/webhooks`, fields.filter(([name]) => name !== "csrf"))).status).toBe(403);
+    expect(
+      (
+        await browser.post(
+          `${t.url}/admin/webhooks`,
+          fields.filter(([name]) => name !== "csrf"),
+        )
+      ).status,
+    ).toBe(403);
     expect(await t.store.list_webhooks()).toEqual([]);
 
     const added = await browser.post(`${t.url}/admin/webhooks`, fields);

@@ -13,11 +13,10 @@ import { console_gate, console_url } from "../../pages/admin_console.ts";
 import { webhook_page } from "./webhook.ts";
 import { no_such_webhook } from "./webhooks.ts";
 
-export const AdminConsoleWebhookRetryRequest = Fw.Request(
-  "AdminConsoleWebhookRetryRequest",
-  z.object({ csrf: z.string().max(256).optional(), delivery: z.string().max(64) }),
-  { from: ["body"], on_invalid: invalid_form },
-);
+export const AdminConsoleWebhookRetryRequest = Fw.Request("AdminConsoleWebhookRetryRequest", z.object({ csrf: z.string().max(256).optional(), delivery: z.string().max(64) }), {
+  from: ["body"],
+  on_invalid: invalid_form,
+});
 
 export const AdminConsoleWebhookRetry = (idp: Provider) =>
   class AdminConsoleWebhookRetry extends Fw.Renderable(Fw.Endpoint(AdminConsoleWebhookRetryRequest, [Fw.Response.Html, Fw.Response.Redirect])) {
