@@ -127,6 +127,13 @@ import { AdminConsoleLdapAccountCreate } from "./endpoints/admin_console/ldap_ac
 import { AdminConsoleLdapAccountConfirm } from "./endpoints/admin_console/ldap_account_confirm.ts";
 import { AdminConsoleLdapAccountRotate } from "./endpoints/admin_console/ldap_account_rotate.ts";
 import { AdminConsoleLdapAccountRemove } from "./endpoints/admin_console/ldap_account_remove.ts";
+import { AdminConsoleWebhooks } from "./endpoints/admin_console/webhooks.ts";
+import { AdminConsoleWebhookCreate } from "./endpoints/admin_console/webhook_create.ts";
+import { AdminConsoleWebhook } from "./endpoints/admin_console/webhook.ts";
+import { AdminConsoleWebhookTest } from "./endpoints/admin_console/webhook_test.ts";
+import { AdminConsoleWebhookRetry } from "./endpoints/admin_console/webhook_retry.ts";
+import { AdminConsoleWebhookConfirm } from "./endpoints/admin_console/webhook_confirm.ts";
+import { AdminConsoleWebhookRemove } from "./endpoints/admin_console/webhook_remove.ts";
 import { AdminConsoleApps } from "./endpoints/admin_console/apps.ts";
 import { AdminConsoleAppCreate } from "./endpoints/admin_console/app_create.ts";
 import { AdminConsoleApp } from "./endpoints/admin_console/app.ts";
@@ -430,6 +437,13 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleLdapAccountConfirm(idp),
     AdminConsoleLdapAccountRotate(idp),
     AdminConsoleLdapAccountRemove(idp),
+    AdminConsoleWebhooks(idp),
+    AdminConsoleWebhookCreate(idp),
+    AdminConsoleWebhook(idp),
+    AdminConsoleWebhookTest(idp),
+    AdminConsoleWebhookRetry(idp),
+    AdminConsoleWebhookConfirm(idp),
+    AdminConsoleWebhookRemove(idp),
     AdminConsoleAudit(idp),
     AdminConsoleAuditCsv(idp),
     AdminConsoleAuditJson(idp),

@@ -6,7 +6,8 @@
  * - `admin`: members of IDP_ADMIN_GROUP: everything.
  * - `auditor`: members of IDP_AUDITOR_GROUP (unset: nobody): the dashboard, users, groups,
  *   applications, resource servers, registration tokens (never the tokens), SAML applications,
- *   protected applications, LDAP service accounts (never a password), the audit log, the keys
+ *   protected applications, LDAP service accounts (never a password), webhooks (never a secret
+ *   or a payload), the audit log, the keys
  *   and the settings, read-only. Every change is refused (403).
  * - `helpdesk`: members of IDP_HELPDESK_GROUP (unset: nobody): the dashboard, users and the audit
  *   log; on a user: reset the second factors, send a password reset link, end sessions, withdraw
@@ -42,6 +43,8 @@ export const CONSOLE_PERMISSIONS = [
   "view_apps",
   /** LDAP service accounts: names, bind DNs, groups; never a password. */
   "view_ldap_accounts",
+  /** Webhook subscriptions and their deliveries' states: URLs and events, never a secret or a payload. */
+  "view_webhooks",
   "view_audit",
   "view_keys",
   /** The effective configuration, the mail status and the outbox (no bodies, secrets masked). */
@@ -71,6 +74,8 @@ export const CONSOLE_PERMISSIONS = [
   "manage_apps",
   /** Add service accounts, rotate their passwords (each shown once), remove them. */
   "manage_ldap_accounts",
+  /** Add subscriptions (each secret shown once), send test events, retry failed deliveries, remove subscriptions. */
+  "manage_webhooks",
   "rotate_keys",
   "revoke_keys",
   /** Send a test message to one's own address (the settings page). */
@@ -91,6 +96,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<ConsoleRole, readonly ConsolePerm
     "view_saml",
     "view_apps",
     "view_ldap_accounts",
+    "view_webhooks",
     "view_audit",
     "view_keys",
     "view_settings",
