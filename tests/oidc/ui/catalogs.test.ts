@@ -187,8 +187,9 @@ describe("messages the rules make reach the page translated", () => {
     // The literal messages of PageError, the form-token and link refusals, and the words an
     // endpoint hands a page (heading, message, notice, error, button, link text, title); a
     // `${…}` becomes a sample value, as it would on the page. Protocol error_description strings
-    // and the admin API's problem documents are for developers and stay English.
-    const SKIP = [/\/demo\//, /\/endpoints\/admin\//, /\/oidc\/clients\/fapi\.ts$/, /\/oidc\/admin\//];
+    // and the admin API's problem documents are for developers and stay English, as do the reports
+    // of `idp import --from` (foreign_import/) and webhook payloads (webhooks/).
+    const SKIP = [/\/demo\//, /\/endpoints\/admin\//, /\/oidc\/clients\/fapi\.ts$/, /\/oidc\/admin\//, /\/oidc\/foreign_import\//, /\/oidc\/webhooks\//];
     const LITERAL = String.raw`("(?:[^"\\]|\\.)*"|\x60(?:[^\x60\\]|\\.)*\x60)`;
     const SITE = String.raw`(?:new PageError\(\s*|\b(?:expired_form|invalid_logout)\(\s*|check_page_form\([^;]*?,\s*|\b(?:heading|message|notice|error|title|button|text|again|advice): |(?:layout_values|console_values)\(idp, (?:[^,()]+, [^,()]+, )?)`;
     const pattern = new RegExp(`${SITE}${LITERAL}(?:\\s*,\\s*${LITERAL})?`, "g");

@@ -49,7 +49,7 @@ export const SamlSlo = (idp: Provider) =>
       if (input.SAMLRequest === undefined && input.SAMLResponse !== undefined) {
         step = await single_logout(idp, { binding: "response" }, ip);
       } else if (input.SAMLRequest === undefined || input.SAMLRequest === "") {
-        throw new PageError("The application sent an invalid sign-out request", "The SAML message carries no SAMLRequest.");
+        throw new PageError("The application sent an invalid sign-out request", "The SAML request carries no SAMLRequest.");
       } else if (this.request.method === "GET") {
         const search = new URL(this.request.url).search;
         step = await single_logout(idp, { binding: "redirect", raw_query: search.startsWith("?") ? search.slice(1) : search }, ip);
@@ -63,7 +63,7 @@ export const SamlSlo = (idp: Provider) =>
       const cookie = clear_session_cookie(idp, this.cookies);
       if (cookie !== null) this.set_cookie(cookie.name, cookie.value, cookie.options);
       const signed_out = { ...layout_values(idp, "Signed out"), heading: "You are signed out", client_name: null, signed_out: true };
-      if (step.kind === "acknowledged") return this.view("logged_out", { ...signed_out, message: "You have been signed out." });
+      if (step.kind === "acknowledged") return this.view("logged_out", { ...signed_out, message: `You have been signed out of ${signed_out.site}.` });
       const { message, frames } = step;
       if (frames.length === 0) {
         if (message.binding === "redirect") return this.redirect_to(message.url, this.request.method === "POST" ? 303 : 302);
