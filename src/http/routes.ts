@@ -63,6 +63,11 @@ import { RegisterDelete } from "./endpoints/registration/delete.ts";
 import { RegisterRead } from "./endpoints/registration/read.ts";
 import { Register } from "./endpoints/registration/register.ts";
 import { RegisterUpdate } from "./endpoints/registration/update.ts";
+import { AdminAttributeCreate } from "./endpoints/admin/attributes/create.ts";
+import { AdminAttributeDelete } from "./endpoints/admin/attributes/delete.ts";
+import { AdminAttributeList } from "./endpoints/admin/attributes/list.ts";
+import { AdminAttributeRead } from "./endpoints/admin/attributes/read.ts";
+import { AdminAttributeUpdate } from "./endpoints/admin/attributes/update.ts";
 import { AdminAuditList } from "./endpoints/admin/audit/list.ts";
 import { AdminClientCreate } from "./endpoints/admin/clients/create.ts";
 import { AdminClientDelete } from "./endpoints/admin/clients/delete.ts";
@@ -317,6 +322,11 @@ function admin_api(idp: Provider): Item[] {
     AdminUpstreamRead(idp),
     AdminUpstreamUpdate(idp),
     AdminUpstreamDelete(idp),
+    AdminAttributeList(idp),
+    AdminAttributeCreate(idp),
+    AdminAttributeRead(idp),
+    AdminAttributeUpdate(idp),
+    AdminAttributeDelete(idp),
   ];
   return [...endpoints, AdminOpenApi(idp, endpoints)];
 }
