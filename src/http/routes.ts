@@ -111,6 +111,11 @@ import { AdminUserSendReset } from "./endpoints/admin/users/send_reset.ts";
 import { AdminUserSessions } from "./endpoints/admin/users/sessions.ts";
 import { AdminUserUpdate } from "./endpoints/admin/users/update.ts";
 import { AdminApiHandler } from "./middleware/admin_api.ts";
+import { AdminConsoleAttributeConfirm } from "./endpoints/admin_console/attribute_confirm.ts";
+import { AdminConsoleAttributeCreate } from "./endpoints/admin_console/attribute_create.ts";
+import { AdminConsoleAttributeRemove } from "./endpoints/admin_console/attribute_remove.ts";
+import { AdminConsoleAttributeUpdate } from "./endpoints/admin_console/attribute_update.ts";
+import { AdminConsoleAttributes } from "./endpoints/admin_console/attributes.ts";
 import { AdminConsoleAudit } from "./endpoints/admin_console/audit.ts";
 import { AdminConsoleAuditCsv } from "./endpoints/admin_console/audit_csv.ts";
 import { AdminConsoleAuditJson } from "./endpoints/admin_console/audit_json.ts";
@@ -358,6 +363,11 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleResourceCreate(idp),
     AdminConsoleResourceConfirm(idp),
     AdminConsoleResourceRemove(idp),
+    AdminConsoleAttributes(idp),
+    AdminConsoleAttributeCreate(idp),
+    AdminConsoleAttributeUpdate(idp),
+    AdminConsoleAttributeConfirm(idp),
+    AdminConsoleAttributeRemove(idp),
     AdminConsoleRegistrationTokens(idp),
     AdminConsoleRegistrationTokenCreate(idp),
     AdminConsoleRegistrationTokenConfirm(idp),

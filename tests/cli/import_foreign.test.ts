@@ -201,7 +201,7 @@ describe("idp import --from auth0 and --from csv", () => {
 
   test("refused before reading: an unknown --from, a missing file, an unknown column", async () => {
     expect((await box.run(["import", "--from", "okta", KEYCLOAK])).code).toBe(2);
-    expect((await box.run(["import", KEYCLOAK])).stderr).toContain("not an idp export (no \"format\": \"idp-export\"; a file of another provider takes --from keycloak|auth0|csv)");
+    expect((await box.run(["import", KEYCLOAK])).stderr).toContain('not an idp export (no "format": "idp-export"; a file of another provider takes --from keycloak|auth0|csv)');
     expect((await box.run(["import", "--from", "csv", join(box.dir, "missing.csv")])).stderr).toContain("cannot read");
     const file = join(box.dir, "typo.csv");
     writeFileSync(file, "username,emial\nzed,zed@acme.example\n");

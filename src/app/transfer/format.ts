@@ -70,7 +70,8 @@ export function parse_export(text: string): ExportDocument {
     throw new ExportFileError(`the file is not JSON (cut short?): ${(error as Error).message}`);
   }
   const head = raw as { format?: unknown; version?: unknown } | null;
-  if (typeof head !== "object" || head === null || head.format !== FORMAT) throw new ExportFileError(`the file is not an idp export (no "format": "${FORMAT}"; a file of another provider takes --from keycloak|auth0|csv)`);
+  if (typeof head !== "object" || head === null || head.format !== FORMAT)
+    throw new ExportFileError(`the file is not an idp export (no "format": "${FORMAT}"; a file of another provider takes --from keycloak|auth0|csv)`);
   if (head.version !== FORMAT_VERSION) {
     throw new ExportFileError(
       `the file is of export format version ${String(head.version)}; this idp reads version ${FORMAT_VERSION} (export it again with this version, or import it with the version that wrote it)`,

@@ -35,6 +35,8 @@ export const CONSOLE_PERMISSIONS = [
   /** Initial access tokens for dynamic registration (RFC 7591 §3): ids, dates and uses, never a token. */
   "view_registration_tokens",
   "view_upstreams",
+  /** Custom attribute definitions (oidc/attributes/): names, types, scopes, claim names. */
+  "view_attributes",
   "view_audit",
   "view_keys",
   /** The effective configuration, the mail status and the outbox (no bodies, secrets masked). */
@@ -60,6 +62,8 @@ export const CONSOLE_PERMISSIONS = [
   /** Create registration tokens (each shown once) and revoke them. */
   "manage_registration_tokens",
   "manage_upstreams",
+  /** Declare, change and remove custom attributes (removing one deletes every user's value of it). */
+  "manage_attributes",
   "rotate_keys",
   "revoke_keys",
   /** Send a test message to one's own address (the settings page). */
@@ -70,7 +74,18 @@ export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
 /** Role → what it may do. */
 export const ROLE_PERMISSIONS: Readonly<Record<ConsoleRole, readonly ConsolePermission[]>> = {
   admin: CONSOLE_PERMISSIONS,
-  auditor: ["view_dashboard", "view_users", "view_groups", "view_clients", "view_resources", "view_registration_tokens", "view_audit", "view_keys", "view_settings"],
+  auditor: [
+    "view_dashboard",
+    "view_users",
+    "view_groups",
+    "view_clients",
+    "view_resources",
+    "view_registration_tokens",
+    "view_attributes",
+    "view_audit",
+    "view_keys",
+    "view_settings",
+  ],
   helpdesk: ["view_dashboard", "view_users", "view_audit", "send_reset", "end_sessions", "reset_second_factors", "revoke_consents"],
 };
 
