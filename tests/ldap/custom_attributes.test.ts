@@ -81,5 +81,15 @@ if (!has_ldap_utils()) {
       // A claim with `_` cannot even be asked for: LDAP clients refuse the filter.
       expect((await search("(cost_center=*)")).stderr).toContain("Bad search filter");
     });
+
+    test("ldapcompare knows them on the entries that carry them", async () => {
+      const compare = (dn: string, assertion: string) => ldap_tool("ldapcompare", ["-H", t.ldap_url, "-x", "-D", services("gitea"), "-w", t.gitea, dn, assertion], t.cert);
+      expect((await compare(people("alice"), "dept:OPS")).stdout).toContain("TRUE");
+      expect((await compare(people("alice"), "teams:green")).stdout).toContain("FALSE");
+      const none = await compare(people("carol"), "dept:Ops");
+      expect(none.stdout + none.stderr).toContain("No such attribute (16)");
+      const unknown = await compare(people("alice"), "nosuchthing:x");
+      expect(unknown.stdout + unknown.stderr).toContain("Undefined attribute type (17)");
+    });
   });
 }
