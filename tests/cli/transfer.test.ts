@@ -206,6 +206,10 @@ describe("idp export / idp import (SQLite)", () => {
         [bad("extra.json", with_areas({ users: { users: [{ ...user, is_admin: true }] } })), "areas.users.users[0]"],
         [bad("missing.json", with_areas({ users: { users: [{ ...user, id: null }] } })), "areas.users.users[0].id: missing"],
         [
+          bad("key.json", with_areas({ attributes: { user_attribute_definitions: [{ ...document.areas.attributes!.user_attribute_definitions![0]!, name_key: "other" }] } })),
+          "areas.attributes.user_attribute_definitions[0].name_key: is not the key of the row's name",
+        ],
+        [
           bad("proto.json", `{"format":"idp-export","version":1,"exported_at":1,"issuer":"x","idp_version":"1","areas":{"__proto__":{"users":[]}}}`),
           "areas.__proto__: not an area this version imports",
         ],

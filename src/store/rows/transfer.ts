@@ -137,8 +137,8 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
   {
     area: "attributes",
     table: "user_attribute_definitions",
-    // name_key is in the file so that values can name their definition; an import recomputes it
-    // from the name (derived), so a file cannot store a key that lookups would never find.
+    // name_key is in the file so that values can name their definition; a file whose name_key is
+    // not the name's is refused (app/transfer/format.ts), and the import writes the derived one.
     columns: { name_key: "text", ...spec(attribute_definition_spec) },
     primary: ["name_key"],
     derived: { name_key: (row) => attribute_key(text(row, "name")) },
