@@ -64,6 +64,11 @@ import { RegisterDelete } from "./endpoints/registration/delete.ts";
 import { RegisterRead } from "./endpoints/registration/read.ts";
 import { Register } from "./endpoints/registration/register.ts";
 import { RegisterUpdate } from "./endpoints/registration/update.ts";
+import { AdminAttributeCreate } from "./endpoints/admin/attributes/create.ts";
+import { AdminAttributeDelete } from "./endpoints/admin/attributes/delete.ts";
+import { AdminAttributeList } from "./endpoints/admin/attributes/list.ts";
+import { AdminAttributeRead } from "./endpoints/admin/attributes/read.ts";
+import { AdminAttributeUpdate } from "./endpoints/admin/attributes/update.ts";
 import { AdminAuditList } from "./endpoints/admin/audit/list.ts";
 import { AdminClientCreate } from "./endpoints/admin/clients/create.ts";
 import { AdminClientDelete } from "./endpoints/admin/clients/delete.ts";
@@ -148,6 +153,11 @@ import { AdminConsoleSamlConfirm } from "./endpoints/admin_console/saml_confirm.
 import { AdminConsoleSamlRemove } from "./endpoints/admin_console/saml_remove.ts";
 import { ScimHandler } from "./middleware/scim.ts";
 import { scim_endpoints } from "./endpoints/scim/index.ts";
+import { AdminConsoleAttributeConfirm } from "./endpoints/admin_console/attribute_confirm.ts";
+import { AdminConsoleAttributeCreate } from "./endpoints/admin_console/attribute_create.ts";
+import { AdminConsoleAttributeRemove } from "./endpoints/admin_console/attribute_remove.ts";
+import { AdminConsoleAttributeUpdate } from "./endpoints/admin_console/attribute_update.ts";
+import { AdminConsoleAttributes } from "./endpoints/admin_console/attributes.ts";
 import { AdminConsoleAudit } from "./endpoints/admin_console/audit.ts";
 import { AdminConsoleAuditCsv } from "./endpoints/admin_console/audit_csv.ts";
 import { AdminConsoleAuditJson } from "./endpoints/admin_console/audit_json.ts";
@@ -382,6 +392,11 @@ function admin_api(idp: Provider): Item[] {
     AdminLdapAccountRead(idp),
     AdminLdapAccountRotate(idp),
     AdminLdapAccountDelete(idp),
+    AdminAttributeList(idp),
+    AdminAttributeCreate(idp),
+    AdminAttributeRead(idp),
+    AdminAttributeUpdate(idp),
+    AdminAttributeDelete(idp),
   ];
   return [...endpoints, AdminOpenApi(idp, endpoints)];
 }
@@ -413,6 +428,11 @@ function admin_console(idp: Provider): Item[] {
     AdminConsoleResourceCreate(idp),
     AdminConsoleResourceConfirm(idp),
     AdminConsoleResourceRemove(idp),
+    AdminConsoleAttributes(idp),
+    AdminConsoleAttributeCreate(idp),
+    AdminConsoleAttributeUpdate(idp),
+    AdminConsoleAttributeConfirm(idp),
+    AdminConsoleAttributeRemove(idp),
     AdminConsoleRegistrationTokens(idp),
     AdminConsoleRegistrationTokenCreate(idp),
     AdminConsoleRegistrationTokenConfirm(idp),

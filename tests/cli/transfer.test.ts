@@ -59,12 +59,18 @@ describe("idp export / idp import (SQLite)", () => {
     const bob = document.areas.users!.users!.find((u) => u.username === "bob")!;
     expect(String(bob.password_hash)).toStartWith("$argon2id$");
     expect(String(document.areas.upstreams!.upstreams![0]!.client_secret_enc)).toStartWith("v1.");
+    expect(String(document.areas.webhooks!.webhooks![0]!.secret_sealed)).toStartWith("v1.");
+    // Queued webhook deliveries stay behind, like the mail queue.
+    expect(TRANSFER_TABLES.some((entry) => entry.table === "webhook_deliveries" || entry.table === "mail_outbox")).toBe(false);
     expect(Object.keys(document.areas.keys!.signing_keys![0]!.private_jwk as object)).toEqual(["sealed"]);
     // Every column of each table is exported, but the adapters' derived lookup keys.
     const db = open_raw_sqlite(sqlite_path(source), { readonly: true });
     for (const entry of TRANSFER_TABLES) {
       const columns = db.all<{ name: string }>(`SELECT name FROM pragma_table_info('${entry.table}')`).map((c) => c.name);
-      expect({ table: entry.table, columns: columns.sort() }).toEqual({ table: entry.table, columns: [...Object.keys(entry.columns), ...Object.keys(entry.derived ?? {})].sort() });
+      expect({ table: entry.table, columns: columns.sort() }).toEqual({
+        table: entry.table,
+        columns: [...new Set([...Object.keys(entry.columns), ...Object.keys(entry.derived ?? {})])].sort(),
+      });
     }
     db.close();
     const audited = await with_store(source, (store) => store.list_audit_events({ type: "data_exported" }));
@@ -166,6 +172,7 @@ describe("idp export / idp import (SQLite)", () => {
       const other = await target.run(["import", file], { env: { ...SEED_ENV, IDP_SECRET_KEY: Buffer.alloc(32, 7).toString("base64url") } });
       expect(other.code).toBe(1);
       expect(other.stderr).toContain("the client secret of upstream corp");
+      expect(other.stderr).toMatch(/the signing secret of webhook [\w-]+/);
       expect(other.stderr).toContain("do not decrypt with this IDP_SECRET_KEY");
       expect(other.stderr).toContain("nothing was imported");
       const unset = await target.run(["import", file]);
@@ -198,6 +205,10 @@ describe("idp export / idp import (SQLite)", () => {
         [bad("type.json", with_areas({ users: { users: [{ ...user, email_verified: "yes" }] } })), "areas.users.users[0]: email_verified"],
         [bad("extra.json", with_areas({ users: { users: [{ ...user, is_admin: true }] } })), "areas.users.users[0]"],
         [bad("missing.json", with_areas({ users: { users: [{ ...user, id: null }] } })), "areas.users.users[0].id: missing"],
+        [
+          bad("key.json", with_areas({ attributes: { user_attribute_definitions: [{ ...document.areas.attributes!.user_attribute_definitions![0]!, name_key: "other" }] } })),
+          "areas.attributes.user_attribute_definitions[0].name_key: is not the key of the row's name",
+        ],
         [
           bad("proto.json", `{"format":"idp-export","version":1,"exported_at":1,"issuer":"x","idp_version":"1","areas":{"__proto__":{"users":[]}}}`),
           "areas.__proto__: not an area this version imports",

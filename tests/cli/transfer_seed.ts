@@ -40,6 +40,11 @@ export async function seed(box: Sandbox): Promise<void> {
   await run(["saml", "add", "--metadata-file", metadata]);
   await run(["apps", "add", "grafana", "--url", "https://example.com/grafana", "--allowed-group", "admins", "--rule", "/grafana/admin=admins+2fa"]);
   await run(["ldap", "service-accounts", "add", "Gitea", "--group", "team:ops"]);
+  await run(["attributes", "add", "Department", "--type", "string", "--scope", "profile", "--claim", "dept", "--user-editable"]);
+  await run(["attributes", "add", "badge", "--type", "number", "--scope", "profile"]);
+  await run(["users", "update", "bob", "--attribute", "Department=Ops", "--attribute", "badge=42"]);
+  await run(["users", "update", "carol", "--attribute", "department=Sales"]);
+  await run(["webhooks", "add", "https://hooks.example.com/idp", "--event", "user.*", "--description", "HR sync"]);
   await run(["keys", "rotate"]);
   await with_store(box, async (store) => {
     const carol = (await store.get_user_by_username("Carol"))!;

@@ -104,6 +104,12 @@ export function parse_export(text: string): ExportDocument {
         for (const column of entry.primary) {
           if (parsed.data[column] === null || parsed.data[column] === undefined) throw new ExportFileError(`areas.${area}.${table}[${i}].${column}: missing`);
         }
+        // A lookup key the file carries (an attribute's name_key) must be the one its row derives.
+        for (const [column, derive] of Object.entries(entry.derived ?? {})) {
+          if (column in entry.columns && parsed.data[column] !== derive(parsed.data as TransferRow)) {
+            throw new ExportFileError(`areas.${area}.${table}[${i}].${column}: is not the key of the row's name`);
+          }
+        }
         checked.push(parsed.data as TransferRow);
       });
       (areas[area] ??= {})[table] = checked;

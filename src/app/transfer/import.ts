@@ -11,6 +11,7 @@
  * run stops before writing and reports the same.
  */
 import { open_secret } from "../../oidc/federation/secret_box.ts";
+import { open_webhook_secret } from "../../oidc/webhooks/secret.ts";
 import { is_sealed_jwk, open_private_jwk } from "../../oidc/keys/sealed_keys.ts";
 import { secret_key_bytes } from "../../oidc/crypto/envelope.ts";
 import { TRANSFER_TABLES, type TransferRow, type TransferTable } from "../../store/rows/transfer.ts";
@@ -32,7 +33,7 @@ export type ImportReport = {
 
 /**
  * The encrypted values of the file that do not open with `secret_key` (this server's
- * IDP_SECRET_KEY): an upstream's client secret, a sealed signing key. Importing them would store
+ * IDP_SECRET_KEY): an upstream's client secret, a webhook's signing secret, a sealed signing key. Importing them would store
  * secrets nothing can use, so the import is refused while there are any.
  */
 export function unusable_secrets(document: ExportDocument, secret_key: string | undefined): string[] {
@@ -43,6 +44,13 @@ export function unusable_secrets(document: ExportDocument, secret_key: string | 
       open_secret(secret_key, String(row.name), row.client_secret_enc);
     } catch {
       problems.push(`the client secret of upstream ${String(row.name)}`);
+    }
+  }
+  for (const row of rows_of(document, table("webhooks"))) {
+    try {
+      open_webhook_secret(secret_key, String(row.id), String(row.secret_sealed));
+    } catch {
+      problems.push(`the signing secret of webhook ${String(row.id)}`);
     }
   }
   for (const row of rows_of(document, table("signing_keys"))) {
@@ -63,7 +71,7 @@ export function check_secrets(document: ExportDocument, secret_key: string | und
   if (problems.length === 0) return;
   throw new ExportFileError(
     `${problems.join(", ")} ${problems.length === 1 ? "does" : "do"} not decrypt with ${secret_key === undefined ? "IDP_SECRET_KEY, which is not set" : "this IDP_SECRET_KEY"}: ` +
-      "set IDP_SECRET_KEY to the key of the server the file was exported from (or remove the upstream's client secret there, or export without --include-keys) and import again; nothing was written",
+      "set IDP_SECRET_KEY to the key of the server the file was exported from (or remove the upstream's client secret or the webhook there, or export without --include-keys) and import again; nothing was written",
   );
 }
 

@@ -19,7 +19,7 @@ export type Message = { key: string; values?: Record<string, string | number> };
 
 export type Danger = {
   /** What kind of object, the action's name in its POST form, and the object (an id, a name): the form's token is bound to all three. */
-  kind: "user" | "group" | "client" | "keys" | "upstream" | "resource" | "registration_token" | "saml_sp" | "app" | "ldap_account" | "webhook";
+  kind: "user" | "group" | "client" | "keys" | "upstream" | "resource" | "registration_token" | "saml_sp" | "app" | "ldap_account" | "webhook" | "attribute";
   action: string;
   subject: string;
   /** The console page it belongs to (the navigation). */

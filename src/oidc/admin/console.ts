@@ -19,7 +19,7 @@
  * the admin's password, checked and throttled like a sign-in; or, for an admin without a
  * password, a sign-in fresher than REAUTH_WINDOW_SECONDS.
  */
-import { verify_password } from "../../platform/passwords.ts";
+import { confirm_password } from "../signin/password.ts";
 import type { JsonObject, UnixSeconds, UserRow } from "../../store/types.ts";
 import { record_event } from "../audit.ts";
 import { account_session, type AccountSession } from "../browser/account_guard.ts";
@@ -105,7 +105,7 @@ export async function reauthentication_problem(idp: Provider, admin: UserRow, au
     return "This action needs your password to confirm it.";
   }
   const attempt = await reserve_login_attempt(idp, ip, admin.username);
-  if (!(await verify_password(password, admin.password_hash))) {
+  if (!(await confirm_password(idp, admin, password, ip))) {
     await login_attempt_failed(idp, attempt);
     return "Your password is not right: nothing was changed.";
   }

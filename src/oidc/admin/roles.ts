@@ -45,6 +45,8 @@ export const CONSOLE_PERMISSIONS = [
   "view_ldap_accounts",
   /** Webhook subscriptions and their deliveries' states: URLs and events, never a secret or a payload. */
   "view_webhooks",
+  /** Custom attribute definitions (oidc/attributes/): names, types, scopes, claim names. */
+  "view_attributes",
   "view_audit",
   "view_keys",
   /** The effective configuration, the mail status and the outbox (no bodies, secrets masked). */
@@ -76,6 +78,8 @@ export const CONSOLE_PERMISSIONS = [
   "manage_ldap_accounts",
   /** Add subscriptions (each secret shown once), send test events, retry failed deliveries, remove subscriptions. */
   "manage_webhooks",
+  /** Declare, change and remove custom attributes (removing one deletes every user's value of it). */
+  "manage_attributes",
   "rotate_keys",
   "revoke_keys",
   /** Send a test message to one's own address (the settings page). */
@@ -97,6 +101,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<ConsoleRole, readonly ConsolePerm
     "view_apps",
     "view_ldap_accounts",
     "view_webhooks",
+    "view_attributes",
     "view_audit",
     "view_keys",
     "view_settings",

@@ -15,7 +15,8 @@
  * else in pages of the users table; groups by name for one `cn`, else all (their number is small).
  */
 import type { Provider } from "../provider.ts";
-import type { GroupRow, UserRow } from "../../store/types.ts";
+import type { GroupRow, JsonValue, UserRow } from "../../store/types.ts";
+import { custom_types } from "./custom_attributes.ts";
 import { group_entry, user_entry } from "./entries.ts";
 import type { Filter } from "./filter.ts";
 import type { Entry } from "./filter_match.ts";
@@ -123,7 +124,14 @@ export async function* user_entries(idp: Provider, options: DirectoryOptions, vi
     const groups = new Map<string, string[]>();
     for (const m of memberships) groups.set(m.user_id, [...(groups.get(m.user_id) ?? []), m.group_name]);
     const numbers = options.posix ? await idp.store.ldap_posix_numbers(ids, options.posix_first_id) : {};
-    yield rows.map((user) => user_entry(options.tree, user, by_name(groups.get(user.id) ?? []), numbers[user.id] ?? null));
+    const custom = custom_types(await idp.store.list_attribute_definitions());
+    const values = new Map<string, Record<string, JsonValue>>();
+    for (const row of custom.length > 0 ? await idp.store.list_user_attribute_values(ids) : []) {
+      const own = values.get(row.user_id) ?? {};
+      own[row.name] = row.value;
+      values.set(row.user_id, own);
+    }
+    yield rows.map((user) => user_entry(options.tree, user, by_name(groups.get(user.id) ?? []), numbers[user.id] ?? null, custom, values.get(user.id)));
   }
 }
 

@@ -7,9 +7,10 @@
  * of a search (RFC 4511 §4.5.1.8, with `+` of RFC 3673).
  */
 import { createHash } from "node:crypto";
-import type { GroupRow, UserRow } from "../../store/types.ts";
+import type { GroupRow, JsonValue, UserRow } from "../../store/types.ts";
 import { format_dn, type Dn } from "./dn.ts";
-import type { Entry } from "./filter_match.ts";
+import { ldap_values, types_by_name, type CustomType } from "./custom_attributes.ts";
+import { type_in, type Entry } from "./filter_match.ts";
 import { OID, type Attribute } from "./protocol.ts";
 import { attribute_type, generalized_time_of } from "./schema.ts";
 import { group_dn, user_dn, type Tree } from "./tree.ts";
@@ -66,8 +67,19 @@ export function container(tree: Tree, which: "base" | "people" | "groups"): Entr
 
 const present = (value: string | null | undefined): string[] => (value === null || value === undefined || value.trim() === "" ? [] : [value]);
 
-/** A user's entry; `groups` are the names of their groups, `posix` their number when POSIX attributes are on. */
-export function user_entry(tree: Tree, user: UserRow, groups: readonly string[], posix: number | null): Entry {
+/**
+ * A user's entry; `groups` are the names of their groups, `posix` their number when POSIX
+ * attributes are on; `custom` the released custom attributes and `values` the user's values of
+ * them by declared name (custom_attributes.ts).
+ */
+export function user_entry(
+  tree: Tree,
+  user: UserRow,
+  groups: readonly string[],
+  posix: number | null,
+  custom: readonly CustomType[] = [],
+  values: Readonly<Record<string, JsonValue>> = {},
+): Entry {
   const dn = user_dn(tree, user.username);
   const name = user.name?.trim() || user.username;
   const attributes: Record<string, string[]> = {
@@ -97,7 +109,8 @@ export function user_entry(tree: Tree, user: UserRow, groups: readonly string[],
     modifyTimestamp: [generalized_time_of(user.updated_at)],
     hasSubordinates: ["FALSE"],
   };
-  return { dn, attributes: without_empty(attributes) };
+  for (const { definition, type } of custom) attributes[type.name] = ldap_values(values[definition.name]);
+  return { dn, attributes: without_empty(attributes), ...(custom.length > 0 && { types: types_by_name(custom) }) };
 }
 
 /** A group's entry; `members` are the usernames of its members shown to this viewer. */
@@ -132,12 +145,12 @@ export function selected(entry: Entry, asked: readonly string[], types_only: boo
   const all_operational = asked.includes("+");
   const named = new Set<string>();
   for (const name of asked) {
-    const type = attribute_type(name);
+    const type = type_in(entry, name);
     if (type !== null) named.add(type.name);
   }
   const out: Attribute[] = [];
   for (const [name, values] of Object.entries(entry.attributes)) {
-    const type = attribute_type(name);
+    const type = type_in(entry, name);
     if (type === null || values.length === 0) continue;
     if (named.has(type.name) || (type.operational ? all_operational : all_user)) out.push({ type: type.name, values: types_only ? [] : [...values] });
   }

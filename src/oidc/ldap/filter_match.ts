@@ -13,8 +13,16 @@ import type { Filter } from "./filter.ts";
 import { attribute_type, normalized, ORDERED, SUBSTRINGS, type AttributeType, type Syntax } from "./schema.ts";
 import { username_key } from "../../store/usernames.ts";
 
-/** An entry as filters see it: its DN and its attributes by their schema name. */
-export type Entry = { dn: string; attributes: Readonly<Record<string, readonly string[]>> };
+/**
+ * An entry as filters see it: its DN and its attributes by their schema name; `types`, the
+ * entry's own types beyond the schema's (custom_attributes.ts), by lowercased name.
+ */
+export type Entry = { dn: string; attributes: Readonly<Record<string, readonly string[]>>; types?: Readonly<Record<string, AttributeType>> };
+
+/** The type `description` names in `entry`: the schema's, else one of the entry's own; null when neither. */
+export function type_in(entry: Entry, description: string): AttributeType | null {
+  return attribute_type(description) ?? entry.types?.[description.toLowerCase()] ?? null;
+}
 
 type Tri = boolean | undefined;
 
@@ -65,17 +73,17 @@ function evaluate(filter: Filter, entry: Entry): Tri {
       return r === undefined ? undefined : !r;
     }
     case "present": {
-      const type = attribute_type(filter.attribute);
+      const type = type_in(entry, filter.attribute);
       return type !== null && (entry.attributes[type.name]?.length ?? 0) > 0;
     }
     case "equal":
     case "approx": {
-      const type = attribute_type(filter.attribute);
+      const type = type_in(entry, filter.attribute);
       return type === null ? undefined : equal(type.syntax, entry.attributes[type.name] ?? [], filter.value);
     }
     case "greater_or_equal":
     case "less_or_equal": {
-      const type = attribute_type(filter.attribute);
+      const type = type_in(entry, filter.attribute);
       if (type === null || !ORDERED.has(type.syntax)) return undefined;
       const assertion = normalized(type.syntax, filter.value);
       if (assertion === null) return undefined;
@@ -86,7 +94,7 @@ function evaluate(filter: Filter, entry: Entry): Tri {
       });
     }
     case "substrings":
-      return substrings(attribute_type(filter.attribute), entry, filter);
+      return substrings(type_in(entry, filter.attribute), entry, filter);
     case "extensible":
       return extensible(filter, entry);
   }
@@ -136,12 +144,12 @@ function extensible(filter: Extract<Filter, { type: "extensible" }>, entry: Entr
   const rule = filter.rule === null ? null : RULES[filter.rule.toLowerCase()];
   // §4.5.1.7.7: a matching rule the server does not know makes the item Undefined.
   if (rule === undefined) return undefined;
-  const type = filter.attribute === null ? null : attribute_type(filter.attribute);
+  const type = filter.attribute === null ? null : type_in(entry, filter.attribute);
   if (filter.attribute !== null && type === null) return undefined;
   const syntax = rule ?? type!.syntax;
   if (type !== null && rule !== null && rule !== type.syntax) return undefined;
   // Without a type: every attribute of the rule's syntax.
-  const names = type !== null ? [type.name] : Object.keys(entry.attributes).filter((name) => attribute_type(name)?.syntax === syntax);
+  const names = type !== null ? [type.name] : Object.keys(entry.attributes).filter((name) => type_in(entry, name)?.syntax === syntax);
   let result: Tri = false;
   for (const name of names) {
     const r = equal(syntax as Syntax, entry.attributes[name] ?? [], filter.value);

@@ -12,7 +12,7 @@ import type { Provider } from "../provider.ts";
 import { bind, type BindConnection } from "./binds.ts";
 import { group_entries, user_entries, view_of, type Viewer } from "./directory.ts";
 import { BerError } from "./ber.ts";
-import { matches } from "./filter_match.ts";
+import { matches, type_in } from "./filter_match.ts";
 import { decode_paged_value, encode_paged_value } from "./messages.ts";
 import { OID, RESULT, SCOPE, result, type Control, type LdapResult, type RequestMessage, type Response, type ResponseMessage } from "./protocol.ts";
 import { search, type SearchContext, type SearchRequest } from "./search.ts";
@@ -153,8 +153,8 @@ export class LdapSession {
   }
 
   private async compare(dn: string, attribute: string, value: string): Promise<LdapResult> {
-    const type = attribute_type(attribute);
-    if (type === null) return result(RESULT.undefined_attribute_type, `no attribute ${attribute} here`);
+    // A custom attribute (custom_attributes.ts) is a type of the entries that carry it: known once the entry is.
+    if (attribute_type(attribute) === null && !/^[A-Za-z][A-Za-z0-9-]*$/.test(attribute)) return result(RESULT.undefined_attribute_type, `no attribute ${attribute} here`);
     const place = locate(this.rules.options.tree, dn);
     if (place.kind === "invalid") return result(RESULT.invalid_dn_syntax, "not a distinguished name (RFC 4514)");
     const context = await this.context();
@@ -169,6 +169,8 @@ export class LdapSession {
       if (place.kind === "group") entry = (await group_entries(context.idp, context.options, context.view, { type: "equal", attribute: "cn", value: place.name }))[0] ?? null;
     }
     if (entry === null) return { ...result(RESULT.no_such_object), matched_dn: place.kind === "none" ? place.matched : "" };
+    const type = type_in(entry, attribute);
+    if (type === null) return result(RESULT.undefined_attribute_type, `no attribute ${attribute} here`);
     if ((entry.attributes[type.name]?.length ?? 0) === 0) return result(RESULT.no_such_attribute, `the entry has no ${type.name}`);
     if (normalized(type.syntax, value) === null) return result(RESULT.compare_false);
     // §4.10: the assertion's equality rule decides.

@@ -10,7 +10,7 @@
  * (audited once as `password_rehashed`), so each imported user pays the foreign scheme once.
  */
 import { record_event } from "../audit.ts";
-import { hash_password, verify_password_or_dummy } from "../../platform/passwords.ts";
+import { hash_password, verify_password, verify_password_or_dummy } from "../../platform/passwords.ts";
 import { foreign_kind, is_foreign_hash, verify_foreign_hash } from "../crypto/foreign_hashes.ts";
 import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../limits/login.ts";
 import type { Provider } from "../provider.ts";
@@ -47,6 +47,20 @@ export async function check_credentials(
   await login_attempt_failed(idp, attempt);
   await record_event(idp, { type: "login", outcome: "failure", user_id: user?.id ?? null, client_id, ip, details });
   return null;
+}
+
+/**
+ * Whether `password` is the signed-in user's own, for the pages that ask for it again before a
+ * change (the account pages, the admin console's re-authentication): the same check as signing
+ * in, so a user whose hash was imported (never signed in with a password since) can confirm it
+ * too, and the hash is replaced by argon2id on success. The caller throttles (limits/login.ts).
+ */
+export async function confirm_password(idp: Provider, user: UserRow, password: string, ip: string): Promise<boolean> {
+  const stored = user.password_hash;
+  if (stored === "" || !is_foreign_hash(stored)) return verify_password(password, stored);
+  if (!(await verify_foreign_hash(password, stored))) return false;
+  await rehash(idp, user, password, ip, null);
+  return true;
 }
 
 /**

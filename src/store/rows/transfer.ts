@@ -10,11 +10,13 @@
  * session_clients, interactions, codes, tokens, grants, revoked_grants, device_authorizations,
  * pushed_requests, upstream_states, webauthn_challenges, user_tokens, forward_auth_tokens,
  * protected_app_access, initial_access_tokens), what the server keeps for itself (counters,
- * used_jtis, job_runs, mail_outbox, store_meta) and the audit log, which stays with the
- * database it records. Signing keys only when asked (`--include-keys`): they are the issuer's
+ * used_jtis, job_runs, mail_outbox, webhook_deliveries, store_meta) and the audit log, which
+ * stays with the database it records. Webhook subscriptions are exported; their queued deliveries
+ * are not (like the mail queue: a target server sends its own). Signing keys only when asked (`--include-keys`): they are the issuer's
  * identity.
  */
 import type { ColumnKind, TableSpec } from "../codec.ts";
+import { attribute_definition_spec, attribute_key } from "./attributes.ts";
 import { group_name_key } from "../group_names.ts";
 import { username_key } from "../usernames.ts";
 import { client_spec } from "./clients.ts";
@@ -28,6 +30,7 @@ import { resource_server_spec } from "./resource_servers.ts";
 import { saml_service_provider_spec } from "./saml.ts";
 import type { TransferRow } from "../types/transfer.ts";
 import { user_spec } from "./users.ts";
+import { webhook_spec } from "./webhooks.ts";
 
 export type { TransferRow };
 
@@ -131,6 +134,24 @@ export const TRANSFER_TABLES: readonly TransferTable[] = [
     keys: [(row) => `number ${text(row, "number")}`],
     parents: { owner_id: ["users", "groups"] },
   },
+  {
+    area: "attributes",
+    table: "user_attribute_definitions",
+    // name_key is in the file so that values can name their definition; a file whose name_key is
+    // not the name's is refused (app/transfer/format.ts), and the import writes the derived one.
+    columns: { name_key: "text", ...spec(attribute_definition_spec) },
+    primary: ["name_key"],
+    derived: { name_key: (row) => attribute_key(text(row, "name")) },
+    keys: [(row) => `claim ${text(row, "claim").toLowerCase()}`],
+  },
+  {
+    area: "attributes",
+    table: "user_attribute_values",
+    columns: { user_id: "text", name_key: "text", value: "text", updated_at: "int" },
+    primary: ["user_id", "name_key"],
+    parents: { user_id: ["users"], name_key: ["user_attribute_definitions"] },
+  },
+  { area: "webhooks", table: "webhooks", columns: spec(webhook_spec), primary: ["id"] },
   { area: "keys", table: "signing_keys", columns: spec(key_spec), primary: ["kid"], optional: true },
 ];
 

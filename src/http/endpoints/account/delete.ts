@@ -15,7 +15,7 @@ import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type A
 import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import { PageError } from "../../../oidc/errors.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { verify_password } from "../../../platform/passwords.ts";
+import { confirm_password } from "../../../oidc/signin/password.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 
@@ -52,7 +52,7 @@ export const AccountDelete = (idp: Provider) =>
       } else {
         // Reserve, verify, release (oidc/limits/login.ts), as for a password change.
         const attempt = await reserve_login_attempt(idp, ip, user.username);
-        if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
+        if (!(await confirm_password(idp, user, input.current_password ?? "", ip))) {
           await login_attempt_failed(idp, attempt);
           return this.failed(session, "Your password is not right.");
         }

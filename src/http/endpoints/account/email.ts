@@ -11,7 +11,7 @@ import { account_page_scripts } from "../../pages/passkeys.ts";
 import { new_address_problem, request_email_change } from "../../../oidc/accounts/email_change.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
-import { verify_password } from "../../../platform/passwords.ts";
+import { confirm_password } from "../../../oidc/signin/password.ts";
 import { invalid_form } from "../../errors.ts";
 import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import { PageError } from "../../../oidc/errors.ts";
@@ -50,7 +50,7 @@ export const AccountEmail = (idp: Provider) =>
       const ip = client_ip(this.context, idp.config);
       // Reserve, verify, release (oidc/limits/login.ts), as for a password change.
       const attempt = await reserve_login_attempt(idp, ip, user.username);
-      if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
+      if (!(await confirm_password(idp, user, input.current_password ?? "", ip))) {
         await login_attempt_failed(idp, attempt);
         await record_event(idp, { type: "email_change_requested", outcome: "failure", user_id: user.id, ip });
         return this.failed(session, "Password: that is not your password, so the address was not changed.", typed);

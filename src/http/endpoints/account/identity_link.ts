@@ -21,7 +21,7 @@ import { random_token } from "../../../oidc/crypto/secrets.ts";
 import { begin_upstream, count_upstream_start, enabled_upstream } from "../../../oidc/federation/flow.ts";
 import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { verify_password } from "../../../platform/passwords.ts";
+import { confirm_password } from "../../../oidc/signin/password.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { account_values } from "../../pages/account.ts";
@@ -51,7 +51,7 @@ export const AccountIdentityLink = (idp: Provider) =>
       if (user.password_hash !== "") {
         // Reserve, verify, release (oidc/limits/login.ts), as for a password or e-mail change.
         const attempt = await reserve_login_attempt(idp, ip, user.username);
-        if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
+        if (!(await confirm_password(idp, user, input.current_password ?? "", ip))) {
           await login_attempt_failed(idp, attempt);
           await record_event(idp, {
             type: "federation_link",

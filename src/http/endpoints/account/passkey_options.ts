@@ -10,7 +10,7 @@ import { account_session, check_account_csrf } from "../../../oidc/browser/accou
 import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import { registration_options } from "../../../oidc/signin/passkeys/ceremony.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import { verify_password } from "../../../platform/passwords.ts";
+import { confirm_password } from "../../../oidc/signin/password.ts";
 import { invalid_form } from "../../errors.ts";
 import { client_ip } from "../../middleware/proxy.ts";
 import { PASSKEY_PATHS } from "../../pages/passkeys.ts";
@@ -45,7 +45,7 @@ export const AccountPasskeyOptions = (idp: Provider) =>
       if (user.password_hash !== "") {
         const ip = client_ip(this.context, idp.config);
         const attempt = await reserve_login_attempt(idp, ip, user.username);
-        if (!(await verify_password(input.password ?? "", user.password_hash))) {
+        if (!(await confirm_password(idp, user, input.password ?? "", ip))) {
           await login_attempt_failed(idp, attempt);
           return this.json({ error: tr.text("Your password is not right."), field: "password" }, 400);
         }

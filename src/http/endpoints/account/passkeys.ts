@@ -21,7 +21,7 @@ import { account_values } from "../../pages/account.ts";
 import { PASSKEY_PATHS, account_page_scripts } from "../../pages/passkeys.ts";
 import { REAUTH_SECONDS, registration_binding } from "./passkey_options.ts";
 import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
-import { verify_password } from "../../../platform/passwords.ts";
+import { confirm_password } from "../../../oidc/signin/password.ts";
 
 export const AccountPasskeysRequest = Fw.Request(
   "AccountPasskeysRequest",
@@ -87,7 +87,7 @@ export const AccountPasskeys = (idp: Provider) =>
       // must not let someone else strip the owner's passkeys).
       if (user.password_hash !== "") {
         const attempt = await reserve_login_attempt(idp, ip, user.username);
-        if (!(await verify_password(input.password ?? "", user.password_hash))) {
+        if (!(await confirm_password(idp, user, input.password ?? "", ip))) {
           await login_attempt_failed(idp, attempt);
           await record_event(idp, { type: "passkey_removed", outcome: "failure", user_id: user.id, ip, at, details: { passkey_id: id, reason: "wrong password" } });
           return this.error(session, "Your password is not right: the passkey was not removed.");

@@ -11,7 +11,8 @@ import { account_values } from "../../pages/account.ts";
 import { account_page_scripts } from "../../pages/passkeys.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
-import { hash_password, verify_password } from "../../../platform/passwords.ts";
+import { hash_password } from "../../../platform/passwords.ts";
+import { confirm_password } from "../../../oidc/signin/password.ts";
 import { invalid_form } from "../../errors.ts";
 import { clear_login_failures, login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import type { Provider } from "../../../oidc/provider.ts";
@@ -53,7 +54,7 @@ export const AccountPassword = (idp: Provider) =>
       const ip = client_ip(this.context, idp.config);
       // Reserve, verify, release (oidc/limits/login.ts).
       const attempt = await reserve_login_attempt(idp, ip, user.username);
-      if (!(await verify_password(input.current_password ?? "", user.password_hash))) {
+      if (!(await confirm_password(idp, user, input.current_password ?? "", ip))) {
         await login_attempt_failed(idp, attempt);
         await record_event(idp, { type: "password_change", outcome: "failure", user_id: user.id, ip });
         return this.failed(session, "Your current password is not right.");

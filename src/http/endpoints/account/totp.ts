@@ -14,7 +14,7 @@ import { account_values } from "../../pages/account.ts";
 import { account_page_scripts } from "../../pages/passkeys.ts";
 import { ACCOUNT_PATHS, account_session, account_url, check_account_csrf, type AccountSession } from "../../../oidc/browser/account_guard.ts";
 import { record_event } from "../../../oidc/audit.ts";
-import { verify_password } from "../../../platform/passwords.ts";
+import { confirm_password } from "../../../oidc/signin/password.ts";
 import { invalid_form } from "../../errors.ts";
 import { login_attempt_failed, release_login_attempt, reserve_login_attempt } from "../../../oidc/limits/login.ts";
 import { layout_values } from "../../pages/layout.ts";
@@ -104,7 +104,7 @@ export const AccountTotp = (idp: Provider) =>
       const user = session.user;
       const ip = client_ip(this.context, idp.config);
       const attempt = await reserve_login_attempt(idp, ip, user.username);
-      if (!(await verify_password(password, user.password_hash))) {
+      if (!(await confirm_password(idp, user, password, ip))) {
         await login_attempt_failed(idp, attempt);
         return this.view(
           "account",

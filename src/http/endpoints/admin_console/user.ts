@@ -13,7 +13,7 @@ import { etag_of } from "../../../oidc/admin/etag.ts";
 import type { ConsoleSession } from "../../../oidc/admin/console.ts";
 import { session_sid } from "../../../oidc/logout/sid.ts";
 import type { Provider } from "../../../oidc/provider.ts";
-import type { UserRow } from "../../../store/types.ts";
+import type { JsonValue, UserRow } from "../../../store/types.ts";
 import { display_name } from "../../../oidc/clients/metadata.ts";
 import { identities_of } from "../../../oidc/federation/upstreams.ts";
 import { user_of, user_view } from "../admin/users/find.ts";
@@ -21,6 +21,19 @@ import { describe_user_agent, user_agent_message } from "../../pages/sessions.ts
 import { may_act_on } from "../../../oidc/admin/roles.ts";
 import { console_can, console_gate, console_notice, console_url, console_values, when } from "../../pages/admin_console.ts";
 import { USER_DANGERS, user_confirm_url } from "./user_confirm.ts";
+import { attribute_text } from "../../../oidc/attributes/values.ts";
+
+/** The user's custom attributes as the profile form shows them: every declared one, its value as text (attributes/values.ts). */
+async function attribute_fields(idp: Provider, values: Readonly<Record<string, JsonValue>>, typed: Readonly<Record<string, string>> | null) {
+  return (await idp.store.list_attribute_definitions()).map((definition) => ({
+    name: definition.name,
+    field: `attribute.${definition.name}`,
+    type: definition.type,
+    hint_key: `account.attribute_hint_${definition.type === "string[]" ? "list" : definition.type}`,
+    required: definition.required,
+    value: typed?.[definition.name] ?? attribute_text(values[definition.name]),
+  }));
+}
 
 export const AdminConsoleUserRequest = Fw.Request("AdminConsoleUserRequest", z.object({ done: z.string().max(64).optional() }), { from: ["query"] });
 
@@ -70,6 +83,7 @@ export async function user_page(idp: Provider, admin: ConsoleSession, user: User
     heading_message: { key: "admin.title.user", values: { username: user.username } },
     user: view,
     etag: etag_of(view),
+    attributes: await attribute_fields(idp, view.attributes, (extra.typed_attributes as Record<string, string> | undefined) ?? null),
     created: when(user.created_at),
     sessions,
     last_sign_in: await last_sign_in(idp, user.id),
