@@ -37,7 +37,7 @@ import { SamlRefusal } from "./refusal.ts";
 /** What the browser does after a LogoutRequest: load the iframes of the other participants, then carry the answer. */
 export type SloStep = { kind: "answer"; message: Outgoing; frames: FrontChannelFrame[]; sp_name: string } | { kind: "acknowledged" };
 
-function audit(idp: Provider, outcome: "success" | "failure", ip: string, user_id: string | null, details: JsonObject): Promise<unknown> {
+function audit_logout(idp: Provider, outcome: "success" | "failure", ip: string, user_id: string | null, details: JsonObject): Promise<unknown> {
   return record_event(idp, { type: "saml_logout", outcome, user_id, ip, details });
 }
 
@@ -50,7 +50,7 @@ export async function single_logout(idp: Provider, message: IncomingMessage | { 
     request = await receive_logout_request(idp, message, known);
   } catch (error) {
     if (!(error instanceof SamlRefusal)) throw error;
-    await audit(idp, "failure", ip, null, { entity_id: known.sp?.entity_id ?? null, binding: message.binding, reason: error.reason });
+    await audit_logout(idp, "failure", ip, null, { entity_id: known.sp?.entity_id ?? null, binding: message.binding, reason: error.reason });
     throw new PageError("The application sent an invalid sign-out request", error.message, error.reason === "unknown_sp" ? "invalid_client" : "invalid_request").for_log({
       ...(known.sp === null ? {} : { client_id: known.sp.entity_id }),
       parameter: "SAMLRequest",
@@ -77,7 +77,7 @@ export async function single_logout(idp: Provider, message: IncomingMessage | { 
     if (outcome.ended) ended += 1;
     frames.push(...outcome.frontchannel);
   }
-  await audit(idp, "success", ip, user_id, { entity_id: sp.entity_id, binding: request.binding, signed: request.signed, sessions: ended });
+  await audit_logout(idp, "success", ip, user_id, { entity_id: sp.entity_id, binding: request.binding, signed: request.signed, sessions: ended });
   // SAML Core §3.7.3.2: the principal is no longer signed in here (a session already gone counts as ended).
   const xml = logout_response_xml(idp, request.slo.response_location, request.id, STATUS.success);
   return { kind: "answer", message: outgoing(idp, xml, request.slo, "SAMLResponse", request.slo.response_location, request.relay_state), frames, sp_name: sp.name };

@@ -97,6 +97,8 @@ export const AUDIT_EVENT_TYPES = [
   "ldap_service_account_created",
   "ldap_service_account_removed",
   "ldap_service_account_rotated",
+  // SCIM provisioning (http/middleware/scim.ts): each call, and each operation of a Bulk request.
+  "scim",
   // Custom user attributes (oidc/attributes/; src/cli/attributes.ts, src/cli/users_update.ts, the account page).
   "attribute_created",
   "attribute_updated",
