@@ -33,6 +33,7 @@ import { user_attributes } from "./028_user_attributes.ts";
 import { webhooks } from "./029_webhooks.ts";
 import { saml_session_participants } from "./032_saml_session_participants.ts";
 import { forward_auth_hosts } from "./033_forward_auth_hosts.ts";
+import { saml_encrypt } from "./034_saml_encrypt.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -68,6 +69,7 @@ export const migrations: readonly Migration[] = [
   webhooks,
   saml_session_participants,
   forward_auth_hosts,
+  saml_encrypt,
 ];
 
 // Applied in this order: a version listed after a higher one (a merge that put 026 before 025)
