@@ -11,7 +11,7 @@
  *   only that.
  */
 import { X509Certificate } from "node:crypto";
-import * as xmlenc from "xml-encryption";
+import * as xml_encryption from "xml-encryption";
 import { certificate_pem } from "./certificate.ts";
 import { NS } from "./names.ts";
 import type { EncryptionKey } from "./sp_metadata.ts";
@@ -24,6 +24,10 @@ export const ENCRYPTION = {
   rsa_oaep_mgf1p: "http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p",
   rsa_oaep: "http://www.w3.org/2009/xmlenc11#rsa-oaep",
 } as const;
+
+/** xml-encryption's encrypt, typed here (Deno does not read types/xml-encryption.d.ts). */
+type Encrypt = (content: string, options: Record<string, unknown>, callback: (error: Error | null, result: string) => void) => void;
+const encrypt_xml = (xml_encryption as unknown as { encrypt: Encrypt }).encrypt;
 
 const CONTENT = [ENCRYPTION.aes256_gcm, ENCRYPTION.aes128_gcm, ENCRYPTION.aes256_cbc, ENCRYPTION.aes128_cbc] as const;
 const TRANSPORT = [ENCRYPTION.rsa_oaep_mgf1p, ENCRYPTION.rsa_oaep] as const;
@@ -41,7 +45,7 @@ export async function encrypt_assertion(assertion: string, key: EncryptionKey): 
   const public_key = new X509Certificate(pem).publicKey.export({ type: "spki", format: "pem" }).toString();
   const { content, transport } = chosen_algorithms(key);
   const encrypted = await new Promise<string>((resolve, reject) => {
-    xmlenc.encrypt(
+    encrypt_xml(
       assertion,
       {
         rsa_pub: public_key,
@@ -53,7 +57,7 @@ export async function encrypt_assertion(assertion: string, key: EncryptionKey): 
         disallowEncryptionWithInsecureAlgorithm: false,
         warnInsecureAlgorithm: false,
       },
-      (error, result) => (error === null ? resolve(result) : reject(error)),
+      (error: Error | null, result: string) => (error === null ? resolve(result) : reject(error)),
     );
   });
   return `<saml:EncryptedAssertion xmlns:saml="${NS.assertion}">${encrypted.trim()}</saml:EncryptedAssertion>`;
