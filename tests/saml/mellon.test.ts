@@ -91,7 +91,10 @@ describe.skipIf(!chromium_available || !mellon_available)("mod_auth_mellon in Ch
 
   test("an encrypted Assertion: mellon decrypts it with MellonSPPrivateKeyFile and shows the attributes", async () => {
     // Its key published for encryption too (a KeyDescriptor use="encryption" beside the signing one).
-    const keyed = mellon.metadata.replace(/<md:KeyDescriptor use="signing">([\s\S]*?)<\/md:KeyDescriptor>/, (all, inner: string) => `${all}<md:KeyDescriptor use="encryption">${inner}</md:KeyDescriptor>`);
+    const keyed = mellon.metadata.replace(
+      /<md:KeyDescriptor use="signing">([\s\S]*?)<\/md:KeyDescriptor>/,
+      (all, inner: string) => `${all}<md:KeyDescriptor use="encryption">${inner}</md:KeyDescriptor>`,
+    );
     expect(keyed).toContain('use="encryption"');
     await update_saml_service_provider(t.store, mellon.entity_id, { metadata_xml: keyed, encrypt: true }, t.clock.now());
     try {

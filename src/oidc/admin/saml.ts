@@ -96,7 +96,7 @@ async function checked_settings(store: Store, settings: SamlSettings, metadata: 
   if ((out.encrypt ?? current?.encrypt ?? false) && metadata.encryption_keys.length === 0) {
     throw invalid(
       "encrypt",
-      "the service provider's metadata has no RSA encryption certificate (md:KeyDescriptor use=\"encryption\" or without use): assertions cannot be encrypted to it",
+      'the service provider\'s metadata has no RSA encryption certificate (md:KeyDescriptor use="encryption" or without use): assertions cannot be encrypted to it',
     );
   }
   return out;

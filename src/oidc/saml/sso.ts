@@ -195,7 +195,11 @@ export async function resume_sso(idp: Provider, id: string, cookies: CookieReade
     if (!(error instanceof NoEncryptionKey)) throw error;
     // Never the Assertion in the clear to a service provider set to have it encrypted.
     await audit(idp, { outcome: "failure", ip, user_id: user.id, details: { ...base, reason: "no_encryption_key" } });
-    throw new PageError("Application misconfigured", `${sp.name} is set to receive encrypted assertions but its metadata has no encryption certificate. Tell your administrator.`, "server_error");
+    throw new PageError(
+      "Application misconfigured",
+      `${sp.name} is set to receive encrypted assertions but its metadata has no encryption certificate. Tell your administrator.`,
+      "server_error",
+    );
   }
   // A session participant (SAML Profiles §4.4): told when the session ends (slo.ts).
   await idp.store.add_saml_participant({

@@ -75,8 +75,10 @@ describe("encrypted assertions", () => {
     expect(cbc).toContain(`Algorithm="${ENCRYPTION.aes256_cbc}"`);
     expect(cbc).toContain(`Algorithm="${ENCRYPTION.rsa_oaep}"`);
     const out = await new Promise<string>((resolve, reject) =>
-      xmlenc.decrypt(cbc.replace(/^<saml:EncryptedAssertion[^>]*>/, "").replace(/<\/saml:EncryptedAssertion>$/, ""), { key: key.pem, disallowDecryptionWithInsecureAlgorithm: false, warnInsecureAlgorithm: false }, (e, r) =>
-        e === null ? resolve(r) : reject(e),
+      xmlenc.decrypt(
+        cbc.replace(/^<saml:EncryptedAssertion[^>]*>/, "").replace(/<\/saml:EncryptedAssertion>$/, ""),
+        { key: key.pem, disallowDecryptionWithInsecureAlgorithm: false, warnInsecureAlgorithm: false },
+        (e, r) => (e === null ? resolve(r) : reject(e)),
       ),
     );
     expect(out).toBe(ASSERTION);

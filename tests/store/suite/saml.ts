@@ -55,7 +55,15 @@ export function saml_tests(ctx: SuiteContext): void {
       const store = ctx.store();
       const entity_id = `https://${uid("sp").toLowerCase()}.example`;
       await store.create_saml_service_provider({ entity_id, name: "Before", metadata_xml: "<md/>", nameid_salt: "keep", created_at: T0 });
-      const patch: SamlServiceProviderPatch = { name: "After", sign: "response", encrypt: true, idp_initiated: true, allowed_groups: ["x"], attributes: { a: "email" }, updated_at: T0 + 5 };
+      const patch: SamlServiceProviderPatch = {
+        name: "After",
+        sign: "response",
+        encrypt: true,
+        idp_initiated: true,
+        allowed_groups: ["x"],
+        attributes: { a: "email" },
+        updated_at: T0 + 5,
+      };
       const sneaky = { ...patch, entity_id: "https://elsewhere.example", nameid_salt: "new", created_at: 1 } as SamlServiceProviderPatch;
       const updated = await store.update_saml_service_provider(entity_id, sneaky);
       expect(updated).toMatchObject({
