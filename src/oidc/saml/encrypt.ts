@@ -25,7 +25,7 @@ export const ENCRYPTION = {
   rsa_oaep: "http://www.w3.org/2009/xmlenc11#rsa-oaep",
 } as const;
 
-/** xml-encryption's encrypt, typed here (Deno does not read types/xml-encryption.d.ts). */
+/** xml-encryption's encrypt, typed here (Deno does not read ../../../types/xml-encryption.d.ts). */
 type Encrypt = (content: string, options: Record<string, unknown>, callback: (error: Error | null, result: string) => void) => void;
 const encrypt_xml = (xml_encryption as unknown as { encrypt: Encrypt }).encrypt;
 
