@@ -29,6 +29,7 @@ const SETTINGS = {
   allowed_group: { type: "string", value: "G", multiple: true, help: "only members of this group may sign in to it (repeatable; the group must exist)" },
   idp_initiated: { type: "boolean", help: "allow sign-ins started here, without a request from it (unsolicited responses)" },
   sign: { type: "string", value: SAML_SIGN_MODES.join("|"), help: "what is signed: the Assertion (default), the Response, or both" },
+  encrypt: { type: "boolean", help: "encrypt the (signed) Assertion to the encryption certificate of its metadata (AES-256-GCM, RSA-OAEP)" },
 } as const satisfies OptionSpecs;
 
 /** The entityIDs are URIs: a positional argument names one. */
@@ -104,6 +105,7 @@ function view(ctx: CliContext, row: SamlServiceProviderRow, metadata: SpMetadata
     allowed_groups: row.allowed_groups,
     idp_initiated: row.idp_initiated,
     sign: row.sign,
+    encrypt: row.encrypt,
     metadata_url: row.metadata_url,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -112,7 +114,7 @@ function view(ctx: CliContext, row: SamlServiceProviderRow, metadata: SpMetadata
 
 function summary(write: (text: string) => void, shown: ReturnType<typeof view>): void {
   write(`  assertion consumer service: ${shown.assertion_consumer_services.join(", ")}\n`);
-  write(`  NameID ${shown.nameid_format}; signed: ${shown.sign}; IdP-initiated: ${shown.idp_initiated ? "on" : "off"}`);
+  write(`  NameID ${shown.nameid_format}; signed: ${shown.sign}; encrypted: ${shown.encrypt ? "yes" : "no"}; IdP-initiated: ${shown.idp_initiated ? "on" : "off"}`);
   write(`${shown.allowed_groups.length > 0 ? `; groups: ${shown.allowed_groups.join(", ")}` : ""}\n`);
   write(`Give the service provider our metadata: ${shown.idp_metadata_url}\n`);
 }
@@ -131,6 +133,7 @@ async function add(ctx: CliContext, { flags }: ArgsOf<typeof ADD>): Promise<void
     ...(flags.attribute.length > 0 ? { attributes: attribute_map(flags.attribute) } : {}),
     ...(flags.allowed_group.length > 0 ? { allowed_groups: flags.allowed_group } : {}),
     ...(flags.idp_initiated ? { idp_initiated: true } : {}),
+    ...(flags.encrypt ? { encrypt: true } : {}),
   };
   let created: Awaited<ReturnType<typeof create_saml_service_provider>>;
   try {
@@ -155,6 +158,7 @@ const UPDATE = {
     allowed_group: { ...SETTINGS.allowed_group, help: "replaces the allowed groups (repeatable)" },
     idp_initiated: { type: "boolean", help: "allow sign-ins started here" },
     no_idp_initiated: { type: "boolean", help: "refuse sign-ins started here (only requests from it)" },
+    no_encrypt: { type: "boolean", help: "send the Assertion signed but not encrypted" },
     clear_attributes: { type: "boolean", help: "remove every extra attribute" },
     clear_allowed_groups: { type: "boolean", help: "let every user sign in to it" },
   },
@@ -163,6 +167,7 @@ const UPDATE = {
 async function update(ctx: CliContext, { flags, positionals }: ArgsOf<typeof UPDATE>): Promise<void> {
   const [entity_id] = positionals as [string];
   if (flags.idp_initiated && flags.no_idp_initiated) throw new CliError("give --idp-initiated or --no-idp-initiated, not both");
+  if (flags.encrypt && flags.no_encrypt) throw new CliError("give --encrypt or --no-encrypt, not both");
   if (flags.clear_attributes && flags.attribute.length > 0) throw new CliError("give --attribute or --clear-attributes, not both");
   if (flags.clear_allowed_groups && flags.allowed_group.length > 0) throw new CliError("give --allowed-group or --clear-allowed-groups, not both");
   const metadata = await read_metadata(ctx, flags);
@@ -173,6 +178,7 @@ async function update(ctx: CliContext, { flags, positionals }: ArgsOf<typeof UPD
     ...(flags.attribute.length > 0 ? { attributes: attribute_map(flags.attribute) } : flags.clear_attributes ? { attributes: {} } : {}),
     ...(flags.allowed_group.length > 0 ? { allowed_groups: flags.allowed_group } : flags.clear_allowed_groups ? { allowed_groups: [] } : {}),
     ...(flags.idp_initiated ? { idp_initiated: true } : flags.no_idp_initiated ? { idp_initiated: false } : {}),
+    ...(flags.encrypt ? { encrypt: true } : flags.no_encrypt ? { encrypt: false } : {}),
   };
   let updated: Awaited<ReturnType<typeof update_saml_service_provider>>;
   try {

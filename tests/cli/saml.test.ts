@@ -110,6 +110,31 @@ describe("idp saml", () => {
     ]);
   });
 
+  test("--encrypt needs an RSA encryption certificate in the metadata; --no-encrypt turns it off; new metadata without one is refused while on", async () => {
+    const entity = "https://crypt.example.com/sp";
+    const key = await sp_key("crypt.example.com");
+    const plain = join(box.dir, "crypt-plain.xml");
+    const keyed = join(box.dir, "crypt-keyed.xml");
+    writeFileSync(plain, sp_metadata({ entity_id: entity, acs: ["https://crypt.example.com/acs"], certificate: key.certificate }));
+    writeFileSync(keyed, sp_metadata({ entity_id: entity, acs: ["https://crypt.example.com/acs"], certificate: key.certificate, encryption_certificate: key.certificate }));
+    const refused = await box.run(["saml", "add", "--metadata-file", plain, "--encrypt"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("encrypt: the service provider's metadata has no RSA encryption certificate");
+    expect(await with_store(box, (store) => store.get_saml_service_provider(entity))).toBeNull();
+    const added = await box.run(["saml", "add", "--metadata-file", keyed, "--encrypt", "--json"]);
+    expect(added.code).toBe(0);
+    expect(added.json<Shown & { encrypt: boolean }>().encrypt).toBe(true);
+    const swapped = await box.run(["saml", "update", entity, "--metadata-file", plain]);
+    expect(swapped.code).toBe(1);
+    expect(swapped.stderr).toContain("no RSA encryption certificate");
+    expect((await box.run(["saml", "update", entity, "--encrypt", "--no-encrypt"])).stderr).toContain("give --encrypt or --no-encrypt, not both");
+    const off = await box.run(["saml", "update", entity, "--no-encrypt", "--metadata-file", plain, "--json"]);
+    expect(off.code).toBe(0);
+    expect(off.json<Shown & { encrypt: boolean }>().encrypt).toBe(false);
+    expect((await with_store(box, (store) => store.get_saml_service_provider(entity)))?.encrypt).toBe(false);
+    expect((await box.run(["saml", "remove", entity])).code).toBe(0);
+  });
+
   test("--metadata-file - reads the metadata from standard input", async () => {
     const entity = "https://stdin.example.com/sp";
     const added = await box.run(["saml", "add", "--metadata-file", "-", "--name", "From stdin", "--json"], {

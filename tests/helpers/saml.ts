@@ -22,6 +22,9 @@ export type SpMetadataOptions = {
   entity_id: string;
   acs: (string | { location: string; index?: number; is_default?: boolean; binding?: string })[];
   certificate?: string;
+  /** A KeyDescriptor use="encryption" with this certificate, and the EncryptionMethods it names. */
+  encryption_certificate?: string;
+  encryption_methods?: string[];
   authn_requests_signed?: boolean;
   want_assertions_signed?: boolean;
   /** Its single logout service over HTTP-Redirect. */
@@ -35,6 +38,10 @@ export function sp_metadata(options: SpMetadataOptions): string {
   const key = options.certificate
     ? `<md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${options.certificate}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`
     : "";
+  const methods = (options.encryption_methods ?? []).map((algorithm) => `<md:EncryptionMethod Algorithm="${algorithm}"/>`).join("");
+  const encryption = options.encryption_certificate
+    ? `<md:KeyDescriptor use="encryption"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${options.encryption_certificate}</ds:X509Certificate></ds:X509Data></ds:KeyInfo>${methods}</md:KeyDescriptor>`
+    : "";
   const acs = options.acs
     .map((entry, i) => {
       const e = typeof entry === "string" ? { location: entry } : entry;
@@ -45,6 +52,6 @@ export function sp_metadata(options: SpMetadataOptions): string {
   return (
     `<?xml version="1.0"?>\n<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${options.entity_id}">` +
     `<md:SPSSODescriptor AuthnRequestsSigned="${options.authn_requests_signed ?? false}" WantAssertionsSigned="${options.want_assertions_signed ?? false}" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">` +
-    `${key}${options.slo === undefined ? "" : `<md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${options.slo}"/>`}<md:NameIDFormat>urn:oasis:names:tc:SAML:2.0:nameid-format:persistent</md:NameIDFormat>${acs}</md:SPSSODescriptor></md:EntityDescriptor>\n`
+    `${key}${encryption}${options.slo === undefined ? "" : `<md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${options.slo}"/>`}<md:NameIDFormat>urn:oasis:names:tc:SAML:2.0:nameid-format:persistent</md:NameIDFormat>${acs}</md:SPSSODescriptor></md:EntityDescriptor>\n`
   );
 }

@@ -27,6 +27,7 @@ for (const database of databases) {
     let drop: () => Promise<void>;
     let token: string;
     let metadata: string;
+    let encrypted_metadata: string;
 
     const call = (method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; token?: string } = {}) => {
       const headers: Record<string, string> = { accept: "application/json", authorization: `Bearer ${options.token ?? token}`, ...options.headers };
@@ -64,6 +65,13 @@ for (const database of databases) {
       await op.store.create_group({ name: "Ops", description: null });
       const key = await sp_key("wiki.example.com");
       metadata = sp_metadata({ entity_id: ENTITY, acs: ["https://wiki.example.com/saml/acs"], certificate: key.certificate, authn_requests_signed: true });
+      encrypted_metadata = sp_metadata({
+        entity_id: ENTITY,
+        acs: ["https://wiki.example.com/saml/acs"],
+        certificate: key.certificate,
+        encryption_certificate: key.certificate,
+        authn_requests_signed: true,
+      });
     });
 
     afterAll(async () => {
@@ -108,6 +116,7 @@ for (const database of databases) {
         allowed_groups: ["Staff"],
         idp_initiated: true,
         sign: "both",
+        encrypt: false,
         metadata_url: null,
         created_at: expect.any(Number),
         updated_at: expect.any(Number),
@@ -132,9 +141,16 @@ for (const database of databases) {
       expect(patched.status).toBe(200);
       expect(await patched.json()).toMatchObject({ nameid_format: "email", allowed_groups: [], attributes: {}, sign: "both", name: "Team wiki" });
       expect(patched.headers.get("etag")).not.toBe(read.headers.get("etag"));
+      // Encrypted assertions once the metadata has an encryption certificate (refused without one: below).
+      const encrypted = await call("PATCH", path, { body: { metadata_xml: encrypted_metadata, encrypt: true }, headers: { "if-match": patched.headers.get("etag")! } });
+      expect(encrypted.status).toBe(200);
+      expect(await encrypted.json()).toMatchObject({ encrypt: true, nameid_format: "email" });
+      expect((await op.store.get_saml_service_provider(ENTITY))?.encrypt).toBe(true);
+      const plain_again = await call("PATCH", path, { body: { metadata_xml: metadata }, headers: { "if-match": encrypted.headers.get("etag")! } });
+      expect((await problem(plain_again, 422)).errors?.map((e) => e.field)).toContain("encrypt");
       // The old ETag no longer matches: a lost update is refused.
       expect((await problem(await call("DELETE", path, { headers: { "if-match": read.headers.get("etag")! } }), 412)).code).toBe("precondition_failed");
-      expect((await call("DELETE", path, { headers: { "if-match": patched.headers.get("etag")! } })).status).toBe(204);
+      expect((await call("DELETE", path, { headers: { "if-match": encrypted.headers.get("etag")! } })).status).toBe(204);
       expect((await problem(await call("GET", path), 404)).code).toBe("not_found");
       expect(await op.store.get_saml_service_provider(ENTITY)).toBeNull();
 
@@ -150,6 +166,9 @@ for (const database of databases) {
         [{ metadata_xml: `<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><x>&e;</x>` }, "metadata"],
         [{ metadata_xml: metadata, nameid_format: "kerberos" }, "nameid_format"],
         [{ metadata_xml: metadata, sign: "nothing" }, "sign"],
+        // No encryption certificate in the metadata: nothing to encrypt the Assertion to.
+        [{ metadata_xml: metadata, encrypt: true }, "encrypt"],
+        [{ metadata_xml: metadata, encrypt: "yes" }, "encrypt"],
         [{ metadata_xml: metadata, allowed_groups: ["nobody-has-this"] }, "allowed_groups"],
         [{ metadata_xml: metadata, unknown: 1 }, ""],
         // SAML Metadata §2.4.4: it asks for signed assertions, so the Response alone is not enough.

@@ -15,7 +15,7 @@ import type { UserRow } from "../../src/store/types.ts";
 import type { Browser } from "../helpers/browser.ts";
 import { alert_text, confirm, confirm_form, console_browser, console_page, form_fields, with_fields } from "../helpers/admin_console.ts";
 import { start_provider, type TestProvider } from "../helpers/provider.ts";
-import { sp_metadata } from "../helpers/saml.ts";
+import { sp_key, sp_metadata } from "../helpers/saml.ts";
 import { serve_fetch } from "../helpers/serve_fetch.ts";
 
 let t: TestProvider;
@@ -127,6 +127,19 @@ describe("admin console: SAML applications", () => {
       expect([change, alert_text(await refused.text())]).toEqual([change, words]);
     }
     expect((await t.store.get_saml_service_provider(entity))!.name).toBe("Team wiki");
+
+    // Encrypted assertions: refused while the metadata has no encryption certificate, then on with one.
+    const no_key = await browser.post(`${t.url}/admin/saml/sp`, with_fields(fresh, { encrypt: true }));
+    expect(no_key.status).toBe(422);
+    expect(alert_text(await no_key.text())).toContain("encrypt: the service provider's metadata has no RSA encryption certificate");
+    expect((await t.store.get_saml_service_provider(entity))!.encrypt).toBe(false);
+    const key = await sp_key("wiki.example.com");
+    const keyed = sp_metadata({ entity_id: entity, acs: ["https://wiki.example.com/saml/acs"], encryption_certificate: key.certificate });
+    const on = await browser.post(`${t.url}/admin/saml/sp`, with_fields(fresh, { encrypt: true, metadata_xml: keyed }));
+    expect(on.status).toBe(303);
+    expect((await t.store.get_saml_service_provider(entity))!.encrypt).toBe(true);
+    const shown = main((await console_page(browser, `${t.url}/admin/saml/sp?entity_id=${encodeURIComponent(entity)}`)).html);
+    expect(shown).toMatch(/<input id="saml-encrypt" name="encrypt" type="checkbox" value="on" checked>/);
 
     const confirm_url = `${t.url}/admin/saml/confirm?action=remove&entity_id=${encodeURIComponent(entity)}`;
     const zone = await console_page(browser, confirm_url);

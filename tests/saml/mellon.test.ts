@@ -89,6 +89,34 @@ describe.skipIf(!chromium_available || !mellon_available)("mod_auth_mellon in Ch
     }
   }, 60_000);
 
+  test("an encrypted Assertion: mellon decrypts it with MellonSPPrivateKeyFile and shows the attributes", async () => {
+    // Its key published for encryption too (a KeyDescriptor use="encryption" beside the signing one).
+    const keyed = mellon.metadata.replace(
+      /<md:KeyDescriptor use="signing">([\s\S]*?)<\/md:KeyDescriptor>/,
+      (all, inner: string) => `${all}<md:KeyDescriptor use="encryption">${inner}</md:KeyDescriptor>`,
+    );
+    expect(keyed).toContain('use="encryption"');
+    await update_saml_service_provider(t.store, mellon.entity_id, { metadata_xml: keyed, encrypt: true }, t.clock.now());
+    try {
+      const page = await fresh_page();
+      let posted = "";
+      await page.route(mellon.acs, async (route) => {
+        posted = Buffer.from(new URLSearchParams(route.request().postData() ?? "").get("SAMLResponse")!, "base64").toString("utf8");
+        await route.continue();
+      });
+      await page.goto(`${mellon.url}/protected/`);
+      await sign_in(page, "alice");
+      await page.waitForURL(`${mellon.url}/protected/`);
+      expect(posted).toContain("<saml:EncryptedAssertion");
+      expect(posted).not.toContain(">alice<");
+      expect(await shown(page, "MELLON_uid")).toBe("alice");
+      expect(await shown(page, "MELLON_mail")).toBe("alice@example.com");
+      await page.context().close();
+    } finally {
+      await update_saml_service_provider(t.store, mellon.entity_id, { metadata_xml: mellon.metadata, encrypt: false }, t.clock.now());
+    }
+  }, 60_000);
+
   test("a Response changed on its way to mellon is refused by mellon", async () => {
     const page = await fresh_page();
     let tampered = false;

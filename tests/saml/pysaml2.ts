@@ -30,6 +30,8 @@ export type SpSettings = {
   want_response_signed?: boolean;
   allow_unsolicited?: boolean;
   name_id_format?: string;
+  /** It publishes an encryption key of its own (another than its signing key) and decrypts with it. */
+  encryption?: boolean;
 };
 
 export type RequestOptions = {
@@ -86,6 +88,13 @@ export class PySaml2Sp {
     writeFileSync(join(sp.dir, "cert.pem"), certificate_pem(key.certificate));
     writeFileSync(join(sp.dir, "idp.xml"), idp_metadata);
     sp.config = { ...settings, key_file: join(sp.dir, "key.pem"), cert_file: join(sp.dir, "cert.pem"), idp_metadata: join(sp.dir, "idp.xml") };
+    if (settings.encryption === true) {
+      const encryption = await sp_key(`enc.${new URL(settings.entity_id).host}`);
+      writeFileSync(join(sp.dir, "enc-key.pem"), encryption.pem);
+      writeFileSync(join(sp.dir, "enc-cert.pem"), certificate_pem(encryption.certificate));
+      sp.config.encryption_key_file = join(sp.dir, "enc-key.pem");
+      sp.config.encryption_cert_file = join(sp.dir, "enc-cert.pem");
+    }
     return sp;
   }
 

@@ -26,7 +26,7 @@ process serves a whole test file: importing pysaml2 takes seconds):
 
 The configuration comes in the command's "config": entity_id, acs, idp_metadata (a file),
 key_file, cert_file, authn_requests_signed, want_assertions_signed, want_response_signed,
-allow_unsolicited, name_id_format.
+allow_unsolicited, name_id_format, encryption_key_file and encryption_cert_file (its encryption key).
 """
 import json
 import re
@@ -66,6 +66,9 @@ def make_config(c):
         # Our clocks and pysaml2's are the same machine's.
         "accepted_time_diff": 5,
     }
+    if c.get("encryption_key_file"):
+        # Its encryption key (metadata KeyDescriptor use="encryption"): xmlsec1 decrypts our EncryptedAssertion with it.
+        conf["encryption_keypairs"] = [{"key_file": c["encryption_key_file"], "cert_file": c["encryption_cert_file"]}]
     if c.get("idp_metadata"):
         conf["metadata"] = {"local": [c["idp_metadata"]]}
     config = SPConfig()

@@ -3,7 +3,7 @@
  * service provider is its metadata (saml/sp_metadata.ts: entityID, assertion consumer services,
  * signing keys) and the operator's choices: its name, the NameID format it gets, extra
  * attributes, the groups allowed to use it, whether it may receive unsolicited responses, and
- * which of the Response and the Assertion is signed.
+ * which of the Response and the Assertion is signed, and whether the Assertion is encrypted.
  */
 import { random_token } from "../crypto/secrets.ts";
 import { OutboundError, outbound_fetch, type OutboundContext } from "../outbound/fetch.ts";
@@ -27,6 +27,8 @@ export type SamlSettings = {
   allowed_groups?: readonly string[] | undefined;
   idp_initiated?: boolean | undefined;
   sign?: string | undefined;
+  /** Encrypt the Assertion to the key of its metadata (saml/encrypt.ts). */
+  encrypt?: boolean | undefined;
 };
 
 export type SamlMetadataInput = { metadata_xml: string; metadata_url?: string | null | undefined };
@@ -88,6 +90,14 @@ async function checked_settings(store: Store, settings: SamlSettings, metadata: 
   const sign = out.sign ?? current?.sign ?? "assertion";
   if (metadata.want_assertions_signed && sign === "response") {
     throw invalid("sign", "the service provider's metadata asks for signed assertions (WantAssertionsSigned): use assertion or both");
+  }
+  if (settings.encrypt !== undefined) out.encrypt = settings.encrypt;
+  // SAML Core §2.3.4: an EncryptedAssertion needs the service provider's RSA key; new metadata without one is refused while encrypt is on.
+  if ((out.encrypt ?? current?.encrypt ?? false) && metadata.encryption_keys.length === 0) {
+    throw invalid(
+      "encrypt",
+      'the service provider\'s metadata has no RSA encryption certificate (md:KeyDescriptor use="encryption" or without use): assertions cannot be encrypted to it',
+    );
   }
   return out;
 }

@@ -14,6 +14,7 @@
  *   and service provider, the session's end (SessionNotOnOrAfter), and what the sign-in was
  *   (authn_context.ts);
  * - the attributes (attributes.ts).
+ * With `encrypt` the Assertion travels encrypted (encrypt.ts, SAML Core §2.3.4).
  * An error Response (no Assertion) carries a status code and is signed too.
  */
 import { sha256 } from "../crypto/secrets.ts";
@@ -22,10 +23,12 @@ import type { Provider } from "../provider.ts";
 import type { SamlServiceProviderRow } from "../../store/types.ts";
 import type { Attribute } from "./attributes.ts";
 import { authn_context_class } from "./authn_context.ts";
+import { encrypt_assertion } from "./encrypt.ts";
 import { signing_key } from "./keys.ts";
 import { idp_entity_id } from "./metadata.ts";
 import { BEARER, NS, STATUS } from "./names.ts";
 import { sign_root } from "./signatures.ts";
+import { stored_sp_metadata } from "./sp_metadata.ts";
 import type { NameId } from "./subject.ts";
 import { escape_xml as x } from "./xml.ts";
 
@@ -116,13 +119,27 @@ function response_xml(idp: Provider, delivery: Delivery, now: number, status: st
   );
 }
 
-/** A successful Response with the signed Assertion (and a signed Response when the operator asked). */
-export function success_response(idp: Provider, delivery: Delivery, who: Authenticated): string {
+/** Why an Assertion cannot be encrypted for a service provider set to `encrypt` (its metadata has no RSA encryption key now). */
+export class NoEncryptionKey extends Error {
+  override name = "NoEncryptionKey";
+}
+
+/**
+ * A successful Response with the signed Assertion (and a signed Response when the operator
+ * asked); with `encrypt`, the Assertion — signed first (SAML Core §6.1) — goes as an
+ * EncryptedAssertion (encrypt.ts), and the Response around it is signed as the operator chose.
+ */
+export async function success_response(idp: Provider, delivery: Delivery, who: Authenticated): Promise<string> {
   const now = idp.now();
   const key = signing_key(idp);
   const sign = delivery.sp.sign;
   let assertion = assertion_xml(idp, delivery, who, now);
   if (sign === "assertion" || sign === "both") assertion = sign_root(assertion, key);
+  if (delivery.sp.encrypt) {
+    const target = stored_sp_metadata(delivery.sp.metadata_xml).encryption_keys[0];
+    if (target === undefined) throw new NoEncryptionKey(`the metadata of ${delivery.sp.entity_id} has no RSA encryption certificate`);
+    assertion = await encrypt_assertion(assertion, target);
+  }
   const response = response_xml(idp, delivery, now, `<samlp:Status><samlp:StatusCode Value="${STATUS.success}"/></samlp:Status>`, assertion);
   return sign === "response" || sign === "both" ? sign_root(response, key) : response;
 }

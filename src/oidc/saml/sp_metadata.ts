@@ -14,6 +14,9 @@ import type { Element } from "@xmldom/xmldom";
 /** A single logout service (SAML Metadata §2.2.2): where LogoutRequests go, and LogoutResponses (ResponseLocation, else Location). */
 export type SingleLogoutService = { binding: "redirect" | "post"; location: string; response_location: string };
 
+/** An RSA key assertions may be encrypted to: base64 DER of its certificate, and the algorithms its KeyDescriptor names (SAML Metadata §2.4.1.1 EncryptionMethod). */
+export type EncryptionKey = { certificate: string; methods: string[] };
+
 /** One HTTP-POST assertion consumer service; `is_default` null when the attribute is absent. */
 export type AssertionConsumerService = { location: string; index: number | null; is_default: boolean | null };
 
@@ -27,6 +30,8 @@ export type SpMetadata = {
   acs: AssertionConsumerService[];
   /** base64 DER of the certificates whose keys sign its requests (use="signing" or no use). */
   signing_certificates: string[];
+  /** Its RSA encryption keys (use="encryption" or no use), in document order; other keys are left out. */
+  encryption_keys: EncryptionKey[];
   /** The NameID formats it says it supports (informational). */
   nameid_formats: string[];
   /** Its single logout services over HTTP-Redirect and HTTP-POST, in document order (SOAP is not offered). */
@@ -72,6 +77,36 @@ function signing_certificates(descriptor: Element): string[] {
         if (cert.publicKey.asymmetricKeyType !== "rsa")
           throw new SpMetadataError(`a signing certificate holds a ${cert.publicKey.asymmetricKeyType} key; only RSA keys are supported`);
         if (!out.includes(base64)) out.push(base64);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The RSA keys of the KeyDescriptors for encryption (SAML Metadata §2.4.1.1: no `use` means both
+ * uses). A key that is not RSA, or a certificate that cannot be read, is passed over: an SP that
+ * has no usable one cannot have its assertions encrypted (oidc/admin/saml.ts says so).
+ */
+function encryption_keys(descriptor: Element): EncryptionKey[] {
+  const out: EncryptionKey[] = [];
+  for (const key of children(descriptor, NS.metadata, "KeyDescriptor")) {
+    const use = attribute(key, "use");
+    if (use !== null && use !== "encryption") continue;
+    const info = optional_child(key, NS.dsig, "KeyInfo");
+    if (info === null) continue;
+    const methods = children(key, NS.metadata, "EncryptionMethod")
+      .map((method) => attribute(method, "Algorithm") ?? "")
+      .filter((algorithm) => algorithm !== "");
+    for (const data of children(info, NS.dsig, "X509Data")) {
+      for (const element of children(data, NS.dsig, "X509Certificate")) {
+        const base64 = text_of(element).replace(/\s+/g, "");
+        try {
+          if (new X509Certificate(Buffer.from(base64, "base64")).publicKey.asymmetricKeyType !== "rsa") continue;
+        } catch {
+          continue;
+        }
+        if (!out.some((known) => known.certificate === base64)) out.push({ certificate: base64, methods });
       }
     }
   }
@@ -140,6 +175,7 @@ export function parse_sp_metadata(xml: string): SpMetadata {
       want_assertions_signed: boolean_attribute(descriptor, "WantAssertionsSigned", false),
       acs: consumer_services(descriptor),
       signing_certificates: signing_certificates(descriptor),
+      encryption_keys: encryption_keys(descriptor),
       nameid_formats: children(descriptor, NS.metadata, "NameIDFormat").map(text_of),
       slo: logout_services(descriptor),
     };

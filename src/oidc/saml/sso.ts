@@ -39,7 +39,7 @@ import { idp_entity_id } from "./metadata.ts";
 import { NAMEID_FORMATS, STATUS } from "./names.ts";
 import { end_pending, expired_pending, load_pending, resume_path, resume_url, save_pending, type PendingSaml } from "./pending.ts";
 import { SamlRefusal } from "./refusal.ts";
-import { error_response, post_encoded, session_index, success_response, type Delivery } from "./response.ts";
+import { NoEncryptionKey, error_response, post_encoded, session_index, success_response, type Delivery } from "./response.ts";
 import { default_acs, stored_sp_metadata } from "./sp_metadata.ts";
 import { name_id } from "./subject.ts";
 
@@ -188,7 +188,19 @@ export async function resume_sso(idp: Provider, id: string, cookies: CookieReade
   if (!(await end_pending(idp, id))) throw expired_pending();
   // The operator's custom attributes, under their claim names (attributes/claims.ts).
   const custom = (await attribute_claims_of_users(idp.store, [user.id])).get(user.id) ?? {};
-  const xml = success_response(idp, delivery, { name_id: subject, attributes: user_attributes(user, groups, sp.attributes, custom), session });
+  let xml: string;
+  try {
+    xml = await success_response(idp, delivery, { name_id: subject, attributes: user_attributes(user, groups, sp.attributes, custom), session });
+  } catch (error) {
+    if (!(error instanceof NoEncryptionKey)) throw error;
+    // Never the Assertion in the clear to a service provider set to have it encrypted.
+    await audit(idp, { outcome: "failure", ip, user_id: user.id, details: { ...base, reason: "no_encryption_key" } });
+    throw new PageError(
+      "Application misconfigured",
+      `${sp.name} is set to receive encrypted assertions but its metadata has no encryption certificate. Tell your administrator.`,
+      "server_error",
+    );
+  }
   // A session participant (SAML Profiles §4.4): told when the session ends (slo.ts).
   await idp.store.add_saml_participant({
     session_id_hash: session.id_hash,

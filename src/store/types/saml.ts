@@ -24,6 +24,8 @@ export type SamlServiceProviderRow = {
   /** Unsolicited (IdP-initiated) responses allowed (SAML Profiles §4.1.5). */
   idp_initiated: boolean;
   sign: SamlSignMode;
+  /** The signed Assertion is encrypted to the key of its metadata (SAML Core §2.3.4 EncryptedAssertion). */
+  encrypt: boolean;
   /** A random salt, this service provider's own: its persistent NameIDs are derived with it (oidc/saml/). */
   nameid_salt: string;
   created_at: UnixSeconds;

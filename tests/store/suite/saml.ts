@@ -20,6 +20,7 @@ export function saml_tests(ctx: SuiteContext): void {
         allowed_groups: [],
         idp_initiated: false,
         sign: "assertion",
+        encrypt: false,
         nameid_salt: "salt-b",
         created_at: T0,
         updated_at: T0,
@@ -34,6 +35,7 @@ export function saml_tests(ctx: SuiteContext): void {
         allowed_groups: ["staff", "ops"],
         idp_initiated: true,
         sign: "both",
+        encrypt: true,
         nameid_salt: "salt-a",
       });
       expect(await store.get_saml_service_provider(`${base}/a`)).toEqual(full);
@@ -53,13 +55,22 @@ export function saml_tests(ctx: SuiteContext): void {
       const store = ctx.store();
       const entity_id = `https://${uid("sp").toLowerCase()}.example`;
       await store.create_saml_service_provider({ entity_id, name: "Before", metadata_xml: "<md/>", nameid_salt: "keep", created_at: T0 });
-      const patch: SamlServiceProviderPatch = { name: "After", sign: "response", idp_initiated: true, allowed_groups: ["x"], attributes: { a: "email" }, updated_at: T0 + 5 };
+      const patch: SamlServiceProviderPatch = {
+        name: "After",
+        sign: "response",
+        encrypt: true,
+        idp_initiated: true,
+        allowed_groups: ["x"],
+        attributes: { a: "email" },
+        updated_at: T0 + 5,
+      };
       const sneaky = { ...patch, entity_id: "https://elsewhere.example", nameid_salt: "new", created_at: 1 } as SamlServiceProviderPatch;
       const updated = await store.update_saml_service_provider(entity_id, sneaky);
       expect(updated).toMatchObject({
         entity_id,
         name: "After",
         sign: "response",
+        encrypt: true,
         idp_initiated: true,
         allowed_groups: ["x"],
         attributes: { a: "email" },

@@ -29,6 +29,7 @@ export type SamlEditForm = {
   attributes: string;
   groups: string;
   idp_initiated: boolean;
+  encrypt: boolean;
   sign: string;
   metadata_xml: string;
   metadata_url: string;
@@ -43,6 +44,7 @@ export function saml_form_from(row: SamlServiceProviderRow): SamlEditForm {
       .join("\n"),
     groups: row.allowed_groups.join(" "),
     idp_initiated: row.idp_initiated,
+    encrypt: row.encrypt,
     sign: row.sign,
     metadata_xml: "",
     metadata_url: "",
@@ -62,6 +64,7 @@ export function saml_sp_page(idp: Provider, admin: ConsoleSession, row: SamlServ
       groups: row.allowed_groups,
       idp_initiated: row.idp_initiated,
       sign: row.sign,
+      encrypt: row.encrypt,
       metadata_url: row.metadata_url,
       created: when(row.created_at),
       updated: when(row.updated_at),

@@ -31,6 +31,7 @@ export const SamlServiceProviderSchema = z
     allowed_groups: z.array(z.string()).describe("only their members may sign in; empty: everyone"),
     idp_initiated: z.boolean(),
     sign: z.enum(SAML_SIGN_MODES as unknown as [string, ...string[]]),
+    encrypt: z.boolean().describe("the signed Assertion is sent encrypted (EncryptedAssertion) to the encryption certificate of its metadata"),
     metadata_url: z.string().nullable().describe("where the metadata was fetched from; null: sent as XML"),
     created_at: time,
     updated_at: time,
@@ -52,6 +53,7 @@ const SETTINGS = {
     .max(16)
     .optional()
     .describe(`what is signed: ${SAML_SIGN_MODES.join(", ")} (default assertion)`),
+  encrypt: z.boolean().optional().describe("encrypt the Assertion (AES-256-GCM, RSA-OAEP); refused when the metadata has no RSA encryption certificate"),
 };
 
 const METADATA = {
@@ -88,6 +90,7 @@ export function saml_sp_view(idp: Pick<Provider, "config">, row: SamlServiceProv
     allowed_groups: row.allowed_groups,
     idp_initiated: row.idp_initiated,
     sign: row.sign,
+    encrypt: row.encrypt,
     metadata_url: row.metadata_url,
     created_at: row.created_at,
     updated_at: row.updated_at,
