@@ -34,6 +34,7 @@ import { webhooks } from "./029_webhooks.ts";
 import { scim } from "./030_scim.ts";
 import { saml_session_participants } from "./032_saml_session_participants.ts";
 import { forward_auth_hosts } from "./033_forward_auth_hosts.ts";
+import { scim_tokens } from "./035_scim_tokens.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -70,6 +71,7 @@ export const migrations: readonly Migration[] = [
   scim,
   saml_session_participants,
   forward_auth_hosts,
+  scim_tokens,
 ];
 
 // Applied in this order: a version listed after a higher one (a merge that put 026 before 025)
