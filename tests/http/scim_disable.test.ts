@@ -33,7 +33,11 @@ const introspect = async (token: string, client_id: string, secret: string) => {
 
 describe("SCIM active:false", () => {
   test("ends the session, the refresh token and the access token at once", async () => {
-    const { client, secret } = await op.add_client({ client_name: "Refreshing", grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "client_secret_basic" });
+    const { client, secret } = await op.add_client({
+      client_name: "Refreshing",
+      grant_types: ["authorization_code", "refresh_token"],
+      token_endpoint_auth_method: "client_secret_basic",
+    });
     const auth = { method: "basic", client_id: client.client_id, secret: secret! } as const;
     const { code, pkce, browser } = await get_code(op, { scope: "openid offline_access", prompt: "consent" }, { client_id: client.client_id });
     const tokens = (await (await redeem(op, code, pkce!.verifier, auth)).json()) as { access_token: string; refresh_token: string };

@@ -87,7 +87,14 @@ export class ScimHandler extends Fw.Handler {
       client_id: actor.scim_token === undefined ? actor.client_id : null,
       user_id: target?.user_id ?? null,
       ip: client_ip(context, this.idp.config),
-      details: { method: context.request.method, path: context.request.path, status, ...(target !== undefined && { action: target.action }), ...(target?.details ?? {}), ...(actor.scim_token !== undefined && { scim_token: actor.scim_token }) },
+      details: {
+        method: context.request.method,
+        path: context.request.path,
+        status,
+        ...(target !== undefined && { action: target.action }),
+        ...(target?.details ?? {}),
+        ...(actor.scim_token !== undefined && { scim_token: actor.scim_token }),
+      },
     });
   }
 }

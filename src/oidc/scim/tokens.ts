@@ -37,7 +37,8 @@ export async function add_scim_token(store: Store, name: string, days: number, n
   try {
     await store.create_scim_token(row);
   } catch (error) {
-    if (error instanceof StoreConflictError) throw new AdminError("conflict", `SCIM token ${name} exists already (revoked ones keep their name)`, [{ field: "name", message: "is taken" }]);
+    if (error instanceof StoreConflictError)
+      throw new AdminError("conflict", `SCIM token ${name} exists already (revoked ones keep their name)`, [{ field: "name", message: "is taken" }]);
     throw error;
   }
   return { token, row };
