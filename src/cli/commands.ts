@@ -16,6 +16,7 @@ import { keys_commands } from "./keys.ts";
 import { ldap_commands } from "./ldap.ts";
 import { mail_commands } from "./mail.ts";
 import { webhook_commands } from "./webhooks.ts";
+import { scim_token_commands } from "./scim.ts";
 import { migrate_command } from "./migrate.ts";
 import { registration_commands } from "./registration.ts";
 import { resources_commands } from "./resources.ts";
@@ -254,6 +255,19 @@ the message to its log; in production without IDP_SMTP_URL mail is off and the c
 outbound fence: https (http only with IDP_OUTBOUND_ALLOW_HTTP), and a private address only when
 IDP_OUTBOUND_ALLOW lists it. A delivery is retried with backoff for a day, then stays failed
 until \`retry\`. test exits with 1 when the receiver did not answer 2xx.`,
+  }),
+  scim: group({
+    summary: "SCIM provisioning: long-lived bearer tokens for directories",
+    commands: {
+      tokens: group({
+        summary: "bearer tokens for Entra ID's Secret Token or Okta's HTTP Header, stored hashed",
+        commands: scim_token_commands,
+        notes: `A token (idp_scim_…, 256 random bits) is printed once and stored as its SHA-256. It works
+under /scim/v2 only, until it expires (--expires-days, 365 by default) or is revoked; calls
+with it are audited under its name. The client-credentials token of an --admin client with
+the scim scope works too.`,
+      }),
+    },
   }),
   config: group({
     summary: "validate the configuration and print it, secrets masked",

@@ -1,7 +1,9 @@
 /**
  * Around everything under /scim/v2 (mounted when IDP_SCIM is on), whatever answers:
  * - the caller is the client of an access token with the `scim` scope (oidc/admin/auth.ts with
- *   SCIM_SCOPE: an admin-flagged client, client_credentials), Bearer or DPoP as for the admin API;
+ *   SCIM_SCOPE: an admin-flagged client, client_credentials), Bearer or DPoP as for the admin API,
+ *   or a long-lived SCIM token (`idp scim tokens`, oidc/scim/tokens.ts) as Bearer, audited with
+ *   its name (client_id null, details.scim_token);
  * - `Cache-Control: no-store` (the answers hold personal data);
  * - every error as a SCIM error document (RFC 7644 §3.12: `schemas`, `status` as a string,
  *   `scimType`, `detail`), framework errors (a malformed JSON body, a 404 path) included;
@@ -13,6 +15,7 @@ import { record_event } from "../../oidc/audit.ts";
 import { AdminTokenRefused, admin_actor, type AdminActor } from "../../oidc/admin/auth.ts";
 import { SCIM_SCOPE } from "../../oidc/admin/scope.ts";
 import { scim_error_of } from "../../oidc/scim/errors.ts";
+import { is_scim_token, scim_token_name } from "../../oidc/scim/tokens.ts";
 import { ERROR_SCHEMA, SCIM_PATH } from "../../oidc/scim/schema.ts";
 import type { Provider } from "../../oidc/provider.ts";
 import type { JsonObject } from "../../store/types.ts";
@@ -44,10 +47,14 @@ export class ScimHandler extends Fw.Handler {
     const path = context.request.path;
     if (path !== SCIM_PATH && !path.startsWith(`${SCIM_PATH}/`)) return next();
     context.response.headers.set("cache-control", "no-store");
-    let actor: AdminActor | undefined;
+    let actor: (AdminActor & { scim_token?: string }) | undefined;
     let response: Response;
     try {
-      actor = await admin_actor(this.idp, await admin_credentials(this.idp, context), SCIM_SCOPE);
+      const credentials = await admin_credentials(this.idp, context);
+      if (credentials !== null && credentials.proof === null && is_scim_token(credentials.token)) {
+        const name = await scim_token_name(this.idp.store, credentials.token, this.idp.now(), this.idp.config.issuer);
+        actor = { client_id: "", client_name: name, scim_token: name };
+      } else actor = await admin_actor(this.idp, credentials, SCIM_SCOPE);
       context.state.admin_actor = actor;
       response = await next();
     } catch (thrown) {
@@ -72,15 +79,22 @@ export class ScimHandler extends Fw.Handler {
     return scim_error_response(context, 500, null, "Internal server error");
   }
 
-  private async audit(context: Context, actor: AdminActor, status: number): Promise<void> {
+  private async audit(context: Context, actor: AdminActor & { scim_token?: string }, status: number): Promise<void> {
     const target = context.state.scim_target as ScimTarget | undefined;
     await record_event(this.idp, {
       type: "scim",
       outcome: status < 400 ? "success" : "failure",
-      client_id: actor.client_id,
+      client_id: actor.scim_token === undefined ? actor.client_id : null,
       user_id: target?.user_id ?? null,
       ip: client_ip(context, this.idp.config),
-      details: { method: context.request.method, path: context.request.path, status, ...(target !== undefined && { action: target.action }), ...(target?.details ?? {}) },
+      details: {
+        method: context.request.method,
+        path: context.request.path,
+        status,
+        ...(target !== undefined && { action: target.action }),
+        ...(target?.details ?? {}),
+        ...(actor.scim_token !== undefined && { scim_token: actor.scim_token }),
+      },
     });
   }
 }

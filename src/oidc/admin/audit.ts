@@ -128,6 +128,8 @@ export const AUDIT_AREAS = {
     "key_revoked",
     "webhook_created",
     "webhook_deleted",
+    "scim_token_created",
+    "scim_token_revoked",
   ],
   federation: [
     "upstream_created",

@@ -1,11 +1,17 @@
 /**
  * The enterprise extension (RFC 7643 §4.3: employeeNumber, costCenter, organization, division,
- * department, manager) behind one small interface: read and write a user's values by name. Until
- * the values are mapped onto per-user custom attributes, `stored_enterprise` keeps them as one
- * JSON object per user (scim_users.enterprise, migration 030); the integration replaces it with
- * an implementation over the custom attributes, and nothing else in oidc/scim/ changes.
+ * department, manager) behind one small interface: read and write a user's values by name.
+ *
+ * `attribute_enterprise` maps each field onto the custom attribute of the same name (ignoring
+ * case; `manager` holds manager.value, the manager's id) when the operator declared one
+ * (`idp attributes add department --type string`): the value is then a claim under the
+ * attribute's scope, and a value set by the CLI, the admin API or the account page shows in the
+ * SCIM User. A field with no declared attribute is kept as sent in scim_users.enterprise
+ * (migration 030), so nothing a directory sends is lost; declaring the attribute later takes over
+ * from the next write (reads prefer the attribute's value).
  */
-import type { JsonObject, Store } from "../../store/types.ts";
+import { read_user_attributes, set_user_attributes } from "../attributes/values.ts";
+import type { JsonObject, JsonValue, Store } from "../../store/types.ts";
 import { invalid_value } from "./errors.ts";
 
 /** The extension's attributes, as RFC 7643 §4.3 spells them. */
@@ -19,14 +25,59 @@ export interface EnterpriseAttributes {
   write(user_id: string, values: JsonObject): Promise<void>;
 }
 
-export function stored_enterprise(store: Store, now: () => number): EnterpriseAttributes {
+/** The declared attribute names (as declared) of the enterprise fields that have one. */
+async function declared_fields(store: Store): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const definition of await store.list_attribute_definitions()) {
+    const name = ENTERPRISE_NAMES.find((known) => known.toLowerCase() === definition.name.toLowerCase());
+    if (name !== undefined) out.set(name, definition.name);
+  }
+  return out;
+}
+
+function attribute_value(name: string, value: JsonValue | undefined): JsonValue | null {
+  if (value === undefined || value === null) return null;
+  if (name !== "manager") return value;
+  return typeof value === "object" && !Array.isArray(value) ? (value.value ?? null) : null;
+}
+
+export function attribute_enterprise(store: Store, now: () => number): EnterpriseAttributes {
   return {
     async read(user_id) {
-      return (await store.get_scim_user(user_id))?.enterprise ?? {};
+      const out: JsonObject = { ...((await store.get_scim_user(user_id))?.enterprise ?? {}) };
+      const declared = await declared_fields(store);
+      if (declared.size === 0) return out;
+      const values = await read_user_attributes(store, user_id);
+      for (const [name, attribute] of declared) {
+        const value = values[attribute];
+        if (value === undefined || value === null) {
+          delete out[name];
+          continue;
+        }
+        if (name !== "manager") out[name] = value;
+        else {
+          // The display name the directory sent stays while the id is the one it went with.
+          const kept = out.manager;
+          const display = typeof kept === "object" && kept !== null && !Array.isArray(kept) && kept.value === value ? kept.displayName : undefined;
+          out.manager = display === undefined ? { value: String(value) } : { value: String(value), displayName: display };
+        }
+      }
+      return out;
     },
     async write(user_id, values) {
+      const declared = await declared_fields(store);
+      const to_attributes: Record<string, JsonValue | null> = {};
+      const to_column: JsonObject = {};
+      for (const name of ENTERPRISE_NAMES) {
+        const attribute = declared.get(name);
+        if (attribute !== undefined) to_attributes[attribute] = attribute_value(name, values[name]);
+        // manager's displayName has no attribute: it is kept with the id beside it.
+        if ((attribute === undefined || name === "manager") && values[name] !== undefined) to_column[name] = values[name];
+      }
+      // A value the attribute's type refuses is invalidValue naming the attribute (errors.ts); nothing is written.
+      if (Object.keys(to_attributes).length > 0) await set_user_attributes(store, user_id, to_attributes, now());
       const row = await store.get_scim_user(user_id);
-      await store.put_scim_user({ user_id, external_id: row?.external_id ?? null, enterprise: values, updated_at: now() });
+      await store.put_scim_user({ user_id, external_id: row?.external_id ?? null, enterprise: to_column, updated_at: now() });
     },
   };
 }

@@ -42,14 +42,27 @@ export function parse_filter(kind: ResourceKind, text: string): CompiledFilter {
   if (text.trim() === "") throw invalid_filter("the filter is empty");
   // The parser descends recursively: a bounded nesting keeps a hostile filter from exhausting the stack.
   if (nesting(text) > LIMITS.max_filter_depth) throw invalid_filter(`the filter nests deeper than ${LIMITS.max_filter_depth} levels`);
+  // RFC 7644 §3.4.2.2: compValue is a JSON string. The parser's lexer misreads `\\"` and keeps
+  // other escapes raw, so each literal is decoded here as JSON and the parser sees its index.
+  const literals: string[] = [];
+  const replaced = text.replace(/"(?:[^"\\]|\\.)*"/g, (literal) => {
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(literal);
+    } catch {
+      throw invalid_filter(`${literal.slice(0, 60)} is not a valid JSON string`);
+    }
+    literals.push(decoded as string);
+    return `"${literals.length - 1}"`;
+  });
   let tree: Filter;
   try {
-    tree = parse(text);
+    tree = parse(replaced);
   } catch (error) {
     throw invalid_filter(`the filter is not valid: ${error instanceof Error ? error.message.slice(0, 200) : "syntax error"}`);
   }
   const terms = { count: 0 };
-  return compile(kind, tree, null, terms);
+  return compile(kind, tree, null, terms, literals);
 }
 
 function resolve(kind: ResourceKind, path: string, parent: AttributePath | null): AttributePath {
@@ -64,19 +77,19 @@ function resolve(kind: ResourceKind, path: string, parent: AttributePath | null)
   return { key, steps: [path] };
 }
 
-function compile(kind: ResourceKind, node: Filter, parent: AttributePath | null, terms: { count: number }): CompiledFilter {
+function compile(kind: ResourceKind, node: Filter, parent: AttributePath | null, terms: { count: number }, literals: readonly string[]): CompiledFilter {
   if (++terms.count > LIMITS.max_filter_terms) throw invalid_filter(`the filter has more than ${LIMITS.max_filter_terms} terms`);
   switch (node.op) {
     case "and":
     case "or":
-      return { op: node.op, items: (node as { filters: Filter[] }).filters.map((item) => compile(kind, item, parent, terms)) };
+      return { op: node.op, items: (node as { filters: Filter[] }).filters.map((item) => compile(kind, item, parent, terms, literals)) };
     case "not":
-      return { op: "not", item: compile(kind, (node as { filter: Filter }).filter, parent, terms) };
+      return { op: "not", item: compile(kind, (node as { filter: Filter }).filter, parent, terms, literals) };
     case "[]": {
       if (parent !== null) throw invalid_filter("a value filter cannot hold another");
       const { attrPath, valFilter } = node as { attrPath: string; valFilter: Filter };
       const path = resolve(kind, attrPath, null);
-      return { op: "[]", path, inner: compile(kind, valFilter, path, terms) };
+      return { op: "[]", path, inner: compile(kind, valFilter, path, terms, literals) };
     }
     case "pr":
       return { op: "pr", path: resolve(kind, (node as { attrPath: string }).attrPath, parent) };
@@ -85,7 +98,9 @@ function compile(kind: ResourceKind, node: Filter, parent: AttributePath | null,
       const op = node.op as Comparison;
       if (!["eq", "ne", "co", "sw", "ew", "gt", "lt", "ge", "le"].includes(op)) throw invalid_filter(`unknown operator "${String(node.op).slice(0, 20)}"`);
       if ((typeof compValue === "boolean" || compValue === null) && op !== "eq" && op !== "ne") throw invalid_filter(`"${op}" does not compare with ${String(compValue)}`);
-      return { op, path: resolve(kind, attrPath, parent), value: compValue };
+      // Every string literal was replaced by its index in parse_filter.
+      const value = typeof compValue === "string" ? (literals[Number(compValue)] ?? compValue) : compValue;
+      return { op, path: resolve(kind, attrPath, parent), value };
     }
   }
 }

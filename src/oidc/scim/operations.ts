@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from "../../store/types.ts";
 import type { Provider } from "../provider.ts";
-import { stored_enterprise } from "./enterprise.ts";
+import { attribute_enterprise } from "./enterprise.ts";
 import { invalid_syntax, scim_not_found } from "./errors.ts";
 import { create_group, delete_group, group_resource, read_group_document, replace_group } from "./groups.ts";
 import { apply_patch } from "./patch.ts";
@@ -16,9 +16,9 @@ import { create_user, delete_user, read_user_document, replace_user, user_resour
 
 export type Outcome = { status: number; resource: JsonObject | null; action: string; user_id: string | null; details: JsonObject };
 
-/** The SCIM context of a provider: the enterprise values kept in scim_users until the custom attributes are wired (enterprise.ts). */
+/** The SCIM context of a provider: the enterprise values in the custom attributes of the same name, or scim_users (enterprise.ts). */
 export function scim_of(idp: Provider): Scim {
-  return { idp, enterprise: stored_enterprise(idp.store, () => idp.now()) };
+  return { idp, enterprise: attribute_enterprise(idp.store, () => idp.now()) };
 }
 
 async function user_row(scim: Scim, id: string) {

@@ -1,8 +1,8 @@
 /**
  * Version 30: what SCIM 2.0 provisioning (oidc/scim/) keeps beside users and groups.
  * - `scim_users`: a user's `externalId` (RFC 7643 §3.1, the provisioning client's own id) and
- *   the enterprise extension's values (RFC 7643 §4.3) as one JSON object, until they are mapped
- *   onto per-user custom attributes (oidc/scim/enterprise.ts).
+ *   the enterprise extension's values (RFC 7643 §4.3) without a custom attribute of
+ *   the same name as one JSON object (oidc/scim/enterprise.ts).
  * - `scim_groups`: a group's `externalId` and its SCIM `displayName` as sent (our group names
  *   follow store/group_names.ts, which a display name such as "Sales Team" does not).
  * Both rows go with their user or group (ON DELETE CASCADE); the external ids are indexed: the

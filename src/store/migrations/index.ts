@@ -35,6 +35,7 @@ import { scim } from "./030_scim.ts";
 import { saml_session_participants } from "./032_saml_session_participants.ts";
 import { forward_auth_hosts } from "./033_forward_auth_hosts.ts";
 import { saml_encrypt } from "./034_saml_encrypt.ts";
+import { scim_tokens } from "./035_scim_tokens.ts";
 import type { Migration } from "./migration.ts";
 
 export type { Migration } from "./migration.ts";
@@ -72,6 +73,7 @@ export const migrations: readonly Migration[] = [
   saml_session_participants,
   forward_auth_hosts,
   saml_encrypt,
+  scim_tokens,
 ];
 
 // Applied in this order: a version listed after a higher one (a merge that put 026 before 025)

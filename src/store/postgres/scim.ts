@@ -1,11 +1,26 @@
 /** PostgreSQL: what SCIM provisioning keeps beside users and groups (migration 030). */
 import type { PgSql } from "./driver.ts";
 import { decode_or_null, encode_postgres } from "../codec.ts";
-import { scim_group_spec, scim_user_spec } from "../rows/scim.ts";
+import { scim_group_spec, scim_token_spec, scim_user_spec } from "../rows/scim.ts";
 import type { ScimStore } from "../types.ts";
 
 export function pg_scim(sql: PgSql): ScimStore {
   return {
+    async create_scim_token(row) {
+      await sql`INSERT INTO scim_tokens ${sql(encode_postgres(scim_token_spec, row))}`;
+    },
+    async get_scim_token_by_hash(token_hash) {
+      const [raw] = await sql`SELECT * FROM scim_tokens WHERE token_hash = ${token_hash}`;
+      return decode_or_null(scim_token_spec, raw);
+    },
+    async list_scim_tokens() {
+      const rows: unknown[] = await sql`SELECT * FROM scim_tokens ORDER BY name`;
+      return rows.map((raw) => decode_or_null(scim_token_spec, raw)!);
+    },
+    async revoke_scim_token(name, now) {
+      const rows: unknown[] = await sql`UPDATE scim_tokens SET revoked_at = ${now} WHERE name = ${name} AND revoked_at IS NULL RETURNING name`;
+      return rows.length > 0;
+    },
     async get_scim_user(user_id) {
       const [raw] = await sql`SELECT * FROM scim_users WHERE user_id = ${user_id}`;
       return decode_or_null(scim_user_spec, raw);

@@ -225,4 +225,8 @@ export const SQLITE_ACCESS: { readonly [M in keyof DataStore]-?: Access } = {
   get_scim_group: "read",
   put_scim_group: "write",
   find_scim_groups_by_external_id: "read",
+  create_scim_token: "write",
+  get_scim_token_by_hash: "read",
+  list_scim_tokens: "read",
+  revoke_scim_token: "write",
 };

@@ -109,6 +109,9 @@ export const AUDIT_EVENT_TYPES = [
   // Webhook subscriptions (oidc/webhooks/subscriptions.ts; src/cli/webhooks.ts).
   "webhook_created",
   "webhook_deleted",
+  // Long-lived SCIM tokens (oidc/scim/tokens.ts; src/cli/scim.ts).
+  "scim_token_created",
+  "scim_token_revoked",
   // idp export and idp import (app/transfer/): counts of rows, never their values.
   "data_exported",
   "data_imported",

@@ -64,14 +64,22 @@ describe("SCIM filters", () => {
     );
   });
 
-  // Without backslashes and quotes: the parser does not read JSON escapes in string values (a known limit).
-  const plain = fc.string({ maxLength: 40 }).filter((s) => !s.includes("\\") && !s.includes('"'));
+  // compValue is a JSON string (RFC 7644 §3.4.2.2): backslashes, quotes and \u escapes included.
+  const hostile = fc.oneof(fc.string({ maxLength: 40 }), fc.stringMatching(/^[a\\"b ()[\]]{0,20}$/));
+
+  test("JSON escapes in string values are decoded; a bad escape is invalidFilter", () => {
+    expect(matches(parse_filter("User", 'userName eq "a\\"b"'), { userName: 'a"b' })).toBe(true);
+    expect(matches(parse_filter("User", 'userName eq "a\\\\" or userName eq "x"'), { userName: "a\\" })).toBe(true);
+    expect(matches(parse_filter("User", 'userName eq "\\u0041\\/"'), { userName: "A/" })).toBe(true);
+    expect(() => parse_filter("User", 'userName eq "bad\\q"')).toThrow(ScimError);
+  });
 
   test("property: userName eq <s> matches exactly the users whose userName is s, ignoring case", () => {
     fc.assert(
-      fc.property(plain, fc.string({ maxLength: 40 }), (wanted, actual) => {
+      fc.property(hostile, fc.string({ maxLength: 40 }), (wanted, actual) => {
         const filter = parse_filter("User", `userName eq ${JSON.stringify(wanted)}`);
         expect(matches(filter, { userName: actual })).toBe(actual.toLowerCase() === wanted.toLowerCase());
+        expect(matches(filter, { userName: wanted })).toBe(true);
       }),
       { numRuns: 300 },
     );

@@ -26,6 +26,22 @@ export function scim_tests(ctx: SuiteContext): void {
       expect(await store.find_scim_users_by_external_id(external)).toEqual([]);
     });
 
+    test("SCIM tokens (migration 035): created, found by hash only, listed by name, revoked once; a taken name is a conflict", async () => {
+      const store = ctx.store();
+      const name = gname("tok");
+      const hash = uid("hash-");
+      const row = { name, token_hash: hash, created_at: T0, expires_at: T0 + 86_400, revoked_at: null };
+      await store.create_scim_token(row);
+      expect(await store.get_scim_token_by_hash(hash)).toEqual(row);
+      expect(await store.get_scim_token_by_hash(hash.toUpperCase())).toBeNull();
+      expect((await store.list_scim_tokens()).find((t) => t.name === name)).toEqual(row);
+      expect(await rejection(store.create_scim_token({ ...row, token_hash: uid("other-") }))).toBeInstanceOf(StoreConflictError);
+      expect(await store.revoke_scim_token(name, T0 + 5)).toBe(true);
+      expect(await store.revoke_scim_token(name, T0 + 6)).toBe(false);
+      expect(await store.revoke_scim_token(gname("none"), T0)).toBe(false);
+      expect(await store.get_scim_token_by_hash(hash)).toEqual({ ...row, revoked_at: T0 + 5 });
+    });
+
     test("a row for an unknown user or group is refused", async () => {
       const store = ctx.store();
       expect(await rejection(store.put_scim_user({ user_id: uid("nobody"), external_id: null, enterprise: {}, updated_at: T0 }))).toBeInstanceOf(StoreReferenceError);

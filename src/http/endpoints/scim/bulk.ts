@@ -17,14 +17,14 @@ export const ScimBulk = (idp: Provider) =>
     static route = `POST ${SCIM}/Bulk`;
 
     async call() {
-      const actor = this.context.state.admin_actor as AdminActor;
+      const actor = this.context.state.admin_actor as AdminActor & { scim_token?: string };
       let operations = 0;
       const body = await run_bulk(scim_of(idp), this.scim_body, async (done) => {
         operations++;
         await record_event(idp, {
           type: "scim",
           outcome: done.status < 400 ? "success" : "failure",
-          client_id: actor.client_id,
+          client_id: actor.scim_token === undefined ? actor.client_id : null,
           user_id: done.outcome?.user_id ?? null,
           ip: client_ip(this.context, idp.config),
           details: {
@@ -32,6 +32,7 @@ export const ScimBulk = (idp: Provider) =>
             path: `${SCIM}${done.path}`,
             status: done.status,
             bulk: true,
+            ...(actor.scim_token !== undefined && { scim_token: actor.scim_token }),
             ...(done.outcome !== null && { action: done.outcome.action, ...done.outcome.details }),
           },
         });
