@@ -21,10 +21,12 @@ import type { Provider } from "../provider.ts";
 import type { SamlServiceProviderRow } from "../../store/types.ts";
 import { sso_url } from "./metadata.ts";
 import { BINDINGS, NS } from "./names.ts";
+import { receive_incoming, type IncomingMessage } from "./incoming.ts";
 import { SamlRefusal } from "./refusal.ts";
-import { has_xml_signature, query_pairs, verified_post_message, verified_redirect_query } from "./signatures.ts";
-import { default_acs, stored_sp_metadata, type SpMetadata } from "./sp_metadata.ts";
-import { XmlRejected, attribute, boolean_attribute, is_element, optional_child, parse_xml, post_message_text, redirect_message_text, required_child, text_of } from "./xml.ts";
+import { default_acs, type SpMetadata } from "./sp_metadata.ts";
+import { XmlRejected, attribute, boolean_attribute, is_element, optional_child, required_child, text_of } from "./xml.ts";
+
+export { MAX_RELAY_STATE, type IncomingMessage } from "./incoming.ts";
 
 export type AuthnRequest = {
   id: string;
@@ -55,11 +57,6 @@ export type ReceivedRequest = AuthnRequest & {
 export const XML_ID = /^[A-Za-z_][A-Za-z0-9._-]{0,255}$/;
 /** The entity Format of an Issuer (SAML Core §8.3.6), the only one SAML Profiles §4.1.4.1 allows. */
 export const ENTITY_FORMAT = "urn:oasis:names:tc:SAML:2.0:nameid-format:entity";
-/**
- * SAML Bindings §3.4.3 limits RelayState to 80 bytes, but service providers in use send longer
- * values (mod_auth_mellon sends the return URL): 1024 bytes, refused beyond.
- */
-export const MAX_RELAY_STATE = 1024;
 /** How old a request may be (IssueInstant), and how far our clocks may disagree. */
 export const REQUEST_LIFETIME = 600;
 export const CLOCK_SKEW = 180;
@@ -125,58 +122,9 @@ function chosen_acs(request: AuthnRequest, metadata: SpMetadata): string {
   return default_acs(metadata).location;
 }
 
-export type IncomingMessage =
-  /** HTTP-Redirect: the raw query string (its signature covers the octets as sent). */
-  | { binding: "redirect"; raw_query: string }
-  /** HTTP-POST: the form's fields. */
-  | { binding: "post"; saml_request: string; relay_state: string | null };
-
 /** Receives an AuthnRequest: every check above, or a SamlRefusal. `sp` is set on the refusal's log once known. */
 export async function receive_authn_request(idp: Provider, message: IncomingMessage, known: { sp: SamlServiceProviderRow | null }): Promise<ReceivedRequest> {
-  let encoded: string;
-  let relay_state: string | null;
-  let pairs: ReturnType<typeof query_pairs> | null = null;
-  if (message.binding === "redirect") {
-    pairs = query_pairs(message.raw_query);
-    const request = pairs.get("SAMLRequest");
-    if (request === undefined || request.value === "") throw new SamlRefusal("malformed", "The request carries no SAMLRequest.");
-    encoded = request.value;
-    relay_state = pairs.get("RelayState")?.value ?? null;
-  } else {
-    encoded = message.saml_request;
-    relay_state = message.relay_state;
-  }
-  if (relay_state !== null && Buffer.byteLength(relay_state, "utf8") > MAX_RELAY_STATE)
-    throw new SamlRefusal("relay_state", `The request's RelayState is longer than ${MAX_RELAY_STATE} bytes.`);
-
-  let doc: ReturnType<typeof parse_xml>;
-  let xml: string;
-  try {
-    xml = message.binding === "redirect" ? redirect_message_text(encoded) : post_message_text(encoded);
-    doc = parse_xml(xml);
-  } catch (error) {
-    if (error instanceof XmlRejected) throw new SamlRefusal("malformed", `The request cannot be read: ${error.reason}.`);
-    throw error;
-  }
-  // The Issuer of the message as it came, only to find whose keys check it.
-  const claimed = read_authn_request(doc.documentElement!);
-  const sp = await idp.store.get_saml_service_provider(claimed.issuer);
-  if (sp === null) throw new SamlRefusal("unknown_sp", "The application that sent you here is not registered with this sign-in service.");
-  known.sp = sp;
-  const metadata = stored_sp_metadata(sp.metadata_xml);
-
-  let request = claimed;
-  let signed: boolean;
-  if (message.binding === "redirect") {
-    if (has_xml_signature(doc)) throw new SamlRefusal("bad_signature", "A request over HTTP-Redirect must be signed in its URL, not in its XML.");
-    signed = verified_redirect_query(pairs!, metadata.signing_certificates);
-  } else {
-    const signed_root = verified_post_message(xml, doc, metadata.signing_certificates);
-    signed = signed_root !== null;
-    // What the signature covers is what we act on (signature wrapping).
-    if (signed_root !== null) request = read_authn_request(signed_root);
-    if (request.issuer !== claimed.issuer) throw new SamlRefusal("wrapped", "The signed request is not the request that was sent.");
-  }
+  const { request, sp, metadata, relay_state, signed } = await receive_incoming(idp, message, known, read_authn_request);
   if (!signed && metadata.authn_requests_signed) {
     throw new SamlRefusal("unsigned", "The application must sign its sign-in requests (its metadata says so), and this one is not signed.");
   }

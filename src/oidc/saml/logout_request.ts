@@ -20,13 +20,13 @@ import type { Element } from "@xmldom/xmldom";
 import { sha256 } from "../crypto/secrets.ts";
 import type { Provider } from "../provider.ts";
 import type { SamlServiceProviderRow } from "../../store/types.ts";
-import { CLOCK_SKEW, ENTITY_FORMAT, type IncomingMessage, MAX_RELAY_STATE, REQUEST_LIFETIME, XML_ID, xs_datetime } from "./authn_request.ts";
+import { CLOCK_SKEW, ENTITY_FORMAT, REQUEST_LIFETIME, XML_ID, xs_datetime } from "./authn_request.ts";
+import { receive_incoming, type IncomingMessage } from "./incoming.ts";
 import { slo_url } from "./metadata.ts";
 import { NS } from "./names.ts";
 import { SamlRefusal } from "./refusal.ts";
-import { has_xml_signature, query_pairs, verified_post_message, verified_redirect_query } from "./signatures.ts";
 import { logout_service, stored_sp_metadata, type SingleLogoutService } from "./sp_metadata.ts";
-import { XmlRejected, attribute, children, is_element, optional_child, parse_xml, post_message_text, redirect_message_text, required_child, text_of } from "./xml.ts";
+import { XmlRejected, attribute, children, is_element, optional_child, required_child, text_of } from "./xml.ts";
 
 export type LogoutRequest = {
   id: string;
@@ -88,48 +88,7 @@ export function read_logout_request(root: Element): LogoutRequest {
 
 /** Receives a LogoutRequest: every check above, or a SamlRefusal. `known.sp` is set once known (for the audit). */
 export async function receive_logout_request(idp: Provider, message: IncomingMessage, known: { sp: SamlServiceProviderRow | null }): Promise<ReceivedLogout> {
-  let encoded: string;
-  let relay_state: string | null;
-  let pairs: ReturnType<typeof query_pairs> | null = null;
-  if (message.binding === "redirect") {
-    pairs = query_pairs(message.raw_query);
-    const request = pairs.get("SAMLRequest");
-    if (request === undefined || request.value === "") throw new SamlRefusal("malformed", "The request carries no SAMLRequest.");
-    encoded = request.value;
-    relay_state = pairs.get("RelayState")?.value ?? null;
-  } else {
-    encoded = message.saml_request;
-    relay_state = message.relay_state;
-  }
-  if (relay_state !== null && Buffer.byteLength(relay_state, "utf8") > MAX_RELAY_STATE)
-    throw new SamlRefusal("relay_state", `The request's RelayState is longer than ${MAX_RELAY_STATE} bytes.`);
-  let doc: ReturnType<typeof parse_xml>;
-  let xml: string;
-  try {
-    xml = message.binding === "redirect" ? redirect_message_text(encoded) : post_message_text(encoded);
-    doc = parse_xml(xml);
-  } catch (error) {
-    if (error instanceof XmlRejected) throw new SamlRefusal("malformed", `The request cannot be read: ${error.reason}.`);
-    throw error;
-  }
-  const claimed = read_logout_request(doc.documentElement!);
-  const sp = await idp.store.get_saml_service_provider(claimed.issuer);
-  if (sp === null) throw new SamlRefusal("unknown_sp", "The application that sent you here is not registered with this sign-in service.");
-  known.sp = sp;
-  const metadata = stored_sp_metadata(sp.metadata_xml);
-
-  let request = claimed;
-  let signed: boolean;
-  if (message.binding === "redirect") {
-    if (has_xml_signature(doc)) throw new SamlRefusal("bad_signature", "A request over HTTP-Redirect must be signed in its URL, not in its XML.");
-    signed = verified_redirect_query(pairs!, metadata.signing_certificates);
-  } else {
-    const signed_root = verified_post_message(xml, doc, metadata.signing_certificates);
-    signed = signed_root !== null;
-    // What the signature covers is what we act on (signature wrapping).
-    if (signed_root !== null) request = read_logout_request(signed_root);
-    if (request.issuer !== claimed.issuer) throw new SamlRefusal("wrapped", "The signed request is not the request that was sent.");
-  }
+  const { request, sp, metadata, relay_state, signed } = await receive_incoming(idp, message, known, read_logout_request);
   // SAML Profiles §4.4.4.1: the requester authenticates its LogoutRequest.
   if (!signed && metadata.signing_certificates.length > 0) {
     throw new SamlRefusal("unsigned", "The application must sign its sign-out requests (its metadata holds a signing key), and this one is not signed.");
