@@ -50,7 +50,7 @@ async function declare(form: Record<string, string>): Promise<Response> {
 }
 
 describe("admin console: attributes", () => {
-  test("declares one with the form: stored, audited, listed; in the navigation after the sign-in providers", async () => {
+  test("declares one with the form: stored, audited, listed; in the navigation after the groups", async () => {
     const added = await declare({ name: "department", type: "string", scope: "org", claim: "dept", user_editable: "on" });
     expect(added.status).toBe(303);
     expect(added.headers.get("location")).toBe(`${t.issuer}/admin/attributes?done=attribute_created`);
@@ -67,7 +67,7 @@ describe("admin console: attributes", () => {
     expect(main(html)).toContain(
       '<td class="nowrap"><code>department</code></td><td class="nowrap"><code>string</code></td><td class="nowrap"><code>org</code></td><td class="nowrap"><code>dept</code></td><td>Yes</td><td>No</td>',
     );
-    expect(html).toMatch(/Sign-in providers<\/a><\/li>\s*<li><a href="[^"]*\/admin\/attributes" aria-current="page">Attributes<\/a>/);
+    expect(html).toMatch(/Groups<\/a><\/li>\s*<li><a href="[^"]*\/admin\/attributes" aria-current="page">Attributes<\/a>/);
     const [event] = await t.store.list_audit_events({ type: "admin_console", limit: 1 });
     expect(event!.details).toMatchObject({ actor: `user:${root.id}`, action: "attribute_created", name: "department", claim: "dept" });
   });
