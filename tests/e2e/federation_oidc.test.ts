@@ -126,7 +126,7 @@ describe.skipIf(!chromium_available)("sign-in through oidc-provider", () => {
     expect(second.sub).toBe(identity!.user_id);
     expect((await audit_types()).some((e) => e.startsWith("federation_account_created:success"))).toBe(true);
     await context.close();
-  });
+  }, 30_000);
 
   test("auto-link by a verified e-mail signs in to the existing account", async () => {
     const { context, page } = await fresh();
