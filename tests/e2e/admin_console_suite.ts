@@ -467,8 +467,8 @@ export function admin_console_suite(label: string, database: () => Promise<Suite
             await page.goto(`${t.issuer}${path}`);
             expect(await overflow(page)).toBeLessThanOrEqual(0);
             await clean(`${name} at ${size.width} px`);
-            const shot = await page.screenshot({ fullPage: false, ...(WRITE_SCREENSHOTS && { path: join(SCREENSHOT_DIR, `console-${name}-${size.width}.png`) }) });
-            expect(shot.byteLength).toBeGreaterThan(1000);
+            // Taken only to refresh the docs: the page's checks above are the test.
+            if (WRITE_SCREENSHOTS) await page.screenshot({ fullPage: false, path: join(SCREENSHOT_DIR, `console-${name}-${size.width}.png`) });
           }
         }
         await page.setViewportSize(DESKTOP);
