@@ -59,7 +59,9 @@ function expect_throttled(response: Response, window: number): number {
   expect(response.status).toBe(429);
   const retry = Number(response.headers.get("retry-after"));
   expect(retry).toBeGreaterThan(0);
-  expect(retry).toBeLessThanOrEqual(window);
+  // One second over at most: the refusing request read its clock before the store call, and the
+  // window may have been opened by another request (or instance) a second later.
+  expect(retry).toBeLessThanOrEqual(window + 1);
   return retry;
 }
 
