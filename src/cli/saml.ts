@@ -5,8 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { AdminError } from "../oidc/admin/errors.ts";
-import { create_saml_service_provider, fetch_sp_metadata, SAML_SIGN_MODES, update_saml_service_provider, type SamlSettings } from "../oidc/admin/saml.ts";
-import { idp_entity_id } from "../oidc/saml/metadata.ts";
+import { create_saml_service_provider, fetch_sp_metadata, SAML_SIGN_MODES, service_provider_view, update_saml_service_provider, type SamlSettings } from "../oidc/admin/saml.ts";
 import { NAMEID_FORMAT_NAMES } from "../oidc/saml/names.ts";
 import { stored_sp_metadata, type SpMetadata } from "../oidc/saml/sp_metadata.ts";
 import type { SamlServiceProviderRow } from "../store/types.ts";
@@ -94,22 +93,7 @@ function cli_error(error: unknown): unknown {
 
 /** What `--json` and `show` print: the registration with our metadata URL, never the salt. */
 function view(ctx: CliContext, row: SamlServiceProviderRow, metadata: SpMetadata) {
-  return {
-    entity_id: row.entity_id,
-    name: row.name,
-    idp_metadata_url: idp_entity_id({ config: ctx.config() }),
-    assertion_consumer_services: metadata.acs.map((acs) => acs.location),
-    authn_requests_signed: metadata.authn_requests_signed,
-    nameid_format: row.nameid_format,
-    attributes: row.attributes,
-    allowed_groups: row.allowed_groups,
-    idp_initiated: row.idp_initiated,
-    sign: row.sign,
-    encrypt: row.encrypt,
-    metadata_url: row.metadata_url,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
+  return service_provider_view({ config: ctx.config() }, row, metadata);
 }
 
 function summary(write: (text: string) => void, shown: ReturnType<typeof view>): void {

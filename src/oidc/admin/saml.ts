@@ -10,7 +10,9 @@ import { OutboundError, outbound_fetch, type OutboundContext } from "../outbound
 import { extra_attribute_problem } from "../saml/attributes.ts";
 import { NAMEID_FORMAT_NAMES } from "../saml/names.ts";
 import { MAX_METADATA_BYTES } from "../saml/xml.ts";
-import { SpMetadataError, parse_sp_metadata, type SpMetadata } from "../saml/sp_metadata.ts";
+import { SpMetadataError, parse_sp_metadata, stored_sp_metadata, type SpMetadata } from "../saml/sp_metadata.ts";
+import { idp_entity_id } from "../saml/metadata.ts";
+import type { Config } from "../../config/schema.ts";
 import { group_name_problem } from "../../store/group_names.ts";
 import { StoreConflictError, type SamlNameIdFormat, type SamlServiceProviderPatch, type SamlServiceProviderRow, type SamlSignMode, type Store } from "../../store/types.ts";
 import { AdminError, invalid_field as invalid, not_found } from "./errors.ts";
@@ -168,4 +170,24 @@ export async function fetch_sp_metadata(context: OutboundContext, url: string): 
     if (error instanceof TypeError) throw invalid("metadata_url", `${url} did not answer UTF-8 text`);
     throw error;
   }
+}
+
+/** What `idp saml show --json` prints and the admin API answers of a service provider: the registration with our metadata URL. */
+export function service_provider_view(idp: { config: Config }, row: SamlServiceProviderRow, metadata: SpMetadata = stored_sp_metadata(row.metadata_xml)) {
+  return {
+    entity_id: row.entity_id,
+    name: row.name,
+    idp_metadata_url: idp_entity_id(idp),
+    assertion_consumer_services: metadata.acs.map((acs) => acs.location),
+    authn_requests_signed: metadata.authn_requests_signed,
+    nameid_format: row.nameid_format,
+    attributes: row.attributes,
+    allowed_groups: row.allowed_groups,
+    idp_initiated: row.idp_initiated,
+    sign: row.sign,
+    encrypt: row.encrypt,
+    metadata_url: row.metadata_url,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
 }

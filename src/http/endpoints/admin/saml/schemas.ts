@@ -5,12 +5,11 @@
  * same `idp saml` applies; the members mirror its options.
  */
 import { z } from "zod";
-import { SAML_SIGN_MODES, fetch_sp_metadata } from "../../../../oidc/admin/saml.ts";
+import { SAML_SIGN_MODES, fetch_sp_metadata, service_provider_view } from "../../../../oidc/admin/saml.ts";
 import { not_found } from "../../../../oidc/admin/errors.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
-import { idp_entity_id } from "../../../../oidc/saml/metadata.ts";
 import { NAMEID_FORMAT_NAMES } from "../../../../oidc/saml/names.ts";
-import { stored_sp_metadata, type SpMetadata } from "../../../../oidc/saml/sp_metadata.ts";
+import type { SpMetadata } from "../../../../oidc/saml/sp_metadata.ts";
 import { MAX_METADATA_BYTES } from "../../../../oidc/saml/xml.ts";
 import type { SamlServiceProviderRow } from "../../../../store/types.ts";
 import { ADMIN_API } from "../common.ts";
@@ -78,23 +77,8 @@ export const SamlServiceProviderPatchSchema = z
 export type SamlServiceProviderView = z.infer<typeof SamlServiceProviderSchema>;
 
 /** What the API answers of a service provider (the same fields `idp saml show --json` prints). */
-export function saml_sp_view(idp: Pick<Provider, "config">, row: SamlServiceProviderRow, metadata: SpMetadata = stored_sp_metadata(row.metadata_xml)): SamlServiceProviderView {
-  return {
-    entity_id: row.entity_id,
-    name: row.name,
-    idp_metadata_url: idp_entity_id(idp),
-    assertion_consumer_services: metadata.acs.map((acs) => acs.location),
-    authn_requests_signed: metadata.authn_requests_signed,
-    nameid_format: row.nameid_format,
-    attributes: row.attributes,
-    allowed_groups: row.allowed_groups,
-    idp_initiated: row.idp_initiated,
-    sign: row.sign,
-    encrypt: row.encrypt,
-    metadata_url: row.metadata_url,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  };
+export function saml_sp_view(idp: Pick<Provider, "config">, row: SamlServiceProviderRow, metadata?: SpMetadata): SamlServiceProviderView {
+  return service_provider_view(idp, row, metadata);
 }
 
 export async function saml_sp_of(idp: Provider, entity_id: string): Promise<SamlServiceProviderRow> {
