@@ -9,6 +9,7 @@ import type { GroupRow, JsonObject, UserRow } from "../../store/types.ts";
 import { invalid_value, ScimError } from "./errors.ts";
 import { indexed_equality, matches, parse_filter, raw_values, type CompiledFilter } from "./filter.ts";
 import { group_name_of, group_resource } from "./groups.ts";
+import { excludes, project, projection_of } from "./projection.ts";
 import type { Scim } from "./resource.ts";
 import { attribute_path, CASE_EXACT, LIMITS, LIST_SCHEMA, type ResourceKind } from "./schema.ts";
 import { user_resource } from "./users.ts";
@@ -61,7 +62,7 @@ function sort_key(value: unknown, exact: boolean): string | number {
 }
 
 /** One page of users or groups; `members`: whether group representations need their members (not when excluded). */
-export async function list_resources(scim: Scim, kind: ResourceKind, query: ListQuery, members = true): Promise<ListPage> {
+async function list_resources(scim: Scim, kind: ResourceKind, query: ListQuery, members = true): Promise<ListPage> {
   const filter = query.filter === undefined ? null : parse_filter(kind, query.filter);
   const resources =
     kind === "User"
@@ -89,6 +90,23 @@ export async function list_resources(scim: Scim, kind: ResourceKind, query: List
   return { total: found.length, start, resources: page };
 }
 
-export function list_response(page: ListPage, resources: JsonObject[]): JsonObject {
+function list_response(page: ListPage, resources: JsonObject[]): JsonObject {
   return { schemas: [LIST_SCHEMA], totalResults: page.total, startIndex: page.start, itemsPerPage: resources.length, Resources: resources };
+}
+
+/** A list answer as the query asks: its page, each resource projected (`attributes`/`excludedAttributes`, RFC 7644 §3.4.2.5). */
+export async function projected_list(
+  scim: Scim,
+  kind: ResourceKind,
+  query: ListQuery & { attributes?: string | undefined; excluded_attributes?: string | undefined },
+): Promise<{ body: JsonObject; results: number }> {
+  const projection = projection_of(kind, query.attributes, query.excluded_attributes);
+  const page = await list_resources(scim, kind, query, !excludes(projection, "members"));
+  return {
+    body: list_response(
+      page,
+      page.resources.map((resource) => project(resource, projection)),
+    ),
+    results: page.resources.length,
+  };
 }

@@ -1,8 +1,7 @@
 /** GET /scim/v2/Users: a page of users, filtered, sorted, projected (RFC 7644 §3.4.2). */
 import { Fw } from "../../../../fw/index.ts";
-import { list_resources, list_response } from "../../../../oidc/scim/list.ts";
+import { projected_list } from "../../../../oidc/scim/list.ts";
 import { scim_of } from "../../../../oidc/scim/operations.ts";
-import { excludes, project, projection_of } from "../../../../oidc/scim/projection.ts";
 import type { Provider } from "../../../../oidc/provider.ts";
 import { SCIM, ScimQuery, scim_target } from "../common.ts";
 
@@ -12,18 +11,16 @@ export const ScimUserList = (idp: Provider) =>
 
     async call() {
       const query = this.scim_query;
-      const projection = projection_of("User", query.attributes, query.excludedAttributes);
-      const page = await list_resources(
-        scim_of(idp),
-        "User",
-        { filter: query.filter, sort_by: query.sortBy, sort_order: query.sortOrder, start_index: query.startIndex, count: query.count },
-        !excludes(projection, "members"),
-      );
-      scim_target(this, { action: "users_listed", details: { results: page.resources.length } });
-      const body = list_response(
-        page,
-        page.resources.map((resource) => project(resource, projection)),
-      );
+      const { body, results } = await projected_list(scim_of(idp), "User", {
+        filter: query.filter,
+        sort_by: query.sortBy,
+        sort_order: query.sortOrder,
+        start_index: query.startIndex,
+        count: query.count,
+        attributes: query.attributes,
+        excluded_attributes: query.excludedAttributes,
+      });
+      scim_target(this, { action: "users_listed", details: { results } });
       this.response.headers.set("content-type", "application/scim+json; charset=utf-8");
       return this.json(body);
     }
